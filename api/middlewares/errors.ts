@@ -1,0 +1,46 @@
+/**
+ * Turns every error into the spec's body. HttpError carries its own status and body; errors
+ * raised by Koa and its body parser for client mistakes keep their 4xx status; anything else
+ * is a 500 with no internals, only the request id. Also logs each request once.
+ */
+import type { Middleware } from 'koa';
+import { HttpError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+
+export function errorsAndAccessLog(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { detail: 'Not Found' };
+      }
+    } catch (error) {
+      if (error instanceof HttpError) {
+        ctx.status = error.status;
+        ctx.body = error.body;
+        ctx.set(error.headers);
+      } else {
+        const err = error as { status?: number; expose?: boolean; message?: string };
+        if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+          ctx.status = err.status;
+          ctx.body = { detail: err.expose && err.message ? err.message : httpReason(err.status) };
+        } else {
+          ctx.status = 500;
+          ctx.body = { detail: 'Internal server error', request_id: ctx.state.requestId };
+          logger.error({ err: error, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+        }
+      }
+    } finally {
+      logger.info(
+        { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
+    }
+  };
+}
+
+function httpReason(status: number): string {
+  return ({ 400: 'Bad Request', 405: 'Method Not Allowed', 413: 'Request body too large', 415: 'Unsupported Media Type' } as Record<number, string>)[status] ?? 'Request error';
+}

@@ -1,0 +1,190 @@
+/** Register, login, Google sign-in, logout, profile, e-mail verification. */
+import { z } from '../../../core/zod.ts';
+import { sql } from '../../../core/db.ts';
+import { HttpError, badRequest, tooManyRequests } from '../../../core/errors.ts';
+import { issueAccessToken, verifyPurposeToken } from '../../../core/tokens.ts';
+import { hashPassword, verifyPassword } from '../../../core/passwords.ts';
+import { verifyGoogleIdToken } from '../../../core/google.ts';
+import { clearLoginFailures, loginRetryAfter, recordLoginFailure } from '../../../core/login-throttle.ts';
+import { enqueueVerificationMail, findUserByEmail, findUserById, insertUser } from '../../../core/commands/accounts.ts';
+import { defineRoute } from '../../route.ts';
+import { presentUser } from '../../presenters/user.ts';
+import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
+import { googleBody, loginBody, meResponse, messageResponse, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
+import type { Config } from '../../../core/config.ts';
+
+const tags = ['Authentication'];
+
+async function tokenFor(config: Config, userId: string) {
+  return { access_token: await issueAccessToken(config.jwtSecret, userId, config.ACCESS_TOKEN_TTL), token_type: 'bearer' as const };
+}
+
+export const register = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/register',
+  summary: 'Create an account',
+  description: 'E-mail is trimmed and lower-cased. A verification mail is sent. An e-mail already registered gives 400 `Email already registered`.',
+  tags,
+  auth: 'none',
+  body: registerBody,
+  response: tokenResponse,
+  errors: [400],
+  handler: async ({ body, deps }) => {
+    const passwordHash = await hashPassword(body.password, deps.config.BCRYPT_ROUNDS);
+    const user = await deps.db.transaction(async (tx) => {
+      const created = await insertUser(tx, { email: body.email, fullName: body.full_name, passwordHash });
+      if (!created) throw badRequest('Email already registered');
+      await enqueueVerificationMail(tx, deps.config, created);
+      return created;
+    });
+    return tokenFor(deps.config, user.id);
+  },
+});
+
+export const login = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/login',
+  summary: 'Sign in with e-mail and password',
+  description: 'Wrong e-mail or password: 401 `Incorrect email or password`. Ten failures for one e-mail from one address within 15 minutes: 429 with `Retry-After`.',
+  tags,
+  auth: 'none',
+  body: loginBody,
+  response: tokenResponse,
+  errors: [401, 429],
+  handler: async ({ body, deps, ctx }) => {
+    const ip = ctx.ip || 'unknown';
+    const wait = await loginRetryAfter(deps.db, body.email, ip);
+    if (wait > 0) throw tooManyRequests('Too many failed login attempts. Try again later.', wait);
+    const user = await findUserByEmail(deps.db, body.email);
+    const ok = await verifyPassword(body.password, user?.password_hash ?? null, deps.config.BCRYPT_ROUNDS);
+    if (!user || !ok) {
+      await recordLoginFailure(deps.db, body.email, ip);
+      throw new HttpError(401, { detail: 'Incorrect email or password' });
+    }
+    await clearLoginFailures(deps.db, body.email, ip);
+    return tokenFor(deps.config, user.id);
+  },
+});
+
+export const google = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/google',
+  summary: 'Sign in with a Google ID token',
+  description:
+    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known one signs in. Invalid token: 401 `Invalid Google token`; not configured: 400.',
+  tags,
+  auth: 'none',
+  body: googleBody,
+  response: tokenResponse,
+  errors: [400, 401],
+  handler: async ({ body, deps }) => {
+    const clientId = deps.config.GOOGLE_CLIENT_ID;
+    if (!clientId) throw badRequest('Google sign-in is not configured');
+    const identity = await verifyGoogleIdToken(body.id_token, clientId, deps.config.GOOGLE_JWKS_URL);
+    if (!identity) throw new HttpError(401, { detail: 'Invalid Google token' });
+    const userId = await deps.db.transaction(async (tx) => {
+      const existing = await findUserByEmail(tx, identity.email);
+      if (existing) {
+        await tx.query(sql.unsafe`
+          update users set is_google_account = true, is_verified = true,
+                 google_sub = coalesce(google_sub, ${identity.sub}),
+                 avatar_url = coalesce(avatar_url, ${identity.picture}), updated_at = now()
+          where id = ${existing.id}`);
+        return existing.id;
+      }
+      const created = await insertUser(tx, {
+        email: identity.email,
+        fullName: (identity.name ?? identity.email.split('@')[0]).slice(0, 100),
+        passwordHash: null,
+        isVerified: true,
+        isGoogle: true,
+        googleSub: identity.sub,
+        avatarUrl: identity.picture,
+      });
+      if (created) return created.id;
+      // Created concurrently by another request: sign that account in.
+      return (await findUserByEmail(tx, identity.email))!.id;
+    });
+    return tokenFor(deps.config, userId);
+  },
+});
+
+export const logout = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/logout',
+  summary: 'Revoke the current access token',
+  description: 'The token\'s `jti` is refused from now until the token would have expired.',
+  tags,
+  auth: 'user',
+  response: messageResponse,
+  handler: async ({ caller, deps }) => {
+    await deps.db.query(sql.unsafe`
+      insert into revoked_tokens (jti, expires_at) values (${caller.jti}, to_timestamp(${caller.exp}))
+      on conflict (jti) do nothing`);
+    await deps.db.query(sql.unsafe`delete from revoked_tokens where expires_at < now()`);
+    return { message: 'Logged out' };
+  },
+});
+
+export const me = defineRoute({
+  method: 'get',
+  path: '/api/v1/auth/me',
+  summary: 'The signed-in user, their business and role',
+  tags,
+  auth: 'user',
+  response: meResponse,
+  handler: async ({ caller, deps }) => {
+    const user = (await findUserById(deps.db, caller.userId))!;
+    const business = caller.member
+      ? await deps.db.maybeOne(sql.type(businessRow)`select ${businessColumns} from businesses b where b.id = ${caller.member.businessId}`)
+      : null;
+    return {
+      user: presentUser(user),
+      business: business ? presentBusiness(business) : null,
+      onboarding_complete: business !== null,
+      team_role: business ? caller.member!.role : null,
+    };
+  },
+});
+
+export const sendVerification = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/verify-email/send',
+  summary: 'Send (again) the e-mail verification link',
+  description: 'Mails a signed link valid for three days; without SMTP_URL the mail is written to the log. Already verified: 400.',
+  tags,
+  auth: 'user',
+  response: messageResponse,
+  errors: [400],
+  handler: async ({ caller, deps }) => {
+    const user = (await findUserById(deps.db, caller.userId))!;
+    if (user.is_verified) throw badRequest('Email already verified');
+    await enqueueVerificationMail(deps.db, deps.config, user);
+    return { message: 'Verification email sent' };
+  },
+});
+
+export const confirmVerification = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/verify-email',
+  summary: 'Confirm an e-mail address with the token from the link',
+  description: 'No bearer token needed: the link\'s token identifies the user. Invalid or expired: 400.',
+  tags,
+  auth: 'none',
+  body: verifyEmailBody,
+  response: messageResponse,
+  errors: [400],
+  handler: async ({ body, deps }) => {
+    const verified = await verifyPurposeToken(deps.config.jwtSecret, 'verify-email', body.token);
+    const updated = verified
+      ? await deps.db.maybeOne(sql.type(z.object({ id: z.string() }))`
+          update users set is_verified = true, updated_at = now()
+          where id = ${z.uuid().safeParse(verified.sub).success ? verified.sub : null} and email = ${String(verified.claims.email ?? '')}
+          returning id`)
+      : null;
+    if (!updated) throw badRequest('Invalid or expired verification token');
+    return { message: 'Email verified' };
+  },
+});
+
+export default [register, login, google, logout, me, sendVerification, confirmVerification];

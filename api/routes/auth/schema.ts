@@ -1,0 +1,47 @@
+import { z } from '../../../core/zod.ts';
+import { userSchema } from '../../presenters/user.ts';
+import { businessSchema } from '../../presenters/business.ts';
+
+const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'value is not a valid email address' }))
+  .openapi({ type: 'string', format: 'email', example: 'ada@example.com' });
+
+/** 8–72 bytes: bcrypt ignores everything past 72 bytes, so longer passwords are refused. */
+const password = z
+  .string()
+  .min(8, 'String should have at least 8 characters')
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= 72, { message: 'Password may be at most 72 bytes', abort: true })
+  .openapi({ minLength: 8, description: '8 to 72 bytes' });
+
+export const registerBody = z.object({
+  email,
+  full_name: z.string().trim().min(1).max(100),
+  password,
+});
+
+export const loginBody = z.object({
+  email,
+  password: z.string().min(1),
+});
+
+export const googleBody = z.object({ id_token: z.string().min(1) });
+
+export const verifyEmailBody = z.object({ token: z.string().min(1) });
+
+export const tokenResponse = z
+  .object({ access_token: z.string(), token_type: z.literal('bearer') })
+  .openapi('AccessToken');
+
+export const meResponse = z
+  .object({
+    user: userSchema,
+    business: businessSchema.nullable(),
+    onboarding_complete: z.boolean(),
+    team_role: z.enum(['owner', 'admin', 'agent']).nullable(),
+  })
+  .openapi('Profile');
+
+export const messageResponse = z.object({ message: z.string() }).openapi('Message');

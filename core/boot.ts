@@ -1,0 +1,37 @@
+/** Builds the shared dependencies of a process: config, logger, database, events. */
+import { loadConfig, type Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import { createDb } from './db.ts';
+import { createLocalEventBus, type EventBus } from './events.ts';
+import { migrate } from './migrate.ts';
+import { resolveDatabase, type DatabaseHandle } from './database-url.ts';
+import type { Deps } from './deps.ts';
+
+export type Booted = { deps: Deps; database: DatabaseHandle; shutdown: () => Promise<void> };
+
+export async function boot(options: { config?: Config; migrate?: boolean; events?: EventBus } = {}): Promise<Booted> {
+  const config = options.config ?? loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const database = await resolveDatabase(config, logger);
+  try {
+    if (options.migrate !== false) {
+      const { applied } = await migrate(database.url);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+    }
+    const db = await createDb(database.url);
+    const events = options.events ?? createLocalEventBus();
+    const deps: Deps = { config, db, events, logger };
+    return {
+      deps,
+      database,
+      shutdown: async () => {
+        await events.close();
+        await db.end();
+        await database.stop();
+      },
+    };
+  } catch (error) {
+    await database.stop();
+    throw error;
+  }
+}

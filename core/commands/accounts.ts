@@ -1,0 +1,54 @@
+/** Users: create, find, sign in. Shared by the auth routes and anything that invites or verifies. */
+import { z } from 'zod';
+import { sql, type Queryable } from '../db.ts';
+import { addJob } from '../jobs.ts';
+import { issuePurposeToken } from '../tokens.ts';
+import type { Config } from '../config.ts';
+
+export const accountRow = z.object({
+  id: z.string(),
+  email: z.string(),
+  full_name: z.string(),
+  password_hash: z.string().nullable(),
+  is_verified: z.boolean(),
+  is_google_account: z.boolean(),
+  avatar_url: z.string().nullable(),
+});
+export type AccountRow = z.infer<typeof accountRow>;
+
+const accountColumns = sql.fragment`id, email, full_name, password_hash, is_verified, is_google_account, avatar_url`;
+
+export async function findUserByEmail(q: Queryable, email: string): Promise<AccountRow | null> {
+  return q.maybeOne(sql.type(accountRow)`select ${accountColumns} from users where email = ${email}`);
+}
+
+export async function findUserById(q: Queryable, id: string): Promise<AccountRow | null> {
+  return q.maybeOne(sql.type(accountRow)`select ${accountColumns} from users where id = ${id}`);
+}
+
+/** Inserts a user; null when the e-mail is already registered. */
+export async function insertUser(
+  q: Queryable,
+  user: { email: string; fullName: string; passwordHash: string | null; isVerified?: boolean; isGoogle?: boolean; googleSub?: string; avatarUrl?: string | null },
+): Promise<AccountRow | null> {
+  return q.maybeOne(sql.type(accountRow)`
+    insert into users (email, full_name, password_hash, is_verified, is_google_account, google_sub, avatar_url)
+    values (${user.email}, ${user.fullName}, ${user.passwordHash}, ${user.isVerified ?? false}, ${user.isGoogle ?? false},
+            ${user.googleSub ?? null}, ${user.avatarUrl ?? null})
+    on conflict (email) do nothing
+    returning ${accountColumns}`);
+}
+
+const VERIFY_TTL_SECONDS = 3 * 24 * 3600;
+
+/** Enqueues the verification mail (a signed link valid for three days) in the caller's transaction. */
+export async function enqueueVerificationMail(q: Queryable, config: Config, user: { id: string; email: string; full_name: string }): Promise<void> {
+  const token = await issuePurposeToken(config.jwtSecret, 'verify-email', user.id, VERIFY_TTL_SECONDS, { email: user.email });
+  const base = config.APP_URL ?? config.publicUrl;
+  const link = `${base.replace(/\/+$/, '')}/verify-email?token=${encodeURIComponent(token)}`;
+  await addJob(q, 'send_email', {
+    to: user.email,
+    subject: 'Confirm your e-mail address for Parley',
+    text: `Hi ${user.full_name},\n\nConfirm your e-mail address by opening this link within three days:\n\n${link}\n\nIf you did not sign up for Parley, ignore this mail.\n`,
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Configuration comes only from the environment and is checked once, at start, by one zod
+ * schema. A bad variable stops the process with a message that names it.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url().optional())
+  .optional();
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const envSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  /** HTTP port of the API (default 3000). */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** PostgreSQL connection string; unset boots an embedded PostgreSQL in DATA_DIR. */
+  DATABASE_URL: optionalUrl,
+  /** Redis connection string; unset keeps events in-process (single-process mode). */
+  REDIS_URL: optionalUrl,
+  /** Where local state lives: embedded database, generated secrets, uploads (default ./.data). */
+  DATA_DIR: z.string().default('.data'),
+  /** Port of the embedded PostgreSQL (default 54329). */
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  /** Public base URL of this service, used in links, upload URLs and webhook callbacks. */
+  PUBLIC_URL: optionalUrl,
+  /** URL of the web app, used for the return pages of the checkout (default PUBLIC_URL). */
+  APP_URL: optionalUrl,
+  /** HS256 key for access tokens; unset: generated once and kept in DATA_DIR. */
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Access token lifetime in seconds, or with a unit: 90m, 24h, 7d (default 24h). */
+  ACCESS_TOKEN_TTL: z
+    .string()
+    .default('24h')
+    .transform((v, ctx) => {
+      const m = /^(\d+)\s*([smhd]?)$/.exec(v.trim());
+      if (!m || Number(m[1]) <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be a positive number of seconds or end in s, m, h or d' });
+        return z.NEVER;
+      }
+      const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+      return Number(m[1]) * unit;
+    }),
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_JWKS_URL: z.url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  /** smtp://user:pass@host:port for system mail; unset: mail is written to the log. */
+  SMTP_URL: optionalUrl,
+  MAIL_FROM: z.string().default('Parley <no-reply@parley.local>'),
+  /** Comma-separated origins allowed by CORS on the authenticated API. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** 32-byte key (hex or base64) for credentials at rest; unset: generated once in DATA_DIR. */
+  CONFIG_ENCRYPTION_KEY: optionalString,
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_PRICE_MINI: optionalString,
+  STRIPE_PRICE_PRO: optionalString,
+  STRIPE_API_URL: optionalUrl,
+  TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+  META_GRAPH_URL: z.url().default('https://graph.facebook.com/v23.0'),
+  INSTAGRAM_GRAPH_URL: z.url().default('https://graph.instagram.com/v23.0'),
+  TWILIO_API_URL: optionalUrl,
+  X_API_URL: z.url().default('https://api.x.com'),
+  OLLAMA_URL: z.url().default('http://127.0.0.1:11434'),
+  /** Comma-separated task names this worker process runs (default: all). */
+  WORKER_TASKS: optionalString,
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
+  /** bcrypt cost factor (default 10; tests lower it). */
+  BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY'> & {
+  /** Absolute path of DATA_DIR. */
+  dataDir: string;
+  /** HS256 key bytes for access tokens. */
+  jwtSecret: Uint8Array;
+  /** AES-256-GCM key (32 bytes) for credentials at rest. */
+  encryptionKey: Buffer;
+  /** PUBLIC_URL without a trailing slash (default http://localhost:PORT). */
+  publicUrl: string;
+};
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError naming every bad variable. */
+export function parseEnv(env: NodeJS.ProcessEnv = process.env): Env {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+/** Reads a secret kept in the data directory, creating it (mode 0600) on first use. */
+function storedSecret(dataDir: string, name: string, bytes: number): Buffer {
+  const file = path.join(dataDir, 'secrets', name);
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const value = randomBytes(bytes);
+  writeFileSync(file, value.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  return value;
+}
+
+function decodeKey(value: string): Buffer {
+  const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== 32) throw new ConfigError('Invalid configuration:\n  CONFIG_ENCRYPTION_KEY: must be 32 bytes, hex or base64');
+  return key;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = parseEnv(env);
+  const dataDir = path.resolve(parsed.DATA_DIR);
+  const { JWT_SECRET, CONFIG_ENCRYPTION_KEY, ...rest } = parsed;
+  return {
+    ...rest,
+    dataDir,
+    jwtSecret: JWT_SECRET ? new TextEncoder().encode(JWT_SECRET) : storedSecret(dataDir, 'jwt_secret', 48),
+    encryptionKey: CONFIG_ENCRYPTION_KEY ? decodeKey(CONFIG_ENCRYPTION_KEY) : storedSecret(dataDir, 'config_encryption_key', 32),
+    publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
+  };
+}

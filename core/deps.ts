@@ -1,0 +1,12 @@
+/** What the API and the workers are built from: one object, passed down, never global. */
+import type { Config } from './config.ts';
+import type { Db } from './db.ts';
+import type { EventBus } from './events.ts';
+import type { Logger } from './logger.ts';
+
+export type Deps = {
+  config: Config;
+  db: Db;
+  events: EventBus;
+  logger: Logger;
+};

@@ -1,0 +1,51 @@
+/**
+ * Access tokens: HS256 JWTs with `sub` (user id), `jti`, `iat`, `exp`. Only HS256 is accepted
+ * on verification, so `alg: none` and tokens signed with another algorithm or key fail.
+ * Other signed values (e-mail verification links) use the same key with their own `typ`.
+ */
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+
+export type AccessTokenClaims = { sub: string; jti: string; exp: number };
+
+export async function issueAccessToken(key: Uint8Array, userId: string, ttlSeconds: number): Promise<string> {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(userId)
+    .setJti(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .sign(key);
+}
+
+/** Verifies signature, algorithm and expiry; null for any token that is not valid. */
+export async function verifyAccessToken(key: Uint8Array, token: string): Promise<AccessTokenClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], typ: 'JWT' });
+    if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return null;
+    if (payload.purpose !== undefined) return null;
+    return { sub: payload.sub, jti: payload.jti, exp: payload.exp };
+  } catch {
+    return null;
+  }
+}
+
+/** A signed, expiring token for one purpose (e.g. `verify-email`), never usable as an access token. */
+export async function issuePurposeToken(key: Uint8Array, purpose: string, subject: string, ttlSeconds: number, claims: Record<string, string> = {}): Promise<string> {
+  return new SignJWT({ ...claims, purpose })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .sign(key);
+}
+
+export async function verifyPurposeToken(key: Uint8Array, purpose: string, token: string): Promise<{ sub: string; claims: Record<string, unknown> } | null> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+    if (payload.purpose !== purpose || typeof payload.sub !== 'string') return null;
+    return { sub: payload.sub, claims: payload };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * A real Parley API on 127.0.0.1 with its own fresh database, for one test file:
+ *
+ *   const app = await startTestApp({ env: { GOOGLE_CLIENT_ID: 'x' } });
+ *   test.after.always(() => app.close());
+ *   const res = await app.request('POST', '/api/v1/auth/register', { body: {...} });
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../core/config.ts';
+import { createDb } from '../../core/db.ts';
+import { createLocalEventBus, type ParleyEvent } from '../../core/events.ts';
+import { createLogger } from '../../core/logger.ts';
+import type { Deps } from '../../core/deps.ts';
+import { startWebServer } from '../../api/server.ts';
+import { createTestDatabase } from './db.ts';
+
+export type TestResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
+
+export type RequestOptions = {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is (e.g. malformed JSON); sets no content type unless `headers` does. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+};
+
+export type TestApp = {
+  url: string;
+  deps: Deps;
+  databaseUrl: string;
+  /** Every event published through the app's event bus, in order. */
+  events: ParleyEvent[];
+  request: <T = any>(method: string, path: string, options?: RequestOptions) => Promise<TestResponse<T>>;
+  close: () => Promise<void>;
+};
+
+export async function startTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
+  const config = loadConfig({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    BCRYPT_ROUNDS: '4',
+    ...options.env,
+  });
+  const logger = createLogger(config.LOG_LEVEL);
+  const db = await createDb(database.url, { maxPoolSize: 5 });
+  const bus = createLocalEventBus();
+  const events: ParleyEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  const deps: Deps = { config, db, events: bus, logger };
+  const web = await startWebServer(deps, 0);
+  const url = `http://127.0.0.1:${web.port}`;
+  (config as { publicUrl: string }).publicUrl = options.env?.PUBLIC_URL ?? url;
+
+  const request = async <T>(method: string, route: string, o: RequestOptions = {}): Promise<TestResponse<T>> => {
+    const target = new URL(route, url);
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) target.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    let body: string | Buffer | undefined;
+    if (o.rawBody !== undefined) body = o.rawBody;
+    else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(target, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json')) parsed = text ? JSON.parse(text) : null;
+    return { status: res.status, body: parsed as T, headers: res.headers, text };
+  };
+
+  return {
+    url,
+    deps,
+    databaseUrl: database.url,
+    events,
+    request,
+    close: async () => {
+      await web.close();
+      await db.end();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
