@@ -29,3 +29,13 @@ test('validation and malformed json', async (t) => {
   t.is(openapi.status, 200);
   t.truthy(openapi.body.paths['/api/v1/auth/register'].post);
 });
+
+test('workspace fixture', async (t) => {
+  const { createWorkspace } = await import('./helpers/fixtures.ts');
+  const ws = await createWorkspace(app, { plan: 'Mini' });
+  const res = await app.request('GET', '/api/v1/business', { token: ws.token });
+  t.is(res.status, 200, res.text);
+  t.is(res.body.plan, 'Mini');
+  const again = await app.request('POST', '/api/v1/business', { token: ws.token, body: { name: 'x' } });
+  t.is(again.status, 400);
+});

@@ -1,8 +1,31 @@
-/** Every route group of the API. A new group adds one line here. */
+/** Every route group of the API. Each group's routes.ts exports its routes as the default. */
 import type { AnyRoute } from '../route.ts';
 import system from './system/routes.ts';
 import auth from './auth/routes.ts';
 import business from './business/routes.ts';
 import team from './team/routes.ts';
+import conversations from './conversations/routes.ts';
+import customers from './customers/routes.ts';
+import channels from './channels/routes.ts';
+import widgets from './widgets/routes.ts';
+import kb from './kb/routes.ts';
+import analytics from './analytics/routes.ts';
+import billing from './billing/routes.ts';
+import ai from './ai/routes.ts';
+import webhooks from './webhooks/routes.ts';
 
-export const allRoutes: AnyRoute[] = [...system, ...auth, ...business, ...team];
+export const allRoutes: AnyRoute[] = [
+  ...system,
+  ...auth,
+  ...business,
+  ...team,
+  ...conversations,
+  ...customers,
+  ...channels,
+  ...widgets,
+  ...kb,
+  ...analytics,
+  ...billing,
+  ...ai,
+  ...webhooks,
+];

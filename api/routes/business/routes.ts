@@ -1,4 +1,70 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** The caller's workspace: create, read, update. (The plan endpoint lives in plan.ts.) */
+import { sql } from '../../../core/db.ts';
+import { forbidden, notFound } from '../../../core/errors.ts';
+import { createBusiness } from '../../../core/commands/businesses.ts';
+import { defineRoute } from '../../route.ts';
+import { businessColumns, businessRow, businessSchema, presentBusiness } from '../../presenters/business.ts';
+import { createBusinessBody, updateBusinessBody } from './schema.ts';
+import type { Queryable } from '../../../core/db.ts';
 
-export default [] as AnyRoute[];
+const tags = ['Business'];
+
+const loadBusiness = async (q: Queryable, id: string) =>
+  presentBusiness(await q.one(sql.type(businessRow)`select ${businessColumns} from businesses b where b.id = ${id}`));
+
+export const create = defineRoute({
+  method: 'post',
+  path: '/api/v1/business',
+  summary: 'Create the caller\'s workspace',
+  description: 'Creates the business on plan Free, the caller\'s owner membership (agent number 1) and the built-in `webchat` channel. A user belongs to at most one business: 400 otherwise.',
+  tags,
+  auth: 'user',
+  body: createBusinessBody,
+  response: businessSchema,
+  errors: [400],
+  handler: async ({ body, caller, deps }) =>
+    deps.db.transaction(async (tx) => loadBusiness(tx, await createBusiness(tx, caller.userId, body))),
+});
+
+export const read = defineRoute({
+  method: 'get',
+  path: '/api/v1/business',
+  summary: 'The caller\'s workspace',
+  tags,
+  auth: 'user',
+  response: businessSchema,
+  errors: [404],
+  handler: async ({ caller, deps }) => {
+    if (!caller.member) throw notFound('Business not found');
+    return loadBusiness(deps.db, caller.member.businessId);
+  },
+});
+
+export const update = defineRoute({
+  method: 'patch',
+  path: '/api/v1/business',
+  summary: 'Update the caller\'s workspace (owner or admin)',
+  description: 'Omitted fields keep their value.',
+  tags,
+  auth: 'user',
+  body: updateBusinessBody,
+  response: businessSchema,
+  errors: [403, 404],
+  handler: async ({ body, caller, deps }) => {
+    if (!caller.member) throw notFound('Business not found');
+    if (caller.member.role === 'agent') throw forbidden('Only the owner or an admin can change the business');
+    const id = caller.member.businessId;
+    await deps.db.query(sql.unsafe`
+      update businesses set
+        name = coalesce(${body.name ?? null}, name),
+        website = coalesce(${body.website ?? null}, website),
+        industry = coalesce(${body.industry ?? null}, industry),
+        team_size = coalesce(${body.team_size ?? null}, team_size),
+        goal = coalesce(${body.goal ?? null}, goal),
+        updated_at = now()
+      where id = ${id}`);
+    return loadBusiness(deps.db, id);
+  },
+});
+
+export default [create, read, update];

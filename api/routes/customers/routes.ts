@@ -1,0 +1,4 @@
+/** Placeholder until the group lands. */
+import type { AnyRoute } from '../../route.ts';
+
+export default [] as AnyRoute[];

@@ -1,0 +1,30 @@
+/** Accounts and workspaces made through the real API, for tests that need a signed-in owner. */
+import { randomBytes } from 'node:crypto';
+import type { TestApp } from './app.ts';
+
+export type Account = { token: string; userId: string; email: string; fullName: string };
+export type Workspace = Account & { businessId: string };
+
+export async function registerUser(app: TestApp, name = 'Test User'): Promise<Account> {
+  const email = `user-${randomBytes(5).toString('hex')}@example.com`;
+  const reg = await app.request('POST', '/api/v1/auth/register', { body: { email, full_name: name, password: 'password123' } });
+  if (reg.status !== 200) throw new Error(`register failed: ${reg.status} ${reg.text}`);
+  const me = await app.request('GET', '/api/v1/auth/me', { token: reg.body.access_token });
+  return { token: reg.body.access_token, userId: me.body.user.id, email, fullName: name };
+}
+
+/** A new user who owns a new business (plan Free unless `plan` is given). */
+export async function createWorkspace(app: TestApp, options: { name?: string; plan?: 'Free' | 'Mini' | 'Pro' } = {}): Promise<Workspace> {
+  const account = await registerUser(app, options.name ?? 'Owner');
+  const res = await app.request('POST', '/api/v1/business', { token: account.token, body: { name: `${account.fullName}'s Co` } });
+  if (res.status !== 200) throw new Error(`create business failed: ${res.status} ${res.text}`);
+  if (options.plan && options.plan !== 'Free') {
+    // Plans change only through the payment provider; tests set the row directly.
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: app.databaseUrl });
+    await client.connect();
+    await client.query('update businesses set plan = $1 where id = $2', [options.plan, res.body.id]);
+    await client.end();
+  }
+  return { ...account, businessId: res.body.id };
+}
