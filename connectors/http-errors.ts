@@ -1,0 +1,114 @@
+/**
+ * Shared classification of failures talking to a platform over HTTP, so every connector retries
+ * the same things: a network failure, a 5xx, 408 or 429 is transient (retried with backoff, 429
+ * honouring Retry-After); any other 4xx is permanent and carries the platform's own message.
+ */
+import { ConnectorError } from './types.ts';
+
+/** Parses a Retry-After header (delta-seconds or HTTP-date) into whole seconds, or undefined. */
+export function parseRetryAfter(value: string | null | undefined, now: Date = new Date()): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed));
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+/** True for the HTTP statuses worth retrying. */
+export function isTransientStatus(status: number): boolean {
+  return status >= 500 || status === 429 || status === 408;
+}
+
+/**
+ * The ConnectorError for a non-2xx HTTP response. `platformMessage` is the platform's own
+ * explanation (parsed from its error body by the caller); without one the status line is used.
+ * A caller that knows better (e.g. a platform error code that means "permanent" on a 5xx) can
+ * construct the ConnectorError itself instead.
+ */
+export function httpStatusError(
+  platform: string,
+  status: number,
+  platformMessage?: string,
+  retryAfterSeconds?: number,
+): ConnectorError {
+  const message = platformMessage && platformMessage.trim() !== ''
+    ? platformMessage
+    : `${platform} answered HTTP ${status}`;
+  if (isTransientStatus(status)) return new ConnectorError('transient', message, retryAfterSeconds);
+  return new ConnectorError('permanent', message);
+}
+
+/** A failure before any HTTP response (DNS, refused connection, reset, timeout): always transient. */
+export function networkError(platform: string, cause: unknown): ConnectorError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  const error = new ConnectorError('transient', `${platform} unreachable: ${detail}`);
+  (error as Error & { cause?: unknown }).cause = cause;
+  return error;
+}
+
+/**
+ * Turns anything thrown while talking to a platform into a ConnectorError: ConnectorErrors pass
+ * through, fetch's TypeError (network) and Node socket errors become transient, and anything
+ * else (a bug on our side, an unparseable answer) is transient too, so a retry is never lost.
+ */
+export function toConnectorError(platform: string, error: unknown): ConnectorError {
+  if (error instanceof ConnectorError) return error;
+  return networkError(platform, error);
+}
+
+/**
+ * Reads a fetch Response's body as JSON when possible (platform error bodies are usually JSON),
+ * else as text; never throws.
+ */
+export async function readBody(response: Response): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    return undefined;
+  }
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * fetch() with the shared classification: resolves with the parsed body of a 2xx answer, throws
+ * a ConnectorError otherwise. `describe` extracts the platform's message from an error body.
+ */
+export async function fetchJson(
+  platform: string,
+  url: string,
+  init: RequestInit,
+  describe: (body: unknown) => string | undefined = defaultDescribe,
+): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    throw networkError(platform, error);
+  }
+  const body = await readBody(response);
+  if (response.ok) return body;
+  throw httpStatusError(platform, response.status, describe(body), parseRetryAfter(response.headers.get('retry-after')));
+}
+
+/** Finds a human-readable message in common error body shapes. */
+export function defaultDescribe(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.slice(0, 500);
+  if (body === null || typeof body !== 'object') return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ['message', 'description', 'detail', 'error_description', 'title']) {
+    if (typeof record[key] === 'string') return record[key];
+  }
+  const nested = record.error;
+  if (typeof nested === 'string') return nested;
+  if (nested && typeof nested === 'object') return defaultDescribe(nested);
+  if (Array.isArray(record.errors) && record.errors.length > 0) return defaultDescribe(record.errors[0]);
+  return undefined;
+}
