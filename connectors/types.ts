@@ -106,6 +106,11 @@ export type OutboundMessage = {
   messageId: string;
   /** E-mail threading: the Message-IDs of the conversation so far, oldest first, and its subject. */
   thread?: { references: string[]; subject?: string };
+  /**
+   * Where the platform should post this message's delivery receipts, for platforms that take it
+   * per message (Twilio `statusCallback`): the channel's webhook URL. Omitted: no receipts asked.
+   */
+  statusCallbackUrl?: string;
 };
 
 export type SendResult = {
@@ -151,8 +156,11 @@ export type Connector<C = Record<string, string>> = {
    * generated webhook secret). Returns false for a request that must be refused.
    */
   verifyWebhook: (request: WebhookRequest, config: C, state: Record<string, unknown>) => boolean;
-  /** Parses a verified webhook body into normalized events (may be empty: echoes, unknown types). */
-  parseWebhook: (request: WebhookRequest) => InboundEvent[];
+  /**
+   * Parses a verified webhook body into normalized events (may be empty: echoes, unknown types).
+   * May be async (e-mail parses MIME with an async parser): callers always `await` the result.
+   */
+  parseWebhook: (request: WebhookRequest) => InboundEvent[] | Promise<InboundEvent[]>;
   /** Sends one message; throws ConnectorError (transient or permanent) on failure. */
   send: (config: C, message: OutboundMessage, context: ConnectorContext) => Promise<SendResult>;
   /**
