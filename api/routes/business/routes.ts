@@ -5,6 +5,7 @@ import { createBusiness } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';
 import { businessColumns, businessRow, businessSchema, presentBusiness } from '../../presenters/business.ts';
 import { createBusinessBody, updateBusinessBody } from './schema.ts';
+import { readPlan } from './plan.ts';
 import type { Queryable } from '../../../core/db.ts';
 
 const tags = ['Business'];
@@ -67,4 +68,4 @@ export const update = defineRoute({
   },
 });
 
-export default [create, read, update];
+export default [create, read, update, readPlan];

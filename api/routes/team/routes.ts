@@ -1,4 +1,193 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** The team: roster, invitations, removal, availability, pending handoffs, assignment. */
+import { z } from '../../../core/zod.ts';
+import { sql } from '../../../core/db.ts';
+import { badRequest, forbidden } from '../../../core/errors.ts';
+import {
+  assignConversation,
+  assignmentEvents,
+  conversationUpdated,
+  inviteMember,
+  inviteRoles,
+  memberStatuses,
+  removeMember,
+  setMemberStatus,
+  type InviteRole,
+  type MemberStatus,
+} from '../../../core/commands/team.ts';
+import { defineRoute } from '../../route.ts';
+import type { Caller } from '../../middlewares/auth.ts';
+import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
+import {
+  assignQuery,
+  conversationParams,
+  inviteQuery,
+  inviteResponse,
+  memberParams,
+  messageResponse,
+  pendingHandoffSchema,
+  statusBody,
+  statusResponse,
+} from './schema.ts';
 
-export default [] as AnyRoute[];
+const tags = ['Team'];
+
+/** Every team operation needs a business; without one it is a 400 (the spec's status errors). */
+function memberOf(caller: Caller): NonNullable<Caller['member']> {
+  if (!caller.member) throw badRequest('User is not in a business');
+  return caller.member;
+}
+
+export const listMembers = defineRoute({
+  method: 'get',
+  path: '/api/v1/team/members',
+  summary: 'The business\'s team members',
+  description: 'Every member of the caller\'s business, the owner included, ordered by `agent_number`. Any role may read it. Caller without a business: 400.',
+  tags,
+  auth: 'user',
+  response: z.array(teamMemberSchema),
+  errors: [400],
+  handler: async ({ caller, deps }) => {
+    const { businessId } = memberOf(caller);
+    const rows = await deps.db.any(sql.type(teamMemberRow)`
+      select ${teamMemberColumns}
+      from team_members m join users u on u.id = m.user_id
+      where m.business_id = ${businessId}
+      order by m.agent_number`);
+    return rows.map(presentTeamMember);
+  },
+});
+
+export const removeMemberRoute = defineRoute({
+  method: 'delete',
+  path: '/api/v1/team/members/:member_id',
+  summary: 'Remove a team member (owner only)',
+  description:
+    'Deletes the membership; the user keeps their account and may join or create another business, and their agent number is never given out again. ' +
+    'Their `open` and `pending` conversations lose their assignee (`conversation_updated` to the business for each). ' +
+    'Another business\'s member: 404. The owner cannot be removed: 400.',
+  tags,
+  auth: 'user',
+  params: memberParams,
+  response: messageResponse,
+  errors: [400, 403, 404],
+  handler: async ({ params, caller, deps }) => {
+    const me = memberOf(caller);
+    if (me.role !== 'owner') throw forbidden('Only the business owner can remove team members');
+    const result = await deps.db.transaction((tx) => removeMember(tx, { businessId: me.businessId, memberId: params.member_id }));
+    for (const conversation of result.unassigned) deps.events.publish(conversationUpdated(conversation));
+    return { message: 'Team member removed' };
+  },
+});
+
+export const updateStatus = defineRoute({
+  method: 'patch',
+  path: '/api/v1/team/status',
+  summary: 'Set the caller\'s availability',
+  description:
+    'A value other than `live`, `away`, `offline` is 400 (a missing or non-string `status` is 422). Caller without a business: 400. ' +
+    'Publishes `agent_status_changed` `{business_id, user_id, member_id, status, at}` to the business, also when the value is unchanged.',
+  tags,
+  auth: 'user',
+  body: statusBody,
+  response: statusResponse,
+  errors: [400, 404],
+  handler: async ({ body, caller, deps }) => {
+    const me = memberOf(caller);
+    if (!memberStatuses.includes(body.status)) throw badRequest('Invalid status. Use one of: live, away, offline');
+    const event = await setMemberStatus(deps.db, { businessId: me.businessId, memberId: me.id, status: body.status as MemberStatus });
+    deps.events.publish(event);
+    return { status: body.status as MemberStatus };
+  },
+});
+
+const pendingHandoffRow = z.object({
+  id: z.string(),
+  customer_id: z.string().nullable(),
+  handoff_reason: z.string(),
+  status: z.enum(['open', 'pending']),
+  created_at: z.string(),
+});
+
+export const pendingHandoffs = defineRoute({
+  method: 'get',
+  path: '/api/v1/team/pending-handoffs',
+  summary: 'Conversations the AI agent handed to a human that nobody has taken yet',
+  description:
+    'Conversations of the business with a handoff request that no human has taken over since: not assigned since the request, ' +
+    'not resolved since, and still `open` or `pending` (a closed conversation needs nobody). Newest request first. Caller without a business: 400.',
+  tags,
+  auth: 'user',
+  response: z.array(pendingHandoffSchema),
+  errors: [400],
+  handler: async ({ caller, deps }) => {
+    const { businessId } = memberOf(caller);
+    // Served by conversations_handoff_idx (business_id, handoff_requested_at desc) where handoff_requested_at is not null.
+    const rows = await deps.db.any(sql.type(pendingHandoffRow)`
+      select id, customer_id, coalesce(handoff_reason, '') as handoff_reason, status, created_at
+      from conversations
+      where business_id = ${businessId}
+        and handoff_requested_at is not null
+        and status in ('open', 'pending')
+        and (assigned_at is null or assigned_at < handoff_requested_at)
+        and (resolved_at is null or resolved_at < handoff_requested_at)
+      order by handoff_requested_at desc, id desc`);
+    return [...rows];
+  },
+});
+
+export const invite = defineRoute({
+  method: 'post',
+  path: '/api/v1/team/invite',
+  summary: 'Add an existing user to the team (owner only)',
+  description:
+    'Membership is immediate: status `offline`, `is_active` true, the next `agent_number`. The user is told by e-mail (a `send_email` job in the same transaction). ' +
+    '`role` other than `agent`/`admin`: 400. Unknown e-mail: 404. Already a member here: 400; member of another business: 400 `User already belongs to another business`. ' +
+    'The plan\'s additional agents (owner not counted) all taken: 402. Caller without a business: 400.',
+  tags,
+  auth: 'user',
+  query: inviteQuery,
+  response: inviteResponse,
+  errors: [400, 402, 403, 404],
+  handler: async ({ query, caller, deps }) => {
+    const me = memberOf(caller);
+    if (me.role !== 'owner') throw forbidden('Only the business owner can invite team members');
+    if (!inviteRoles.includes(query.role)) throw badRequest('Invalid role. Use agent or admin');
+    const member = await deps.db.transaction((tx) =>
+      inviteMember(tx, {
+        businessId: me.businessId,
+        email: query.email,
+        role: query.role as InviteRole,
+        invitedBy: caller.fullName,
+        appUrl: deps.config.APP_URL ?? deps.config.publicUrl,
+      }),
+    );
+    return { message: `${query.email} added to the team as ${query.role}`, team_member_id: member.memberId };
+  },
+});
+
+export const assign = defineRoute({
+  method: 'post',
+  path: '/api/v1/team/assign/:conversation_id',
+  summary: 'Assign a conversation to a team member (owner or admin)',
+  description:
+    '`agent_id` is the member\'s `user_id`. Any conversation state may be assigned; a `pending` one becomes `open`. ' +
+    'Conversation not in the business: 404. Assignee not an active member: 400. ' +
+    'Publishes `conversation_assigned` `{conversation_id, business_id, assignee_id, assigned_by, at}` to the assignee and `conversation_updated` to the business.',
+  tags,
+  auth: 'user',
+  params: conversationParams,
+  query: assignQuery,
+  response: messageResponse,
+  errors: [400, 403, 404],
+  handler: async ({ params, query, caller, deps }) => {
+    const me = memberOf(caller);
+    if (me.role === 'agent') throw forbidden('Only the owner or an admin can assign conversations');
+    const conversation = await deps.db.transaction((tx) =>
+      assignConversation(tx, { businessId: me.businessId, conversationId: params.conversation_id, assigneeUserId: query.agent_id }),
+    );
+    for (const event of assignmentEvents(conversation, caller.userId)) deps.events.publish(event);
+    return { message: 'Conversation assigned' };
+  },
+});
+
+export default [listMembers, removeMemberRoute, updateStatus, pendingHandoffs, invite, assign];

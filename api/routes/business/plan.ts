@@ -1,0 +1,51 @@
+/** The caller's plan: its limits and the business's usage against each. */
+import { z } from '../../../core/zod.ts';
+import { notFound } from '../../../core/errors.ts';
+import { planOf, usageOf } from '../../../core/plans.ts';
+import { defineRoute } from '../../route.ts';
+
+export const planResponse = z
+  .object({
+    plan: z.enum(['Free', 'Mini', 'Pro']),
+    limits: z.object({
+      agents: z.number().int().openapi({ description: 'Additional agents besides the owner' }),
+      channels: z.number().int().openapi({ description: 'Channels besides the built-in webchat channel (Free: widget channels only)' }),
+      kb_articles: z.number().int(),
+      max_messages_per_month: z.number().int().openapi({ description: 'Agent and AI messages per UTC calendar month' }),
+      ai_auto_reply: z.boolean(),
+    }),
+    usage: z.object({
+      agents: z.number().int().openapi({ description: 'Members besides the owner' }),
+      channels: z.number().int().openapi({ description: 'Channels besides the built-in webchat channel' }),
+      kb_articles: z.number().int(),
+      messages_this_month: z.number().int(),
+    }),
+  })
+  .openapi('PlanUsage');
+
+export const readPlan = defineRoute({
+  method: 'get',
+  path: '/api/v1/business/plan',
+  summary: 'The business\'s plan, its limits and current usage',
+  description: 'Any member may read it. Caller without a business: 404.',
+  tags: ['Business'],
+  auth: 'user',
+  response: planResponse,
+  errors: [404],
+  handler: async ({ caller, deps }) => {
+    if (!caller.member) throw notFound('Business not found');
+    const businessId = caller.member.businessId;
+    const [plan, usage] = await Promise.all([planOf(deps.db, businessId), usageOf(deps.db, businessId)]);
+    return {
+      plan: plan.name,
+      limits: {
+        agents: plan.maxAdditionalAgents,
+        channels: plan.maxChannels,
+        kb_articles: plan.maxKbArticles,
+        max_messages_per_month: plan.maxMessagesPerMonth,
+        ai_auto_reply: plan.aiAutoReply,
+      },
+      usage,
+    };
+  },
+});

@@ -1,0 +1,177 @@
+/**
+ * Team changes: invite, remove, availability, assignment. Each runs inside the caller's
+ * transaction and returns what the caller publishes after commit.
+ *
+ * Lock order, shared by every command here so none of them can deadlock another: the business
+ * row (plan checks), then team_members rows, then conversations rows.
+ */
+import { z } from 'zod';
+import { sql, type Queryable } from '../db.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { addJob } from '../jobs.ts';
+import { assertMayAddAgent } from '../plans.ts';
+import { rooms, type ParleyEvent } from '../events.ts';
+import { findUserByEmail } from './accounts.ts';
+
+export type InviteRole = 'agent' | 'admin';
+export type MemberStatus = 'live' | 'away' | 'offline';
+
+export const inviteRoles: readonly string[] = ['agent', 'admin'];
+export const memberStatuses: readonly string[] = ['live', 'away', 'offline'];
+
+const idRow = z.object({ id: z.string() });
+
+/**
+ * Adds an existing user to the business at once (status offline, the next agent number) and
+ * enqueues the mail telling them. 404 unknown user, 400 already a member here or elsewhere,
+ * 402 when the plan's additional agents are taken.
+ */
+export async function inviteMember(
+  tx: Queryable,
+  input: { businessId: string; email: string; role: InviteRole; invitedBy: string; appUrl: string },
+): Promise<{ memberId: string; userId: string; agentNumber: number }> {
+  const user = await findUserByEmail(tx, input.email);
+  if (!user) throw notFound('User not found');
+  await assertNotMember(tx, user.id, input.businessId);
+  await assertMayAddAgent(tx, input.businessId);
+  const business = await tx.one(sql.type(z.object({ name: z.string(), agent_number: z.number() }))`
+    update businesses set next_agent_number = next_agent_number + 1, updated_at = now()
+    where id = ${input.businessId}
+    returning name, next_agent_number - 1 as agent_number`);
+  const member = await tx.maybeOne(sql.type(idRow)`
+    insert into team_members (business_id, user_id, role, status, agent_number)
+    values (${input.businessId}, ${user.id}, ${input.role}, 'offline', ${business.agent_number})
+    on conflict (user_id) do nothing
+    returning id`);
+  if (!member) {
+    // Joined a business between the check and the insert.
+    await assertNotMember(tx, user.id, input.businessId);
+    throw badRequest('User already belongs to another business');
+  }
+  await addJob(tx, 'send_email', {
+    to: user.email,
+    subject: `You have been added to ${business.name} on Parley`,
+    text:
+      `Hi ${user.full_name},\n\n${input.invitedBy} added you to the ${business.name} team on Parley as ${input.role === 'admin' ? 'an admin' : 'an agent'}.\n\n` +
+      `Sign in with this e-mail address to start answering conversations:\n\n${input.appUrl.replace(/\/+$/, '')}\n`,
+  });
+  return { memberId: member.id, userId: user.id, agentNumber: business.agent_number };
+}
+
+async function assertNotMember(tx: Queryable, userId: string, businessId: string): Promise<void> {
+  const existing = await tx.maybeOne(sql.type(z.object({ business_id: z.string() }))`
+    select business_id from team_members where user_id = ${userId}`);
+  if (!existing) return;
+  if (existing.business_id === businessId) throw badRequest('User is already a member of this business');
+  throw badRequest('User already belongs to another business');
+}
+
+const unassignedRow = z.object({ id: z.string(), business_id: z.string(), status: z.string(), assignee_id: z.null(), assigned_at: z.null(), updated_at: z.string() });
+export type UnassignedConversation = z.infer<typeof unassignedRow>;
+
+/**
+ * Deletes the membership (the user keeps their account and may join or create another
+ * business); their open and pending conversations lose their assignee. 404 when the member is
+ * not in the business, 400 for the owner.
+ */
+export async function removeMember(
+  tx: Queryable,
+  input: { businessId: string; memberId: string },
+): Promise<{ userId: string; unassigned: UnassignedConversation[] }> {
+  const member = await tx.maybeOne(sql.type(z.object({ user_id: z.string(), role: z.string() }))`
+    select user_id, role from team_members
+    where id = ${input.memberId} and business_id = ${input.businessId}
+    for update`);
+  if (!member) throw notFound('Team member not found');
+  if (member.role === 'owner') throw badRequest('The business owner cannot be removed');
+  const unassigned = await tx.any(sql.type(unassignedRow)`
+    update conversations set assignee_id = null, assigned_at = null, updated_at = now()
+    where business_id = ${input.businessId} and assignee_id = ${member.user_id} and status in ('open', 'pending')
+    returning id, business_id, status, assignee_id, assigned_at, updated_at`);
+  await tx.query(sql.unsafe`delete from team_members where id = ${input.memberId}`);
+  return { userId: member.user_id, unassigned: [...unassigned] };
+}
+
+const statusRow = z.object({ id: z.string(), user_id: z.string(), business_id: z.string(), status: z.enum(['live', 'away', 'offline']), updated_at: z.string() });
+
+/** Sets the member's availability; returns the `agent_status_changed` event to publish. 404 when the membership is gone. */
+export async function setMemberStatus(q: Queryable, input: { businessId: string; memberId: string; status: MemberStatus }): Promise<ParleyEvent> {
+  const row = await q.maybeOne(sql.type(statusRow)`
+    update team_members set status = ${input.status}, updated_at = now()
+    where id = ${input.memberId} and business_id = ${input.businessId} and is_active
+    returning id, user_id, business_id, status, updated_at`);
+  if (!row) throw notFound('Team member not found');
+  return {
+    name: 'agent_status_changed',
+    rooms: [rooms.business(row.business_id)],
+    payload: { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at },
+  };
+}
+
+const assignedRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  status: z.string(),
+  assignee_id: z.string(),
+  assigned_at: z.string(),
+  updated_at: z.string(),
+});
+export type AssignedConversation = z.infer<typeof assignedRow>;
+
+/**
+ * Assigns the conversation to an active member (by user id) in any state; a `pending`
+ * conversation becomes `open`. 404 when the conversation is not the business's, 400 when the
+ * assignee is not an active member.
+ */
+export async function assignConversation(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; assigneeUserId: string },
+): Promise<AssignedConversation> {
+  // The membership is locked first (see the lock order above) so a concurrent removal either
+  // waits for this assignment and then clears it, or wins and this one is refused.
+  const member = await tx.maybeOne(sql.type(idRow)`
+    select id from team_members
+    where business_id = ${input.businessId} and user_id = ${input.assigneeUserId} and is_active
+    for share`);
+  const isMember = member !== null;
+  const row = await tx.maybeOne(sql.type(assignedRow)`
+    update conversations set
+      assignee_id = ${input.assigneeUserId}::uuid,
+      assigned_at = now(),
+      status = case when status = 'pending' then 'open' else status end,
+      updated_at = now()
+    where id = ${input.conversationId} and business_id = ${input.businessId} and ${isMember}
+    returning id, business_id, status, assignee_id, assigned_at, updated_at`);
+  if (row) return row;
+  const exists = await tx.exists(sql.unsafe`
+    select 1 from conversations where id = ${input.conversationId} and business_id = ${input.businessId}`);
+  if (!exists) throw notFound('Conversation not found');
+  throw badRequest('Agent is not an active member of this business');
+}
+
+/** What an assignment tells the dashboards: the assignee at once, the whole business for its lists. */
+export function assignmentEvents(conversation: AssignedConversation, assignedBy: string): ParleyEvent[] {
+  return [
+    {
+      name: 'conversation_assigned',
+      rooms: [rooms.user(conversation.assignee_id)],
+      payload: {
+        conversation_id: conversation.id,
+        business_id: conversation.business_id,
+        assignee_id: conversation.assignee_id,
+        assigned_by: assignedBy,
+        at: conversation.assigned_at,
+      },
+    },
+    conversationUpdated(conversation),
+  ];
+}
+
+/** A compact `conversation_updated`: the fields that changed, keyed like the Conversation object. */
+export function conversationUpdated(c: { id: string; business_id: string; status: string; assignee_id: string | null; assigned_at: string | null; updated_at: string }): ParleyEvent {
+  return {
+    name: 'conversation_updated',
+    rooms: [rooms.business(c.business_id)],
+    payload: { id: c.id, business_id: c.business_id, status: c.status, assignee_id: c.assignee_id, assigned_at: c.assigned_at, updated_at: c.updated_at },
+  };
+}
