@@ -1,4 +1,64 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** AI agent settings of the business: auto-reply on or off. */
+import { z } from '../../../core/zod.ts';
+import { sql } from '../../../core/db.ts';
+import { badRequest, forbidden } from '../../../core/errors.ts';
+import { assertMayUseAutoReply } from '../../../core/plans.ts';
+import { defineRoute } from '../../route.ts';
+import type { Caller } from '../../middlewares/auth.ts';
 
-export default [] as AnyRoute[];
+const tags = ['AI'];
+
+const aiSettings = z
+  .object({
+    auto_reply_enabled: z.boolean().openapi({ description: 'Whether the AI agent answers inbound customer messages (Mini and Pro only)' }),
+  })
+  .openapi('AiSettings');
+
+function businessOf(caller: Caller): string {
+  if (!caller.member) throw badRequest('Organization not found');
+  return caller.member.businessId;
+}
+
+export const readAiSettings = defineRoute({
+  method: 'get',
+  path: '/api/v1/ai/settings',
+  summary: 'The business\'s AI agent settings',
+  description: 'Any member may read them. Caller without a business: 400.',
+  tags,
+  auth: 'user',
+  response: aiSettings,
+  errors: [400],
+  handler: async ({ caller, deps }) => {
+    const businessId = businessOf(caller);
+    return deps.db.one(sql.type(aiSettings)`
+      select ai_auto_reply_enabled as auto_reply_enabled from businesses where id = ${businessId}`);
+  },
+});
+
+export const updateAiSettings = defineRoute({
+  method: 'put',
+  path: '/api/v1/ai/settings',
+  summary: 'Turn AI auto-reply on or off (owner or admin)',
+  description:
+    'Owner or admin only; an agent gets 403 (it changes how the whole business answers customers, like the other business settings). ' +
+    'Enabling on a plan without AI auto-reply (Free): 402 `feature_not_available`/`ai_auto_reply`. Disabling is always allowed. ' +
+    'Caller without a business: 400.',
+  tags,
+  auth: 'user',
+  body: aiSettings,
+  response: aiSettings,
+  errors: [400, 402, 403],
+  handler: async ({ body, caller, deps }) => {
+    const businessId = businessOf(caller);
+    if (caller.member!.role === 'agent') throw forbidden('Only the owner or an admin can change the AI settings');
+    return deps.db.transaction(async (tx) => {
+      if (body.auto_reply_enabled) await assertMayUseAutoReply(tx, businessId);
+      return tx.one(sql.type(aiSettings)`
+        update businesses set ai_auto_reply_enabled = ${body.auto_reply_enabled}, updated_at = now()
+        where id = ${businessId}
+        returning ai_auto_reply_enabled as auto_reply_enabled`);
+    });
+  },
+});
+
+export default [readAiSettings, updateAiSettings];
