@@ -271,7 +271,7 @@ test('remove: membership deleted, open and pending conversations unassigned, num
   t.like(await conversation(pending), { status: 'pending', assignee_id: null });
   t.like(await conversation(resolved), { status: 'resolved', assignee_id: agent.userId });
   t.like(await conversation(others), { assignee_id: other.userId });
-  const updated = eventsNamed('conversation_updated', (p) => p.id === open || p.id === pending);
+  const updated = eventsNamed('conversation_updated', (p) => p.conversation_id === open || p.conversation_id === pending);
   t.is(updated.length, 2);
   t.deepEqual(updated[0].rooms, [`business:${ws.businessId}`]);
   t.is(updated[0].payload.assignee_id, null);
@@ -450,7 +450,7 @@ test('assign: sets the assignee, pending becomes open, events to the assignee an
   t.deepEqual(Object.keys(assigned.payload).sort(), ['assigned_by', 'assignee_id', 'at', 'business_id', 'conversation_id']);
   t.like(assigned.payload, { business_id: ws.businessId, assignee_id: agent.userId, assigned_by: ws.userId });
   t.is(new Date(assigned.payload.at as string).getTime(), row.assigned_at!.getTime());
-  const [updated] = eventsNamed('conversation_updated', (p) => p.id === id);
+  const [updated] = eventsNamed('conversation_updated', (p) => p.conversation_id === id);
   t.deepEqual(updated.rooms, [`business:${ws.businessId}`]);
   t.like(updated.payload, { status: 'open', assignee_id: agent.userId });
 });

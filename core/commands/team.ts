@@ -167,11 +167,14 @@ export function assignmentEvents(conversation: AssignedConversation, assignedBy:
   ];
 }
 
-/** A compact `conversation_updated`: the fields that changed, keyed like the Conversation object. */
+/**
+ * `conversation_updated` with the fields an assignment change touches, on top of the
+ * `{conversation_id, business_id, at}` every publisher of this event sends.
+ */
 export function conversationUpdated(c: { id: string; business_id: string; status: string; assignee_id: string | null; assigned_at: string | null; updated_at: string }): ParleyEvent {
   return {
     name: 'conversation_updated',
     rooms: [rooms.business(c.business_id)],
-    payload: { id: c.id, business_id: c.business_id, status: c.status, assignee_id: c.assignee_id, assigned_at: c.assigned_at, updated_at: c.updated_at },
+    payload: { conversation_id: c.id, business_id: c.business_id, status: c.status, assignee_id: c.assignee_id, assigned_at: c.assigned_at, at: c.updated_at },
   };
 }
