@@ -26,7 +26,25 @@ export async function findUserById(q: Queryable, id: string): Promise<AccountRow
   return q.maybeOne(sql.type(accountRow)`select ${accountColumns} from users where id = ${id}`);
 }
 
-/** Inserts a user; null when the e-mail is already registered. */
+export async function findUserByGoogleSub(q: Queryable, googleSub: string): Promise<AccountRow | null> {
+  return q.maybeOne(sql.type(accountRow)`select ${accountColumns} from users where google_sub = ${googleSub}`);
+}
+
+/**
+ * Marks an existing account as signed in with Google (the e-mail is now proven). A password
+ * set while the address was still unverified may belong to whoever registered the address
+ * first (account pre-hijacking), so it is dropped; a verified account keeps its password.
+ */
+export async function linkGoogleAccount(q: Queryable, userId: string, google: { sub: string; picture: string | null }): Promise<void> {
+  await q.query(sql.unsafe`
+    update users set is_google_account = true, is_verified = true,
+           password_hash = case when is_verified then password_hash else null end,
+           google_sub = coalesce(google_sub, ${google.sub}),
+           avatar_url = coalesce(avatar_url, ${google.picture}), updated_at = now()
+    where id = ${userId}`);
+}
+
+/** Inserts a user; null when the e-mail (or the Google account) is already registered. */
 export async function insertUser(
   q: Queryable,
   user: { email: string; fullName: string; passwordHash: string | null; isVerified?: boolean; isGoogle?: boolean; googleSub?: string; avatarUrl?: string | null },
@@ -35,7 +53,7 @@ export async function insertUser(
     insert into users (email, full_name, password_hash, is_verified, is_google_account, google_sub, avatar_url)
     values (${user.email}, ${user.fullName}, ${user.passwordHash}, ${user.isVerified ?? false}, ${user.isGoogle ?? false},
             ${user.googleSub ?? null}, ${user.avatarUrl ?? null})
-    on conflict (email) do nothing
+    on conflict do nothing
     returning ${accountColumns}`);
 }
 

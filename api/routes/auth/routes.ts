@@ -1,12 +1,12 @@
 /** Register, login, Google sign-in, logout, profile, e-mail verification. */
 import { z } from '../../../core/zod.ts';
-import { sql } from '../../../core/db.ts';
+import { sql, type Queryable } from '../../../core/db.ts';
 import { HttpError, badRequest, tooManyRequests } from '../../../core/errors.ts';
 import { issueAccessToken, verifyPurposeToken } from '../../../core/tokens.ts';
 import { hashPassword, verifyPassword } from '../../../core/passwords.ts';
 import { verifyGoogleIdToken } from '../../../core/google.ts';
 import { clearLoginFailures, loginRetryAfter, recordLoginFailure } from '../../../core/login-throttle.ts';
-import { enqueueVerificationMail, findUserByEmail, findUserById, insertUser } from '../../../core/commands/accounts.ts';
+import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount } from '../../../core/commands/accounts.ts';
 import { defineRoute } from '../../route.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
@@ -71,7 +71,7 @@ export const google = defineRoute({
   path: '/api/v1/auth/google',
   summary: 'Sign in with a Google ID token',
   description:
-    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known one signs in. Invalid token: 401 `Invalid Google token`; not configured: 400.',
+    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified drops its password (whoever set it never proved the address). Invalid token: 401 `Invalid Google token`; not configured: 400.',
   tags,
   auth: 'none',
   body: googleBody,
@@ -82,19 +82,18 @@ export const google = defineRoute({
     if (!clientId) throw badRequest('Google sign-in is not configured');
     const identity = await verifyGoogleIdToken(body.id_token, clientId, deps.config.GOOGLE_JWKS_URL);
     if (!identity) throw new HttpError(401, { detail: 'Invalid Google token' });
+    // Google's `sub` is the stable identity (the address of a Google account can change); the
+    // e-mail links a Google sign-in to an account registered with a password.
+    const findExisting = async (tx: Queryable) => (await findUserByGoogleSub(tx, identity.sub)) ?? (await findUserByEmail(tx, identity.email));
     const userId = await deps.db.transaction(async (tx) => {
-      const existing = await findUserByEmail(tx, identity.email);
+      const existing = await findExisting(tx);
       if (existing) {
-        await tx.query(sql.unsafe`
-          update users set is_google_account = true, is_verified = true,
-                 google_sub = coalesce(google_sub, ${identity.sub}),
-                 avatar_url = coalesce(avatar_url, ${identity.picture}), updated_at = now()
-          where id = ${existing.id}`);
+        await linkGoogleAccount(tx, existing.id, identity);
         return existing.id;
       }
       const created = await insertUser(tx, {
         email: identity.email,
-        fullName: (identity.name ?? identity.email.split('@')[0]).slice(0, 100),
+        fullName: (identity.name?.trim() || identity.email.split('@')[0]).slice(0, 100),
         passwordHash: null,
         isVerified: true,
         isGoogle: true,
@@ -103,7 +102,9 @@ export const google = defineRoute({
       });
       if (created) return created.id;
       // Created concurrently by another request: sign that account in.
-      return (await findUserByEmail(tx, identity.email))!.id;
+      const raced = await findExisting(tx);
+      if (!raced) throw new Error('Google account neither inserted nor found');
+      return raced.id;
     });
     return tokenFor(deps.config, userId);
   },

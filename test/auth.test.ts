@@ -1,0 +1,560 @@
+/**
+ * The authentication endpoints against the real API and PostgreSQL: register, login (and its
+ * rate limit), Google sign-in (against a local JWKS), profile, logout, e-mail verification,
+ * and that no password or token reaches the logs.
+ */
+import test from 'ava';
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { SignJWT, UnsecuredJWT, decodeJwt } from 'jose';
+import type { JobHelpers } from 'graphile-worker';
+import { z } from 'zod';
+import { sql } from '../core/db.ts';
+import { redactPaths } from '../core/logger.ts';
+import { issuePurposeToken } from '../core/tokens.ts';
+import { LOGIN_MAX_FAILURES } from '../core/login-throttle.ts';
+import { createApp } from '../api/app.ts';
+import sendEmailTask from '../workers/tasks/send_email.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { startGoogleJwks, type GoogleJwks } from './helpers/jwks.ts';
+
+let app: TestApp;
+let google: GoogleJwks;
+
+test.before(async () => {
+  google = await startGoogleJwks();
+  app = await startTestApp({ env: { GOOGLE_CLIENT_ID: google.clientId, GOOGLE_JWKS_URL: google.jwksUrl } });
+});
+test.after.always(async () => {
+  await app?.close();
+  await google?.close();
+});
+
+const PASSWORD = 'correct horse battery';
+const uniqueEmail = (prefix = 'user') => `${prefix}-${randomBytes(5).toString('hex')}@example.com`;
+
+const register = (body: Record<string, unknown>) => app.request('POST', '/api/v1/auth/register', { body });
+const login = (email: string, password: string) => app.request('POST', '/api/v1/auth/login', { body: { email, password } });
+const me = (token: string) => app.request('GET', '/api/v1/auth/me', { token });
+
+async function registered(prefix = 'user') {
+  const email = uniqueEmail(prefix);
+  const res = await register({ email, full_name: 'Ada Lovelace', password: PASSWORD });
+  if (res.status !== 200) throw new Error(`register failed: ${res.status} ${res.text}`);
+  return { email, token: res.body.access_token as string };
+}
+
+const jobRow = z.object({ task_identifier: z.string(), payload: z.record(z.string(), z.unknown()) });
+/** send_email jobs to one address, oldest first (the public jobs view has no payload: joined from the table). */
+const mailJobsTo = (email: string) =>
+  app.deps.db.any(sql.type(jobRow)`
+    select j.task_identifier, p.payload from graphile_worker.jobs j
+    join graphile_worker._private_jobs p on p.id = j.id
+    where j.task_identifier = 'send_email' and p.payload->>'to' = ${email} order by j.id`);
+const userCount = (email: string) => app.deps.db.oneFirst(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from users where email = ${email}`);
+
+/** `[loc joined with '.', type]` of each 422 issue, sorted, for comparing whole bodies. */
+const issues = (body: { detail: { loc: (string | number)[]; type: string }[] }) => body.detail.map((d) => [d.loc.join('.'), d.type]).sort();
+
+// ─── register ──────────────────────────────────────────────────────────────────────────────
+
+test('register returns a bearer JWT for the new user', async (t) => {
+  const email = uniqueEmail();
+  const res = await register({ email, full_name: 'Ada Lovelace', password: PASSWORD });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(Object.keys(res.body).sort(), ['access_token', 'token_type']);
+  t.is(res.body.token_type, 'bearer');
+  const claims = decodeJwt(res.body.access_token);
+  t.is(typeof claims.jti, 'string');
+  const profile = await me(res.body.access_token);
+  t.is(profile.status, 200, profile.text);
+  t.is(claims.sub, profile.body.user.id);
+  t.like(profile.body.user, { email, full_name: 'Ada Lovelace', is_verified: false, is_google_account: false, avatar_url: null });
+});
+
+test('register trims and lower-cases the e-mail, and the account signs in with any case', async (t) => {
+  const local = `Mixed-${randomBytes(4).toString('hex')}`;
+  const res = await register({ email: `  ${local}@Example.COM `, full_name: '  Ada  ', password: PASSWORD });
+  t.is(res.status, 200, res.text);
+  const profile = await me(res.body.access_token);
+  t.is(profile.body.user.email, `${local.toLowerCase()}@example.com`);
+  t.is(profile.body.user.full_name, 'Ada');
+  const signIn = await login(`${local.toUpperCase()}@EXAMPLE.com`, PASSWORD);
+  t.is(signIn.status, 200, signIn.text);
+});
+
+test('register refuses an e-mail already registered, in any case, with 400 and no mail', async (t) => {
+  const { email } = await registered();
+  t.is((await mailJobsTo(email)).length, 1);
+  const again = await register({ email, full_name: 'Someone Else', password: 'another password' });
+  t.is(again.status, 400);
+  t.deepEqual(again.body, { detail: 'Email already registered' });
+  const upper = await register({ email: ` ${email.toUpperCase()}`, full_name: 'Someone Else', password: 'another password' });
+  t.is(upper.status, 400);
+  t.deepEqual(upper.body, { detail: 'Email already registered' });
+  t.is((await mailJobsTo(email)).length, 1, 'a refused register enqueues no mail');
+  t.is(await userCount(email), 1);
+  // The first password still works, the second was never stored.
+  t.is((await login(email, PASSWORD)).status, 200);
+  t.is((await login(email, 'another password')).status, 401);
+});
+
+test('register enqueues the verification mail in the same transaction', async (t) => {
+  const { email } = await registered();
+  const jobs = await mailJobsTo(email);
+  t.is(jobs.length, 1);
+  t.is(jobs[0].task_identifier, 'send_email');
+  t.is(jobs[0].payload.to, email);
+  t.regex(String(jobs[0].payload.subject), /confirm/i);
+  t.regex(String(jobs[0].payload.text), /\/verify-email\?token=[\w.%-]+/);
+});
+
+test('register validates every field with 422', async (t) => {
+  const missing = await register({});
+  t.is(missing.status, 422);
+  t.deepEqual(issues(missing.body), [['body.email', 'missing'], ['body.full_name', 'missing'], ['body.password', 'missing']]);
+  t.is(missing.body.detail[0].msg, 'Field required');
+
+  const cases: [Record<string, unknown>, [string, string]][] = [
+    [{ password: 'short77' }, ['body.password', 'string_too_short']],
+    [{ password: 'x'.repeat(73) }, ['body.password', 'value_error']],
+    // 37 characters but 74 bytes: the limit is bcrypt's 72 bytes, not characters.
+    [{ password: 'é'.repeat(37) }, ['body.password', 'value_error']],
+    [{ password: 12345678 }, ['body.password', 'string_type']],
+    [{ email: 'not-an-email' }, ['body.email', 'value_error']],
+    [{ email: 'a@' }, ['body.email', 'value_error']],
+    [{ email: 42 }, ['body.email', 'string_type']],
+    [{ full_name: '' }, ['body.full_name', 'string_too_short']],
+    [{ full_name: '   ' }, ['body.full_name', 'string_too_short']],
+    [{ full_name: 'n'.repeat(101) }, ['body.full_name', 'string_too_long']],
+  ];
+  for (const [override, expected] of cases) {
+    const email = uniqueEmail('invalid');
+    const res = await register({ email, full_name: 'Ada', password: PASSWORD, ...override });
+    t.is(res.status, 422, JSON.stringify(override));
+    t.deepEqual(issues(res.body), [expected], JSON.stringify(override));
+    t.true(typeof res.body.detail[0].msg === 'string' && res.body.detail[0].msg.length > 0);
+    t.is(await userCount(email), 0);
+    t.is((await mailJobsTo(email)).length, 0, 'a refused register enqueues no mail');
+  }
+});
+
+test('register accepts the boundaries: 8 characters, 72 bytes, a 100-character name', async (t) => {
+  for (const [password, fullName] of [
+    ['12345678', 'A'],
+    ['x'.repeat(72), 'n'.repeat(100)],
+    ['é'.repeat(36), 'Zoë'],
+  ]) {
+    const email = uniqueEmail('edge');
+    const res = await register({ email, full_name: fullName, password });
+    t.is(res.status, 200, res.text);
+    t.is((await login(email, password)).status, 200);
+  }
+});
+
+test('register ignores unknown fields and answers malformed JSON with json_invalid', async (t) => {
+  const email = uniqueEmail();
+  const res = await register({ email, full_name: 'Ada', password: PASSWORD, is_verified: true, role: 'owner' });
+  t.is(res.status, 200, res.text);
+  t.is((await me(res.body.access_token)).body.user.is_verified, false);
+  const malformed = await app.request('POST', '/api/v1/auth/register', { rawBody: '{"email": "x@example.com",', headers: { 'content-type': 'application/json' } });
+  t.is(malformed.status, 422);
+  t.deepEqual(malformed.body, { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+});
+
+// ─── login ─────────────────────────────────────────────────────────────────────────────────
+
+test('login returns a fresh token for the right password', async (t) => {
+  const { email, token: first } = await registered();
+  const res = await login(email, PASSWORD);
+  t.is(res.status, 200, res.text);
+  t.is(res.body.token_type, 'bearer');
+  t.not(res.body.access_token, first);
+  const profile = await me(res.body.access_token);
+  t.is(profile.body.user.email, email);
+});
+
+test('login refuses a wrong password and an unknown e-mail with the same 401 body', async (t) => {
+  const { email } = await registered();
+  const wrong = await login(email, 'wrong password');
+  const unknown = await login(uniqueEmail('nobody'), PASSWORD);
+  t.is(wrong.status, 401);
+  t.is(unknown.status, 401);
+  t.deepEqual(wrong.body, { detail: 'Incorrect email or password' });
+  t.deepEqual(unknown.body, wrong.body);
+});
+
+test('login validates its body with 422', async (t) => {
+  const empty = await app.request('POST', '/api/v1/auth/login', { body: {} });
+  t.is(empty.status, 422);
+  t.deepEqual(issues(empty.body), [['body.email', 'missing'], ['body.password', 'missing']]);
+  const bad = await login('not-an-email', PASSWORD);
+  t.is(bad.status, 422);
+  t.deepEqual(issues(bad.body), [['body.email', 'value_error']]);
+  const emptyPassword = await login(uniqueEmail(), '');
+  t.is(emptyPassword.status, 422);
+  t.deepEqual(issues(emptyPassword.body), [['body.password', 'string_too_short']]);
+});
+
+test('ten failed logins lock that e-mail (from that address) with 429 and Retry-After', async (t) => {
+  const { email } = await registered('locked');
+  const other = await registered('neighbour');
+  for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
+    const res = await login(email, `wrong password ${i}`);
+    t.is(res.status, 401, `attempt ${i + 1}`);
+  }
+  // The 11th attempt is refused before the password is looked at, even the right one.
+  const locked = await login(email, PASSWORD);
+  t.is(locked.status, 429, locked.text);
+  t.is(typeof locked.body.detail, 'string');
+  const retryAfter = Number(locked.headers.get('retry-after'));
+  t.true(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 15 * 60, `Retry-After: ${retryAfter}`);
+  // The lock is per e-mail, in any case spelling.
+  t.is((await login(email.toUpperCase(), PASSWORD)).status, 429);
+  t.is((await login(email, 'wrong again')).status, 429);
+  // Another e-mail from the same address is unaffected.
+  t.is((await login(other.email, PASSWORD)).status, 200);
+});
+
+test('a successful login clears earlier failures', async (t) => {
+  const { email } = await registered();
+  for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) t.is((await login(email, 'wrong password')).status, 401);
+  t.is((await login(email, PASSWORD)).status, 200);
+  for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) t.is((await login(email, 'wrong password')).status, 401);
+  t.is((await login(email, PASSWORD)).status, 200);
+});
+
+// ─── Google sign-in ────────────────────────────────────────────────────────────────────────
+
+const googleSignIn = (idToken: unknown) => app.request('POST', '/api/v1/auth/google', { body: { id_token: idToken } });
+
+test('google: a new e-mail creates a verified Google account', async (t) => {
+  const email = uniqueEmail('new-google');
+  const idToken = await google.signIdToken({ email: email.toUpperCase(), name: 'Grace Hopper' });
+  const res = await googleSignIn(idToken);
+  t.is(res.status, 200, res.text);
+  t.is(res.body.token_type, 'bearer');
+  const profile = await me(res.body.access_token);
+  t.is(profile.status, 200);
+  t.like(profile.body.user, { email, full_name: 'Grace Hopper', is_google_account: true, is_verified: true, avatar_url: 'https://lh3.googleusercontent.com/a/photo.jpg' });
+  t.is(profile.body.business, null);
+  // The same Google account signs in to the same user again; no verification mail is sent.
+  const again = await googleSignIn(await google.signIdToken({ email, sub: decodeJwt(idToken).sub }));
+  t.is(again.status, 200);
+  t.is((await me(again.body.access_token)).body.user.id, profile.body.user.id);
+  t.is(await userCount(email), 1);
+  t.is((await mailJobsTo(email)).length, 0);
+  // A Google-only account has no password to sign in with.
+  t.is((await login(email, PASSWORD)).status, 401);
+});
+
+test('google: a name-less token gets a name from the e-mail', async (t) => {
+  const local = `nameless-${randomBytes(3).toString('hex')}`;
+  const res = await googleSignIn(await google.signIdToken({ email: `${local}@gmail.com`, name: undefined, picture: undefined }));
+  t.is(res.status, 200, res.text);
+  const profile = await me(res.body.access_token);
+  t.like(profile.body.user, { full_name: local, avatar_url: null });
+});
+
+test('google: a known e-mail signs in that user and marks it a Google account', async (t) => {
+  const { email, token } = await registered('linked');
+  const before = await me(token);
+  t.false(before.body.user.is_google_account);
+  const res = await googleSignIn(await google.signIdToken({ email }));
+  t.is(res.status, 200, res.text);
+  const after = await me(res.body.access_token);
+  t.is(after.body.user.id, before.body.user.id);
+  t.like(after.body.user, { email, full_name: 'Ada Lovelace', is_google_account: true, is_verified: true });
+  t.is(await userCount(email), 1);
+});
+
+test('google: linking an unverified account drops the password nobody proved; a verified one keeps it', async (t) => {
+  // Someone registered the address first (never verified it); the real owner then signs in with Google.
+  const squatted = await registered('squatted');
+  t.is((await googleSignIn(await google.signIdToken({ email: squatted.email }))).status, 200);
+  t.is((await login(squatted.email, PASSWORD)).status, 401);
+
+  const verified = await registered('verified');
+  await app.deps.db.query(sql.unsafe`update users set is_verified = true where email = ${verified.email}`);
+  t.is((await googleSignIn(await google.signIdToken({ email: verified.email }))).status, 200);
+  t.is((await login(verified.email, PASSWORD)).status, 200);
+});
+
+test('google: the Google account id wins over a changed e-mail address', async (t) => {
+  const sub = `sub-${randomBytes(6).toString('hex')}`;
+  const first = await googleSignIn(await google.signIdToken({ sub, email: uniqueEmail('old-address') }));
+  t.is(first.status, 200, first.text);
+  const firstUser = (await me(first.body.access_token)).body.user;
+  const moved = await googleSignIn(await google.signIdToken({ sub, email: uniqueEmail('new-address') }));
+  t.is(moved.status, 200, moved.text);
+  t.is((await me(moved.body.access_token)).body.user.id, firstUser.id);
+});
+
+test('google: tokens that fail any check are 401 Invalid Google token', async (t) => {
+  const email = uniqueEmail('rejected');
+  const now = Math.floor(Date.now() / 1000);
+  const otherKey = await google.otherKey();
+  const valid = decodeJwt(await google.signIdToken({ email }));
+  const tokens: Record<string, string> = {
+    'wrong audience': await google.signIdToken({ email, aud: 'someone-else.apps.googleusercontent.com' }),
+    'wrong issuer': await google.signIdToken({ email, iss: 'https://evil.example.com' }),
+    expired: await google.signIdToken({ email, iat: now - 7200 }, { expiresIn: -3600 }),
+    'email_verified false': await google.signIdToken({ email, email_verified: false }),
+    'email_verified missing': await google.signIdToken({ email, email_verified: undefined }),
+    'email_verified as a string': await google.signIdToken({ email, email_verified: 'true' }),
+    'no email': await google.signIdToken({ email: undefined }),
+    'signed by another key, same kid': await google.signIdToken({ email }, { key: otherKey }),
+    'signed by another key, unknown kid': await google.signIdToken({ email }, { key: otherKey, kid: 'unknown-kid' }),
+    'alg none': new UnsecuredJWT(valid).encode(),
+    'HS256 with the client id as secret': await new SignJWT(valid).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(google.clientId.padEnd(32, 'x'))),
+    'not a JWT': 'definitely-not-a-jwt',
+  };
+  // The header and signature of one token around the payload of another.
+  const signed = (await google.signIdToken({ email })).split('.');
+  const forged = (await google.signIdToken({ email: 'admin@example.com' })).split('.');
+  tokens['tampered payload'] = [signed[0], forged[1], signed[2]].join('.');
+
+  for (const [name, idToken] of Object.entries(tokens)) {
+    const res = await googleSignIn(idToken);
+    t.is(res.status, 401, `${name}: ${res.text}`);
+    t.deepEqual(res.body, { detail: 'Invalid Google token' }, name);
+  }
+  t.is(await userCount(email), 0);
+  t.is(await userCount('admin@example.com'), 0);
+  // Both accepted issuer spellings work.
+  const bare = await googleSignIn(await google.signIdToken({ email, iss: 'accounts.google.com' }));
+  t.is(bare.status, 200, bare.text);
+});
+
+test('google: id_token is required (422)', async (t) => {
+  const missing = await app.request('POST', '/api/v1/auth/google', { body: {} });
+  t.is(missing.status, 422);
+  t.deepEqual(issues(missing.body), [['body.id_token', 'missing']]);
+  const empty = await googleSignIn('');
+  t.is(empty.status, 422);
+  t.deepEqual(issues(empty.body), [['body.id_token', 'string_too_short']]);
+  const wrongType = await googleSignIn(123);
+  t.deepEqual(issues(wrongType.body), [['body.id_token', 'string_type']]);
+});
+
+test('google: without GOOGLE_CLIENT_ID sign-in is 400 not configured', async (t) => {
+  const plain = await startTestApp({ env: { GOOGLE_JWKS_URL: google.jwksUrl } });
+  try {
+    const res = await plain.request('POST', '/api/v1/auth/google', { body: { id_token: await google.signIdToken() } });
+    t.is(res.status, 400);
+    t.deepEqual(res.body, { detail: 'Google sign-in is not configured' });
+  } finally {
+    await plain.close();
+  }
+});
+
+// ─── profile ───────────────────────────────────────────────────────────────────────────────
+
+test('me shows the user, then the business and role once a workspace exists', async (t) => {
+  const { email, token } = await registered('profile');
+  const before = await me(token);
+  t.is(before.status, 200, before.text);
+  t.deepEqual(Object.keys(before.body).sort(), ['business', 'onboarding_complete', 'team_role', 'user']);
+  t.deepEqual(Object.keys(before.body.user).sort(), ['avatar_url', 'email', 'full_name', 'id', 'is_google_account', 'is_verified']);
+  t.like(before.body, { business: null, onboarding_complete: false, team_role: null });
+  t.is(before.body.user.email, email);
+  t.regex(before.body.user.id, /^[0-9a-f-]{36}$/);
+
+  const created = await app.request('POST', '/api/v1/business', { token, body: { name: 'Acme Support', website: 'https://acme.example' } });
+  t.is(created.status, 200, created.text);
+  const after = await me(token);
+  t.is(after.status, 200);
+  t.like(after.body, { onboarding_complete: true, team_role: 'owner' });
+  t.like(after.body.business, { id: created.body.id, name: 'Acme Support', website: 'https://acme.example', industry: '', team_size: '', goal: '' });
+  t.regex(after.body.business.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  t.is(after.body.user.id, before.body.user.id);
+});
+
+test('me shows a member their role in the business they joined', async (t) => {
+  const owner = await registered('owner');
+  const business = await app.request('POST', '/api/v1/business', { token: owner.token, body: { name: 'Team Co' } });
+  t.is(business.status, 200, business.text);
+  const agent = await registered('agent');
+  const agentId = (await me(agent.token)).body.user.id;
+  // Joined directly in the database: this test is about the profile, not the invite flow.
+  await app.deps.db.query(sql.unsafe`
+    insert into team_members (business_id, user_id, role, agent_number) values (${business.body.id}, ${agentId}, 'agent', 2)`);
+  const profile = await me(agent.token);
+  t.like(profile.body, { onboarding_complete: true, team_role: 'agent' });
+  t.is(profile.body.business.id, business.body.id);
+  // A deactivated membership no longer counts.
+  await app.deps.db.query(sql.unsafe`update team_members set is_active = false where user_id = ${agentId}`);
+  t.like((await me(agent.token)).body, { business: null, onboarding_complete: false, team_role: null });
+});
+
+test('me without a token is 401', async (t) => {
+  const res = await app.request('GET', '/api/v1/auth/me');
+  t.is(res.status, 401);
+  t.deepEqual(res.body, { detail: 'Not authenticated' });
+});
+
+// ─── logout ────────────────────────────────────────────────────────────────────────────────
+
+test('logout revokes only the token it was called with', async (t) => {
+  const { email, token } = await registered('logout');
+  const second = (await login(email, PASSWORD)).body.access_token as string;
+  const res = await app.request('POST', '/api/v1/auth/logout', { token });
+  t.is(res.status, 200, res.text);
+  t.is(typeof res.body.message, 'string');
+  const revoked = await me(token);
+  t.is(revoked.status, 401);
+  t.deepEqual(revoked.body, { detail: 'Could not validate credentials' });
+  t.is(revoked.headers.get('www-authenticate'), 'Bearer');
+  // Logging out twice with the same token: it no longer authenticates.
+  t.is((await app.request('POST', '/api/v1/auth/logout', { token })).status, 401);
+  // Another session of the same user is untouched.
+  t.is((await me(second)).status, 200);
+  // The revocation is kept until the token would have expired.
+  const row = await app.deps.db.one(sql.type(z.object({ expires_at: z.string() }))`
+    select expires_at from revoked_tokens where jti = ${String(decodeJwt(token).jti)}`);
+  t.is(Date.parse(row.expires_at) / 1000, decodeJwt(token).exp as number);
+});
+
+test('logout without a token is 401', async (t) => {
+  const res = await app.request('POST', '/api/v1/auth/logout');
+  t.is(res.status, 401);
+  t.deepEqual(res.body, { detail: 'Not authenticated' });
+});
+
+// ─── e-mail verification ───────────────────────────────────────────────────────────────────
+
+/** The token in the verification link of a send_email job's text. */
+function linkToken(text: unknown): string {
+  const match = /\/verify-email\?token=([^\s]+)/.exec(String(text));
+  if (!match) throw new Error(`no verification link in: ${String(text)}`);
+  return decodeURIComponent(match[1]);
+}
+
+const confirm = (token: unknown) => app.request('POST', '/api/v1/auth/verify-email', { body: { token } });
+
+test('verification: the mailed link verifies the address; sending again after that is 400', async (t) => {
+  const { email, token } = await registered('verify');
+  const [registerMail] = await mailJobsTo(email);
+  t.true(String(registerMail.payload.text).includes(`${app.deps.config.publicUrl}/verify-email?token=`));
+
+  const send = await app.request('POST', '/api/v1/auth/verify-email/send', { token });
+  t.is(send.status, 200, send.text);
+  t.is(typeof send.body.message, 'string');
+  const jobs = await mailJobsTo(email);
+  t.is(jobs.length, 2);
+  t.is(jobs[1].payload.to, email);
+  const linkFromSend = linkToken(jobs[1].payload.text);
+
+  // Confirming needs no bearer token: the link's token identifies the user.
+  const confirmed = await confirm(linkFromSend);
+  t.is(confirmed.status, 200, confirmed.text);
+  t.is(typeof confirmed.body.message, 'string');
+  t.true((await me(token)).body.user.is_verified);
+
+  // The older link still works (idempotent), and sending again is refused.
+  t.is((await confirm(linkToken(registerMail.payload.text))).status, 200);
+  const again = await app.request('POST', '/api/v1/auth/verify-email/send', { token });
+  t.is(again.status, 400);
+  t.deepEqual(again.body, { detail: 'Email already verified' });
+  t.is((await mailJobsTo(email)).length, 2);
+});
+
+test('verification: bad, expired, foreign and misused tokens are 400', async (t) => {
+  const { email, token } = await registered('verify-bad');
+  const userId = (await me(token)).body.user.id as string;
+  const key = app.deps.config.jwtSecret;
+  const bad: Record<string, string> = {
+    garbage: 'not-a-token',
+    expired: await issuePurposeToken(key, 'verify-email', userId, -60, { email }),
+    'another key': await issuePurposeToken(new TextEncoder().encode('k'.repeat(48)), 'verify-email', userId, 600, { email }),
+    'another purpose': await issuePurposeToken(key, 'reset-password', userId, 600, { email }),
+    'an access token': token,
+    'another e-mail': await issuePurposeToken(key, 'verify-email', userId, 600, { email: 'someone@example.com' }),
+    'unknown user': await issuePurposeToken(key, 'verify-email', '00000000-0000-4000-8000-000000000000', 600, { email }),
+    'not a uuid subject': await issuePurposeToken(key, 'verify-email', 'admin', 600, { email }),
+    'alg none': new UnsecuredJWT({ purpose: 'verify-email', email }).setSubject(userId).setExpirationTime('1h').encode(),
+  };
+  for (const [name, value] of Object.entries(bad)) {
+    const res = await confirm(value);
+    t.is(res.status, 400, `${name}: ${res.text}`);
+    t.deepEqual(res.body, { detail: 'Invalid or expired verification token' }, name);
+  }
+  t.false((await me(token)).body.user.is_verified);
+  const missing = await app.request('POST', '/api/v1/auth/verify-email', { body: {} });
+  t.is(missing.status, 422);
+  t.deepEqual(issues(missing.body), [['body.token', 'missing']]);
+});
+
+test('verification: the verification token is not an access token', async (t) => {
+  const { email } = await registered('not-bearer');
+  const link = linkToken((await mailJobsTo(email))[0].payload.text);
+  const res = await me(link);
+  t.is(res.status, 401);
+  t.deepEqual(res.body, { detail: 'Could not validate credentials' });
+});
+
+test('verification: send needs a token (401)', async (t) => {
+  const res = await app.request('POST', '/api/v1/auth/verify-email/send');
+  t.is(res.status, 401);
+  t.deepEqual(res.body, { detail: 'Not authenticated' });
+});
+
+test('send_email without SMTP_URL writes the mail, link included, to the log', async (t) => {
+  const { email } = await registered('mail-log');
+  const [job] = await mailJobsTo(email);
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+  t.is(app.deps.config.SMTP_URL, undefined);
+  const payload = sendEmailTask.payload.parse(job.payload);
+  await sendEmailTask.run(payload, { ...app.deps, logger }, {} as JobHelpers);
+  t.is(lines.length, 1);
+  const entry = JSON.parse(lines[0]);
+  t.like(entry.mail, { to: email, subject: job.payload.subject });
+  t.true(entry.mail.text.includes(linkToken(job.payload.text)));
+});
+
+// ─── secrets stay out of the logs ──────────────────────────────────────────────────────────
+
+test('no password or access token ever reaches the logs', async (t) => {
+  // The same app, served with a logger that records everything (trace level).
+  let output = '';
+  const logger = pino({ level: 'trace', redact: { paths: redactPaths, censor: '[redacted]' } }, new Writable({ write: (chunk, _enc, done) => ((output += String(chunk)), done()) }));
+  const server = http.createServer(createApp({ ...app.deps, logger }).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const call = async (method: string, path: string, body?: unknown, token?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await fetch(base + path + '?password=in-the-query-too', { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as { access_token: string } };
+  };
+  try {
+    const email = uniqueEmail('logs');
+    const password = `S3cret-${randomBytes(6).toString('hex')}`;
+    const reg = await call('POST', '/api/v1/auth/register', { email, full_name: 'Log Watcher', password });
+    t.is(reg.status, 200);
+    const signIn = await call('POST', '/api/v1/auth/login', { email, password });
+    t.is(signIn.status, 200);
+    t.is((await call('POST', '/api/v1/auth/login', { email, password: `${password}-wrong` })).status, 401);
+    t.is((await call('POST', '/api/v1/auth/register', { email, full_name: 'Again', password })).status, 400);
+    t.is((await call('POST', '/api/v1/auth/register', { email: 'bad', full_name: 'Again', password: `${password}x`.repeat(10) })).status, 422);
+    t.is((await call('GET', '/api/v1/auth/me', undefined, signIn.body.access_token)).status, 200);
+    const idToken = await google.signIdToken({ email: uniqueEmail('logs-google') });
+    const viaGoogle = await call('POST', '/api/v1/auth/google', { id_token: idToken });
+    t.is(viaGoogle.status, 200);
+    t.is((await call('POST', '/api/v1/auth/logout', undefined, reg.body.access_token)).status, 200);
+    t.is((await call('GET', '/api/v1/auth/me', undefined, reg.body.access_token)).status, 401);
+
+    t.true(output.includes('"path":"/api/v1/auth/login"'), 'requests were logged');
+    for (const secret of [password, `${password}-wrong`, reg.body.access_token, signIn.body.access_token, viaGoogle.body.access_token, idToken, 'in-the-query-too']) {
+      t.false(output.includes(secret), `secret in the logs: ${secret.slice(0, 12)}…`);
+    }
+  } finally {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+});
