@@ -32,9 +32,11 @@ const callerRow = z.object({
 });
 
 export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array): Promise<Caller> {
-  const header = ctx.get('Authorization');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!header || !/^Bearer\b/i.test(header)) throw notAuthenticated();
+  const header = ctx.get('Authorization').trim();
+  // No header at all is "Not authenticated"; any header that is not a usable bearer token
+  // (another scheme, `Bearer` alone, a malformed or bad token) is "Could not validate credentials".
+  if (!header) throw notAuthenticated();
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) throw invalidCredentials();
   const claims = await verifyAccessToken(key, match[1]);
   if (!claims || !z.uuid().safeParse(claims.sub).success || !z.uuid().safeParse(claims.jti).success) throw invalidCredentials();
