@@ -3,6 +3,7 @@ import { loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { createDb } from './db.ts';
 import { createLocalEventBus, type EventBus } from './events.ts';
+import { createRedisEventBus } from './redis-events.ts';
 import { migrate } from './migrate.ts';
 import { resolveDatabase, type DatabaseHandle } from './database-url.ts';
 import type { Deps } from './deps.ts';
@@ -19,7 +20,8 @@ export async function boot(options: { config?: Config; migrate?: boolean; events
       if (applied.length) logger.info({ applied }, 'migrations applied');
     }
     const db = await createDb(database.url);
-    const events = options.events ?? createLocalEventBus();
+    // With REDIS_URL events cross processes (workers reach sockets on every API node).
+    const events = options.events ?? (config.REDIS_URL ? createRedisEventBus({ url: config.REDIS_URL, logger }) : createLocalEventBus());
     const deps: Deps = { config, db, events, logger };
     return {
       deps,

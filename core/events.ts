@@ -16,6 +16,11 @@ export type EventBus = {
   /** Listen to every published event; returns the unsubscribe function. */
   subscribe: (listener: (event: ParleyEvent) => void) => () => void;
   close: () => Promise<void>;
+  /**
+   * True when publish() itself reaches the Socket.IO rooms on every node (the Redis bus);
+   * otherwise (default) the realtime layer relays subscribed events to its own sockets.
+   */
+  reachesSockets?: boolean;
 };
 
 export const rooms = {

@@ -12,9 +12,10 @@ import path from 'node:path';
 import { loadConfig } from '../../core/config.ts';
 import { createDb } from '../../core/db.ts';
 import { createLocalEventBus, type ParleyEvent } from '../../core/events.ts';
+import { createRedisEventBus } from '../../core/redis-events.ts';
 import { createLogger } from '../../core/logger.ts';
 import type { Deps } from '../../core/deps.ts';
-import { startWebServer } from '../../api/server.ts';
+import { startWebServer, type WebServer } from '../../api/server.ts';
 import { createTestDatabase } from './db.ts';
 
 export type TestResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
@@ -34,11 +35,25 @@ export type TestApp = {
   databaseUrl: string;
   /** Every event published through the app's event bus, in order. */
   events: ParleyEvent[];
+  /** The HTTP server (with `realtime.io`, the Socket.IO server). */
+  web: WebServer;
   request: <T = any>(method: string, path: string, options?: RequestOptions) => Promise<TestResponse<T>>;
   close: () => Promise<void>;
 };
 
-export async function startTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+/** Redis for tests that need it (`TEST_REDIS_URL`, default 127.0.0.1:6379). */
+export const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export type TestAppOptions = {
+  env?: Record<string, string>;
+  /**
+   * Run events through Redis (REDIS_URL = testRedisUrl, the Redis bus and the Socket.IO Redis
+   * adapter) under this channel prefix; use one prefix per test file so files don't cross-talk.
+   */
+  redis?: { key: string };
+};
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
   const config = loadConfig({
@@ -48,15 +63,16 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
     JWT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     BCRYPT_ROUNDS: '4',
+    ...(options.redis ? { REDIS_URL: testRedisUrl } : {}),
     ...options.env,
   });
   const logger = createLogger(config.LOG_LEVEL);
   const db = await createDb(database.url, { maxPoolSize: 5 });
-  const bus = createLocalEventBus();
+  const bus = options.redis && config.REDIS_URL ? createRedisEventBus({ url: config.REDIS_URL, key: options.redis.key, logger }) : createLocalEventBus();
   const events: ParleyEvent[] = [];
   bus.subscribe((e) => events.push(e));
   const deps: Deps = { config, db, events: bus, logger };
-  const web = await startWebServer(deps, 0);
+  const web = await startWebServer(deps, 0, { realtime: { redisKey: options.redis?.key } });
   const url = `http://127.0.0.1:${web.port}`;
   (config as { publicUrl: string }).publicUrl = options.env?.PUBLIC_URL ?? url;
 
@@ -83,9 +99,11 @@ export async function startTestApp(options: { env?: Record<string, string> } = {
     deps,
     databaseUrl: database.url,
     events,
+    web,
     request,
     close: async () => {
       await web.close();
+      await bus.close();
       await db.end();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,178 @@
+/**
+ * Live events for dashboards: Socket.IO on the API's own origin at `/socket.io`.
+ *
+ * A dashboard connects with `auth: {token}` (its bearer JWT), checked exactly like a REST
+ * request; a missing or bad token is a `connect_error` whose message (and `data.detail`) is the
+ * REST 401 text. A connected socket is in `user:<id>` and, for a member, `business:<id>`;
+ * `join_conversation {conversation_id}` adds `conversation:<id>` when the conversation belongs
+ * to the caller's business (`leave_conversation` undoes it). Both answer an acknowledgement
+ * `{ok: true}` or `{ok: false, detail}`. The connection ends when the token expires.
+ *
+ * Events published through `deps.events` reach their rooms. Without REDIS_URL the local bus is
+ * relayed to this server. With REDIS_URL this server uses the Redis adapter and the bus
+ * publishes through the Redis emitter (core/redis-events.ts), so an event published by any
+ * API node or worker reaches sockets on every node. Multi-node dashboards should connect with
+ * `transports: ['websocket']` (long polling needs sticky sessions).
+ */
+import type http from 'node:http';
+import type { Context } from 'koa';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Server, type Socket } from 'socket.io';
+import { z } from 'zod';
+import { sql } from '../core/db.ts';
+import type { Deps } from '../core/deps.ts';
+import { HttpError } from '../core/errors.ts';
+import { rooms, type ParleyEvent } from '../core/events.ts';
+import { closeRedis, createRedisClient, defaultRealtimeKey } from '../core/redis-events.ts';
+import { authenticate, type Caller } from './middlewares/auth.ts';
+
+export type RealtimeOptions = {
+  /** Redis channel prefix shared with the event bus (default `defaultRealtimeKey`). */
+  redisKey?: string;
+};
+
+export type Realtime = {
+  io: Server;
+  /**
+   * Settles once this node listens to Redis (its adapter's subscriptions are in place), so no
+   * event published after it is missed; at once without Redis. Never rejects: an unreachable
+   * Redis is logged and the adapter subscribes when it comes back.
+   */
+  ready: Promise<void>;
+  /** Disconnects every socket and releases Redis; the HTTP server is closed by its owner. */
+  close: () => Promise<void>;
+};
+
+type SocketData = { caller: Caller };
+
+const joinPayload = z.object({ conversation_id: z.uuid() });
+
+/** setTimeout's ceiling (~24.8 days); a longer token is re-armed when it fires. */
+const maxTimer = 2 ** 31 - 1;
+
+export function attachRealtime(server: http.Server, deps: Deps, options: RealtimeOptions = {}): Realtime {
+  const origins = deps.config.CORS_ORIGINS;
+  const io = new Server<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>(server, {
+    path: '/socket.io',
+    serveClient: false,
+    // Same origin needs no CORS; other dashboard origins are the REST API's allowed ones.
+    cors: origins.length ? { origin: origins, credentials: true } : undefined,
+  });
+
+  const redis = deps.config.REDIS_URL ? createRedisClient(deps.config.REDIS_URL, deps.logger, 'realtime-pub') : null;
+  const redisSub = redis ? redis.duplicate() : null;
+  if (redis && redisSub) {
+    redisSub.on('error', () => {}); // reported once through the publishing client's watcher
+    io.adapter(createAdapter(redis, redisSub, { key: options.redisKey ?? defaultRealtimeKey }));
+  }
+  // Commands on one connection run in order: the PING answers after the adapter's subscriptions.
+  const ready = redisSub
+    ? redisSub.ping().then(
+        () => {},
+        (error: Error) => deps.logger.warn({ err: error.message }, 'realtime: redis not reachable yet; live events resume when it is'),
+      )
+    : Promise.resolve();
+
+  io.use((socket, next) => {
+    authenticateSocket(socket, deps).then(
+      (caller) => {
+        socket.data.caller = caller;
+        next();
+      },
+      (error: Error) => next(error),
+    );
+  });
+  io.on('connection', (socket) => onConnection(socket, deps));
+
+  // With the Redis bus the emitter already reaches this server through its adapter.
+  const unsubscribe = deps.events.reachesSockets ? () => {} : deps.events.subscribe((event) => emitToRooms(io, event));
+
+  return {
+    io,
+    ready,
+    close: async () => {
+      unsubscribe();
+      io.disconnectSockets(true);
+      await Promise.allSettled([...io._nsps.values()].map(async (nsp) => nsp.adapter.close()));
+      io.engine.close();
+      if (redisSub) await closeRedis(redisSub);
+      if (redis) await closeRedis(redis);
+    },
+  };
+}
+
+function emitToRooms(io: Server, event: ParleyEvent): void {
+  // io.to([]) would broadcast to every socket.
+  if (event.rooms.length) io.to(event.rooms).emit(event.name, event.payload);
+}
+
+/** The token-check error a client sees in `connect_error`: the REST 401 text. */
+function refusal(detail: string): Error & { data: { detail: string } } {
+  return Object.assign(new Error(detail), { data: { detail } });
+}
+
+async function authenticateSocket(socket: Socket, deps: Deps): Promise<Caller> {
+  const token: unknown = socket.handshake.auth?.token;
+  if (typeof token !== 'string' || !token.trim()) throw refusal('Not authenticated');
+  // The REST check itself, fed the token as a bearer header, so a socket is accepted exactly
+  // when a request with the same token would be (HS256, revoked jti, user exists).
+  const bearer = { get: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${token}` : '') } as unknown as Context;
+  try {
+    return await authenticate(bearer, deps.db, deps.config.jwtSecret);
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 401) throw refusal(String(error.body.detail));
+    deps.logger.error({ err: error }, 'socket authentication failed');
+    throw refusal('Internal server error');
+  }
+}
+
+function onConnection(socket: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>, deps: Deps): void {
+  const { caller } = socket.data;
+  socket.join(rooms.user(caller.userId));
+  if (caller.member) socket.join(rooms.business(caller.member.businessId));
+
+  let expiry: NodeJS.Timeout | undefined;
+  const armExpiry = () => {
+    const remaining = caller.exp * 1000 - Date.now();
+    if (remaining <= 0) {
+      socket.disconnect(true);
+      return;
+    }
+    expiry = setTimeout(armExpiry, Math.min(remaining, maxTimer));
+    expiry.unref();
+  };
+  armExpiry();
+  socket.on('disconnect', () => clearTimeout(expiry));
+
+  socket.on('join_conversation', (raw: unknown, ack?: unknown) => {
+    const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => {};
+    const parsed = joinPayload.safeParse(raw);
+    if (!parsed.success) return reply({ ok: false, detail: 'conversation_id must be a UUID' });
+    const conversationId = parsed.data.conversation_id;
+    // Membership is read again, not taken from the connection: a member removed since
+    // connecting may not follow new conversations.
+    deps.db
+      .maybeOne(sql.type(z.object({ id: z.string() }))`
+        select c.id from conversations c
+        join team_members m on m.business_id = c.business_id and m.user_id = ${caller.userId} and m.is_active
+        where c.id = ${conversationId}`)
+      .then(
+        async (row) => {
+          if (!row) return reply({ ok: false, detail: 'Conversation not found' });
+          await socket.join(rooms.conversation(conversationId));
+          reply({ ok: true });
+        },
+        (error: unknown) => {
+          deps.logger.error({ err: error, conversation_id: conversationId }, 'join_conversation failed');
+          reply({ ok: false, detail: 'Internal server error' });
+        },
+      );
+  });
+
+  socket.on('leave_conversation', (raw: unknown, ack?: unknown) => {
+    const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => {};
+    const parsed = joinPayload.safeParse(raw);
+    if (!parsed.success) return reply({ ok: false, detail: 'conversation_id must be a UUID' });
+    Promise.resolve(socket.leave(rooms.conversation(parsed.data.conversation_id))).then(() => reply({ ok: true }));
+  });
+}
