@@ -3,7 +3,7 @@
  * schema. A bad variable stops the process with a message that names it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -114,10 +114,27 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): Env {
 /** Reads a secret kept in the data directory, creating it (mode 0600) on first use. */
 function storedSecret(dataDir: string, name: string, bytes: number): Buffer {
   const file = path.join(dataDir, 'secrets', name);
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  const read = () => {
+    const stored = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (stored.length !== bytes) throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} must hold ${bytes} base64 bytes (delete it to generate a new one)`);
+    return stored;
+  };
+  if (existsSync(file)) return read();
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const value = randomBytes(bytes);
-  writeFileSync(file, value.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  // Written whole to a temporary file, then linked into place: link() fails when the name
+  // exists, so two processes starting together (web and worker) agree on one secret and
+  // neither can read a half-written file.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temporary, value.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return read();
+  } finally {
+    unlinkSync(temporary);
+  }
   return value;
 }
 

@@ -12,9 +12,11 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
     const started = performance.now();
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
-        ctx.body = { detail: 'Not Found' };
+      // Unknown routes (404) and the router's 405 set a status without a body: give them the spec's shape.
+      if (ctx.status >= 400 && ctx.body == null) {
+        const status = ctx.status;
+        ctx.body = { detail: status === 404 ? 'Not Found' : httpReason(status) };
+        ctx.status = status;
       }
     } catch (error) {
       if (error instanceof HttpError) {
