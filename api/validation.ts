@@ -30,7 +30,7 @@ function issueType(issue: z.core.$ZodIssue & { input?: unknown }): string {
     case 'invalid_format':
       return issue.format === 'uuid' || issue.format === 'guid' ? 'uuid_parsing' : 'value_error';
     case 'invalid_value':
-      return 'enum';
+      return issue.input === undefined ? 'missing' : 'enum';
     default:
       return 'value_error';
   }

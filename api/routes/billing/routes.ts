@@ -1,4 +1,68 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** Billing: start an upgrade at Stripe Checkout, and Stripe's signed payment-confirmation callback. */
+import { z } from '../../../core/zod.ts';
+import { badRequest, forbidden, serviceUnavailable } from '../../../core/errors.ts';
+import { applyStripeEvent, paidPlans, startCheckout } from '../../../core/commands/billing.ts';
+import { isSignatureError, verifyStripeEvent } from '../../../core/stripe.ts';
+import { defineRoute } from '../../route.ts';
 
-export default [] as AnyRoute[];
+const tags = ['Billing'];
+
+export const checkoutUrl = defineRoute({
+  method: 'get',
+  path: '/api/v1/billing/checkout-url',
+  summary: 'A hosted Stripe Checkout URL for an upgrade (owner only)',
+  description:
+    'Creates a Stripe Checkout Session (mode `subscription`, the plan\'s price, `client_reference_id` = business id, ' +
+    '`metadata` {business_id, plan}) and returns its URL. The buyer returns to `APP_URL` (else `PUBLIC_URL`) ' +
+    '`/billing?checkout=success&session_id=…` or `/billing?checkout=cancelled`; the plan changes only when Stripe confirms the payment ' +
+    '(POST /api/v1/billing/webhook). A business that already has a Stripe customer reuses it; otherwise the owner\'s e-mail is pre-filled. ' +
+    '`plan` not `mini`/`pro`: 422. Not the owner: 403. The same or a lower plan than the current one: 400. ' +
+    'Stripe or the plan\'s price not configured: 503. Stripe refusing or unreachable: 502. Caller without a business: 400.',
+  tags,
+  auth: 'user',
+  query: z.object({ plan: z.enum(paidPlans).openapi({ description: 'The plan to upgrade to' }) }),
+  response: z.object({ url: z.url() }).openapi('CheckoutUrl'),
+  errors: [400, 403, 502, 503],
+  handler: async ({ query, caller, deps }) => {
+    if (!caller.member) throw badRequest('Organization not found');
+    if (caller.member.role !== 'owner') throw forbidden('Only the business owner can change the plan');
+    return startCheckout(deps, { businessId: caller.member.businessId, plan: query.plan, ownerEmail: caller.email });
+  },
+});
+
+export const stripeWebhook = defineRoute({
+  method: 'post',
+  path: '/api/v1/billing/webhook',
+  summary: 'Stripe webhook: the payment-confirmation callback (public, signed)',
+  description:
+    'Public; authenticated by the `Stripe-Signature` header over the exact raw body with `STRIPE_WEBHOOK_SECRET` (tolerance 300 s): ' +
+    'missing or wrong → 400 and nothing changes. Without `STRIPE_WEBHOOK_SECRET`: 503 (Stripe retries). ' +
+    '`checkout.session.completed` (and `checkout.session.async_payment_succeeded`) with `payment_status` `paid` moves the business named by ' +
+    '`client_reference_id` (else `metadata.business_id`) to `metadata.plan` at once and stores its Stripe customer and subscription ids. ' +
+    'Each event id is applied once (a redelivery is acknowledged and changes nothing). A plan not above the current one is acknowledged and ' +
+    'ignored: plans never go down here. Every other event type is acknowledged with 200.',
+  tags,
+  auth: 'none',
+  response: z.object({ received: z.literal(true) }),
+  errors: [400, 503],
+  handler: async ({ ctx, deps }) => {
+    const secret = deps.config.STRIPE_WEBHOOK_SECRET;
+    if (!secret) throw serviceUnavailable('Stripe webhooks are not configured on this server (set STRIPE_WEBHOOK_SECRET)');
+    const signature = ctx.get('Stripe-Signature');
+    // The default body parser keeps the exact request text beside the parsed JSON.
+    const raw = ctx.request.rawBody;
+    if (!signature) throw badRequest('Missing Stripe-Signature header');
+    if (typeof raw !== 'string' || raw.length === 0) throw badRequest('Missing webhook body');
+    let event;
+    try {
+      event = verifyStripeEvent(raw, signature, secret);
+    } catch (error) {
+      throw badRequest(isSignatureError(error) ? 'Invalid Stripe signature' : 'Invalid webhook payload');
+    }
+    const outcome = await applyStripeEvent(deps.db, event);
+    deps.logger.info({ stripe_event: event.id, type: event.type, outcome }, 'stripe event');
+    return { received: true };
+  },
+});
+
+export default [checkoutUrl, stripeWebhook];
