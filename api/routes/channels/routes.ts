@@ -1,4 +1,115 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** The business's channels: list (any member), create, update, delete (owner or admin). */
+import { badRequest, forbidden } from '../../../core/errors.ts';
+import { createChannel, deleteChannel, listChannels, updateChannel } from '../../../core/commands/channels.ts';
+import { z } from '../../../core/zod.ts';
+import type { Caller } from '../../middlewares/auth.ts';
+import { defineRoute } from '../../route.ts';
+import { channelSchema, presentChannel } from '../../presenters/channel.ts';
+import { channelIdParams, createChannelBody, messageResponse, updateChannelBody } from './schema.ts';
 
-export default [] as AnyRoute[];
+const tags = ['Channels'];
+
+function membership(caller: Caller) {
+  if (!caller.member) throw badRequest('Organization not found');
+  return caller.member;
+}
+
+/** Channels hold the business's platform credentials: only the owner and admins change them. */
+function manager(caller: Caller) {
+  const member = membership(caller);
+  if (member.role === 'agent') throw forbidden('Only the owner or an admin can manage channels');
+  return member;
+}
+
+export const list = defineRoute({
+  method: 'get',
+  path: '/api/v1/channels',
+  summary: 'The business\'s channels, active and inactive',
+  description:
+    'Also answers at `/api/v1/channels/`. Any member may read. The built-in `webchat` channel comes first, then the others oldest first. ' +
+    'Owner and admin see config values; an `agent` sees secret values (tokens, secrets, passwords, `verify_token`) as `********`. ' +
+    'A caller without a business: 400 `Organization not found`.',
+  tags,
+  auth: 'user',
+  response: z.array(channelSchema),
+  errors: [400],
+  handler: async ({ caller, deps }) => {
+    const member = membership(caller);
+    const rows = await listChannels(deps.db, member.businessId);
+    return rows.map((row) => presentChannel(row, deps.config.encryptionKey, { masked: member.role === 'agent' }));
+  },
+});
+
+export const create = defineRoute({
+  method: 'post',
+  path: '/api/v1/channels',
+  summary: 'Connect a channel (owner or admin)',
+  description:
+    'Also answers at `/api/v1/channels/`. Checks in order: role (403), type (400 `Invalid channel type`), plan (402: Free allows only `widget`, ' +
+    'counts exclude the built-in webchat), config (400 naming missing or invalid fields), a `widget_id` of the business (400), ' +
+    'an account not already connected (400: a WhatsApp number, Instagram account or widget has one channel). ' +
+    'The config is stored encrypted. Platform channels start `pending` and a `register_channel` job registers them with the platform ' +
+    '(creation never waits for it); `webchat` and `widget` channels start `connected`. `whatsapp` and `instagram` get a generated ' +
+    '`verify_token` when none is given, and the response config carries `_meta_setup_instructions`.',
+  tags,
+  auth: 'user',
+  body: createChannelBody,
+  response: channelSchema,
+  errors: [400, 402, 403],
+  handler: async ({ body, caller, deps }) => {
+    const member = manager(caller);
+    const row = await deps.db.transaction((tx) =>
+      createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: body.type, config: body.config, isActive: body.is_active }),
+    );
+    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl });
+  },
+});
+
+export const update = defineRoute({
+  method: 'patch',
+  path: '/api/v1/channels/:channel_id',
+  summary: 'Change a channel (owner or admin)',
+  description:
+    'Same rules as create. `config` is merged into the stored config (given keys replace, `null` removes a key); with a new `type` ' +
+    'it starts empty and must hold that type\'s required fields. A changed config or type sets `pending` and enqueues ' +
+    '`register_channel` again (so does re-activating a platform channel). The built-in webchat channel cannot change type or be ' +
+    'deactivated (400). Another business\'s channel: 404.',
+  tags,
+  auth: 'user',
+  params: channelIdParams,
+  body: updateChannelBody,
+  response: channelSchema,
+  errors: [400, 402, 403, 404],
+  handler: async ({ params, body, caller, deps }) => {
+    const member = manager(caller);
+    const row = await deps.db.transaction((tx) =>
+      updateChannel(tx, deps.config.encryptionKey, member.businessId, params.channel_id, {
+        type: body.type,
+        config: body.config,
+        isActive: body.is_active,
+      }),
+    );
+    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl });
+  },
+});
+
+export const remove = defineRoute({
+  method: 'delete',
+  path: '/api/v1/channels/:channel_id',
+  summary: 'Delete a channel (owner or admin)',
+  description:
+    'Permanent. Its conversations and customers stay, with no channel. The built-in webchat channel cannot be deleted (400). ' +
+    'A widget\'s channel may be deleted; the widget stays and a new `widget` channel can be created for it.',
+  tags,
+  auth: 'user',
+  params: channelIdParams,
+  response: messageResponse,
+  errors: [400, 403, 404],
+  handler: async ({ params, caller, deps }) => {
+    const member = manager(caller);
+    await deps.db.transaction((tx) => deleteChannel(tx, member.businessId, params.channel_id));
+    return { message: 'Channel deleted' };
+  },
+});
+
+export default [list, create, update, remove];

@@ -1,4 +1,140 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** Website widgets: create and update (owner only), and the two public reads the embed script makes. */
+import { z } from '../../../core/zod.ts';
+import { sql, type Queryable } from '../../../core/db.ts';
+import { badRequest, forbidden, notFound } from '../../../core/errors.ts';
+import { createChannel, listChannels } from '../../../core/commands/channels.ts';
+import type { Caller } from '../../middlewares/auth.ts';
+import { defineRoute } from '../../route.ts';
+import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../presenters/widget.ts';
+import { presentPublicChannel, publicChannelSchema } from '../../presenters/channel.ts';
+import { createWidgetBody, publicWidgetIdParams, updateWidgetBody, widgetIdParams } from './schema.ts';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
 
-export default [] as AnyRoute[];
+const tags = ['Widgets'];
+
+const domainTaken = () => badRequest('A widget for this domain already exists');
+
+function owner(caller: Caller) {
+  if (!caller.member) throw badRequest('Organization not found');
+  if (caller.member.role !== 'owner') throw forbidden('Only the business owner can manage widgets');
+  return caller.member;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Any widget by id for the public reads; malformed ids read as missing (404). */
+async function publicWidget(q: Queryable, widgetId: string) {
+  const row = uuidPattern.test(widgetId)
+    ? await q.maybeOne(sql.type(widgetRow.extend({ is_online: z.boolean() }))`
+        select ${widgetColumns},
+          exists (select 1 from team_members m where m.business_id = widgets.business_id and m.is_active and m.status = 'live') as is_online
+        from widgets where id = ${widgetId}`)
+    : null;
+  if (!row) throw notFound('Widget not found');
+  return row;
+}
+
+export const create = defineRoute({
+  method: 'post',
+  path: '/api/v1/widget/create',
+  summary: 'Create a website widget (owner only)',
+  description:
+    'Creates the widget and, in the same transaction, its `widget` channel (config `{widget_id}`, `connected` at once), which counts ' +
+    'against the plan\'s channels (402 when full; Free allows widget channels). `domain` is trimmed and lower-cased; one widget per ' +
+    'domain per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403.',
+  tags,
+  auth: 'user',
+  body: createWidgetBody,
+  response: widgetSchema,
+  errors: [400, 402, 403],
+  handler: async ({ body, caller, deps }) => {
+    const member = owner(caller);
+    const row = await deps.db.transaction(async (tx) => {
+      const widget = await tx.maybeOne(sql.type(widgetRow)`
+        insert into widgets (business_id, name, domain, welcome_heading, welcome_tagline, primary_color, show_online_badge, logo_url, config)
+        values (${member.businessId}, ${body.name}, ${body.domain}, ${body.welcome_heading}, ${body.welcome_tagline},
+                ${body.primary_color}, ${body.show_online_badge}, ${body.logo_url}, ${sql.jsonb(body.config as never)})
+        on conflict (business_id, domain) do nothing
+        returning ${widgetColumns}`);
+      if (!widget) throw domainTaken();
+      await createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: 'widget', config: { widget_id: widget.id }, isActive: true });
+      return widget;
+    });
+    return presentWidget(row);
+  },
+});
+
+export const update = defineRoute({
+  method: 'put',
+  path: '/api/v1/widget/update/:widget_id',
+  summary: 'Change a website widget (owner only)',
+  description:
+    'Omitted fields keep their value; `logo_url: null` removes the logo; `config` replaces the stored one. A new domain must not be ' +
+    'another widget\'s of the business (400). Another business\'s or an unknown widget: 404.',
+  tags,
+  auth: 'user',
+  params: widgetIdParams,
+  body: updateWidgetBody,
+  response: widgetSchema,
+  errors: [400, 403, 404],
+  handler: async ({ params, body, caller, deps }) => {
+    const member = owner(caller);
+    const row = await deps.db.transaction(async (tx) => {
+      const current = await tx.maybeOne(sql.type(widgetRow)`
+        select ${widgetColumns} from widgets where id = ${params.widget_id} and business_id = ${member.businessId} for update`);
+      if (!current) throw notFound('Widget not found');
+      const next = { ...current, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) };
+      try {
+        return await tx.one(sql.type(widgetRow)`
+          update widgets set
+            name = ${next.name}, domain = ${next.domain}, welcome_heading = ${next.welcome_heading},
+            welcome_tagline = ${next.welcome_tagline}, primary_color = ${next.primary_color},
+            show_online_badge = ${next.show_online_badge}, logo_url = ${next.logo_url},
+            config = ${sql.jsonb(next.config as never)}, updated_at = now()
+          where id = ${current.id}
+          returning ${widgetColumns}`);
+      } catch (error) {
+        if (error instanceof UniqueIntegrityConstraintViolationError) throw domainTaken();
+        throw error;
+      }
+    });
+    return presentWidget(row);
+  },
+});
+
+export const read = defineRoute({
+  method: 'get',
+  path: '/api/v1/widget/:widget_id',
+  summary: 'A widget\'s public configuration (no token)',
+  description: 'For the embed script on any origin (CORS `*`). Adds `is_online`: some active member of the business is `live`. Unknown or malformed id: 404.',
+  tags,
+  auth: 'none',
+  publicCors: true,
+  params: publicWidgetIdParams,
+  response: publicWidgetSchema,
+  errors: [404],
+  handler: async ({ params, deps }) => {
+    const row = await publicWidget(deps.db, params.widget_id);
+    return { ...presentWidget(row), is_online: row.is_online };
+  },
+});
+
+export const channels = defineRoute({
+  method: 'get',
+  path: '/api/v1/widget/:widget_id/channels',
+  summary: 'The active channels of the widget\'s business (no token)',
+  description: 'For the embed script on any origin (CORS `*`). `config` is always `{}`: public reads never show credentials. Unknown or malformed id: 404.',
+  tags,
+  auth: 'none',
+  publicCors: true,
+  params: publicWidgetIdParams,
+  response: z.array(publicChannelSchema),
+  errors: [404],
+  handler: async ({ params, deps }) => {
+    const widget = await publicWidget(deps.db, params.widget_id);
+    const rows = await listChannels(deps.db, widget.business_id, { activeOnly: true });
+    return rows.map(presentPublicChannel);
+  },
+});
+
+export default [create, update, read, channels];

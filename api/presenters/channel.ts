@@ -1,0 +1,81 @@
+/** channels row → the spec's Channel: the full config for owner/admin, secrets masked for agents, none in public. */
+import { z } from '../../core/zod.ts';
+import { channelTypes, maskChannelConfig } from '../../core/channel-config.ts';
+import { tryReadChannelConfig, type ChannelRow } from '../../core/commands/channels.ts';
+
+const setupInstructionsSchema = z
+  .object({
+    callback_url: z.string().openapi({ description: 'Set as the callback URL of the Meta app' }),
+    verify_token: z.string().openapi({ description: 'Set as the verify token of the Meta app' }),
+  })
+  .openapi('ChannelSetupInstructions');
+
+export const channelSchema = z
+  .object({
+    id: z.uuid(),
+    business_id: z.uuid(),
+    type: z.enum(channelTypes),
+    config: z.record(z.string(), z.unknown()).openapi({
+      description:
+        'Fields by type (all strings). Owner and admin see the values; an agent sees secret values as `********`. ' +
+        'Create and update responses of `whatsapp` and `instagram` channels add `_meta_setup_instructions` {callback_url, verify_token}.',
+    }),
+    is_active: z.boolean(),
+    created_at: z.string(),
+    status: z.enum(['pending', 'connected', 'error']).openapi({ description: 'Registration with the platform: `pending` until the register job ran' }),
+    last_error: z.string().nullable().openapi({ description: 'The platform\'s reason when `status` is `error`' }),
+    is_builtin: z.boolean().openapi({ description: 'The business\'s built-in webchat channel: not counted against the plan, cannot be deleted' }),
+  })
+  .openapi('Channel');
+export type ChannelOutput = z.infer<typeof channelSchema>;
+
+export const publicChannelSchema = z
+  .object({
+    id: z.uuid(),
+    business_id: z.uuid(),
+    type: z.enum(channelTypes),
+    config: z.object({}).openapi({ description: 'Always empty: public reads never show configuration' }),
+    is_active: z.boolean(),
+    created_at: z.string(),
+  })
+  .openapi('PublicChannel');
+
+export type PresentChannelOptions = {
+  /** An `agent` is reading: secret values become "********". */
+  masked: boolean;
+  /** PUBLIC_URL: set on create/update responses to add `_meta_setup_instructions` (whatsapp, instagram). */
+  setupFor?: string;
+};
+
+const UNREADABLE = 'The stored configuration cannot be decrypted (was CONFIG_ENCRYPTION_KEY changed?). Enter the credentials again.';
+
+export function presentChannel(row: ChannelRow, key: Uint8Array, options: PresentChannelOptions): ChannelOutput {
+  const stored = tryReadChannelConfig(key, row);
+  let config: Record<string, unknown> = stored ?? {};
+  if (options.setupFor && stored && (row.type === 'whatsapp' || row.type === 'instagram')) {
+    config = {
+      ...config,
+      _meta_setup_instructions: { callback_url: `${options.setupFor}/api/v1/webhooks/${row.type}`, verify_token: stored.verify_token },
+    };
+  }
+  return {
+    id: row.id,
+    business_id: row.business_id,
+    type: row.type,
+    config: options.masked ? maskChannelConfig(config) : config,
+    is_active: row.is_active,
+    created_at: row.created_at,
+    status: stored ? row.status : 'error',
+    last_error: stored ? row.last_error : UNREADABLE,
+    is_builtin: row.is_builtin,
+  };
+}
+
+export const presentPublicChannel = (row: ChannelRow): z.infer<typeof publicChannelSchema> => ({
+  id: row.id,
+  business_id: row.business_id,
+  type: row.type,
+  config: {},
+  is_active: row.is_active,
+  created_at: row.created_at,
+});

@@ -1,0 +1,29 @@
+import { z } from '../../../core/zod.ts';
+
+const typeField = z.string().openapi({
+  description: 'One of `webchat`, `widget`, `email`, `whatsapp`, `telegram`, `instagram`, `x`, `sms`; anything else is 400 `Invalid channel type`',
+  example: 'telegram',
+});
+
+const configField = z.looseObject({}).openapi({
+  description: 'Fields by type (decisions.md): missing required fields are 400 naming them; unknown keys are dropped',
+  example: { bot_token: '123456:ABC-DEF' },
+});
+
+export const createChannelBody = z.object({
+  type: typeField,
+  config: configField.default({}),
+  is_active: z.boolean().default(true),
+});
+
+export const updateChannelBody = z.object({
+  type: typeField.optional(),
+  config: configField.optional().openapi({
+    description: 'Merged into the stored config: given keys replace, `null` removes a key, omitted keys keep their value. With a new `type` the config starts empty.',
+  }),
+  is_active: z.boolean().optional(),
+});
+
+export const channelIdParams = z.object({ channel_id: z.uuid() });
+
+export const messageResponse = z.object({ message: z.string() });

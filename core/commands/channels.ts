@@ -1,0 +1,221 @@
+/**
+ * Channels: create, update, delete, and load with the decrypted config. The whole config is
+ * sealed in `config_encrypted` (core/crypto.ts); only what inbound routing needs is kept in
+ * plain columns (`routing_key`, `verify_token`). Platform registration is never done here:
+ * it runs as the `register_channel` job, enqueued in the same transaction as the row.
+ */
+import { z } from 'zod';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { sql, type Queryable } from '../db.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { addJob } from '../jobs.ts';
+import { assertMayAddChannel } from '../plans.ts';
+import { decryptJson, DecryptError, encryptJson } from '../crypto.ts';
+import {
+  channelTypes,
+  isChannelType,
+  isInternalChannelType,
+  normalizeChannelConfig,
+  routingOf,
+  type ChannelConfig,
+  type ChannelType,
+} from '../channel-config.ts';
+
+export const channelRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  type: z.enum(channelTypes),
+  is_builtin: z.boolean(),
+  /** null when the config is empty (webchat). */
+  config_encrypted: z.string().nullable(),
+  routing_key: z.string().nullable(),
+  verify_token: z.string().nullable(),
+  is_active: z.boolean(),
+  status: z.enum(['pending', 'connected', 'error']),
+  last_error: z.string().nullable(),
+  /** Connector state (offsets, webhook secrets): never shown to clients. */
+  state: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ChannelRow = z.infer<typeof channelRow>;
+
+/** The columns channelRow reads; unqualified, for `from channels` and `returning`. */
+export const channelColumns = sql.fragment`
+  id, business_id, type, is_builtin, config_encrypted, routing_key, verify_token,
+  is_active, status, last_error, state, created_at, updated_at`;
+
+/** The task that registers a channel with its platform; payload `{channel_id}`. */
+export const REGISTER_CHANNEL_TASK = 'register_channel';
+
+const enqueueRegistration = (tx: Queryable, channelId: string) =>
+  addJob(tx, REGISTER_CHANNEL_TASK, { channel_id: channelId }, { jobKey: `register:${channelId}` });
+
+/** The decrypted config; throws DecryptError when the key changed or the value was altered. */
+export function readChannelConfig(key: Uint8Array, row: Pick<ChannelRow, 'config_encrypted'>): ChannelConfig {
+  return row.config_encrypted === null ? {} : decryptJson<ChannelConfig>(key, row.config_encrypted);
+}
+
+/** Like readChannelConfig, but null instead of throwing when the stored value cannot be read. */
+export function tryReadChannelConfig(key: Uint8Array, row: Pick<ChannelRow, 'config_encrypted'>): ChannelConfig | null {
+  try {
+    return readChannelConfig(key, row);
+  } catch (error) {
+    if (error instanceof DecryptError) return null;
+    throw error;
+  }
+}
+
+const sealConfig = (key: Uint8Array, config: ChannelConfig) => (Object.keys(config).length > 0 ? encryptJson(key, config) : null);
+
+/** A channel of the business, or null (another business's id reads as missing). */
+export async function findChannel(q: Queryable, businessId: string, channelId: string, options: { lock?: boolean } = {}): Promise<ChannelRow | null> {
+  return options.lock
+    ? q.maybeOne(sql.type(channelRow)`select ${channelColumns} from channels where id = ${channelId} and business_id = ${businessId} for update`)
+    : q.maybeOne(sql.type(channelRow)`select ${channelColumns} from channels where id = ${channelId} and business_id = ${businessId}`);
+}
+
+/** For workers: any channel by id with its decrypted config, or null when it was deleted. */
+export async function loadChannel(q: Queryable, key: Uint8Array, channelId: string): Promise<(ChannelRow & { config: ChannelConfig }) | null> {
+  const row = await q.maybeOne(sql.type(channelRow)`select ${channelColumns} from channels where id = ${channelId}`);
+  return row ? { ...row, config: readChannelConfig(key, row) } : null;
+}
+
+/** The business's channels, oldest first (the built-in webchat channel comes first). */
+export async function listChannels(q: Queryable, businessId: string, options: { activeOnly?: boolean } = {}): Promise<readonly ChannelRow[]> {
+  return q.any(sql.type(channelRow)`
+    select ${channelColumns} from channels
+    where business_id = ${businessId} and (is_active or ${!options.activeOnly})
+    order by is_builtin desc, created_at, id`);
+}
+
+function parseChannelType(value: string): ChannelType {
+  if (!isChannelType(value)) throw badRequest('Invalid channel type');
+  return value;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function assertWidgetOfBusiness(q: Queryable, businessId: string, widgetId: string): Promise<void> {
+  const found = uuidPattern.test(widgetId) && (await q.exists(sql.unsafe`select 1 from widgets where id = ${widgetId} and business_id = ${businessId}`));
+  if (!found) throw badRequest('Widget not found');
+}
+
+function routingTaken(type: ChannelType) {
+  if (type === 'whatsapp') return badRequest('This WhatsApp phone number is already connected to a channel');
+  if (type === 'instagram') return badRequest('This Instagram account is already connected to a channel');
+  if (type === 'widget') return badRequest('This widget already has a channel');
+  return badRequest('This account is already connected to a channel');
+}
+
+export type CreateChannelInput = {
+  businessId: string;
+  /** Checked here: an unknown type is 400 `Invalid channel type`. */
+  type: string;
+  /** Raw config from the client; normalized by core/channel-config.ts. */
+  config: Record<string, unknown>;
+  isActive: boolean;
+};
+
+/**
+ * Creates a channel in the caller's transaction. Checks in order: type (400), plan (402),
+ * config (400), widget ownership (400), routing key unused (400). Platform channels start
+ * `pending` with a `register_channel` job; webchat and widget channels need no platform and
+ * start `connected` without one.
+ */
+export async function createChannel(tx: Queryable, key: Uint8Array, input: CreateChannelInput): Promise<ChannelRow> {
+  const type = parseChannelType(input.type);
+  await assertMayAddChannel(tx, input.businessId, type);
+  const config = normalizeChannelConfig(type, input.config);
+  if (type === 'widget') await assertWidgetOfBusiness(tx, input.businessId, config.widget_id);
+  const { routingKey, verifyToken } = routingOf(type, config);
+  const internal = isInternalChannelType(type);
+  const row = await tx.maybeOne(sql.type(channelRow)`
+    insert into channels (business_id, type, config_encrypted, routing_key, verify_token, is_active, status)
+    values (${input.businessId}, ${type}, ${sealConfig(key, config)}, ${routingKey}, ${verifyToken}, ${input.isActive},
+            ${internal ? 'connected' : 'pending'})
+    on conflict (type, routing_key) where routing_key is not null do nothing
+    returning ${channelColumns}`);
+  if (!row) throw routingTaken(type);
+  if (!internal) await enqueueRegistration(tx, row.id);
+  return row;
+}
+
+export type UpdateChannelInput = {
+  type?: string;
+  /** Merged into the stored config (same type): given keys replace, `null` removes a key. */
+  config?: Record<string, unknown>;
+  isActive?: boolean;
+};
+
+function mergeConfig(base: ChannelConfig, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  return merged;
+}
+
+const sameConfig = (a: ChannelConfig, b: ChannelConfig) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
+/**
+ * Updates a channel of the business (404 otherwise) under the create rules. A new type
+ * starts from an empty config (the old type's fields mean nothing to it). A changed config
+ * or type resets the connector state, sets `pending` and enqueues `register_channel` again;
+ * so does re-activating an inactive platform channel. The built-in webchat channel keeps
+ * its type and stays active.
+ */
+export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: string, channelId: string, input: UpdateChannelInput): Promise<ChannelRow> {
+  const current = await findChannel(tx, businessId, channelId, { lock: true });
+  if (!current) throw notFound('Channel not found');
+  const type = input.type === undefined ? current.type : parseChannelType(input.type);
+  const typeChanged = type !== current.type;
+  if (current.is_builtin && typeChanged) throw badRequest('The built-in webchat channel cannot change type');
+  if (current.is_builtin && input.isActive === false) throw badRequest('The built-in webchat channel cannot be deactivated');
+  if (!current.is_builtin) await assertMayAddChannel(tx, businessId, type, { replacing: channelId });
+
+  const stored = tryReadChannelConfig(key, current);
+  let config = stored;
+  if (typeChanged || input.config !== undefined || stored === null) {
+    const base = typeChanged || stored === null ? {} : stored;
+    config = normalizeChannelConfig(type, mergeConfig(base, input.config ?? {}));
+  }
+  const nextConfig = config ?? {};
+  const configChanged = typeChanged || stored === null || !sameConfig(nextConfig, stored);
+  if (type === 'widget' && configChanged) await assertWidgetOfBusiness(tx, businessId, nextConfig.widget_id);
+
+  const isActive = input.isActive ?? current.is_active;
+  const internal = isInternalChannelType(type);
+  const { routingKey, verifyToken } = routingOf(type, nextConfig);
+  const register = !internal && (configChanged || (isActive && !current.is_active));
+  try {
+    const row = await tx.one(sql.type(channelRow)`
+      update channels set
+        type = ${type},
+        config_encrypted = ${configChanged ? sealConfig(key, nextConfig) : current.config_encrypted},
+        routing_key = ${routingKey},
+        verify_token = ${verifyToken},
+        is_active = ${isActive},
+        status = ${register ? 'pending' : internal ? 'connected' : current.status},
+        last_error = ${register || internal ? null : current.last_error},
+        state = ${configChanged ? sql.fragment`'{}'::jsonb` : sql.fragment`state`},
+        updated_at = now()
+      where id = ${channelId}
+      returning ${channelColumns}`);
+    if (register) await enqueueRegistration(tx, row.id);
+    return row;
+  } catch (error) {
+    if (error instanceof UniqueIntegrityConstraintViolationError) throw routingTaken(type);
+    throw error;
+  }
+}
+
+/** Deletes a channel of the business (404 otherwise); its conversations stay, with no channel. */
+export async function deleteChannel(tx: Queryable, businessId: string, channelId: string): Promise<void> {
+  const current = await findChannel(tx, businessId, channelId, { lock: true });
+  if (!current) throw notFound('Channel not found');
+  if (current.is_builtin) throw badRequest('The built-in webchat channel cannot be deleted');
+  await tx.query(sql.unsafe`delete from channels where id = ${channelId}`);
+}
