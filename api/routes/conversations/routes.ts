@@ -1,4 +1,267 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
+import { z } from '../../../core/zod.ts';
+import { sql, type Queryable } from '../../../core/db.ts';
+import { notFound } from '../../../core/errors.ts';
+import type { ParleyEvent } from '../../../core/events.ts';
+import type { Deps } from '../../../core/deps.ts';
+import { resolveAttachments } from '../../../core/uploads.ts';
+import { sendAgentMessage } from '../../../core/commands/messages.ts';
+import {
+  assignConversationToAgentNumber,
+  closeConversation,
+  createConversation,
+  reopenConversation,
+  resolveConversation,
+} from '../../../core/commands/conversations.ts';
+import { defineRoute } from '../../route.ts';
+import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema, presentConversationListItem } from '../../presenters/conversation.ts';
+import { messageColumns, messageRow, messageSchema, presentMessage } from '../../presenters/message.ts';
+import { businessOf, customersByIds, findConversation, lastMessages, loadConversation, messagePage } from './queries.ts';
+import { cursorColumn, encodeCursor } from './cursor.ts';
+import {
+  assignParams,
+  assignResponse,
+  closedResponse,
+  conversationParams,
+  createConversationBody,
+  listConversationsQuery,
+  listMessagesQuery,
+  resolvedResponse,
+  sendMessageBody,
+} from './schema.ts';
+import uploadRoutes from './upload.ts';
 
-export default [] as AnyRoute[];
+const tags = ['Conversations'];
+
+const publishAll = (deps: Deps, events: ParleyEvent[]) => {
+  for (const event of events) deps.events.publish(event);
+};
+
+export const create = defineRoute({
+  method: 'post',
+  // Also answers the spec's `/api/v1/conversations/` (a trailing slash is optional on every route).
+  path: '/api/v1/conversations',
+  summary: 'Start a conversation',
+  description:
+    '`business_id` must be the caller\'s business (404 `Business not found`). `customer_id` is a customer `uuid` of the business (400 otherwise). ' +
+    '`channel_id` is an active channel of the business (400 `Channel not found`); without it the business\'s built-in `webchat` channel is used, and `channel_type` follows the channel. ' +
+    'With `initial_message` (1–10,000 characters, trimmed) an `agent` message by the caller is sent exactly like POST …/messages: it counts against the monthly limit ' +
+    '(403 at the limit, and then no conversation is created), is queued for delivery and sets `first_response_at`. Status is `open`. The trailing slash of the path is optional.',
+  tags,
+  auth: 'user',
+  body: createConversationBody,
+  response: conversationSchema,
+  errors: [400, 403, 404],
+  handler: async ({ body, caller, deps }) => {
+    if (!caller.member || caller.member.businessId !== body.business_id) throw notFound('Business not found');
+    const businessId = caller.member.businessId;
+    const { conversation, events } = await deps.db.transaction(async (tx) => {
+      const created = await createConversation(tx, {
+        businessId,
+        createdBy: caller.userId,
+        customerId: body.customer_id,
+        channelId: body.channel_id,
+        initialMessage: body.initial_message ? { content: body.initial_message, attachments: [] } : null,
+      });
+      return { conversation: await loadConversation(tx, businessId, created.conversationId), events: created.events };
+    });
+    publishAll(deps, events);
+    return conversation;
+  },
+});
+
+const pagedConversationRow = conversationRow.extend({ cursor_at: z.string() });
+
+export const list = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations',
+  summary: 'List conversations',
+  description:
+    'Most recently updated first, each with its `customer` and `last_message` (instead of all messages). Filters: `status`, `assignee_id` (a user id, or `none` for unassigned), `channel_type`. ' +
+    '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional.',
+  tags,
+  auth: 'user',
+  query: listConversationsQuery,
+  response: z.array(conversationListItemSchema),
+  errors: [404],
+  handler: async ({ query, caller, deps, ctx }) => {
+    const businessId = businessOf(caller);
+    const conditions = [sql.fragment`c.business_id = ${businessId}`];
+    if (query.status) conditions.push(sql.fragment`c.status = ${query.status}`);
+    if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
+    else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
+    if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
+    if (query.before) conditions.push(sql.fragment`(c.updated_at, c.id) < (${query.before.at}::timestamptz, ${query.before.id}::uuid)`);
+    const rows = await deps.db.any(sql.type(pagedConversationRow)`
+      select ${conversationColumns}, ${cursorColumn(sql.fragment`c.updated_at`)} as cursor_at
+      from conversations c
+      where ${sql.join(conditions, sql.fragment` and `)}
+      order by c.updated_at desc, c.id desc
+      limit ${query.limit + 1}`);
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.id }));
+    const customers = await customersByIds(deps.db, page.map((r) => r.customer_id));
+    const latest = await lastMessages(deps.db, page.map((r) => r.id));
+    return page.map((r) => presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, latest.get(r.id) ?? null));
+  },
+});
+
+export const read = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations/:conversation_id',
+  summary: 'Read a conversation',
+  description: 'With its `customer` and its latest 100 `messages`, oldest first (older ones: GET …/messages).',
+  tags,
+  auth: 'user',
+  params: conversationParams,
+  response: conversationSchema,
+  errors: [404],
+  handler: async ({ params, caller, deps }) => loadConversation(deps.db, businessOf(caller), params.conversation_id),
+});
+
+export const listMessages = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations/:conversation_id/messages',
+  summary: 'List a conversation\'s messages',
+  description:
+    'Oldest first: the `limit` (1–200, default 50) latest messages, or the latest ones before the `before` cursor. ' +
+    'When older messages exist, the `X-Next-Cursor` response header holds the cursor for them.',
+  tags,
+  auth: 'user',
+  params: conversationParams,
+  query: listMessagesQuery,
+  response: z.array(messageSchema),
+  errors: [404],
+  handler: async ({ params, query, caller, deps, ctx }) => {
+    const conversation = await findConversation(deps.db, businessOf(caller), params.conversation_id);
+    const { messages, next } = await messagePage(deps.db, conversation.id, query.limit, query.before);
+    if (next) ctx.set('X-Next-Cursor', next);
+    return messages;
+  },
+});
+
+const loadMessage = async (q: Queryable, id: string) =>
+  presentMessage(await q.one(sql.type(messageRow)`select ${messageColumns} from messages m where m.id = ${id}`));
+
+export const send = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations/:conversation_id/messages',
+  summary: 'Send an agent reply',
+  description:
+    '`content` 1–10,000 characters (surrounding whitespace trimmed). `attachments`: up to 10 items whose `url` came from POST …/upload of this business (422 otherwise); ' +
+    'the stored name, type and size replace what the client sends. In one transaction the message is counted against the monthly limit ' +
+    '(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation\'s `updated_at` and ' +
+    '`last_message_at` move, `first_response_at` is set by the first agent message, a `pending` conversation becomes `open` (other states are kept), ' +
+    'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow.',
+  tags,
+  auth: 'user',
+  params: conversationParams,
+  body: sendMessageBody,
+  response: messageSchema,
+  errors: [400, 403, 404],
+  handler: async ({ params, body, caller, deps }) => {
+    const businessId = businessOf(caller);
+    const { message, events } = await deps.db.transaction(async (tx) => {
+      await findConversation(tx, businessId, params.conversation_id);
+      const attachments = await resolveAttachments(tx, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+      const sent = await sendAgentMessage(tx, {
+        businessId,
+        conversationId: params.conversation_id,
+        senderId: caller.userId,
+        content: body.content,
+        attachments,
+      });
+      return { message: await loadMessage(tx, sent.messageId), events: sent.events };
+    });
+    publishAll(deps, events);
+    return message;
+  },
+});
+
+export const resolve = defineRoute({
+  method: 'put',
+  path: '/api/v1/conversations/:conversation_id/resolve',
+  summary: 'Resolve a conversation',
+  description: 'From any other state; records who resolved it. Already resolved: 200 `{detail}` and nothing changes.',
+  tags,
+  auth: 'user',
+  params: conversationParams,
+  response: resolvedResponse,
+  errors: [404],
+  handler: async ({ params, caller, deps }) => {
+    const businessId = businessOf(caller);
+    const result = await deps.db.transaction((tx) =>
+      resolveConversation(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId }),
+    );
+    if (!result.changed) return { detail: 'Conversation is already resolved' };
+    publishAll(deps, result.events);
+    return { resolved_at: result.at };
+  },
+});
+
+export const close = defineRoute({
+  method: 'put',
+  path: '/api/v1/conversations/:conversation_id/close',
+  summary: 'Close a conversation',
+  description: 'From any other state. Already closed: 200 `{detail}` and nothing changes. A customer writing again later starts a new conversation.',
+  tags,
+  auth: 'user',
+  params: conversationParams,
+  response: closedResponse,
+  errors: [404],
+  handler: async ({ params, caller, deps }) => {
+    const businessId = businessOf(caller);
+    const result = await deps.db.transaction((tx) => closeConversation(tx, { businessId, conversationId: params.conversation_id }));
+    if (!result.changed) return { detail: 'Conversation is already closed' };
+    publishAll(deps, result.events);
+    return { closed_at: result.at };
+  },
+});
+
+export const reopen = defineRoute({
+  method: 'put',
+  path: '/api/v1/conversations/:conversation_id/reopen',
+  summary: 'Reopen a conversation',
+  description:
+    'Sets `open` from any state and clears `resolved_at`, `closed_at` and who resolved it (an open conversation is left unchanged). Returns the Conversation.',
+  tags,
+  auth: 'user',
+  params: conversationParams,
+  response: conversationSchema,
+  errors: [404],
+  handler: async ({ params, caller, deps }) => {
+    const businessId = businessOf(caller);
+    const { conversation, events } = await deps.db.transaction(async (tx) => {
+      const result = await reopenConversation(tx, { businessId, conversationId: params.conversation_id });
+      return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
+    });
+    publishAll(deps, events);
+    return conversation;
+  },
+});
+
+export const assign = defineRoute({
+  method: 'put',
+  path: '/api/v1/conversations/:conversation_id/assign/:agent_id',
+  summary: 'Assign a conversation by agent number',
+  description:
+    '`agent_id` is the member\'s integer `agent_number` (see GET /api/v1/team/members); the conversation stores that member\'s user id, which `assignee_id` shows elsewhere. ' +
+    'Any member may assign. An unknown number, or an inactive member: 404 `Agent not found`; not an integer: 422. A `pending` conversation becomes `open` (as with the team assign). ' +
+    'Events `conversation_assigned` (to the assignee) and `conversation_updated`.',
+  tags,
+  auth: 'user',
+  params: assignParams,
+  response: assignResponse,
+  errors: [404],
+  handler: async ({ params, caller, deps }) => {
+    const businessId = businessOf(caller);
+    const { events } = await deps.db.transaction((tx) =>
+      assignConversationToAgentNumber(tx, { businessId, conversationId: params.conversation_id, agentNumber: params.agent_id, assignedBy: caller.userId }),
+    );
+    publishAll(deps, events);
+    return { assignee_id: params.agent_id };
+  },
+});
+
+export default [create, list, read, listMessages, send, resolve, close, reopen, assign, ...uploadRoutes];

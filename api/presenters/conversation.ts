@@ -1,0 +1,91 @@
+/** conversations row (+ its customer and messages) → the spec's Conversation object. */
+import { z } from '../../core/zod.ts';
+import { sql } from '../../core/db.ts';
+import { customerSchema, type Customer } from './customer.ts';
+import { messageSchema, type Message } from './message.ts';
+
+export const conversationStatuses = ['open', 'pending', 'resolved', 'closed'] as const;
+export const channelTypes = ['webchat', 'widget', 'email', 'whatsapp', 'telegram', 'instagram', 'x', 'sms'] as const;
+
+export const conversationRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  customer_id: z.string().nullable(),
+  assignee_id: z.string().nullable(),
+  status: z.enum(conversationStatuses),
+  channel_type: z.string(),
+  channel_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  first_response_at: z.string().nullable(),
+  resolved_at: z.string().nullable(),
+  closed_at: z.string().nullable(),
+  assigned_at: z.string().nullable(),
+  last_message_at: z.string().nullable(),
+  handoff_reason: z.string().nullable(),
+});
+export type ConversationRow = z.infer<typeof conversationRow>;
+
+/** The columns conversationRow reads, for `select ${conversationColumns} from conversations c`. */
+export const conversationColumns = sql.fragment`
+  c.id, c.business_id, c.customer_id, c.assignee_id, c.status, c.channel_type, c.channel_id, c.created_at,
+  c.updated_at, c.first_response_at, c.resolved_at, c.closed_at, c.assigned_at, c.last_message_at, c.handoff_reason`;
+
+const conversationFields = {
+  id: z.uuid(),
+  business_id: z.uuid(),
+  customer_id: z.uuid().nullable().openapi({ description: 'The customer\'s `uuid`' }),
+  assignee_id: z.uuid().nullable().openapi({ description: 'The assigned member\'s user id' }),
+  status: z.enum(conversationStatuses),
+  channel_type: z.string().openapi({ enum: [...channelTypes] }),
+  channel_id: z.uuid().nullable().openapi({ description: 'Null once the channel has been deleted' }),
+  created_at: z.string(),
+  updated_at: z.string(),
+  first_response_at: z.string().nullable().openapi({ description: 'Time of the first agent message (SLA)' }),
+  resolved_at: z.string().nullable(),
+  closed_at: z.string().nullable(),
+  assigned_at: z.string().nullable(),
+  last_message_at: z.string().nullable(),
+  handoff_reason: z.string().nullable().openapi({ description: 'Why the AI agent asked for a human, when it did' }),
+  customer: customerSchema.nullable(),
+};
+
+export const conversationSchema = z
+  .object({ ...conversationFields, messages: z.array(messageSchema).openapi({ description: 'Oldest first' }) })
+  .openapi('Conversation');
+export type Conversation = z.infer<typeof conversationSchema>;
+
+/** A list entry: the conversation with its customer and its latest message instead of all of them. */
+export const conversationListItemSchema = z
+  .object({ ...conversationFields, last_message: messageSchema.nullable() })
+  .openapi('ConversationListItem');
+export type ConversationListItem = z.infer<typeof conversationListItemSchema>;
+
+const base = (row: ConversationRow, customer: Customer | null) => ({
+  id: row.id,
+  business_id: row.business_id,
+  customer_id: row.customer_id,
+  assignee_id: row.assignee_id,
+  status: row.status,
+  channel_type: row.channel_type,
+  channel_id: row.channel_id,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  first_response_at: row.first_response_at,
+  resolved_at: row.resolved_at,
+  closed_at: row.closed_at,
+  assigned_at: row.assigned_at,
+  last_message_at: row.last_message_at,
+  handoff_reason: row.handoff_reason,
+  customer,
+});
+
+export const presentConversation = (row: ConversationRow, customer: Customer | null, messages: Message[]): Conversation => ({
+  ...base(row, customer),
+  messages,
+});
+
+export const presentConversationListItem = (row: ConversationRow, customer: Customer | null, lastMessage: Message | null): ConversationListItem => ({
+  ...base(row, customer),
+  last_message: lastMessage,
+});

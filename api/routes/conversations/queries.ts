@@ -1,0 +1,71 @@
+/** Reads behind the conversation routes, each scoped to the caller's business. */
+import { z } from '../../../core/zod.ts';
+import { sql, type Queryable } from '../../../core/db.ts';
+import { notFound } from '../../../core/errors.ts';
+import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../presenters/conversation.ts';
+import { customerColumns, customerRow, presentCustomer, type Customer } from '../../presenters/customer.ts';
+import { messageColumns, messageRow, presentMessage, type Message } from '../../presenters/message.ts';
+import type { Caller } from '../../middlewares/auth.ts';
+import { cursorColumn, encodeCursor, type Cursor } from './cursor.ts';
+
+/** The caller's business id; a caller without one has no conversations to see. */
+export function businessOf(caller: Caller): string {
+  if (!caller.member) throw notFound('Business not found');
+  return caller.member.businessId;
+}
+
+export async function findConversation(q: Queryable, businessId: string, id: string): Promise<ConversationRow> {
+  const row = await q.maybeOne(sql.type(conversationRow)`
+    select ${conversationColumns} from conversations c where c.id = ${id} and c.business_id = ${businessId}`);
+  if (!row) throw notFound('Conversation not found');
+  return row;
+}
+
+export async function customersByIds(q: Queryable, ids: (string | null)[]): Promise<Map<string, Customer>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await q.any(sql.type(customerRow)`
+    select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id
+    where cu.id = any(${sql.array(wanted, 'uuid')})`);
+  return new Map(rows.map((r) => [r.id, presentCustomer(r)]));
+}
+
+const pagedMessageRow = messageRow.extend({ cursor_at: z.string() });
+
+/**
+ * A page of a conversation's messages, oldest first: the `limit` latest ones before the cursor
+ * (or overall). `next` pages further back in time.
+ */
+export async function messagePage(q: Queryable, conversationId: string, limit: number, before?: Cursor): Promise<{ messages: Message[]; next: string | null }> {
+  const rows = await q.any(sql.type(pagedMessageRow)`
+    select ${messageColumns}, ${cursorColumn(sql.fragment`m.created_at`)} as cursor_at
+    from messages m
+    where m.conversation_id = ${conversationId}
+      ${before ? sql.fragment`and (m.created_at, m.id) < (${before.at}::timestamptz, ${before.id}::uuid)` : sql.fragment``}
+    order by m.created_at desc, m.id desc
+    limit ${limit + 1}`);
+  const page = rows.slice(0, limit);
+  const oldest = page.at(-1);
+  const next = rows.length > limit && oldest ? encodeCursor({ at: oldest.cursor_at, id: oldest.id }) : null;
+  return { messages: page.reverse().map(presentMessage), next };
+}
+
+/** Each conversation's latest message. */
+export async function lastMessages(q: Queryable, conversationIds: string[]): Promise<Map<string, Message>> {
+  if (conversationIds.length === 0) return new Map();
+  const rows = await q.any(sql.type(messageRow)`
+    select ${messageColumns}
+    from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
+    cross join lateral (
+      select * from messages m where m.conversation_id = ids.id order by m.created_at desc, m.id desc limit 1
+    ) m`);
+  return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
+}
+
+/** The Conversation object: with its customer and its latest 100 messages, oldest first. */
+export async function loadConversation(q: Queryable, businessId: string, id: string): Promise<Conversation> {
+  const row = await findConversation(q, businessId, id);
+  const customers = await customersByIds(q, [row.customer_id]);
+  const { messages } = await messagePage(q, row.id, 100);
+  return presentConversation(row, row.customer_id ? (customers.get(row.customer_id) ?? null) : null, messages);
+}

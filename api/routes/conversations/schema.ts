@@ -1,0 +1,71 @@
+import { z } from '../../../core/zod.ts';
+import { channelTypes, conversationStatuses } from '../../presenters/conversation.ts';
+import { cursorParam } from './cursor.ts';
+
+/** Message text: surrounding whitespace trimmed, then 1–10,000 characters. */
+const messageText = z.string().trim().min(1).max(10_000);
+
+export const conversationParams = z.object({ conversation_id: z.uuid() });
+
+export const assignParams = z.object({
+  conversation_id: z.uuid(),
+  agent_id: z.coerce.number().int().openapi({ type: 'integer', description: 'The member\'s `agent_number` (owner 1, then 2, 3 … in order of joining)' }),
+});
+
+export const createConversationBody = z.object({
+  business_id: z.uuid().openapi({ description: 'Must be the caller\'s business' }),
+  customer_id: z.uuid().nullish().openapi({ description: 'A customer `uuid` of the business' }),
+  channel_id: z.uuid().nullish().openapi({ description: 'An active channel of the business; default: its built-in webchat channel' }),
+  initial_message: messageText.nullish().openapi({ description: 'Sent as an agent message by the caller (counts against the monthly limit)' }),
+});
+
+export const attachmentInput = z.object({
+  url: z.string().max(2048).openapi({ description: 'A URL returned by POST /api/v1/conversations/{conversation_id}/upload' }),
+  filename: z.string().optional(),
+  content_type: z.string().optional(),
+  size: z.number().int().optional(),
+});
+
+export const sendMessageBody = z.object({
+  content: messageText,
+  attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
+});
+
+export const listConversationsQuery = z.object({
+  status: z.enum(conversationStatuses).optional(),
+  assignee_id: z
+    .union([z.uuid(), z.literal('none')])
+    .optional()
+    .openapi({ type: 'string', description: 'A member\'s user id, or `none` for unassigned conversations' }),
+  channel_type: z.enum(channelTypes).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', default: 50, maximum: 200, minimum: 1 }),
+  before: cursorParam.optional(),
+});
+
+export const listMessagesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', default: 50, maximum: 200, minimum: 1 }),
+  before: cursorParam.optional(),
+});
+
+export const resolvedResponse = z
+  .object({ resolved_at: z.string().optional(), detail: z.string().optional() })
+  .openapi('ResolveResult', { description: '`{resolved_at}`, or `{detail}` when it already was resolved' });
+
+export const closedResponse = z
+  .object({ closed_at: z.string().optional(), detail: z.string().optional() })
+  .openapi('CloseResult', { description: '`{closed_at}`, or `{detail}` when it already was closed' });
+
+export const assignResponse = z
+  .object({ assignee_id: z.number().int().openapi({ description: 'The agent number from the path' }) })
+  .openapi('AssignByNumberResult');
+
+export const uploadResponse = z
+  .object({
+    url: z.string().openapi({ description: 'Absolute, unguessable, readable without a token' }),
+    filename: z.string(),
+    content_type: z.string(),
+    size: z.number().int().openapi({ description: 'Bytes' }),
+  })
+  .openapi('Upload');
+
+export const uploadParams = z.object({ storage_key: z.string() });

@@ -1,0 +1,179 @@
+/**
+ * Attachments: an agent uploads a file into a conversation (multipart, authenticated), and
+ * anyone holding the returned URL reads it back (public: platforms fetch attachments without
+ * our token; the 256-bit key in the URL is the credential).
+ */
+import { createReadStream } from 'node:fs';
+import { stat, unlink } from 'node:fs/promises';
+import type { Context, Middleware } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { File } from 'formidable';
+import { HttpError, notFound, validationError } from '../../../core/errors.ts';
+import {
+  cleanFilename,
+  findUpload,
+  isImageType,
+  maxUploadBytes,
+  storeUpload,
+  uploadContentType,
+  uploadPath,
+  uploadUrl,
+} from '../../../core/uploads.ts';
+import { defineRoute } from '../../route.ts';
+import { businessOf, findConversation } from './queries.ts';
+import { conversationParams, uploadParams, uploadResponse } from './schema.ts';
+
+const tooLarge = () => new HttpError(413, { detail: `File too large: the limit is ${maxUploadBytes / (1024 * 1024)} MiB` });
+const fileIssue = (msg: string, type = 'value_error') => validationError([{ loc: ['body', 'file'], msg, type }]);
+
+const formidableParser = koaBody({
+  multipart: true,
+  json: false,
+  urlencoded: false,
+  text: false,
+  parsedMethods: [HttpMethodEnum.POST],
+  formidable: {
+    maxFiles: 1,
+    maxFileSize: maxUploadBytes,
+    maxTotalFileSize: maxUploadBytes,
+    maxFields: 20,
+    maxFieldsSize: 64 * 1024,
+    allowEmptyFiles: false,
+    minFileSize: 1,
+    keepExtensions: false,
+  },
+  onError: (error) => {
+    const { httpCode, code } = error as Error & { httpCode?: number; code?: number };
+    if (httpCode === 413) throw tooLarge();
+    // formidable's "file size should be greater than 0" (noEmptyFiles / smallerThanMinFileSize)
+    if (code === 1010 || code === 1008) throw fileIssue('The file is empty');
+    throw fileIssue('Could not read the multipart body');
+  },
+});
+
+/** Temp files the parser wrote, whatever happens to the request afterwards. */
+const receivedFiles = (ctx: Context): File[] => {
+  const files = (ctx.request as { files?: Record<string, File | File[]> }).files ?? {};
+  return Object.values(files).flat();
+};
+
+/**
+ * koa-body multipart with formidable's limits; a Content-Length already over the limit is
+ * refused before reading. Temp files are removed once the response is done (a stored file has
+ * been moved away by then), also when authentication or validation refused the request.
+ */
+const multipart: Middleware = async (ctx, next) => {
+  const length = Number(ctx.get('Content-Length'));
+  if (Number.isFinite(length) && length > maxUploadBytes + 1024 * 1024) throw tooLarge();
+  ctx.res.once('close', () => {
+    for (const file of receivedFiles(ctx)) unlink(file.filepath).catch(() => {});
+  });
+  await formidableParser(ctx, next);
+};
+
+export const upload = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations/:conversation_id/upload',
+  summary: 'Upload an attachment',
+  description:
+    'Multipart form with the file in field `file` (422 when missing or empty), at most 10 MiB (413). Accepted: common image (JPEG, PNG, GIF, WebP, HEIC), audio, video, PDF, ' +
+    'plain text/CSV and office documents; a generic `application/octet-stream` is judged by the file extension; anything else (HTML, SVG, scripts, archives…) is 415. ' +
+    'Returns `{url, filename, content_type, size}`: pass it in `attachments` of POST …/messages. The URL is absolute and unguessable and is readable without a token.',
+  tags: ['Conversations'],
+  auth: 'user',
+  params: conversationParams,
+  bodyParser: multipart,
+  response: uploadResponse,
+  errors: [404, 413, 415],
+  handler: async ({ params, caller, deps, ctx }) => {
+    const businessId = businessOf(caller);
+    await findConversation(deps.db, businessId, params.conversation_id);
+    const files = (ctx.request as { files?: Record<string, File | File[]> }).files ?? {};
+    const field = files.file;
+    const file = Array.isArray(field) ? field[0] : field;
+    if (!file) throw fileIssue('Field required', 'missing');
+    const filename = cleanFilename(file.originalFilename);
+    const contentType = uploadContentType(file.mimetype, filename);
+    if (!contentType) throw new HttpError(415, { detail: `Unsupported file type: ${file.mimetype ?? 'unknown'}` });
+    const row = await storeUpload(deps.db, {
+      dataDir: deps.config.dataDir,
+      businessId,
+      conversationId: params.conversation_id,
+      uploadedBy: caller.userId,
+      tempPath: file.filepath,
+      filename,
+      contentType,
+      size: file.size,
+    });
+    return { url: uploadUrl(deps.config.publicUrl, row.storage_key), filename: row.filename, content_type: row.content_type, size: row.size };
+  },
+});
+
+/** `attachment; filename="…"; filename*=UTF-8''…`: an ASCII fallback and the exact name. */
+function contentDisposition(kind: 'inline' | 'attachment', filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/** One `bytes=start-end` range (what media players ask for), or null for the whole file. */
+function parseRange(header: string, size: number): { start: number; end: number } | null | 'unsatisfiable' {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    start = Math.max(0, size - Number(match[2]));
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}
+
+export const serve = defineRoute({
+  method: 'get',
+  path: '/api/v1/uploads/:storage_key',
+  summary: 'Read an uploaded file (public)',
+  description:
+    'No token: the unguessable URL is the credential. Served with the stored content type, `X-Content-Type-Options: nosniff` and a sandboxing CSP; ' +
+    'images inline, everything else as a download (`Content-Disposition: attachment`). Single byte ranges are honoured (206) for media players. 404 for an unknown key.',
+  tags: ['Conversations'],
+  auth: 'none',
+  publicCors: true,
+  params: uploadParams,
+  responseContentType: 'application/octet-stream',
+  errors: [404, 416],
+  handler: async ({ params, deps, ctx }) => {
+    const row = await findUpload(deps.db, params.storage_key);
+    if (!row) throw notFound('File not found');
+    const file = uploadPath(deps.config.dataDir, row.storage_key);
+    const size = await stat(file).then(
+      (s) => s.size,
+      () => null,
+    );
+    if (size === null) throw notFound('File not found');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+    ctx.set('Content-Disposition', contentDisposition(isImageType(row.content_type) ? 'inline' : 'attachment', row.filename));
+    ctx.set('Cache-Control', 'private, max-age=31536000, immutable');
+    ctx.set('Accept-Ranges', 'bytes');
+    ctx.type = row.content_type;
+    const range = ctx.get('Range') ? parseRange(ctx.get('Range'), size) : null;
+    if (range === 'unsatisfiable') throw new HttpError(416, { detail: 'Range not satisfiable' }, { 'Content-Range': `bytes */${size}` });
+    if (range) {
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+      ctx.length = range.end - range.start + 1;
+      ctx.body = createReadStream(file, { start: range.start, end: range.end });
+      return undefined;
+    }
+    ctx.status = 200;
+    ctx.length = size;
+    ctx.body = createReadStream(file);
+    return undefined;
+  },
+});
+
+export default [upload, serve];

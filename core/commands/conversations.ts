@@ -1,0 +1,151 @@
+/**
+ * Conversation changes an agent makes through the API: start one, resolve, close, reopen,
+ * assign by agent number. Each runs in the caller's transaction and returns the events to
+ * publish after commit.
+ */
+import { z } from 'zod';
+import { sql, type Queryable } from '../db.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { rooms, type ParleyEvent } from '../events.ts';
+import type { Attachment } from '../uploads.ts';
+import { sendAgentMessage } from './messages.ts';
+import { assignConversation, assignmentEvents, conversationUpdated } from './team.ts';
+
+const idRow = z.object({ id: z.string() });
+const channelRow = z.object({ id: z.string(), type: z.string() });
+
+/** What a state change returns, for conversationUpdated. */
+const changedRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  status: z.string(),
+  assignee_id: z.string().nullable(),
+  assigned_at: z.string().nullable(),
+  updated_at: z.string(),
+  resolved_at: z.string().nullable(),
+  closed_at: z.string().nullable(),
+});
+const changedColumns = sql.fragment`id, business_id, status, assignee_id, assigned_at, updated_at, resolved_at, closed_at`;
+
+export type CreateConversationInput = {
+  businessId: string;
+  /** The agent starting it (the sender of the initial message). */
+  createdBy: string;
+  /** A customer uuid of the business (400 otherwise). */
+  customerId?: string | null;
+  /** An active channel of the business (400 otherwise); default: the built-in webchat channel. */
+  channelId?: string | null;
+  initialMessage?: { content: string; attachments: Attachment[] } | null;
+};
+
+/**
+ * Opens a conversation on the given or default channel. With an initial message the reply goes
+ * through sendAgentMessage, so it counts against the month (403 at the limit, and then no
+ * conversation is created either) and sets first_response_at.
+ */
+export async function createConversation(tx: Queryable, input: CreateConversationInput): Promise<{ conversationId: string; events: ParleyEvent[] }> {
+  if (input.customerId) {
+    const customer = await tx.maybeOne(sql.type(idRow)`
+      select id from customers where id = ${input.customerId} and business_id = ${input.businessId}`);
+    if (!customer) throw badRequest('Customer not found');
+  }
+  const channel = input.channelId
+    ? await tx.maybeOne(sql.type(channelRow)`
+        select id, type from channels where id = ${input.channelId} and business_id = ${input.businessId} and is_active`)
+    : await tx.maybeOne(sql.type(channelRow)`
+        select id, type from channels where business_id = ${input.businessId} and is_builtin`);
+  if (!channel) throw badRequest('Channel not found');
+
+  const created = await tx.one(sql.type(idRow)`
+    insert into conversations (business_id, customer_id, channel_id, channel_type, status)
+    values (${input.businessId}, ${input.customerId ?? null}, ${channel.id}, ${channel.type}, 'open')
+    returning id`);
+  const events: ParleyEvent[] = [
+    {
+      name: 'conversation_created',
+      rooms: [rooms.business(input.businessId)],
+      payload: { conversation_id: created.id, business_id: input.businessId, at: new Date().toISOString() },
+    },
+  ];
+  if (input.initialMessage) {
+    const sent = await sendAgentMessage(tx, {
+      businessId: input.businessId,
+      conversationId: created.id,
+      senderId: input.createdBy,
+      content: input.initialMessage.content,
+      attachments: input.initialMessage.attachments,
+    });
+    events.push(...sent.events);
+  }
+  return { conversationId: created.id, events };
+}
+
+async function assertExists(tx: Queryable, businessId: string, conversationId: string): Promise<void> {
+  const exists = await tx.exists(sql.unsafe`select 1 from conversations where id = ${conversationId} and business_id = ${businessId}`);
+  if (!exists) throw notFound('Conversation not found');
+}
+
+export type StateChange<K extends string> = { changed: true; at: string; events: ParleyEvent[]; field: K } | { changed: false };
+
+/** Resolves from any other state, recording who did; `changed: false` when it already was. 404 outside the business. */
+export async function resolveConversation(tx: Queryable, input: { businessId: string; conversationId: string; userId: string }): Promise<StateChange<'resolved_at'>> {
+  const row = await tx.maybeOne(sql.type(changedRow)`
+    update conversations set status = 'resolved', resolved_at = now(), resolved_by = ${input.userId}, updated_at = now()
+    where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'resolved'
+    returning ${changedColumns}`);
+  if (!row) {
+    await assertExists(tx, input.businessId, input.conversationId);
+    return { changed: false };
+  }
+  return { changed: true, field: 'resolved_at', at: row.resolved_at!, events: [conversationUpdated(row)] };
+}
+
+/** Closes from any other state; `changed: false` when it already was. 404 outside the business. */
+export async function closeConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<StateChange<'closed_at'>> {
+  const row = await tx.maybeOne(sql.type(changedRow)`
+    update conversations set status = 'closed', closed_at = now(), updated_at = now()
+    where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'closed'
+    returning ${changedColumns}`);
+  if (!row) {
+    await assertExists(tx, input.businessId, input.conversationId);
+    return { changed: false };
+  }
+  return { changed: true, field: 'closed_at', at: row.closed_at!, events: [conversationUpdated(row)] };
+}
+
+/**
+ * Back to `open` from any state. Resolution and closing are undone (resolved_at, resolved_by,
+ * closed_at cleared), as when a customer writes into a resolved conversation, so analytics
+ * count only conversations that stay resolved. An open conversation is left as it is.
+ */
+export async function reopenConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<{ events: ParleyEvent[] }> {
+  const row = await tx.maybeOne(sql.type(changedRow)`
+    update conversations set status = 'open', resolved_at = null, resolved_by = null, closed_at = null, updated_at = now()
+    where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'open'
+    returning ${changedColumns}`);
+  if (!row) {
+    await assertExists(tx, input.businessId, input.conversationId);
+    return { events: [] };
+  }
+  return { events: [conversationUpdated(row)] };
+}
+
+/**
+ * Assigns to the active member with this per-business agent number (the integer the
+ * assign-by-path operation takes); the conversation stores the member's user id. Same effects
+ * as the team assign (a pending conversation becomes open). 404 for an unknown conversation,
+ * then 404 `Agent not found`.
+ */
+export async function assignConversationToAgentNumber(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; agentNumber: number; assignedBy: string },
+): Promise<{ events: ParleyEvent[] }> {
+  await assertExists(tx, input.businessId, input.conversationId);
+  if (!Number.isInteger(input.agentNumber) || input.agentNumber < 1 || input.agentNumber > 2_147_483_647) throw notFound('Agent not found');
+  const member = await tx.maybeOne(sql.type(z.object({ user_id: z.string() }))`
+    select user_id from team_members
+    where business_id = ${input.businessId} and agent_number = ${input.agentNumber} and is_active`);
+  if (!member) throw notFound('Agent not found');
+  const assigned = await assignConversation(tx, { businessId: input.businessId, conversationId: input.conversationId, assigneeUserId: member.user_id });
+  return { events: assignmentEvents(assigned, input.assignedBy) };
+}
