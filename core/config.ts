@@ -82,6 +82,11 @@ const envSchema = z.object({
   /** Comma-separated task names this worker process runs (default: all). */
   WORKER_TASKS: optionalString,
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
+  /**
+   * How many proxies (load balancers) in front of the API append to X-Forwarded-For (default 0:
+   * clients connect directly). Decides which address the login lockout counts per.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /** bcrypt cost factor (default 10; tests lower it). */
   BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
 });

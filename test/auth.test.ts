@@ -218,6 +218,38 @@ test('ten failed logins lock that e-mail (from that address) with 429 and Retry-
   t.is((await login(other.email, PASSWORD)).status, 200);
 });
 
+test('the lock cannot be escaped with a made-up X-Forwarded-For', async (t) => {
+  const { email } = await registered('spoofer');
+  for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
+    t.is((await app.request('POST', '/api/v1/auth/login', { body: { email, password: 'wrong password' }, headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status, 401);
+  }
+  // No proxy is trusted by default: every attempt came from this test's own address.
+  const res = await app.request('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, headers: { 'x-forwarded-for': '203.0.113.99' } });
+  t.is(res.status, 429);
+});
+
+test('behind a trusted proxy the lock is per client address the proxy saw', async (t) => {
+  const { email } = await registered('proxied');
+  const server = http.createServer(createApp({ ...app.deps, config: { ...app.deps.config, TRUST_PROXY_HOPS: 1 } }).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const attempt = async (forwardedFor: string, password: string) =>
+    (await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor }, body: JSON.stringify({ email, password }) })).status;
+  try {
+    // The proxy appends the client's address; anything before it was sent by the client.
+    for (let i = 0; i < LOGIN_MAX_FAILURES; i++) t.is(await attempt(`10.0.0.${i}, 203.0.113.7`, 'wrong password'), 401);
+    t.is(await attempt('203.0.113.7', PASSWORD), 429);
+    t.is(await attempt('192.0.2.1, 203.0.113.7', PASSWORD), 429);
+    // Another client of the same proxy is not locked out of the account.
+    t.is(await attempt('203.0.113.8', PASSWORD), 200);
+  } finally {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+});
+
 test('a successful login clears earlier failures', async (t) => {
   const { email } = await registered();
   for (let i = 0; i < LOGIN_MAX_FAILURES - 1; i++) t.is((await login(email, 'wrong password')).status, 401);

@@ -23,6 +23,7 @@ test('defaults: an empty environment is a valid configuration', (t) => {
   t.is(env.GOOGLE_JWKS_URL, 'https://www.googleapis.com/oauth2/v3/certs');
   t.deepEqual(env.CORS_ORIGINS, []);
   t.is(env.SMTP_URL, undefined);
+  t.is(env.TRUST_PROXY_HOPS, 0);
 });
 
 test('values are parsed: numbers, durations, lists, empty strings as unset', (t) => {
@@ -58,6 +59,7 @@ test('a bad variable throws ConfigError naming it', (t) => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ GOOGLE_JWKS_URL: 'nope' }, 'GOOGLE_JWKS_URL'],
     [{ BCRYPT_ROUNDS: '2' }, 'BCRYPT_ROUNDS'],
+    [{ TRUST_PROXY_HOPS: '-1' }, 'TRUST_PROXY_HOPS'],
   ];
   for (const [env, name] of cases) {
     const error = t.throws(() => parseEnv(env), { instanceOf: ConfigError }, name);

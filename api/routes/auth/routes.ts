@@ -8,6 +8,7 @@ import { verifyGoogleIdToken } from '../../../core/google.ts';
 import { clearLoginFailures, loginRetryAfter, recordLoginFailure } from '../../../core/login-throttle.ts';
 import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount } from '../../../core/commands/accounts.ts';
 import { defineRoute } from '../../route.ts';
+import { clientAddress } from '../../middlewares/client-address.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
 import { googleBody, loginBody, meResponse, messageResponse, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
@@ -45,14 +46,15 @@ export const login = defineRoute({
   method: 'post',
   path: '/api/v1/auth/login',
   summary: 'Sign in with e-mail and password',
-  description: 'Wrong e-mail or password: 401 `Incorrect email or password`. Ten failures for one e-mail from one address within 15 minutes: 429 with `Retry-After`.',
+  description:
+    'Wrong e-mail or password: 401 `Incorrect email or password`. Ten failures for one e-mail from one address within 15 minutes: 429 with `Retry-After`, even for the right password. The address is the connecting peer, or behind TRUST_PROXY_HOPS proxies the one the outermost proxy saw; X-Forwarded-For entries a client adds itself are ignored.',
   tags,
   auth: 'none',
   body: loginBody,
   response: tokenResponse,
   errors: [401, 429],
   handler: async ({ body, deps, ctx }) => {
-    const ip = ctx.ip || 'unknown';
+    const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
     const wait = await loginRetryAfter(deps.db, body.email, ip);
     if (wait > 0) throw tooManyRequests('Too many failed login attempts. Try again later.', wait);
     const user = await findUserByEmail(deps.db, body.email);
