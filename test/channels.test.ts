@@ -331,7 +331,7 @@ test('agents read with secrets masked and may not manage; admins may', async (t)
 test('patch merges config, re-enqueues registration on a config change, and returns the Channel', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const wa = await createChannel(ws, { type: 'whatsapp', config: { phone_number_id: 'PN-patch', access_token: 'old', app_secret: 'secret' } });
-  await db.query(`update channels set status = 'connected', state = '{"webhook_secret":"s"}' where id = $1`, [wa.id]);
+  await db.query(`update channels set status = 'connected', state = '{"webhook_secret":"s","offset":41}' where id = $1`, [wa.id]);
   await db.query(`delete from graphile_worker._private_jobs where key = $1`, [`register:${wa.id}`]);
 
   // Only is_active: no new job, status kept.
@@ -351,7 +351,7 @@ test('patch merges config, re-enqueues registration on a config change, and retu
   });
   t.deepEqual(await registerJobs(wa.id), [{ task_identifier: 'register_channel', key: `register:${wa.id}` }]);
   const row = (await db.query(`select state, config_encrypted from channels where id = $1`, [wa.id])).rows[0];
-  t.deepEqual(row.state, {}, 'connector state is reset with the credentials');
+  t.deepEqual(row.state, { webhook_secret: 's' }, 'connector state is reset with the credentials, the channel\'s own webhook secret kept');
   t.false(row.config_encrypted.includes('new-access-token-value'));
 
   // Re-activation enqueues registration again.
@@ -363,6 +363,21 @@ test('patch merges config, re-enqueues registration on a config change, and retu
   // Removing a required field is 400 naming it; nothing changes.
   const bad = await app.request('PATCH', `/api/v1/channels/${wa.id}`, { token: ws.token, body: { config: { access_token: null } } });
   t.deepEqual([bad.status, bad.body], [400, { detail: 'Missing required config fields: access_token' }]);
+});
+
+test('patch without a config change keeps what registration learned (X routing key, state)', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Mini' });
+  const x = await createChannel(ws, { type: 'x', config: { api_key: 'k', api_secret: 's', access_token: 'a', access_token_secret: 'as', bearer_token: 'b' } });
+  await db.query(`update channels set routing_key = '4242', status = 'connected', state = '{"user_id":"4242"}' where id = $1`, [x.id]);
+  const off = await app.request('PATCH', `/api/v1/channels/${x.id}`, { token: ws.token, body: { is_active: false, config: { api_key: 'k' } } });
+  t.is(off.status, 200, off.text);
+  const row = (await db.query(`select routing_key, state, status from channels where id = $1`, [x.id])).rows[0];
+  t.deepEqual(row, { routing_key: '4242', state: { user_id: '4242' }, status: 'connected' });
+  // A new type forgets everything the old account had.
+  const sms = await app.request('PATCH', `/api/v1/channels/${x.id}`, { token: ws.token, body: { type: 'sms', config: { account_sid: 'AC2', auth_token: 't', from_number: '+2' } } });
+  t.is(sms.status, 200, sms.text);
+  const after = (await db.query(`select routing_key, state, status from channels where id = $1`, [x.id])).rows[0];
+  t.deepEqual(after, { routing_key: null, state: {}, status: 'pending' });
 });
 
 test('patch to another type starts from an empty config and follows the plan rules', async (t) => {

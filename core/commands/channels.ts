@@ -75,12 +75,6 @@ export async function findChannel(q: Queryable, businessId: string, channelId: s
     : q.maybeOne(sql.type(channelRow)`select ${channelColumns} from channels where id = ${channelId} and business_id = ${businessId}`);
 }
 
-/** For workers: any channel by id with its decrypted config, or null when it was deleted. */
-export async function loadChannel(q: Queryable, key: Uint8Array, channelId: string): Promise<(ChannelRow & { config: ChannelConfig }) | null> {
-  const row = await q.maybeOne(sql.type(channelRow)`select ${channelColumns} from channels where id = ${channelId}`);
-  return row ? { ...row, config: readChannelConfig(key, row) } : null;
-}
-
 /** The business's channels, oldest first (the built-in webchat channel comes first). */
 export async function listChannels(q: Queryable, businessId: string, options: { activeOnly?: boolean } = {}): Promise<readonly ChannelRow[]> {
   return q.any(sql.type(channelRow)`
@@ -121,7 +115,7 @@ export type CreateChannelInput = {
  * Creates a channel in the caller's transaction. Checks in order: type (400), plan (402),
  * config (400), widget ownership (400), routing key unused (400). Platform channels start
  * `pending` with a `register_channel` job; webchat and widget channels need no platform and
- * start `connected` without one.
+ * start `connected` without one. (Workers read channels through core/commands/channel-runtime.ts.)
  */
 export async function createChannel(tx: Queryable, key: Uint8Array, input: CreateChannelInput): Promise<ChannelRow> {
   const type = parseChannelType(input.type);
@@ -157,13 +151,16 @@ function mergeConfig(base: ChannelConfig, patch: Record<string, unknown>): Recor
   return merged;
 }
 
+const keepWebhookSecret = sql.fragment`jsonb_strip_nulls(jsonb_build_object('webhook_secret', state->'webhook_secret'))`;
+
 const sameConfig = (a: ChannelConfig, b: ChannelConfig) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
 /**
  * Updates a channel of the business (404 otherwise) under the create rules. A new type
  * starts from an empty config (the old type's fields mean nothing to it). A changed config
- * or type resets the connector state, sets `pending` and enqueues `register_channel` again;
+ * or type resets the connector state (offsets belong to the old account; only the channel's
+ * own webhook secret is kept), sets `pending` and enqueues `register_channel` again;
  * so does re-activating an inactive platform channel. The built-in webchat channel keeps
  * its type and stays active.
  */
@@ -188,7 +185,10 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
 
   const isActive = input.isActive ?? current.is_active;
   const internal = isInternalChannelType(type);
-  const { routingKey, verifyToken } = routingOf(type, nextConfig);
+  // Unchanged config keeps what registration may have learned (X's user id as routing key).
+  const { routingKey, verifyToken } = configChanged
+    ? routingOf(type, nextConfig)
+    : { routingKey: current.routing_key, verifyToken: current.verify_token };
   const register = !internal && (configChanged || (isActive && !current.is_active));
   try {
     const row = await tx.one(sql.type(channelRow)`
@@ -200,7 +200,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
         is_active = ${isActive},
         status = ${register ? 'pending' : internal ? 'connected' : current.status},
         last_error = ${register || internal ? null : current.last_error},
-        state = ${configChanged ? sql.fragment`'{}'::jsonb` : sql.fragment`state`},
+        state = ${typeChanged ? sql.fragment`'{}'::jsonb` : configChanged ? keepWebhookSecret : sql.fragment`state`},
         updated_at = now()
       where id = ${channelId}
       returning ${channelColumns}`);
