@@ -1,10 +1,15 @@
 /**
- * The worker process: a graphile-worker runner with every task (or those WORKER_TASKS names).
- * Payloads are checked with each task's zod schema. On stop, running jobs finish or are
- * released (graphile-worker's graceful shutdown).
+ * The worker process: a graphile-worker runner with every task (or those WORKER_TASKS names)
+ * and the crontab entries of those tasks. Payloads are checked with each task's zod schema.
+ *
+ * runner.stop() is the graceful shutdown: the pool stops taking jobs at once and waits for the
+ * running ones to finish; `shutdownAbortTimeout` ms into it, tasks see `helpers.abortSignal`
+ * fire (a task that honours it fails its attempt and is retried later, never lost).
  */
-import { run, type Runner, type TaskList } from 'graphile-worker';
+import { Logger as WorkerLogger, parseCronItems, run, type CronItem, type LogLevel, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Deps } from '../core/deps.ts';
+import type { Logger } from '../core/logger.ts';
+import { crontab as defaultCrontab } from './crontab.ts';
 import { allTasks } from './tasks/index.ts';
 import type { AnyTask } from './task.ts';
 
@@ -13,9 +18,19 @@ export type WorkerOptions = {
   concurrency?: number;
   /** Restrict to these task names (default: all). */
   only?: string[];
+  /** The tasks available (default: every task in tasks/index.ts). */
   tasks?: AnyTask[];
+  /**
+   * Recurring jobs (default: workers/crontab.ts, or none when `tasks` is given); only entries
+   * whose task this process runs are scheduled.
+   */
+  crontab?: CronItem[];
   /** Poll interval in ms (graphile-worker also listens for new jobs). */
   pollInterval?: number;
+  /** Ms after stop() begins before running tasks' abort signal fires (default 20,000). */
+  shutdownAbortTimeout?: number;
+  /** graphile-worker's event emitter (job and cron events), for callers that watch the runner from its start. */
+  events?: WorkerEvents;
 };
 
 export function buildTaskList(deps: Deps, tasks: AnyTask[]): TaskList {
@@ -33,6 +48,23 @@ export function buildTaskList(deps: Deps, tasks: AnyTask[]): TaskList {
   return list;
 }
 
+const levels: Record<LogLevel, 'error' | 'warn' | 'info' | 'debug'> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
+
+/**
+ * graphile-worker's log lines through pino. Only the scope and the error are kept: the rest of
+ * its metadata holds whole jobs (payloads) and worker objects.
+ */
+export function workerLogger(logger: Logger): WorkerLogger {
+  return new WorkerLogger((scope) => (level, message, meta) => {
+    const fields: Record<string, unknown> = { component: 'graphile-worker' };
+    if (scope.taskIdentifier) fields.task = scope.taskIdentifier;
+    if (scope.jobId) fields.job_id = scope.jobId;
+    if (scope.workerId) fields.worker_id = scope.workerId;
+    if (meta?.error) fields.err = meta.error;
+    logger[levels[level] ?? 'info'](fields, message);
+  });
+}
+
 export async function startWorker(deps: Deps, options: WorkerOptions): Promise<Runner> {
   const available = options.tasks ?? allTasks;
   const only = options.only;
@@ -41,11 +73,24 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<R
     if (unknown.length) throw new Error(`WORKER_TASKS names unknown tasks: ${unknown.join(', ')}`);
   }
   const tasks = only ? available.filter((t) => only.includes(t.name)) : available;
+  // The registered crontab belongs to the registered tasks; a caller's own task list brings its own.
+  const crontab = options.crontab ?? (options.tasks ? [] : defaultCrontab);
+  const unknownCron = crontab.filter((item) => !available.some((t) => t.name === item.task));
+  if (unknownCron.length) throw new Error(`crontab names unknown tasks: ${unknownCron.map((i) => i.task).join(', ')}`);
   return run({
     connectionString: options.connectionString,
     concurrency: options.concurrency ?? deps.config.WORKER_CONCURRENCY,
     noHandleSignals: true,
     pollInterval: options.pollInterval ?? 1000,
+    gracefulShutdownAbortTimeout: options.shutdownAbortTimeout ?? 20_000,
+    logger: workerLogger(deps.logger),
+    // Unbatched, graphile-worker 0.18 records a finished job without awaiting it, and stop()
+    // ends its pool meanwhile: a job that finished during shutdown stayed locked (run again
+    // four hours later). Batched, the pending writes are flushed before the pool ends; a delay
+    // of 0 ms batches only what finishes in the same tick.
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+    events: options.events,
     taskList: buildTaskList(deps, tasks),
+    parsedCronItems: parseCronItems(crontab.filter((item) => tasks.some((t) => t.name === item.task))),
   });
 }

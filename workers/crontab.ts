@@ -1,0 +1,12 @@
+/**
+ * Recurring jobs. A schedule adds one entry here: `task` (a task in tasks/index.ts), `match`
+ * (a cron pattern in UTC: `min hour dom month dow`, e.g. `* * * * *` every minute) and
+ * optional `options` (`backfillPeriod` ms, `maxAttempts`, `queueName`, `jobKey`, `priority`)
+ * and `payload` (the task also receives `_cron: {ts, backfilled}`; its schema must allow it).
+ *
+ * Every worker process schedules the entries whose task it runs (WORKER_TASKS); graphile-worker
+ * records each tick in `known_crontabs`, so several processes never enqueue one tick twice.
+ */
+import type { CronItem } from 'graphile-worker';
+
+export const crontab: CronItem[] = [];
