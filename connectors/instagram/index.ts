@@ -1,0 +1,38 @@
+/**
+ * Instagram messaging connector (Instagram API with Instagram Login, plain fetch against Graph).
+ * One webhook URL serves every Instagram channel: the route finds the channel by the event's
+ * routingKey (the receiving account's id), then checks the signature with its app secret.
+ */
+import { z } from 'zod';
+import type { Connector } from '../types.ts';
+import { verifyMetaSignature } from '../meta.ts';
+import { parseInstagramWebhook } from './parse.ts';
+import { sendInstagramMessage } from './send.ts';
+
+export { verifyMetaSubscription, metaSignature } from '../meta.ts';
+export { parseInstagramWebhook } from './parse.ts';
+
+const requiredString = z.string().trim().min(1);
+
+export const instagramConfigSchema = z.object({
+  access_token: requiredString,
+  instagram_business_account_id: requiredString,
+  /** Echoed by Meta's GET handshake; the channel route generates one when absent. */
+  verify_token: requiredString.optional(),
+  /** The Meta app secret; when set, every POST must carry a valid X-Hub-Signature-256. */
+  app_secret: requiredString.optional(),
+});
+
+export type InstagramConfig = z.infer<typeof instagramConfigSchema>;
+
+const instagram: Connector<InstagramConfig> = {
+  type: 'instagram',
+  configSchema: instagramConfigSchema,
+  secretFields: ['access_token', 'app_secret'],
+  verifyWebhook: (request, config) =>
+    config.app_secret ? verifyMetaSignature(config.app_secret, request.rawBody, request.headers['x-hub-signature-256']) : true,
+  parseWebhook: (request) => parseInstagramWebhook(request.rawBody),
+  send: (config, message, context) => sendInstagramMessage(config, message, context.urls.instagramGraph),
+};
+
+export default instagram;

@@ -1,0 +1,126 @@
+/**
+ * What WhatsApp and Instagram share, both being Meta Graph APIs: the X-Hub-Signature-256 check
+ * over the raw body, the GET subscription handshake, and how a Graph error answer is classified.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ConnectorError } from './types.ts';
+import { safeEqual } from './safe-equal.ts';
+import { isTransientStatus, networkError, parseRetryAfter, readBody } from './http-errors.ts';
+
+/** The header value Meta sends: `sha256=` + hex HMAC-SHA256 of the raw body with the app secret. */
+export function metaSignature(appSecret: string, rawBody: Buffer | string): string {
+  return `sha256=${createHmac('sha256', appSecret).update(rawBody).digest('hex')}`;
+}
+
+/** Constant-time check of an `X-Hub-Signature-256` header; a missing or malformed header is false. */
+export function verifyMetaSignature(appSecret: string, rawBody: Buffer, header: string | undefined): boolean {
+  if (typeof header !== 'string') return false;
+  const expected = Buffer.from(metaSignature(appSecret, rawBody), 'utf8');
+  // Meta sends lower-case hex; accept an upper-cased prefix or digits from a proxy that rewrote it.
+  const received = Buffer.from(header.trim().toLowerCase(), 'utf8');
+  if (received.length !== expected.length) return false;
+  return timingSafeEqual(received, expected);
+}
+
+/** The query of Meta's GET verification request (`hub.mode`, `hub.verify_token`, `hub.challenge`). */
+export type MetaSubscriptionQuery = Record<string, string | string[] | undefined> | URLSearchParams;
+
+function queryValue(query: MetaSubscriptionQuery, key: string): string | undefined {
+  if (query instanceof URLSearchParams) return query.get(key) ?? undefined;
+  const value = query[key];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The GET handshake: when `hub.mode` is `subscribe` and `hub.verify_token` equals one of
+ * `verifyTokens` (the channels' tokens), returns `{challenge, verifyToken}` (answer 200 with the
+ * raw challenge as text/plain); otherwise null (answer 403).
+ */
+export function verifyMetaSubscription(
+  query: MetaSubscriptionQuery,
+  verifyTokens: Iterable<string>,
+): { challenge: string; verifyToken: string } | null {
+  const mode = queryValue(query, 'hub.mode');
+  const token = queryValue(query, 'hub.verify_token');
+  const challenge = queryValue(query, 'hub.challenge');
+  if (mode !== 'subscribe' || !token || challenge === undefined) return null;
+  let matched: string | null = null;
+  for (const candidate of verifyTokens) {
+    if (candidate && safeEqual(candidate, token)) matched = candidate;
+  }
+  return matched === null ? null : { challenge, verifyToken: matched };
+}
+
+/** Graph's error answer: `{error: {message, type, code, error_subcode, error_user_msg, error_data, is_transient}}`. */
+export type GraphError = {
+  message?: string;
+  type?: string;
+  code?: number;
+  error_subcode?: number;
+  error_user_title?: string;
+  error_user_msg?: string;
+  error_data?: { details?: string } | string;
+  is_transient?: boolean;
+  fbtrace_id?: string;
+};
+
+/**
+ * Graph error codes that mean "try again later" even when the HTTP status is 4xx: unknown or
+ * temporary service errors and the rate limits (app, user, page, WhatsApp throughput, spam and
+ * pair limits, per-message-per-user limits).
+ */
+const TRANSIENT_GRAPH_CODES = new Set([1, 2, 4, 17, 32, 341, 613, 80007, 130429, 131000, 131016, 131048, 131056, 133004]);
+
+/** The platform's own explanation: the message plus WhatsApp's `error_data.details` when it adds to it. */
+export function describeGraphError(error: GraphError): string | undefined {
+  const base = error.error_user_msg ?? error.message ?? error.error_user_title;
+  const details = typeof error.error_data === 'string' ? error.error_data : error.error_data?.details;
+  if (base && details && !base.includes(details)) return `${base}: ${details}`;
+  return base ?? details;
+}
+
+/** Reads `{error: {...}}` out of a Graph answer body, if it is one. */
+export function graphErrorOf(body: unknown): GraphError | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const error = (body as { error?: unknown }).error;
+  if (!error || typeof error !== 'object') return undefined;
+  return error as GraphError;
+}
+
+/**
+ * Classifies a Graph failure: a rate-limit or temporary Graph code, `is_transient`, 5xx or 429 is
+ * transient; anything else (expired token 190, permissions, invalid parameter, outside the
+ * messaging window 131047 / 2534022, undeliverable 131026, unsupported 131051, user not
+ * available 551) is permanent with Graph's message.
+ */
+export function classifyGraphError(platform: string, status: number, body: unknown, retryAfterSeconds?: number): ConnectorError {
+  const error = graphErrorOf(body);
+  const message = (error && describeGraphError(error))
+    ?? (typeof body === 'string' && body.trim() !== '' ? body.slice(0, 500) : `${platform} answered HTTP ${status}`);
+  const transient = isTransientStatus(status)
+    || error?.is_transient === true
+    || (error?.code !== undefined && TRANSIENT_GRAPH_CODES.has(error.code));
+  return transient ? new ConnectorError('transient', message, retryAfterSeconds) : new ConnectorError('permanent', message);
+}
+
+/** POSTs JSON to a Graph endpoint with a bearer token; resolves with the answer or throws a ConnectorError. */
+export async function graphPost(platform: string, url: string, accessToken: string, body: unknown): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    throw networkError(platform, error);
+  }
+  const answer = await readBody(response);
+  if (response.ok && !graphErrorOf(answer)) return answer;
+  throw classifyGraphError(platform, response.status, answer, parseRetryAfter(response.headers.get('retry-after')));
+}
+
+/** Joins a base URL (which may carry a version path) and a path segment without doubling slashes. */
+export function graphUrl(base: string, ...segments: string[]): string {
+  return [base.replace(/\/+$/, ''), ...segments.map((segment) => encodeURIComponent(segment))].join('/');
+}
