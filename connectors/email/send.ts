@@ -1,0 +1,99 @@
+/**
+ * Replies by SMTP (nodemailer). Parley sets the Message-ID itself (`<message uuid@address
+ * domain>`, the external id) and threads the reply with In-Reply-To / References so it lands in
+ * the customer's existing conversation in their mail client.
+ */
+import nodemailer from 'nodemailer';
+import { ConnectorError, type OutboundMessage, type SendResult } from '../types.ts';
+import type { EmailConfig } from './config.ts';
+import { normalizeMessageId } from './parse.ts';
+
+/** At most this many Message-IDs in References: the first (thread root) and the latest ones. */
+const MAX_REFERENCES = 20;
+
+export function createSmtpTransport(config: EmailConfig) {
+  const port = Number(config.smtp_port);
+  return nodemailer.createTransport({
+    host: config.smtp_host,
+    port,
+    // 465 is TLS from the first byte; other ports upgrade with STARTTLS when the server offers it.
+    secure: port === 465,
+    auth: { user: config.smtp_user, pass: config.smtp_password },
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 30_000,
+    // Attachments are fetched from their URLs only; never read a local file named by a message.
+    disableFileAccess: true,
+  });
+}
+
+function domainOf(address: string): string {
+  return address.slice(address.lastIndexOf('@') + 1) || 'parley.invalid';
+}
+
+/** `<uuid@domain>`: what the message's external id will be. */
+export function outboundMessageId(config: Pick<EmailConfig, 'address'>, message: Pick<OutboundMessage, 'messageId'>): string {
+  return `<${message.messageId}@${domainOf(config.address)}>`;
+}
+
+/** "Re: <subject>" on a reply; a new thread takes the subject, or the text's first line. */
+export function replySubject(message: OutboundMessage): string {
+  const subject = message.thread?.subject?.trim();
+  const isReply = (message.thread?.references.length ?? 0) > 0;
+  if (subject) return isReply && !/^re:/i.test(subject) ? `Re: ${subject}` : subject;
+  const firstLine = message.text.trim().split('\n')[0]?.trim() ?? '';
+  const base = firstLine === '' ? 'Message from support' : firstLine.length > 78 ? `${firstLine.slice(0, 77)}…` : firstLine;
+  return isReply ? `Re: ${base}` : base;
+}
+
+export function threadHeaders(message: OutboundMessage): { inReplyTo?: string; references?: string[] } {
+  const ids = [...new Set((message.thread?.references ?? []).map(normalizeMessageId).filter((id): id is string => id !== undefined))];
+  if (ids.length === 0) return {};
+  const references = ids.length > MAX_REFERENCES ? [ids[0], ...ids.slice(ids.length - MAX_REFERENCES + 1)] : ids;
+  return { inReplyTo: ids[ids.length - 1], references };
+}
+
+/** nodemailer/SMTP failure → ConnectorError: 5xx replies and bad credentials are permanent. */
+export function smtpError(error: unknown): ConnectorError {
+  if (error instanceof ConnectorError) return error;
+  const failure = error as { code?: unknown; responseCode?: unknown; response?: unknown; message?: unknown } | null;
+  const code = typeof failure?.code === 'string' ? failure.code : undefined;
+  const responseCode = typeof failure?.responseCode === 'number' ? failure.responseCode : undefined;
+  const reply = typeof failure?.response === 'string' && failure.response.trim() !== '' ? failure.response.trim() : undefined;
+  const text = typeof failure?.message === 'string' ? failure.message : String(error);
+  const transientReply = responseCode !== undefined && responseCode >= 400 && responseCode < 500;
+  // 454 is a temporary authentication failure; any other refused login is the credentials.
+  if ((code === 'EAUTH' || code === 'ENOAUTH') && !transientReply) return new ConnectorError('permanent', `SMTP authentication failed: ${reply ?? text}`);
+  if (transientReply) return new ConnectorError('transient', `SMTP: ${reply ?? text}`);
+  if (responseCode !== undefined && responseCode >= 500) return new ConnectorError('permanent', `SMTP: ${reply ?? text}`);
+  // Refused before talking to the server: a bad attachment or envelope will not improve with retries.
+  if (code === 'EENVELOPE' || code === 'EMESSAGE' || code === 'ECONFIG' || code === 'EURLACCESS' || code === 'EFILEACCESS') return new ConnectorError('permanent', `SMTP: ${text}`);
+  return new ConnectorError('transient', `SMTP server unreachable: ${text}`);
+}
+
+export async function sendEmail(config: EmailConfig, message: OutboundMessage): Promise<SendResult> {
+  const to = message.to.email ?? message.to.platformUserId;
+  if (!to.includes('@')) throw new ConnectorError('permanent', `Not an e-mail address: ${to}`);
+  const attachments = message.attachments.map((attachment) => {
+    if (!/^https?:\/\//i.test(attachment.url)) throw new ConnectorError('permanent', `Attachment URL must be http(s): ${attachment.filename}`);
+    return { filename: attachment.filename, contentType: attachment.content_type, href: attachment.url };
+  });
+  const messageId = outboundMessageId(config, message);
+  const transport = createSmtpTransport(config);
+  try {
+    await transport.sendMail({
+      from: config.address,
+      to: message.to.name ? { name: message.to.name, address: to } : to,
+      subject: replySubject(message),
+      text: message.text,
+      messageId,
+      ...threadHeaders(message),
+      attachments,
+    });
+    return { externalId: messageId };
+  } catch (error) {
+    throw smtpError(error);
+  } finally {
+    transport.close();
+  }
+}
