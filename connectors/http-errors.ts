@@ -44,7 +44,7 @@ export function httpStatusError(
 export function networkError(platform: string, cause: unknown): ConnectorError {
   const detail = cause instanceof Error ? cause.message : String(cause);
   const error = new ConnectorError('transient', `${platform} unreachable: ${detail}`);
-  (error as Error & { cause?: unknown }).cause = cause;
+  error.cause = cause;
   return error;
 }
 
