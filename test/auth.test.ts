@@ -218,6 +218,19 @@ test('ten failed logins lock that e-mail (from that address) with 429 and Retry-
   t.is((await login(other.email, PASSWORD)).status, 200);
 });
 
+test('parallel guesses cannot get past the limit', async (t) => {
+  const { email } = await registered('burst');
+  const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => login(email, `guess ${i}`).then((r) => r.status)));
+  const counts = { 401: statuses.filter((s) => s === 401).length, 429: statuses.filter((s) => s === 429).length };
+  t.is(counts[401] + counts[429], 40, JSON.stringify(statuses));
+  t.true(counts[401] <= LOGIN_MAX_FAILURES, `${counts[401]} passwords were checked`);
+  // Attempts refused by the lock are not failures: exactly ten wrong passwords in all lock the pair.
+  let checked = counts[401];
+  while ((await login(email, 'one more guess')).status === 401) checked++;
+  t.is(checked, LOGIN_MAX_FAILURES);
+  t.is((await login(email, PASSWORD)).status, 429);
+});
+
 test('the lock cannot be escaped with a made-up X-Forwarded-For', async (t) => {
   const { email } = await registered('spoofer');
   for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {

@@ -5,7 +5,7 @@ import { HttpError, badRequest, tooManyRequests } from '../../../core/errors.ts'
 import { issueAccessToken, verifyPurposeToken } from '../../../core/tokens.ts';
 import { hashPassword, verifyPassword } from '../../../core/passwords.ts';
 import { verifyGoogleIdToken } from '../../../core/google.ts';
-import { clearLoginFailures, loginRetryAfter, recordLoginFailure } from '../../../core/login-throttle.ts';
+import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/login-throttle.ts';
 import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount } from '../../../core/commands/accounts.ts';
 import { defineRoute } from '../../route.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
@@ -55,15 +55,15 @@ export const login = defineRoute({
   errors: [401, 429],
   handler: async ({ body, deps, ctx }) => {
     const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
-    const wait = await loginRetryAfter(deps.db, body.email, ip);
+    const wait = await beginLoginAttempt(deps.db, body.email, ip);
     if (wait > 0) throw tooManyRequests('Too many failed login attempts. Try again later.', wait);
     const user = await findUserByEmail(deps.db, body.email);
     const ok = await verifyPassword(body.password, user?.password_hash ?? null, deps.config.BCRYPT_ROUNDS);
     if (!user || !ok) {
-      await recordLoginFailure(deps.db, body.email, ip);
+      await loginFailed(deps.db, body.email, ip);
       throw new HttpError(401, { detail: 'Incorrect email or password' });
     }
-    await clearLoginFailures(deps.db, body.email, ip);
+    await loginSucceeded(deps.db, body.email, ip);
     return tokenFor(deps.config, user.id);
   },
 });
