@@ -1,5 +1,10 @@
 /** Every worker task. A new task adds one line here. */
 import type { AnyTask } from '../task.ts';
 import sendEmail from './send_email.ts';
+import deliverMessage from './deliver_message.ts';
+import processInbound from './process_inbound.ts';
+import registerChannel from './register_channel.ts';
+import pollChannels from './poll_channels.ts';
+import pollChannel from './poll_channel.ts';
 
-export const allTasks: AnyTask[] = [sendEmail];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel];

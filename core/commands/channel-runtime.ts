@@ -1,0 +1,67 @@
+/** A channel as the workers and webhooks need it: its decrypted config and connector state. */
+import { z } from 'zod';
+import { sql, type Queryable } from '../db.ts';
+import { decryptJson } from '../crypto.ts';
+
+export type RuntimeChannel = {
+  id: string;
+  business_id: string;
+  type: string;
+  is_active: boolean;
+  routing_key: string | null;
+  /** The decrypted config (credentials included): never log it. */
+  config: Record<string, string>;
+  /** Connector state: polling offsets, webhook secret, platform user id. */
+  state: Record<string, unknown>;
+};
+
+const channelRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  type: z.string(),
+  is_active: z.boolean(),
+  routing_key: z.string().nullable(),
+  config_encrypted: z.string().nullable(),
+  state: z.record(z.string(), z.unknown()),
+});
+
+const toRuntime = (key: Uint8Array, row: z.infer<typeof channelRow>): RuntimeChannel => ({
+  id: row.id,
+  business_id: row.business_id,
+  type: row.type,
+  is_active: row.is_active,
+  routing_key: row.routing_key,
+  config: row.config_encrypted ? decryptJson<Record<string, string>>(key, row.config_encrypted) : {},
+  state: row.state,
+});
+
+const columns = sql.fragment`id, business_id, type, is_active, routing_key, config_encrypted, state`;
+
+export async function loadChannel(q: Queryable, key: Uint8Array, channelId: string): Promise<RuntimeChannel | null> {
+  const row = await q.maybeOne(sql.type(channelRow)`select ${columns} from channels where id = ${channelId}`);
+  return row ? toRuntime(key, row) : null;
+}
+
+/** Active channels of a type whose routing key (phone_number_id, account id, X user id) matches. */
+export async function channelsByRoutingKey(q: Queryable, key: Uint8Array, type: string, routingKey: string): Promise<RuntimeChannel[]> {
+  const rows = await q.any(sql.type(channelRow)`
+    select ${columns} from channels where type = ${type} and routing_key = ${routingKey} and is_active`);
+  return rows.map((row) => toRuntime(key, row));
+}
+
+/** Active channels of a type with this Meta verify token. */
+export async function channelsByVerifyToken(q: Queryable, key: Uint8Array, type: string, verifyToken: string): Promise<RuntimeChannel[]> {
+  const rows = await q.any(sql.type(channelRow)`
+    select ${columns} from channels where type = ${type} and verify_token = ${verifyToken} and is_active`);
+  return rows.map((row) => toRuntime(key, row));
+}
+
+export async function activeChannelsOfType(q: Queryable, key: Uint8Array, type: string): Promise<RuntimeChannel[]> {
+  const rows = await q.any(sql.type(channelRow)`select ${columns} from channels where type = ${type} and is_active order by created_at`);
+  return rows.map((row) => toRuntime(key, row));
+}
+
+/** Merges keys into the channel's connector state. */
+export async function updateChannelState(q: Queryable, channelId: string, patch: Record<string, unknown>): Promise<void> {
+  await q.query(sql.unsafe`update channels set state = state || ${sql.jsonb(patch as never)}, updated_at = now() where id = ${channelId}`);
+}

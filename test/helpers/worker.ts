@@ -1,0 +1,41 @@
+/**
+ * The real worker (graphile-worker with Parley's tasks) against a test app's database, and
+ * waiting helpers for tests that need jobs to have run.
+ */
+import type { Runner } from 'graphile-worker';
+import pg from 'pg';
+import { startWorker } from '../../workers/main.ts';
+import type { AnyTask } from '../../workers/task.ts';
+import type { TestApp } from './app.ts';
+
+export async function startTestWorker(app: TestApp, options: { tasks?: AnyTask[]; only?: string[]; concurrency?: number } = {}): Promise<Runner> {
+  return startWorker(app.deps, {
+    connectionString: app.databaseUrl,
+    concurrency: options.concurrency ?? 4,
+    pollInterval: 100,
+    tasks: options.tasks,
+    only: options.only,
+  });
+}
+
+/** Polls `check` until it returns a truthy value (or throws after `timeoutMs`). */
+export async function waitFor<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** One SQL query against the test database (a short-lived client). */
+export async function query<R extends pg.QueryResultRow = any>(app: TestApp, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: app.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}

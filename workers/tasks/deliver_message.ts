@@ -1,0 +1,132 @@
+/**
+ * deliver_message: sends one agent or AI reply through its conversation's channel.
+ * Safe to run twice: a message that already has an external id was sent and is never sent
+ * again. Transient failures throw (graphile-worker retries with backoff; a platform's
+ * Retry-After reschedules the job); permanent ones mark the message `failed` with the
+ * platform's reason. When the last attempt fails the message is marked `failed` too, and the
+ * job stays in the failed list for `parley jobs retry`.
+ */
+import { z } from 'zod';
+import { sql, type Queryable } from '../../core/db.ts';
+import { addJob } from '../../core/jobs.ts';
+import { rooms, type ParleyEvent } from '../../core/events.ts';
+import { loadChannel } from '../../core/commands/channel-runtime.ts';
+import { webhookUrl } from '../../core/webhook-urls.ts';
+import { connectorFor } from '../../connectors/index.ts';
+import { connectorContext } from '../../connectors/context.ts';
+import { ConnectorError, type OutboundMessage } from '../../connectors/types.ts';
+import { defineTask } from '../task.ts';
+
+const messageRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  conversation_id: z.string(),
+  content: z.string(),
+  attachments: z.array(z.object({ url: z.string(), filename: z.string(), content_type: z.string(), size: z.number() })),
+  delivery_status: z.string().nullable(),
+  external_id: z.string().nullable(),
+  channel_id: z.string().nullable(),
+  subject: z.string().nullable(),
+  customer_platform_user_id: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  customer_phone: z.string().nullable(),
+});
+
+async function threadReferences(q: Queryable, conversationId: string, messageId: string): Promise<string[]> {
+  const rows = await q.any(sql.type(z.object({ external_id: z.string() }))`
+    select external_id from messages
+    where conversation_id = ${conversationId} and external_id is not null and id <> ${messageId}
+    order by created_at, id`);
+  return rows.map((r) => r.external_id);
+}
+
+function updatedEvent(row: { id: string; business_id: string; conversation_id: string }, status: string): ParleyEvent {
+  return {
+    name: 'message_updated',
+    rooms: [rooms.business(row.business_id), rooms.conversation(row.conversation_id)],
+    payload: { message_id: row.id, conversation_id: row.conversation_id, business_id: row.business_id, delivery_status: status, at: new Date().toISOString() },
+  };
+}
+
+async function markFailed(q: Queryable, messageId: string, reason: string): Promise<void> {
+  await q.query(sql.unsafe`
+    update messages set delivery_status = 'failed', error = ${reason.slice(0, 1000)}, updated_at = now()
+    where id = ${messageId} and external_id is null`);
+}
+
+export default defineTask({
+  name: 'deliver_message',
+  payload: z.object({ message_id: z.uuid() }),
+  run: async ({ message_id }, deps, helpers) => {
+    const row = await deps.db.maybeOne(sql.type(messageRow)`
+      select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_status, m.external_id,
+             c.channel_id, c.subject,
+             cu.platform_user_id as customer_platform_user_id, cu.name as customer_name,
+             cu.email as customer_email, cu.phone as customer_phone
+      from messages m
+      join conversations c on c.id = m.conversation_id
+      left join customers cu on cu.id = c.customer_id
+      where m.id = ${message_id}`);
+    if (!row || row.external_id || ['sent', 'delivered', 'read'].includes(row.delivery_status ?? '')) return;
+    const channel = row.channel_id ? await loadChannel(deps.db, deps.config.encryptionKey, row.channel_id) : null;
+    if (!channel) {
+      await markFailed(deps.db, row.id, 'The conversation\'s channel was deleted');
+      deps.events.publish(updatedEvent(row, 'failed'));
+      return;
+    }
+    const connector = connectorFor(channel.type);
+    if (!connector) {
+      // webchat and widget: Parley itself is the platform; the visitor receives the message live.
+      await deps.db.query(sql.unsafe`
+        update messages set delivery_status = 'sent', updated_at = now() where id = ${row.id} and delivery_status in ('queued', 'failed')`);
+      deps.events.publish(updatedEvent(row, 'sent'));
+      return;
+    }
+    if (!row.customer_platform_user_id) {
+      await markFailed(deps.db, row.id, 'The conversation has no customer to deliver to');
+      deps.events.publish(updatedEvent(row, 'failed'));
+      return;
+    }
+    const message: OutboundMessage = {
+      to: {
+        platformUserId: row.customer_platform_user_id,
+        name: row.customer_name ?? undefined,
+        email: row.customer_email ?? undefined,
+        phone: row.customer_phone ?? undefined,
+      },
+      text: row.content,
+      attachments: row.attachments,
+      messageId: row.id,
+      thread: channel.type === 'email' ? { references: await threadReferences(deps.db, row.conversation_id, row.id), subject: row.subject ?? undefined } : undefined,
+      statusCallbackUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id),
+    };
+    try {
+      const result = await connector.send(channel.config, message, connectorContext(deps.config));
+      await deps.db.query(sql.unsafe`
+        update messages set external_id = ${result.externalId}, delivery_status = 'sent', error = null, updated_at = now()
+        where id = ${row.id} and external_id is null`);
+      deps.events.publish(updatedEvent(row, 'sent'));
+    } catch (error) {
+      const failure = error instanceof ConnectorError ? error : new ConnectorError('transient', (error as Error).message ?? String(error));
+      if (failure.kind === 'permanent') {
+        await markFailed(deps.db, row.id, failure.message);
+        deps.events.publish(updatedEvent(row, 'failed'));
+        return;
+      }
+      const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
+      if (lastAttempt) {
+        await markFailed(deps.db, row.id, failure.message);
+        deps.events.publish(updatedEvent(row, 'failed'));
+        throw failure;
+      }
+      if (failure.retryAfterSeconds && failure.retryAfterSeconds > 0) {
+        // Honour the platform's Retry-After: a fresh job at that time replaces this one.
+        await addJob(deps.db, 'deliver_message', { message_id }, { jobKey: `message:${message_id}`, runAt: new Date(Date.now() + failure.retryAfterSeconds * 1000) });
+        helpers.logger.info(`platform asked to retry after ${failure.retryAfterSeconds}s`);
+        return;
+      }
+      throw failure;
+    }
+  },
+});

@@ -1,0 +1,23 @@
+/**
+ * poll_channels (crontab, every minute): one `poll_channel` job per channel that cannot push —
+ * those whose registration chose `state.mode = 'polling'` (Telegram without an https
+ * PUBLIC_URL, e-mail with IMAP settings). Each channel's polls share a job
+ * key and a queue named after the channel, so they never overlap or pile up.
+ */
+import { z } from 'zod';
+import { sql } from '../../core/db.ts';
+import { addJob } from '../../core/jobs.ts';
+import { defineTask } from '../task.ts';
+
+export default defineTask({
+  name: 'poll_channels',
+  payload: z.unknown(),
+  run: async (_payload, deps) => {
+    const rows = await deps.db.any(sql.type(z.object({ id: z.string() }))`
+      select id from channels
+      where is_active and state->>'mode' = 'polling'`);
+    for (const { id } of rows) {
+      await addJob(deps.db, 'poll_channel', { channel_id: id }, { jobKey: `poll:${id}`, queueName: `poll:${id}`, maxAttempts: 1, jobKeyMode: 'preserve_run_at' });
+    }
+  },
+});

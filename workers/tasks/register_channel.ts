@@ -1,0 +1,60 @@
+/**
+ * register_channel: tells the platform about a new or changed channel (Telegram setWebhook or
+ * long polling, X user lookup, …) and records the outcome in `status` / `last_error`.
+ * Runs after the channel row is committed, so creating a channel never waits on a platform.
+ * A platform that is down (transient error) is retried; a refusal (bad token) is `error`.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { sql } from '../../core/db.ts';
+import { rooms } from '../../core/events.ts';
+import { loadChannel } from '../../core/commands/channel-runtime.ts';
+import { webhookUrl } from '../../core/webhook-urls.ts';
+import { connectorFor } from '../../connectors/index.ts';
+import { connectorContext } from '../../connectors/context.ts';
+import { ConnectorError, type RegisterResult } from '../../connectors/types.ts';
+import { defineTask } from '../task.ts';
+
+export default defineTask({
+  name: 'register_channel',
+  payload: z.object({ channel_id: z.uuid() }),
+  run: async ({ channel_id }, deps) => {
+    const channel = await loadChannel(deps.db, deps.config.encryptionKey, channel_id);
+    if (!channel) return;
+    const connector = connectorFor(channel.type);
+    let result: RegisterResult;
+    if (!connector?.register) {
+      result = { status: 'connected' };
+    } else {
+      // One secret per channel, kept across re-registrations, echoed by the platform on every webhook.
+      const secret = typeof channel.state.webhook_secret === 'string' ? channel.state.webhook_secret : randomBytes(24).toString('hex');
+      try {
+        result = await connector.register(
+          channel.config,
+          { webhookUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id), secret, state: channel.state },
+          connectorContext(deps.config),
+        );
+        result = { ...result, state: { webhook_secret: secret, ...result.state } };
+      } catch (error) {
+        if (error instanceof ConnectorError && error.kind === 'permanent') result = { status: 'error', last_error: error.message };
+        else throw error;
+      }
+    }
+    // X routes its shared webhook by the account's user id, known only after registration.
+    const found = result.state?.routing_key ?? result.state?.user_id;
+    const routingKey = typeof found === 'string' ? found : null;
+    await deps.db.query(sql.unsafe`
+      update channels set
+        status = ${result.status},
+        last_error = ${result.status === 'error' ? (result.last_error ?? 'Registration failed') : null},
+        state = state || ${sql.jsonb((result.state ?? {}) as never)},
+        routing_key = coalesce(${routingKey}, routing_key),
+        updated_at = now()
+      where id = ${channel.id}`);
+    deps.events.publish({
+      name: 'channel_updated',
+      rooms: [rooms.business(channel.business_id)],
+      payload: { channel_id: channel.id, business_id: channel.business_id, status: result.status, at: new Date().toISOString() },
+    });
+  },
+});
