@@ -97,6 +97,13 @@ test('parse: no sender, nothing to answer: no event', async (t) => {
   t.deepEqual(await email.parseWebhook(rawWebhook(fixture('email-no-sender.eml'))), []);
 });
 
+test('parse: out-of-office answers and bounces are dropped (no reply loops)', async (t) => {
+  t.deepEqual(await email.parseWebhook(rawWebhook(fixture('email-auto-reply.eml'))), []);
+  t.deepEqual(await email.parseWebhook(rawWebhook(fixture('email-bounce.eml'))), []);
+  const explicitNo = Buffer.from(fixture('email-new.eml').toString('latin1').replace('MIME-Version: 1.0', 'Auto-Submitted: no\r\nMIME-Version: 1.0'), 'latin1');
+  t.is((await email.parseWebhook(rawWebhook(explicitNo))).length, 1);
+});
+
 test('message ids: brackets normalized, header lists split, no duplicates', (t) => {
   t.is(normalizeMessageId(' abc@x '), '<abc@x>');
   t.is(normalizeMessageId('<abc@x>'), '<abc@x>');

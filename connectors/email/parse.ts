@@ -73,13 +73,30 @@ function restIsQuoted(lines: string[], from: number): boolean {
 }
 
 /**
- * Parses a raw message. Null when it has no sender address (nothing to reply to). A message
- * without a Message-ID gets one derived from its bytes, so a redelivery still matches.
+ * Out-of-office answers, bounces and other machine mail (RFC 3834 `Auto-Submitted`, and the
+ * common non-standard markers): answering them (the AI agent would) can loop with the sender.
+ */
+export function isAutomatic(headers: ParsedMail['headers']): boolean {
+  const text = (name: string) => {
+    const value = headers.get(name);
+    return typeof value === 'string' ? value.trim().toLowerCase() : value === undefined ? undefined : JSON.stringify(value).toLowerCase();
+  };
+  const autoSubmitted = text('auto-submitted');
+  if (autoSubmitted !== undefined && !autoSubmitted.startsWith('no')) return true;
+  if (headers.has('x-autoreply') || headers.has('x-autorespond')) return true;
+  const precedence = text('precedence');
+  return precedence === 'auto_reply' || precedence === 'junk';
+}
+
+/**
+ * Parses a raw message. Null when it has no sender address (nothing to reply to) or is automatic
+ * mail (see isAutomatic). A message without a Message-ID gets one derived from its bytes, so a
+ * redelivery still matches.
  */
 export async function parseRawEmail(source: Buffer, now: Date = new Date()): Promise<InboundMessage | null> {
   const mail = await simpleParser(source, { skipImageLinks: true, skipTextToHtml: true });
   const sender = firstAddress(mail.from);
-  if (!sender) return null;
+  if (!sender || isAutomatic(mail.headers)) return null;
   const externalId = normalizeMessageId(mail.messageId) ?? `<${createHash('sha256').update(source).digest('hex')}@parley.invalid>`;
   // mailparser fills `text` from the HTML part when there is no plain-text part.
   const body = mail.text ?? '';
