@@ -20,10 +20,10 @@ export function createApp(deps: Deps, routes: AnyRoute[] = allRoutes): Koa {
     document ??= buildOpenApiDocument(routes, deps.config.publicUrl);
     ctx.body = document;
   });
-  const publicPaths = routes.filter((r) => r.publicCors).map((r) => pathPattern(r.path));
+  const publicEndpoints = routes.filter((r) => r.publicCors).map((r) => ({ method: r.method.toUpperCase(), path: pathPattern(r.path) }));
   app.use(requestId);
   app.use(errorsAndAccessLog(deps.logger));
-  app.use(cors(deps.config.CORS_ORIGINS, publicPaths));
+  app.use(cors(deps.config.CORS_ORIGINS, publicEndpoints));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return app;

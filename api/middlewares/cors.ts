@@ -4,12 +4,17 @@
  */
 import type { Middleware } from 'koa';
 
-export function cors(allowedOrigins: string[], publicPaths: RegExp[]): Middleware {
+/** A public endpoint: its method and a pattern of its path. */
+export type PublicEndpoint = { method: string; path: RegExp };
+
+export function cors(allowedOrigins: string[], publicEndpoints: PublicEndpoint[]): Middleware {
   const allowed = new Set(allowedOrigins);
   return async (ctx, next) => {
     const origin = ctx.get('Origin');
     if (origin) {
-      const isPublic = publicPaths.some((re) => re.test(ctx.path));
+      // A preflight asks for the method it is about to use; judge that one, not OPTIONS.
+      const method = ctx.method === 'OPTIONS' ? ctx.get('Access-Control-Request-Method').toUpperCase() : ctx.method;
+      const isPublic = publicEndpoints.some((e) => e.method === method && e.path.test(ctx.path));
       const allowOrigin = isPublic ? '*' : allowed.has(origin) || allowed.has('*') ? origin : null;
       if (allowOrigin) {
         ctx.set('Access-Control-Allow-Origin', allowOrigin);
