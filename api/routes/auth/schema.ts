@@ -1,6 +1,7 @@
 import { z } from '../../../core/zod.ts';
 import { userSchema } from '../../presenters/user.ts';
 import { businessSchema } from '../../presenters/business.ts';
+import { MAX_PASSWORD_BYTES } from '../../../core/passwords.ts';
 
 const email = z
   .string()
@@ -13,7 +14,7 @@ const email = z
 const password = z
   .string()
   .min(8, 'String should have at least 8 characters')
-  .refine((v) => Buffer.byteLength(v, 'utf8') <= 72, { message: 'Password may be at most 72 bytes', abort: true })
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_PASSWORD_BYTES, { message: 'Password may be at most 72 bytes', abort: true })
   .openapi({ minLength: 8, description: '8 to 72 bytes' });
 
 export const registerBody = z.object({
