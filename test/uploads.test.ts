@@ -26,7 +26,7 @@ async function startConversation(ws: Workspace): Promise<string> {
 
 async function upload(
   conversationId: string,
-  options: { token?: string; field?: string; name?: string; type?: string; bytes?: Uint8Array; body?: BodyInit; headers?: Record<string, string> },
+  options: { token?: string; field?: string; name?: string; type?: string; bytes?: Uint8Array; body?: FormData | string; headers?: Record<string, string> },
 ) {
   let body = options.body;
   if (!body) {
