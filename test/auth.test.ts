@@ -375,6 +375,44 @@ test('google: tokens that fail any check are 401 Invalid Google token', async (t
   t.is(bare.status, 200, bare.text);
 });
 
+test('google: when Google\'s keys cannot be fetched, sign-in is 503 (not a verdict on the token)', async (t) => {
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const closedPort = (closed.address() as { port: number }).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const failing = http.createServer((_req, res) => res.writeHead(500).end('upstream trouble'));
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  const jwksUrls = [`http://127.0.0.1:${closedPort}/certs`, `http://127.0.0.1:${(failing.address() as { port: number }).port}/certs`];
+  try {
+    for (const jwksUrl of jwksUrls) {
+      const server = http.createServer(createApp({ ...app.deps, config: { ...app.deps.config, GOOGLE_JWKS_URL: jwksUrl } }).callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const post = async (id_token: string) => {
+        const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1/auth/google`, {
+          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id_token }),
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      try {
+        t.deepEqual(await post(await google.signIdToken()), { status: 503, body: { detail: 'Google sign-in is temporarily unavailable' } }, jwksUrl);
+        // A token that is bad on its face is still refused as such.
+        t.is((await post(new UnsecuredJWT({ email: 'x@example.com' }).encode())).status, 401, jwksUrl);
+        t.is((await post('garbage')).status, 401, jwksUrl);
+      } finally {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
+    }
+  } finally {
+    await new Promise<void>((resolve) => {
+      failing.close(() => resolve());
+      failing.closeAllConnections();
+    });
+  }
+});
+
 test('google: id_token is required (422)', async (t) => {
   const missing = await app.request('POST', '/api/v1/auth/google', { body: {} });
   t.is(missing.status, 422);

@@ -133,7 +133,7 @@ test('GET /api/v1/openapi.json is an OpenAPI 3.1 document listing every auth pat
   t.is(authRoutes.length, 7);
   for (const route of authRoutes) t.truthy(doc.paths[route.path]?.[route.method], route.path);
   t.deepEqual(Object.keys(doc.paths['/api/v1/auth/login'].post.responses).sort(), ['200', '401', '422', '429']);
-  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/google'].post.responses).sort(), ['200', '400', '401', '422']);
+  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/google'].post.responses).sort(), ['200', '400', '401', '422', '503']);
   t.deepEqual(Object.keys(doc.paths['/api/v1/auth/register'].post.responses).sort(), ['200', '400', '422']);
   const register = doc.paths['/api/v1/auth/register'].post.requestBody.content['application/json'].schema;
   t.truthy(register);

@@ -1,10 +1,10 @@
 /** Register, login, Google sign-in, logout, profile, e-mail verification. */
 import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/db.ts';
-import { HttpError, badRequest, tooManyRequests } from '../../../core/errors.ts';
+import { HttpError, badRequest, serviceUnavailable, tooManyRequests } from '../../../core/errors.ts';
 import { issueAccessToken, verifyPurposeToken } from '../../../core/tokens.ts';
 import { hashPassword, verifyPassword } from '../../../core/passwords.ts';
-import { verifyGoogleIdToken } from '../../../core/google.ts';
+import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/google.ts';
 import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/login-throttle.ts';
 import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount } from '../../../core/commands/accounts.ts';
 import { defineRoute } from '../../route.ts';
@@ -73,16 +73,23 @@ export const google = defineRoute({
   path: '/api/v1/auth/google',
   summary: 'Sign in with a Google ID token',
   description:
-    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified drops its password (whoever set it never proved the address). Invalid token: 401 `Invalid Google token`; not configured: 400.',
+    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified drops its password (whoever set it never proved the address). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503.',
   tags,
   auth: 'none',
   body: googleBody,
   response: tokenResponse,
-  errors: [400, 401],
+  errors: [400, 401, 503],
   handler: async ({ body, deps }) => {
     const clientId = deps.config.GOOGLE_CLIENT_ID;
     if (!clientId) throw badRequest('Google sign-in is not configured');
-    const identity = await verifyGoogleIdToken(body.id_token, clientId, deps.config.GOOGLE_JWKS_URL);
+    let identity: GoogleIdentity | null;
+    try {
+      identity = await verifyGoogleIdToken(body.id_token, clientId, deps.config.GOOGLE_JWKS_URL);
+    } catch (error) {
+      if (!(error instanceof GoogleKeysUnavailable)) throw error;
+      deps.logger.warn({ err: error.cause, jwks_url: deps.config.GOOGLE_JWKS_URL }, 'Google JWKS unavailable');
+      throw serviceUnavailable('Google sign-in is temporarily unavailable');
+    }
     if (!identity) throw new HttpError(401, { detail: 'Invalid Google token' });
     // Google's `sub` is the stable identity (the address of a Google account can change); the
     // e-mail links a Google sign-in to an account registered with a password.
