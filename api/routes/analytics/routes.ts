@@ -1,4 +1,40 @@
-/** Placeholder until the group lands. */
-import type { AnyRoute } from '../../route.ts';
+/** The analytics overview: the last 30 days of the caller's business. */
+import { z } from '../../../core/zod.ts';
+import { badRequest } from '../../../core/errors.ts';
+import { analyticsOverview } from '../../../core/analytics.ts';
+import { defineRoute } from '../../route.ts';
 
-export default [] as AnyRoute[];
+const overviewSchema = z
+  .object({
+    total_conversations: z.number().int().openapi({ description: 'Conversations created in the last 30 days' }),
+    avg_first_response: z.number().int().openapi({ description: 'Seconds from creation to the first agent reply, mean over the window\'s conversations that have one, rounded; 0 when none' }),
+    resolution_rate: z.number().openapi({ description: '100 × resolved (has `resolved_at`) / total over the window, two decimals; 0 when there are none' }),
+    active_agents: z.number().int().openapi({ description: 'Members of every role (owner included) whose status is `live` or `away` now' }),
+    channel_mix: z.record(z.string(), z.number()).openapi({ description: 'Channel type → percent of the window\'s conversations, two decimals summing to exactly 100 (largest remainder); `{}` when none' }),
+    top_agents: z
+      .array(z.object({ name: z.string(), resolved: z.number().int() }))
+      .openapi({ description: 'At most 5 current members by conversations of the window they resolved (`resolved_by`), most first, ties by name; members with none are left out' }),
+    quick_pulse_open: z.number().int().openapi({ description: 'Conversations with status `open` now, of any age' }),
+    median_handle_time: z.number().int().openapi({ description: 'Seconds from creation to resolution: the mean (as the spec defines it) over the window\'s resolved conversations, rounded; 0 when none' }),
+    customer_happiness: z.number().int().openapi({ description: 'Fixed value 98' }),
+  })
+  .openapi('AnalyticsOverview');
+
+export const overview = defineRoute({
+  method: 'get',
+  path: '/api/v1/analytics/overview',
+  summary: 'Analytics of the last 30 days',
+  description:
+    'The window is conversations whose `created_at` is within the last 30 days (except `quick_pulse_open` and `active_agents`, which are about now). ' +
+    'Any member may read it. Caller without a business: 400.',
+  tags: ['Analytics'],
+  auth: 'user',
+  response: overviewSchema,
+  errors: [400],
+  handler: async ({ caller, deps }) => {
+    if (!caller.member) throw badRequest('Organization not found');
+    return analyticsOverview(deps.db, caller.member.businessId);
+  },
+});
+
+export default [overview];
