@@ -3,7 +3,7 @@
  * conversations (two thirds of them in the 30-day window) among 200,000 of other businesses.
  *
  * Uses a scratch database on DATABASE_URL's server (the role needs CREATEDB), or an embedded
- * PostgreSQL in ./.bench-data (port EMBEDDED_PG_BENCH_PORT, default 54331) when it is unset; the
+ * PostgreSQL in ./.data/bench (port EMBEDDED_PG_BENCH_PORT, default 54331) when it is unset; the
  * scratch database is dropped at the end. Prints EXPLAIN ANALYZE of each overview query and the
  * latency of the endpoint's handler, and writes bench/results/analytics.json.
  *
@@ -89,7 +89,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function main(): Promise<void> {
   const embedded = process.env.DATABASE_URL
     ? null
-    : await startEmbeddedPostgres({ dataDir: path.join(root, '.bench-data'), port: Number(process.env.EMBEDDED_PG_BENCH_PORT ?? 54331) });
+    : await startEmbeddedPostgres({ dataDir: path.join(root, '.data', 'bench'), port: Number(process.env.EMBEDDED_PG_BENCH_PORT ?? 54331) });
   const adminUrl = process.env.DATABASE_URL ?? embedded!.adminUrl;
   const name = `parley_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
