@@ -53,8 +53,9 @@ export function overviewQueries(businessId: string) {
                count(*) as n,
                count(c.resolved_at) as resolved,
                count(c.first_response_at) as responded,
-               coalesce(sum(extract(epoch from c.first_response_at - c.created_at)), 0) as response_secs,
-               coalesce(sum(extract(epoch from c.resolved_at - c.created_at)), 0) as handle_secs
+               -- float8 sums (date_part) are several times cheaper than numeric ones (extract)
+               coalesce(sum(date_part('epoch', c.first_response_at - c.created_at)), 0) as response_secs,
+               coalesce(sum(date_part('epoch', c.resolved_at - c.created_at)), 0) as handle_secs
         from conversations c
         where c.business_id = ${businessId} and c.created_at >= now() - interval '30 days'
         group by c.channel_type, c.resolved_by
@@ -62,8 +63,9 @@ export function overviewQueries(businessId: string) {
       select
         coalesce(sum(g.n), 0)::int as total,
         coalesce(sum(g.resolved), 0)::int as resolved,
-        coalesce(round(sum(g.response_secs) / nullif(sum(g.responded), 0)), 0)::int as avg_first_response,
-        coalesce(round(sum(g.handle_secs) / nullif(sum(g.resolved), 0)), 0)::int as avg_handle_time,
+        -- numeric for the division so round() takes halves away from zero (float8 round() goes to even)
+        coalesce(round(sum(g.response_secs)::numeric / nullif(sum(g.responded), 0)), 0)::int as avg_first_response,
+        coalesce(round(sum(g.handle_secs)::numeric / nullif(sum(g.resolved), 0)), 0)::int as avg_handle_time,
         (select coalesce(json_object_agg(ch.channel_type, ch.n), '{}')
            from (select channel_type, sum(n)::int as n from grouped group by channel_type) ch) as channels,
         (select coalesce(json_agg(json_build_object('name', t.name, 'resolved', t.resolved) order by t.resolved desc, t.name, t.id), '[]')
