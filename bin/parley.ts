@@ -5,11 +5,17 @@
  *   parley web       the API only (Procfile `web`)
  *   parley worker    the workers only (Procfile `worker`)
  *   parley migrate   apply database migrations and exit (Procfile `release`)
+ *   parley jobs …    inspect the job queue and retry failed jobs (bin/jobs-command.ts)
  */
 import { ConfigError, loadConfig } from '../core/config.ts';
-import { boot } from '../core/boot.ts';
-import { startWebServer } from '../api/server.ts';
-import { startWorker } from '../workers/main.ts';
+import { jobsCli, jobsUsage } from './jobs-command.ts';
+
+// The API and the workers load on demand: `parley --help` and `parley jobs` stay quick.
+const load = {
+  boot: () => import('../core/boot.ts').then((m) => m.boot),
+  startWebServer: () => import('../api/server.ts').then((m) => m.startWebServer),
+  startWorker: () => import('../workers/main.ts').then((m) => m.startWorker),
+};
 
 const usage = `usage: parley <command>
 
@@ -18,12 +24,22 @@ commands:
   web        run the API (HTTP + realtime)
   worker     run the background workers
   migrate    apply database migrations and exit
-`;
+  jobs       inspect the job queue and retry failed jobs (parley jobs --help)
+
+On SIGTERM or SIGINT the API stops accepting connections and the workers take no new jobs;
+running jobs finish before the process exits. A second signal exits at once.
+
+exit codes: 0 ok, 1 error, 2 usage (parley jobs adds 3, below)
+
+${jobsUsage.replace(/^usage: /, '')}`;
 
 function onStop(stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      console.error(`parley: ${signal} again: exiting without waiting for running jobs`);
+      process.exit(1);
+    }
     stopping = true;
     stop().then(
       () => process.exit(0),
@@ -43,6 +59,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage);
     return command ? 0 : 2;
   }
+  if (command === 'jobs') {
+    return jobsCli(loadConfig, argv.slice(1), {
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
+    });
+  }
   const config = loadConfig();
   if ((command === 'web' || command === 'worker') && !config.DATABASE_URL) {
     console.error(`parley ${command}: DATABASE_URL must be set (separately scaled processes share one database; 'parley start' runs everything with an embedded one)`);
@@ -50,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'migrate': {
+      const boot = await load.boot();
       const booted = await boot({ config, migrate: true });
       booted.deps.logger.info('database is up to date');
       await booted.shutdown();
@@ -58,19 +81,23 @@ async function main(argv: string[]): Promise<number> {
     case 'start':
     case 'web':
     case 'worker': {
+      const [boot, startWebServer, startWorker] = await Promise.all([
+        load.boot(),
+        command === 'worker' ? null : load.startWebServer(),
+        command === 'web' ? null : load.startWorker(),
+      ]);
       const booted = await boot({ config, migrate: true });
       const { deps } = booted;
-      const web = command === 'worker' ? null : await startWebServer(deps, config.PORT);
+      const web = startWebServer ? await startWebServer(deps, config.PORT) : null;
       if (web) deps.logger.info({ port: web.port, url: config.publicUrl }, 'API listening');
-      const worker =
-        command === 'web'
-          ? null
-          : await startWorker(deps, { connectionString: booted.database.url, only: config.WORKER_TASKS?.split(',').map((s) => s.trim()).filter(Boolean) });
+      const worker = startWorker
+        ? await startWorker(deps, { connectionString: booted.database.url, only: config.WORKER_TASKS?.split(',').map((s) => s.trim()).filter(Boolean) })
+        : null;
       if (worker) deps.logger.info('workers running');
       onStop(async () => {
         deps.logger.info('stopping');
-        await web?.close();
-        await worker?.stop();
+        // Both at once: the API stops taking requests while running jobs finish.
+        await Promise.all([web?.close(), worker?.stop()]);
         await booted.shutdown();
       });
       return -1;

@@ -6,9 +6,9 @@
  * running ones to finish; `shutdownAbortTimeout` ms into it, tasks see `helpers.abortSignal`
  * fire (a task that honours it fails its attempt and is retried later, never lost).
  */
-import { Logger as WorkerLogger, parseCronItems, run, type CronItem, type LogLevel, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { parseCronItems, run, type CronItem, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Deps } from '../core/deps.ts';
-import type { Logger } from '../core/logger.ts';
+import { workerLogger } from '../core/worker-logger.ts';
 import { crontab as defaultCrontab } from './crontab.ts';
 import { allTasks } from './tasks/index.ts';
 import type { AnyTask } from './task.ts';
@@ -46,23 +46,6 @@ export function buildTaskList(deps: Deps, tasks: AnyTask[]): TaskList {
     };
   }
   return list;
-}
-
-const levels: Record<LogLevel, 'error' | 'warn' | 'info' | 'debug'> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
-
-/**
- * graphile-worker's log lines through pino. Only the scope and the error are kept: the rest of
- * its metadata holds whole jobs (payloads) and worker objects.
- */
-export function workerLogger(logger: Logger): WorkerLogger {
-  return new WorkerLogger((scope) => (level, message, meta) => {
-    const fields: Record<string, unknown> = { component: 'graphile-worker' };
-    if (scope.taskIdentifier) fields.task = scope.taskIdentifier;
-    if (scope.jobId) fields.job_id = scope.jobId;
-    if (scope.workerId) fields.worker_id = scope.workerId;
-    if (meta?.error) fields.err = meta.error;
-    logger[levels[level] ?? 'info'](fields, message);
-  });
 }
 
 export async function startWorker(deps: Deps, options: WorkerOptions): Promise<Runner> {
