@@ -36,7 +36,8 @@ export type Realtime = {
   /**
    * Settles once this node listens to Redis (its adapter's subscriptions are in place), so no
    * event published after it is missed; at once without Redis. Never rejects: an unreachable
-   * Redis is logged and the adapter subscribes when it comes back.
+   * Redis settles it at the first failed connection (logged); the adapter subscribes when
+   * Redis comes back.
    */
   ready: Promise<void>;
   /** Disconnects every socket and releases Redis; the HTTP server is closed by its owner. */
@@ -66,11 +67,15 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
     io.adapter(createAdapter(redis, redisSub, { key: options.redisKey ?? defaultRealtimeKey }));
   }
   // Commands on one connection run in order: the PING answers after the adapter's subscriptions.
+  // An unreachable Redis does not hold the start: ioredis subscribes again once it is back.
   const ready = redisSub
-    ? redisSub.ping().then(
-        () => {},
-        (error: Error) => deps.logger.warn({ err: error.message }, 'realtime: redis not reachable yet; live events resume when it is'),
-      )
+    ? new Promise<void>((resolve) => {
+        redisSub.ping().then(() => resolve(), () => resolve());
+        redisSub.once('error', (error: Error) => {
+          deps.logger.warn({ err: error.message }, 'realtime: redis not reachable yet; live events resume when it is');
+          resolve();
+        });
+      })
     : Promise.resolve();
 
   io.use((socket, next) => {
