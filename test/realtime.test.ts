@@ -215,15 +215,16 @@ test('a client of business X never receives business Y\'s events', async (t) => 
   ]);
 });
 
-test('an event without rooms reaches nobody', async (t) => {
-  const ws = await createWorkspace(app);
-  const client = await connect(app.url, ws.token);
-  const marker = next(client.socket, 'marker');
-  app.deps.events.publish({ name: 'broadcast', rooms: [], payload: {} });
-  local.deps.events.publish({ name: 'broadcast', rooms: [], payload: {} });
-  app.deps.events.publish({ name: 'marker', rooms: [rooms.user(ws.userId)], payload: {} });
-  await marker;
-  t.deepEqual(client.received.map((e) => e.name), ['marker']);
+test('an event without rooms reaches nobody (Redis bus and local bus)', async (t) => {
+  for (const target of [app, local]) {
+    const ws = await createWorkspace(target);
+    const client = await connect(target.url, ws.token);
+    const marker = next(client.socket, 'marker');
+    target.deps.events.publish({ name: 'broadcast', rooms: [], payload: {} });
+    target.deps.events.publish({ name: 'marker', rooms: [rooms.user(ws.userId)], payload: {} });
+    await marker;
+    t.deepEqual(client.received.map((e) => e.name), ['marker']);
+  }
 });
 
 test('a user-room event reaches only that user, not the other members of the business', async (t) => {
