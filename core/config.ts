@@ -81,6 +81,8 @@ const envSchema = z.object({
   OLLAMA_URL: z.url().default('http://127.0.0.1:11434'),
   /** Comma-separated task names this worker process runs (default: all). */
   WORKER_TASKS: optionalString,
+  /** Seconds without a heartbeat after which a worker's locked jobs are released (default 60). */
+  WORKER_LIVENESS_TIMEOUT: z.coerce.number().min(1).max(86400).default(60),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
   /**
    * How many proxies (load balancers) in front of the API append to X-Forwarded-For (default 0:

@@ -9,4 +9,7 @@
  */
 import type { CronItem } from 'graphile-worker';
 
-export const crontab: CronItem[] = [];
+export const crontab: CronItem[] = [
+  // Channels that cannot push (Telegram without https, IMAP mailboxes): one poll each minute.
+  { task: 'poll_channels', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: 1 } },
+];

@@ -6,11 +6,13 @@
  * running ones to finish; `shutdownAbortTimeout` ms into it, tasks see `helpers.abortSignal`
  * fire (a task that honours it fails its attempt and is retried later, never lost).
  */
+import { EventEmitter } from 'node:events';
 import { parseCronItems, run, type CronItem, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Deps } from '../core/deps.ts';
 import { workerLogger } from '../core/worker-logger.ts';
 import { crontab as defaultCrontab } from './crontab.ts';
 import { allTasks } from './tasks/index.ts';
+import { trackLiveness } from './liveness.ts';
 import type { AnyTask } from './task.ts';
 
 export type WorkerOptions = {
@@ -60,7 +62,9 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<R
   const crontab = options.crontab ?? (options.tasks ? [] : defaultCrontab);
   const unknownCron = crontab.filter((item) => !available.some((t) => t.name === item.task));
   if (unknownCron.length) throw new Error(`crontab names unknown tasks: ${unknownCron.map((i) => i.task).join(', ')}`);
-  return run({
+  const events = options.events ?? (new EventEmitter() as WorkerEvents);
+  const liveness = trackLiveness(deps.db, events, deps.config.WORKER_LIVENESS_TIMEOUT, deps.logger);
+  const runner = await run({
     connectionString: options.connectionString,
     concurrency: options.concurrency ?? deps.config.WORKER_CONCURRENCY,
     noHandleSignals: true,
@@ -72,8 +76,18 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<R
     // four hours later). Batched, the pending writes are flushed before the pool ends; a delay
     // of 0 ms batches only what finishes in the same tick.
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-    events: options.events,
+    events,
     taskList: buildTaskList(deps, tasks),
     parsedCronItems: parseCronItems(crontab.filter((item) => tasks.some((t) => t.name === item.task))),
   });
+  // The heartbeat goes on while running jobs finish, and ends with the runner.
+  const stop = runner.stop.bind(runner);
+  runner.stop = async (...args: Parameters<Runner['stop']>) => {
+    try {
+      return await stop(...args);
+    } finally {
+      await liveness.stop();
+    }
+  };
+  return runner;
 }

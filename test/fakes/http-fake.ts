@@ -33,6 +33,8 @@ export type HttpFake = {
   requests: RecordedRequest[];
   /** The next `count` requests get `failure` instead of the normal answer. */
   failNext: (count: number, failure: FakeFailure) => void;
+  /** Every answer waits this long first (a slow platform; default 0). */
+  setLatency: (ms: number) => void;
   close: () => Promise<void>;
 };
 
@@ -61,8 +63,10 @@ export async function startHttpFake(
 ): Promise<HttpFake> {
   const requests: RecordedRequest[] = [];
   const failures: FakeFailure[] = [];
+  let latency = 0;
   const server = createServer(async (req, res) => {
     const rawBody = await readAll(req);
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
     const url = new URL(req.url ?? '/', 'http://fake');
     const headers = headersOf(req);
     let json: unknown;
@@ -90,6 +94,9 @@ export async function startHttpFake(
     requests,
     failNext: (count, failure) => {
       for (let i = 0; i < count; i += 1) failures.push(failure);
+    },
+    setLatency: (ms) => {
+      latency = ms;
     },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

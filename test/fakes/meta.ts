@@ -48,6 +48,8 @@ export type FakeMeta = {
   addMedia: (mediaId: string, accessToken: string, media: { mimeType: string; bytes: Buffer }) => void;
   /** The next `count` Graph calls fail with a Graph error body (or `body` when given). */
   failNext: (count: number, failure: GraphFailure) => void;
+  /** Every answer waits this long first (a slow platform). */
+  setLatency: (ms: number) => void;
   close: () => Promise<void>;
 };
 
@@ -214,6 +216,7 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     addMedia: (mediaId, accessToken, item) => {
       media.set(mediaId, { token: accessToken, ...item });
     },
+    setLatency: server.setLatency,
     failNext: (count, failure) => {
       const headers = { ...(failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {}), ...failure.headers };
       // The failure body is built per request by the fallback above; keep the Graph fields on the failure itself.
