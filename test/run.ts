@@ -3,12 +3,16 @@
  * file creates its own database from that template (CREATE DATABASE … TEMPLATE), so files run
  * in parallel and leave nothing behind.
  *
- * Without DATABASE_URL an embedded PostgreSQL is started in ./.test-data (port 54330) and
- * stopped at the end; with DATABASE_URL its server is used (the role needs CREATEDB).
+ * Without DATABASE_URL an embedded PostgreSQL is started in a fresh temporary directory on a
+ * free port, and stopped and removed at the end, so runs never share a server; with
+ * DATABASE_URL its server is used (the role needs CREATEDB).
  * Extra arguments go to ava, e.g. `npm test -- test/auth.test.ts`.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../core/migrate.ts';
@@ -16,10 +20,29 @@ import { startEmbeddedPostgres } from '../core/embedded-postgres.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
+/** A TCP port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 async function main(): Promise<number> {
-  const embedded = process.env.DATABASE_URL
-    ? null
-    : await startEmbeddedPostgres({ dataDir: path.join(root, '.test-data'), port: Number(process.env.EMBEDDED_PG_TEST_PORT ?? 54330) });
+  const dataDir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(os.tmpdir(), 'parley-test-pg-'));
+  try {
+    return await runWith(dataDir);
+  } finally {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runWith(dataDir: string | null): Promise<number> {
+  const embedded = dataDir ? await startEmbeddedPostgres({ dataDir, port: await freePort() }) : null;
   const adminUrl = process.env.DATABASE_URL ?? embedded!.adminUrl;
   const template = `parley_tpl_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
