@@ -1,0 +1,13 @@
+# Parley's image for docker-compose.yml and any container platform: Node.js 24 runs the
+# TypeScript sources directly, so there is no build step.
+FROM node:24-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY . .
+# DATA_DIR (uploaded files); a named volume mounted here starts with this ownership.
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 3000
+CMD ["node", "bin/parley.ts", "web"]
