@@ -1,0 +1,278 @@
+/**
+ * X direct messages end to end, through the real HTTP server and the real worker against a fake
+ * X API: registration learns the account's user id (the routing key of the shared webhook), the
+ * CRC challenge is answered, a signed DM event becomes a customer, a conversation and a
+ * message, and an agent reply goes out as a DM to the sender.
+ */
+import test from 'ava';
+import { createHmac } from 'node:crypto';
+import type { Runner } from 'graphile-worker';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { query, startTestWorker, waitFor } from './helpers/worker.ts';
+import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
+
+const credentials = { api_key: 'e2e-consumer-key', api_secret: 'e2e-consumer-secret', access_token: '1000000000000000077-e2e', access_token_secret: 'e2e-token-secret' };
+const account = { id: '1000000000000000077', name: 'Acme Support', username: 'acmesupport' };
+
+let app: TestApp;
+let fake: FakeX;
+let owner: Workspace;
+let channelId: string;
+let worker: Runner | null = null;
+
+test.before(async () => {
+  fake = await startFakeX({ credentials, user: account });
+  app = await startTestApp({ env: { X_API_URL: fake.url } });
+  owner = await createWorkspace(app, { plan: 'Mini' });
+});
+
+test.afterEach.always(async () => {
+  await worker?.stop();
+  worker = null;
+});
+
+test.after.always(async () => {
+  await app?.close();
+  await fake?.close();
+});
+
+async function runWorker(): Promise<void> {
+  worker ??= await startTestWorker(app);
+}
+
+let eventCounter = 0;
+const nextEventId = () => String(1790000000000000000n + BigInt(++eventCounter));
+
+/** An Account Activity payload with one DM from `sender` to the account. */
+function dmActivity(sender: { id: string; name: string }, text: string, id = nextEventId()) {
+  return {
+    for_user_id: account.id,
+    direct_message_events: [{
+      type: 'message_create',
+      id,
+      created_timestamp: String(Date.now()),
+      message_create: { target: { recipient_id: account.id }, sender_id: sender.id, message_data: { text, entities: { hashtags: [], symbols: [], user_mentions: [], urls: [] } } },
+    }],
+    users: {
+      [sender.id]: { id: sender.id, name: sender.name, screen_name: sender.name.toLowerCase().replace(/\W/g, '') },
+      [account.id]: { id: account.id, name: account.name, screen_name: account.username },
+    },
+  };
+}
+
+/** POSTs an activity to the shared webhook, signed as X signs it unless `signature` says otherwise. */
+async function postX(payload: unknown, signature?: string | null) {
+  const raw = JSON.stringify(payload);
+  const sig = signature === undefined ? signXWebhook(credentials.api_secret, raw) : signature;
+  return app.request('POST', '/api/v1/webhooks/x', {
+    rawBody: raw,
+    headers: { 'content-type': 'application/json', ...(sig === null ? {} : { 'x-twitter-webhooks-signature': sig }) },
+  });
+}
+
+const channelOf = async (id: string) => {
+  const res = await app.request('GET', '/api/v1/channels', { token: owner.token });
+  return (res.body as any[]).find((c) => c.id === id);
+};
+
+async function registered(id: string) {
+  return waitFor(async () => {
+    const c = await channelOf(id);
+    return c.status !== 'pending' ? c : null;
+  }, 20_000, 'registration');
+}
+
+const countEvents = async () => (await query(app, 'select count(*)::int as n from inbound_events'))[0].n as number;
+const countInboundJobs = async () => (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number;
+
+async function customerNamed(name: string) {
+  return waitFor(async () => {
+    const res = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: name } });
+    return (res.body as any[]).find((c) => c.name === name);
+  }, 20_000, `customer ${name}`);
+}
+
+async function conversationsOf(customerUuid: string) {
+  const res = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'x' } });
+  return (res.body as any[]).filter((c) => c.customer_id === customerUuid);
+}
+
+const messagesOf = async (conversationId: string) =>
+  (await app.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token })).body as any[];
+
+async function customerWrites(sender: { id: string; name: string }, text: string): Promise<string> {
+  const res = await postX(dmActivity(sender, text));
+  if (res.status !== 200) throw new Error(`webhook: ${res.status} ${res.text}`);
+  await runWorker();
+  const customer = await customerNamed(sender.name);
+  const [conversation] = await waitFor(async () => {
+    const list = await conversationsOf(customer.uuid);
+    return list.length ? list : null;
+  }, 20_000, 'conversation');
+  return conversation.id;
+}
+
+async function reply(conversationId: string, content: string) {
+  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content } });
+  if (res.status !== 200) throw new Error(`reply: ${res.status} ${res.text}`);
+  return res.body as { id: string; delivery_status: string };
+}
+
+async function messageSettled(conversationId: string, messageId: string) {
+  return waitFor(async () => {
+    const message = (await messagesOf(conversationId)).find((m) => m.id === messageId);
+    return message && ['sent', 'failed'].includes(message.delivery_status) ? message : null;
+  }, 30_000, 'delivery');
+}
+
+const dmRequests = () => fake.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/2/dm_conversations/')).length;
+
+test.serial('register: connected; the account\'s user id becomes the routing key of the shared webhook', async (t) => {
+  const res = await app.request('POST', '/api/v1/channels/', { token: owner.token, body: { type: 'x', config: { ...credentials, bearer_token: 'AAAA-e2e' } } });
+  t.is(res.status, 200, res.text);
+  t.is(res.body.status, 'pending');
+  channelId = res.body.id;
+  await runWorker();
+  const channel = await registered(channelId);
+  t.like(channel, { status: 'connected', last_error: null });
+  const [row] = await query(app, 'select routing_key, state from channels where id = $1', [channelId]);
+  t.is(row.routing_key, account.id);
+  t.like(row.state, { user_id: account.id, username: account.username });
+});
+
+test.serial('CRC: the response token is signed with the channel\'s consumer secret', async (t) => {
+  const expected = 'sha256=' + createHmac('sha256', credentials.api_secret).update('crc-e2e-challenge').digest('base64');
+  const res = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'crc-e2e-challenge' } });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body, { response_token: expected });
+  const named = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'crc-e2e-challenge', channel_id: channelId } });
+  t.deepEqual(named.body, { response_token: expected });
+});
+
+test.serial('inbound: a signed DM is stored with its job before the 200, then becomes customer, conversation and message', async (t) => {
+  const sender = { id: '2000000000000000011', name: 'Grace Hopper' };
+  const payload = dmActivity(sender, 'Hey, I was double charged 😕');
+  const eventId = payload.direct_message_events[0].id;
+  const res = await postX(payload);
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body, { received: 1 });
+
+  const [event] = await query(app, 'select id, kind, channel_id, processed_at from inbound_events where dedupe_key = $1', [eventId]);
+  t.like(event, { kind: 'message', channel_id: channelId, processed_at: null });
+  t.is((await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound' and key = $1`, [`inbound:${event.id}`])).length, 1);
+
+  await runWorker();
+  const customer = await customerNamed(sender.name);
+  t.like(customer, { email: null, phone: null });
+  const conversations = await conversationsOf(customer.uuid);
+  t.is(conversations.length, 1);
+  t.like(conversations[0], { status: 'open', channel_type: 'x', channel_id: channelId });
+  const messages = await messagesOf(conversations[0].id);
+  t.is(messages.length, 1);
+  t.like(messages[0], { sender_type: 'customer', content: 'Hey, I was double charged 😕', external_id: eventId, delivery_status: null });
+});
+
+test.serial('inbound: the same event five times makes one message', async (t) => {
+  const sender = { id: '2000000000000000012', name: 'Ada Lovelace' };
+  const payload = dmActivity(sender, 'Hello?');
+  const before = await countEvents();
+  const answers = await Promise.all(Array.from({ length: 5 }, () => postX(payload)));
+  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+  t.is(answers.reduce((sum, a) => sum + a.body.received, 0), 1, 'one of them stored it');
+  t.is(await countEvents(), before + 1);
+
+  await runWorker();
+  const customer = await customerNamed(sender.name);
+  const [conversation] = await waitFor(async () => {
+    const list = await conversationsOf(customer.uuid);
+    return list.length ? list : null;
+  });
+  for (let i = 0; i < 5; i++) t.is((await postX(payload)).status, 200);
+  await waitFor(async () => (await countInboundJobs()) === 0, 20_000, 'inbound jobs done');
+  const messages = await messagesOf(conversation.id);
+  t.is(messages.length, 1);
+  t.is(messages[0].content, 'Hello?');
+  t.is((await conversationsOf(customer.uuid)).length, 1);
+});
+
+test.serial('inbound: a bad signature is 401 and stores nothing', async (t) => {
+  const payload = dmActivity({ id: '2000000000000000013', name: 'Mallory' }, 'Refund me');
+  const raw = JSON.stringify(payload);
+  const events = await countEvents();
+  const jobs = await countInboundJobs();
+  const cases: [string, string | null][] = [
+    ['another consumer secret', signXWebhook('not-the-secret', raw)],
+    ['no signature', null],
+    ['signature of another body', signXWebhook(credentials.api_secret, JSON.stringify(dmActivity({ id: '2000000000000000013', name: 'Mallory' }, 'Hi')))],
+    ['garbage', 'sha256=abc'],
+  ];
+  for (const [name, signature] of cases) {
+    const res = await postX(payload, signature);
+    t.is(res.status, 401, name);
+    t.deepEqual(res.body, { detail: 'Invalid webhook signature' }, name);
+  }
+  t.is(await countEvents(), events);
+  t.is(await countInboundJobs(), jobs);
+});
+
+test.serial('reply: X receives a DM with exactly the text for the sender; sent with its dm_event_id', async (t) => {
+  const sender = { id: '2000000000000000014', name: 'Katherine Johnson' };
+  const conversationId = await customerWrites(sender, 'Can I change my plan?');
+  const before = fake.dms.length;
+  const sent = await reply(conversationId, 'Yes, under Settings → Billing.');
+  t.is(sent.delivery_status, 'queued');
+  const message = await messageSettled(conversationId, sent.id);
+  t.like(message, { delivery_status: 'sent', error: null });
+  const dms = fake.dms.slice(before);
+  t.is(dms.length, 1);
+  t.like(dms[0], { participantId: sender.id, text: 'Yes, under Settings → Billing.' });
+  t.is(dms[0].oauth.oauth_consumer_key, credentials.api_key);
+  t.is(message.external_id, dms[0].dmEventId);
+});
+
+test.serial('delivery: X 500 then 200 delivers once, after a retry', async (t) => {
+  const sender = { id: '2000000000000000015', name: 'Margaret Hamilton' };
+  const conversationId = await customerWrites(sender, 'Anyone?');
+  const before = fake.dms.length;
+  const attempts = dmRequests();
+  fake.failNext(1, 500, problem(500, 'Internal Server Error', 'Internal Server Error'));
+  const sent = await reply(conversationId, 'We are here.');
+  const message = await messageSettled(conversationId, sent.id);
+  t.like(message, { delivery_status: 'sent', error: null });
+  t.is(dmRequests() - attempts, 2, 'one failed attempt, one retry');
+  const dms = fake.dms.slice(before);
+  t.is(dms.length, 1, 'delivered exactly once');
+  t.like(dms[0], { participantId: sender.id, text: 'We are here.' });
+  t.is(message.external_id, dms[0].dmEventId);
+});
+
+test.serial('delivery: X 401 fails the message with X\'s reason, without retrying', async (t) => {
+  const sender = { id: '2000000000000000016', name: 'Radia Perlman' };
+  const conversationId = await customerWrites(sender, 'Hi');
+  const before = fake.dms.length;
+  const attempts = dmRequests();
+  fake.failNext(1, 401, problem(401, 'Unauthorized', 'Unauthorized'));
+  const sent = await reply(conversationId, 'Hello from support');
+  const message = await messageSettled(conversationId, sent.id);
+  t.like(message, { delivery_status: 'failed', error: 'Unauthorized', external_id: null });
+  t.is(fake.dms.length, before);
+  await waitFor(async () => (await query(app, 'select 1 from graphile_worker.jobs where key = $1', [`message:${sent.id}`])).length === 0, 20_000, 'job finished');
+  t.is(dmRequests() - attempts, 1, 'a refusal is not retried');
+});
+
+test.serial('register: credentials X refuses leave the channel in error with X\'s reason and no routing key', async (t) => {
+  const res = await app.request('POST', '/api/v1/channels/', {
+    token: owner.token,
+    body: { type: 'x', config: { ...credentials, access_token_secret: 'wrong-token-secret', bearer_token: 'AAAA-e2e' } },
+  });
+  t.is(res.status, 200, res.text);
+  await runWorker();
+  const channel = await registered(res.body.id);
+  t.like(channel, { status: 'error', last_error: 'Unauthorized' });
+  const [row] = await query(app, 'select routing_key from channels where id = $1', [res.body.id]);
+  t.is(row.routing_key, null);
+  // The working channel still receives its DMs.
+  const again = await postX(dmActivity({ id: '2000000000000000017', name: 'Barbara Liskov' }, 'Still there?'));
+  t.deepEqual(again.body, { received: 1 });
+});
