@@ -276,3 +276,21 @@ test.serial('register: credentials X refuses leave the channel in error with X\'
   const again = await postX(dmActivity({ id: '2000000000000000017', name: 'Barbara Liskov' }, 'Still there?'));
   t.deepEqual(again.body, { received: 1 });
 });
+
+test.serial('CRC: several channels of one X app share its secret; different apps need the channel id', async (t) => {
+  const crc = (channel_id?: string) => app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'crc-2', channel_id } });
+  const expected = (secret: string) => ({ response_token: 'sha256=' + createHmac('sha256', secret).update('crc-2').digest('base64') });
+  // The channel of the previous test uses the same app (consumer secret) with other tokens.
+  t.deepEqual((await crc()).body, expected(credentials.api_secret));
+
+  const other = await app.request('POST', '/api/v1/channels/', {
+    token: owner.token,
+    body: { type: 'x', config: { ...credentials, api_key: 'other-app-key', api_secret: 'other-app-secret', bearer_token: 'AAAA-other' } },
+  });
+  t.is(other.status, 200, other.text);
+  const ambiguous = await crc();
+  t.is(ambiguous.status, 400);
+  t.regex(ambiguous.body.detail, /channel_id/);
+  t.deepEqual((await crc(channelId)).body, expected(credentials.api_secret));
+  t.deepEqual((await crc(other.body.id)).body, expected('other-app-secret'));
+});

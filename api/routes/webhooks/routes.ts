@@ -191,7 +191,9 @@ export const xCrc = defineRoute({
   path: '/api/v1/webhooks/x',
   summary: 'X: the CRC challenge',
   description:
-    'Answers `{response_token}` signed with the consumer secret of the X channel named by `channel_id`, or of the only active X channel when there is one (400 when that is ambiguous, 404 when there is none).',
+    'Answers `{response_token}` signed with the consumer secret of the X channel named by `channel_id`, or else of the active X channels, ' +
+    'which X\'s own request cannot name: several channels of one X app share its consumer secret; when their secrets differ it is 400 ' +
+    '(register `…/webhooks/x?channel_id=<id>` as that app\'s webhook URL instead); 404 when there is no X channel.',
   tags,
   auth: 'none',
   query: z.object({ crc_token: z.string().min(1), channel_id: z.uuid().optional() }),
@@ -202,7 +204,8 @@ export const xCrc = defineRoute({
     if (query.channel_id) channel = await channelFromPath(deps, 'x', query.channel_id);
     else {
       const all = await activeChannelsOfType(deps.db, deps.config.encryptionKey, 'x');
-      if (all.length > 1) throw badRequest('Several X channels exist: pass channel_id');
+      // One app, several accounts: X's CRC names neither, but every channel of the app has its secret.
+      if (new Set(all.map((c) => c.config.api_secret)).size > 1) throw badRequest('X channels with different consumer secrets exist: pass channel_id');
       channel = all[0];
     }
     if (!channel) throw notFound('Channel not found');
