@@ -1,0 +1,323 @@
+/**
+ * E-mail end to end, through the real HTTP server and the real worker against a fake SMTP
+ * submission server and a fake IMAP server: registration checks the credentials (and with IMAP
+ * settings starts polling at the end of INBOX), customer mail arrives by the raw-MIME webhook
+ * and by IMAP polling, an agent reply goes out by SMTP threaded under the customer's mail, and
+ * the customer's answer to that reply lands in the same conversation.
+ */
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import type { Runner } from 'graphile-worker';
+import { simpleParser } from 'mailparser';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { query, startTestWorker, waitFor } from './helpers/worker.ts';
+import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
+import { startFakeImap, type FakeImap } from './fakes/imap.ts';
+
+const SUPPORT = 'support@acme.test';
+const SMTP_PASSWORD = 'smtp-e2e-password';
+const IMAP_PASSWORD = 'imap-e2e-password';
+
+let app: TestApp;
+let smtp: FakeSmtp;
+let imap: FakeImap;
+let owner: Workspace;
+let channelId: string;
+let secret: string;
+let worker: Runner | null = null;
+
+test.before(async () => {
+  smtp = await startFakeSmtp({ user: SUPPORT, password: SMTP_PASSWORD });
+  imap = await startFakeImap({ user: SUPPORT, password: IMAP_PASSWORD });
+  app = await startTestApp();
+  owner = await createWorkspace(app, { plan: 'Mini' });
+});
+
+test.afterEach.always(async () => {
+  await worker?.stop();
+  worker = null;
+});
+
+test.after.always(async () => {
+  await app?.close();
+  await smtp?.close();
+  await imap?.close();
+});
+
+async function runWorker(): Promise<void> {
+  worker ??= await startTestWorker(app);
+}
+
+const smtpConfig = (overrides: Record<string, string> = {}) => ({ address: SUPPORT, smtp_host: '127.0.0.1', smtp_port: String(smtp.port), smtp_user: SUPPORT, smtp_password: SMTP_PASSWORD, ...overrides });
+const imapConfig = (overrides: Record<string, string> = {}) => smtpConfig({ imap_host: '127.0.0.1', imap_port: String(imap.port), imap_user: SUPPORT, imap_password: IMAP_PASSWORD, ...overrides });
+
+type Mail = { from: string; subject: string; text: string; messageId?: string; inReplyTo?: string; references?: string[]; to?: string };
+
+/** A plain-text RFC 822 message as a customer's mail client would send it. */
+function rfc822(mail: Mail): { raw: string; messageId: string } {
+  const messageId = mail.messageId ?? `<${randomBytes(8).toString('hex')}@mail.customer.test>`;
+  const headers = [
+    `From: ${mail.from}`,
+    `To: ${mail.to ?? `Acme Support <${SUPPORT}>`}`,
+    `Subject: ${mail.subject}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: ${messageId}`,
+    ...(mail.inReplyTo ? [`In-Reply-To: ${mail.inReplyTo}`] : []),
+    ...(mail.references ? [`References: ${mail.references.join(' ')}`] : []),
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset="UTF-8"',
+  ];
+  return { raw: `${headers.join('\r\n')}\r\n\r\n${mail.text.replace(/\n/g, '\r\n')}\r\n`, messageId };
+}
+
+async function postMail(raw: string, secretValue: string | null = secret, channel = channelId) {
+  return app.request('POST', `/api/v1/webhooks/email/${channel}`, {
+    rawBody: raw,
+    headers: { 'content-type': 'message/rfc822', ...(secretValue === null ? {} : { 'x-parley-webhook-secret': secretValue }) },
+  });
+}
+
+async function createChannel(config: Record<string, string>) {
+  const res = await app.request('POST', '/api/v1/channels/', { token: owner.token, body: { type: 'email', config } });
+  if (res.status !== 200) throw new Error(`channel: ${res.status} ${res.text}`);
+  return res.body as { id: string; status: string };
+}
+
+async function registered(id: string) {
+  return waitFor(async () => {
+    const res = await app.request('GET', '/api/v1/channels', { token: owner.token });
+    const channel = (res.body as any[]).find((c) => c.id === id);
+    return channel.status !== 'pending' ? channel : null;
+  }, 20_000, 'registration');
+}
+
+const stateOf = async (id: string) => (await query(app, 'select state from channels where id = $1', [id]))[0].state;
+const countEvents = async () => (await query(app, 'select count(*)::int as n from inbound_events'))[0].n as number;
+const countInboundJobs = async () => (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number;
+
+async function customerByEmail(email: string) {
+  return waitFor(async () => {
+    const res = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: email } });
+    return (res.body as any[]).find((c) => c.email === email);
+  }, 20_000, `customer ${email}`);
+}
+
+async function conversationsOf(customerUuid: string) {
+  const res = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'email' } });
+  return (res.body as any[]).filter((c) => c.customer_id === customerUuid);
+}
+
+async function conversationCount(customerUuid: string, count: number) {
+  return waitFor(async () => {
+    const list = await conversationsOf(customerUuid);
+    return list.length === count ? list : null;
+  }, 20_000, `${count} conversation(s)`);
+}
+
+const messagesOf = async (conversationId: string) =>
+  (await app.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token })).body as any[];
+
+const messageCount = (conversationId: string, count: number) =>
+  waitFor(async () => {
+    const messages = await messagesOf(conversationId);
+    return messages.length === count ? messages : null;
+  }, 20_000, `${count} message(s)`);
+
+async function reply(conversationId: string, content: string) {
+  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content } });
+  if (res.status !== 200) throw new Error(`reply: ${res.status} ${res.text}`);
+  return res.body as { id: string; delivery_status: string };
+}
+
+async function messageSettled(conversationId: string, messageId: string) {
+  return waitFor(async () => {
+    const message = (await messagesOf(conversationId)).find((m) => m.id === messageId);
+    return message && ['sent', 'failed'].includes(message.delivery_status) ? message : null;
+  }, 30_000, 'delivery');
+}
+
+/** A customer's new mail through the webhook, processed; returns the conversation and the mail's Message-ID. */
+async function customerWrites(from: string, subject: string, text: string) {
+  const mail = rfc822({ from, subject, text });
+  const res = await postMail(mail.raw);
+  if (res.status !== 200) throw new Error(`webhook: ${res.status} ${res.text}`);
+  await runWorker();
+  const customer = await customerByEmail(from.match(/<(.+)>/)?.[1] ?? from);
+  const [conversation] = await conversationCount(customer.uuid, 1);
+  return { conversationId: conversation.id as string, messageId: mail.messageId, customer };
+}
+
+test.serial('register: SMTP credentials checked, connected; mail arrives by the webhook with a per-channel secret', async (t) => {
+  const channel = await createChannel(smtpConfig());
+  t.is(channel.status, 'pending');
+  channelId = channel.id;
+  await runWorker();
+  t.like(await registered(channelId), { status: 'connected', last_error: null });
+  const state = await stateOf(channelId);
+  t.is(state.mode, 'webhook');
+  t.regex(state.webhook_secret, /^[0-9a-f]{48}$/);
+  secret = state.webhook_secret;
+  t.true(smtp.logins.some((l) => l.user === SUPPORT && l.ok));
+});
+
+test.serial('register: a wrong SMTP password, or a wrong IMAP password, is an error with the server\'s reason', async (t) => {
+  await runWorker();
+  const badSmtp = await createChannel(smtpConfig({ smtp_password: 'wrong' }));
+  const smtpFailure = await registered(badSmtp.id);
+  t.is(smtpFailure.status, 'error');
+  t.regex(smtpFailure.last_error, /^SMTP authentication failed: .*Authentication credentials invalid/);
+  t.is((await app.request('DELETE', `/api/v1/channels/${badSmtp.id}`, { token: owner.token })).status, 200);
+
+  const badImap = await createChannel(imapConfig({ imap_password: 'wrong' }));
+  const imapFailure = await registered(badImap.id);
+  t.is(imapFailure.status, 'error');
+  t.regex(imapFailure.last_error, /^IMAP authentication failed: .*Invalid credentials/);
+  t.is((await app.request('DELETE', `/api/v1/channels/${badImap.id}`, { token: owner.token })).status, 200);
+});
+
+test.serial('inbound: raw MIME with the channel\'s secret is stored with its job before the 200, then becomes customer, conversation and message', async (t) => {
+  const mail = rfc822({ from: '"Ada Lovelace" <Ada@Customer.Test>', subject: 'Invoice 2026-001 looks wrong', text: 'Hello,\n\nmy invoice charges me twice.\n\nAda' });
+  const res = await postMail(mail.raw);
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body, { received: 1 });
+  const [event] = await query(app, 'select id, kind, processed_at from inbound_events where channel_id = $1 and dedupe_key = $2', [channelId, mail.messageId]);
+  t.like(event, { kind: 'message', processed_at: null });
+  t.is((await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound' and key = $1`, [`inbound:${event.id}`])).length, 1);
+
+  await runWorker();
+  const customer = await customerByEmail('ada@customer.test');
+  t.like(customer, { name: 'Ada Lovelace', phone: null });
+  const [conversation] = await conversationCount(customer.uuid, 1);
+  t.like(conversation, { status: 'open', channel_type: 'email', channel_id: channelId });
+  const [message] = await messageCount(conversation.id, 1);
+  t.like(message, { sender_type: 'customer', content: 'Hello,\n\nmy invoice charges me twice.\n\nAda', external_id: mail.messageId, delivery_status: null });
+});
+
+test.serial('inbound: the same mail five times makes one message', async (t) => {
+  const mail = rfc822({ from: 'grace@customer.test', subject: 'Password reset', text: 'The reset link never arrives.' });
+  const before = await countEvents();
+  const answers = await Promise.all(Array.from({ length: 5 }, () => postMail(mail.raw)));
+  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+  t.is(answers.reduce((sum, a) => sum + a.body.received, 0), 1);
+  t.is(await countEvents(), before + 1);
+
+  await runWorker();
+  const customer = await customerByEmail('grace@customer.test');
+  const [conversation] = await conversationCount(customer.uuid, 1);
+  for (let i = 0; i < 5; i++) t.is((await postMail(mail.raw)).status, 200);
+  await waitFor(async () => (await countInboundJobs()) === 0, 20_000, 'inbound jobs done');
+  t.is((await messagesOf(conversation.id)).length, 1);
+  t.is((await conversationsOf(customer.uuid)).length, 1);
+});
+
+test.serial('inbound: a missing or wrong secret is 401 and stores nothing', async (t) => {
+  const mail = rfc822({ from: 'mallory@customer.test', subject: 'Refund', text: 'Refund me' });
+  const events = await countEvents();
+  const jobs = await countInboundJobs();
+  for (const [name, value] of [['no secret', null], ['wrong secret', 'not-the-secret'], ['secret with a suffix', `${secret}x`]] as const) {
+    const res = await postMail(mail.raw, value);
+    t.is(res.status, 401, name);
+    t.deepEqual(res.body, { detail: 'Invalid webhook signature' }, name);
+  }
+  t.is(await countEvents(), events);
+  t.is(await countInboundJobs(), jobs);
+});
+
+test.serial('reply: SMTP mail to the customer threaded under their mail ("Re:", In-Reply-To, References); their answer lands in the same conversation', async (t) => {
+  const { conversationId, messageId: customerMessageId, customer } = await customerWrites('Katherine Johnson <katherine@customer.test>', 'Order 7 missing', 'My order 7 has not arrived.');
+  const before = smtp.messages.length;
+  const sent = await reply(conversationId, 'Hi Katherine,\nyour order ships today.');
+  t.is(sent.delivery_status, 'queued');
+  const message = await messageSettled(conversationId, sent.id);
+  t.like(message, { delivery_status: 'sent', error: null });
+
+  const delivered = smtp.messages.slice(before);
+  t.is(delivered.length, 1);
+  t.deepEqual(delivered[0].to, ['katherine@customer.test']);
+  t.is(delivered[0].from, SUPPORT);
+  const parsed = await simpleParser(delivered[0].raw);
+  t.is(parsed.subject, 'Re: Order 7 missing');
+  t.is(parsed.inReplyTo, customerMessageId);
+  t.deepEqual([parsed.references].flat(), [customerMessageId]);
+  t.is(parsed.text?.trim(), 'Hi Katherine,\nyour order ships today.');
+  t.is(parsed.to && !Array.isArray(parsed.to) ? parsed.to.value[0].address : null, 'katherine@customer.test');
+  t.is(message.external_id, parsed.messageId, 'the reply\'s Message-ID is its external id');
+
+  // The customer answers Parley's reply: it threads by In-Reply-To into the same conversation.
+  const answer = rfc822({
+    from: 'Katherine Johnson <katherine@customer.test>',
+    subject: 'Re: Order 7 missing',
+    text: `Thanks, got the tracking number.\n\nOn ${new Date().toUTCString()} Acme Support <${SUPPORT}> wrote:\n> Hi Katherine,\n> your order ships today.`,
+    inReplyTo: parsed.messageId,
+    references: [customerMessageId, parsed.messageId!],
+  });
+  t.is((await postMail(answer.raw)).status, 200);
+  const messages = await messageCount(conversationId, 3);
+  t.like(messages[2], { sender_type: 'customer', content: 'Thanks, got the tracking number.', external_id: answer.messageId });
+  t.is((await conversationsOf(customer.uuid)).length, 1);
+
+  // A client that names only Parley's reply (In-Reply-To, no References) threads too.
+  const terse = rfc822({ from: 'katherine@customer.test', subject: 'Re: Order 7 missing', text: 'One more thing: gift wrap?', inReplyTo: parsed.messageId });
+  t.is((await postMail(terse.raw)).status, 200);
+  t.like((await messageCount(conversationId, 4))[3], { content: 'One more thing: gift wrap?' });
+
+  // A new mail without references from the same customer is a new conversation.
+  t.is((await postMail(rfc822({ from: 'katherine@customer.test', subject: 'Another question', text: 'Do you ship to Canada?' }).raw)).status, 200);
+  await conversationCount(customer.uuid, 2);
+});
+
+test.serial('delivery: a temporary SMTP refusal (451) then acceptance delivers once, after a retry', async (t) => {
+  const { conversationId } = await customerWrites('margaret@customer.test', 'Hello', 'Anyone there?');
+  const before = smtp.messages.length;
+  smtp.rejectNext(1, 451, '4.3.0 Try again later');
+  const sent = await reply(conversationId, 'We are here.');
+  const message = await messageSettled(conversationId, sent.id);
+  t.like(message, { delivery_status: 'sent', error: null });
+  const delivered = smtp.messages.slice(before);
+  t.is(delivered.length, 1, 'delivered exactly once');
+  t.deepEqual(delivered[0].to, ['margaret@customer.test']);
+  t.is((await simpleParser(delivered[0].raw)).text?.trim(), 'We are here.');
+  const [job] = await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`message:${sent.id}`]);
+  t.is(job, undefined, 'no job left');
+});
+
+test.serial('delivery: a permanent SMTP refusal (550) fails the message with the server\'s reason, without retrying', async (t) => {
+  const { conversationId } = await customerWrites('radia@customer.test', 'Hi', 'Hello');
+  const before = smtp.messages.length;
+  smtp.rejectNext(1, 550, '5.1.1 No such user');
+  const sent = await reply(conversationId, 'Hello from support');
+  const message = await messageSettled(conversationId, sent.id);
+  t.is(message.delivery_status, 'failed');
+  t.regex(message.error, /^SMTP: 550 5\.1\.1 No such user/);
+  t.is(message.external_id, null);
+  await waitFor(async () => (await query(app, 'select 1 from graphile_worker.jobs where key = $1', [`message:${sent.id}`])).length === 0, 20_000, 'job finished');
+  t.is(smtp.messages.length, before, 'nothing was accepted, and nothing retried');
+});
+
+test.serial('IMAP: with IMAP settings the channel polls from the end of INBOX; new mail arrives after poll_channel runs', async (t) => {
+  imap.deliver(rfc822({ from: 'old@customer.test', subject: 'Old', text: 'Sent before the channel existed' }).raw);
+  const channel = await createChannel(imapConfig({ address: 'help@acme.test' }));
+  await runWorker();
+  t.like(await registered(channel.id), { status: 'connected', last_error: null });
+  const state = await stateOf(channel.id);
+  t.like(state, { mode: 'polling', uidValidity: String(imap.uidValidity), lastUid: 1 });
+
+  const mail = rfc822({ from: 'Barbara Liskov <barbara@customer.test>', to: 'help@acme.test', subject: 'Substitution', text: 'Can I swap my plan?' });
+  imap.deliver(mail.raw);
+  // What the crontab does every minute: poll_channels enqueues one poll_channel per polling channel.
+  await query(app, `select graphile_worker.add_job('poll_channels', '{}'::json)`);
+  const customer = await customerByEmail('barbara@customer.test');
+  const [conversation] = await conversationCount(customer.uuid, 1);
+  t.like(conversation, { channel_id: channel.id, channel_type: 'email' });
+  const [message] = await messageCount(conversation.id, 1);
+  t.like(message, { sender_type: 'customer', content: 'Can I swap my plan?', external_id: mail.messageId });
+  t.like(await stateOf(channel.id), { lastUid: 2 });
+
+  // Polling again (a poll_channel job directly) imports nothing twice and never the old mail.
+  await query(app, `select graphile_worker.add_job('poll_channel', json_build_object('channel_id', $1::text))`, [channel.id]);
+  await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`)).length === 0, 20_000, 'polls done');
+  t.is((await messagesOf(conversation.id)).length, 1);
+  t.is((await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: 'old@customer.test' } })).body.length, 0);
+  t.true(imap.messages.every((m) => !m.seen), 'mail is read without marking it seen');
+});
