@@ -1,10 +1,9 @@
 /** AI agent settings of the business: auto-reply on or off. */
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/db.ts';
-import { badRequest, forbidden } from '../../../core/errors.ts';
 import { assertMayUseAutoReply } from '../../../core/plans.ts';
 import { defineRoute } from '../../route.ts';
-import type { Caller } from '../../middlewares/auth.ts';
+import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
 
 const tags = ['AI'];
 
@@ -13,11 +12,6 @@ const aiSettings = z
     auto_reply_enabled: z.boolean().openapi({ description: 'Whether the AI agent answers inbound customer messages (Mini and Pro only)' }),
   })
   .openapi('AiSettings');
-
-function businessOf(caller: Caller): string {
-  if (!caller.member) throw badRequest('Organization not found');
-  return caller.member.businessId;
-}
 
 export const readAiSettings = defineRoute({
   method: 'get',
@@ -29,7 +23,7 @@ export const readAiSettings = defineRoute({
   response: aiSettings,
   errors: [400],
   handler: async ({ caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.organization);
     return deps.db.one(sql.type(aiSettings)`
       select ai_auto_reply_enabled as auto_reply_enabled from businesses where id = ${businessId}`);
   },
@@ -49,8 +43,7 @@ export const updateAiSettings = defineRoute({
   response: aiSettings,
   errors: [400, 402, 403],
   handler: async ({ body, caller, deps }) => {
-    const businessId = businessOf(caller);
-    if (caller.member!.role === 'agent') throw forbidden('Only the owner or an admin can change the AI settings');
+    const { businessId } = requireRole(requireMembership(caller, noBusiness.organization), managers, 'Only the owner or an admin can change the AI settings');
     return deps.db.transaction(async (tx) => {
       if (body.auto_reply_enabled) await assertMayUseAutoReply(tx, businessId);
       return tx.one(sql.type(aiSettings)`

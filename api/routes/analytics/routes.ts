@@ -1,8 +1,8 @@
 /** The analytics overview: the last 30 days of the caller's business. */
 import { z } from '../../../core/zod.ts';
-import { badRequest } from '../../../core/errors.ts';
 import { analyticsOverview } from '../../../core/analytics.ts';
 import { defineRoute } from '../../route.ts';
+import { noBusiness, requireMembership } from '../../policies.ts';
 
 const overviewSchema = z
   .object({
@@ -32,8 +32,7 @@ export const overview = defineRoute({
   response: overviewSchema,
   errors: [400],
   handler: async ({ caller, deps }) => {
-    if (!caller.member) throw badRequest('Organization not found');
-    return analyticsOverview(deps.db, caller.member.businessId);
+    return analyticsOverview(deps.db, requireMembership(caller, noBusiness.organization).businessId);
   },
 });
 

@@ -1,9 +1,10 @@
 /** Billing: start an upgrade at Stripe Checkout, and Stripe's signed payment-confirmation callback. */
 import { z } from '../../../core/zod.ts';
-import { badRequest, forbidden, serviceUnavailable } from '../../../core/errors.ts';
+import { badRequest, serviceUnavailable } from '../../../core/errors.ts';
 import { applyStripeEvent, paidPlans, startCheckout } from '../../../core/commands/billing.ts';
 import { isSignatureError, verifyStripeEvent } from '../../../core/stripe.ts';
 import { defineRoute } from '../../route.ts';
+import { noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 
 const tags = ['Billing'];
 
@@ -24,9 +25,8 @@ export const checkoutUrl = defineRoute({
   response: z.object({ url: z.url() }).openapi('CheckoutUrl'),
   errors: [400, 403, 502, 503],
   handler: async ({ query, caller, deps }) => {
-    if (!caller.member) throw badRequest('Organization not found');
-    if (caller.member.role !== 'owner') throw forbidden('Only the business owner can change the plan');
-    return startCheckout(deps, { businessId: caller.member.businessId, plan: query.plan, ownerEmail: caller.email });
+    const { businessId } = requireRole(requireMembership(caller, noBusiness.organization), ownerOnly, 'Only the business owner can change the plan');
+    return startCheckout(deps, { businessId, plan: query.plan, ownerEmail: caller.email });
   },
 });
 

@@ -1,8 +1,8 @@
 /** The caller's plan: its limits and the business's usage against each. */
 import { z } from '../../../core/zod.ts';
-import { notFound } from '../../../core/errors.ts';
 import { planOf, usageOf } from '../../../core/plans.ts';
 import { defineRoute } from '../../route.ts';
+import { noBusiness, requireMembership } from '../../policies.ts';
 
 export const planResponse = z
   .object({
@@ -33,8 +33,7 @@ export const readPlan = defineRoute({
   response: planResponse,
   errors: [404],
   handler: async ({ caller, deps }) => {
-    if (!caller.member) throw notFound('Business not found');
-    const businessId = caller.member.businessId;
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const [plan, usage] = await Promise.all([planOf(deps.db, businessId), usageOf(deps.db, businessId)]);
     return {
       plan: plan.name,

@@ -1,8 +1,8 @@
 /** The caller's workspace: create, read, update. (The plan endpoint lives in plan.ts.) */
 import { sql } from '../../../core/db.ts';
-import { forbidden, notFound } from '../../../core/errors.ts';
 import { createBusiness } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';
+import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
 import { businessColumns, businessRow, businessSchema, presentBusiness } from '../../presenters/business.ts';
 import { createBusinessBody, updateBusinessBody } from './schema.ts';
 import { readPlan } from './plan.ts';
@@ -36,8 +36,7 @@ export const read = defineRoute({
   response: businessSchema,
   errors: [404],
   handler: async ({ caller, deps }) => {
-    if (!caller.member) throw notFound('Business not found');
-    return loadBusiness(deps.db, caller.member.businessId);
+    return loadBusiness(deps.db, requireMembership(caller, noBusiness.business).businessId);
   },
 });
 
@@ -52,9 +51,7 @@ export const update = defineRoute({
   response: businessSchema,
   errors: [403, 404],
   handler: async ({ body, caller, deps }) => {
-    if (!caller.member) throw notFound('Business not found');
-    if (caller.member.role === 'agent') throw forbidden('Only the owner or an admin can change the business');
-    const id = caller.member.businessId;
+    const { businessId: id } = requireRole(requireMembership(caller, noBusiness.business), managers, 'Only the owner or an admin can change the business');
     await deps.db.query(sql.unsafe`
       update businesses set
         name = coalesce(${body.name ?? null}, name),

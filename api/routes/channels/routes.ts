@@ -1,25 +1,17 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
-import { badRequest, forbidden } from '../../../core/errors.ts';
 import { createChannel, deleteChannel, listChannels, updateChannel } from '../../../core/commands/channels.ts';
 import { z } from '../../../core/zod.ts';
 import type { Caller } from '../../middlewares/auth.ts';
+import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
 import { defineRoute } from '../../route.ts';
 import { channelSchema, presentChannel } from '../../presenters/channel.ts';
 import { channelIdParams, createChannelBody, messageResponse, updateChannelBody } from './schema.ts';
 
 const tags = ['Channels'];
 
-function membership(caller: Caller) {
-  if (!caller.member) throw badRequest('Organization not found');
-  return caller.member;
-}
-
 /** Channels hold the business's platform credentials: only the owner and admins change them. */
-function manager(caller: Caller) {
-  const member = membership(caller);
-  if (member.role === 'agent') throw forbidden('Only the owner or an admin can manage channels');
-  return member;
-}
+const manager = (caller: Caller) =>
+  requireRole(requireMembership(caller, noBusiness.organization), managers, 'Only the owner or an admin can manage channels');
 
 export const list = defineRoute({
   method: 'get',
@@ -34,7 +26,7 @@ export const list = defineRoute({
   response: z.array(channelSchema),
   errors: [400],
   handler: async ({ caller, deps }) => {
-    const member = membership(caller);
+    const member = requireMembership(caller, noBusiness.organization);
     const rows = await listChannels(deps.db, member.businessId);
     return rows.map((row) => presentChannel(row, deps.config.encryptionKey, { masked: member.role === 'agent' }));
   },

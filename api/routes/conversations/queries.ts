@@ -5,14 +5,7 @@ import { notFound } from '../../../core/errors.ts';
 import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../presenters/conversation.ts';
 import { customerColumns, customerRow, presentCustomer, type Customer } from '../../presenters/customer.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../../presenters/message.ts';
-import type { Caller } from '../../middlewares/auth.ts';
 import { cursorColumn, encodeCursor, type Cursor } from './cursor.ts';
-
-/** The caller's business id; a caller without one has no conversations to see. */
-export function businessOf(caller: Caller): string {
-  if (!caller.member) throw notFound('Business not found');
-  return caller.member.businessId;
-}
 
 export async function findConversation(q: Queryable, businessId: string, id: string): Promise<ConversationRow> {
   const row = await q.maybeOne(sql.type(conversationRow)`

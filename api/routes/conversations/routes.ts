@@ -1,7 +1,6 @@
 /** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
 import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/db.ts';
-import { notFound } from '../../../core/errors.ts';
 import type { ParleyEvent } from '../../../core/events.ts';
 import type { Deps } from '../../../core/deps.ts';
 import { resolveAttachments } from '../../../core/uploads.ts';
@@ -14,9 +13,10 @@ import {
   resolveConversation,
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
+import { noBusiness, requireMembership } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema, presentConversationListItem } from '../../presenters/conversation.ts';
 import { messageColumns, messageRow, messageSchema, presentMessage } from '../../presenters/message.ts';
-import { businessOf, customersByIds, findConversation, lastMessages, loadConversation, messagePage } from './queries.ts';
+import { customersByIds, findConversation, lastMessages, loadConversation, messagePage } from './queries.ts';
 import { cursorColumn, encodeCursor } from './cursor.ts';
 import {
   assignParams,
@@ -53,8 +53,8 @@ export const create = defineRoute({
   response: conversationSchema,
   errors: [400, 403, 404],
   handler: async ({ body, caller, deps }) => {
-    if (!caller.member || caller.member.businessId !== body.business_id) throw notFound('Business not found');
-    const businessId = caller.member.businessId;
+    const { businessId } = requireMembership(caller, noBusiness.business);
+    if (businessId !== body.business_id) throw noBusiness.business();
     const { conversation, events } = await deps.db.transaction(async (tx) => {
       const created = await createConversation(tx, {
         businessId,
@@ -85,7 +85,7 @@ export const list = defineRoute({
   response: z.array(conversationListItemSchema),
   errors: [404],
   handler: async ({ query, caller, deps, ctx }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const conditions = [sql.fragment`c.business_id = ${businessId}`];
     if (query.status) conditions.push(sql.fragment`c.status = ${query.status}`);
     if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
@@ -117,7 +117,7 @@ export const read = defineRoute({
   params: conversationParams,
   response: conversationSchema,
   errors: [404],
-  handler: async ({ params, caller, deps }) => loadConversation(deps.db, businessOf(caller), params.conversation_id),
+  handler: async ({ params, caller, deps }) => loadConversation(deps.db, requireMembership(caller, noBusiness.business).businessId, params.conversation_id),
 });
 
 export const listMessages = defineRoute({
@@ -134,7 +134,7 @@ export const listMessages = defineRoute({
   response: z.array(messageSchema),
   errors: [404],
   handler: async ({ params, query, caller, deps, ctx }) => {
-    const conversation = await findConversation(deps.db, businessOf(caller), params.conversation_id);
+    const conversation = await findConversation(deps.db, requireMembership(caller, noBusiness.business).businessId, params.conversation_id);
     const { messages, next } = await messagePage(deps.db, conversation.id, query.limit, query.before);
     if (next) ctx.set('X-Next-Cursor', next);
     return messages;
@@ -161,7 +161,7 @@ export const send = defineRoute({
   response: messageSchema,
   errors: [400, 403, 404],
   handler: async ({ params, body, caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const { message, events } = await deps.db.transaction(async (tx) => {
       await findConversation(tx, businessId, params.conversation_id);
       const attachments = await resolveAttachments(tx, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
@@ -190,7 +190,7 @@ export const resolve = defineRoute({
   response: resolvedResponse,
   errors: [404],
   handler: async ({ params, caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const result = await deps.db.transaction((tx) =>
       resolveConversation(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId }),
     );
@@ -211,7 +211,7 @@ export const close = defineRoute({
   response: closedResponse,
   errors: [404],
   handler: async ({ params, caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const result = await deps.db.transaction((tx) => closeConversation(tx, { businessId, conversationId: params.conversation_id }));
     if (!result.changed) return { detail: 'Conversation is already closed' };
     publishAll(deps, result.events);
@@ -231,7 +231,7 @@ export const reopen = defineRoute({
   response: conversationSchema,
   errors: [404],
   handler: async ({ params, caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const { conversation, events } = await deps.db.transaction(async (tx) => {
       const result = await reopenConversation(tx, { businessId, conversationId: params.conversation_id });
       return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
@@ -255,7 +255,7 @@ export const assign = defineRoute({
   response: assignResponse,
   errors: [404],
   handler: async ({ params, caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const { events } = await deps.db.transaction((tx) =>
       assignConversationToAgentNumber(tx, { businessId, conversationId: params.conversation_id, agentNumber: params.agent_id, assignedBy: caller.userId }),
     );

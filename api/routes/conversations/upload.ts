@@ -20,7 +20,8 @@ import {
   uploadUrl,
 } from '../../../core/uploads.ts';
 import { defineRoute } from '../../route.ts';
-import { businessOf, findConversation } from './queries.ts';
+import { findConversation } from './queries.ts';
+import { noBusiness, requireMembership } from '../../policies.ts';
 import { conversationParams, uploadParams, uploadResponse } from './schema.ts';
 
 const tooLarge = () => new HttpError(413, { detail: `File too large: the limit is ${maxUploadBytes / (1024 * 1024)} MiB` });
@@ -86,7 +87,7 @@ export const upload = defineRoute({
   response: uploadResponse,
   errors: [404, 413, 415],
   handler: async ({ params, caller, deps, ctx }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     await findConversation(deps.db, businessId, params.conversation_id);
     const files = (ctx.request as { files?: Record<string, File | File[]> }).files ?? {};
     const field = files.file;

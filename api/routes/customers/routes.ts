@@ -3,16 +3,11 @@ import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
-import type { Caller } from '../../middlewares/auth.ts';
+import { noBusiness, requireMembership } from '../../policies.ts';
 import { customerColumns, customerRow, customerSchema, presentCustomer } from '../../presenters/customer.ts';
 import { customerParams, listCustomersQuery } from './schema.ts';
 
 const tags = ['Customers'];
-
-function businessOf(caller: Caller): string {
-  if (!caller.member) throw notFound('Business not found');
-  return caller.member.businessId;
-}
 
 /** `%q%` for ILIKE with the pattern characters in q taken literally. */
 const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -30,7 +25,7 @@ export const list = defineRoute({
   response: z.array(customerSchema),
   errors: [404],
   handler: async ({ query, caller, deps, ctx }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const conditions = [sql.fragment`cu.business_id = ${businessId}`];
     if (query.q) {
       const pattern = containsPattern(query.q);
@@ -61,7 +56,7 @@ export const read = defineRoute({
   response: customerSchema,
   errors: [404],
   handler: async ({ params, caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.business);
     const row = await deps.db.maybeOne(sql.type(customerRow)`
       select ${customerColumns}
       from customers cu join businesses b on b.id = cu.business_id

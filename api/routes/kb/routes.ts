@@ -1,21 +1,17 @@
 /** The knowledge base: list, create (queued for indexing), delete. Search comes with the index. */
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/db.ts';
-import { badRequest, notFound } from '../../../core/errors.ts';
+import { notFound } from '../../../core/errors.ts';
 import { addJob } from '../../../core/jobs.ts';
 import { assertMayAddArticle } from '../../../core/plans.ts';
 import { defineRoute } from '../../route.ts';
-import type { Caller } from '../../middlewares/auth.ts';
+import { noBusiness, requireMembership } from '../../policies.ts';
 import { articleColumns, articleRow, articleSchema, presentArticle } from '../../presenters/article.ts';
 import { articleParams, createArticleBody, messageResponse } from './schema.ts';
 
 const tags = ['Knowledge base'];
 
-/** Articles belong to a business; a caller without one gets the spec's 400. */
-function businessOf(caller: Caller): string {
-  if (!caller.member) throw badRequest('Organization not found');
-  return caller.member.businessId;
-}
+const articleNotFound = () => notFound('Article not found');
 
 export const listArticles = defineRoute({
   method: 'get',
@@ -27,7 +23,7 @@ export const listArticles = defineRoute({
   response: z.array(articleSchema),
   errors: [400],
   handler: async ({ caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.organization);
     const rows = await deps.db.any(sql.type(articleRow)`
       select ${articleColumns}
       from kb_articles a join businesses b on b.id = a.business_id
@@ -52,7 +48,7 @@ export const createArticle = defineRoute({
   response: articleSchema,
   errors: [400, 402],
   handler: async ({ body, caller, deps }) => {
-    const businessId = businessOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.organization);
     const row = await deps.db.transaction(async (tx) => {
       await assertMayAddArticle(tx, businessId);
       const { id } = await tx.one(sql.type(z.object({ id: z.number() }))`
@@ -80,15 +76,15 @@ export const deleteArticle = defineRoute({
   response: messageResponse,
   errors: [404],
   handler: async ({ params, caller, deps }) => {
-    if (!caller.member) throw notFound('Article not found');
-    const businessId = caller.member.businessId;
+    // Deleting answers 404 for a caller without a business: there is no article of theirs to find.
+    const { businessId } = requireMembership(caller, articleNotFound);
     const deleted = await deps.db.transaction(async (tx) => {
       const row = await tx.maybeOne(sql.type(z.object({ id: z.number() }))`
         delete from kb_articles where id = ${params.article_id} and business_id = ${businessId} returning id`);
       if (row) await tx.query(sql.unsafe`select graphile_worker.remove_job(${`article:${row.id}`})`);
       return row !== null;
     });
-    if (!deleted) throw notFound('Article not found');
+    if (!deleted) throw articleNotFound();
     return { message: 'Article deleted' };
   },
 });

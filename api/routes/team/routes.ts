@@ -1,7 +1,7 @@
 /** The team: roster, invitations, removal, availability, pending handoffs, assignment. */
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/db.ts';
-import { badRequest, forbidden } from '../../../core/errors.ts';
+import { badRequest } from '../../../core/errors.ts';
 import {
   assignConversation,
   assignmentEvents,
@@ -15,7 +15,7 @@ import {
   type MemberStatus,
 } from '../../../core/commands/team.ts';
 import { defineRoute } from '../../route.ts';
-import type { Caller } from '../../middlewares/auth.ts';
+import { managers, noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
 import {
   assignQuery,
@@ -31,12 +31,6 @@ import {
 
 const tags = ['Team'];
 
-/** Every team operation needs a business; without one it is a 400 (the spec's status errors). */
-function memberOf(caller: Caller): NonNullable<Caller['member']> {
-  if (!caller.member) throw badRequest('User is not in a business');
-  return caller.member;
-}
-
 export const listMembers = defineRoute({
   method: 'get',
   path: '/api/v1/team/members',
@@ -47,7 +41,7 @@ export const listMembers = defineRoute({
   response: z.array(teamMemberSchema),
   errors: [400],
   handler: async ({ caller, deps }) => {
-    const { businessId } = memberOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.team);
     const rows = await deps.db.any(sql.type(teamMemberRow)`
       select ${teamMemberColumns}
       from team_members m join users u on u.id = m.user_id
@@ -71,8 +65,7 @@ export const removeMemberRoute = defineRoute({
   response: messageResponse,
   errors: [400, 403, 404],
   handler: async ({ params, caller, deps }) => {
-    const me = memberOf(caller);
-    if (me.role !== 'owner') throw forbidden('Only the business owner can remove team members');
+    const me = requireRole(requireMembership(caller, noBusiness.team), ownerOnly, 'Only the business owner can remove team members');
     const result = await deps.db.transaction((tx) => removeMember(tx, { businessId: me.businessId, memberId: params.member_id }));
     for (const conversation of result.unassigned) deps.events.publish(conversationUpdated(conversation));
     return { message: 'Team member removed' };
@@ -92,7 +85,7 @@ export const updateStatus = defineRoute({
   response: statusResponse,
   errors: [400, 404],
   handler: async ({ body, caller, deps }) => {
-    const me = memberOf(caller);
+    const me = requireMembership(caller, noBusiness.team);
     if (!memberStatuses.includes(body.status)) throw badRequest('Invalid status. Use one of: live, away, offline');
     const event = await setMemberStatus(deps.db, { businessId: me.businessId, memberId: me.id, status: body.status as MemberStatus });
     deps.events.publish(event);
@@ -120,7 +113,7 @@ export const pendingHandoffs = defineRoute({
   response: z.array(pendingHandoffSchema),
   errors: [400],
   handler: async ({ caller, deps }) => {
-    const { businessId } = memberOf(caller);
+    const { businessId } = requireMembership(caller, noBusiness.team);
     // Served by conversations_handoff_idx (business_id, handoff_requested_at desc) where handoff_requested_at is not null.
     const rows = await deps.db.any(sql.type(pendingHandoffRow)`
       select id, customer_id, coalesce(handoff_reason, '') as handoff_reason, status, created_at
@@ -149,8 +142,7 @@ export const invite = defineRoute({
   response: inviteResponse,
   errors: [400, 402, 403, 404],
   handler: async ({ query, caller, deps }) => {
-    const me = memberOf(caller);
-    if (me.role !== 'owner') throw forbidden('Only the business owner can invite team members');
+    const me = requireRole(requireMembership(caller, noBusiness.team), ownerOnly, 'Only the business owner can invite team members');
     if (!inviteRoles.includes(query.role)) throw badRequest('Invalid role. Use agent or admin');
     const member = await deps.db.transaction((tx) =>
       inviteMember(tx, {
@@ -180,8 +172,7 @@ export const assign = defineRoute({
   response: messageResponse,
   errors: [400, 403, 404],
   handler: async ({ params, query, caller, deps }) => {
-    const me = memberOf(caller);
-    if (me.role === 'agent') throw forbidden('Only the owner or an admin can assign conversations');
+    const me = requireRole(requireMembership(caller, noBusiness.team), managers, 'Only the owner or an admin can assign conversations');
     const conversation = await deps.db.transaction((tx) =>
       assignConversation(tx, { businessId: me.businessId, conversationId: params.conversation_id, assigneeUserId: query.agent_id }),
     );

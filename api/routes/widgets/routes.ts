@@ -1,9 +1,10 @@
 /** Website widgets: create and update (owner only), and the two public reads the embed script makes. */
 import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/db.ts';
-import { badRequest, forbidden, notFound } from '../../../core/errors.ts';
+import { badRequest, notFound } from '../../../core/errors.ts';
 import { createChannel, listChannels } from '../../../core/commands/channels.ts';
 import type { Caller } from '../../middlewares/auth.ts';
+import { noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { defineRoute } from '../../route.ts';
 import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../presenters/widget.ts';
 import { presentPublicChannel, publicChannelSchema } from '../../presenters/channel.ts';
@@ -14,11 +15,8 @@ const tags = ['Widgets'];
 
 const domainTaken = () => badRequest('A widget for this domain already exists');
 
-function owner(caller: Caller) {
-  if (!caller.member) throw badRequest('Organization not found');
-  if (caller.member.role !== 'owner') throw forbidden('Only the business owner can manage widgets');
-  return caller.member;
-}
+const owner = (caller: Caller) =>
+  requireRole(requireMembership(caller, noBusiness.organization), ownerOnly, 'Only the business owner can manage widgets');
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
