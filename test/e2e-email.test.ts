@@ -295,6 +295,29 @@ test.serial('delivery: a permanent SMTP refusal (550) fails the message with the
   t.is(smtp.messages.length, before, 'nothing was accepted, and nothing retried');
 });
 
+test.serial('delivery: refused SMTP credentials (the mailbox password changed) fail the reply with the server\'s reason', async (t) => {
+  const other = await createChannel(smtpConfig({ address: 'billing@acme.test' }));
+  await runWorker();
+  t.like(await registered(other.id), { status: 'connected' });
+  const otherSecret = (await stateOf(other.id)).webhook_secret;
+  t.is((await postMail(rfc822({ from: 'edsger@customer.test', to: 'billing@acme.test', subject: 'Invoice', text: 'Wrong VAT?' }).raw, otherSecret, other.id)).status, 200);
+  const customer = await customerByEmail('edsger@customer.test');
+  const [conversation] = await conversationCount(customer.uuid, 1);
+  t.is(conversation.channel_id, other.id);
+
+  const patched = await app.request('PATCH', `/api/v1/channels/${other.id}`, { token: owner.token, body: { config: { smtp_password: 'the-old-password' } } });
+  t.is(patched.status, 200, patched.text);
+  t.like(await registered(other.id), { status: 'error' });
+  const before = smtp.messages.length;
+  const sent = await reply(conversation.id, 'The VAT is right.');
+  const message = await messageSettled(conversation.id, sent.id);
+  t.is(message.delivery_status, 'failed');
+  t.regex(message.error, /^SMTP authentication failed: .*Authentication credentials invalid/);
+  t.is(smtp.messages.length, before);
+  await waitFor(async () => (await query(app, 'select 1 from graphile_worker.jobs where key = $1', [`message:${sent.id}`])).length === 0, 20_000, 'job finished');
+  t.is((await app.request('DELETE', `/api/v1/channels/${other.id}`, { token: owner.token })).status, 200);
+});
+
 test.serial('IMAP: with IMAP settings the channel polls from the end of INBOX; new mail arrives after poll_channel runs', async (t) => {
   imap.deliver(rfc822({ from: 'old@customer.test', subject: 'Old', text: 'Sent before the channel existed' }).raw);
   const channel = await createChannel(imapConfig({ address: 'help@acme.test' }));

@@ -143,7 +143,8 @@ test.serial('register: connected; the account\'s user id becomes the routing key
 
 test.serial('CRC: the response token is signed with the channel\'s consumer secret', async (t) => {
   const expected = 'sha256=' + createHmac('sha256', credentials.api_secret).update('crc-e2e-challenge').digest('base64');
-  const res = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'crc-e2e-challenge' } });
+  // X's own request: crc_token and a nonce, nothing naming the channel.
+  const res = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'crc-e2e-challenge', nonce: 'MTcwMDAwMDAwMA' } });
   t.is(res.status, 200, res.text);
   t.deepEqual(res.body, { response_token: expected });
   const named = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'crc-e2e-challenge', channel_id: channelId } });
