@@ -26,10 +26,12 @@ let owner: Workspace;
 let channelId: string;
 let secret: string;
 let worker: Runner | null = null;
+// The fake IMAP server reads these at every LOGIN: changing the password here changes it on the server.
+const imapLogin = { user: SUPPORT, password: IMAP_PASSWORD };
 
 test.before(async () => {
   smtp = await startFakeSmtp({ user: SUPPORT, password: SMTP_PASSWORD });
-  imap = await startFakeImap({ user: SUPPORT, password: IMAP_PASSWORD });
+  imap = await startFakeImap(imapLogin);
   app = await startTestApp();
   owner = await createWorkspace(app, { plan: 'Mini' });
 });
@@ -343,4 +345,45 @@ test.serial('IMAP: with IMAP settings the channel polls from the end of INBOX; n
   t.is((await messagesOf(conversation.id)).length, 1);
   t.is((await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: 'old@customer.test' } })).body.length, 0);
   t.true(imap.messages.every((m) => !m.seen), 'mail is read without marking it seen');
+});
+
+test.serial('IMAP: a refused login while polling puts the channel in error and stops polling; saving it again resumes where it stopped', async (t) => {
+  const res = await app.request('GET', '/api/v1/channels', { token: owner.token });
+  const channel = (res.body as any[]).find((c) => c.config.address === 'help@acme.test');
+  await runWorker();
+  const jobsDone = () => waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`)).length === 0, 20_000, 'jobs done');
+  const logins = () => imap.commands.filter((c) => c.startsWith('LOGIN')).length;
+
+  imapLogin.password = 'changed-by-the-mail-provider';
+  try {
+    const mail = rfc822({ from: 'alan@customer.test', to: 'help@acme.test', subject: 'Hello', text: 'Written while the password was wrong' });
+    imap.deliver(mail.raw);
+    await query(app, `select graphile_worker.add_job('poll_channels', '{}'::json)`);
+    const failed = await waitFor(async () => {
+      const list = (await app.request('GET', '/api/v1/channels', { token: owner.token })).body as any[];
+      const c = list.find((x) => x.id === channel.id);
+      return c.status === 'error' ? c : null;
+    }, 20_000, 'channel in error');
+    t.regex(failed.last_error, /^IMAP authentication failed: .*Invalid credentials/);
+    await jobsDone();
+
+    // The next rounds leave the refused mailbox alone.
+    const loginsInError = logins();
+    await query(app, `select graphile_worker.add_job('poll_channels', '{}'::json)`);
+    await jobsDone();
+    t.is(logins(), loginsInError, 'no login attempted while in error');
+
+    // The owner fixes the password at the provider and re-activates the channel: it registers again and catches up.
+    imapLogin.password = IMAP_PASSWORD;
+    for (const is_active of [false, true]) {
+      t.is((await app.request('PATCH', `/api/v1/channels/${channel.id}`, { token: owner.token, body: { is_active } })).status, 200);
+    }
+    t.like(await registered(channel.id), { status: 'connected', last_error: null });
+    await query(app, `select graphile_worker.add_job('poll_channels', '{}'::json)`);
+    const customer = await customerByEmail('alan@customer.test');
+    const [conversation] = await conversationCount(customer.uuid, 1);
+    t.like((await messageCount(conversation.id, 1))[0], { content: 'Written while the password was wrong', external_id: mail.messageId });
+  } finally {
+    imapLogin.password = IMAP_PASSWORD;
+  }
 });

@@ -1,9 +1,17 @@
-/** poll_channel: fetches new events of one channel that cannot push, stores them, keeps the offset. */
+/**
+ * poll_channel: fetches new events of one channel that cannot push, stores them, keeps the offset.
+ * A refusal by the platform (a changed mailbox password, a revoked bot token) puts the channel in
+ * `error` with the platform's reason, and polling stops until the channel is saved again (which
+ * registers it anew): retrying a refused login every minute gets mail accounts locked.
+ */
 import { z } from 'zod';
+import { sql } from '../../core/db.ts';
+import { rooms } from '../../core/events.ts';
 import { loadChannel, updateChannelState } from '../../core/commands/channel-runtime.ts';
 import { storeInboundEvents } from '../../core/commands/inbound.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
+import { ConnectorError, type PollResult } from '../../connectors/types.ts';
 import { defineTask } from '../task.ts';
 
 export default defineTask({
@@ -14,7 +22,22 @@ export default defineTask({
     if (!channel || !channel.is_active) return;
     const connector = connectorFor(channel.type);
     if (!connector?.poll) return;
-    const { events, state } = await connector.poll(channel.config, channel.state, connectorContext(deps.config));
+    let result: PollResult;
+    try {
+      result = await connector.poll(channel.config, channel.state, connectorContext(deps.config));
+    } catch (error) {
+      if (!(error instanceof ConnectorError && error.kind === 'permanent')) throw error;
+      await deps.db.query(sql.unsafe`
+        update channels set status = 'error', last_error = ${error.message.slice(0, 1000)}, updated_at = now()
+        where id = ${channel.id}`);
+      deps.events.publish({
+        name: 'channel_updated',
+        rooms: [rooms.business(channel.business_id)],
+        payload: { channel_id: channel.id, business_id: channel.business_id, status: 'error', at: new Date().toISOString() },
+      });
+      return;
+    }
+    const { events, state } = result;
     // Events and the new offset commit together: a crash re-polls, and the unique keys drop repeats.
     await deps.db.transaction(async (tx) => {
       await storeInboundEvents(tx, channel, events, null);
