@@ -26,7 +26,10 @@ export async function storeInboundEvents(tx: Queryable, channel: InboundChannel,
       on conflict (channel_id, dedupe_key) do nothing
       returning id`);
     if (!row) continue;
-    await addJob(tx, 'process_inbound', { event_id: row.id }, { jobKey: `inbound:${row.id}` });
+    // A channel's messages are processed one at a time in the order they arrived (one queue per
+    // channel): concurrent jobs let a customer's second message land before the first.
+    const queueName = event.kind === 'message' ? `inbound:${channel.id}` : undefined;
+    await addJob(tx, 'process_inbound', { event_id: row.id }, { jobKey: `inbound:${row.id}`, queueName });
     stored.push(row.id);
   }
   return stored;

@@ -7,14 +7,16 @@
  * job stays in the failed list for `parley jobs retry`.
  */
 import { z } from 'zod';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../../core/db.ts';
+import type { Deps } from '../../core/deps.ts';
 import { addJob } from '../../core/jobs.ts';
 import { rooms, type ParleyEvent } from '../../core/events.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
-import { ConnectorError, type OutboundMessage } from '../../connectors/types.ts';
+import { ConnectorError, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
 import { defineTask } from '../task.ts';
 
 const messageRow = z.object({
@@ -53,6 +55,25 @@ async function markFailed(q: Queryable, messageId: string, reason: string): Prom
   await q.query(sql.unsafe`
     update messages set delivery_status = 'failed', error = ${reason.slice(0, 1000)}, updated_at = now()
     where id = ${messageId} and external_id is null`);
+}
+
+/**
+ * Marks a delivered message sent with the platform's id. The id is unique per channel (inbound
+ * messages are deduplicated by it); if another message already holds it, the reply still went
+ * out: it is `sent` without an id, since throwing would retry the job and send it again, 25 times.
+ */
+async function recordSent(deps: Deps, messageId: string, externalId: string): Promise<void> {
+  try {
+    await deps.db.query(sql.unsafe`
+      update messages set external_id = ${externalId}, delivery_status = 'sent', error = null, updated_at = now()
+      where id = ${messageId} and external_id is null`);
+  } catch (error) {
+    if (!(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
+    deps.logger.warn({ message_id: messageId, external_id: externalId }, 'the platform id of a sent message is already taken on its channel: recorded as sent without it');
+    await deps.db.query(sql.unsafe`
+      update messages set delivery_status = 'sent', error = null, updated_at = now()
+      where id = ${messageId} and external_id is null`);
+  }
 }
 
 export default defineTask({
@@ -101,12 +122,9 @@ export default defineTask({
       thread: channel.type === 'email' ? { references: await threadReferences(deps.db, row.conversation_id, row.id), subject: row.subject ?? undefined } : undefined,
       statusCallbackUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id),
     };
+    let result: SendResult;
     try {
-      const result = await connector.send(channel.config, message, connectorContext(deps.config));
-      await deps.db.query(sql.unsafe`
-        update messages set external_id = ${result.externalId}, delivery_status = 'sent', error = null, updated_at = now()
-        where id = ${row.id} and external_id is null`);
-      deps.events.publish(updatedEvent(row, 'sent'));
+      result = await connector.send(channel.config, message, connectorContext(deps.config));
     } catch (error) {
       const failure = error instanceof ConnectorError ? error : new ConnectorError('transient', (error as Error).message ?? String(error));
       if (failure.kind === 'permanent') {
@@ -128,5 +146,8 @@ export default defineTask({
       }
       throw failure;
     }
+    // Outside the try: a database error here is not the platform's failure (it must not mark the message failed).
+    await recordSent(deps, row.id, result.externalId);
+    deps.events.publish(updatedEvent(row, 'sent'));
   },
 });
