@@ -1,32 +1,15 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, registerUser } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 
 let app: TestApp;
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 2 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
-
-/** A member joined by SQL, so these tests do not depend on the team routes. */
-async function addMember(businessId: string, role: 'agent' | 'admin') {
-  const user = await registerUser(app, `Member ${role}`);
-  await db.query(
-    `with n as (update businesses set next_agent_number = next_agent_number + 1 where id = $1 returning next_agent_number - 1 as num)
-     insert into team_members (business_id, user_id, role, agent_number) select $1, $2, $3, num from n`,
-    [businessId, user.userId, role],
-  );
-  return user;
-}
+test.after.always(() => app?.close());
 
 const stored = async (businessId: string) =>
-  (await db.query(`select ai_auto_reply_enabled from businesses where id = $1`, [businessId])).rows[0].ai_auto_reply_enabled;
+  (await app.sql(`select ai_auto_reply_enabled from businesses where id = $1`, [businessId]))[0].ai_auto_reply_enabled;
 
 test('read defaults to off; owner on Mini enables and disables', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
@@ -57,8 +40,8 @@ test('Free: enabling is 402 feature_not_available and changes nothing; disabling
 
 test('Pro admin may change it; an agent reads but gets 403 on change', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
-  const admin = await addMember(ws.businessId, 'admin');
-  const agent = await addMember(ws.businessId, 'agent');
+  const admin = await addMember(app, ws.businessId, 'admin');
+  const agent = await addMember(app, ws.businessId, 'agent');
   const byAdmin = await app.request('PUT', '/api/v1/ai/settings', { token: admin.token, body: { auto_reply_enabled: true } });
   t.is(byAdmin.status, 200, byAdmin.text);
   t.deepEqual((await app.request('GET', '/api/v1/ai/settings', { token: agent.token })).body, { auto_reply_enabled: true });

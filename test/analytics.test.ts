@@ -1,30 +1,13 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, registerUser, type Account } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser, type Account } from './helpers/fixtures.ts';
 import { apportionPercentages } from '../core/analytics.ts';
 
 let app: TestApp;
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 2 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
-
-/** A member joined by SQL (any role and status), so these tests do not depend on the team routes. */
-async function addMember(businessId: string, name: string, status: 'live' | 'away' | 'offline', role: 'agent' | 'admin' = 'agent'): Promise<Account> {
-  const user = await registerUser(app, name);
-  await db.query(
-    `with n as (update businesses set next_agent_number = next_agent_number + 1 where id = $1 returning next_agent_number - 1 as num)
-     insert into team_members (business_id, user_id, role, status, agent_number) select $1, $2, $3, $4, num from n`,
-    [businessId, user.userId, role, status],
-  );
-  return user;
-}
+test.after.always(() => app?.close());
 
 type Row = {
   channel: string;
@@ -38,7 +21,7 @@ type Row = {
 
 async function insertConversations(businessId: string, rows: Row[]) {
   for (const r of rows) {
-    await db.query(
+    await app.sql(
       `insert into conversations (business_id, channel_type, status, created_at, updated_at, first_response_at, resolved_at, resolved_by)
        values ($1, $2, $3, now() - $4::interval, now(), now() - $4::interval + make_interval(secs => $5),
                now() - $4::interval + make_interval(secs => $6), $7)`,
@@ -68,14 +51,14 @@ test('an empty business: zeros, {} and []', async (t) => {
 
 test('hand-made data: every figure has its known answer', async (t) => {
   const ws = await createWorkspace(app, { name: 'Olivia Owner', plan: 'Pro' });
-  await db.query(`update team_members set status = 'live' where user_id = $1`, [ws.userId]);
+  await app.sql(`update team_members set status = 'live' where user_id = $1`, [ws.userId]);
   // Registered in an order that is not the name order, so ties must be broken by name.
-  const ben = await addMember(ws.businessId, 'Ben', 'offline');
-  const ann = await addMember(ws.businessId, 'Ann', 'away', 'admin');
-  const cat = await addMember(ws.businessId, 'Cat', 'live');
-  const fay = await addMember(ws.businessId, 'Fay', 'offline');
-  const eve = await addMember(ws.businessId, 'Eve', 'offline');
-  const dan = await addMember(ws.businessId, 'Dan', 'offline');
+  const ben = await addMember(app, ws.businessId, 'agent', { name: 'Ben', status: 'offline' });
+  const ann = await addMember(app, ws.businessId, 'admin', { name: 'Ann', status: 'away' });
+  const cat = await addMember(app, ws.businessId, 'agent', { name: 'Cat', status: 'live' });
+  const fay = await addMember(app, ws.businessId, 'agent', { name: 'Fay', status: 'offline' });
+  const eve = await addMember(app, ws.businessId, 'agent', { name: 'Eve', status: 'offline' });
+  const dan = await addMember(app, ws.businessId, 'agent', { name: 'Dan', status: 'offline' });
   // Resolved conversations by someone who is not a member count for the rate, not for top agents.
   const outsider = await registerUser(app, 'Zed Former');
 
@@ -110,7 +93,7 @@ test('hand-made data: every figure has its known answer', async (t) => {
 
   // Another business: its rows and its live member change nothing here.
   const other = await createWorkspace(app, { name: 'Other Owner' });
-  await db.query(`update team_members set status = 'live' where user_id = $1`, [other.userId]);
+  await app.sql(`update team_members set status = 'live' where user_id = $1`, [other.userId]);
   await insertConversations(other.businessId, [
     { channel: 'x', status: 'open', age: '1 day' },
     { channel: 'x', status: 'resolved', age: '1 day', handleSecs: 5, firstResponseSecs: 5, resolvedBy: other.userId },

@@ -1,9 +1,8 @@
 import test from 'ava';
-import pg from 'pg';
 import Stripe from 'stripe';
 import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, registerUser } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
 
 const SECRET_KEY = 'sk_test_parley_fake';
@@ -13,7 +12,6 @@ const APP_URL = 'https://app.parley.test';
 let app: TestApp;
 let bare: TestApp;
 let stripe: FakeStripe;
-let db: pg.Pool;
 
 test.before(async () => {
   stripe = await startFakeStripe({ secretKey: SECRET_KEY });
@@ -28,30 +26,17 @@ test.before(async () => {
     },
   });
   bare = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 2 });
 });
 test.after.always(async () => {
-  await db?.end();
   await app?.close();
   await bare?.close();
   await stripe?.close();
 });
 
-/** A member joined by SQL, so these tests do not depend on the team routes. */
-async function addMember(businessId: string, role: 'agent' | 'admin') {
-  const user = await registerUser(app, `Member ${role}`);
-  await db.query(
-    `with n as (update businesses set next_agent_number = next_agent_number + 1 where id = $1 returning next_agent_number - 1 as num)
-     insert into team_members (business_id, user_id, role, agent_number) select $1, $2, $3, num from n`,
-    [businessId, user.userId, role],
-  );
-  return user;
-}
-
 const businessRow = async (id: string) =>
-  (await db.query(`select plan, stripe_customer_id, stripe_subscription_id from businesses where id = $1`, [id])).rows[0];
+  (await app.sql(`select plan, stripe_customer_id, stripe_subscription_id from businesses where id = $1`, [id]))[0];
 
-const eventRows = async (id: string) => (await db.query(`select id, type, business_id from stripe_events where id = $1`, [id])).rows;
+const eventRows = (id: string) => app.sql(`select id, type, business_id from stripe_events where id = $1`, [id]);
 
 const checkoutRequestFor = (businessId: string) => stripe.requests.filter((r) => r.form.client_reference_id === businessId);
 
@@ -101,7 +86,7 @@ test('checkout-url: Mini may go to Pro; same or lower plan is 400 and Stripe is 
 
 test('checkout-url: an existing Stripe customer is reused', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
-  await db.query(`update businesses set stripe_customer_id = 'cus_existing' where id = $1`, [ws.businessId]);
+  await app.sql(`update businesses set stripe_customer_id = 'cus_existing' where id = $1`, [ws.businessId]);
   const res = await app.request('GET', '/api/v1/billing/checkout-url', { token: ws.token, query: { plan: 'pro' } });
   t.is(res.status, 200, res.text);
   const [req] = checkoutRequestFor(ws.businessId);
@@ -124,7 +109,7 @@ test('checkout-url: plan not mini/pro is 422 in the spec shape', async (t) => {
 test('checkout-url: admin and agent get 403; no business 400; no token 401', async (t) => {
   const ws = await createWorkspace(app);
   for (const role of ['admin', 'agent'] as const) {
-    const member = await addMember(ws.businessId, role);
+    const member = await addMember(app, ws.businessId, role);
     const res = await app.request('GET', '/api/v1/billing/checkout-url', { token: member.token, query: { plan: 'mini' } });
     t.is(res.status, 403, `${role}: ${res.text}`);
   }
@@ -240,7 +225,7 @@ test('webhook: a replayed event id is applied once', async (t) => {
   t.is((await deliver(app, payload)).status, 200);
   t.is((await businessRow(ws.businessId)).plan, 'Mini');
   // Put the row back: if the replay were applied again it would upgrade again.
-  await db.query(`update businesses set plan = 'Free', stripe_customer_id = null where id = $1`, [ws.businessId]);
+  await app.sql(`update businesses set plan = 'Free', stripe_customer_id = null where id = $1`, [ws.businessId]);
   const replay = await deliver(app, payload);
   t.is(replay.status, 200, replay.text);
   t.deepEqual(replay.body, { received: true });
@@ -286,7 +271,7 @@ test('webhook: bad, missing, stale or tampered signatures are 400 and change not
 
 test('webhook: a lower plan is acknowledged but never downgrades', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
-  await db.query(`update businesses set stripe_subscription_id = 'sub_pro' where id = $1`, [ws.businessId]);
+  await app.sql(`update businesses set stripe_subscription_id = 'sub_pro' where id = $1`, [ws.businessId]);
   const event = checkoutEvent({ businessId: ws.businessId, plan: 'mini' });
   const res = await deliver(app, JSON.stringify(event));
   t.is(res.status, 200, res.text);

@@ -1,19 +1,12 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser, type Account, type Workspace } from './helpers/fixtures.ts';
 
 let app: TestApp;
-// A pool: tests in this file run concurrently, so each query takes its own connection.
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 4 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
 async function invite(ws: Workspace, role: 'agent' | 'admin'): Promise<Account> {
   const user = await registerUser(app, role);
@@ -23,7 +16,7 @@ async function invite(ws: Workspace, role: 'agent' | 'admin'): Promise<Account> 
 }
 
 const businessCount = async (ownerId: string) =>
-  Number((await db.query('select count(*) from businesses where owner_id = $1', [ownerId])).rows[0].count);
+  Number((await app.sql('select count(*) from businesses where owner_id = $1', [ownerId]))[0].count);
 
 // ---------- POST /business
 
@@ -39,12 +32,12 @@ test('create: the business, the owner membership and the built-in webchat channe
   t.true(Number.isInteger(res.body.number));
   t.regex(res.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-  const member = await db.query('select role, status, is_active, agent_number from team_members where user_id = $1 and business_id = $2', [user.userId, res.body.id]);
-  t.deepEqual(member.rows, [{ role: 'owner', status: 'offline', is_active: true, agent_number: 1 }]);
-  const channels = await db.query('select type, is_builtin, is_active from channels where business_id = $1', [res.body.id]);
-  t.deepEqual(channels.rows, [{ type: 'webchat', is_builtin: true, is_active: true }]);
-  const business = await db.query('select owner_id, next_agent_number from businesses where id = $1', [res.body.id]);
-  t.deepEqual(business.rows[0], { owner_id: user.userId, next_agent_number: 2 });
+  const member = await app.sql('select role, status, is_active, agent_number from team_members where user_id = $1 and business_id = $2', [user.userId, res.body.id]);
+  t.deepEqual(member, [{ role: 'owner', status: 'offline', is_active: true, agent_number: 1 }]);
+  const channels = await app.sql('select type, is_builtin, is_active from channels where business_id = $1', [res.body.id]);
+  t.deepEqual(channels, [{ type: 'webchat', is_builtin: true, is_active: true }]);
+  const business = await app.sql('select owner_id, next_agent_number from businesses where id = $1', [res.body.id]);
+  t.deepEqual(business[0], { owner_id: user.userId, next_agent_number: 2 });
 
   const me = await app.request('GET', '/api/v1/auth/me', { token: user.token });
   t.like(me.body, { onboarding_complete: true, team_role: 'owner' });
@@ -138,7 +131,7 @@ test('update: omitted fields keep their value', async (t) => {
   t.deepEqual(renamed.body, { ...before, website: 'https://new.example', goal: '', name: 'Renamed' });
   const nothing = await app.request('PATCH', '/api/v1/business', { token: ws.token, body: {} });
   t.deepEqual(nothing.body, renamed.body);
-  const { rows } = await db.query('select name, website from businesses where id = $1', [ws.businessId]);
+  const rows = await app.sql('select name, website from businesses where id = $1', [ws.businessId]);
   t.deepEqual(rows[0], { name: 'Renamed', website: 'https://new.example' });
 });
 
@@ -152,7 +145,7 @@ test('update: an admin may, an agent may not (403)', async (t) => {
   const byAgent = await app.request('PATCH', '/api/v1/business', { token: agent.token, body: { industry: 'Hacked' } });
   t.is(byAgent.status, 403);
   t.is(typeof byAgent.body.detail, 'string');
-  const { rows } = await db.query('select industry from businesses where id = $1', [ws.businessId]);
+  const rows = await app.sql('select industry from businesses where id = $1', [ws.businessId]);
   t.is(rows[0].industry, 'Retail');
 });
 
@@ -212,9 +205,9 @@ test('plan: usage counts agents, non-built-in channels, articles and this month\
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const agent = await invite(ws, 'agent');
   await invite(ws, 'admin');
-  await db.query(`insert into channels (business_id, type) values ($1, 'widget')`, [ws.businessId]);
-  await db.query(`insert into kb_articles (business_id, title, content) values ($1, 'a', 'b'), ($1, 'c', 'd')`, [ws.businessId]);
-  await db.query(
+  await app.sql(`insert into channels (business_id, type) values ($1, 'widget')`, [ws.businessId]);
+  await app.sql(`insert into kb_articles (business_id, title, content) values ($1, 'a', 'b'), ($1, 'c', 'd')`, [ws.businessId]);
+  await app.sql(
     `insert into message_counters (business_id, month, count) values
        ($1, date_trunc('month', now() at time zone 'utc')::date, 7),
        ($1, (date_trunc('month', now() at time zone 'utc') - interval '1 month')::date, 99)`,

@@ -1,48 +1,31 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 import { decryptJson } from '../core/crypto.ts';
 
 let app: TestApp;
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp({ env: { PUBLIC_URL: 'https://parley.example.com' } });
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 2 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
-/** A member joined by SQL, so these tests do not depend on the team routes. */
-async function addMember(businessId: string, role: 'agent' | 'admin') {
-  const user = await registerUser(app, `Member ${role}`);
-  await db.query(
-    `with n as (update businesses set next_agent_number = next_agent_number + 1 where id = $1 returning next_agent_number - 1 as num)
-     insert into team_members (business_id, user_id, role, agent_number) select $1, $2, $3, num from n`,
-    [businessId, user.userId, role],
-  );
-  return user;
-}
-
-const registerJobs = async (channelId: string) =>
-  (await db.query(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`register:${channelId}`])).rows;
+const registerJobs = (channelId: string) =>
+  app.sql(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`register:${channelId}`]);
 
 const registerJobCount = async (businessId: string) =>
   Number(
     (
-      await db.query(
+      await app.sql(
         `select count(*) from graphile_worker._private_jobs j
          join graphile_worker._private_tasks t on t.id = j.task_id
          where t.identifier = 'register_channel' and (j.payload->>'channel_id')::uuid in (select id from channels where business_id = $1)`,
         [businessId],
       )
-    ).rows[0].count,
+    )[0].count,
   );
 
 const channelCount = async (businessId: string) =>
-  Number((await db.query(`select count(*) from channels where business_id = $1`, [businessId])).rows[0].count);
+  Number((await app.sql(`select count(*) from channels where business_id = $1`, [businessId]))[0].count);
 
 const telegram = (token = '123456:ABC-DEF') => ({ type: 'telegram', config: { bot_token: token } });
 
@@ -80,7 +63,7 @@ test('create stores the config encrypted and enqueues register_channel in the sa
   t.like(res.body, { business_id: ws.businessId, type: 'telegram', config: { bot_token: '999:SECRET-token_x' }, is_active: true, status: 'pending', last_error: null, is_builtin: false });
   t.deepEqual(Object.keys(res.body.config), ['bot_token']);
 
-  const row = (await db.query(`select row_to_json(c)::text as raw, config_encrypted, routing_key, verify_token from channels c where id = $1`, [res.body.id])).rows[0];
+  const row = (await app.sql(`select row_to_json(c)::text as raw, config_encrypted, routing_key, verify_token from channels c where id = $1`, [res.body.id]))[0];
   t.false(row.raw.includes('SECRET'), 'the raw row holds no plaintext token');
   t.regex(row.config_encrypted, /^v1\./);
   t.deepEqual(decryptJson(app.deps.config.encryptionKey, row.config_encrypted), { bot_token: '999:SECRET-token_x' });
@@ -88,8 +71,8 @@ test('create stores the config encrypted and enqueues register_channel in the sa
   t.is(row.verify_token, null);
 
   t.deepEqual(await registerJobs(res.body.id), [{ task_identifier: 'register_channel', key: `register:${res.body.id}` }]);
-  const payload = await db.query(`select payload from graphile_worker._private_jobs where key = $1`, [`register:${res.body.id}`]);
-  t.deepEqual(payload.rows[0].payload, { channel_id: res.body.id });
+  const payload = await app.sql(`select payload from graphile_worker._private_jobs where key = $1`, [`register:${res.body.id}`]);
+  t.deepEqual(payload[0].payload, { channel_id: res.body.id });
 
   const list = await app.request('GET', '/api/v1/channels', { token: ws.token });
   t.deepEqual(
@@ -212,12 +195,12 @@ test('whatsapp and instagram: verify_token generated when absent, setup instruct
     _meta_setup_instructions: { callback_url: 'https://parley.example.com/api/v1/webhooks/instagram', verify_token: 'my-token' },
   });
 
-  const rows = (await db.query(`select type, routing_key, verify_token from channels where id = any($1) order by type`, [[wa.id, ig.id]])).rows;
+  const rows = await app.sql(`select type, routing_key, verify_token from channels where id = any($1) order by type`, [[wa.id, ig.id]]);
   t.deepEqual(rows, [
     { type: 'instagram', routing_key: '1784', verify_token: 'my-token' },
     { type: 'whatsapp', routing_key: '10987654321', verify_token: wa.config.verify_token },
   ]);
-  const stored = (await db.query(`select config_encrypted from channels where id = $1`, [wa.id])).rows[0].config_encrypted;
+  const stored = (await app.sql(`select config_encrypted from channels where id = $1`, [wa.id]))[0].config_encrypted;
   t.false('_meta_setup_instructions' in decryptJson<Record<string, unknown>>(app.deps.config.encryptionKey, stored), 'instructions are output only');
 
   const list = await app.request('GET', '/api/v1/channels/', { token: ws.token });
@@ -296,8 +279,8 @@ test('widget_id must be a widget of the business', async (t) => {
 
 test('agents read with secrets masked and may not manage; admins may', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
-  const agent = await addMember(ws.businessId, 'agent');
-  const admin = await addMember(ws.businessId, 'admin');
+  const agent = await addMember(app, ws.businessId, 'agent');
+  const admin = await addMember(app, ws.businessId, 'admin');
   const wa = await createChannel(ws, { type: 'whatsapp', config: { phone_number_id: 'PN-mask', access_token: 'EAAG-mask', app_secret: 'shh' } });
   await createChannel(ws, {
     type: 'email',
@@ -331,8 +314,8 @@ test('agents read with secrets masked and may not manage; admins may', async (t)
 test('patch merges config, re-enqueues registration on a config change, and returns the Channel', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const wa = await createChannel(ws, { type: 'whatsapp', config: { phone_number_id: 'PN-patch', access_token: 'old', app_secret: 'secret' } });
-  await db.query(`update channels set status = 'connected', state = '{"webhook_secret":"s","offset":41}' where id = $1`, [wa.id]);
-  await db.query(`delete from graphile_worker._private_jobs where key = $1`, [`register:${wa.id}`]);
+  await app.sql(`update channels set status = 'connected', state = '{"webhook_secret":"s","offset":41}' where id = $1`, [wa.id]);
+  await app.sql(`delete from graphile_worker._private_jobs where key = $1`, [`register:${wa.id}`]);
 
   // Only is_active: no new job, status kept.
   const off = await app.request('PATCH', `/api/v1/channels/${wa.id}`, { token: ws.token, body: { is_active: false } });
@@ -350,12 +333,12 @@ test('patch merges config, re-enqueues registration on a config change, and retu
     _meta_setup_instructions: { callback_url: 'https://parley.example.com/api/v1/webhooks/whatsapp', verify_token: wa.config.verify_token },
   });
   t.deepEqual(await registerJobs(wa.id), [{ task_identifier: 'register_channel', key: `register:${wa.id}` }]);
-  const row = (await db.query(`select state, config_encrypted from channels where id = $1`, [wa.id])).rows[0];
+  const row = (await app.sql(`select state, config_encrypted from channels where id = $1`, [wa.id]))[0];
   t.deepEqual(row.state, { webhook_secret: 's' }, 'connector state is reset with the credentials, the channel\'s own webhook secret kept');
   t.false(row.config_encrypted.includes('new-access-token-value'));
 
   // Re-activation enqueues registration again.
-  await db.query(`delete from graphile_worker._private_jobs where key = $1`, [`register:${wa.id}`]);
+  await app.sql(`delete from graphile_worker._private_jobs where key = $1`, [`register:${wa.id}`]);
   const on = await app.request('PATCH', `/api/v1/channels/${wa.id}`, { token: ws.token, body: { is_active: true } });
   t.like(on.body, { is_active: true, status: 'pending' });
   t.is((await registerJobs(wa.id)).length, 1);
@@ -368,15 +351,15 @@ test('patch merges config, re-enqueues registration on a config change, and retu
 test('patch without a config change keeps what registration learned (X routing key, state)', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const x = await createChannel(ws, { type: 'x', config: { api_key: 'k', api_secret: 's', access_token: 'a', access_token_secret: 'as', bearer_token: 'b' } });
-  await db.query(`update channels set routing_key = '4242', status = 'connected', state = '{"user_id":"4242"}' where id = $1`, [x.id]);
+  await app.sql(`update channels set routing_key = '4242', status = 'connected', state = '{"user_id":"4242"}' where id = $1`, [x.id]);
   const off = await app.request('PATCH', `/api/v1/channels/${x.id}`, { token: ws.token, body: { is_active: false, config: { api_key: 'k' } } });
   t.is(off.status, 200, off.text);
-  const row = (await db.query(`select routing_key, state, status from channels where id = $1`, [x.id])).rows[0];
+  const row = (await app.sql(`select routing_key, state, status from channels where id = $1`, [x.id]))[0];
   t.deepEqual(row, { routing_key: '4242', state: { user_id: '4242' }, status: 'connected' });
   // A new type forgets everything the old account had.
   const sms = await app.request('PATCH', `/api/v1/channels/${x.id}`, { token: ws.token, body: { type: 'sms', config: { account_sid: 'AC2', auth_token: 't', from_number: '+2' } } });
   t.is(sms.status, 200, sms.text);
-  const after = (await db.query(`select routing_key, state, status from channels where id = $1`, [x.id])).rows[0];
+  const after = (await app.sql(`select routing_key, state, status from channels where id = $1`, [x.id]))[0];
   t.deepEqual(after, { routing_key: null, state: {}, status: 'pending' });
 });
 
@@ -401,7 +384,7 @@ test('patch to another type starts from an empty config and follows the plan rul
   const locked = await app.request('PATCH', `/api/v1/channels/${widgetChannel.id}`, { token: free.token, body: telegram() });
   t.is(locked.status, 402);
   t.like(locked.body, { error: 'feature_locked', feature: 'integrations' });
-  const still = (await db.query(`select type from channels where id = $1`, [widgetChannel.id])).rows[0];
+  const still = (await app.sql(`select type from channels where id = $1`, [widgetChannel.id]))[0];
   t.is(still.type, 'widget');
 });
 
@@ -427,7 +410,7 @@ test('patch and delete: unknown or another business\'s channel is 404, a malform
     const del = await app.request('DELETE', `/api/v1/channels/${id}`, { token: a.token });
     t.deepEqual([del.status, del.body], [404, { detail: 'Channel not found' }]);
   }
-  t.true((await db.query(`select is_active from channels where id = $1`, [theirs.id])).rows[0].is_active);
+  t.true((await app.sql(`select is_active from channels where id = $1`, [theirs.id]))[0].is_active);
   const listA = await app.request('GET', '/api/v1/channels/', { token: a.token });
   t.false(listA.body.some((c: any) => c.id === theirs.id));
 
@@ -445,13 +428,13 @@ test('delete keeps conversations (channel_id becomes null); the built-in webchat
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const tg = await createChannel(ws, telegram('3:DEL'));
   const conv = (
-    await db.query(`insert into conversations (business_id, channel_id, channel_type) values ($1, $2, 'telegram') returning id`, [ws.businessId, tg.id])
-  ).rows[0];
+    await app.sql(`insert into conversations (business_id, channel_id, channel_type) values ($1, $2, 'telegram') returning id`, [ws.businessId, tg.id])
+  )[0];
   const res = await app.request('DELETE', `/api/v1/channels/${tg.id}`, { token: ws.token });
   t.is(res.status, 200, res.text);
   t.is(typeof res.body.message, 'string');
-  t.deepEqual((await db.query(`select channel_id, channel_type from conversations where id = $1`, [conv.id])).rows, [{ channel_id: null, channel_type: 'telegram' }]);
-  t.is((await db.query(`select count(*)::int as n from channels where id = $1`, [tg.id])).rows[0].n, 0);
+  t.deepEqual(await app.sql(`select channel_id, channel_type from conversations where id = $1`, [conv.id]), [{ channel_id: null, channel_type: 'telegram' }]);
+  t.is((await app.sql(`select count(*)::int as n from channels where id = $1`, [tg.id]))[0].n, 0);
   t.is((await app.request('DELETE', `/api/v1/channels/${tg.id}`, { token: ws.token })).status, 404);
 
   const builtin = (await app.request('GET', '/api/v1/channels/', { token: ws.token })).body.find((c: any) => c.is_builtin);
@@ -462,7 +445,7 @@ test('delete keeps conversations (channel_id becomes null); the built-in webchat
 test('a config that cannot be decrypted shows as an error, never a 500', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const tg = await createChannel(ws, telegram('5:CORRUPT'));
-  await db.query(`update channels set config_encrypted = 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' where id = $1`, [tg.id]);
+  await app.sql(`update channels set config_encrypted = 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' where id = $1`, [tg.id]);
   const list = await app.request('GET', '/api/v1/channels/', { token: ws.token });
   t.is(list.status, 200);
   t.like(list.body.find((c: any) => c.id === tg.id), { config: {}, status: 'error' });

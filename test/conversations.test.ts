@@ -1,21 +1,14 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser, type Account, type Workspace } from './helpers/fixtures.ts';
 
 let app: TestApp;
-// A pool: tests in this file run concurrently, so each query takes its own connection.
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 4 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
-const one = async (text: string, params: unknown[] = []): Promise<any> => (await db.query(text, params)).rows[0];
+const one = async (text: string, params: unknown[] = []): Promise<any> => (await app.sql(text, params))[0];
 
 async function create(ws: Workspace, body: Record<string, unknown> = {}) {
   return app.request('POST', '/api/v1/conversations/', { token: ws.token, body: { business_id: ws.businessId, ...body } });
@@ -207,8 +200,8 @@ test('list: filters by status, assignee and channel type', async (t) => {
   const open = await startConversation(ws);
   const resolved = await startConversation(ws);
   const onTelegram = await startConversation(ws, { channel_id: telegram });
-  await db.query(`update conversations set status = 'resolved' where id = $1`, [resolved.id]);
-  await db.query(`update conversations set assignee_id = $2 where id = $1`, [onTelegram.id, agent.userId]);
+  await app.sql(`update conversations set status = 'resolved' where id = $1`, [resolved.id]);
+  await app.sql(`update conversations set assignee_id = $2 where id = $1`, [onTelegram.id, agent.userId]);
   const ids = async (query: Record<string, string>) => {
     const res = await app.request('GET', '/api/v1/conversations/', { token: ws.token, query });
     t.is(res.status, 200, res.text);
@@ -228,10 +221,10 @@ test('list: cursor pagination walks every conversation once, in order, across eq
   const ids: string[] = [];
   for (let i = 0; i < 11; i++) ids.push((await startConversation(ws)).id);
   // Three share one timestamp exactly (ties broken by id); two differ only in microseconds.
-  await db.query(`update conversations set updated_at = '2030-01-01T00:00:00.000100Z' where id = any($1)`, [ids.slice(0, 3)]);
-  await db.query(`update conversations set updated_at = '2030-01-01T00:00:00.000200Z' where id = $1`, [ids[3]]);
-  await db.query(`update conversations set updated_at = '2030-01-01T00:00:00.000900Z' where id = $1`, [ids[4]]);
-  const expected = (await db.query(`select id from conversations where business_id = $1 order by updated_at desc, id desc`, [ws.businessId])).rows.map((r) => r.id);
+  await app.sql(`update conversations set updated_at = '2030-01-01T00:00:00.000100Z' where id = any($1)`, [ids.slice(0, 3)]);
+  await app.sql(`update conversations set updated_at = '2030-01-01T00:00:00.000200Z' where id = $1`, [ids[3]]);
+  await app.sql(`update conversations set updated_at = '2030-01-01T00:00:00.000900Z' where id = $1`, [ids[4]]);
+  const expected = (await app.sql(`select id from conversations where business_id = $1 order by updated_at desc, id desc`, [ws.businessId])).map((r) => r.id);
 
   const seen: string[] = [];
   let cursor: string | undefined;
@@ -283,7 +276,7 @@ test('list: 422 for a bad limit, status, assignee or cursor; 401 without a token
 // ---------- GET /conversations/{id} and /messages
 
 async function insertMessages(conversationId: string, businessId: string, count: number): Promise<string[]> {
-  const { rows } = await db.query(
+  const rows = await app.sql(
     `insert into messages (business_id, conversation_id, sender_type, content, created_at)
      select $1, $2, 'customer', 'm' || g, timestamptz '2030-01-01' + g * interval '1 second'
      from generate_series(1, $3) g
@@ -314,8 +307,8 @@ test('messages: oldest first, paged backwards with the cursor', async (t) => {
   const conv = await startConversation(ws);
   const ids = await insertMessages(conv.id, ws.businessId, 7);
   // Two messages at one instant: the id breaks the tie.
-  await db.query(`update messages set created_at = timestamptz '2030-01-01' + interval '4 seconds' where id = $1`, [ids[4]]);
-  const expected = (await db.query(`select id from messages where conversation_id = $1 order by created_at, id`, [conv.id])).rows.map((r) => r.id);
+  await app.sql(`update messages set created_at = timestamptz '2030-01-01' + interval '4 seconds' where id = $1`, [ids[4]]);
+  const expected = (await app.sql(`select id from messages where conversation_id = $1 order by created_at, id`, [conv.id])).map((r) => r.id);
 
   const first = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token, query: { limit: 3 } });
   t.is(first.status, 200, first.text);
@@ -412,7 +405,7 @@ test('close: records closed_at; a second close says so; resolve and close work f
   const closedAgain = await app.request('PUT', `/api/v1/conversations/${conv.id}/close`, { token: ws.token });
   t.truthy(closedAgain.body.closed_at);
   const pending = await startConversation(ws);
-  await db.query(`update conversations set status = 'pending' where id = $1`, [pending.id]);
+  await app.sql(`update conversations set status = 'pending' where id = $1`, [pending.id]);
   t.truthy((await app.request('PUT', `/api/v1/conversations/${pending.id}/resolve`, { token: ws.token })).body.resolved_at);
   t.is((await app.request('PUT', `/api/v1/conversations/${conv.id}/close`)).status, 401);
 });
@@ -441,7 +434,7 @@ test('assign: by agent number, storing the member\'s user id; 404 unknown agent,
   const agent = await invite(ws, 'Abe');
   t.is(agent.agentNumber, 2);
   const conv = await startConversation(ws);
-  await db.query(`update conversations set status = 'pending' where id = $1`, [conv.id]);
+  await app.sql(`update conversations set status = 'pending' where id = $1`, [conv.id]);
   const eventsBefore = app.events.length;
   const res = await app.request('PUT', `/api/v1/conversations/${conv.id}/assign/2`, { token: ws.token });
   t.is(res.status, 200, res.text);

@@ -1,29 +1,23 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser } from './helpers/fixtures.ts';
 
 let app: TestApp;
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 4 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
 /** Customers come from inbound messages; tests write them directly. */
 async function insertCustomer(businessId: string, fields: { name?: string; email?: string | null; phone?: string | null; external_id?: string | null } = {}) {
-  const { rows } = await db.query(
+  const rows = await app.sql(
     `insert into customers (business_id, name, email, phone, external_id) values ($1, $2, $3, $4, $5) returning id, number, created_at`,
     [businessId, fields.name ?? '', fields.email ?? null, fields.phone ?? null, fields.external_id ?? null],
   );
   return { uuid: rows[0].id as string, number: Number(rows[0].number), createdAt: (rows[0].created_at as Date).toISOString() };
 }
 
-const businessNumber = async (id: string) => Number((await db.query(`select number from businesses where id = $1`, [id])).rows[0].number);
+const businessNumber = async (id: string) => Number((await app.sql(`select number from businesses where id = $1`, [id]))[0].number);
 
 test('read: the spec\'s Customer with integer ids, the uuid beside them', async (t) => {
   const ws = await createWorkspace(app);
@@ -123,8 +117,8 @@ test('list: 422 for a bad limit or cursor; 401; 404 without a business', async (
 });
 
 test('the trigram indexes exist when pg_trgm is available', async (t) => {
-  const available = (await db.query(`select 1 from pg_available_extensions where name = 'pg_trgm'`)).rowCount;
-  const { rows } = await db.query(`select indexname from pg_indexes where tablename = 'customers' and indexname like '%trgm%' order by indexname`);
+  const available = (await app.sql(`select 1 from pg_available_extensions where name = 'pg_trgm'`)).length;
+  const rows = await app.sql(`select indexname from pg_indexes where tablename = 'customers' and indexname like '%trgm%' order by indexname`);
   t.deepEqual(
     rows.map((r) => r.indexname),
     available ? ['customers_email_trgm_idx', 'customers_name_trgm_idx', 'customers_phone_trgm_idx'] : [],

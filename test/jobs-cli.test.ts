@@ -55,17 +55,18 @@ function parley(args: string[], env: Record<string, string> = {}): Promise<Run> 
 }
 const jobs = (...args: string[]) => parley(['jobs', ...args]);
 
-async function query(text: string, values: unknown[] = [], url = app.databaseUrl): Promise<any[]> {
-  const client = new pg.Client({ connectionString: url });
+/** A statement on the server itself (creating and dropping a database), outside the app's database. */
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.PARLEY_TEST_ADMIN_URL });
   await client.connect();
   try {
-    return (await client.query(text, values)).rows;
+    await client.query(text);
   } finally {
     await client.end();
   }
 }
 
-const jobRow = (id: string) => query('select id::text, task_identifier, attempts, max_attempts, locked_at, run_at <= now() as due from graphile_worker.jobs where id = $1', [id]);
+const jobRow = (id: string) => app.sql('select id::text, task_identifier, attempts, max_attempts, locked_at, run_at <= now() as due from graphile_worker.jobs where id = $1', [id]);
 
 /** Runs a worker with these tasks until `count` jobs have ended with `event`, then stops it. */
 async function work(tasks: AnyTask[], event: 'job:failed' | 'job:success', count: number): Promise<void> {
@@ -172,7 +173,7 @@ test.serial('retry --all, with and without --task', async (t) => {
 
 test.serial('retry: unknown ids are exit 3, a running job is exit 1, the others are still retried', async (t) => {
   const id = await addJob(app.deps.db, 'cli_mixed', { n: 1 }, { maxAttempts: 1 });
-  await query('update graphile_worker._private_jobs set attempts = 1 where id = $1', [id]);
+  await app.sql('update graphile_worker._private_jobs set attempts = 1 where id = $1', [id]);
   const mixed = await jobs('retry', id, '999999999');
   t.is(mixed.code, 3);
   t.is(mixed.stdout, `Rescheduled to run now: ${id}\n`);
@@ -180,7 +181,7 @@ test.serial('retry: unknown ids are exit 3, a running job is exit 1, the others 
   t.like((await jobRow(id))[0], { attempts: 0 });
 
   // Running on its last attempt (attempts = max_attempts while locked): running, not failed.
-  await query(`update graphile_worker._private_jobs set attempts = 1, locked_at = now(), locked_by = 'worker-test' where id = $1`, [id]);
+  await app.sql(`update graphile_worker._private_jobs set attempts = 1, locked_at = now(), locked_by = 'worker-test' where id = $1`, [id]);
   const running = await jobs('retry', id);
   t.is(running.code, 1);
   t.regex(running.stderr, new RegExp(`job ${id} is running; not rescheduled`));
@@ -189,9 +190,9 @@ test.serial('retry: unknown ids are exit 3, a running job is exit 1, the others 
   t.regex((await jobs('show', id)).stdout, /^locked_by\s+worker-test$/m);
 
   // A lock older than four hours is a dead worker's: the job counts as failed again.
-  await query(`update graphile_worker._private_jobs set locked_at = now() - interval '5 hours' where id = $1`, [id]);
+  await app.sql(`update graphile_worker._private_jobs set locked_at = now() - interval '5 hours' where id = $1`, [id]);
   t.regex((await jobs('stats')).stdout, /^cli_mixed\s+0\s+0\s+1$/m);
-  await query('select graphile_worker.complete_jobs(array[$1::bigint])', [id]);
+  await app.sql('select graphile_worker.complete_jobs(array[$1::bigint])', [id]);
 });
 
 test.serial('usage errors are exit 2 and say what is wrong; --help documents the exit codes', async (t) => {
@@ -222,7 +223,7 @@ test.serial('usage errors are exit 2 and say what is wrong; --help documents the
 test.serial('a database without the job queue, or none at all, is exit 1', async (t) => {
   const adminUrl = process.env.PARLEY_TEST_ADMIN_URL!;
   const name = `parley_t_${process.env.PARLEY_TEST_TEMPLATE}_empty_${randomBytes(3).toString('hex')}`;
-  await query(`create database "${name}"`, [], adminUrl);
+  await adminQuery(`create database "${name}"`);
   try {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
@@ -230,7 +231,7 @@ test.serial('a database without the job queue, or none at all, is exit 1', async
     t.is(empty.code, 1);
     t.regex(empty.stderr, /no job queue yet; run `parley migrate` first/);
   } finally {
-    await query(`drop database if exists "${name}" with (force)`, [], adminUrl);
+    await adminQuery(`drop database if exists "${name}" with (force)`);
   }
   const unreachable = await parley(['jobs', 'stats'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' });
   t.is(unreachable.code, 1);

@@ -1,34 +1,17 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, registerUser } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 
 let app: TestApp;
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 2 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
 const article = (n: number) => ({ title: `Article ${n}`, content: `How to do thing ${n}.` });
 
-/** A member joined by SQL, so these tests do not depend on the team routes. */
-async function addMember(businessId: string, role: 'agent' | 'admin') {
-  const user = await registerUser(app, `Member ${role}`);
-  await db.query(
-    `with n as (update businesses set next_agent_number = next_agent_number + 1 where id = $1 returning next_agent_number - 1 as num)
-     insert into team_members (business_id, user_id, role, agent_number) select $1, $2, $3, num from n`,
-    [businessId, user.userId, role],
-  );
-  return user;
-}
-
-const jobsFor = async (articleId: number) =>
-  (await db.query(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`article:${articleId}`])).rows;
+const jobsFor = (articleId: number) =>
+  app.sql(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`article:${articleId}`]);
 
 test('create returns the article and enqueues its index job in the same transaction', async (t) => {
   const ws = await createWorkspace(app);
@@ -42,13 +25,13 @@ test('create returns the article and enqueues its index job in the same transact
   t.like(res.body, { business_id: business.body.number, title: 'Refunds', content: 'Refunds take 5 days.', tags: ['billing', 'refunds'], index_status: 'pending' });
   t.regex(res.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.deepEqual(await jobsFor(res.body.id), [{ task_identifier: 'index_article', key: `article:${res.body.id}` }]);
-  const payload = await db.query(`select payload from graphile_worker._private_jobs where key = $1`, [`article:${res.body.id}`]);
-  t.deepEqual(payload.rows[0].payload, { article_id: res.body.id });
+  const payload = await app.sql(`select payload from graphile_worker._private_jobs where key = $1`, [`article:${res.body.id}`]);
+  t.deepEqual(payload[0].payload, { article_id: res.body.id });
 });
 
 test('tags default to [] and any member (agent) may create', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
-  const agent = await addMember(ws.businessId, 'agent');
+  const agent = await addMember(app, ws.businessId, 'agent');
   const res = await app.request('POST', '/api/v1/kb/articles', { token: agent.token, body: article(1) });
   t.is(res.status, 200, res.text);
   t.deepEqual(res.body.tags, []);
@@ -64,7 +47,7 @@ test('list is newest first and scoped to the business', async (t) => {
   }
   await app.request('POST', '/api/v1/kb/articles', { token: other.token, body: article(9) });
   // Make the order come from created_at, not from ids.
-  await db.query(`update kb_articles set created_at = now() - interval '1 day' where id = $1`, [ids[2]]);
+  await app.sql(`update kb_articles set created_at = now() - interval '1 day' where id = $1`, [ids[2]]);
   const list = await app.request('GET', '/api/v1/kb/articles', { token: ws.token });
   t.is(list.status, 200, list.text);
   t.deepEqual(
@@ -84,19 +67,19 @@ test('Free plan: the 5th article is allowed, the 6th is 402 and leaves no row or
   t.is(sixth.status, 402, sixth.text);
   t.like(sixth.body, { error: 'limit_exceeded', plan: 'Free', feature: 'kb_articles', current: 5, limit: 5 });
   t.is(typeof sixth.body.message, 'string');
-  const rows = await db.query(`select count(*)::int as n from kb_articles where business_id = $1`, [ws.businessId]);
-  t.is(rows.rows[0].n, 5);
+  const rows = await app.sql(`select count(*)::int as n from kb_articles where business_id = $1`, [ws.businessId]);
+  t.is(rows[0].n, 5);
   // The refused insert took an id from the sequence: no job may point at an article that does not exist.
-  const orphans = await db.query(
+  const orphans = await app.sql(
     `select j.key from graphile_worker.jobs j
      where j.task_identifier = 'index_article' and not exists (select 1 from kb_articles a where j.key = 'article:' || a.id)`,
   );
-  t.deepEqual(orphans.rows, []);
+  t.deepEqual(orphans, []);
 });
 
 test('Mini plan limit is 25, Pro 1000', async (t) => {
   const mini = await createWorkspace(app, { plan: 'Mini' });
-  await db.query(
+  await app.sql(
     `insert into kb_articles (business_id, title, content) select $1, 'seed ' || g, 'x' from generate_series(1, 24) g`,
     [mini.businessId],
   );
@@ -106,7 +89,7 @@ test('Mini plan limit is 25, Pro 1000', async (t) => {
   t.like(over.body, { plan: 'Mini', current: 25, limit: 25 });
 
   const pro = await createWorkspace(app, { plan: 'Pro' });
-  await db.query(
+  await app.sql(
     `insert into kb_articles (business_id, title, content) select $1, 'seed ' || g, 'x' from generate_series(1, 999) g`,
     [pro.businessId],
   );
@@ -141,8 +124,8 @@ test('validation: lengths and tag rules are 422 in the spec shape', async (t) =>
     body: { title: 'x'.repeat(200), content: 'x'.repeat(100_000), tags: Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(50, 'z')) },
   });
   t.is(edge.status, 200, edge.text);
-  const count = await db.query(`select count(*)::int as n from kb_articles where business_id = $1`, [ws.businessId]);
-  t.is(count.rows[0].n, 1);
+  const count = await app.sql(`select count(*)::int as n from kb_articles where business_id = $1`, [ws.businessId]);
+  t.is(count[0].n, 1);
 });
 
 test('no business: 400 on create and list; no token: 401', async (t) => {
@@ -165,7 +148,7 @@ test('delete: removes row and pending job; other business and unknown ids are 40
   const cross = await app.request('DELETE', `/api/v1/kb/articles/${theirs.id}`, { token: ws.token });
   t.is(cross.status, 404);
   t.is(cross.body.detail, 'Article not found');
-  t.is((await db.query(`select 1 from kb_articles where id = $1`, [theirs.id])).rowCount, 1);
+  t.is((await app.sql(`select 1 from kb_articles where id = $1`, [theirs.id])).length, 1);
   t.is((await jobsFor(theirs.id)).length, 1);
 
   t.is((await app.request('DELETE', '/api/v1/kb/articles/999999999', { token: ws.token })).status, 404);
@@ -174,11 +157,11 @@ test('delete: removes row and pending job; other business and unknown ids are 40
   t.deepEqual(bad.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['path.article_id', 'int_parsing']]);
   t.is((await app.request('DELETE', '/api/v1/kb/articles/1.5', { token: ws.token })).status, 422);
 
-  const agent = await addMember(ws.businessId, 'agent');
+  const agent = await addMember(app, ws.businessId, 'agent');
   const del = await app.request('DELETE', `/api/v1/kb/articles/${mine.id}`, { token: agent.token });
   t.is(del.status, 200, del.text);
   t.is(typeof del.body.message, 'string');
-  t.is((await db.query(`select 1 from kb_articles where id = $1`, [mine.id])).rowCount, 0);
+  t.is((await app.sql(`select 1 from kb_articles where id = $1`, [mine.id])).length, 0);
   t.deepEqual(await jobsFor(mine.id), []);
   t.is((await app.request('DELETE', `/api/v1/kb/articles/${mine.id}`, { token: ws.token })).status, 404);
   const list = await app.request('GET', '/api/v1/kb/articles', { token: ws.token });

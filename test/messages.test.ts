@@ -1,19 +1,12 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 
 let app: TestApp;
-// A pool: tests in this file run concurrently, so each query takes its own connection.
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 4 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
 async function startConversation(ws: Workspace): Promise<any> {
   const res = await app.request('POST', '/api/v1/conversations/', { token: ws.token, body: { business_id: ws.businessId } });
@@ -25,12 +18,12 @@ const send = (ws: Workspace, conversationId: string, body: unknown) =>
   app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: ws.token, body });
 
 async function row(sqlText: string, params: unknown[]): Promise<any> {
-  return (await db.query(sqlText, params)).rows[0];
+  return (await app.sql(sqlText, params))[0];
 }
 
 /** deliver_message jobs of a business's messages, with their keys and payloads. */
 async function deliveryJobs(businessId: string) {
-  const { rows } = await db.query(
+  const rows = await app.sql(
     `select j.key, p.payload from graphile_worker.jobs j
      join graphile_worker._private_jobs p on p.id = j.id
      where j.task_identifier = 'deliver_message'
@@ -116,7 +109,7 @@ test('send: a pending conversation becomes open; resolved and closed ones keep t
   const ws = await createWorkspace(app);
   for (const [from, to] of [['pending', 'open'], ['resolved', 'resolved'], ['closed', 'closed'], ['open', 'open']]) {
     const conv = await startConversation(ws);
-    await db.query(`update conversations set status = $2 where id = $1`, [conv.id, from]);
+    await app.sql(`update conversations set status = $2 where id = $1`, [conv.id, from]);
     const res = await send(ws, conv.id, { content: 'hi' });
     t.is(res.status, 200, res.text);
     t.is((await row(`select status from conversations where id = $1`, [conv.id])).status, to, `from ${from}`);
@@ -177,7 +170,7 @@ test('send: 401 without or with a bad token', async (t) => {
 test('monthly limit on Free: the 250th message is sent, the 251st is 403 with the plan body and leaves nothing behind', async (t) => {
   const ws = await createWorkspace(app);
   const conv = await startConversation(ws);
-  await db.query(`insert into message_counters (business_id, month, count) values ($1, ${thisMonth}, 249)`, [ws.businessId]);
+  await app.sql(`insert into message_counters (business_id, month, count) values ($1, ${thisMonth}, 249)`, [ws.businessId]);
 
   const last = await send(ws, conv.id, { content: 'number 250' });
   t.is(last.status, 200, last.text);
@@ -208,7 +201,7 @@ test('monthly limit on Free: the 250th message is sent, the 251st is 403 with th
 test('monthly limit: only this UTC month counts; Mini allows 5,000', async (t) => {
   const free = await createWorkspace(app);
   const conv = await startConversation(free);
-  await db.query(
+  await app.sql(
     `insert into message_counters (business_id, month, count) values ($1, (${thisMonth} - interval '1 month')::date, 250)`,
     [free.businessId],
   );
@@ -216,7 +209,7 @@ test('monthly limit: only this UTC month counts; Mini allows 5,000', async (t) =
 
   const mini = await createWorkspace(app, { plan: 'Mini' });
   const miniConv = await startConversation(mini);
-  await db.query(`insert into message_counters (business_id, month, count) values ($1, ${thisMonth}, 4999)`, [mini.businessId]);
+  await app.sql(`insert into message_counters (business_id, month, count) values ($1, ${thisMonth}, 4999)`, [mini.businessId]);
   t.is((await send(mini, miniConv.id, { content: 'ok' })).status, 200);
   const refused = await send(mini, miniConv.id, { content: 'too many' });
   t.is(refused.status, 403);
@@ -226,7 +219,7 @@ test('monthly limit: only this UTC month counts; Mini allows 5,000', async (t) =
 test('send: a conversation whose channel was deleted cannot take a reply (400), and nothing counts', async (t) => {
   const ws = await createWorkspace(app);
   const conv = await startConversation(ws);
-  await db.query(`update conversations set channel_id = null where id = $1`, [conv.id]);
+  await app.sql(`update conversations set channel_id = null where id = $1`, [conv.id]);
   const res = await send(ws, conv.id, { content: 'hello?' });
   t.is(res.status, 400);
   t.is(typeof res.body.detail, 'string');

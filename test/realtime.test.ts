@@ -8,14 +8,13 @@
  */
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { startWebServer, type WebServer } from '../api/server.ts';
 import type { Deps } from '../core/deps.ts';
 import { rooms, type EventBus } from '../core/events.ts';
 import { createRedisEventBus } from '../core/redis-events.ts';
 import { startTestApp, testRedisUrl, type TestApp } from './helpers/app.ts';
-import { createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 
 const key = `parley-test:${randomBytes(6).toString('hex')}`;
 
@@ -82,31 +81,9 @@ function emitWithAck(socket: Socket, name: string, payload: unknown): Promise<an
   return new Promise((resolve) => socket.emit(name, payload, (answer: unknown) => resolve(answer)));
 }
 
-async function sqlQuery(databaseUrl: string, text: string, values: unknown[]): Promise<any[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 async function conversationOf(target: TestApp, workspace: Workspace): Promise<string> {
-  const [row] = await sqlQuery(target.databaseUrl, `insert into conversations (business_id, channel_type) values ($1, 'webchat') returning id`, [workspace.businessId]);
+  const [row] = await target.sql(`insert into conversations (business_id, channel_type) values ($1, 'webchat') returning id`, [workspace.businessId]);
   return row.id;
-}
-
-/** A second member (agent) of the workspace's business. */
-async function agentOf(target: TestApp, workspace: Workspace) {
-  const agent = await registerUser(target, 'Agent');
-  await sqlQuery(
-    target.databaseUrl,
-    `insert into team_members (business_id, user_id, role, agent_number)
-     select $1, $2, 'agent', coalesce(max(agent_number), 0) + 1 from team_members where business_id = $1`,
-    [workspace.businessId, agent.userId],
-  );
-  return agent;
 }
 
 test('single process: an event published on the local bus reaches the business room', async (t) => {
@@ -180,7 +157,7 @@ test('a bad, missing, revoked or unknown-user token is refused with connect_erro
   t.is((await refused(urlB(), { token: account.token })).message, 'Could not validate credentials', 'refused on every node');
 
   const gone = await registerUser(app);
-  await sqlQuery(app.databaseUrl, 'delete from users where id = $1', [gone.userId]);
+  await app.sql('delete from users where id = $1', [gone.userId]);
   t.is((await refused(app.url, { token: gone.token })).message, 'Could not validate credentials');
 });
 
@@ -229,7 +206,7 @@ test('an event without rooms reaches nobody (Redis bus and local bus)', async (t
 
 test('a user-room event reaches only that user, not the other members of the business', async (t) => {
   const ws = await createWorkspace(app);
-  const agent = await agentOf(app, ws);
+  const agent = await addMember(app, ws.businessId, 'agent', { name: 'Agent' });
   const owner = await connect(app.url, ws.token);
   const other = await connect(urlB(), agent.token);
 
@@ -279,8 +256,8 @@ test('join_conversation: only a conversation of the caller\'s business', async (
 test('join_conversation: a member removed after connecting cannot join', async (t) => {
   const ws = await createWorkspace(app);
   const conversation = await conversationOf(app, ws);
-  const agent = await agentOf(app, ws);
+  const agent = await addMember(app, ws.businessId, 'agent', { name: 'Agent' });
   const client = await connect(app.url, agent.token);
-  await sqlQuery(app.databaseUrl, 'delete from team_members where user_id = $1', [agent.userId]);
+  await app.sql('delete from team_members where user_id = $1', [agent.userId]);
   t.deepEqual(await emitWithAck(client.socket, 'join_conversation', { conversation_id: conversation }), { ok: false, detail: 'Conversation not found' });
 });

@@ -1,20 +1,13 @@
 import test from 'ava';
-import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser, type Account, type Workspace } from './helpers/fixtures.ts';
 
 let app: TestApp;
-// A pool: tests in this file run concurrently, so each query takes its own connection.
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 4 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
 type Member = Account & { memberId: string };
 
@@ -30,7 +23,7 @@ async function invite(ws: Workspace, role: 'agent' | 'admin' = 'agent', name = '
  * The public graphile_worker.jobs view carries no payload, so this reads the private table.
  */
 async function inviteJobs(email: string) {
-  const { rows } = await db.query(
+  const rows = await app.sql(
     `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
      where k.identifier = 'send_email' and j.payload->>'to' = $1 and j.payload->>'subject' like 'You have been added%'`,
     [email],
@@ -53,7 +46,7 @@ type ConversationFields = {
 async function insertConversation(businessId: string, fields: ConversationFields = {}): Promise<string> {
   const columns = ['business_id', 'channel_type', ...Object.keys(fields)];
   const values = [businessId, 'webchat', ...Object.values(fields)];
-  const { rows } = await db.query(
+  const rows = await app.sql(
     `insert into conversations (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
     values,
   );
@@ -61,7 +54,7 @@ async function insertConversation(businessId: string, fields: ConversationFields
 }
 
 async function conversation(id: string) {
-  const { rows } = await db.query(`select status, assignee_id, assigned_at from conversations where id = $1`, [id]);
+  const rows = await app.sql(`select status, assignee_id, assigned_at from conversations where id = $1`, [id]);
   return rows[0] as { status: string; assignee_id: string | null; assigned_at: Date | null };
 }
 
@@ -116,10 +109,10 @@ test('invite: immediate offline membership, next agent number, invitation mail q
   const res = await app.request('POST', '/api/v1/team/invite', { token: ws.token, query: { email: user.email.toUpperCase() } });
   t.is(res.status, 200, res.text);
   t.deepEqual(Object.keys(res.body).sort(), ['message', 'team_member_id']);
-  const { rows } = await db.query('select business_id, user_id, role, status, is_active, agent_number from team_members where id = $1', [res.body.team_member_id]);
+  const rows = await app.sql('select business_id, user_id, role, status, is_active, agent_number from team_members where id = $1', [res.body.team_member_id]);
   t.deepEqual(rows[0], { business_id: ws.businessId, user_id: user.userId, role: 'agent', status: 'offline', is_active: true, agent_number: 2 });
-  const business = await db.query('select next_agent_number from businesses where id = $1', [ws.businessId]);
-  t.is(business.rows[0].next_agent_number, 3);
+  const business = await app.sql('select next_agent_number from businesses where id = $1', [ws.businessId]);
+  t.is(business[0].next_agent_number, 3);
   const jobs = await inviteJobs(user.email);
   t.is(jobs.length, 1);
   t.regex(jobs[0].text, /Ivy Invitee/);
@@ -132,7 +125,7 @@ test('invite: immediate offline membership, next agent number, invitation mail q
 test('invite: role admin', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const admin = await invite(ws, 'admin');
-  const { rows } = await db.query('select role from team_members where id = $1', [admin.memberId]);
+  const rows = await app.sql('select role from team_members where id = $1', [admin.memberId]);
   t.is(rows[0].role, 'admin');
   t.regex((await inviteJobs(admin.email))[0].text, /as an admin/);
 });
@@ -145,7 +138,7 @@ test('invite: a role other than agent or admin is 400, nothing written', async (
     t.is(res.status, 400, role);
     t.is(typeof res.body.detail, 'string');
   }
-  t.is((await db.query('select 1 from team_members where user_id = $1', [user.userId])).rowCount, 0);
+  t.is((await app.sql('select 1 from team_members where user_id = $1', [user.userId])).length, 0);
   t.deepEqual(await inviteJobs(user.email), []);
 });
 
@@ -173,8 +166,8 @@ test('invite: already a member here, or of another business, is 400', async (t) 
   t.deepEqual([otherOwner.status, otherOwner.body], [400, { detail: 'User already belongs to another business' }]);
   t.is((await inviteJobs(member.email)).length, 1);
   t.deepEqual(await inviteJobs(a.email), []);
-  const next = await db.query('select next_agent_number from businesses where id = $1', [b.businessId]);
-  t.is(next.rows[0].next_agent_number, 2);
+  const next = await app.sql('select next_agent_number from businesses where id = $1', [b.businessId]);
+  t.is(next[0].next_agent_number, 2);
 });
 
 test('invite: only the owner (403), nothing written', async (t) => {
@@ -188,7 +181,7 @@ test('invite: only the owner (403), nothing written', async (t) => {
     t.is(typeof res.body.detail, 'string');
   }
   t.deepEqual(await inviteJobs(user.email), []);
-  t.is((await db.query('select 1 from team_members where user_id = $1', [user.userId])).rowCount, 0);
+  t.is((await app.sql('select 1 from team_members where user_id = $1', [user.userId])).length, 0);
 });
 
 test('invite: 400 for a caller without a business', async (t) => {
@@ -207,9 +200,9 @@ test('invite: Free allows no additional agent (402), nothing written', async (t)
   t.like(res.body, { error: 'limit_exceeded', plan: 'Free', feature: 'agents', current: 0, limit: 0 });
   t.is(typeof res.body.message, 'string');
   t.deepEqual(await inviteJobs(user.email), []);
-  t.is((await db.query('select 1 from team_members where user_id = $1', [user.userId])).rowCount, 0);
-  const next = await db.query('select next_agent_number from businesses where id = $1', [ws.businessId]);
-  t.is(next.rows[0].next_agent_number, 2);
+  t.is((await app.sql('select 1 from team_members where user_id = $1', [user.userId])).length, 0);
+  const next = await app.sql('select next_agent_number from businesses where id = $1', [ws.businessId]);
+  t.is(next[0].next_agent_number, 2);
 });
 
 test('invite: Mini allows two additional agents, the third is 402', async (t) => {
@@ -237,7 +230,7 @@ test('invite: concurrent invites never exceed the plan or share an agent number'
   const users = await Promise.all([1, 2, 3, 4].map(() => registerUser(app)));
   const results = await Promise.all(users.map((u) => app.request('POST', '/api/v1/team/invite', { token: ws.token, query: { email: u.email } })));
   t.deepEqual(results.map((r) => r.status).sort(), [200, 200, 402, 402]);
-  const { rows } = await db.query('select agent_number from team_members where business_id = $1 order by agent_number', [ws.businessId]);
+  const rows = await app.sql('select agent_number from team_members where business_id = $1 order by agent_number', [ws.businessId]);
   t.deepEqual(rows.map((r) => r.agent_number), [1, 2, 3]);
 });
 
@@ -266,7 +259,7 @@ test('remove: membership deleted, open and pending conversations unassigned, num
   const res = await app.request('DELETE', `/api/v1/team/members/${agent.memberId}`, { token: ws.token });
   t.is(res.status, 200, res.text);
   t.deepEqual(Object.keys(res.body), ['message']);
-  t.is((await db.query('select 1 from team_members where id = $1', [agent.memberId])).rowCount, 0);
+  t.is((await app.sql('select 1 from team_members where id = $1', [agent.memberId])).length, 0);
   t.like(await conversation(open), { status: 'open', assignee_id: null, assigned_at: null });
   t.like(await conversation(pending), { status: 'pending', assignee_id: null });
   t.like(await conversation(resolved), { status: 'resolved', assignee_id: agent.userId });
@@ -282,7 +275,7 @@ test('remove: membership deleted, open and pending conversations unassigned, num
   t.is((await app.request('GET', '/api/v1/team/members', { token: agent.token })).status, 400);
   const back = await app.request('POST', '/api/v1/team/invite', { token: ws.token, query: { email: agent.email } });
   t.is(back.status, 200, back.text);
-  const { rows } = await db.query('select agent_number from team_members where id = $1', [back.body.team_member_id]);
+  const rows = await app.sql('select agent_number from team_members where id = $1', [back.body.team_member_id]);
   t.is(rows[0].agent_number, 4);
 });
 
@@ -298,11 +291,11 @@ test('remove: frees a plan slot', async (t) => {
 
 test('remove: the owner cannot be removed (400)', async (t) => {
   const ws = await createWorkspace(app);
-  const { rows } = await db.query(`select id from team_members where user_id = $1`, [ws.userId]);
+  const rows = await app.sql(`select id from team_members where user_id = $1`, [ws.userId]);
   const res = await app.request('DELETE', `/api/v1/team/members/${rows[0].id}`, { token: ws.token });
   t.is(res.status, 400);
   t.is(typeof res.body.detail, 'string');
-  t.is((await db.query('select 1 from team_members where id = $1', [rows[0].id])).rowCount, 1);
+  t.is((await app.sql('select 1 from team_members where id = $1', [rows[0].id])).length, 1);
 });
 
 test('remove: only the owner (403)', async (t) => {
@@ -313,7 +306,7 @@ test('remove: only the owner (403)', async (t) => {
     const res = await app.request('DELETE', `/api/v1/team/members/${agent.memberId}`, { token: caller.token });
     t.is(res.status, 403);
   }
-  t.is((await db.query('select 1 from team_members where id = $1', [agent.memberId])).rowCount, 1);
+  t.is((await app.sql('select 1 from team_members where id = $1', [agent.memberId])).length, 1);
 });
 
 test('remove: unknown id and another business\'s member are 404, a non-UUID is 422', async (t) => {
@@ -324,7 +317,7 @@ test('remove: unknown id and another business\'s member are 404, a non-UUID is 4
   t.is(unknown.status, 404);
   const foreign = await app.request('DELETE', `/api/v1/team/members/${bAgent.memberId}`, { token: a.token });
   t.is(foreign.status, 404);
-  t.is((await db.query('select 1 from team_members where id = $1', [bAgent.memberId])).rowCount, 1);
+  t.is((await app.sql('select 1 from team_members where id = $1', [bAgent.memberId])).length, 1);
   const bad = await app.request('DELETE', '/api/v1/team/members/42', { token: a.token });
   t.is(bad.status, 422);
   t.deepEqual(bad.body.detail.map((d: any) => [d.loc, d.type]), [[['path', 'member_id'], 'uuid_parsing']]);
@@ -339,7 +332,7 @@ test('status: sets the value and publishes agent_status_changed to the business'
     const res = await app.request('PATCH', '/api/v1/team/status', { token: agent.token, body: { status } });
     t.is(res.status, 200, res.text);
     t.deepEqual(res.body, { status });
-    const { rows } = await db.query('select status from team_members where id = $1', [agent.memberId]);
+    const rows = await app.sql('select status from team_members where id = $1', [agent.memberId]);
     t.is(rows[0].status, status);
   }
   const events = eventsNamed('agent_status_changed', (p) => p.member_id === agent.memberId);
@@ -361,7 +354,7 @@ test('status: a value outside the three states is 400 and changes nothing', asyn
     t.is(res.status, 400, status);
     t.is(typeof res.body.detail, 'string');
   }
-  const { rows } = await db.query('select status from team_members where user_id = $1', [ws.userId]);
+  const rows = await app.sql('select status from team_members where user_id = $1', [ws.userId]);
   t.is(rows[0].status, 'offline');
   t.is(app.events.slice(before).filter((e) => e.name === 'agent_status_changed' && e.payload.user_id === ws.userId).length, 0);
 });
@@ -390,7 +383,7 @@ test('pending handoffs: flagged and not taken over, newest first, scoped to the 
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const other = await createWorkspace(app, { plan: 'Mini' });
   const agent = await invite(ws);
-  const { rows: customers } = await db.query(`insert into customers (business_id, name) values ($1, 'Cleo') returning id`, [ws.businessId]);
+  const customers = await app.sql(`insert into customers (business_id, name) values ($1, 'Cleo') returning id`, [ws.businessId]);
   const customerId = customers[0].id;
 
   const older = await insertConversation(ws.businessId, { status: 'open', handoff_requested_at: ago(30), handoff_reason: 'Asked for a refund', customer_id: customerId });
@@ -500,7 +493,7 @@ test('assign: an agent who is not an active member of the business is 400', asyn
   const removed = await invite(a);
   await app.request('DELETE', `/api/v1/team/members/${removed.memberId}`, { token: a.token });
   const inactive = await invite(a);
-  await db.query('update team_members set is_active = false where id = $1', [inactive.memberId]);
+  await app.sql('update team_members set is_active = false where id = $1', [inactive.memberId]);
   const id = await insertConversation(a.businessId, { status: 'pending' });
   for (const agentId of [b.userId, loner.userId, removed.userId, inactive.userId, randomUUID()]) {
     const res = await app.request('POST', `/api/v1/team/assign/${id}`, { token: a.token, query: { agent_id: agentId } });
@@ -537,7 +530,7 @@ test('assign and remove at the same time never leave a conversation with a remov
     ]),
   );
   t.true(results.every((r) => r.status === 200 || r.status === 400), results.map((r) => `${r.status} ${r.text}`).join('\n'));
-  const { rows } = await db.query(
+  const rows = await app.sql(
     `select c.id from conversations c where c.id = any($1) and c.assignee_id is not null
      and not exists (select 1 from team_members m where m.user_id = c.assignee_id and m.business_id = c.business_id)`,
     [ids],

@@ -132,11 +132,7 @@ test('a revoked token is refused; logging out is per token', async (t) => {
 test('a deleted user\'s token is refused', async (t) => {
   const gone = await registerUser(app, 'Soon Gone');
   t.is((await bearer(gone.token)).status, 200);
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: app.databaseUrl });
-  await client.connect();
-  await client.query('delete from users where id = $1', [gone.userId]);
-  await client.end();
+  await app.sql('delete from users where id = $1', [gone.userId]);
   assertInvalid(t, await bearer(gone.token), 'deleted user');
 });
 

@@ -1,20 +1,14 @@
 import test from 'ava';
-import pg from 'pg';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 
 let app: TestApp;
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 4 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
+test.after.always(() => app?.close());
 
 const MiB = 1024 * 1024;
 
@@ -41,7 +35,7 @@ async function upload(
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const uploadCount = async (businessId: string) => Number((await db.query(`select count(*) from uploads where business_id = $1`, [businessId])).rows[0].count);
+const uploadCount = async (businessId: string) => Number((await app.sql(`select count(*) from uploads where business_id = $1`, [businessId]))[0].count);
 
 test('upload: stored under DATA_DIR/uploads with a row, served at an absolute public URL with its type', async (t) => {
   const ws = await createWorkspace(app);
@@ -55,7 +49,7 @@ test('upload: stored under DATA_DIR/uploads with a row, served at an absolute pu
   const key = res.body.url.split('/').pop();
   t.regex(key, /^[A-Za-z0-9_-]{43}$/, '256 random bits');
 
-  const row = (await db.query(`select * from uploads where storage_key = $1`, [key])).rows[0];
+  const row = (await app.sql(`select * from uploads where storage_key = $1`, [key]))[0];
   t.like(row, { business_id: ws.businessId, conversation_id: conv, uploaded_by: ws.userId, filename: 'screenshot.png', content_type: 'image/png', size: 5000 });
   const stored = path.join(app.deps.config.dataDir, 'uploads', key);
   t.deepEqual(new Uint8Array(readFileSync(stored)), bytes);

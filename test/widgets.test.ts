@@ -1,38 +1,21 @@
 import test from 'ava';
-import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 
 let app: TestApp;
-let db: pg.Pool;
 test.before(async () => {
   app = await startTestApp();
-  db = new pg.Pool({ connectionString: app.databaseUrl, max: 2 });
 });
-test.after.always(async () => {
-  await db?.end();
-  await app?.close();
-});
-
-/** A member joined by SQL, so these tests do not depend on the team routes. */
-async function addMember(businessId: string, role: 'agent' | 'admin') {
-  const user = await registerUser(app, `Member ${role}`);
-  await db.query(
-    `with n as (update businesses set next_agent_number = next_agent_number + 1 where id = $1 returning next_agent_number - 1 as num)
-     insert into team_members (business_id, user_id, role, agent_number) select $1, $2, $3, num from n`,
-    [businessId, user.userId, role],
-  );
-  return user;
-}
+test.after.always(() => app?.close());
 
 const counts = async (businessId: string) =>
   (
-    await db.query(
+    await app.sql(
       `select (select count(*)::int from widgets where business_id = $1) as widgets,
               (select count(*)::int from channels where business_id = $1 and type = 'widget') as widget_channels`,
       [businessId],
     )
-  ).rows[0];
+  )[0];
 
 async function createWidget(ws: Workspace, body: Record<string, unknown>) {
   const res = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body });
@@ -65,10 +48,10 @@ test('create applies the defaults, normalizes the domain and creates the widget 
   const widgetChannels = channels.body.filter((c: any) => c.type === 'widget');
   t.is(widgetChannels.length, 1);
   t.like(widgetChannels[0], { config: { widget_id: id }, status: 'connected', is_active: true });
-  const row = (await db.query(`select routing_key from channels where id = $1`, [widgetChannels[0].id])).rows[0];
+  const row = (await app.sql(`select routing_key from channels where id = $1`, [widgetChannels[0].id]))[0];
   t.is(row.routing_key, id);
-  const jobs = await db.query(`select 1 from graphile_worker.jobs where key = $1`, [`register:${widgetChannels[0].id}`]);
-  t.is(jobs.rowCount, 0, 'a widget channel has no platform to register with');
+  const jobs = await app.sql(`select 1 from graphile_worker.jobs where key = $1`, [`register:${widgetChannels[0].id}`]);
+  t.is(jobs.length, 0, 'a widget channel has no platform to register with');
 });
 
 test('create takes every optional field', async (t) => {
@@ -105,7 +88,7 @@ test('create: 401 without token, 400 without a business, 403 for admin and agent
   t.deepEqual([none.status, none.body], [400, { detail: 'Organization not found' }]);
   const ws = await createWorkspace(app, { plan: 'Pro' });
   for (const role of ['admin', 'agent'] as const) {
-    const member = await addMember(ws.businessId, role);
+    const member = await addMember(app, ws.businessId, role);
     const res = await app.request('POST', '/api/v1/widget/create', { token: member.token, body: { domain: `${role}.example` } });
     t.is(res.status, 403, role);
     t.deepEqual(res.body, { detail: 'Only the business owner can manage widgets' });
@@ -179,7 +162,7 @@ test('update: 401, 400 without business, 403 non-owner, 404 unknown or another b
   t.is((await app.request('PUT', path, { body: { name: 'x' } })).status, 401);
   const loner = await registerUser(app);
   t.deepEqual((await app.request('PUT', path, { token: loner.token, body: { name: 'x' } })).body, { detail: 'Organization not found' });
-  const admin = await addMember(ws.businessId, 'admin');
+  const admin = await addMember(app, ws.businessId, 'admin');
   const forbidden = await app.request('PUT', path, { token: admin.token, body: { name: 'x' } });
   t.is(forbidden.status, 403);
 
@@ -187,7 +170,7 @@ test('update: 401, 400 without business, 403 non-owner, 404 unknown or another b
     const res = await app.request('PUT', `/api/v1/widget/update/${id}`, { token: ws.token, body: { name: 'Hijack' } });
     t.deepEqual([res.status, res.body], [404, { detail: 'Widget not found' }]);
   }
-  t.is((await db.query(`select name from widgets where id = $1`, [theirs.id])).rows[0].name, 'Chat Widget');
+  t.is((await app.sql(`select name from widgets where id = $1`, [theirs.id]))[0].name, 'Chat Widget');
 
   const badId = await app.request('PUT', '/api/v1/widget/update/nope', { token: ws.token, body: {} });
   t.is(badId.status, 422);
@@ -205,9 +188,9 @@ test('public read: no token, is_online follows live members, CORS for any origin
   t.deepEqual(res.body, { ...widget, is_online: false });
   t.is(res.headers.get('access-control-allow-origin'), '*');
 
-  await db.query(`update team_members set status = 'live' where business_id = $1`, [ws.businessId]);
+  await app.sql(`update team_members set status = 'live' where business_id = $1`, [ws.businessId]);
   t.true((await app.request('GET', `/api/v1/widget/${widget.id}`)).body.is_online);
-  await db.query(`update team_members set status = 'away' where business_id = $1`, [ws.businessId]);
+  await app.sql(`update team_members set status = 'away' where business_id = $1`, [ws.businessId]);
   t.false((await app.request('GET', `/api/v1/widget/${widget.id}`)).body.is_online);
 
   const preflight = await app.request('OPTIONS', `/api/v1/widget/${widget.id}`, {

@@ -4,11 +4,13 @@
  *   const app = await startTestApp({ env: { GOOGLE_CLIENT_ID: 'x' } });
  *   test.after.always(() => app.close());
  *   const res = await app.request('POST', '/api/v1/auth/register', { body: {...} });
+ *   const [row] = await app.sql('select plan from businesses where id = $1', [id]);
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../../core/config.ts';
 import { createDb } from '../../core/db.ts';
 import { createLocalEventBus, type ParleyEvent } from '../../core/events.ts';
@@ -38,6 +40,11 @@ export type TestApp = {
   /** The HTTP server (with `realtime.io`, the Socket.IO server). */
   web: WebServer;
   request: <T = any>(method: string, path: string, options?: RequestOptions) => Promise<TestResponse<T>>;
+  /**
+   * One SQL statement against the app's database, with node-postgres's own parsing (timestamptz
+   * as Date, int8 as string), for setting up and checking rows behind the API's back.
+   */
+  sql: <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<R[]>;
   close: () => Promise<void>;
 };
 
@@ -94,6 +101,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     return { status: res.status, body: parsed as T, headers: res.headers, text };
   };
 
+  // Made on first use (most files never need it); a pool because tests in a file run concurrently.
+  let pool: pg.Pool | null = null;
+  let closed = false;
+  const sql = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> => {
+    if (closed) throw new Error('app.sql after app.close()');
+    if (!pool) {
+      pool = new pg.Pool({ connectionString: database.url, max: 4 });
+      // An idle connection cut by the server must not crash the test process.
+      pool.on('error', () => {});
+    }
+    return (await pool.query<R>(text, values)).rows;
+  };
+
   return {
     url,
     deps,
@@ -101,7 +121,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     events,
     web,
     request,
+    sql,
     close: async () => {
+      closed = true;
+      await pool?.end();
       await web.close();
       await bus.close();
       await db.end();

@@ -20,11 +20,26 @@ export async function createWorkspace(app: TestApp, options: { name?: string; pl
   if (res.status !== 200) throw new Error(`create business failed: ${res.status} ${res.text}`);
   if (options.plan && options.plan !== 'Free') {
     // Plans change only through the payment provider; tests set the row directly.
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: app.databaseUrl });
-    await client.connect();
-    await client.query('update businesses set plan = $1 where id = $2', [options.plan, res.body.id]);
-    await client.end();
+    await app.sql('update businesses set plan = $1 where id = $2', [options.plan, res.body.id]);
   }
   return { ...account, businessId: res.body.id };
+}
+
+/**
+ * A new user joined to the business by SQL, so tests do not depend on the team routes and may
+ * go beyond the plan's agent limit. Status `offline` (the column's default) unless given.
+ */
+export async function addMember(
+  app: TestApp,
+  businessId: string,
+  role: 'agent' | 'admin',
+  options: { name?: string; status?: 'live' | 'away' | 'offline' } = {},
+): Promise<Account> {
+  const user = await registerUser(app, options.name ?? `Member ${role}`);
+  await app.sql(
+    `with n as (update businesses set next_agent_number = next_agent_number + 1 where id = $1 returning next_agent_number - 1 as num)
+     insert into team_members (business_id, user_id, role, status, agent_number) select $1, $2, $3, $4, num from n`,
+    [businessId, user.userId, role, options.status ?? 'offline'],
+  );
+  return user;
 }

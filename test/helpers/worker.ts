@@ -3,7 +3,7 @@
  * waiting helpers for tests that need jobs to have run.
  */
 import type { Runner } from 'graphile-worker';
-import pg from 'pg';
+import type pg from 'pg';
 import { startWorker } from '../../workers/main.ts';
 import type { AnyTask } from '../../workers/task.ts';
 import type { TestApp } from './app.ts';
@@ -29,13 +29,7 @@ export async function waitFor<T>(check: () => Promise<T | null | undefined | fal
   }
 }
 
-/** One SQL query against the test database (a short-lived client). */
+/** One SQL query against the test database: `app.sql`, under the name the e2e tests use. */
 export async function query<R extends pg.QueryResultRow = any>(app: TestApp, text: string, values: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: app.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
+  return app.sql<R>(text, values);
 }
