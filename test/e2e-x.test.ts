@@ -62,10 +62,10 @@ function dmActivity(sender: { id: string; name: string }, text: string, id = nex
 }
 
 /** POSTs an activity to the shared webhook, signed as X signs it unless `signature` says otherwise. */
-async function postX(payload: unknown, signature?: string | null) {
+async function postX(payload: unknown, signature?: string | null, path = '/api/v1/webhooks/x') {
   const raw = JSON.stringify(payload);
   const sig = signature === undefined ? signXWebhook(credentials.api_secret, raw) : signature;
-  return app.request('POST', '/api/v1/webhooks/x', {
+  return app.request('POST', path, {
     rawBody: raw,
     headers: { 'content-type': 'application/json', ...(sig === null ? {} : { 'x-twitter-webhooks-signature': sig }) },
   });
@@ -294,4 +294,7 @@ test.serial('CRC: several channels of one X app share its secret; different apps
   t.regex(ambiguous.body.detail, /channel_id/);
   t.deepEqual((await crc(channelId)).body, expected(credentials.api_secret));
   t.deepEqual((await crc(other.body.id)).body, expected('other-app-secret'));
+  // The webhook URL registered with the channel id receives events as before (routed by for_user_id).
+  const routed = await postX(dmActivity({ id: '2000000000000000018', name: 'Frances Allen' }, 'Hi'), undefined, `/api/v1/webhooks/x?channel_id=${channelId}`);
+  t.deepEqual(routed.body, { received: 1 });
 });
