@@ -19,6 +19,7 @@ import { createApp } from '../api/app.ts';
 import sendEmailTask from '../workers/tasks/send_email.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { startGoogleJwks, type GoogleJwks } from './helpers/jwks.ts';
+import { closedPort } from './helpers/ports.ts';
 
 let app: TestApp;
 let google: GoogleJwks;
@@ -376,13 +377,10 @@ test('google: tokens that fail any check are 401 Invalid Google token', async (t
 });
 
 test('google: when Google\'s keys cannot be fetched, sign-in is 503 (not a verdict on the token)', async (t) => {
-  const closed = http.createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const closedPort = (closed.address() as { port: number }).port;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const unreachable = await closedPort();
   const failing = http.createServer((_req, res) => res.writeHead(500).end('upstream trouble'));
   await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
-  const jwksUrls = [`http://127.0.0.1:${closedPort}/certs`, `http://127.0.0.1:${(failing.address() as { port: number }).port}/certs`];
+  const jwksUrls = [`http://127.0.0.1:${unreachable}/certs`, `http://127.0.0.1:${(failing.address() as { port: number }).port}/certs`];
   try {
     for (const jwksUrl of jwksUrls) {
       const server = http.createServer(createApp({ ...app.deps, config: { ...app.deps.config, GOOGLE_JWKS_URL: jwksUrl } }).callback());

@@ -1,7 +1,6 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import email, { createEmailConnector, EMAIL_WEBHOOK_SECRET_HEADER, type EmailConfig } from '../connectors/email/index.ts';
@@ -10,6 +9,7 @@ import { imapError, MAX_PER_POLL, openImapInbox, pollInbox, type InboxSession, t
 import { ConnectorError, type ConnectorContext, type InboundMessage, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { startFakeImap, type FakeImap } from './fakes/imap.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
+import { closedPort } from './helpers/ports.ts';
 
 const context: ConnectorContext = { urls: { telegram: '', metaGraph: '', instagramGraph: '', x: '' }, publicUrl: 'https://parley.example' };
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url));
@@ -375,12 +375,4 @@ async function startFileServer() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

@@ -1,6 +1,5 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import whatsapp, { verifyMetaSubscription } from '../connectors/whatsapp/index.ts';
 import instagram from '../connectors/instagram/index.ts';
@@ -8,6 +7,7 @@ import { classifyGraphError, verifyMetaSignature } from '../connectors/meta.ts';
 import { parseRetryAfter, httpStatusError, defaultDescribe } from '../connectors/http-errors.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { instagramMessagePayload, signedMetaWebhook, startFakeMeta, whatsappStatusPayload, whatsappTextPayload, type FakeMeta } from './fakes/meta.ts';
+import { closedPort } from './helpers/ports.ts';
 
 const fixture = (product: string, name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', product, name));
 const unsigned = (rawBody: Buffer): WebhookRequest => ({ url: 'https://parley.example/api/v1/webhooks/whatsapp', headers: {}, rawBody });
@@ -36,14 +36,6 @@ function context(overrides: Partial<ConnectorContext['urls']> = {}): ConnectorCo
 
 function outbound(to: string, text: string, attachments: OutboundMessage['attachments'] = []): OutboundMessage {
   return { to: { platformUserId: to }, text, attachments, messageId: '00000000-0000-4000-8000-000000000002' };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function rejection(t: { throwsAsync: any }, promise: Promise<unknown>): Promise<ConnectorError> {

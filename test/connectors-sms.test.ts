@@ -1,9 +1,9 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import sms, { TWIML_EMPTY_RESPONSE, twimlEmptyResponse, type SmsConfig } from '../connectors/sms/index.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { signTwilioWebhook, startFakeTwilio, twilioError, type FakeTwilio } from './fakes/twilio.ts';
+import { closedPort } from './helpers/ports.ts';
 
 const config: SmsConfig = { account_sid: 'AC00000000000000000000000000000001', auth_token: 'twilio-auth-token-1', from_number: '+15550001111' };
 const webhookUrl = 'https://parley.example/api/v1/webhooks/sms/42';
@@ -186,11 +186,3 @@ test.serial('register: bad credentials are an error; an outage is retried', asyn
   const error = await t.throwsAsync(sms.register!(config, { webhookUrl, secret: 's', state: {} }, context), { instanceOf: ConnectorError });
   t.is(error.kind, 'transient');
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -1,12 +1,12 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import telegram, { parseTelegramUpdate } from '../connectors/telegram/index.ts';
 import { telegramSecretToken } from '../connectors/telegram/register.ts';
 import { splitText } from '../connectors/split-text.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage } from '../connectors/types.ts';
 import { startFakeTelegram, telegramTextUpdate, telegramWebhookRequest, type FakeTelegram } from './fakes/telegram.ts';
+import { closedPort } from './helpers/ports.ts';
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', 'telegram', name));
 
@@ -25,15 +25,6 @@ function contextFor(apiRoot: string): ConnectorContext {
 
 function outbound(chatId: string, text: string, attachments: OutboundMessage['attachments'] = []): OutboundMessage {
   return { to: { platformUserId: chatId }, text, attachments, messageId: '00000000-0000-4000-8000-000000000001' };
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function rejection(t: { throwsAsync: any }, promise: Promise<unknown>): Promise<ConnectorError> {

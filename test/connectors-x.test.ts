@@ -1,10 +1,10 @@
 import test from 'ava';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import x, { crcResponseToken, forUserIdOf, webhookSignature, type XConfig } from '../connectors/x/index.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
+import { closedPort } from './helpers/ports.ts';
 
 const config: XConfig = { api_key: 'consumer-key-1', api_secret: 'consumer-secret-1', access_token: '1000000000000000001-token', access_token_secret: 'token-secret-1', bearer_token: 'AAAA-bearer' };
 const user = { id: '1000000000000000001', name: 'Acme Support', username: 'acmesupport' };
@@ -163,11 +163,3 @@ test.serial('register: bad credentials are an error; an outage is retried', asyn
   const error = await t.throwsAsync(x.register!(config, { webhookUrl: '', secret: 's', state: {} }, context), { instanceOf: ConnectorError });
   t.is(error.kind, 'transient');
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -38,10 +38,17 @@ export type HttpFake = {
   close: () => Promise<void>;
 };
 
-async function readAll(request: IncomingMessage): Promise<Buffer> {
+/** The whole request body (also for fakes with a server of their own). */
+export async function readAll(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** A JSON answer with plain `application/json`, for fakes with a server of their own. */
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
 }
 
 function headersOf(request: IncomingMessage): Record<string, string | undefined> {

@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { readAll, sendJson as json } from './http-fake.ts';
 import twilio from 'twilio';
 
 export type FakeTwilioMessage = {
@@ -49,7 +50,7 @@ export async function startFakeTwilio(options: { accountSid: string; authToken: 
   const failures: Failure[] = [];
 
   const server = createServer(async (req, res) => {
-    const body = await readBody(req);
+    const body = await readAll(req);
     const url = new URL(req.url ?? '/', 'http://fake');
     const authorized = checkAuth(req, options.accountSid, options.authToken);
     requests.push({ method: req.method ?? '', path: url.pathname, authorized });
@@ -134,15 +135,4 @@ function checkAuth(req: IncomingMessage, accountSid: string, authToken: string):
   const header = req.headers.authorization ?? '';
   if (!header.startsWith('Basic ')) return false;
   return Buffer.from(header.slice(6), 'base64').toString('utf8') === `${accountSid}:${authToken}`;
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
 }

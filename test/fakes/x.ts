@@ -10,8 +10,9 @@
  * `signXWebhook` signs an Account Activity payload the way X does.
  */
 import { createHmac, randomInt } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readAll, sendJson as json } from './http-fake.ts';
 
 export type FakeXCredentials = { api_key: string; api_secret: string; access_token: string; access_token_secret: string };
 export type FakeXDm = { participantId: string; text: string; dmEventId: string; dmConversationId: string; oauth: Record<string, string> };
@@ -32,7 +33,7 @@ export async function startFakeX(options: { credentials: FakeXCredentials; user:
   let origin = '';
 
   const server = createServer(async (req, res) => {
-    const body = await readBody(req);
+    const body = await readAll(req);
     const url = new URL(req.url ?? '/', origin);
     const oauth = parseOAuthHeader(req.headers.authorization);
     const authorized = oauth !== null && checkOAuth(req.method ?? 'GET', url, oauth, options.credentials);
@@ -113,15 +114,4 @@ function checkOAuth(method: string, url: URL, oauth: Record<string, string>, cre
 
 function encode(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
 }
