@@ -9,23 +9,14 @@ import { badRequest, notFound } from '../errors.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import type { Attachment } from '../uploads.ts';
 import { sendAgentMessage } from './messages.ts';
-import { assignConversation, assignmentEvents, conversationUpdated } from './team.ts';
+import { assignConversation, assignmentEvents, conversationUpdated, updatedConversationColumns, updatedConversationRow } from './team.ts';
 
 const idRow = z.object({ id: z.string() });
 const channelRow = z.object({ id: z.string(), type: z.string() });
 
-/** What a state change returns, for conversationUpdated. */
-const changedRow = z.object({
-  id: z.string(),
-  business_id: z.string(),
-  status: z.string(),
-  assignee_id: z.string().nullable(),
-  assigned_at: z.string().nullable(),
-  updated_at: z.string(),
-  resolved_at: z.string().nullable(),
-  closed_at: z.string().nullable(),
-});
-const changedColumns = sql.fragment`id, business_id, status, assignee_id, assigned_at, updated_at, resolved_at, closed_at`;
+/** What a state change returns: conversationUpdated's row and the time of the change. */
+const changedRow = updatedConversationRow.extend({ resolved_at: z.string().nullable(), closed_at: z.string().nullable() });
+const changedColumns = sql.fragment`${updatedConversationColumns}, resolved_at, closed_at`;
 
 export type CreateConversationInput = {
   businessId: string;

@@ -12,7 +12,7 @@ import { addJob } from '../jobs.ts';
 import { reserveMonthlyMessage } from '../plans.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import type { Attachment } from '../uploads.ts';
-import { conversationUpdated } from './team.ts';
+import { conversationUpdated, updatedConversationColumns, updatedConversationRow } from './team.ts';
 
 export type SendAgentMessageInput = {
   businessId: string;
@@ -24,15 +24,6 @@ export type SendAgentMessageInput = {
   /** Already resolved to this business's uploads (core/uploads.ts resolveAttachments). */
   attachments: Attachment[];
 };
-
-const touchedRow = z.object({
-  id: z.string(),
-  business_id: z.string(),
-  status: z.string(),
-  assignee_id: z.string().nullable(),
-  assigned_at: z.string().nullable(),
-  updated_at: z.string(),
-});
 
 /**
  * 404 when the conversation is not the business's, 400 when its channel was deleted (nothing
@@ -54,14 +45,14 @@ export async function sendAgentMessage(tx: Queryable, input: SendAgentMessageInp
     returning id, created_at`);
 
   // The message's own timestamp, so first_response_at equals the first reply's created_at.
-  const touched = await tx.one(sql.type(touchedRow)`
+  const touched = await tx.one(sql.type(updatedConversationRow)`
     update conversations set
       first_response_at = coalesce(first_response_at, ${message.created_at}::timestamptz),
       last_message_at = ${message.created_at}::timestamptz,
       status = case when status = 'pending' then 'open' else status end,
       updated_at = now()
     where id = ${input.conversationId}
-    returning id, business_id, status, assignee_id, assigned_at, updated_at`);
+    returning ${updatedConversationColumns}`);
 
   await addJob(tx, 'deliver_message', { message_id: message.id }, { jobKey: `message:${message.id}` });
 

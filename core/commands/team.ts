@@ -21,6 +21,18 @@ export const memberStatuses: readonly string[] = ['live', 'away', 'offline'];
 
 const idRow = z.object({ id: z.string() });
 
+/** What conversationUpdated() reads: every update that publishes `conversation_updated` returns these columns. */
+export const updatedConversationRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  status: z.string(),
+  assignee_id: z.string().nullable(),
+  assigned_at: z.string().nullable(),
+  updated_at: z.string(),
+});
+export type UpdatedConversation = z.infer<typeof updatedConversationRow>;
+export const updatedConversationColumns = sql.fragment`id, business_id, status, assignee_id, assigned_at, updated_at`;
+
 /**
  * Adds an existing user to the business at once (status offline, the next agent number) and
  * enqueues the mail telling them. 404 unknown user, 400 already a member here or elsewhere,
@@ -66,7 +78,7 @@ async function assertNotMember(tx: Queryable, userId: string, businessId: string
   throw badRequest('User already belongs to another business');
 }
 
-const unassignedRow = z.object({ id: z.string(), business_id: z.string(), status: z.string(), assignee_id: z.null(), assigned_at: z.null(), updated_at: z.string() });
+const unassignedRow = updatedConversationRow.extend({ assignee_id: z.null(), assigned_at: z.null() });
 export type UnassignedConversation = z.infer<typeof unassignedRow>;
 
 /**
@@ -87,7 +99,7 @@ export async function removeMember(
   const unassigned = await tx.any(sql.type(unassignedRow)`
     update conversations set assignee_id = null, assigned_at = null, updated_at = now()
     where business_id = ${input.businessId} and assignee_id = ${member.user_id} and status in ('open', 'pending')
-    returning id, business_id, status, assignee_id, assigned_at, updated_at`);
+    returning ${updatedConversationColumns}`);
   await tx.query(sql.unsafe`delete from team_members where id = ${input.memberId}`);
   return { userId: member.user_id, unassigned: [...unassigned] };
 }
@@ -108,14 +120,7 @@ export async function setMemberStatus(q: Queryable, input: { businessId: string;
   };
 }
 
-const assignedRow = z.object({
-  id: z.string(),
-  business_id: z.string(),
-  status: z.string(),
-  assignee_id: z.string(),
-  assigned_at: z.string(),
-  updated_at: z.string(),
-});
+const assignedRow = updatedConversationRow.extend({ assignee_id: z.string(), assigned_at: z.string() });
 export type AssignedConversation = z.infer<typeof assignedRow>;
 
 /**
@@ -141,7 +146,7 @@ export async function assignConversation(
       status = case when status = 'pending' then 'open' else status end,
       updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and ${isMember}
-    returning id, business_id, status, assignee_id, assigned_at, updated_at`);
+    returning ${updatedConversationColumns}`);
   if (row) return row;
   const exists = await tx.exists(sql.unsafe`
     select 1 from conversations where id = ${input.conversationId} and business_id = ${input.businessId}`);
@@ -171,7 +176,7 @@ export function assignmentEvents(conversation: AssignedConversation, assignedBy:
  * `conversation_updated` with the fields an assignment change touches, on top of the
  * `{conversation_id, business_id, at}` every publisher of this event sends.
  */
-export function conversationUpdated(c: { id: string; business_id: string; status: string; assignee_id: string | null; assigned_at: string | null; updated_at: string }): ParleyEvent {
+export function conversationUpdated(c: UpdatedConversation): ParleyEvent {
   return {
     name: 'conversation_updated',
     rooms: [rooms.business(c.business_id)],
