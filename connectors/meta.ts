@@ -3,7 +3,7 @@
  * over the raw body, the GET subscription handshake, and how a Graph error answer is classified.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ConnectorError } from './types.ts';
+import { ConnectorError, type RegisterResult } from './types.ts';
 import { safeEqual } from './safe-equal.ts';
 import { isTransientStatus, networkError, parseRetryAfter, readBody } from './http-errors.ts';
 
@@ -118,6 +118,36 @@ export async function graphPost(platform: string, url: string, accessToken: stri
   const answer = await readBody(response);
   if (response.ok && !graphErrorOf(answer)) return answer;
   throw classifyGraphError(platform, response.status, answer, parseRetryAfter(response.headers.get('retry-after')));
+}
+
+/** GETs a Graph object with a bearer token; resolves with the answer or throws a ConnectorError. */
+export async function graphGet(platform: string, url: string, accessToken: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } });
+  } catch (error) {
+    throw networkError(platform, error);
+  }
+  const answer = await readBody(response);
+  if (response.ok && !graphErrorOf(answer)) return answer;
+  throw classifyGraphError(platform, response.status, answer, parseRetryAfter(response.headers.get('retry-after')));
+}
+
+/**
+ * Registration of a Meta channel: reads the account the config names with its token, so a wrong
+ * id or a revoked token shows as `error` with Graph's reason when the channel is connected, not
+ * at the first failed reply. Graph unreachable or overloaded throws (the job retries).
+ */
+export async function checkGraphAccount(platform: string, url: string, accessToken: string, keep: readonly string[]): Promise<RegisterResult> {
+  try {
+    const answer = (await graphGet(platform, url, accessToken)) as Record<string, unknown> | undefined;
+    const state: Record<string, unknown> = {};
+    for (const key of keep) if (typeof answer?.[key] === 'string') state[key] = answer[key];
+    return { status: 'connected', state };
+  } catch (error) {
+    if (error instanceof ConnectorError && error.kind === 'permanent') return { status: 'error', last_error: error.message };
+    throw error;
+  }
 }
 
 /** Joins a base URL (which may carry a version path) and a path segment without doubling slashes. */

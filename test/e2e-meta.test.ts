@@ -162,6 +162,37 @@ test.serial('WhatsApp: the channel is created pending with Meta setup instructio
   t.like(created, { type: 'whatsapp', status: 'pending', config: { _meta_setup_instructions: { callback_url: `${PUBLIC_URL}/api/v1/webhooks/whatsapp`, verify_token: WA.verifyToken } } });
   await untilWorked(async () => (await listedChannel(waChannelId)).status === 'connected', 'connected');
   t.like(await listedChannel(waChannelId), { status: 'connected', last_error: null, config: { phone_number_id: WA.phoneNumberId, access_token: WA.token } });
+  // Registration read the number with the channel's token.
+  const check = fake.requests.find((r) => r.method === 'GET' && r.path === `/graph/v23.0/${WA.phoneNumberId}`)!;
+  t.is(check.headers.authorization, `Bearer ${WA.token}`);
+  const [row] = await query(app, 'select state from channels where id = $1', [waChannelId]);
+  t.like(row.state, { verified_name: 'Acme Support', display_phone_number: '+1 555-078-3881' });
+});
+
+test.serial('WhatsApp: a bad access token or an unknown number: status error with Graph\'s reason; Graph down: retried', async (t) => {
+  fake.addWhatsAppNumber('300400500600', 'right-token');
+  const badToken = await createChannel('whatsapp', { phone_number_id: '300400500600', access_token: 'revoked-token' });
+  const unknown = await createChannel('whatsapp', { phone_number_id: '999888777666', access_token: 'any-token' });
+  await untilWorked(async () => (await listedChannel(badToken.id)).status !== 'pending' && (await listedChannel(unknown.id)).status !== 'pending', 'registered');
+  t.like(await listedChannel(badToken.id), { status: 'error', last_error: 'Invalid OAuth access token - Cannot parse access token' });
+  t.like(await listedChannel(unknown.id), { status: 'error' });
+  t.regex((await listedChannel(unknown.id)).last_error, /Object with ID '999888777666' does not exist/);
+  t.deepEqual(await query(app, 'select id from graphile_worker.jobs where key = any($1)', [[`register:${badToken.id}`, `register:${unknown.id}`]]), [], 'refusals are not retried');
+
+  // The token is fixed: the channel registers again and connects.
+  const patched = await app.request('PATCH', `/api/v1/channels/${badToken.id}`, { token: owner.token, body: { config: { access_token: 'right-token' } } });
+  t.like(patched.body, { status: 'pending', last_error: null });
+  fake.failNext(1, { status: 503, code: 2, message: 'Service temporarily unavailable' });
+  const worker = await startTestWorker(app);
+  try {
+    await waitFor(async () => (await query(app, 'select attempts from graphile_worker.jobs where key = $1 and locked_at is null', [`register:${badToken.id}`]))[0]?.attempts === 1, 20_000, 'first attempt failed');
+    t.is((await listedChannel(badToken.id)).status, 'pending', 'Graph unavailable: still pending, to be retried');
+    await query(app, 'update graphile_worker._private_jobs set run_at = now() where key = $1', [`register:${badToken.id}`]);
+    await waitFor(async () => (await listedChannel(badToken.id)).status === 'connected', 20_000, 'connected after the retry');
+  } finally {
+    await worker.stop();
+  }
+  t.pass();
 });
 
 test.serial('WhatsApp: GET handshake answers the challenge for the channel\'s verify_token, 403 otherwise', async (t) => {
@@ -354,6 +385,9 @@ test.serial('Instagram: the channel is created with a generated verify_token and
   t.truthy(igChannel.verifyToken);
   await untilWorked(async () => (await listedChannel(igChannel.id)).status === 'connected', 'connected');
   t.like(await listedChannel(igChannel.id), { status: 'connected', last_error: null });
+  const check = fake.requests.find((r) => r.method === 'GET' && r.path === `/instagram/v23.0/${IG.accountId}`)!;
+  t.is(check.headers.authorization, `Bearer ${IG.token}`);
+  t.like((await query(app, 'select state from channels where id = $1', [igChannel.id]))[0].state, { username: 'acme.support' });
 
   const handshake = (type: string, token: string) =>
     fetch(`${webhook(type as 'instagram')}?${new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '987654' })}`);
@@ -363,6 +397,13 @@ test.serial('Instagram: the channel is created with a generated verify_token and
   t.is((await handshake('instagram', 'wrong')).status, 403);
   t.is((await handshake('instagram', WA.verifyToken)).status, 403, 'a WhatsApp channel\'s token does not verify Instagram');
   t.is((await handshake('whatsapp', igChannel.verifyToken)).status, 403);
+});
+
+test.serial('Instagram: a bad access token: status error with Graph\'s reason', async (t) => {
+  fake.addInstagramAccount('17841400000000001', 'ig-right-token');
+  const created = await createChannel('instagram', { access_token: 'ig-revoked', instagram_business_account_id: '17841400000000001' });
+  await untilWorked(async () => (await listedChannel(created.id)).status !== 'pending', 'registered');
+  t.like(await listedChannel(created.id), { status: 'error', last_error: 'Invalid OAuth access token - Cannot parse access token' });
 });
 
 test.serial('Instagram inbound: stored with its job before the 200, then in the inbox; five repeats make one message', async (t) => {

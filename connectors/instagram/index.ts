@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Connector } from '../types.ts';
-import { verifyMetaSignature } from '../meta.ts';
+import { checkGraphAccount, graphUrl, verifyMetaSignature } from '../meta.ts';
 import { parseInstagramWebhook } from './parse.ts';
 import { sendInstagramMessage } from './send.ts';
 
@@ -33,6 +33,8 @@ const instagram: Connector<InstagramConfig> = {
     config.app_secret ? verifyMetaSignature(config.app_secret, request.rawBody, request.headers['x-hub-signature-256']) : true,
   parseWebhook: (request) => parseInstagramWebhook(request.rawBody),
   send: (config, message, context) => sendInstagramMessage(config, message, context.urls.instagramGraph),
+  register: (config, _input, context) =>
+    checkGraphAccount('Instagram', `${graphUrl(context.urls.instagramGraph, config.instagram_business_account_id)}?fields=username`, config.access_token, ['username']),
 };
 
 export default instagram;

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Connector } from '../types.ts';
-import { verifyMetaSignature } from '../meta.ts';
+import { checkGraphAccount, graphUrl, verifyMetaSignature } from '../meta.ts';
 import { parseWhatsAppWebhook } from './parse.ts';
 import { sendWhatsAppMessage } from './send.ts';
 
@@ -33,6 +33,8 @@ const whatsapp: Connector<WhatsAppConfig> = {
     config.app_secret ? verifyMetaSignature(config.app_secret, request.rawBody, request.headers['x-hub-signature-256']) : true,
   parseWebhook: (request) => parseWhatsAppWebhook(request.rawBody),
   send: (config, message, context) => sendWhatsAppMessage(config, message, context.urls.metaGraph),
+  register: (config, _input, context) =>
+    checkGraphAccount('WhatsApp', `${graphUrl(context.urls.metaGraph, config.phone_number_id)}?fields=display_phone_number,verified_name`, config.access_token, ['display_phone_number', 'verified_name']),
 };
 
 export default whatsapp;

@@ -4,7 +4,8 @@
  * https://graph.instagram.com/v23.0). It checks requests as Graph does: `Authorization: Bearer`
  * with the token of the phone number or account in the path (missing → 400 code 104, wrong →
  * 401 code 190), a JSON body, the required fields and length limits, and answers Graph-shaped
- * errors `{error: {message, type, code, error_subcode?, fbtrace_id}}`.
+ * errors `{error: {message, type, code, error_subcode?, fbtrace_id}}`. `GET {graph}/{phone_number_id}` and
+ * `GET {instagram}/{account_id}` read the number or account with its token (channel registration).
  *
  *   const fake = await startFakeMeta();
  *   fake.addWhatsAppNumber('1066', 'wa-token');
@@ -122,6 +123,16 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     const match = graph ?? insta;
     if (!match) return respond(404, graphError(803, `Unknown path components: ${request.path}`));
     const [, objectId, edge] = match;
+
+    // Reading the phone number or the Instagram account itself, as a channel's registration does.
+    if (graph && !edge && request.method === 'GET' && numbers.has(objectId)) {
+      if (authFailure(numbers.get(objectId))) return;
+      return respond(200, { verified_name: 'Acme Support', display_phone_number: '+1 555-078-3881', quality_rating: 'GREEN', id: objectId });
+    }
+    if (insta && !edge && request.method === 'GET' && accounts.has(objectId)) {
+      if (authFailure(accounts.get(objectId))) return;
+      return respond(200, { username: 'acme.support', id: objectId });
+    }
 
     if (graph && !edge && request.method === 'GET') {
       const item = media.get(objectId);
