@@ -79,6 +79,15 @@ const envSchema = z.object({
   TWILIO_API_URL: optionalUrl,
   X_API_URL: z.url().default('https://api.x.com'),
   OLLAMA_URL: z.url().default('http://127.0.0.1:11434'),
+  /** Ollama model that embeds knowledge base chunks and search queries (default nomic-embed-text). */
+  OLLAMA_EMBED_MODEL: z.string().trim().min(1).default('nomic-embed-text'),
+  /** Ollama model the AI agent answers with (default llama3.1). */
+  OLLAMA_CHAT_MODEL: z.string().trim().min(1).default('llama3.1'),
+  /**
+   * Cosine similarity (0–1) a knowledge base chunk needs before the AI agent may answer from it
+   * (default 0.5, suited to nomic-embed-text; other embedding models may need another value).
+   */
+  AI_MIN_RELEVANCE: z.coerce.number().min(0).max(1).default(0.5),
   /** Comma-separated task names this worker process runs (default: all). */
   WORKER_TASKS: optionalString,
   /** Seconds without a heartbeat after which a worker's locked jobs are released (default 60). */

@@ -6,5 +6,6 @@ import processInbound from './process_inbound.ts';
 import registerChannel from './register_channel.ts';
 import pollChannels from './poll_channels.ts';
 import pollChannel from './poll_channel.ts';
+import indexArticle from './index_article.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle];

@@ -1,13 +1,15 @@
-/** The knowledge base: list, create (queued for indexing), delete. Search comes with the index. */
+/** The knowledge base: list, create (queued for indexing), delete, semantic search. */
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/db.ts';
-import { notFound } from '../../../core/errors.ts';
+import { notFound, serviceUnavailable } from '../../../core/errors.ts';
 import { addJob } from '../../../core/jobs.ts';
+import { INDEX_MAX_ATTEMPTS, searchKnowledgeBase } from '../../../core/kb-index.ts';
+import { OllamaError } from '../../../core/ollama.ts';
 import { assertMayAddArticle } from '../../../core/plans.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
 import { articleColumns, articleRow, articleSchema, presentArticle } from '../../presenters/article.ts';
-import { articleParams, createArticleBody, messageResponse } from './schema.ts';
+import { articleParams, createArticleBody, messageResponse, searchQuery, searchResult } from './schema.ts';
 
 const tags = ['Knowledge base'];
 
@@ -55,7 +57,7 @@ export const createArticle = defineRoute({
         insert into kb_articles (business_id, title, content, tags, created_by)
         values (${businessId}, ${body.title}, ${body.content}, ${sql.array(body.tags, 'text')}, ${caller.userId})
         returning id`);
-      await addJob(tx, 'index_article', { article_id: id }, { jobKey: `article:${id}` });
+      await addJob(tx, 'index_article', { article_id: id }, { jobKey: `article:${id}`, maxAttempts: INDEX_MAX_ATTEMPTS });
       return tx.one(sql.type(articleRow)`
         select ${articleColumns} from kb_articles a join businesses b on b.id = a.business_id where a.id = ${id}`);
     });
@@ -89,4 +91,50 @@ export const deleteArticle = defineRoute({
   },
 });
 
-export default [listArticles, createArticle, deleteArticle];
+/** Whitespace collapsed, at most `max` characters, cut at a word when there is one. */
+function snippetOf(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** How long a search waits for the query's embedding before answering 503. */
+const SEARCH_EMBED_TIMEOUT_MS = 10_000;
+
+export const searchArticles = defineRoute({
+  method: 'get',
+  path: '/api/v1/kb/search',
+  summary: 'Semantic search over the business\'s knowledge base',
+  description:
+    'Any member may search. The query is embedded by the configured Ollama model and compared with every indexed passage (chunks of about ' +
+    '800 characters) of the caller\'s business only; each article appears once, with its best passage as `snippet` (about 200 characters) ' +
+    'and that passage\'s cosine similarity as `score` (0–1, four decimals), best first (ties by article id). Passages with no similarity at all ' +
+    'are left out, so the list may be shorter than `limit` (1–20, default 5) or empty. Articles still `pending` or `failed` are not searchable. ' +
+    'A deleted article disappears from the results at once. `q` missing or blank: 422. Caller without a business: 400. ' +
+    'When the embedding service cannot be reached or refuses (model not installed), the answer is 503 `{detail}`: there is no keyword ' +
+    'fallback, because its scores would not be comparable with the semantic ones; a business with nothing indexed gets `[]` without it.',
+  tags,
+  auth: 'user',
+  query: searchQuery,
+  response: z.array(searchResult),
+  errors: [400, 503],
+  handler: async ({ query, caller, deps }) => {
+    const { businessId } = requireMembership(caller, noBusiness.organization);
+    try {
+      const matches = await searchKnowledgeBase(deps.db, deps.config, businessId, query.q, {
+        limit: query.limit,
+        perArticle: true,
+        timeoutMs: SEARCH_EMBED_TIMEOUT_MS,
+      });
+      return matches.map((m) => ({ article_id: m.articleId, title: m.title, snippet: snippetOf(m.content), score: Math.round(m.score * 10_000) / 10_000 }));
+    } catch (error) {
+      if (!(error instanceof OllamaError)) throw error;
+      deps.logger.warn({ error: error.message }, 'knowledge base search: embedding failed');
+      throw serviceUnavailable('Knowledge base search is unavailable right now: the embedding service cannot be reached. Try again shortly.');
+    }
+  },
+});
+
+export default [listArticles, createArticle, deleteArticle, searchArticles];

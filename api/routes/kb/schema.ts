@@ -17,3 +17,17 @@ export const articleParams = z.object({
 });
 
 export const messageResponse = z.object({ message: z.string() });
+
+export const searchQuery = z.object({
+  q: z.string().trim().min(1).max(1000).openapi({ description: 'What to look for, in words (1–1,000 characters)' }),
+  limit: z.coerce.number().int().min(1).max(20).default(5).openapi({ type: 'integer', default: 5, minimum: 1, maximum: 20 }),
+});
+
+export const searchResult = z
+  .object({
+    article_id: z.number().int().openapi({ description: 'The article\'s integer id' }),
+    title: z.string(),
+    snippet: z.string().openapi({ description: 'The article\'s best-matching passage, at most about 200 characters' }),
+    score: z.number().openapi({ description: 'Cosine similarity of that passage to the query, 0–1, four decimals' }),
+  })
+  .openapi('KbSearchResult');
