@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Runner } from 'graphile-worker';
 import { simpleParser } from 'mailparser';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
 import { startFakeImap, type FakeImap } from './fakes/imap.ts';
@@ -160,6 +160,12 @@ test.serial('register: SMTP credentials checked, connected; mail arrives by the 
   t.is(state.mode, 'webhook');
   t.regex(state.webhook_secret, /^[0-9a-f]{48}$/);
   secret = state.webhook_secret;
+  // The owner reads the forwarding address and its secret through the API; an agent does not.
+  const listed = (await app.request('GET', '/api/v1/channels/', { token: owner.token })).body.find((c: { id: string }) => c.id === channelId);
+  t.deepEqual(listed.inbound_webhook, { url: `${app.deps.config.publicUrl}/api/v1/webhooks/email/${channelId}`, secret });
+  const agent = await addMember(app, owner.businessId, 'agent');
+  const asAgent = (await app.request('GET', '/api/v1/channels/', { token: agent.token })).body.find((c: { id: string }) => c.id === channelId);
+  t.is(asAgent.inbound_webhook, null);
   t.true(smtp.logins.some((l) => l.user === SUPPORT && l.ok));
 });
 

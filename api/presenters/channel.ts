@@ -2,6 +2,7 @@
 import { z } from '../../core/zod.ts';
 import { channelTypes, maskChannelConfig } from '../../core/channel-config.ts';
 import { tryReadChannelConfig, type ChannelRow } from '../../core/commands/channels.ts';
+import { webhookUrl } from '../../core/webhook-urls.ts';
 
 const setupInstructionsSchema = z
   .object({
@@ -25,6 +26,13 @@ export const channelSchema = z
     status: z.enum(['pending', 'connected', 'error']).openapi({ description: 'Registration with the platform: `pending` until the register job ran' }),
     last_error: z.string().nullable().openapi({ description: 'The platform\'s reason when `status` is `error`' }),
     is_builtin: z.boolean().openapi({ description: 'The business\'s built-in webchat channel: not counted against the plan, cannot be deleted' }),
+    inbound_webhook: z
+      .object({ url: z.string(), secret: z.string() })
+      .nullable()
+      .openapi({
+        description:
+          '`email` channels, owner and admin only, once registered: where a mail provider forwards raw MIME messages, and the secret it sends in `X-Parley-Webhook-Secret` (or `?secret=`). Null otherwise.',
+      }),
   })
   .openapi('Channel');
 export type ChannelOutput = z.infer<typeof channelSchema>;
@@ -45,7 +53,16 @@ export type PresentChannelOptions = {
   masked: boolean;
   /** PUBLIC_URL: set on create/update responses to add `_meta_setup_instructions` (whatsapp, instagram). */
   setupFor?: string;
+  /** PUBLIC_URL, for the `inbound_webhook` of e-mail channels. */
+  publicUrl: string;
 };
+
+/** The raw-MIME webhook of an e-mail channel: its URL and the per-channel secret registration generated. */
+function inboundWebhook(row: ChannelRow, options: PresentChannelOptions): { url: string; secret: string } | null {
+  const secret = row.state.webhook_secret;
+  if (row.type !== 'email' || options.masked || typeof secret !== 'string') return null;
+  return { url: webhookUrl(options.publicUrl, row.type, row.id), secret };
+}
 
 const UNREADABLE = 'The stored configuration cannot be decrypted (was CONFIG_ENCRYPTION_KEY changed?). Enter the credentials again.';
 
@@ -68,6 +85,7 @@ export function presentChannel(row: ChannelRow, key: Uint8Array, options: Presen
     status: stored ? row.status : 'error',
     last_error: stored ? row.last_error : UNREADABLE,
     is_builtin: row.is_builtin,
+    inbound_webhook: inboundWebhook(row, options),
   };
 }
 

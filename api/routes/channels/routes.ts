@@ -28,7 +28,7 @@ export const list = defineRoute({
   handler: async ({ caller, deps }) => {
     const member = requireMembership(caller, noBusiness.organization);
     const rows = await listChannels(deps.db, member.businessId);
-    return rows.map((row) => presentChannel(row, deps.config.encryptionKey, { masked: member.role === 'agent' }));
+    return rows.map((row) => presentChannel(row, deps.config.encryptionKey, { masked: member.role === 'agent', publicUrl: deps.config.publicUrl }));
   },
 });
 
@@ -53,7 +53,7 @@ export const create = defineRoute({
     const row = await deps.db.transaction((tx) =>
       createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: body.type, config: body.config, isActive: body.is_active }),
     );
-    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl });
+    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
   },
 });
 
@@ -81,7 +81,7 @@ export const update = defineRoute({
         isActive: body.is_active,
       }),
     );
-    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl });
+    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
   },
 });
 
