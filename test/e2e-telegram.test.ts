@@ -176,6 +176,8 @@ test.serial('inbound: the 200 comes after the event and its job are stored; the 
   t.like(messages[0], { sender_type: 'customer', sender_id: null, content: 'Hi, where is my order #1042?', delivery_status: null, external_id: '424242:1' });
   t.is((await inboundEvents(app, shared.id)).find((e) => e.id === events[0].id)!.processed_at !== null, true);
   t.deepEqual(await inboundJobs(app, [events[0].id]), [], 'the job completed');
+  const live = app.events.filter((e) => e.payload.conversation_id === conversationId).map((e) => e.name);
+  t.deepEqual(live, ['conversation_created', 'message_created', 'conversation_updated'], 'dashboards hear of it');
 });
 
 test.serial('the same update delivered five times makes exactly one message', async (t) => {
@@ -227,6 +229,7 @@ test.serial('an agent reply reaches exactly that chat with the bot\'s token; sen
   const sent = fake.sent.slice(sentBefore);
   t.deepEqual(sent.map((m) => [m.token, m.method, m.chat_id, m.text]), [[shared.token, 'sendMessage', '700001', 'Yes: tell me the new one.']]);
   t.like(delivered, { delivery_status: 'sent', external_id: `700001:${sent[0].message_id}`, error: null });
+  t.true(app.events.some((e) => e.name === 'message_updated' && e.payload.message_id === message.id && e.payload.delivery_status === 'sent'));
 });
 
 test.serial('Telegram answers 500, then 200: delivered once, after a retry', async (t) => {
