@@ -261,6 +261,30 @@ test.serial('Telegram answers 500, then 200: delivered once, after a retry', asy
   t.is(await deliveryJob(message.id), undefined);
 });
 
+test.serial('Telegram answers 429 with retry_after: delivered once, no sooner than Telegram asked', async (t) => {
+  const conversationId = await customerWrites({ chatId: 700006, text: 'Flood?', firstName: 'Mary' });
+  const text = 'Slowly but surely.';
+  const message = await reply(conversationId, text);
+  fake.failNext(1, { status: 429, retryAfter: 1 });
+  const worker = await startTestWorker(app);
+  try {
+    const rescheduled = await waitFor(async () => {
+      const [job] = await query(app, `select attempts, run_at > now() + interval '500 milliseconds' as later from graphile_worker.jobs where key = $1 and locked_at is null`, [`message:${message.id}`]);
+      return job?.later ? job : null;
+    }, 20_000, 'rescheduled to Telegram\'s time');
+    t.is(rescheduled.attempts, 0, 'a fresh job, not a failed attempt');
+    t.is((await messageById(conversationId, message.id)).delivery_status, 'queued');
+    const delivered = await waitFor(async () => {
+      const m = await messageById(conversationId, message.id);
+      return m?.delivery_status === 'sent' ? m : null;
+    }, 20_000, 'sent');
+    t.regex(delivered.external_id, /^700006:\d+$/);
+  } finally {
+    await worker.stop();
+  }
+  t.is(sendMessageCalls(shared.token, text).length, 1);
+});
+
 test.serial('Telegram answers 401: failed with Telegram\'s reason, not retried', async (t) => {
   const conversationId = await customerWrites({ chatId: 700003, text: 'Hi', firstName: 'Barbara' });
   const text = 'This will not arrive.';
