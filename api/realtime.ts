@@ -25,6 +25,7 @@ import { HttpError } from '../core/errors.ts';
 import { rooms, type ParleyEvent } from '../core/events.ts';
 import { closeRedis, createRedisClient, defaultRealtimeKey } from '../core/redis-events.ts';
 import { authenticate, type Caller } from './middlewares/auth.ts';
+import { attachWidgetNamespace } from './realtime-widget.ts';
 
 export type RealtimeOptions = {
   /** Redis channel prefix shared with the event bus (default `defaultRealtimeKey`). */
@@ -88,6 +89,7 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
     );
   });
   io.on('connection', (socket) => onConnection(socket, deps));
+  attachWidgetNamespace(io, deps);
 
   // With the Redis bus the emitter already reaches this server through its adapter.
   const unsubscribe = deps.events.reachesSockets ? () => {} : deps.events.subscribe((event) => emitToRooms(io, event));
@@ -108,7 +110,7 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
 
 function emitToRooms(io: Server, event: ParleyEvent): void {
   // io.to([]) would broadcast to every socket.
-  if (event.rooms.length) io.to(event.rooms).emit(event.name, event.payload);
+  if (event.rooms.length) (event.namespace ? io.of(event.namespace) : io).to(event.rooms).emit(event.name, event.payload);
 }
 
 /** The token-check error a client sees in `connect_error`: the REST 401 text. */

@@ -9,6 +9,8 @@ export type ParleyEvent = {
   /** Rooms that receive it: `business:<id>`, `user:<id>`, `conversation:<id>`. */
   rooms: string[];
   payload: Record<string, unknown>;
+  /** Socket.IO namespace; default `/` (dashboards). Website visitors' events use `/widget`. */
+  namespace?: string;
 };
 
 export type EventBus = {

@@ -73,7 +73,7 @@ export function createRedisEventBus(options: RedisEventBusOptions): EventBus {
       // An emit without rooms would reach every socket of every business.
       if (event.rooms.length) {
         try {
-          emitter.to(event.rooms).emit(event.name, event.payload);
+          (event.namespace ? emitter.of(event.namespace) : emitter).to(event.rooms).emit(event.name, event.payload);
         } catch (error) {
           logger.error({ event: event.name, err: (error as Error).message }, 'live event not published');
         }

@@ -13,6 +13,7 @@ import analytics from './analytics/routes.ts';
 import billing from './billing/routes.ts';
 import ai from './ai/routes.ts';
 import webhooks from './webhooks/routes.ts';
+import visitor from './visitor/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
   ...system,
@@ -28,4 +29,5 @@ export const allRoutes: AnyRoute[] = [
   ...billing,
   ...ai,
   ...webhooks,
+  ...visitor,
 ];

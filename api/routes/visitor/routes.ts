@@ -1,0 +1,119 @@
+/**
+ * The visitor API: what the embedded website widget (GET /widget.js) calls from any origin.
+ * A visitor starts or resumes a session (no token), then writes and reads with its visitor
+ * token. Live replies come over the `/widget` socket (api/realtime-widget.ts).
+ */
+import type { Context } from 'koa';
+import { z } from '../../../core/zod.ts';
+import type { Deps } from '../../../core/deps.ts';
+import { invalidCredentials, notAuthenticated } from '../../../core/errors.ts';
+import { listVisitorMessages, loadVisitor, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE, type Visitor } from '../../../core/commands/visitors.ts';
+import { issueVisitorToken, verifyVisitorToken } from '../../../core/visitor-tokens.ts';
+import { clientAddress } from '../../middlewares/client-address.ts';
+import { defineRoute } from '../../route.ts';
+import { listVisitorMessagesQuery, sendVisitorMessageBody, sessionResponse, startSessionBody, visitorMessageSchema } from './schema.ts';
+import widgetScript from './script.ts';
+
+const tags = ['Website visitors'];
+
+const visitorAuth =
+  'Authenticated with `Authorization: Bearer <visitor_token>` (from POST /api/v1/visitor/sessions). No header: 401 `Not authenticated`; ' +
+  'a bad or expired token, an access token, or a visitor that no longer exists: 401 `Could not validate credentials`. ' +
+  'The widget\'s channel made inactive: 404 `Widget not found`. Any origin may call it (CORS `*`).';
+
+/** The visitor a request's bearer visitor token names (401 as for access tokens). */
+async function authenticateVisitor(ctx: Context, deps: Deps): Promise<Visitor> {
+  const header = ctx.get('Authorization').trim();
+  if (!header) throw notAuthenticated();
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  const claims = match ? await verifyVisitorToken(deps.config.jwtSecret, match[1]) : null;
+  if (!claims) throw invalidCredentials();
+  return loadVisitor(deps.db, claims);
+}
+
+export const startSession = defineRoute({
+  method: 'post',
+  path: '/api/v1/visitor/sessions',
+  summary: 'Start or resume a website visitor\'s chat (no token)',
+  description:
+    'Finds the widget\'s active `widget` channel (404 `Widget not found` when the widget does not exist or its channel is inactive or deleted). ' +
+    'With a valid `visitor_token` of this widget that visitor is resumed (`resumed: true`); any other token is ignored and a new visitor starts: ' +
+    'a customer of the widget channel whose platform id is a random visitor id. `name` and `email` update the customer when given. ' +
+    `At most ${VISITOR_SESSION_RATE.limit} new visitors per minute from one client address (429 with \`Retry-After\`); resuming is not limited. ` +
+    '`conversation_id` is where the next message goes: the visitor\'s latest conversation unless it is closed, else null (the first message opens one). ' +
+    'The widget calls this when a visitor opens the chat, not on every page view, so page views make no customers. Any origin may call it (CORS `*`).',
+  tags,
+  auth: 'none',
+  publicCors: true,
+  body: startSessionBody,
+  response: sessionResponse,
+  errors: [404, 429],
+  handler: async ({ body, deps, ctx }) => {
+    const resume = body.visitor_token ? await verifyVisitorToken(deps.config.jwtSecret, body.visitor_token) : null;
+    const session = await startVisitorSession(deps.db, {
+      widgetId: body.widget_id,
+      name: body.name,
+      email: body.email,
+      resume,
+      clientAddress: clientAddress(ctx, deps.config.TRUST_PROXY_HOPS),
+    });
+    const { visitor } = session;
+    return {
+      visitor_token: await issueVisitorToken(deps.config.jwtSecret, { customerId: visitor.customerId, widgetId: visitor.widgetId, visitorId: visitor.visitorId }),
+      visitor_id: visitor.visitorId,
+      conversation_id: session.conversationId,
+      resumed: session.resumed,
+    };
+  },
+});
+
+export const sendMessage = defineRoute({
+  method: 'post',
+  path: '/api/v1/visitor/messages',
+  summary: 'A website visitor writes in (visitor token)',
+  description:
+    'Stored as an inbound `customer` message of the widget channel, threaded like every channel\'s messages: into the visitor\'s latest conversation ' +
+    '(a resolved one reopens), or a new `open` conversation with `channel_type` `widget` when there is none or it is closed. ' +
+    'The agent inbox gets `conversation_created`, `message_created` and `conversation_updated`; the visitor\'s `/widget` sockets get `message_created`. ' +
+    'Never refused for plan reasons and not counted as a sent message. ' +
+    `At most ${VISITOR_MESSAGE_RATE.limit} messages per visitor per minute (429 with \`Retry-After\`). ` +
+    'A repeated `client_message_id` returns the message stored the first time. ' + visitorAuth,
+  tags,
+  auth: 'none',
+  publicCors: true,
+  body: sendVisitorMessageBody,
+  response: visitorMessageSchema,
+  errors: [401, 404, 429],
+  handler: async ({ body, deps, ctx }) => {
+    const visitor = await authenticateVisitor(ctx, deps);
+    const { message, events } = await sendVisitorMessage(deps.db, visitor, {
+      content: body.content,
+      attachments: body.attachments,
+      clientMessageId: body.client_message_id,
+    });
+    for (const event of events) deps.events.publish(event);
+    return message;
+  },
+});
+
+export const listMessages = defineRoute({
+  method: 'get',
+  path: '/api/v1/visitor/messages',
+  summary: 'A website visitor\'s conversation (visitor token)',
+  description:
+    'The newest `limit` messages of the visitor\'s current conversation (the latest unless it is closed; none: `[]`), or of `conversation_id`, ' +
+    'oldest first: the visitor\'s own, the agents\' and the AI agent\'s; system messages and internal fields are never shown. ' +
+    'Another visitor\'s conversation (of this widget or any other): 404 `Conversation not found`. ' + visitorAuth,
+  tags,
+  auth: 'none',
+  publicCors: true,
+  query: listVisitorMessagesQuery,
+  response: z.array(visitorMessageSchema),
+  errors: [401, 404],
+  handler: async ({ query, deps, ctx }) => {
+    const visitor = await authenticateVisitor(ctx, deps);
+    return listVisitorMessages(deps.db, visitor, { conversationId: query.conversation_id, limit: query.limit });
+  },
+});
+
+export default [startSession, sendMessage, listMessages, widgetScript];

@@ -1,0 +1,193 @@
+/**
+ * Website visitors: a visitor is a customer of a widget's `widget` channel whose
+ * platform_user_id is a random visitor id. Their messages go through the inbound pipeline of
+ * every other channel (core/commands/inbound.ts): stored as an inbound event with its
+ * `process_inbound` job in one transaction, then processed at once in the request, so the
+ * visitor gets their message back and the inbox threads it exactly like a platform's message.
+ * Should the request die between the two steps, the job finishes the work.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { sql, type Db, type Queryable } from '../db.ts';
+import { invalidCredentials, notFound, tooManyRequests } from '../errors.ts';
+import type { ParleyEvent } from '../events.ts';
+import type { InboundAttachment, InboundMessage } from '../../connectors/types.ts';
+import { processInboundEvent, storeInboundEvents, type InboundChannel } from './inbound.ts';
+import { pruneRateWindows, takeRateAllowance, type RateLimit } from '../rate-windows.ts';
+import type { VisitorClaims } from '../visitor-tokens.ts';
+import { presentVisitorMessage, visibleToVisitor, visitorMessageColumns, visitorMessageEvent, visitorMessageRow, type VisitorMessage } from '../visitor-messages.ts';
+
+/** Messages one visitor may send: 20 per minute. */
+export const VISITOR_MESSAGE_RATE: RateLimit = { limit: 20, windowSeconds: 60 };
+/** New visitors one client address may start: 30 per minute (resuming is not counted). */
+export const VISITOR_SESSION_RATE: RateLimit = { limit: 30, windowSeconds: 60 };
+
+export type Visitor = {
+  customerId: string;
+  visitorId: string;
+  widgetId: string;
+  channelId: string;
+  businessId: string;
+};
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const widgetNotFound = () => notFound('Widget not found');
+
+/** The widget's active `widget` channel (the oldest, should there be several), or null. */
+async function findWidgetChannel(q: Queryable, widgetId: string): Promise<{ channelId: string; businessId: string } | null> {
+  if (!uuidPattern.test(widgetId)) return null;
+  const row = await q.maybeOne(sql.type(z.object({ channel_id: z.string(), business_id: z.string() }))`
+    select ch.id as channel_id, w.business_id
+    from widgets w
+    join channels ch on ch.business_id = w.business_id and ch.type = 'widget' and ch.routing_key = w.id::text and ch.is_active
+    where w.id = ${widgetId}
+    order by ch.created_at, ch.id limit 1`);
+  return row ? { channelId: row.channel_id, businessId: row.business_id } : null;
+}
+
+const visitorRow = z.object({ customer_id: z.string(), channel_id: z.string(), business_id: z.string(), is_active: z.boolean() });
+
+/**
+ * The visitor a verified token names. 401 when it names no customer of the widget's channel
+ * any more (the customer or the channel was deleted); 404 `Widget not found` while the
+ * channel is inactive.
+ */
+export async function loadVisitor(q: Queryable, claims: VisitorClaims): Promise<Visitor> {
+  const row = await q.maybeOne(sql.type(visitorRow)`
+    select cu.id as customer_id, ch.id as channel_id, ch.business_id, ch.is_active
+    from customers cu join channels ch on ch.id = cu.channel_id
+    where cu.id = ${claims.customerId} and cu.platform_user_id = ${claims.visitorId}
+      and ch.type = 'widget' and ch.routing_key = ${claims.widgetId}`);
+  if (!row) throw invalidCredentials();
+  if (!row.is_active) throw widgetNotFound();
+  return { customerId: row.customer_id, visitorId: claims.visitorId, widgetId: claims.widgetId, channelId: row.channel_id, businessId: row.business_id };
+}
+
+/**
+ * The conversation the visitor's next message goes to: their latest on the channel unless it
+ * is closed (inbound threading: a message on a closed conversation starts a new one). Null
+ * when there is none.
+ */
+export async function currentConversationId(q: Queryable, visitor: Visitor): Promise<string | null> {
+  const row = await q.maybeOne(sql.type(z.object({ id: z.string(), status: z.string() }))`
+    select id, status from conversations
+    where customer_id = ${visitor.customerId} and channel_id = ${visitor.channelId}
+    order by updated_at desc, id desc limit 1`);
+  return row && row.status !== 'closed' ? row.id : null;
+}
+
+export type StartVisitorSessionInput = {
+  widgetId: string;
+  /** Stored on the customer when given (trimmed by the route); omitted keeps the stored one. */
+  name?: string;
+  email?: string;
+  /** A verified token the browser already holds; resumed when it is a visitor of this widget. */
+  resume: VisitorClaims | null;
+  /** For the per-address limit on new visitors. */
+  clientAddress: string;
+};
+
+export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean };
+
+/** 404 when the widget does not exist or has no active channel; 429 past VISITOR_SESSION_RATE. */
+export async function startVisitorSession(db: Db, input: StartVisitorSessionInput): Promise<VisitorSession> {
+  return db.transaction(async (tx) => {
+    const channel = await findWidgetChannel(tx, input.widgetId);
+    if (!channel) throw widgetNotFound();
+    const base = { widgetId: input.widgetId, channelId: channel.channelId, businessId: channel.businessId };
+    const { resume } = input;
+    if (resume && resume.widgetId === input.widgetId) {
+      const resumed = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+        update customers set
+          name = coalesce(${input.name ?? null}, name),
+          email = coalesce(${input.email ?? null}, email),
+          updated_at = case when ${input.name ?? null}::text is null and ${input.email ?? null}::text is null then updated_at else now() end
+        where id = ${resume.customerId} and channel_id = ${channel.channelId} and platform_user_id = ${resume.visitorId}
+        returning id`);
+      if (resumed) {
+        const visitor = { ...base, customerId: resumed.id, visitorId: resume.visitorId };
+        return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true };
+      }
+    }
+    const retryAfter = await takeRateAllowance(tx, `session:${input.clientAddress}`, VISITOR_SESSION_RATE);
+    if (retryAfter) throw tooManyRequests('Too many new chat sessions from this address; try again later', retryAfter);
+    await pruneRateWindows(tx);
+    const visitorId = `v_${randomBytes(16).toString('base64url')}`;
+    const created = await tx.one(sql.type(z.object({ id: z.string() }))`
+      insert into customers (business_id, channel_id, platform_user_id, name, email)
+      values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? ''}, ${input.email ?? null})
+      returning id`);
+    return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false };
+  });
+}
+
+export type SendVisitorMessageInput = {
+  /** 1–10,000 characters (checked by the route). */
+  content: string;
+  attachments: InboundAttachment[];
+  /**
+   * The browser's id for this message: a retry with the same id returns the message stored the
+   * first time instead of a second one. Generated when absent.
+   */
+  clientMessageId?: string;
+};
+
+/**
+ * Stores a visitor's message as an inbound customer message (never refused for plan reasons);
+ * 429 past VISITOR_MESSAGE_RATE. Returns the message and the events to publish: the inbox's
+ * (when this request processed it) and the visitor's own `/widget` echo for their other tabs.
+ */
+export async function sendVisitorMessage(db: Db, visitor: Visitor, input: SendVisitorMessageInput): Promise<{ message: VisitorMessage; events: ParleyEvent[] }> {
+  const externalId = `widget:${visitor.visitorId}:${input.clientMessageId ?? randomUUID()}`;
+  const channel: InboundChannel = { id: visitor.channelId, business_id: visitor.businessId, type: 'widget' };
+  const event: InboundMessage = {
+    kind: 'message',
+    externalId,
+    from: { platformUserId: visitor.visitorId },
+    text: input.content,
+    attachments: input.attachments,
+    sentAt: new Date().toISOString(),
+  };
+  const eventId = await db.transaction(async (tx) => {
+    const retryAfter = await takeRateAllowance(tx, `message:${visitor.customerId}`, VISITOR_MESSAGE_RATE);
+    if (retryAfter) throw tooManyRequests('Too many messages; wait a moment before sending more', retryAfter);
+    await storeInboundEvents(tx, channel, [event], null);
+    // A repeated client id finds the event stored the first time.
+    return tx.oneFirst(sql.type(z.object({ id: z.string() }))`
+      select id from inbound_events where channel_id = ${channel.id} and dedupe_key = ${externalId}`);
+  });
+  // Processed here rather than by the job, so the answer carries the message; the job then
+  // finds the event processed. Waits on the event's row lock if the worker got there first.
+  const events = await processInboundEvent(db, eventId);
+  const row = await db.maybeOne(sql.type(visitorMessageRow)`
+    select ${visitorMessageColumns} from messages m where m.channel_id = ${channel.id} and m.external_id = ${externalId}`);
+  // Only a channel deleted meanwhile (its events cascade away) leaves no message.
+  if (!row) throw widgetNotFound();
+  const message = presentVisitorMessage(row);
+  return { message, events: [...events, visitorMessageEvent(visitor.customerId, message)] };
+}
+
+/**
+ * The visitor's messages in one conversation, oldest first: the newest `limit` of them. Without
+ * `conversationId` the current conversation (none: `[]`); another visitor's conversation: 404.
+ */
+export async function listVisitorMessages(q: Queryable, visitor: Visitor, options: { conversationId?: string; limit: number }): Promise<VisitorMessage[]> {
+  let conversationId: string | null;
+  if (options.conversationId) {
+    const owned = await q.exists(sql.unsafe`
+      select 1 from conversations where id = ${options.conversationId} and customer_id = ${visitor.customerId} and channel_id = ${visitor.channelId}`);
+    if (!owned) throw notFound('Conversation not found');
+    conversationId = options.conversationId;
+  } else {
+    conversationId = await currentConversationId(q, visitor);
+  }
+  if (!conversationId) return [];
+  const rows = await q.any(sql.type(visitorMessageRow)`
+    select * from (
+      select ${visitorMessageColumns} from messages m
+      where m.conversation_id = ${conversationId} and ${visibleToVisitor}
+      order by m.created_at desc, m.id desc limit ${options.limit}) latest
+    order by created_at, id`);
+  return rows.map(presentVisitorMessage);
+}

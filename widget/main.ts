@@ -1,0 +1,167 @@
+/**
+ * Parley's website widget. Embed:
+ *
+ *   <script src="https://parley.example.com/widget.js" data-widget-id="<widget id>" async></script>
+ *
+ * It reads the widget's public configuration, shows a bubble, and on the visitor's first
+ * message starts a visitor session (POST /api/v1/visitor/sessions). The visitor token is kept
+ * per widget in localStorage, so a returning visitor sees their conversation and gets replies
+ * live on the `/widget` socket. The API address is where this script came from, unless the
+ * tag names one in `data-api-url`.
+ */
+import type { Socket } from 'socket.io-client';
+import { ApiError, createApi, type VisitorMessage } from './api.ts';
+import { connectLive } from './live.ts';
+import { readToken, writeToken } from './storage.ts';
+import { createView } from './ui.ts';
+
+declare global {
+  interface Window {
+    /** Set once a widget started on this page, so a second copy of the tag does nothing. */
+    __parleyWidget?: boolean;
+  }
+}
+
+function findScript(): HTMLScriptElement | null {
+  const current = document.currentScript;
+  if (current instanceof HTMLScriptElement && current.dataset.widgetId) return current;
+  return document.querySelector<HTMLScriptElement>('script[data-widget-id]');
+}
+
+function apiBaseOf(script: HTMLScriptElement): string {
+  if (script.dataset.apiUrl) return script.dataset.apiUrl.replace(/\/+$/, '');
+  const src = new URL(script.src, window.location.href);
+  return (src.origin + src.pathname.replace(/\/widget\.js$/, '')).replace(/\/+$/, '');
+}
+
+/** A v4 UUID; crypto.randomUUID exists only on https pages. */
+function uuid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function failureText(error: unknown): string {
+  if (error instanceof ApiError && error.status === 429) return 'Too many messages. Wait a moment, then tap to retry.';
+  if (error instanceof ApiError && error.status === 404) return 'This chat is not available right now.';
+  return 'Not sent. Tap to retry.';
+}
+
+async function start(script: HTMLScriptElement): Promise<void> {
+  const widgetId = script.dataset.widgetId as string;
+  const base = apiBaseOf(script);
+  const api = createApi(base);
+  const widget = await api.widget(widgetId);
+
+  let token: string | null = null;
+  let live: Socket | null = null;
+  let session: Promise<string> | null = null;
+  const pending = new Map<string, string>();
+
+  const show = (messages: VisitorMessage[]) => messages.forEach((m) => view.showMessage(m));
+
+  async function refresh(): Promise<void> {
+    if (!token) return;
+    try {
+      show(await api.messages(token));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) forget();
+    }
+  }
+
+  function forget(): void {
+    token = null;
+    session = null;
+    writeToken(widgetId, null);
+    live?.close();
+    live = null;
+  }
+
+  function goLive(): void {
+    if (!token || live) return;
+    live = connectLive(base, token, {
+      onMessage: (message) => view.showMessage(message),
+      onConnect: () => void refresh(),
+      onRefused: () => {
+        live?.close();
+        live = null;
+        // A refused token answers 401 here too, which forgets it.
+        void refresh();
+      },
+    });
+  }
+
+  /** The visitor token, starting (or resuming) the session on first need. */
+  function ensureSession(): Promise<string> {
+    if (token) return Promise.resolve(token);
+    session ??= api
+      .startSession({ widget_id: widgetId, visitor_token: readToken(widgetId) })
+      .then((started) => {
+        token = started.visitor_token;
+        writeToken(widgetId, token);
+        goLive();
+        return token;
+      })
+      .finally(() => {
+        session = null;
+      });
+    return session;
+  }
+
+  async function deliver(clientId: string): Promise<void> {
+    const content = pending.get(clientId);
+    if (content === undefined) return;
+    try {
+      let message: VisitorMessage;
+      try {
+        message = await api.send(await ensureSession(), { content, client_message_id: clientId });
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 401)) throw error;
+        // The stored visitor is gone: start a new one and send once more.
+        forget();
+        message = await api.send(await ensureSession(), { content, client_message_id: clientId });
+      }
+      pending.delete(clientId);
+      view.confirmPending(clientId, message);
+    } catch (error) {
+      view.failPending(clientId, failureText(error));
+    }
+  }
+
+  const view = createView(widget, {
+    onSend: (text) => {
+      const clientId = uuid();
+      pending.set(clientId, text);
+      view.addPending(clientId, text);
+      void deliver(clientId);
+    },
+    onRetry: (clientId) => void deliver(clientId),
+    onOpen: () => {},
+  });
+
+  // A returning visitor: resume (which also renews the token) and follow replies live.
+  if (readToken(widgetId)) {
+    try {
+      const started = await api.startSession({ widget_id: widgetId, visitor_token: readToken(widgetId) });
+      token = started.visitor_token;
+      writeToken(widgetId, token);
+      if (started.resumed) await refresh();
+      goLive();
+    } catch {
+      // The session starts again with the first message.
+    }
+  }
+}
+
+const script = findScript();
+if (script && !window.__parleyWidget) {
+  window.__parleyWidget = true;
+  const run = () =>
+    start(script).catch((error: unknown) => {
+      console.warn('[parley] the chat widget could not start:', error instanceof Error ? error.message : error);
+    });
+  if (document.body) void run();
+  else document.addEventListener('DOMContentLoaded', () => void run(), { once: true });
+}

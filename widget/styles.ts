@@ -1,0 +1,81 @@
+/** The widget's CSS, inside its shadow root so the host page's styles and ours never mix. */
+
+/** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
+export function textColorOn(hex: string): string {
+  let h = hex.replace('#', '');
+  if (h.length === 3) h = h.replace(/./g, (c) => c + c);
+  const channel = (i: number) => {
+    const v = parseInt(h.slice(i, i + 2), 16) / 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  };
+  const luminance = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
+  return luminance > 0.4 ? '#111827' : '#ffffff';
+}
+
+export const css = `
+:host { all: initial; }
+* { box-sizing: border-box; }
+.root {
+  position: fixed; right: 20px; bottom: 20px; z-index: 2147483000;
+  font: 14px/1.45 -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
+  color: #111827;
+}
+.bubble {
+  width: 58px; height: 58px; border-radius: 50%; border: 0; cursor: pointer;
+  background: var(--primary); color: var(--on-primary);
+  box-shadow: 0 6px 20px rgba(0,0,0,.22); display: flex; align-items: center; justify-content: center;
+  position: relative; transition: transform .15s ease; margin-left: auto;
+}
+.bubble:hover { transform: scale(1.06); }
+.bubble:focus-visible, .send:focus-visible, .close:focus-visible { outline: 3px solid rgba(59,130,246,.6); outline-offset: 2px; }
+.bubble svg { width: 28px; height: 28px; }
+.unread {
+  position: absolute; top: -4px; right: -4px; min-width: 20px; height: 20px; padding: 0 6px;
+  border-radius: 10px; background: #ef4444; color: #fff; font-size: 12px; font-weight: 600;
+  display: flex; align-items: center; justify-content: center;
+}
+.panel {
+  position: absolute; right: 0; bottom: 74px; width: 370px; height: 560px; max-height: calc(100vh - 110px);
+  background: #fff; border-radius: 16px; overflow: hidden; display: flex; flex-direction: column;
+  box-shadow: 0 12px 48px rgba(0,0,0,.22);
+}
+.panel[hidden], .unread[hidden], .status[hidden], .logo[hidden] { display: none; }
+.header { background: var(--primary); color: var(--on-primary); padding: 18px 18px 16px; position: relative; }
+.brand { display: flex; align-items: center; gap: 10px; padding-right: 28px; }
+.logo { width: 36px; height: 36px; border-radius: 50%; object-fit: cover; background: rgba(255,255,255,.25); flex: none; }
+.heading { font-size: 18px; font-weight: 700; margin: 0; }
+.tagline { margin: 6px 0 0; opacity: .9; font-size: 13px; }
+.status { margin-top: 10px; font-size: 12px; display: flex; align-items: center; gap: 6px; opacity: .95; }
+.dot { width: 8px; height: 8px; border-radius: 50%; background: #9ca3af; box-shadow: 0 0 0 2px rgba(255,255,255,.6); }
+.dot.online { background: #22c55e; }
+.close {
+  position: absolute; top: 12px; right: 12px; width: 30px; height: 30px; border: 0; border-radius: 8px;
+  background: transparent; color: inherit; cursor: pointer; font-size: 22px; line-height: 1;
+}
+.close:hover { background: rgba(255,255,255,.15); }
+.messages { flex: 1; overflow-y: auto; padding: 16px 14px; background: #f9fafb; display: flex; flex-direction: column; gap: 8px; }
+.empty { margin: auto; text-align: center; color: #6b7280; font-size: 13px; padding: 0 24px; }
+.msg { max-width: 80%; padding: 9px 12px; border-radius: 14px; white-space: pre-wrap; word-wrap: break-word; overflow-wrap: anywhere; }
+.msg.customer { align-self: flex-end; background: var(--primary); color: var(--on-primary); border-bottom-right-radius: 4px; }
+.msg.agent, .msg.ai { align-self: flex-start; background: #fff; border: 1px solid #e5e7eb; border-bottom-left-radius: 4px; }
+.msg.pending { opacity: .6; }
+.msg.failed { background: #fee2e2; color: #991b1b; cursor: pointer; }
+.who { display: block; font-size: 11px; color: #6b7280; margin-bottom: 2px; }
+.note { display: block; font-size: 11px; margin-top: 4px; }
+.files a { display: block; color: inherit; text-decoration: underline; font-size: 13px; margin-top: 4px; }
+.composer { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e5e7eb; background: #fff; align-items: flex-end; }
+.input {
+  flex: 1; resize: none; border: 1px solid #d1d5db; border-radius: 10px; padding: 9px 11px; max-height: 120px;
+  font: inherit; color: inherit; background: #fff; min-height: 40px;
+}
+.input:focus { outline: none; border-color: var(--primary); box-shadow: 0 0 0 3px rgba(0,0,0,.06); }
+.send {
+  border: 0; border-radius: 10px; height: 40px; padding: 0 14px; cursor: pointer; font: inherit; font-weight: 600;
+  background: var(--primary); color: var(--on-primary);
+}
+.send:disabled { opacity: .5; cursor: default; }
+@media (max-width: 480px) {
+  .root { right: 12px; bottom: 12px; }
+  .panel { position: fixed; inset: 0; width: auto; height: auto; max-height: none; border-radius: 0; }
+}
+`;

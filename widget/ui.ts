@@ -1,0 +1,236 @@
+/**
+ * The widget's DOM: a bubble and a chat panel in an open shadow root (the host page's CSS
+ * cannot reach in, ours cannot leak out). Message text is only ever set as text, never HTML.
+ */
+import type { PublicWidget, VisitorMessage } from './api.ts';
+import { css, textColorOn } from './styles.ts';
+
+export type ViewHandlers = {
+  /** The visitor pressed send; `text` is trimmed and not empty. */
+  onSend: (text: string) => void;
+  /** A failed message was clicked: send it again. */
+  onRetry: (clientId: string) => void;
+  onOpen: () => void;
+};
+
+export type View = ReturnType<typeof createView>;
+
+const chatIcon =
+  '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M21 11.5a8.4 8.4 0 0 1-9 8.4 8.6 8.6 0 0 1-3.9-.9L3 20.5l1.5-4.6A8.4 8.4 0 1 1 21 11.5z"/></svg>';
+const closeIcon =
+  '<svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" aria-hidden="true"><path d="M6 9l6 6 6-6"/></svg>';
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const isHttpUrl = (value: string | undefined) => !!value && /^https?:\/\//i.test(value);
+
+const timeOf = (iso: string) => {
+  const date = new Date(iso);
+  return isNaN(date.getTime()) ? '' : date.toLocaleString();
+};
+
+export function createView(widget: PublicWidget, handlers: ViewHandlers) {
+  const host = el('div');
+  host.id = 'parley-widget';
+  const shadow = host.attachShadow({ mode: 'open' });
+  const style = el('style');
+  style.textContent = css;
+  const root = el('div', 'root');
+  root.style.setProperty('--primary', widget.primary_color);
+  root.style.setProperty('--on-primary', textColorOn(widget.primary_color));
+
+  // Panel
+  const panel = el('div', 'panel');
+  panel.hidden = true;
+  panel.setAttribute('role', 'dialog');
+  panel.setAttribute('aria-label', widget.welcome_heading || 'Chat');
+
+  const header = el('div', 'header');
+  const brand = el('div', 'brand');
+  const logo = el('img', 'logo');
+  logo.alt = '';
+  logo.hidden = !isHttpUrl(widget.logo_url ?? undefined);
+  if (!logo.hidden) logo.src = widget.logo_url as string;
+  const heading = el('h2', 'heading', widget.welcome_heading);
+  brand.append(logo, heading);
+  const tagline = el('p', 'tagline', widget.welcome_tagline);
+  const status = el('div', 'status');
+  const dot = el('span', 'dot');
+  const statusText = el('span');
+  status.append(dot, statusText);
+  const close = el('button', 'close');
+  close.type = 'button';
+  close.setAttribute('aria-label', 'Close chat');
+  close.innerHTML = closeIcon;
+  header.append(brand, tagline, status, close);
+
+  const list = el('div', 'messages');
+  list.setAttribute('aria-live', 'polite');
+  const empty = el('p', 'empty', 'Send us a message and we\'ll get back to you here.');
+  list.append(empty);
+
+  const composer = el('form', 'composer');
+  const input = el('textarea', 'input');
+  input.rows = 1;
+  input.maxLength = 10000;
+  input.placeholder = 'Write a message…';
+  input.setAttribute('aria-label', 'Message');
+  const send = el('button', 'send', 'Send');
+  send.type = 'submit';
+  composer.append(input, send);
+  panel.append(header, list, composer);
+
+  // Bubble
+  const bubble = el('button', 'bubble');
+  bubble.type = 'button';
+  bubble.setAttribute('aria-label', 'Open chat');
+  bubble.innerHTML = chatIcon;
+  const unread = el('span', 'unread');
+  unread.hidden = true;
+  bubble.append(unread);
+
+  root.append(panel, bubble);
+  shadow.append(style, root);
+
+  let unreadCount = 0;
+  const nodes = new Map<string, HTMLElement>();
+
+  const setOnline = (online: boolean) => {
+    status.hidden = !widget.show_online_badge;
+    dot.className = online ? 'dot online' : 'dot';
+    statusText.textContent = online ? 'We\'re online' : 'We\'ll reply as soon as we can';
+  };
+  setOnline(widget.is_online);
+
+  const isOpen = () => !panel.hidden;
+  const setOpen = (open: boolean) => {
+    panel.hidden = !open;
+    bubble.setAttribute('aria-label', open ? 'Close chat' : 'Open chat');
+    bubble.setAttribute('aria-expanded', String(open));
+    if (open) {
+      unreadCount = 0;
+      unread.hidden = true;
+      list.scrollTop = list.scrollHeight;
+      input.focus();
+      handlers.onOpen();
+    }
+  };
+
+  const scrollToEnd = () => {
+    list.scrollTop = list.scrollHeight;
+  };
+
+  function render(node: HTMLElement, message: Pick<VisitorMessage, 'sender_type' | 'content' | 'attachments' | 'created_at'>) {
+    node.className = `msg ${message.sender_type}`;
+    node.textContent = '';
+    if (message.sender_type === 'ai') node.append(el('span', 'who', 'AI assistant'));
+    node.append(document.createTextNode(message.content));
+    const files = message.attachments.filter((a) => isHttpUrl(a.url));
+    if (files.length) {
+      const box = el('span', 'files');
+      for (const file of files) {
+        const link = el('a', undefined, file.filename || 'Attachment');
+        link.href = file.url as string;
+        link.target = '_blank';
+        link.rel = 'noopener noreferrer';
+        box.append(link);
+      }
+      node.append(box);
+    }
+    node.title = timeOf(message.created_at);
+  }
+
+  /** Shows a stored message once (by id), in time order. */
+  function showMessage(message: VisitorMessage) {
+    let node = nodes.get(message.id);
+    if (!node) {
+      node = el('div');
+      node.dataset.id = message.id;
+      node.dataset.createdAt = message.created_at;
+      nodes.set(message.id, node);
+      const after = [...list.querySelectorAll<HTMLElement>('.msg:not(.pending):not(.failed)')].find((n) => (n.dataset.createdAt ?? '') > message.created_at);
+      list.insertBefore(node, after ?? firstPending() ?? null);
+      if (!isOpen() && message.sender_type !== 'customer') {
+        unreadCount += 1;
+        unread.textContent = String(unreadCount);
+        unread.hidden = false;
+      }
+    }
+    render(node, message);
+    empty.remove();
+    scrollToEnd();
+  }
+
+  const firstPending = () => list.querySelector<HTMLElement>('.msg.pending, .msg.failed');
+
+  /** The visitor's message while it is being sent. */
+  function addPending(clientId: string, text: string) {
+    const node = el('div');
+    node.dataset.clientId = clientId;
+    render(node, { sender_type: 'customer', content: text, attachments: [], created_at: new Date().toISOString() });
+    node.classList.add('pending');
+    list.append(node);
+    empty.remove();
+    scrollToEnd();
+  }
+
+  function pendingNode(clientId: string) {
+    return list.querySelector<HTMLElement>(`[data-client-id="${clientId}"]`);
+  }
+
+  /** The pending message was stored: it becomes that message (or goes, if it already showed). */
+  function confirmPending(clientId: string, message: VisitorMessage) {
+    pendingNode(clientId)?.remove();
+    showMessage(message);
+  }
+
+  function failPending(clientId: string, reason: string) {
+    const node = pendingNode(clientId);
+    if (!node) return;
+    node.classList.remove('pending');
+    node.classList.add('failed');
+    node.querySelector('.note')?.remove();
+    node.append(el('span', 'note', reason));
+    node.onclick = () => {
+      node.onclick = null;
+      node.classList.remove('failed');
+      node.classList.add('pending');
+      node.querySelector('.note')?.remove();
+      handlers.onRetry(clientId);
+    };
+  }
+
+  bubble.addEventListener('click', () => setOpen(!isOpen()));
+  close.addEventListener('click', () => setOpen(false));
+  panel.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      setOpen(false);
+      bubble.focus();
+    }
+  });
+  const submit = () => {
+    const text = input.value.trim();
+    if (!text) return;
+    input.value = '';
+    handlers.onSend(text);
+  };
+  composer.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit();
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
+
+  document.body.append(host);
+
+  return { showMessage, addPending, confirmPending, failPending, setOpen, setOnline };
+}
