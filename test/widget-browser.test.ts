@@ -1,0 +1,136 @@
+/**
+ * The website widget in a real browser: a shop page on its own origin embeds /widget.js, a
+ * visitor writes in, the agent inbox sees it over REST, the agent's reply shows in the widget
+ * live, and after a reload the visitor still has the conversation.
+ *
+ * Needs Debian's chromium at /usr/bin/chromium (`apt-get install -y chromium`), driven by
+ * playwright-core (which never downloads a browser of its own). Without it the test is
+ * skipped, said so in the output.
+ */
+import test from 'ava';
+import { existsSync, mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { Runner } from 'graphile-worker';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { startTestWorker, waitFor } from './helpers/worker.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(chromiumPath);
+const browserTest = hasChromium ? test.serial : test.skip;
+if (!hasChromium) console.log(`widget-browser: skipped, no browser at ${chromiumPath} (apt-get install -y chromium)`);
+
+let app: TestApp;
+let worker: Runner;
+let browser: Browser;
+let shop: http.Server;
+let shopUrl = '';
+const screenshots = mkdtempSync(path.join(os.tmpdir(), 'parley-widget-'));
+
+let owner: Workspace;
+let widgetId = '';
+
+test.before(async () => {
+  if (!hasChromium) return;
+  app = await startTestApp();
+  worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound'] });
+  owner = await createWorkspace(app, { name: 'Alice Agent' });
+  await app.request('PATCH', '/api/v1/team/status', { token: owner.token, body: { status: 'live' } });
+  const widget = await app.request('POST', '/api/v1/widget/create', {
+    token: owner.token,
+    body: { domain: 'shop.example.com', primary_color: '#0E7C66', welcome_heading: 'Hello from Acme', welcome_tagline: 'Questions about your order? Ask away.' },
+  });
+  if (widget.status !== 200) throw new Error(`create widget failed: ${widget.status} ${widget.text}`);
+  widgetId = widget.body.id;
+
+  // The shop: another origin than the API, as on a customer's website.
+  const page = `<!doctype html><html><head><meta charset="utf-8"><title>Acme shop</title></head>
+<body style="font-family: sans-serif; background: #f3f4f6; margin: 40px">
+<h1>Acme shop</h1><p>Fine goods since 1890.</p>
+<script src="${app.url}/widget.js" data-widget-id="${widgetId}" async></script>
+</body></html>`;
+  shop = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page);
+  });
+  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
+  shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}/`;
+
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await worker?.stop();
+  await app?.close();
+});
+
+async function widgetConversation(): Promise<any> {
+  return waitFor(async () => {
+    const inbox = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'widget' } });
+    return inbox.body.length === 1 && inbox.body[0].last_message ? inbox.body[0] : null;
+  }, 20_000, 'the widget conversation in the inbox');
+}
+
+const backgroundOf = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((node) => (globalThis as any).getComputedStyle(node).backgroundColor as string);
+
+browserTest('a visitor writes in from a shop page, the agent answers over REST, the widget shows the reply live', async (t) => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(shopUrl);
+
+  // The bubble in the widget's colour; the panel with the widget's texts and the online badge.
+  const bubble = page.locator('#parley-widget .bubble');
+  await bubble.waitFor();
+  t.is(await backgroundOf(page, '#parley-widget .bubble'), 'rgb(14, 124, 102)');
+  await bubble.click();
+  await page.locator('#parley-widget .panel').waitFor();
+  t.is(await page.locator('#parley-widget .heading').textContent(), 'Hello from Acme');
+  t.is(await page.locator('#parley-widget .tagline').textContent(), 'Questions about your order? Ask away.');
+  t.is(await page.locator('#parley-widget .status').textContent(), 'We\'re online');
+
+  // The visitor writes; the message is stored and the inbox has a widget conversation.
+  await page.locator('#parley-widget .input').fill('Hi! Where is my parcel?');
+  await page.locator('#parley-widget .input').press('Enter');
+  await page.locator('#parley-widget .msg.customer[data-id]').waitFor();
+  const conversation = await widgetConversation();
+  t.like(conversation, { channel_type: 'widget', status: 'open', last_message: { sender_type: 'customer', content: 'Hi! Where is my parcel?' } });
+
+  // The agent answers over REST; the widget shows it without a reload.
+  const reply = await app.request('POST', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, body: { content: 'It left our warehouse this morning.' } });
+  t.is(reply.status, 200, reply.text);
+  const shown = page.locator('#parley-widget .msg.agent', { hasText: 'It left our warehouse this morning.' });
+  await shown.waitFor();
+  t.is(await shown.getAttribute('data-id'), reply.body.id);
+  await page.screenshot({ path: path.join(screenshots, 'widget-open.png') });
+
+  // A reload keeps the visitor: the conversation is shown again and replies still arrive.
+  await page.reload();
+  await page.locator('#parley-widget .bubble').click();
+  await page.locator('#parley-widget .msg.agent', { hasText: 'It left our warehouse' }).waitFor();
+  t.deepEqual(await page.locator('#parley-widget .msg').allTextContents(), ['Hi! Where is my parcel?', 'It left our warehouse this morning.']);
+  const later = await app.request('POST', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, body: { content: 'Anything else?' } });
+  t.is(later.status, 200);
+  await page.locator('#parley-widget .msg.agent', { hasText: 'Anything else?' }).waitFor();
+  const customers = await app.request('GET', '/api/v1/customers', { token: owner.token });
+  t.is(customers.body.length, 1, 'the reload resumed the same visitor');
+
+  // Closed, an answer raises the unread badge on the bubble.
+  await page.locator('#parley-widget .close').click();
+  await app.request('POST', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, body: { content: 'We are here if you need us.' } });
+  await page.locator('#parley-widget .unread', { hasText: '1' }).waitFor();
+  await page.screenshot({ path: path.join(screenshots, 'widget-closed.png') });
+  t.log(`screenshots in ${screenshots}`);
+  t.deepEqual(pageErrors, []);
+  await context.close();
+});
