@@ -117,9 +117,8 @@ test.serial('a model that is not pulled marks the article failed at once, with t
     const article = await createArticle(ws, 'Opening hours', 'We are open from nine to five.');
     const row = await settled(article.id, 'failed');
     t.regex(row.index_error ?? '', /404.*not found/);
-    // Not retried: the job finished.
-    const jobs = await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`article:${article.id}`]);
-    t.is(jobs.length, 0);
+    // Not retried: the job completes (a retried job would stay, with its attempt and error).
+    await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`article:${article.id}`])).length === 0, 20_000, 'job completed');
     t.is((await query(app, 'select count(*)::int as n from kb_chunks where article_id = $1', [article.id]))[0].n, 0);
     const list = await app.request('GET', '/api/v1/kb/articles', { token: ws.token });
     t.is(list.body.find((a: { id: number }) => a.id === article.id)?.index_status, 'failed');
@@ -146,8 +145,13 @@ test.serial('Ollama down: indexing is retried, the last attempt marks the articl
     await query(app, `select graphile_worker.reschedule_jobs(array[$1::bigint], run_at => now(), max_attempts => 2)`, [failedOnce.id]);
     const row = await settled(article.id, 'failed');
     t.regex(row.index_error ?? '', /cannot be reached/);
-    const [after] = await query(app, `select attempts, max_attempts from graphile_worker.jobs where id = $1`, [failedOnce.id]);
-    t.is(after.attempts, 2, 'the job stays as permanently failed');
+    // The job stays, permanently failed (for `parley jobs retry`).
+    const after = await waitFor(async () => {
+      const [job] = await query(app, `select attempts, max_attempts, last_error from graphile_worker.jobs where id = $1 and locked_at is null and attempts = 2`, [failedOnce.id]);
+      return job ?? null;
+    }, 20_000, 'second attempt recorded');
+    t.is(after.max_attempts, 2);
+    t.regex(after.last_error, /cannot be reached/);
   } finally {
     ollama.setDown(false);
   }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
 import { addJob } from '../jobs.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
+import { enqueueAiReply } from '../ai-agent.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
 export type InboundChannel = { id: string; business_id: string; type: string };
@@ -133,6 +134,7 @@ async function applyMessage(tx: Queryable, channel: InboundChannel, message: Inb
     on conflict (channel_id, external_id) where external_id is not null do nothing
     returning id`);
   if (!inserted) return [];
+  await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId: inserted.id });
   const at = new Date().toISOString();
   events.push(
     { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: inserted.id, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },

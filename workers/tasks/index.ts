@@ -7,5 +7,6 @@ import registerChannel from './register_channel.ts';
 import pollChannels from './poll_channels.ts';
 import pollChannel from './poll_channel.ts';
 import indexArticle from './index_article.ts';
+import aiReply from './ai_reply.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply];
