@@ -43,7 +43,8 @@ export const createArticle = defineRoute({
     'Any member may add articles. `title` 1–200 and `content` 1–100,000 characters (both trimmed); `tags` at most 20 of 1–50 characters, ' +
     'duplicates dropped, default `[]`. The plan\'s article count reached: 402 `limit_exceeded`/`kb_articles`. ' +
     'The row and its `index_article` job (key `article:<id>`) are written in one transaction; the article starts with `index_status` `pending`. ' +
-    'If indexing fails the article stays saved (`failed`) and can be recreated to retry. Caller without a business: 400.',
+    'Indexing is retried while Ollama is unreachable or failing (5xx), up to 8 attempts over about half an hour; a refusal (e.g. the embedding ' +
+    'model is not installed) fails at once. If indexing fails the article stays saved (`failed`) and can be recreated to retry. Caller without a business: 400.',
   tags,
   auth: 'user',
   body: createArticleBody,
