@@ -47,7 +47,7 @@ test.before(async () => {
   widgetId = widget.body.id;
 
   // The shop: another origin than the API, as on a customer's website.
-  const page = `<!doctype html><html><head><meta charset="utf-8"><title>Acme shop</title></head>
+  const page = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme shop</title></head>
 <body style="font-family: sans-serif; background: #f3f4f6; margin: 40px">
 <h1>Acme shop</h1><p>Fine goods since 1890.</p>
 <script src="${app.url}/widget.js" data-widget-id="${widgetId}" async></script>
@@ -132,5 +132,21 @@ browserTest('a visitor writes in from a shop page, the agent answers over REST, 
   await page.screenshot({ path: path.join(screenshots, 'widget-closed.png') });
   t.log(`screenshots in ${screenshots}`);
   t.deepEqual(pageErrors, []);
+  await context.close();
+});
+
+browserTest('on a phone the open panel fills the screen', async (t) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 760 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await page.goto(shopUrl);
+  await page.locator('#parley-widget .bubble').tap();
+  const panel = page.locator('#parley-widget .panel');
+  await panel.waitFor();
+  t.deepEqual(await panel.boundingBox(), { x: 0, y: 0, width: 390, height: 760 });
+  t.false(await page.locator('#parley-widget .bubble').isVisible(), 'the bubble does not cover the composer');
+  await page.screenshot({ path: path.join(screenshots, 'widget-phone.png') });
+  await page.locator('#parley-widget .close').tap();
+  await panel.waitFor({ state: 'hidden' });
+  t.true(await page.locator('#parley-widget .bubble').isVisible(), 'closing brings the bubble back');
   await context.close();
 });

@@ -77,5 +77,9 @@ export const css = `
 @media (max-width: 480px) {
   .root { right: 12px; bottom: 12px; }
   .panel { position: fixed; inset: 0; width: auto; height: auto; max-height: none; border-radius: 0; }
+  /* The panel covers the page; its own close button replaces the bubble. */
+  .root.open .bubble { display: none; }
+  /* Below 16px, phones zoom the page in when the field gets focus. */
+  .input { font-size: 16px; }
 }
 `;

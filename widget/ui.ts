@@ -110,6 +110,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
   const isOpen = () => !panel.hidden;
   const setOpen = (open: boolean) => {
     panel.hidden = !open;
+    root.classList.toggle('open', open);
     bubble.setAttribute('aria-label', open ? 'Close chat' : 'Open chat');
     bubble.setAttribute('aria-expanded', String(open));
     if (open) {

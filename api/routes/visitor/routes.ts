@@ -41,7 +41,7 @@ export const startSession = defineRoute({
     'a customer of the widget channel whose platform id is a random visitor id. `name` and `email` update the customer when given. ' +
     `At most ${VISITOR_SESSION_RATE.limit} new visitors per minute from one client address (429 with \`Retry-After\`); resuming is not limited. ` +
     '`conversation_id` is where the next message goes: the visitor\'s latest conversation unless it is closed, else null (the first message opens one). ' +
-    'The widget calls this when a visitor opens the chat, not on every page view, so page views make no customers. Any origin may call it (CORS `*`).',
+    'The widget calls it with a visitor\'s first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`).',
   tags,
   auth: 'none',
   publicCors: true,
