@@ -14,6 +14,7 @@ import { addJob } from '../../core/jobs.ts';
 import { rooms, type ParleyEvent } from '../../core/events.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
+import { loadVisitorMessageEvent } from '../../core/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
@@ -102,6 +103,9 @@ export default defineTask({
       await deps.db.query(sql.unsafe`
         update messages set delivery_status = 'sent', updated_at = now() where id = ${row.id} and delivery_status in ('queued', 'failed')`);
       deps.events.publish(updatedEvent(row, 'sent'));
+      // A widget visitor's open widgets show the reply (the /widget socket, core/visitor-messages.ts).
+      const visitorEvent = channel.type === 'widget' ? await loadVisitorMessageEvent(deps.db, row.id) : null;
+      if (visitorEvent) deps.events.publish(visitorEvent);
       return;
     }
     if (!row.customer_platform_user_id) {
