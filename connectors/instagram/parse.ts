@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { InboundAttachment, InboundEvent, InboundMessage } from '../types.ts';
+import { parseJsonBody } from '../json-body.ts';
 
 const attachment = z.looseObject({
   type: z.string(),
@@ -85,16 +86,10 @@ function parseMessaging(raw: unknown, entryId: string | undefined): InboundMessa
 
 /** Parses an Instagram webhook body (already signature-checked) into customer messages. */
 export function parseInstagramWebhook(rawBody: Buffer): InboundEvent[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return [];
-  }
-  const parsed = body.safeParse(json);
-  if (!parsed.success) return [];
+  const parsed = parseJsonBody(rawBody, body);
+  if (!parsed) return [];
   const events: InboundEvent[] = [];
-  for (const entry of parsed.data.entry) {
+  for (const entry of parsed.entry) {
     for (const raw of entry.messaging ?? []) {
       const event = parseMessaging(raw, entry.id);
       if (event) events.push(event);

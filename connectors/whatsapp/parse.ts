@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { DeliveryReceipt, InboundAttachment, InboundEvent, InboundMessage } from '../types.ts';
+import { parseJsonBody } from '../json-body.ts';
 
 const media = z.looseObject({
   id: z.string(),
@@ -174,16 +175,10 @@ function parseStatus(raw: unknown, routingKey: string): DeliveryReceipt | null {
 
 /** Parses a WhatsApp webhook body (already signature-checked) into messages and receipts. */
 export function parseWhatsAppWebhook(rawBody: Buffer): InboundEvent[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return [];
-  }
-  const parsed = body.safeParse(json);
-  if (!parsed.success) return [];
+  const parsed = parseJsonBody(rawBody, body);
+  if (!parsed) return [];
   const events: InboundEvent[] = [];
-  for (const entry of parsed.data.entry) {
+  for (const entry of parsed.entry) {
     for (const change of entry.changes ?? []) {
       if (change.field !== undefined && change.field !== 'messages') continue;
       const v = value.safeParse(change.value);

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { InboundAttachment, InboundEvent, InboundMessage } from '../types.ts';
+import { parseJsonBody } from '../json-body.ts';
 
 const media = z.object({
   id_str: z.string().optional(),
@@ -43,15 +44,9 @@ export function forUserIdOf(rawBody: Buffer): string | undefined {
 }
 
 export function parseXWebhook(rawBody: Buffer): InboundEvent[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return [];
-  }
-  const parsed = activity.safeParse(json);
-  if (!parsed.success) return [];
-  const { for_user_id: forUserId, direct_message_events: events = [], users = {} } = parsed.data;
+  const parsed = parseJsonBody(rawBody, activity);
+  if (!parsed) return [];
+  const { for_user_id: forUserId, direct_message_events: events = [], users = {} } = parsed;
   const messages: InboundMessage[] = [];
   for (const event of events) {
     const create = event.message_create;
