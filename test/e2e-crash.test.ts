@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { startFakeMeta, whatsappTextPayload, type FakeMeta } from './fakes/meta.ts';
 
@@ -20,6 +21,7 @@ const CONCURRENCY = 5;
 let app: TestApp;
 let fake: FakeMeta;
 let owner: Workspace;
+let inbox: Inbox;
 let conversationId: string;
 
 function parley(args: string[], env: Record<string, string> = {}): ChildProcess {
@@ -58,17 +60,14 @@ async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise
   await exited;
 }
 
-async function reply(text: string): Promise<string> {
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: text } });
-  if (res.status !== 200) throw new Error(`reply failed: ${res.status} ${res.text}`);
-  return res.body.id;
-}
+const reply = async (text: string): Promise<string> => (await inbox.reply(conversationId, text)).id;
 
 test.before(async () => {
   fake = await startFakeMeta();
   fake.addWhatsAppNumber('1066', 'wa-token');
   app = await startTestApp({ env: { META_GRAPH_URL: fake.graphUrl } });
   owner = await createWorkspace(app, { plan: 'Pro' });
+  inbox = inboxOf(app, owner.token);
   const channel = await app.request('POST', '/api/v1/channels/', {
     token: owner.token,
     body: { type: 'whatsapp', config: { phone_number_id: '1066', access_token: 'wa-token' } },

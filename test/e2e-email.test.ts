@@ -11,6 +11,7 @@ import type { Runner } from 'graphile-worker';
 import { simpleParser } from 'mailparser';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
 import { startFakeImap, type FakeImap } from './fakes/imap.ts';
@@ -23,6 +24,7 @@ let app: TestApp;
 let smtp: FakeSmtp;
 let imap: FakeImap;
 let owner: Workspace;
+let inbox: Inbox;
 let channelId: string;
 let secret: string;
 let worker: Runner | null = null;
@@ -34,6 +36,7 @@ test.before(async () => {
   imap = await startFakeImap(imapLogin);
   app = await startTestApp();
   owner = await createWorkspace(app, { plan: 'Mini' });
+  inbox = inboxOf(app, owner.token);
 });
 
 test.afterEach.always(async () => {
@@ -86,58 +89,20 @@ async function createChannel(config: Record<string, string>) {
   return res.body as { id: string; status: string };
 }
 
-async function registered(id: string) {
-  return waitFor(async () => {
-    const res = await app.request('GET', '/api/v1/channels', { token: owner.token });
-    const channel = (res.body as any[]).find((c) => c.id === id);
-    return channel.status !== 'pending' ? channel : null;
-  }, 20_000, 'registration');
-}
-
 const stateOf = async (id: string) => (await query(app, 'select state from channels where id = $1', [id]))[0].state;
-const countEvents = async () => (await query(app, 'select count(*)::int as n from inbound_events'))[0].n as number;
-const countInboundJobs = async () => (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number;
-
-async function customerByEmail(email: string) {
-  return waitFor(async () => {
-    const res = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: email } });
-    return (res.body as any[]).find((c) => c.email === email);
-  }, 20_000, `customer ${email}`);
-}
-
-async function conversationsOf(customerUuid: string) {
-  const res = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'email' } });
-  return (res.body as any[]).filter((c) => c.customer_id === customerUuid);
-}
 
 async function conversationCount(customerUuid: string, count: number) {
   return waitFor(async () => {
-    const list = await conversationsOf(customerUuid);
+    const list = await inbox.conversationsOf('email', customerUuid);
     return list.length === count ? list : null;
   }, 20_000, `${count} conversation(s)`);
 }
 
-const messagesOf = async (conversationId: string) =>
-  (await app.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token })).body as any[];
-
 const messageCount = (conversationId: string, count: number) =>
   waitFor(async () => {
-    const messages = await messagesOf(conversationId);
+    const messages = await inbox.messagesOf(conversationId);
     return messages.length === count ? messages : null;
   }, 20_000, `${count} message(s)`);
-
-async function reply(conversationId: string, content: string) {
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content } });
-  if (res.status !== 200) throw new Error(`reply: ${res.status} ${res.text}`);
-  return res.body as { id: string; delivery_status: string };
-}
-
-async function messageSettled(conversationId: string, messageId: string) {
-  return waitFor(async () => {
-    const message = (await messagesOf(conversationId)).find((m) => m.id === messageId);
-    return message && ['sent', 'failed'].includes(message.delivery_status) ? message : null;
-  }, 30_000, 'delivery');
-}
 
 /** A customer's new mail through the webhook, processed; returns the conversation and the mail's Message-ID. */
 async function customerWrites(from: string, subject: string, text: string) {
@@ -145,7 +110,7 @@ async function customerWrites(from: string, subject: string, text: string) {
   const res = await postMail(mail.raw);
   if (res.status !== 200) throw new Error(`webhook: ${res.status} ${res.text}`);
   await runWorker();
-  const customer = await customerByEmail(from.match(/<(.+)>/)?.[1] ?? from);
+  const customer = await inbox.customerBy('email', from.match(/<(.+)>/)?.[1] ?? from);
   const [conversation] = await conversationCount(customer.uuid, 1);
   return { conversationId: conversation.id as string, messageId: mail.messageId, customer };
 }
@@ -155,7 +120,7 @@ test.serial('register: SMTP credentials checked, connected; mail arrives by the 
   t.is(channel.status, 'pending');
   channelId = channel.id;
   await runWorker();
-  t.like(await registered(channelId), { status: 'connected', last_error: null });
+  t.like(await inbox.registered(channelId), { status: 'connected', last_error: null });
   const state = await stateOf(channelId);
   t.is(state.mode, 'webhook');
   t.regex(state.webhook_secret, /^[0-9a-f]{48}$/);
@@ -172,13 +137,13 @@ test.serial('register: SMTP credentials checked, connected; mail arrives by the 
 test.serial('register: a wrong SMTP password, or a wrong IMAP password, is an error with the server\'s reason', async (t) => {
   await runWorker();
   const badSmtp = await createChannel(smtpConfig({ smtp_password: 'wrong' }));
-  const smtpFailure = await registered(badSmtp.id);
+  const smtpFailure = await inbox.registered(badSmtp.id);
   t.is(smtpFailure.status, 'error');
   t.regex(smtpFailure.last_error, /^SMTP authentication failed: .*Authentication credentials invalid/);
   t.is((await app.request('DELETE', `/api/v1/channels/${badSmtp.id}`, { token: owner.token })).status, 200);
 
   const badImap = await createChannel(imapConfig({ imap_password: 'wrong' }));
-  const imapFailure = await registered(badImap.id);
+  const imapFailure = await inbox.registered(badImap.id);
   t.is(imapFailure.status, 'error');
   t.regex(imapFailure.last_error, /^IMAP authentication failed: .*Invalid credentials/);
   t.is((await app.request('DELETE', `/api/v1/channels/${badImap.id}`, { token: owner.token })).status, 200);
@@ -194,7 +159,7 @@ test.serial('inbound: raw MIME with the channel\'s secret is stored with its job
   t.is((await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound' and key = $1`, [`inbound:${event.id}`])).length, 1);
 
   await runWorker();
-  const customer = await customerByEmail('ada@customer.test');
+  const customer = await inbox.customerBy('email', 'ada@customer.test');
   t.like(customer, { name: 'Ada Lovelace', phone: null });
   const [conversation] = await conversationCount(customer.uuid, 1);
   t.like(conversation, { status: 'open', channel_type: 'email', channel_id: channelId });
@@ -204,40 +169,40 @@ test.serial('inbound: raw MIME with the channel\'s secret is stored with its job
 
 test.serial('inbound: the same mail five times makes one message', async (t) => {
   const mail = rfc822({ from: 'grace@customer.test', subject: 'Password reset', text: 'The reset link never arrives.' });
-  const before = await countEvents();
+  const before = await inbox.countEvents();
   const answers = await Promise.all(Array.from({ length: 5 }, () => postMail(mail.raw)));
   t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
   t.is(answers.reduce((sum, a) => sum + a.body.received, 0), 1);
-  t.is(await countEvents(), before + 1);
+  t.is(await inbox.countEvents(), before + 1);
 
   await runWorker();
-  const customer = await customerByEmail('grace@customer.test');
+  const customer = await inbox.customerBy('email', 'grace@customer.test');
   const [conversation] = await conversationCount(customer.uuid, 1);
   for (let i = 0; i < 5; i++) t.is((await postMail(mail.raw)).status, 200);
-  await waitFor(async () => (await countInboundJobs()) === 0, 20_000, 'inbound jobs done');
-  t.is((await messagesOf(conversation.id)).length, 1);
-  t.is((await conversationsOf(customer.uuid)).length, 1);
+  await waitFor(async () => (await inbox.countInboundJobs()) === 0, 20_000, 'inbound jobs done');
+  t.is((await inbox.messagesOf(conversation.id)).length, 1);
+  t.is((await inbox.conversationsOf('email', customer.uuid)).length, 1);
 });
 
 test.serial('inbound: a missing or wrong secret is 401 and stores nothing', async (t) => {
   const mail = rfc822({ from: 'mallory@customer.test', subject: 'Refund', text: 'Refund me' });
-  const events = await countEvents();
-  const jobs = await countInboundJobs();
+  const events = await inbox.countEvents();
+  const jobs = await inbox.countInboundJobs();
   for (const [name, value] of [['no secret', null], ['wrong secret', 'not-the-secret'], ['secret with a suffix', `${secret}x`]] as const) {
     const res = await postMail(mail.raw, value);
     t.is(res.status, 401, name);
     t.deepEqual(res.body, { detail: 'Invalid webhook signature' }, name);
   }
-  t.is(await countEvents(), events);
-  t.is(await countInboundJobs(), jobs);
+  t.is(await inbox.countEvents(), events);
+  t.is(await inbox.countInboundJobs(), jobs);
 });
 
 test.serial('reply: SMTP mail to the customer threaded under their mail ("Re:", In-Reply-To, References); their answer lands in the same conversation', async (t) => {
   const { conversationId, messageId: customerMessageId, customer } = await customerWrites('Katherine Johnson <katherine@customer.test>', 'Order 7 missing', 'My order 7 has not arrived.');
   const before = smtp.messages.length;
-  const sent = await reply(conversationId, 'Hi Katherine,\nyour order ships today.');
+  const sent = await inbox.reply(conversationId, 'Hi Katherine,\nyour order ships today.');
   t.is(sent.delivery_status, 'queued');
-  const message = await messageSettled(conversationId, sent.id);
+  const message = await inbox.messageSettled(conversationId, sent.id);
   t.like(message, { delivery_status: 'sent', error: null });
 
   const delivered = smtp.messages.slice(before);
@@ -263,7 +228,7 @@ test.serial('reply: SMTP mail to the customer threaded under their mail ("Re:", 
   t.is((await postMail(answer.raw)).status, 200);
   const messages = await messageCount(conversationId, 3);
   t.like(messages[2], { sender_type: 'customer', content: 'Thanks, got the tracking number.', external_id: answer.messageId });
-  t.is((await conversationsOf(customer.uuid)).length, 1);
+  t.is((await inbox.conversationsOf('email', customer.uuid)).length, 1);
 
   // A client that names only Parley's reply (In-Reply-To, no References) threads too.
   const terse = rfc822({ from: 'katherine@customer.test', subject: 'Re: Order 7 missing', text: 'One more thing: gift wrap?', inReplyTo: parsed.messageId });
@@ -279,8 +244,8 @@ test.serial('delivery: a temporary SMTP refusal (451) then acceptance delivers o
   const { conversationId } = await customerWrites('margaret@customer.test', 'Hello', 'Anyone there?');
   const before = smtp.messages.length;
   smtp.rejectNext(1, 451, '4.3.0 Try again later');
-  const sent = await reply(conversationId, 'We are here.');
-  const message = await messageSettled(conversationId, sent.id);
+  const sent = await inbox.reply(conversationId, 'We are here.');
+  const message = await inbox.messageSettled(conversationId, sent.id);
   t.like(message, { delivery_status: 'sent', error: null });
   const delivered = smtp.messages.slice(before);
   t.is(delivered.length, 1, 'delivered exactly once');
@@ -294,8 +259,8 @@ test.serial('delivery: a permanent SMTP refusal (550) fails the message with the
   const { conversationId } = await customerWrites('radia@customer.test', 'Hi', 'Hello');
   const before = smtp.messages.length;
   smtp.rejectNext(1, 550, '5.1.1 No such user');
-  const sent = await reply(conversationId, 'Hello from support');
-  const message = await messageSettled(conversationId, sent.id);
+  const sent = await inbox.reply(conversationId, 'Hello from support');
+  const message = await inbox.messageSettled(conversationId, sent.id);
   t.is(message.delivery_status, 'failed');
   t.regex(message.error, /^SMTP: 550 5\.1\.1 No such user/);
   t.is(message.external_id, null);
@@ -306,19 +271,19 @@ test.serial('delivery: a permanent SMTP refusal (550) fails the message with the
 test.serial('delivery: refused SMTP credentials (the mailbox password changed) fail the reply with the server\'s reason', async (t) => {
   const other = await createChannel(smtpConfig({ address: 'billing@acme.test' }));
   await runWorker();
-  t.like(await registered(other.id), { status: 'connected' });
+  t.like(await inbox.registered(other.id), { status: 'connected' });
   const otherSecret = (await stateOf(other.id)).webhook_secret;
   t.is((await postMail(rfc822({ from: 'edsger@customer.test', to: 'billing@acme.test', subject: 'Invoice', text: 'Wrong VAT?' }).raw, otherSecret, other.id)).status, 200);
-  const customer = await customerByEmail('edsger@customer.test');
+  const customer = await inbox.customerBy('email', 'edsger@customer.test');
   const [conversation] = await conversationCount(customer.uuid, 1);
   t.is(conversation.channel_id, other.id);
 
   const patched = await app.request('PATCH', `/api/v1/channels/${other.id}`, { token: owner.token, body: { config: { smtp_password: 'the-old-password' } } });
   t.is(patched.status, 200, patched.text);
-  t.like(await registered(other.id), { status: 'error' });
+  t.like(await inbox.registered(other.id), { status: 'error' });
   const before = smtp.messages.length;
-  const sent = await reply(conversation.id, 'The VAT is right.');
-  const message = await messageSettled(conversation.id, sent.id);
+  const sent = await inbox.reply(conversation.id, 'The VAT is right.');
+  const message = await inbox.messageSettled(conversation.id, sent.id);
   t.is(message.delivery_status, 'failed');
   t.regex(message.error, /^SMTP authentication failed: .*Authentication credentials invalid/);
   t.is(smtp.messages.length, before);
@@ -330,7 +295,7 @@ test.serial('IMAP: with IMAP settings the channel polls from the end of INBOX; n
   imap.deliver(rfc822({ from: 'old@customer.test', subject: 'Old', text: 'Sent before the channel existed' }).raw);
   const channel = await createChannel(imapConfig({ address: 'help@acme.test' }));
   await runWorker();
-  t.like(await registered(channel.id), { status: 'connected', last_error: null });
+  t.like(await inbox.registered(channel.id), { status: 'connected', last_error: null });
   const state = await stateOf(channel.id);
   t.like(state, { mode: 'polling', uidValidity: String(imap.uidValidity), lastUid: 1 });
 
@@ -338,7 +303,7 @@ test.serial('IMAP: with IMAP settings the channel polls from the end of INBOX; n
   imap.deliver(mail.raw);
   // What the crontab does every minute: poll_channels enqueues one poll_channel per polling channel.
   await query(app, `select graphile_worker.add_job('poll_channels', '{}'::json)`);
-  const customer = await customerByEmail('barbara@customer.test');
+  const customer = await inbox.customerBy('email', 'barbara@customer.test');
   const [conversation] = await conversationCount(customer.uuid, 1);
   t.like(conversation, { channel_id: channel.id, channel_type: 'email' });
   const [message] = await messageCount(conversation.id, 1);
@@ -348,7 +313,7 @@ test.serial('IMAP: with IMAP settings the channel polls from the end of INBOX; n
   // Polling again (a poll_channel job directly) imports nothing twice and never the old mail.
   await query(app, `select graphile_worker.add_job('poll_channel', json_build_object('channel_id', $1::text))`, [channel.id]);
   await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`)).length === 0, 20_000, 'polls done');
-  t.is((await messagesOf(conversation.id)).length, 1);
+  t.is((await inbox.messagesOf(conversation.id)).length, 1);
   t.is((await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: 'old@customer.test' } })).body.length, 0);
   t.true(imap.messages.every((m) => !m.seen), 'mail is read without marking it seen');
 });
@@ -384,9 +349,9 @@ test.serial('IMAP: a refused login while polling puts the channel in error and s
     for (const is_active of [false, true]) {
       t.is((await app.request('PATCH', `/api/v1/channels/${channel.id}`, { token: owner.token, body: { is_active } })).status, 200);
     }
-    t.like(await registered(channel.id), { status: 'connected', last_error: null });
+    t.like(await inbox.registered(channel.id), { status: 'connected', last_error: null });
     await query(app, `select graphile_worker.add_job('poll_channels', '{}'::json)`);
-    const customer = await customerByEmail('alan@customer.test');
+    const customer = await inbox.customerBy('email', 'alan@customer.test');
     const [conversation] = await conversationCount(customer.uuid, 1);
     t.like((await messageCount(conversation.id, 1))[0], { content: 'Written while the password was wrong', external_id: mail.messageId });
   } finally {

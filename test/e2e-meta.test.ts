@@ -10,6 +10,7 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { instagramMessagePayload, postMetaWebhook, signedMetaWebhook, startFakeMeta, whatsappStatusPayload, whatsappTextPayload, type FakeMeta } from './fakes/meta.ts';
 
@@ -21,6 +22,7 @@ const IG = { accountId: '17841405822304914', token: 'IGAA-instagram-token', appS
 let fake: FakeMeta;
 let app: TestApp;
 let owner: Workspace;
+let inbox: Inbox;
 let waChannelId: string;
 let igChannel: { id: string; verifyToken: string };
 
@@ -30,6 +32,7 @@ test.before(async () => {
   fake.addInstagramAccount(IG.accountId, IG.token);
   app = await startTestApp({ env: { META_GRAPH_URL: fake.graphUrl, INSTAGRAM_GRAPH_URL: fake.instagramUrl, PUBLIC_URL } });
   owner = await createWorkspace(app, { plan: 'Pro' });
+  inbox = inboxOf(app, owner.token);
 });
 
 test.after.always(async () => {
@@ -43,10 +46,6 @@ async function createChannel(type: 'whatsapp' | 'instagram', config: Record<stri
   const res = await app.request('POST', '/api/v1/channels/', { token: owner.token, body: { type, config } });
   if (res.status !== 200) throw new Error(`create channel: ${res.status} ${res.text}`);
   return res.body;
-}
-
-async function listedChannel(id: string) {
-  return (await app.request('GET', '/api/v1/channels/', { token: owner.token })).body.find((c: any) => c.id === id);
 }
 
 /** Runs the real worker (every task) until `check` holds, then stops it. */
@@ -64,23 +63,11 @@ const webhook = (type: 'whatsapp' | 'instagram') => `${app.url}/api/v1/webhooks/
 const eventsByKey = (channelId: string, dedupeKey: string) =>
   query(app, 'select id, kind, processed_at from inbound_events where channel_id = $1 and dedupe_key = $2', [channelId, dedupeKey]);
 
-const jobsFor = (eventIds: string[]) =>
-  query(app, `select id from graphile_worker.jobs where task_identifier = 'process_inbound' and key = any($1)`, [eventIds.map((id) => `inbound:${id}`)]);
-
-const countRows = async (sqlText: string) => (await query(app, sqlText))[0].n as number;
-
-async function messagesOf(conversationId: string): Promise<any[]> {
-  const res = await app.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token });
-  if (res.status !== 200) throw new Error(`messages: ${res.status} ${res.text}`);
-  return res.body;
-}
-
 /** The conversations (newest first) of the channel type that hold a message with this text, through the API. */
 async function conversationsWith(type: 'whatsapp' | 'instagram', text: string): Promise<any[]> {
-  const res = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: type, limit: 200 } });
   const found = [];
-  for (const conversation of res.body) {
-    if ((await messagesOf(conversation.id)).some((m) => m.content === text)) found.push(conversation);
+  for (const conversation of await inbox.conversations(type, { limit: 200 })) {
+    if ((await inbox.messagesOf(conversation.id)).some((m) => m.content === text)) found.push(conversation);
   }
   return found;
 }
@@ -105,38 +92,26 @@ async function instagramCustomerWrites(senderId: string, text: string): Promise<
   return untilWorked(async () => (await conversationsWith('instagram', text))[0]?.id, `"${text}" in the inbox`);
 }
 
-async function reply(conversationId: string, content: string): Promise<any> {
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content } });
-  if (res.status !== 200) throw new Error(`reply: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-async function messageById(conversationId: string, id: string) {
-  return (await messagesOf(conversationId)).find((m) => m.id === id);
-}
-
 async function untilDelivery(conversationId: string, messageId: string, status: string) {
   return untilWorked(async () => {
-    const m = await messageById(conversationId, messageId);
+    const m = await inbox.messageById(conversationId, messageId);
     return m?.delivery_status === status ? m : null;
   }, `delivery_status ${status}`);
 }
-
-const deliveryJob = async (messageId: string) => (await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]))[0];
 
 /** The 500-then-200 scenario: the first attempt fails, the retry (brought forward) delivers. */
 async function deliveredAfterRetry(conversationId: string, messageId: string) {
   const worker = await startTestWorker(app);
   try {
     const failed = await waitFor(async () => {
-      const job = await deliveryJob(messageId);
+      const job = await inbox.deliveryJob(messageId);
       return job?.attempts === 1 && job.locked_at === null ? job : null;
     }, 20_000, 'the first attempt failed');
-    const queued = (await messageById(conversationId, messageId)).delivery_status;
+    const queued = (await inbox.messageById(conversationId, messageId)).delivery_status;
     // graphile-worker would wait exp(1) ≈ 2.7 s before the retry: bring the retry forward.
     await query(app, 'update graphile_worker._private_jobs set run_at = now() where key = $1', [`message:${messageId}`]);
     const delivered = await waitFor(async () => {
-      const m = await messageById(conversationId, messageId);
+      const m = await inbox.messageById(conversationId, messageId);
       return m?.delivery_status === 'sent' ? m : null;
     }, 20_000, 'sent after the retry');
     return { failed, queued, delivered };
@@ -160,8 +135,8 @@ test.serial('WhatsApp: the channel is created pending with Meta setup instructio
   const created = await createChannel('whatsapp', { phone_number_id: WA.phoneNumberId, access_token: WA.token, app_secret: WA.appSecret, verify_token: WA.verifyToken });
   waChannelId = created.id;
   t.like(created, { type: 'whatsapp', status: 'pending', config: { _meta_setup_instructions: { callback_url: `${PUBLIC_URL}/api/v1/webhooks/whatsapp`, verify_token: WA.verifyToken } } });
-  await untilWorked(async () => (await listedChannel(waChannelId)).status === 'connected', 'connected');
-  t.like(await listedChannel(waChannelId), { status: 'connected', last_error: null, config: { phone_number_id: WA.phoneNumberId, access_token: WA.token } });
+  await untilWorked(async () => (await inbox.channelOf(waChannelId)).status === 'connected', 'connected');
+  t.like(await inbox.channelOf(waChannelId), { status: 'connected', last_error: null, config: { phone_number_id: WA.phoneNumberId, access_token: WA.token } });
   // Registration read the number with the channel's token.
   const check = fake.requests.find((r) => r.method === 'GET' && r.path === `/graph/v23.0/${WA.phoneNumberId}`)!;
   t.is(check.headers.authorization, `Bearer ${WA.token}`);
@@ -173,10 +148,10 @@ test.serial('WhatsApp: a bad access token or an unknown number: status error wit
   fake.addWhatsAppNumber('300400500600', 'right-token');
   const badToken = await createChannel('whatsapp', { phone_number_id: '300400500600', access_token: 'revoked-token' });
   const unknown = await createChannel('whatsapp', { phone_number_id: '999888777666', access_token: 'any-token' });
-  await untilWorked(async () => (await listedChannel(badToken.id)).status !== 'pending' && (await listedChannel(unknown.id)).status !== 'pending', 'registered');
-  t.like(await listedChannel(badToken.id), { status: 'error', last_error: 'Invalid OAuth access token - Cannot parse access token' });
-  t.like(await listedChannel(unknown.id), { status: 'error' });
-  t.regex((await listedChannel(unknown.id)).last_error, /Object with ID '999888777666' does not exist/);
+  await untilWorked(async () => (await inbox.channelOf(badToken.id)).status !== 'pending' && (await inbox.channelOf(unknown.id)).status !== 'pending', 'registered');
+  t.like(await inbox.channelOf(badToken.id), { status: 'error', last_error: 'Invalid OAuth access token - Cannot parse access token' });
+  t.like(await inbox.channelOf(unknown.id), { status: 'error' });
+  t.regex((await inbox.channelOf(unknown.id)).last_error, /Object with ID '999888777666' does not exist/);
   t.deepEqual(await query(app, 'select id from graphile_worker.jobs where key = any($1)', [[`register:${badToken.id}`, `register:${unknown.id}`]]), [], 'refusals are not retried');
 
   // The token is fixed: the channel registers again and connects.
@@ -186,9 +161,9 @@ test.serial('WhatsApp: a bad access token or an unknown number: status error wit
   const worker = await startTestWorker(app);
   try {
     await waitFor(async () => (await query(app, 'select attempts from graphile_worker.jobs where key = $1 and locked_at is null', [`register:${badToken.id}`]))[0]?.attempts === 1, 20_000, 'first attempt failed');
-    t.is((await listedChannel(badToken.id)).status, 'pending', 'Graph unavailable: still pending, to be retried');
+    t.is((await inbox.channelOf(badToken.id)).status, 'pending', 'Graph unavailable: still pending, to be retried');
     await query(app, 'update graphile_worker._private_jobs set run_at = now() where key = $1', [`register:${badToken.id}`]);
-    await waitFor(async () => (await listedChannel(badToken.id)).status === 'connected', 20_000, 'connected after the retry');
+    await waitFor(async () => (await inbox.channelOf(badToken.id)).status === 'connected', 20_000, 'connected after the retry');
   } finally {
     await worker.stop();
   }
@@ -222,7 +197,7 @@ test.serial('WhatsApp inbound: the 200 comes after the event and its job are sto
   const events = await eventsByKey(waChannelId, 'wamid.FIRST');
   t.is(events.length, 1);
   t.like(events[0], { kind: 'message', processed_at: null });
-  t.is((await jobsFor([events[0].id])).length, 1, 'its process_inbound job was enqueued with it');
+  t.is((await inbox.inboundJobs([events[0].id])).length, 1, 'its process_inbound job was enqueued with it');
 
   const conversationId = await untilWorked(async () => (await conversationsWith('whatsapp', 'Does it come in another color?'))[0]?.id, 'the conversation');
   const customers = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: '+16505551234' } });
@@ -231,7 +206,7 @@ test.serial('WhatsApp inbound: the 200 comes after the event and its job are sto
   const conversation = (await app.request('GET', `/api/v1/conversations/${conversationId}`, { token: owner.token })).body;
   t.like(conversation, { status: 'open', channel_type: 'whatsapp', channel_id: waChannelId, customer_id: customers.body[0].uuid });
   t.deepEqual(conversation.messages.map((m: any) => [m.sender_type, m.content, m.external_id, m.delivery_status]), [['customer', 'Does it come in another color?', 'wamid.FIRST', null]]);
-  t.deepEqual(await jobsFor([events[0].id]), [], 'the job completed');
+  t.deepEqual(await inbox.inboundJobs([events[0].id]), [], 'the job completed');
   const live = app.events.filter((e) => e.payload.conversation_id === conversationId).map((e) => e.name);
   t.deepEqual(live, ['conversation_created', 'message_created', 'conversation_updated'], 'dashboards hear of it');
 });
@@ -246,16 +221,16 @@ test.serial('WhatsApp: the same webhook delivered five times makes exactly one m
   t.deepEqual(answers, [[200, { received: 1 }], ...Array(4).fill([200, { received: 0 }])]);
   const events = await eventsByKey(waChannelId, 'wamid.REPEATED');
   t.is(events.length, 1);
-  t.is((await jobsFor([events[0].id])).length, 1);
+  t.is((await inbox.inboundJobs([events[0].id])).length, 1);
   await untilWorked(async () => (await eventsByKey(waChannelId, 'wamid.REPEATED'))[0].processed_at, 'processed');
   const conversations = await conversationsWith('whatsapp', 'Hello, five times?');
   t.is(conversations.length, 1);
-  t.deepEqual((await messagesOf(conversations[0].id)).map((m) => m.content), ['Hello, five times?']);
+  t.deepEqual((await inbox.messagesOf(conversations[0].id)).map((m) => m.content), ['Hello, five times?']);
 });
 
 test.serial('WhatsApp: a bad or missing signature is 401 and stores nothing; an unknown number is acknowledged and dropped', async (t) => {
-  const eventsBefore = await countRows('select count(*)::int as n from inbound_events');
-  const jobsBefore = await countRows(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`);
+  const eventsBefore = await inbox.countEvents();
+  const jobsBefore = await inbox.countInboundJobs();
   const payload = whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '16505550006', id: 'wamid.FORGED', text: 'forged' });
   for (const secret of ['another-secret', undefined]) {
     const res = await postMetaWebhook(webhook('whatsapp'), payload, secret);
@@ -272,14 +247,14 @@ test.serial('WhatsApp: a bad or missing signature is 401 and stores nothing; an 
   const stranger = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '999000999', from: '1', id: 'wamid.STRANGER', text: 'hi' }), 'whatever');
   t.is(stranger.status, 200);
   t.deepEqual(await stranger.json(), { received: 0 });
-  t.is(await countRows('select count(*)::int as n from inbound_events'), eventsBefore, 'no inbound_events row');
-  t.is(await countRows(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`), jobsBefore, 'no job');
+  t.is(await inbox.countEvents(), eventsBefore, 'no inbound_events row');
+  t.is(await inbox.countInboundJobs(), jobsBefore, 'no job');
 });
 
 test.serial('WhatsApp: an agent reply reaches exactly that wa_id from the channel\'s number with its token; sent with the wamid', async (t) => {
   const conversationId = await whatsappCustomerWrites('16505550010', 'Is the blue one in stock?');
   const before = fake.whatsappSent.length;
-  const message = await reply(conversationId, 'Yes, we have it in blue.');
+  const message = await inbox.reply(conversationId, 'Yes, we have it in blue.');
   t.like(message, { sender_type: 'agent', delivery_status: 'queued', external_id: null });
   const delivered = await untilDelivery(conversationId, message.id, 'sent');
   const sent = fake.whatsappSent.slice(before);
@@ -301,16 +276,16 @@ test.serial('WhatsApp: several messages in one webhook reach the inbox in the or
   t.deepEqual(await res.json(), { received: 5 });
   const conversationId = await untilWorked(async () => {
     const [conversation] = await conversationsWith('whatsapp', 'can you help?');
-    return conversation && (await messagesOf(conversation.id)).length === 5 ? conversation.id : null;
+    return conversation && (await inbox.messagesOf(conversation.id)).length === 5 ? conversation.id : null;
   }, 'all five in the inbox');
-  t.deepEqual((await messagesOf(conversationId)).map((m) => m.content), texts);
+  t.deepEqual((await inbox.messagesOf(conversationId)).map((m) => m.content), texts);
   t.is((await conversationsWith('whatsapp', 'Hi')).filter((c) => c.customer?.name === 'Batch Customer').length, 1, 'one conversation');
 });
 
 test.serial('WhatsApp: Graph answers 500, then 200: delivered once, after a retry', async (t) => {
   const conversationId = await whatsappCustomerWrites('16505550011', 'Anyone?');
   const text = 'Sorry for the wait!';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   fake.failNext(1, { status: 500, code: 1, message: 'An unknown error has occurred.' });
   const { failed, queued, delivered } = await deliveredAfterRetry(conversationId, message.id);
   t.regex(failed.last_error, /An unknown error has occurred/);
@@ -318,26 +293,26 @@ test.serial('WhatsApp: Graph answers 500, then 200: delivered once, after a retr
   const sent = fake.whatsappSent.filter((m) => m.body.text?.body === text);
   t.is(sent.length, 1, 'delivered once');
   t.like(delivered, { external_id: sent[0].id, error: null });
-  t.is(await deliveryJob(message.id), undefined);
+  t.is(await inbox.deliveryJob(message.id), undefined);
 });
 
 test.serial('WhatsApp: Graph answers 401 (expired token): failed with Meta\'s reason, not retried', async (t) => {
   const conversationId = await whatsappCustomerWrites('16505550012', 'Hi there');
   const text = 'This one will not arrive.';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   const reason = 'Error validating access token: Session has expired on Friday, 09-Jan-26 10:00:00 PST.';
   fake.failNext(1, { status: 401, code: 190, subcode: 463, message: reason });
   const failed = await untilDelivery(conversationId, message.id, 'failed');
   t.like(failed, { error: reason, external_id: null });
-  t.is(await deliveryJob(message.id), undefined, 'no job left to retry');
+  t.is(await inbox.deliveryJob(message.id), undefined, 'no job left to retry');
   t.is(fake.whatsappSent.filter((m) => m.body.text?.body === text).length, 0);
 });
 
 test.serial('WhatsApp receipts: sent → delivered → read move forward, a late one never moves back; failed sets the reason', async (t) => {
   const conversationId = await whatsappCustomerWrites('16505550013', 'Track my parcel please');
-  const message = await reply(conversationId, 'It is on its way.');
+  const message = await inbox.reply(conversationId, 'It is on its way.');
   const { external_id: wamid } = await untilDelivery(conversationId, message.id, 'sent');
-  const status = async () => (await messageById(conversationId, message.id)).delivery_status;
+  const status = async () => (await inbox.messageById(conversationId, message.id)).delivery_status;
 
   await receipt(wamid, '16505550013', 'sent');
   t.is(await status(), 'sent');
@@ -349,20 +324,20 @@ test.serial('WhatsApp receipts: sent → delivered → read move forward, a late
   await receipt(wamid, '16505550013', 'read');
   t.is(await status(), 'read');
   await receipt(wamid, '16505550013', 'failed', { code: 131026, title: 'Message undeliverable' });
-  t.like(await messageById(conversationId, message.id), { delivery_status: 'read', error: null }, 'a failure after read changes nothing');
+  t.like(await inbox.messageById(conversationId, message.id), { delivery_status: 'read', error: null }, 'a failure after read changes nothing');
 
   // A message delivered then reported sent late (a `sent` receipt Meta retried) stays delivered.
-  const second = await reply(conversationId, 'Tracking number: 1Z999.');
+  const second = await inbox.reply(conversationId, 'Tracking number: 1Z999.');
   const { external_id: wamid2 } = await untilDelivery(conversationId, second.id, 'sent');
   await receipt(wamid2, '16505550013', 'delivered');
   await receipt(wamid2, '16505550013', 'sent');
-  t.is((await messageById(conversationId, second.id)).delivery_status, 'delivered');
+  t.is((await inbox.messageById(conversationId, second.id)).delivery_status, 'delivered');
 
   // A failure receipt for a sent message: failed with Meta's reason.
-  const third = await reply(conversationId, 'Anything else?');
+  const third = await inbox.reply(conversationId, 'Anything else?');
   const { external_id: wamid3 } = await untilDelivery(conversationId, third.id, 'sent');
   await receipt(wamid3, '16505550013', 'failed', { code: 131026, title: 'Message undeliverable', details: 'Unable to deliver the message to this user.' });
-  t.like(await messageById(conversationId, third.id), { delivery_status: 'failed', error: 'Message undeliverable: Unable to deliver the message to this user.', external_id: wamid3 });
+  t.like(await inbox.messageById(conversationId, third.id), { delivery_status: 'failed', error: 'Message undeliverable: Unable to deliver the message to this user.', external_id: wamid3 });
 });
 
 test.serial('WhatsApp: a customer message on a resolved conversation reopens it; on a closed one it starts a new conversation', async (t) => {
@@ -401,8 +376,8 @@ test.serial('Instagram: the channel is created with a generated verify_token and
   igChannel = { id: created.id, verifyToken: created.config._meta_setup_instructions.verify_token };
   t.like(created.config._meta_setup_instructions, { callback_url: `${PUBLIC_URL}/api/v1/webhooks/instagram` });
   t.truthy(igChannel.verifyToken);
-  await untilWorked(async () => (await listedChannel(igChannel.id)).status === 'connected', 'connected');
-  t.like(await listedChannel(igChannel.id), { status: 'connected', last_error: null });
+  await untilWorked(async () => (await inbox.channelOf(igChannel.id)).status === 'connected', 'connected');
+  t.like(await inbox.channelOf(igChannel.id), { status: 'connected', last_error: null });
   const check = fake.requests.find((r) => r.method === 'GET' && r.path === `/instagram/v23.0/${IG.accountId}`)!;
   t.is(check.headers.authorization, `Bearer ${IG.token}`);
   t.like((await query(app, 'select state from channels where id = $1', [igChannel.id]))[0].state, { username: 'acme.support' });
@@ -420,8 +395,8 @@ test.serial('Instagram: the channel is created with a generated verify_token and
 test.serial('Instagram: a bad access token: status error with Graph\'s reason', async (t) => {
   fake.addInstagramAccount('17841400000000001', 'ig-right-token');
   const created = await createChannel('instagram', { access_token: 'ig-revoked', instagram_business_account_id: '17841400000000001' });
-  await untilWorked(async () => (await listedChannel(created.id)).status !== 'pending', 'registered');
-  t.like(await listedChannel(created.id), { status: 'error', last_error: 'Invalid OAuth access token - Cannot parse access token' });
+  await untilWorked(async () => (await inbox.channelOf(created.id)).status !== 'pending', 'registered');
+  t.like(await inbox.channelOf(created.id), { status: 'error', last_error: 'Invalid OAuth access token - Cannot parse access token' });
 });
 
 test.serial('Instagram inbound: stored with its job before the 200, then in the inbox; five repeats make one message', async (t) => {
@@ -431,7 +406,7 @@ test.serial('Instagram inbound: stored with its job before the 200, then in the 
   t.deepEqual(await first.json(), { received: 1 });
   const events = await eventsByKey(igChannel.id, 'aWdfZAG1faXRlbToxFIRST');
   t.is(events.length, 1, 'the event was stored before the 200');
-  t.is((await jobsFor([events[0].id])).length, 1, 'with its job');
+  t.is((await inbox.inboundJobs([events[0].id])).length, 1, 'with its job');
   // Meta's retries may overlap: four more at once.
   const repeats = await Promise.all(Array.from({ length: 4 }, async () => {
     const res = await postMetaWebhook(webhook('instagram'), payload, IG.appSecret);
@@ -451,21 +426,21 @@ test.serial('Instagram inbound: stored with its job before the 200, then in the 
 });
 
 test.serial('Instagram: a bad or missing signature is 401 and stores nothing', async (t) => {
-  const eventsBefore = await countRows('select count(*)::int as n from inbound_events');
-  const jobsBefore = await countRows(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`);
+  const eventsBefore = await inbox.countEvents();
+  const jobsBefore = await inbox.countInboundJobs();
   const payload = instagramMessagePayload({ accountId: IG.accountId, senderId: '1254459154682919', mid: 'aWdfFORGED', text: 'forged' });
   for (const secret of [WA.appSecret, undefined]) {
     const res = await postMetaWebhook(webhook('instagram'), payload, secret);
     t.is(res.status, 401);
   }
-  t.is(await countRows('select count(*)::int as n from inbound_events'), eventsBefore);
-  t.is(await countRows(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`), jobsBefore);
+  t.is(await inbox.countEvents(), eventsBefore);
+  t.is(await inbox.countInboundJobs(), jobsBefore);
 });
 
 test.serial('Instagram: an agent reply reaches exactly that IGSID from the account with its token; sent with the message id', async (t) => {
   const conversationId = await instagramCustomerWrites('5550000001', 'What sizes do you have?');
   const before = fake.instagramSent.length;
-  const message = await reply(conversationId, 'From XS to XXL.');
+  const message = await inbox.reply(conversationId, 'From XS to XXL.');
   const delivered = await untilDelivery(conversationId, message.id, 'sent');
   const sent = fake.instagramSent.slice(before);
   t.is(sent.length, 1);
@@ -479,7 +454,7 @@ test.serial('Instagram: an agent reply reaches exactly that IGSID from the accou
 test.serial('Instagram: Graph answers 503, then 200: delivered once, after a retry', async (t) => {
   const conversationId = await instagramCustomerWrites('5550000002', 'Hello?');
   const text = 'Here now, sorry!';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   fake.failNext(1, { status: 503, code: 2, message: 'Service temporarily unavailable' });
   const { failed, queued, delivered } = await deliveredAfterRetry(conversationId, message.id);
   t.regex(failed.last_error, /Service temporarily unavailable/);
@@ -492,11 +467,11 @@ test.serial('Instagram: Graph answers 503, then 200: delivered once, after a ret
 test.serial('Instagram: Graph answers 401: failed with Meta\'s reason, not retried', async (t) => {
   const conversationId = await instagramCustomerWrites('5550000003', 'Hi');
   const text = 'Lost in transit.';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   fake.failNext(1, { status: 401, code: 190, message: 'Error validating access token: The user has not authorized application 1234.' });
   const failed = await untilDelivery(conversationId, message.id, 'failed');
   t.like(failed, { error: 'Error validating access token: The user has not authorized application 1234.', external_id: null });
-  t.is(await deliveryJob(message.id), undefined);
+  t.is(await inbox.deliveryJob(message.id), undefined);
   t.is(fake.instagramSent.filter((m) => m.message.text === text).length, 0);
 });
 
@@ -508,5 +483,5 @@ test.serial('Instagram: a resolved conversation reopens; a closed one gives way 
   await app.request('PUT', `/api/v1/conversations/${first}/close`, { token: owner.token });
   const fresh = await instagramCustomerWrites('5550000004', 'Third DM');
   t.not(fresh, first);
-  t.deepEqual((await messagesOf(fresh)).map((m) => m.content), ['Third DM']);
+  t.deepEqual((await inbox.messagesOf(fresh)).map((m) => m.content), ['Third DM']);
 });

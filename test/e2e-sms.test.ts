@@ -8,6 +8,7 @@ import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { signTwilioWebhook, startFakeTwilio, twilioError, type FakeTwilio } from './fakes/twilio.ts';
 
@@ -20,6 +21,7 @@ const PUBLIC_URL = 'https://parley.example';
 let app: TestApp;
 let fake: FakeTwilio;
 let owner: Workspace;
+let inbox: Inbox;
 let channelId: string;
 let worker: Runner | null = null;
 
@@ -27,6 +29,7 @@ test.before(async () => {
   fake = await startFakeTwilio({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, numbers: [FROM_NUMBER] });
   app = await startTestApp({ env: { TWILIO_API_URL: fake.url, PUBLIC_URL } });
   owner = await createWorkspace(app, { plan: 'Mini' });
+  inbox = inboxOf(app, owner.token);
 });
 
 test.afterEach.always(async () => {
@@ -68,54 +71,17 @@ function statusForm(sid: string, to: string, status: string, extra: Record<strin
   return { SmsSid: sid, SmsStatus: status, MessageStatus: status, To: to, MessageSid: sid, AccountSid: ACCOUNT_SID, From: FROM_NUMBER, ApiVersion: '2010-04-01', ...extra };
 }
 
-const channelOf = async (id: string) => {
-  const res = await app.request('GET', '/api/v1/channels', { token: owner.token });
-  return (res.body as any[]).find((c) => c.id === id);
-};
-
-const countEvents = async () => (await query(app, 'select count(*)::int as n from inbound_events where channel_id = $1', [channelId]))[0].n as number;
-const countInboundJobs = async () => (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number;
-
-/** The customer (through the API) with this phone number, once the worker has created it. */
-async function customerByPhone(phone: string) {
-  return waitFor(async () => {
-    const res = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: phone } });
-    return (res.body as any[]).find((c) => c.phone === phone);
-  }, 20_000, `customer ${phone}`);
-}
-
-async function conversationOf(customerUuid: string) {
-  const res = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'sms' } });
-  return (res.body as any[]).filter((c) => c.customer_id === customerUuid);
-}
-
-const messagesOf = async (conversationId: string) =>
-  (await app.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token })).body as any[];
-
 /** A customer writes in and the worker turns it into a conversation; returns its id. */
 async function customerWrites(phone: string, text: string): Promise<string> {
   const res = await postTwilio(inboundForm(phone, text));
   if (res.status !== 200) throw new Error(`webhook: ${res.status} ${res.text}`);
   await runWorker();
-  const customer = await customerByPhone(phone);
+  const customer = await inbox.customerBy('phone', phone);
   const [conversation] = await waitFor(async () => {
-    const list = await conversationOf(customer.uuid);
+    const list = await inbox.conversationsOf('sms', customer.uuid);
     return list.length ? list : null;
   }, 20_000, 'conversation');
   return conversation.id;
-}
-
-async function reply(conversationId: string, content: string) {
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content } });
-  if (res.status !== 200) throw new Error(`reply: ${res.status} ${res.text}`);
-  return res.body as { id: string; delivery_status: string };
-}
-
-async function messageSettled(conversationId: string, messageId: string, statuses: string[]) {
-  return waitFor(async () => {
-    const message = (await messagesOf(conversationId)).find((m) => m.id === messageId);
-    return message && statuses.includes(message.delivery_status) ? message : null;
-  }, 30_000, `message ${statuses.join('/')}`);
 }
 
 test.serial('register: the channel connects and the number\'s incoming SMS URL points at its webhook', async (t) => {
@@ -128,10 +94,7 @@ test.serial('register: the channel connects and the number\'s incoming SMS URL p
   channelId = res.body.id;
 
   await runWorker();
-  const channel = await waitFor(async () => {
-    const c = await channelOf(channelId);
-    return c.status !== 'pending' ? c : null;
-  }, 20_000, 'registration');
+  const channel = await inbox.registered(channelId);
   t.is(channel.status, 'connected');
   t.is(channel.last_error, null);
   t.is(fake.numbers[0].smsUrl, `${PUBLIC_URL}/api/v1/webhooks/sms/${channelId}`);
@@ -145,10 +108,7 @@ test.serial('register: a wrong auth token leaves the channel in error with Twili
   });
   t.is(res.status, 200, res.text);
   await runWorker();
-  const channel = await waitFor(async () => {
-    const c = await channelOf(res.body.id);
-    return c.status !== 'pending' ? c : null;
-  }, 20_000, 'registration');
+  const channel = await inbox.registered(res.body.id);
   t.is(channel.status, 'error');
   t.is(channel.last_error, 'Authenticate (Twilio error 20003)');
   t.is(fake.numbers[0].smsUrl, `${PUBLIC_URL}/api/v1/webhooks/sms/${channelId}`, 'the working channel keeps the number');
@@ -171,49 +131,49 @@ test.serial('inbound: a signed SMS is stored with its job before the 200 (TwiML)
   t.is(jobs.length, 1);
 
   await runWorker();
-  const customer = await customerByPhone(phone);
+  const customer = await inbox.customerBy('phone', phone);
   t.like(customer, { phone, email: null });
-  const conversations = await conversationOf(customer.uuid);
+  const conversations = await inbox.conversationsOf('sms', customer.uuid);
   t.is(conversations.length, 1);
   t.like(conversations[0], { status: 'open', channel_type: 'sms', channel_id: channelId });
-  const messages = await messagesOf(conversations[0].id);
+  const messages = await inbox.messagesOf(conversations[0].id);
   t.is(messages.length, 1);
   t.like(messages[0], { sender_type: 'customer', content: "Hi, my order #1042 hasn't arrived yet.", external_id: form.MessageSid, delivery_status: null });
 
   // A second SMS from the same phone joins the same conversation.
   await postTwilio(inboundForm(phone, 'Order placed on Monday.'));
-  await waitFor(async () => (await messagesOf(conversations[0].id)).length === 2, 20_000, 'second message');
-  t.is((await conversationOf(customer.uuid)).length, 1);
+  await waitFor(async () => (await inbox.messagesOf(conversations[0].id)).length === 2, 20_000, 'second message');
+  t.is((await inbox.conversationsOf('sms', customer.uuid)).length, 1);
 });
 
 test.serial('inbound: the same webhook five times makes one message', async (t) => {
   const phone = '+15557650002';
   const form = inboundForm(phone, 'Is anyone there?');
-  const before = await countEvents();
+  const before = await inbox.countEvents(channelId);
   const answers = await Promise.all(Array.from({ length: 5 }, () => postTwilio(form)));
   t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
-  t.is(await countEvents(), before + 1, 'one inbound event stored');
+  t.is(await inbox.countEvents(channelId), before + 1, 'one inbound event stored');
 
   await runWorker();
-  const customer = await customerByPhone(phone);
+  const customer = await inbox.customerBy('phone', phone);
   const [conversation] = await waitFor(async () => {
-    const list = await conversationOf(customer.uuid);
+    const list = await inbox.conversationsOf('sms', customer.uuid);
     return list.length ? list : null;
   });
-  await waitFor(async () => (await countInboundJobs()) === 0, 20_000, 'inbound jobs done');
+  await waitFor(async () => (await inbox.countInboundJobs()) === 0, 20_000, 'inbound jobs done');
   // Twilio retries after the event was processed, too.
   for (let i = 0; i < 5; i++) t.is((await postTwilio(form)).status, 200);
-  await waitFor(async () => (await countInboundJobs()) === 0, 20_000, 'inbound jobs done');
-  const messages = await messagesOf(conversation.id);
+  await waitFor(async () => (await inbox.countInboundJobs()) === 0, 20_000, 'inbound jobs done');
+  const messages = await inbox.messagesOf(conversation.id);
   t.is(messages.length, 1);
   t.is(messages[0].content, 'Is anyone there?');
-  t.is((await conversationOf(customer.uuid)).length, 1);
+  t.is((await inbox.conversationsOf('sms', customer.uuid)).length, 1);
 });
 
 test.serial('inbound: a bad signature is 401 and stores nothing', async (t) => {
   const form = inboundForm('+15557650003', 'Refund me $5000');
-  const events = await countEvents();
-  const jobs = await countInboundJobs();
+  const events = await inbox.countEvents(channelId);
+  const jobs = await inbox.countInboundJobs();
   const cases: [string, string | null][] = [
     ['another auth token', signTwilioWebhook('another-token', PUBLIC_URL + webhookPath(), form)],
     ['no signature', null],
@@ -226,17 +186,17 @@ test.serial('inbound: a bad signature is 401 and stores nothing', async (t) => {
     t.is(res.status, 401, name);
     t.deepEqual(res.body, { detail: 'Invalid webhook signature' }, name);
   }
-  t.is(await countEvents(), events);
-  t.is(await countInboundJobs(), jobs);
+  t.is(await inbox.countEvents(channelId), events);
+  t.is(await inbox.countInboundJobs(), jobs);
 });
 
 test.serial('reply: Twilio receives exactly the text for the customer\'s phone from the channel\'s number; sent with its SID', async (t) => {
   const phone = '+15557650004';
   const conversationId = await customerWrites(phone, 'Where is my parcel?');
   const before = fake.messages.length;
-  const sent = await reply(conversationId, 'It ships today, tracking follows.');
+  const sent = await inbox.reply(conversationId, 'It ships today, tracking follows.');
   t.is(sent.delivery_status, 'queued');
-  const message = await messageSettled(conversationId, sent.id, ['sent', 'failed']);
+  const message = await inbox.messageSettled(conversationId, sent.id, ['sent', 'failed']);
   t.is(message.delivery_status, 'sent');
   t.is(message.error, null);
 
@@ -249,20 +209,20 @@ test.serial('reply: Twilio receives exactly the text for the customer\'s phone f
 test.serial('status callbacks: delivered, then a late sent, keeps delivered; undelivered fails with Twilio\'s error', async (t) => {
   const phone = '+15557650005';
   const conversationId = await customerWrites(phone, 'Can you text me the code?');
-  const first = await messageSettled(conversationId, (await reply(conversationId, 'Your code is 4242.')).id, ['sent']);
+  const first = await inbox.messageSettled(conversationId, (await inbox.reply(conversationId, 'Your code is 4242.')).id, ['sent']);
 
   t.is((await postTwilio(statusForm(first.external_id, phone, 'delivered'))).status, 200);
-  await messageSettled(conversationId, first.id, ['delivered']);
+  await inbox.messageSettled(conversationId, first.id, ['delivered']);
   t.is((await postTwilio(statusForm(first.external_id, phone, 'sent'))).status, 200);
-  await waitFor(async () => (await countInboundJobs()) === 0, 20_000, 'receipts processed');
+  await waitFor(async () => (await inbox.countInboundJobs()) === 0, 20_000, 'receipts processed');
   const [row] = await query(app, 'select processed_at from inbound_events where channel_id = $1 and dedupe_key = $2', [channelId, `receipt:${first.external_id}:sent`]);
   t.truthy(row.processed_at, 'the late receipt was processed');
-  t.like((await messagesOf(conversationId)).find((m) => m.id === first.id), { delivery_status: 'delivered', error: null });
+  t.like((await inbox.messagesOf(conversationId)).find((m) => m.id === first.id), { delivery_status: 'delivered', error: null });
 
-  const second = await messageSettled(conversationId, (await reply(conversationId, 'Did it arrive?')).id, ['sent']);
+  const second = await inbox.messageSettled(conversationId, (await inbox.reply(conversationId, 'Did it arrive?')).id, ['sent']);
   const undelivered = statusForm(second.external_id, phone, 'undelivered', { ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });
   t.is((await postTwilio(undelivered)).status, 200);
-  const failed = await messageSettled(conversationId, second.id, ['failed']);
+  const failed = await inbox.messageSettled(conversationId, second.id, ['failed']);
   t.is(failed.error, 'Unreachable destination handset (Twilio error 30003)');
 });
 
@@ -272,8 +232,8 @@ test.serial('delivery: Twilio 500 then 200 delivers once, after a retry', async 
   const before = fake.messages.length;
   const attemptsBefore = fake.requests.filter((r) => r.path.endsWith('/Messages.json')).length;
   fake.failNext(1, 500, twilioError(500, 20500, 'Internal Server Error'));
-  const sent = await reply(conversationId, 'Sorry, we are here.');
-  const message = await messageSettled(conversationId, sent.id, ['sent', 'failed']);
+  const sent = await inbox.reply(conversationId, 'Sorry, we are here.');
+  const message = await inbox.messageSettled(conversationId, sent.id, ['sent', 'failed']);
   t.is(message.delivery_status, 'sent');
   t.is(message.error, null);
   t.is(fake.requests.filter((r) => r.path.endsWith('/Messages.json')).length - attemptsBefore, 2, 'one failed attempt, one retry');
@@ -289,8 +249,8 @@ test.serial('delivery: Twilio 401 fails the message with the reason, without ret
   const attemptsBefore = fake.requests.filter((r) => r.path.endsWith('/Messages.json')).length;
   const before = fake.messages.length;
   fake.failNext(1, 401, twilioError(401, 20003, 'Authenticate'));
-  const sent = await reply(conversationId, 'Hello from support');
-  const message = await messageSettled(conversationId, sent.id, ['sent', 'failed']);
+  const sent = await inbox.reply(conversationId, 'Hello from support');
+  const message = await inbox.messageSettled(conversationId, sent.id, ['sent', 'failed']);
   t.is(message.delivery_status, 'failed');
   t.is(message.error, 'Authenticate (Twilio error 20003)');
   t.is(message.external_id, null);

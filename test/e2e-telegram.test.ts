@@ -11,6 +11,7 @@ import test from 'ava';
 import { addJob } from '../core/jobs.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { postTelegramWebhook, startFakeTelegram, telegramTextUpdate, type FakeTelegram } from './fakes/telegram.ts';
 
@@ -19,6 +20,7 @@ const PUBLIC_URL = 'https://parley.example';
 let fake: FakeTelegram;
 let app: TestApp;
 let owner: Workspace;
+let inbox: Inbox;
 /** The channel most tests share: registered in webhook mode. */
 let shared: { id: string; token: string; secret: string; webhookPath: string };
 
@@ -26,6 +28,7 @@ test.before(async () => {
   fake = await startFakeTelegram();
   app = await startTestApp({ env: { TELEGRAM_API_URL: fake.url, PUBLIC_URL } });
   owner = await createWorkspace(app, { plan: 'Pro' });
+  inbox = inboxOf(app, owner.token);
   const token = fake.addBot({ username: 'acme_support_bot' });
   const id = await createTelegramChannel(app, owner, token);
   await untilWorked(app, async () => (await channelRow(app, id)).status === 'connected', 'the shared channel connected');
@@ -67,20 +70,9 @@ async function inboundEvents(target: TestApp, channelId: string) {
   return query(target, 'select id, kind, dedupe_key, processed_at from inbound_events where channel_id = $1 order by received_at', [channelId]);
 }
 
-async function inboundJobs(target: TestApp, eventIds: string[]) {
-  return query(target, `select id, key, task_identifier from graphile_worker.jobs where task_identifier = 'process_inbound' and key = any($1)`, [eventIds.map((id) => `inbound:${id}`)]);
-}
-
-/** The conversations of a customer (found by name through the API), newest first. */
-async function conversationsOf(target: TestApp, workspace: Workspace, customerName: string) {
-  const res = await target.request('GET', '/api/v1/conversations/', { token: workspace.token, query: { channel_type: 'telegram', limit: 200 } });
-  return (res.body as any[]).filter((c) => c.customer?.name === customerName);
-}
-
-async function messagesOf(target: TestApp, workspace: Workspace, conversationId: string): Promise<any[]> {
-  const res = await target.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: workspace.token });
-  if (res.status !== 200) throw new Error(`messages: ${res.status} ${res.text}`);
-  return res.body;
+/** The Telegram conversations of a customer (found by name through the API), newest first. */
+async function conversationsNamed(of: Inbox, customerName: string) {
+  return (await of.conversations('telegram', { limit: 200 })).filter((c) => c.customer?.name === customerName);
 }
 
 let updateId = 9000;
@@ -98,25 +90,13 @@ async function customerWrites(options: { chatId: number; text: string; firstName
   const body = (await res.json()) as { received?: number };
   if (res.status !== 200 || body.received !== 1) throw new Error(`webhook: ${res.status} ${JSON.stringify(body)}`);
   return untilWorked(app, async () => {
-    for (const conversation of await conversationsOf(app, owner, options.firstName)) {
-      const messages = await messagesOf(app, owner, conversation.id);
+    for (const conversation of await conversationsNamed(inbox, options.firstName)) {
+      const messages = await inbox.messagesOf(conversation.id);
       if (messages.some((m) => m.content === options.text)) return conversation.id as string;
     }
     return null;
   }, `"${options.text}" in the inbox`);
 }
-
-async function reply(conversationId: string, content: string): Promise<any> {
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content } });
-  if (res.status !== 200) throw new Error(`reply: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-async function messageById(conversationId: string, id: string) {
-  return (await messagesOf(app, owner, conversationId)).find((m) => m.id === id);
-}
-
-const deliveryJob = async (messageId: string) => (await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]))[0];
 
 const sendMessageCalls = (token: string, text: string) => fake.requests.filter((r) => r.token === token && r.apiMethod === 'sendMessage' && r.json?.text === text);
 
@@ -125,7 +105,7 @@ const sendMessageCalls = (token: string, text: string) => fake.requests.filter((
 test.serial('webhook mode: the worker sets the channel\'s webhook URL and secret with Telegram; status connected', async (t) => {
   const token = fake.addBot({ username: 'registration_bot' });
   const id = await createTelegramChannel(app, owner, token);
-  const listed = async () => (await app.request('GET', '/api/v1/channels/', { token: owner.token })).body.find((c: any) => c.id === id);
+  const listed = () => inbox.channelOf(id);
   t.like(await listed(), { status: 'pending', last_error: null });
 
   await untilWorked(app, async () => (await channelRow(app, id)).status === 'connected', 'connected');
@@ -162,20 +142,20 @@ test.serial('inbound: the 200 comes after the event and its job are stored; the 
   const events = (await inboundEvents(app, shared.id)).filter((e) => e.dedupe_key === '424242:1');
   t.is(events.length, 1);
   t.like(events[0], { kind: 'message', processed_at: null });
-  const jobs = await inboundJobs(app, [events[0].id]);
+  const jobs = await inbox.inboundJobs([events[0].id]);
   t.is(jobs.length, 1, 'its process_inbound job was enqueued with it');
 
-  const conversationId = await untilWorked(app, async () => (await conversationsOf(app, owner, 'Ada Lovelace'))[0]?.id, 'the conversation');
+  const conversationId = await untilWorked(app, async () => (await conversationsNamed(inbox, 'Ada Lovelace'))[0]?.id, 'the conversation');
   const customers = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: 'Ada Lovelace' } });
   t.is(customers.status, 200);
   t.is(customers.body.length, 1);
-  const [conversation] = await conversationsOf(app, owner, 'Ada Lovelace');
+  const [conversation] = await conversationsNamed(inbox, 'Ada Lovelace');
   t.like(conversation, { status: 'open', channel_type: 'telegram', channel_id: shared.id, customer_id: customers.body[0].uuid });
-  const messages = await messagesOf(app, owner, conversationId);
+  const messages = await inbox.messagesOf(conversationId);
   t.is(messages.length, 1);
   t.like(messages[0], { sender_type: 'customer', sender_id: null, content: 'Hi, where is my order #1042?', delivery_status: null, external_id: '424242:1' });
   t.is((await inboundEvents(app, shared.id)).find((e) => e.id === events[0].id)!.processed_at !== null, true);
-  t.deepEqual(await inboundJobs(app, [events[0].id]), [], 'the job completed');
+  t.deepEqual(await inbox.inboundJobs([events[0].id]), [], 'the job completed');
   const live = app.events.filter((e) => e.payload.conversation_id === conversationId).map((e) => e.name);
   t.deepEqual(live, ['conversation_created', 'message_created', 'conversation_updated'], 'dashboards hear of it');
 });
@@ -190,12 +170,12 @@ test.serial('the same update delivered five times makes exactly one message', as
   t.deepEqual(answers, [[200, { received: 1 }], ...Array(4).fill([200, { received: 0 }])]);
   const events = (await inboundEvents(app, shared.id)).filter((e) => e.dedupe_key === '515151:7');
   t.is(events.length, 1);
-  t.is((await inboundJobs(app, [events[0].id])).length, 1);
+  t.is((await inbox.inboundJobs([events[0].id])).length, 1);
 
-  const conversationId = await untilWorked(app, async () => (await conversationsOf(app, owner, 'Grace'))[0]?.id, 'the conversation');
-  const messages = await messagesOf(app, owner, conversationId);
+  const conversationId = await untilWorked(app, async () => (await conversationsNamed(inbox, 'Grace'))[0]?.id, 'the conversation');
+  const messages = await inbox.messagesOf(conversationId);
   t.deepEqual(messages.map((m) => m.content), ['Is anybody there?']);
-  t.is((await conversationsOf(app, owner, 'Grace')).length, 1);
+  t.is((await conversationsNamed(inbox, 'Grace')).length, 1);
 });
 
 test.serial('a wrong or missing secret is 401 and stores nothing; an unknown channel is 404', async (t) => {
@@ -219,11 +199,11 @@ test.serial('a wrong or missing secret is 401 and stores nothing; an unknown cha
 test.serial('an agent reply reaches exactly that chat with the bot\'s token; sent with Telegram\'s message id', async (t) => {
   const conversationId = await customerWrites({ chatId: 700001, text: 'Can I change my address?', firstName: 'Katherine' });
   const sentBefore = fake.sent.length;
-  const message = await reply(conversationId, 'Yes: tell me the new one.');
+  const message = await inbox.reply(conversationId, 'Yes: tell me the new one.');
   t.like(message, { sender_type: 'agent', sender_id: owner.userId, delivery_status: 'queued', external_id: null });
 
   const delivered = await untilWorked(app, async () => {
-    const m = await messageById(conversationId, message.id);
+    const m = await inbox.messageById(conversationId, message.id);
     return m?.delivery_status === 'sent' ? m : null;
   }, 'sent');
   const sent = fake.sent.slice(sentBefore);
@@ -235,21 +215,21 @@ test.serial('an agent reply reaches exactly that chat with the bot\'s token; sen
 test.serial('Telegram answers 500, then 200: delivered once, after a retry', async (t) => {
   const conversationId = await customerWrites({ chatId: 700002, text: 'Hello?', firstName: 'Hedy' });
   const text = 'Sorry, we are looking into it.';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   fake.failNext(1, { status: 500 });
 
   const worker = await startTestWorker(app);
   try {
     const failed = await waitFor(async () => {
-      const job = await deliveryJob(message.id);
+      const job = await inbox.deliveryJob(message.id);
       return job?.attempts === 1 && job.locked_at === null ? job : null;
     }, 20_000, 'the first attempt failed');
     t.truthy(failed.last_error);
-    t.is((await messageById(conversationId, message.id)).delivery_status, 'queued', 'a transient failure leaves it queued');
+    t.is((await inbox.messageById(conversationId, message.id)).delivery_status, 'queued', 'a transient failure leaves it queued');
     // graphile-worker would wait exp(1) ≈ 2.7 s before the retry: bring the retry forward.
     await query(app, 'update graphile_worker._private_jobs set run_at = now() where key = $1', [`message:${message.id}`]);
     const delivered = await waitFor(async () => {
-      const m = await messageById(conversationId, message.id);
+      const m = await inbox.messageById(conversationId, message.id);
       return m?.delivery_status === 'sent' ? m : null;
     }, 20_000, 'sent after the retry');
     t.regex(delivered.external_id, /^700002:\d+$/);
@@ -258,13 +238,13 @@ test.serial('Telegram answers 500, then 200: delivered once, after a retry', asy
     await worker.stop();
   }
   t.is(sendMessageCalls(shared.token, text).length, 1, 'one message reached the chat');
-  t.is(await deliveryJob(message.id), undefined);
+  t.is(await inbox.deliveryJob(message.id), undefined);
 });
 
 test.serial('Telegram answers 429 with retry_after: delivered once, no sooner than Telegram asked', async (t) => {
   const conversationId = await customerWrites({ chatId: 700006, text: 'Flood?', firstName: 'Mary' });
   const text = 'Slowly but surely.';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   fake.failNext(1, { status: 429, retryAfter: 1 });
   const worker = await startTestWorker(app);
   try {
@@ -273,9 +253,9 @@ test.serial('Telegram answers 429 with retry_after: delivered once, no sooner th
       return job?.later ? job : null;
     }, 20_000, 'rescheduled to Telegram\'s time');
     t.is(rescheduled.attempts, 0, 'a fresh job, not a failed attempt');
-    t.is((await messageById(conversationId, message.id)).delivery_status, 'queued');
+    t.is((await inbox.messageById(conversationId, message.id)).delivery_status, 'queued');
     const delivered = await waitFor(async () => {
-      const m = await messageById(conversationId, message.id);
+      const m = await inbox.messageById(conversationId, message.id);
       return m?.delivery_status === 'sent' ? m : null;
     }, 20_000, 'sent');
     t.regex(delivered.external_id, /^700006:\d+$/);
@@ -288,14 +268,14 @@ test.serial('Telegram answers 429 with retry_after: delivered once, no sooner th
 test.serial('Telegram answers 401: failed with Telegram\'s reason, not retried', async (t) => {
   const conversationId = await customerWrites({ chatId: 700003, text: 'Hi', firstName: 'Barbara' });
   const text = 'This will not arrive.';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   fake.failNext(1, { status: 401 });
   const failed = await untilWorked(app, async () => {
-    const m = await messageById(conversationId, message.id);
+    const m = await inbox.messageById(conversationId, message.id);
     return m?.delivery_status === 'failed' ? m : null;
   }, 'failed');
   t.like(failed, { delivery_status: 'failed', error: 'Unauthorized', external_id: null });
-  t.is(await deliveryJob(message.id), undefined, 'no job left to retry');
+  t.is(await inbox.deliveryJob(message.id), undefined, 'no job left to retry');
   t.is(sendMessageCalls(shared.token, text).length, 0);
 });
 
@@ -303,10 +283,10 @@ test.serial('a reply whose Telegram id another message of the channel already ho
   // The customer's message 1 and the fake's numbering of the bot's first reply (also 1) give the same `chat:id`.
   const conversationId = await customerWrites({ chatId: 700005, messageId: 1, text: 'Numbered one', firstName: 'Annie' });
   const text = 'Our reply, also numbered one.';
-  const message = await reply(conversationId, text);
+  const message = await inbox.reply(conversationId, text);
   const done = await untilWorked(app, async () => {
-    const m = await messageById(conversationId, message.id);
-    return m?.delivery_status === 'sent' && !(await deliveryJob(message.id)) ? m : null;
+    const m = await inbox.messageById(conversationId, message.id);
+    return m?.delivery_status === 'sent' && !(await inbox.deliveryJob(message.id)) ? m : null;
   }, 'sent');
   t.like(done, { delivery_status: 'sent', external_id: null, error: null });
   t.is(sendMessageCalls(shared.token, text).length, 1);
@@ -329,10 +309,10 @@ test.serial('a customer message on a resolved conversation reopens it; on a clos
   t.is(closed.status, 200);
   const fresh = await customerWrites({ chatId: 700004, text: 'Back again', firstName: 'Radia' });
   t.not(fresh, first, 'a new conversation');
-  const conversations = await conversationsOf(app, owner, 'Radia');
+  const conversations = await conversationsNamed(inbox, 'Radia');
   t.deepEqual(conversations.map((c) => [c.id, c.status]), [[fresh, 'open'], [first, 'closed']]);
   t.is(conversations[0].customer.uuid, conversations[1].customer.uuid, 'the same customer');
-  t.deepEqual((await messagesOf(app, owner, fresh)).map((m) => m.content), ['Back again']);
+  t.deepEqual((await inbox.messagesOf(fresh)).map((m) => m.content), ['Back again']);
 });
 
 // Polling
@@ -342,6 +322,7 @@ test.serial('polling mode (http PUBLIC_URL): registration removes the webhook; p
   t.teardown(() => local.close());
   t.regex(local.deps.config.publicUrl, /^http:\/\//);
   const localOwner = await createWorkspace(local, { plan: 'Mini' });
+  const localInbox = inboxOf(local, localOwner.token);
   const token = fake.addBot();
   const id = await createTelegramChannel(local, localOwner, token);
   await untilWorked(local, async () => (await channelRow(local, id)).status === 'connected', 'connected');
@@ -361,10 +342,10 @@ test.serial('polling mode (http PUBLIC_URL): registration removes the webhook; p
     }, 'the poll processed');
   };
   await poll();
-  const conversations = await conversationsOf(local, localOwner, 'Lin');
+  const conversations = await conversationsNamed(localInbox, 'Lin');
   t.is(conversations.length, 1);
   t.like(conversations[0], { channel_id: id, status: 'open' });
-  const contents = async () => (await messagesOf(local, localOwner, conversations[0].id)).map((m) => [m.sender_type, m.content]);
+  const contents = async () => (await localInbox.messagesOf(conversations[0].id)).map((m) => [m.sender_type, m.content]);
   t.deepEqual(await contents(), [['customer', 'Polled hello'], ['customer', 'Polled again']]);
 
   // The next poll asks past what it already stored: nothing new, nothing twice.

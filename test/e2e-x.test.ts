@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto';
 import type { Runner } from 'graphile-worker';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
 
@@ -18,6 +19,7 @@ const account = { id: '1000000000000000077', name: 'Acme Support', username: 'ac
 let app: TestApp;
 let fake: FakeX;
 let owner: Workspace;
+let inbox: Inbox;
 let channelId: string;
 let worker: Runner | null = null;
 
@@ -25,6 +27,7 @@ test.before(async () => {
   fake = await startFakeX({ credentials, user: account });
   app = await startTestApp({ env: { X_API_URL: fake.url } });
   owner = await createWorkspace(app, { plan: 'Mini' });
+  inbox = inboxOf(app, owner.token);
 });
 
 test.afterEach.always(async () => {
@@ -71,59 +74,16 @@ async function postX(payload: unknown, signature?: string | null, path = '/api/v
   });
 }
 
-const channelOf = async (id: string) => {
-  const res = await app.request('GET', '/api/v1/channels', { token: owner.token });
-  return (res.body as any[]).find((c) => c.id === id);
-};
-
-async function registered(id: string) {
-  return waitFor(async () => {
-    const c = await channelOf(id);
-    return c.status !== 'pending' ? c : null;
-  }, 20_000, 'registration');
-}
-
-const countEvents = async () => (await query(app, 'select count(*)::int as n from inbound_events'))[0].n as number;
-const countInboundJobs = async () => (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number;
-
-async function customerNamed(name: string) {
-  return waitFor(async () => {
-    const res = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: name } });
-    return (res.body as any[]).find((c) => c.name === name);
-  }, 20_000, `customer ${name}`);
-}
-
-async function conversationsOf(customerUuid: string) {
-  const res = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'x' } });
-  return (res.body as any[]).filter((c) => c.customer_id === customerUuid);
-}
-
-const messagesOf = async (conversationId: string) =>
-  (await app.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token })).body as any[];
-
 async function customerWrites(sender: { id: string; name: string }, text: string): Promise<string> {
   const res = await postX(dmActivity(sender, text));
   if (res.status !== 200) throw new Error(`webhook: ${res.status} ${res.text}`);
   await runWorker();
-  const customer = await customerNamed(sender.name);
+  const customer = await inbox.customerBy('name', sender.name);
   const [conversation] = await waitFor(async () => {
-    const list = await conversationsOf(customer.uuid);
+    const list = await inbox.conversationsOf('x', customer.uuid);
     return list.length ? list : null;
   }, 20_000, 'conversation');
   return conversation.id;
-}
-
-async function reply(conversationId: string, content: string) {
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content } });
-  if (res.status !== 200) throw new Error(`reply: ${res.status} ${res.text}`);
-  return res.body as { id: string; delivery_status: string };
-}
-
-async function messageSettled(conversationId: string, messageId: string) {
-  return waitFor(async () => {
-    const message = (await messagesOf(conversationId)).find((m) => m.id === messageId);
-    return message && ['sent', 'failed'].includes(message.delivery_status) ? message : null;
-  }, 30_000, 'delivery');
 }
 
 const dmRequests = () => fake.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/2/dm_conversations/')).length;
@@ -134,7 +94,7 @@ test.serial('register: connected; the account\'s user id becomes the routing key
   t.is(res.body.status, 'pending');
   channelId = res.body.id;
   await runWorker();
-  const channel = await registered(channelId);
+  const channel = await inbox.registered(channelId);
   t.like(channel, { status: 'connected', last_error: null });
   const [row] = await query(app, 'select routing_key, state from channels where id = $1', [channelId]);
   t.is(row.routing_key, account.id);
@@ -164,12 +124,12 @@ test.serial('inbound: a signed DM is stored with its job before the 200, then be
   t.is((await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound' and key = $1`, [`inbound:${event.id}`])).length, 1);
 
   await runWorker();
-  const customer = await customerNamed(sender.name);
+  const customer = await inbox.customerBy('name', sender.name);
   t.like(customer, { email: null, phone: null });
-  const conversations = await conversationsOf(customer.uuid);
+  const conversations = await inbox.conversationsOf('x', customer.uuid);
   t.is(conversations.length, 1);
   t.like(conversations[0], { status: 'open', channel_type: 'x', channel_id: channelId });
-  const messages = await messagesOf(conversations[0].id);
+  const messages = await inbox.messagesOf(conversations[0].id);
   t.is(messages.length, 1);
   t.like(messages[0], { sender_type: 'customer', content: 'Hey, I was double charged 😕', external_id: eventId, delivery_status: null });
 });
@@ -177,31 +137,31 @@ test.serial('inbound: a signed DM is stored with its job before the 200, then be
 test.serial('inbound: the same event five times makes one message', async (t) => {
   const sender = { id: '2000000000000000012', name: 'Ada Lovelace' };
   const payload = dmActivity(sender, 'Hello?');
-  const before = await countEvents();
+  const before = await inbox.countEvents();
   const answers = await Promise.all(Array.from({ length: 5 }, () => postX(payload)));
   t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
   t.is(answers.reduce((sum, a) => sum + a.body.received, 0), 1, 'one of them stored it');
-  t.is(await countEvents(), before + 1);
+  t.is(await inbox.countEvents(), before + 1);
 
   await runWorker();
-  const customer = await customerNamed(sender.name);
+  const customer = await inbox.customerBy('name', sender.name);
   const [conversation] = await waitFor(async () => {
-    const list = await conversationsOf(customer.uuid);
+    const list = await inbox.conversationsOf('x', customer.uuid);
     return list.length ? list : null;
   });
   for (let i = 0; i < 5; i++) t.is((await postX(payload)).status, 200);
-  await waitFor(async () => (await countInboundJobs()) === 0, 20_000, 'inbound jobs done');
-  const messages = await messagesOf(conversation.id);
+  await waitFor(async () => (await inbox.countInboundJobs()) === 0, 20_000, 'inbound jobs done');
+  const messages = await inbox.messagesOf(conversation.id);
   t.is(messages.length, 1);
   t.is(messages[0].content, 'Hello?');
-  t.is((await conversationsOf(customer.uuid)).length, 1);
+  t.is((await inbox.conversationsOf('x', customer.uuid)).length, 1);
 });
 
 test.serial('inbound: a bad signature is 401 and stores nothing', async (t) => {
   const payload = dmActivity({ id: '2000000000000000013', name: 'Mallory' }, 'Refund me');
   const raw = JSON.stringify(payload);
-  const events = await countEvents();
-  const jobs = await countInboundJobs();
+  const events = await inbox.countEvents();
+  const jobs = await inbox.countInboundJobs();
   const cases: [string, string | null][] = [
     ['another consumer secret', signXWebhook('not-the-secret', raw)],
     ['no signature', null],
@@ -213,17 +173,17 @@ test.serial('inbound: a bad signature is 401 and stores nothing', async (t) => {
     t.is(res.status, 401, name);
     t.deepEqual(res.body, { detail: 'Invalid webhook signature' }, name);
   }
-  t.is(await countEvents(), events);
-  t.is(await countInboundJobs(), jobs);
+  t.is(await inbox.countEvents(), events);
+  t.is(await inbox.countInboundJobs(), jobs);
 });
 
 test.serial('reply: X receives a DM with exactly the text for the sender; sent with its dm_event_id', async (t) => {
   const sender = { id: '2000000000000000014', name: 'Katherine Johnson' };
   const conversationId = await customerWrites(sender, 'Can I change my plan?');
   const before = fake.dms.length;
-  const sent = await reply(conversationId, 'Yes, under Settings → Billing.');
+  const sent = await inbox.reply(conversationId, 'Yes, under Settings → Billing.');
   t.is(sent.delivery_status, 'queued');
-  const message = await messageSettled(conversationId, sent.id);
+  const message = await inbox.messageSettled(conversationId, sent.id);
   t.like(message, { delivery_status: 'sent', error: null });
   const dms = fake.dms.slice(before);
   t.is(dms.length, 1);
@@ -238,8 +198,8 @@ test.serial('delivery: X 500 then 200 delivers once, after a retry', async (t) =
   const before = fake.dms.length;
   const attempts = dmRequests();
   fake.failNext(1, 500, problem(500, 'Internal Server Error', 'Internal Server Error'));
-  const sent = await reply(conversationId, 'We are here.');
-  const message = await messageSettled(conversationId, sent.id);
+  const sent = await inbox.reply(conversationId, 'We are here.');
+  const message = await inbox.messageSettled(conversationId, sent.id);
   t.like(message, { delivery_status: 'sent', error: null });
   t.is(dmRequests() - attempts, 2, 'one failed attempt, one retry');
   const dms = fake.dms.slice(before);
@@ -254,8 +214,8 @@ test.serial('delivery: X 401 fails the message with X\'s reason, without retryin
   const before = fake.dms.length;
   const attempts = dmRequests();
   fake.failNext(1, 401, problem(401, 'Unauthorized', 'Unauthorized'));
-  const sent = await reply(conversationId, 'Hello from support');
-  const message = await messageSettled(conversationId, sent.id);
+  const sent = await inbox.reply(conversationId, 'Hello from support');
+  const message = await inbox.messageSettled(conversationId, sent.id);
   t.like(message, { delivery_status: 'failed', error: 'Unauthorized', external_id: null });
   t.is(fake.dms.length, before);
   await waitFor(async () => (await query(app, 'select 1 from graphile_worker.jobs where key = $1', [`message:${sent.id}`])).length === 0, 20_000, 'job finished');
@@ -269,7 +229,7 @@ test.serial('register: credentials X refuses leave the channel in error with X\'
   });
   t.is(res.status, 200, res.text);
   await runWorker();
-  const channel = await registered(res.body.id);
+  const channel = await inbox.registered(res.body.id);
   t.like(channel, { status: 'error', last_error: 'Unauthorized' });
   const [row] = await query(app, 'select routing_key from channels where id = $1', [res.body.id]);
   t.is(row.routing_key, null);
