@@ -3,7 +3,8 @@
  * over the raw body, the GET subscription handshake, and how a Graph error answer is classified.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ConnectorError, type RegisterResult } from './types.ts';
+import { z } from 'zod';
+import { ConnectorError, type RegisterResult, type WebhookRequest } from './types.ts';
 import { safeEqual } from './safe-equal.ts';
 import { isTransientStatus, networkError, parseRetryAfter, readBody } from './http-errors.ts';
 
@@ -153,4 +154,17 @@ export async function checkGraphAccount(platform: string, url: string, accessTok
 /** Joins a base URL (which may carry a version path) and a path segment without doubling slashes. */
 export function graphUrl(base: string, ...segments: string[]): string {
   return [base.replace(/\/+$/, ''), ...segments.map((segment) => encodeURIComponent(segment))].join('/');
+}
+
+/** The config Meta channels (WhatsApp, Instagram) share for their webhook: the handshake token and the app secret. */
+export const metaWebhookConfig = {
+  /** Echoed by Meta's GET handshake; the channel route generates one when absent. */
+  verify_token: z.string().trim().min(1).optional(),
+  /** The Meta app secret; when set, every POST must carry a valid X-Hub-Signature-256. */
+  app_secret: z.string().trim().min(1).optional(),
+};
+
+/** A Meta webhook is checked against the app secret when the channel has one, else accepted. */
+export function verifyMetaWebhook(request: WebhookRequest, appSecret: string | undefined): boolean {
+  return appSecret ? verifyMetaSignature(appSecret, request.rawBody, request.headers['x-hub-signature-256']) : true;
 }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Connector } from '../types.ts';
-import { checkGraphAccount, graphUrl, verifyMetaSignature } from '../meta.ts';
+import { checkGraphAccount, graphUrl, metaWebhookConfig, verifyMetaWebhook } from '../meta.ts';
 import { parseWhatsAppWebhook } from './parse.ts';
 import { sendWhatsAppMessage } from './send.ts';
 
@@ -17,10 +17,7 @@ const requiredString = z.string().trim().min(1);
 export const whatsappConfigSchema = z.object({
   phone_number_id: requiredString,
   access_token: requiredString,
-  /** Echoed by Meta's GET handshake; the channel route generates one when absent. */
-  verify_token: requiredString.optional(),
-  /** The Meta app secret; when set, every POST must carry a valid X-Hub-Signature-256. */
-  app_secret: requiredString.optional(),
+  ...metaWebhookConfig,
 });
 
 export type WhatsAppConfig = z.infer<typeof whatsappConfigSchema>;
@@ -29,8 +26,7 @@ const whatsapp: Connector<WhatsAppConfig> = {
   type: 'whatsapp',
   configSchema: whatsappConfigSchema,
   secretFields: ['access_token', 'app_secret'],
-  verifyWebhook: (request, config) =>
-    config.app_secret ? verifyMetaSignature(config.app_secret, request.rawBody, request.headers['x-hub-signature-256']) : true,
+  verifyWebhook: (request, config) => verifyMetaWebhook(request, config.app_secret),
   parseWebhook: (request) => parseWhatsAppWebhook(request.rawBody),
   send: (config, message, context) => sendWhatsAppMessage(config, message, context.urls.metaGraph),
   register: (config, _input, context) =>
