@@ -18,6 +18,15 @@ pre{background:#f4f4fa;padding:8px;overflow:auto;font-size:13px}.lock{color:#888
 <script>
 fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
   const esc=s=>String(s).replace(/[&<>]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;'}[c]));
+  const schemas=(doc.components&&doc.components.schemas)||{};
+  // Shared schemas are $refs in the document: show them inline (once per branch, so cycles end).
+  const inline=(v,seen=[])=>{
+    if(Array.isArray(v)) return v.map(x=>inline(x,seen));
+    if(!v||typeof v!=='object') return v;
+    if(typeof v.$ref==='string'){const name=v.$ref.split('/').pop();return seen.includes(name)?{$ref:name}:inline(schemas[name],[...seen,name]);}
+    return Object.fromEntries(Object.entries(v).map(([k,x])=>[k,inline(x,seen)]));
+  };
+  const show=v=>JSON.stringify(inline(v),null,2);
   document.getElementById('desc').innerHTML='<pre style="background:transparent;color:#fff;white-space:pre-wrap">'+esc(doc.info.description||'')+'</pre>';
   const byTag={};
   for(const [path,ops] of Object.entries(doc.paths)) for(const [method,op] of Object.entries(ops)){
@@ -28,10 +37,10 @@ fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
     for(const {path,method,op} of list){
       html+='<details><summary><span class="m '+method+'">'+method+'</span> '+esc(path)+' — '+esc(op.summary||'')+(op.security&&op.security.length?' <span class="lock">🔒</span>':'')+'</summary>';
       if(op.description) html+='<p>'+esc(op.description)+'</p>';
-      if(op.parameters&&op.parameters.length) html+='<h4>Parameters</h4><pre>'+esc(op.parameters.map(p=>p.in+' '+p.name+(p.required?' (required)':'')+': '+JSON.stringify(p.schema)).join('\\n'))+'</pre>';
+      if(op.parameters&&op.parameters.length) html+='<h4>Parameters</h4><pre>'+esc(op.parameters.map(p=>p.in+' '+p.name+(p.required?' (required)':'')+': '+JSON.stringify(inline(p.schema))).join('\\n'))+'</pre>';
       const body=op.requestBody&&op.requestBody.content&&Object.values(op.requestBody.content)[0];
-      if(body) html+='<h4>Body</h4><pre>'+esc(JSON.stringify(body.schema,null,2))+'</pre>';
-      html+='<h4>Responses</h4><pre>'+esc(Object.entries(op.responses).map(([s,r])=>s+' '+r.description+(r.content?' '+JSON.stringify(Object.values(r.content)[0].schema):'')).join('\\n'))+'</pre></details>';
+      if(body) html+='<h4>Body</h4><pre>'+esc(show(body.schema))+'</pre>';
+      html+='<h4>Responses</h4><pre>'+esc(Object.entries(op.responses).map(([s,r])=>s+' '+r.description+(r.content?'\\n'+show(Object.values(r.content)[0].schema):'')).join('\\n\\n'))+'</pre></details>';
     }
   }
   document.getElementById('main').innerHTML=html;
