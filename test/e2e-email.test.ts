@@ -7,12 +7,11 @@
  */
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import type { Runner } from 'graphile-worker';
 import { simpleParser } from 'mailparser';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { inboxOf, type Inbox } from './helpers/inbox.ts';
-import { query, startTestWorker, waitFor } from './helpers/worker.ts';
+import { query, waitFor, workerPerTest } from './helpers/worker.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
 import { startFakeImap, type FakeImap } from './fakes/imap.ts';
 
@@ -27,7 +26,6 @@ let owner: Workspace;
 let inbox: Inbox;
 let channelId: string;
 let secret: string;
-let worker: Runner | null = null;
 // The fake IMAP server reads these at every LOGIN: changing the password here changes it on the server.
 const imapLogin = { user: SUPPORT, password: IMAP_PASSWORD };
 
@@ -39,20 +37,13 @@ test.before(async () => {
   inbox = inboxOf(app, owner.token);
 });
 
-test.afterEach.always(async () => {
-  await worker?.stop();
-  worker = null;
-});
-
 test.after.always(async () => {
   await app?.close();
   await smtp?.close();
   await imap?.close();
 });
 
-async function runWorker(): Promise<void> {
-  worker ??= await startTestWorker(app);
-}
+const runWorker = workerPerTest(() => app);
 
 const smtpConfig = (overrides: Record<string, string> = {}) => ({ address: SUPPORT, smtp_host: '127.0.0.1', smtp_port: String(smtp.port), smtp_user: SUPPORT, smtp_password: SMTP_PASSWORD, ...overrides });
 const imapConfig = (overrides: Record<string, string> = {}) => smtpConfig({ imap_host: '127.0.0.1', imap_port: String(imap.port), imap_user: SUPPORT, imap_password: IMAP_PASSWORD, ...overrides });

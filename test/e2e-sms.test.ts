@@ -5,11 +5,10 @@
  * Twilio's status callbacks move the reply's delivery status forward only.
  */
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { inboxOf, type Inbox } from './helpers/inbox.ts';
-import { query, startTestWorker, waitFor } from './helpers/worker.ts';
+import { query, waitFor, workerPerTest } from './helpers/worker.ts';
 import { signTwilioWebhook, startFakeTwilio, twilioError, type FakeTwilio } from './fakes/twilio.ts';
 
 const ACCOUNT_SID = 'AC' + 'e2e5'.repeat(8);
@@ -23,7 +22,6 @@ let fake: FakeTwilio;
 let owner: Workspace;
 let inbox: Inbox;
 let channelId: string;
-let worker: Runner | null = null;
 
 test.before(async () => {
   fake = await startFakeTwilio({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, numbers: [FROM_NUMBER] });
@@ -32,19 +30,12 @@ test.before(async () => {
   inbox = inboxOf(app, owner.token);
 });
 
-test.afterEach.always(async () => {
-  await worker?.stop();
-  worker = null;
-});
-
 test.after.always(async () => {
   await app?.close();
   await fake?.close();
 });
 
-async function runWorker(): Promise<void> {
-  worker ??= await startTestWorker(app);
-}
+const runWorker = workerPerTest(() => app);
 
 const webhookPath = () => `/api/v1/webhooks/sms/${channelId}`;
 

@@ -6,11 +6,10 @@
  */
 import test from 'ava';
 import { createHmac } from 'node:crypto';
-import type { Runner } from 'graphile-worker';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { inboxOf, type Inbox } from './helpers/inbox.ts';
-import { query, startTestWorker, waitFor } from './helpers/worker.ts';
+import { query, waitFor, workerPerTest } from './helpers/worker.ts';
 import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
 
 const credentials = { api_key: 'e2e-consumer-key', api_secret: 'e2e-consumer-secret', access_token: '1000000000000000077-e2e', access_token_secret: 'e2e-token-secret' };
@@ -21,7 +20,6 @@ let fake: FakeX;
 let owner: Workspace;
 let inbox: Inbox;
 let channelId: string;
-let worker: Runner | null = null;
 
 test.before(async () => {
   fake = await startFakeX({ credentials, user: account });
@@ -30,19 +28,12 @@ test.before(async () => {
   inbox = inboxOf(app, owner.token);
 });
 
-test.afterEach.always(async () => {
-  await worker?.stop();
-  worker = null;
-});
-
 test.after.always(async () => {
   await app?.close();
   await fake?.close();
 });
 
-async function runWorker(): Promise<void> {
-  worker ??= await startTestWorker(app);
-}
+const runWorker = workerPerTest(() => app);
 
 let eventCounter = 0;
 const nextEventId = () => String(1790000000000000000n + BigInt(++eventCounter));

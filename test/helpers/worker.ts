@@ -2,6 +2,7 @@
  * The real worker (graphile-worker with Parley's tasks) against a test app's database, and
  * waiting helpers for tests that need jobs to have run.
  */
+import test from 'ava';
 import type { Runner } from 'graphile-worker';
 import type pg from 'pg';
 import { startWorker } from '../../workers/main.ts';
@@ -16,6 +17,21 @@ export async function startTestWorker(app: TestApp, options: { tasks?: AnyTask[]
     tasks: options.tasks,
     only: options.only,
   });
+}
+
+/**
+ * A worker a test starts when it needs one (`await runWorker()`, idempotent) and that is
+ * stopped after each test, so every test begins with no worker running. Call at file level.
+ */
+export function workerPerTest(getApp: () => TestApp): () => Promise<void> {
+  let worker: Runner | null = null;
+  test.afterEach.always(async () => {
+    await worker?.stop();
+    worker = null;
+  });
+  return async () => {
+    worker ??= await startTestWorker(getApp());
+  };
 }
 
 /** Polls `check` until it returns a truthy value (or throws after `timeoutMs`). */
