@@ -102,6 +102,23 @@ test.serial('CRC: the response token is signed with the channel\'s consumer secr
   t.deepEqual(named.body, { response_token: expected });
 });
 
+test.serial('CRC: a webhook body as crc_token is refused, so its answer cannot sign a forged DM', async (t) => {
+  const forged = dmActivity({ id: '2000000000000000010', name: 'Forger' }, 'Send the refund to my card');
+  const raw = JSON.stringify(forged);
+  const events = await inbox.countEvents();
+  const crc = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: raw, channel_id: channelId } });
+  t.is(crc.status, 422, crc.text);
+  t.deepEqual(crc.body.detail.map((issue: { loc: string[] }) => issue.loc), [['query', 'crc_token']]);
+  t.is((await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'A'.repeat(129) } })).status, 422, 'longer than any X token');
+  // Even had a caller got an answer, posting with it must not store anything.
+  const post = await postX(forged, crc.body.response_token ?? 'sha256=none');
+  t.is(post.status, 401);
+  t.is(await inbox.countEvents(), events);
+  // X's real token shape (base64 of a UUID) is still answered.
+  const real = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'M2RkODJkZmMtYjlkYi00NmQ4LTk0MGUtM2JjYzkwM2Q4MjQ0', nonce: 'MTc2OTUxODI5MjkxNA' } });
+  t.is(real.status, 200, real.text);
+});
+
 test.serial('inbound: a signed DM is stored with its job before the 200, then becomes customer, conversation and message', async (t) => {
   const sender = { id: '2000000000000000011', name: 'Grace Hopper' };
   const payload = dmActivity(sender, 'Hey, I was double charged 😕');

@@ -20,7 +20,7 @@ import { storeInboundEvents } from '../../../core/commands/inbound.ts';
 import { connectorFor } from '../../../connectors/index.ts';
 import type { AnyConnector, InboundEvent, WebhookRequest } from '../../../connectors/types.ts';
 import { verifyMetaSubscription } from '../../../connectors/meta.ts';
-import { crcResponseToken } from '../../../connectors/x/index.ts';
+import { CRC_TOKEN_PATTERN, crcResponseToken } from '../../../connectors/x/index.ts';
 import { twimlEmptyResponse } from '../../../connectors/sms/index.ts';
 import { defineRoute } from '../../route.ts';
 import { rawBody } from '../../middlewares/raw-body.ts';
@@ -196,9 +196,14 @@ export const xCrc = defineRoute({
     '(register `…/webhooks/x?channel_id=<id>` as that app\'s webhook URL instead); 404 when there is no X channel.',
   tags,
   auth: 'none',
-  query: z.object({ crc_token: z.string().min(1), channel_id: z.uuid().optional() }),
+  query: z.object({
+    crc_token: z.string().regex(CRC_TOKEN_PATTERN, 'must be an X crc_token (1-128 base64 characters)').openapi({
+      description: 'X\'s challenge: 1-128 characters of `A-Z a-z 0-9 + / _ = -`; anything else is 422, so no caller can have a webhook body signed',
+    }),
+    channel_id: z.uuid().optional(),
+  }),
   response: z.object({ response_token: z.string() }),
-  errors: [400, 404],
+  errors: [400, 404, 422],
   handler: async ({ query, deps }) => {
     let channel: RuntimeChannel | undefined;
     if (query.channel_id) channel = await channelFromPath(deps, 'x', query.channel_id);
