@@ -607,3 +607,16 @@ test('origin: a widget whose domain is `*` may be embedded anywhere', async (t) 
   const res = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: created.body.id }, headers: { 'x-forwarded-for': someAddress(), origin: 'https://any-site.example.net' } });
   t.is(res.status, 200, res.text);
 });
+
+test('socket: a visitor\'s socket is closed when its visitor token expires', async (t) => {
+  const s = await site();
+  const v = await visitor(s);
+  const [customer] = await query(app, `select id from customers where platform_user_id = $1`, [v.visitor_id]);
+  const shortLived = await issuePurposeToken(app.deps.config.jwtSecret, 'visitor', customer.id, 3, { widget_id: s.widgetId, visitor_id: v.visitor_id });
+  const { socket } = await connectVisitor(shortLived);
+  const reason = await new Promise<string>((resolve) => socket.once('disconnect', (why) => resolve(why)));
+  t.is(reason, 'io server disconnect');
+  // A token that is still valid keeps its socket.
+  const lasting = await connectVisitor(v.visitor_token);
+  t.true(lasting.socket.connected);
+});
