@@ -266,3 +266,20 @@ test.serial('CRC: several channels of one X app share its secret; different apps
   const routed = await postX(dmActivity({ id: '2000000000000000018', name: 'Frances Allen' }, 'Hi'), undefined, `/api/v1/webhooks/x?channel_id=${channelId}`);
   t.deepEqual(routed.body, { received: 1 });
 });
+
+test.serial('one channel per X account: a second business connecting the same account ends in error saying so; the DMs reach only the first business', async (t) => {
+  const second = await createWorkspace(app, { plan: 'Mini' });
+  const res = await app.request('POST', '/api/v1/channels/', { token: second.token, body: { type: 'x', config: { ...credentials, bearer_token: 'AAAA-second' } } });
+  t.is(res.status, 200, res.text);
+  await runWorker();
+  const channel = await inboxOf(app, second.token).registered(res.body.id);
+  t.is(channel.status, 'error');
+  t.regex(channel.last_error, /already connected to another channel/);
+  const [row] = await query(app, 'select routing_key from channels where id = $1', [res.body.id]);
+  t.is(row.routing_key, null);
+
+  const payload = dmActivity({ id: '2000000000000000019', name: 'Evelyn Berezin' }, 'Which business gets this?');
+  t.deepEqual((await postX(payload)).body, { received: 1 });
+  const stored = await query(app, 'select channel_id from inbound_events where dedupe_key = $1', [payload.direct_message_events[0].id]);
+  t.deepEqual(stored.map((e) => e.channel_id), [channelId]);
+});

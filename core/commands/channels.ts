@@ -95,11 +95,20 @@ async function assertWidgetOfBusiness(q: Queryable, businessId: string, widgetId
   if (!found) throw badRequest('Widget not found');
 }
 
-function routingTaken(type: ChannelType) {
-  if (type === 'whatsapp') return badRequest('This WhatsApp phone number is already connected to a channel');
-  if (type === 'instagram') return badRequest('This Instagram account is already connected to a channel');
-  if (type === 'widget') return badRequest('This widget already has a channel');
-  return badRequest('This account is already connected to a channel');
+/** Why a second channel may not take a platform account: one channel per account across all businesses. */
+export function accountTakenReason(type: string): string {
+  if (type === 'whatsapp') return 'This WhatsApp phone number is already connected to a channel';
+  if (type === 'instagram') return 'This Instagram account is already connected to a channel';
+  if (type === 'widget') return 'This widget already has a channel';
+  if (type === 'x') return 'This X account is already connected to another channel (of this or another business); disconnect it there first';
+  return 'This account is already connected to a channel';
+}
+
+const routingTaken = (type: ChannelType) => badRequest(accountTakenReason(type));
+
+/** True when another channel of the type already holds the routing key (a platform account). */
+export async function routingKeyHeldElsewhere(q: Queryable, type: string, routingKey: string, channelId: string): Promise<boolean> {
+  return q.exists(sql.unsafe`select 1 from channels where type = ${type} and routing_key = ${routingKey} and id <> ${channelId}`);
 }
 
 export type CreateChannelInput = {
