@@ -60,6 +60,9 @@ export const secretConfigFields: ReadonlySet<string> = new Set([
 
 export const MASK = '********';
 
+/** Config keys naming a server the workers connect to: checked against internal addresses (core/host-safety.ts). */
+export const hostConfigFields: readonly string[] = ['smtp_host', 'imap_host'];
+
 /** Longest accepted config value (tokens are far shorter; this only stops junk). */
 const MAX_VALUE_LENGTH = 4096;
 
