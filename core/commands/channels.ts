@@ -102,6 +102,8 @@ export function accountTakenReason(type: string): string {
   if (type === 'whatsapp') return 'This WhatsApp phone number is already connected to a channel';
   if (type === 'instagram') return 'This Instagram account is already connected to a channel';
   if (type === 'widget') return 'This widget already has a channel';
+  if (type === 'telegram') return 'This Telegram bot is already connected to a channel';
+  if (type === 'sms') return 'This phone number is already connected to a channel';
   if (type === 'x') return 'This X account is already connected to another channel (of this or another business); disconnect it there first';
   return 'This account is already connected to a channel';
 }
