@@ -8,13 +8,11 @@ import {
   createSqlTag,
   SchemaValidationError,
   type DatabasePool,
-  type DatabaseTransactionConnection,
   type CommonQueryMethods,
   type Interceptor,
 } from 'slonik';
 
 export type Db = DatabasePool;
-export type Tx = DatabaseTransactionConnection;
 /** Anything that can run a query: the pool, a connection or a transaction. */
 export type Queryable = CommonQueryMethods;
 
