@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
-import { addJob } from '../jobs.ts';
+import { enqueue } from '../jobs.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import { enqueueAiReply } from '../ai-agent.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
@@ -27,10 +27,7 @@ export async function storeInboundEvents(tx: Queryable, channel: InboundChannel,
       on conflict (channel_id, dedupe_key) do nothing
       returning id`);
     if (!row) continue;
-    // A channel's messages are processed one at a time in the order they arrived (one queue per
-    // channel): concurrent jobs let a customer's second message land before the first.
-    const queueName = event.kind === 'message' ? `inbound:${channel.id}` : undefined;
-    await addJob(tx, 'process_inbound', { event_id: row.id }, { jobKey: `inbound:${row.id}`, queueName });
+    await enqueue(tx, 'process_inbound', { event_id: row.id }, { channelId: channel.id, kind: event.kind });
     stored.push(row.id);
   }
   return stored;

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { addJob } from '../jobs.ts';
+import { enqueue } from '../jobs.ts';
 import { reserveMonthlyMessage } from '../plans.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import type { Attachment } from '../uploads.ts';
@@ -54,7 +54,7 @@ export async function sendAgentMessage(tx: Queryable, input: SendAgentMessageInp
     where id = ${input.conversationId}
     returning ${updatedConversationColumns}`);
 
-  await addJob(tx, 'deliver_message', { message_id: message.id }, { jobKey: `message:${message.id}` });
+  await enqueue(tx, 'deliver_message', { message_id: message.id });
 
   return {
     messageId: message.id,

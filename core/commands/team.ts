@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { addJob } from '../jobs.ts';
+import { enqueue } from '../jobs.ts';
 import { assertMayAddAgent } from '../plans.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import { findUserByEmail } from './accounts.ts';
@@ -60,7 +60,7 @@ export async function inviteMember(
     await assertNotMember(tx, user.id, input.businessId);
     throw badRequest('User already belongs to another business');
   }
-  await addJob(tx, 'send_email', {
+  await enqueue(tx, 'send_email', {
     to: user.email,
     subject: `You have been added to ${business.name} on Parley`,
     text:

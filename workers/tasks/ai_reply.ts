@@ -20,13 +20,13 @@ import { sql, type Queryable } from '../../core/db.ts';
 import type { Deps } from '../../core/deps.ts';
 import { HttpError } from '../../core/errors.ts';
 import { rooms, type ParleyEvent } from '../../core/events.ts';
-import { addJob } from '../../core/jobs.ts';
+import { enqueue } from '../../core/jobs.ts';
 import { reserveMonthlyMessage } from '../../core/plans.ts';
 import { searchKnowledgeBase } from '../../core/kb-index.ts';
 import { chatJson, OllamaError } from '../../core/ollama.ts';
 import { buildPrompt, CONTEXT_CHUNKS, decisionJsonSchema, handoffReasons, HISTORY_MESSAGES, parseDecision, pendingQuestion } from '../../core/ai-agent.ts';
 import { conversationUpdated } from '../../core/commands/team.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
 const stateRow = z.object({
   id: z.string(),
@@ -119,7 +119,7 @@ async function postReply(deps: Deps, messageId: string, reply: string): Promise<
         update conversations set last_message_at = ${message.created_at}::timestamptz, updated_at = now()
         where id = ${s.conversation_id}
         returning id, business_id, status, assignee_id, assigned_at, updated_at`);
-      await addJob(tx, 'deliver_message', { message_id: message.id }, { jobKey: `message:${message.id}` });
+      await enqueue(tx, 'deliver_message', { message_id: message.id });
       return [
         {
           name: 'message_created',
@@ -217,8 +217,7 @@ async function answer(deps: Deps, helpers: JobHelpers, messageId: string): Promi
   for (const event of events) deps.events.publish(event);
 }
 
-export default defineTask({
+export default catalogueTask({
   name: 'ai_reply',
-  payload: z.object({ message_id: z.uuid() }),
   run: async ({ message_id }, deps, helpers) => answer(deps, helpers, message_id),
 });

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../../core/db.ts';
 import type { Deps } from '../../core/deps.ts';
-import { addJob } from '../../core/jobs.ts';
+import { enqueue } from '../../core/jobs.ts';
 import { rooms, type ParleyEvent } from '../../core/events.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
@@ -18,7 +18,7 @@ import { loadVisitorMessageEvent } from '../../core/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
 const messageRow = z.object({
   id: z.string(),
@@ -77,9 +77,8 @@ async function recordSent(deps: Deps, messageId: string, externalId: string): Pr
   }
 }
 
-export default defineTask({
+export default catalogueTask({
   name: 'deliver_message',
-  payload: z.object({ message_id: z.uuid() }),
   run: async ({ message_id }, deps, helpers) => {
     const row = await deps.db.maybeOne(sql.type(messageRow)`
       select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_status, m.external_id,
@@ -144,7 +143,7 @@ export default defineTask({
       }
       if (failure.retryAfterSeconds && failure.retryAfterSeconds > 0) {
         // Honour the platform's Retry-After: a fresh job at that time replaces this one.
-        await addJob(deps.db, 'deliver_message', { message_id }, { jobKey: `message:${message_id}`, runAt: new Date(Date.now() + failure.retryAfterSeconds * 1000) });
+        await enqueue(deps.db, 'deliver_message', { message_id }, { runAt: new Date(Date.now() + failure.retryAfterSeconds * 1000) });
         helpers.logger.info(`platform asked to retry after ${failure.retryAfterSeconds}s`);
         return;
       }

@@ -4,7 +4,6 @@
  * `error` with the platform's reason, and polling stops until the channel is saved again (which
  * registers it anew): retrying a refused login every minute gets mail accounts locked.
  */
-import { z } from 'zod';
 import { sql } from '../../core/db.ts';
 import { rooms } from '../../core/events.ts';
 import { loadChannel, updateChannelState } from '../../core/commands/channel-runtime.ts';
@@ -12,11 +11,10 @@ import { storeInboundEvents } from '../../core/commands/inbound.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type PollResult } from '../../connectors/types.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
-export default defineTask({
+export default catalogueTask({
   name: 'poll_channel',
-  payload: z.object({ channel_id: z.uuid() }),
   run: async ({ channel_id }, deps) => {
     const channel = await loadChannel(deps.db, deps.config.encryptionKey, channel_id);
     if (!channel || !channel.is_active) return;

@@ -5,7 +5,6 @@
  * A platform that is down (transient error) is retried; a refusal (bad token) is `error`.
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { sql } from '../../core/db.ts';
 import { rooms } from '../../core/events.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
@@ -14,11 +13,10 @@ import { webhookUrl } from '../../core/webhook-urls.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type RegisterResult } from '../../connectors/types.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
-export default defineTask({
+export default catalogueTask({
   name: 'register_channel',
-  payload: z.object({ channel_id: z.uuid() }),
   run: async ({ channel_id }, deps) => {
     const channel = await loadChannel(deps.db, deps.config.encryptionKey, channel_id);
     if (!channel) return;
