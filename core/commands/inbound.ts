@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
 import { enqueue } from '../jobs.ts';
-import { rooms, type ParleyEvent } from '../events.ts';
+import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../live-events.ts';
 import { enqueueAiReply } from '../ai-agent.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
@@ -45,7 +45,7 @@ const eventRow = z.object({
 const idRow = z.object({ id: z.string() });
 
 /** Processes one stored event; returns the live events to publish after commit. Safe to run twice. */
-export async function processInboundEvent(db: Db, eventId: string): Promise<ParleyEvent[]> {
+export async function processInboundEvent(db: Db, eventId: string): Promise<PendingEvent[]> {
   return db.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(eventRow)`
       select e.id, e.business_id, e.channel_id, ch.type as channel_type, e.event, e.processed_at
@@ -81,7 +81,7 @@ async function latestConversation(tx: Queryable, channelId: string, customerId: 
     order by updated_at desc, id desc limit 1`);
 }
 
-async function applyMessage(tx: Queryable, channel: InboundChannel, message: InboundMessage): Promise<ParleyEvent[]> {
+async function applyMessage(tx: Queryable, channel: InboundChannel, message: InboundMessage): Promise<PendingEvent[]> {
   // One customer's messages are threaded one at a time, so a burst cannot open two conversations.
   await tx.query(sql.unsafe`select pg_advisory_xact_lock(hashtext(${channel.id + ':' + message.from.platformUserId}))`);
   const duplicate = await tx.exists(sql.unsafe`select 1 from messages where channel_id = ${channel.id} and external_id = ${message.externalId}`);
@@ -102,8 +102,7 @@ async function applyMessage(tx: Queryable, channel: InboundChannel, message: Inb
   const existing = isEmail
     ? await threadByReferences(tx, channel.id, message.references ?? [])
     : await latestConversation(tx, channel.id, customer.id);
-  const events: ParleyEvent[] = [];
-  const businessRoom = rooms.business(channel.business_id);
+  const events: PendingEvent[] = [];
   let conversationId: string;
   if (existing && existing.status !== 'closed') {
     conversationId = existing.id;
@@ -121,7 +120,7 @@ async function applyMessage(tx: Queryable, channel: InboundChannel, message: Inb
       values (${channel.business_id}, ${customer.id}, ${channel.id}, ${channel.type}, 'open', ${message.subject ?? null}, now())
       returning id`);
     conversationId = created.id;
-    events.push({ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } });
+    events.push(conversationCreated(channel.business_id, conversationId));
   }
 
   const inserted = await tx.maybeOne(sql.type(idRow)`
@@ -132,11 +131,7 @@ async function applyMessage(tx: Queryable, channel: InboundChannel, message: Inb
     returning id`);
   if (!inserted) return [];
   await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId: inserted.id });
-  const at = new Date().toISOString();
-  events.push(
-    { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: inserted.id, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },
-    { name: 'conversation_updated', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id, at } },
-  );
+  events.push(messageCreated(channel.business_id, inserted.id), conversationUpdated({ id: conversationId, business_id: channel.business_id }));
   return events;
 }
 
@@ -145,7 +140,7 @@ const statusRank = sql.fragment`case delivery_status when 'queued' then 0 when '
 const newRank = { sent: 1, delivered: 2, read: 3, failed: 2 } as const;
 
 /** Moves a sent message's delivery status forward only: queued → sent → delivered → read, or failed. */
-async function applyReceipt(tx: Queryable, channel: InboundChannel, receipt: DeliveryReceipt): Promise<ParleyEvent[]> {
+async function applyReceipt(tx: Queryable, channel: InboundChannel, receipt: DeliveryReceipt): Promise<PendingEvent[]> {
   const updated = await tx.maybeOne(sql.type(z.object({ id: z.string(), conversation_id: z.string() }))`
     update messages set
       delivery_status = ${receipt.status},
@@ -154,11 +149,5 @@ async function applyReceipt(tx: Queryable, channel: InboundChannel, receipt: Del
     where channel_id = ${channel.id} and external_id = ${receipt.externalId} and ${statusRank} < ${newRank[receipt.status]}
     returning id, conversation_id`);
   if (!updated) return [];
-  return [
-    {
-      name: 'message_updated',
-      rooms: [rooms.business(channel.business_id), rooms.conversation(updated.conversation_id)],
-      payload: { message_id: updated.id, conversation_id: updated.conversation_id, business_id: channel.business_id, delivery_status: receipt.status, at: new Date().toISOString() },
-    },
-  ];
+  return [messageUpdated(channel.business_id, updated.id)];
 }

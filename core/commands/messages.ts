@@ -10,9 +10,9 @@ import { sql, type Queryable } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { enqueue } from '../jobs.ts';
 import { reserveMonthlyMessage } from '../plans.ts';
-import { rooms, type ParleyEvent } from '../events.ts';
+import { conversationUpdated, messageCreated, type PendingEvent } from '../live-events.ts';
 import type { Attachment } from '../uploads.ts';
-import { conversationUpdated, updatedConversationColumns, updatedConversationRow } from './team.ts';
+import { updatedConversationColumns, updatedConversationRow } from './team.ts';
 
 export type SendAgentMessageInput = {
   businessId: string;
@@ -30,7 +30,7 @@ export type SendAgentMessageInput = {
  * could deliver the reply), 403 limit_exceeded/messages at the monthly limit; a refused send
  * leaves no message, no job and no count behind (the caller's transaction rolls back).
  */
-export async function sendAgentMessage(tx: Queryable, input: SendAgentMessageInput): Promise<{ messageId: string; events: ParleyEvent[] }> {
+export async function sendAgentMessage(tx: Queryable, input: SendAgentMessageInput): Promise<{ messageId: string; events: PendingEvent[] }> {
   const conversation = await tx.maybeOne(sql.type(z.object({ channel_id: z.string().nullable() }))`
     select channel_id from conversations where id = ${input.conversationId} and business_id = ${input.businessId}`);
   if (!conversation) throw notFound('Conversation not found');
@@ -58,19 +58,6 @@ export async function sendAgentMessage(tx: Queryable, input: SendAgentMessageInp
 
   return {
     messageId: message.id,
-    events: [
-      {
-        name: 'message_created',
-        rooms: [rooms.business(input.businessId), rooms.conversation(input.conversationId)],
-        payload: {
-          message_id: message.id,
-          conversation_id: input.conversationId,
-          business_id: input.businessId,
-          sender_type: 'agent',
-          at: message.created_at,
-        },
-      },
-      conversationUpdated(touched),
-    ],
+    events: [messageCreated(input.businessId, message.id), conversationUpdated(touched)],
   };
 }

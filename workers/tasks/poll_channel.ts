@@ -5,7 +5,7 @@
  * registers it anew): retrying a refused login every minute gets mail accounts locked.
  */
 import { sql } from '../../core/db.ts';
-import { rooms } from '../../core/events.ts';
+import { liveEvent } from '../../core/event-catalogue.ts';
 import { loadChannel, updateChannelState } from '../../core/commands/channel-runtime.ts';
 import { storeInboundEvents } from '../../core/commands/inbound.ts';
 import { connectorFor } from '../../connectors/index.ts';
@@ -28,11 +28,7 @@ export default catalogueTask({
       await deps.db.query(sql.unsafe`
         update channels set status = 'error', last_error = ${error.message.slice(0, 1000)}, updated_at = now()
         where id = ${channel.id}`);
-      deps.events.publish({
-        name: 'channel_updated',
-        rooms: [rooms.business(channel.business_id)],
-        payload: { channel_id: channel.id, business_id: channel.business_id, status: 'error', at: new Date().toISOString() },
-      });
+      deps.events.publish(liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status: 'error', at: new Date().toISOString() }));
       return;
     }
     const { events, state } = result;

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from '../../core/db.ts';
-import { rooms } from '../../core/events.ts';
+import { liveEvent } from '../../core/event-catalogue.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
 import { accountTakenReason, routingKeyHeldElsewhere } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
@@ -57,10 +57,6 @@ export default catalogueTask({
         routing_key = coalesce(${routingKey}, routing_key),
         updated_at = now()
       where id = ${channel.id}`);
-    deps.events.publish({
-      name: 'channel_updated',
-      rooms: [rooms.business(channel.business_id)],
-      payload: { channel_id: channel.id, business_id: channel.business_id, status: result.status, at: new Date().toISOString() },
-    });
+    deps.events.publish(liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status: result.status, at: new Date().toISOString() }));
   },
 });

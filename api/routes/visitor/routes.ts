@@ -8,6 +8,7 @@ import { z } from '../../../core/zod.ts';
 import type { Deps } from '../../../core/deps.ts';
 import { invalidCredentials, notAuthenticated } from '../../../core/errors.ts';
 import { listVisitorMessages, loadVisitor, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE, type Visitor } from '../../../core/commands/visitors.ts';
+import { publishEvents } from '../../../core/live-events.ts';
 import { issueVisitorToken, verifyVisitorToken } from '../../../core/visitor-tokens.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { defineRoute } from '../../route.ts';
@@ -96,7 +97,7 @@ export const sendMessage = defineRoute({
       attachments: body.attachments,
       clientMessageId: body.client_message_id,
     });
-    for (const event of events) deps.events.publish(event);
+    await publishEvents(deps, events);
     return message;
   },
 });
