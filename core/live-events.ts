@@ -52,16 +52,17 @@ export const conversationsUpdated = (businessId: string, conversationIds: string
 /** `conversation_updated` for one conversation a command changed (its row's `id` and `business_id`). */
 export const conversationUpdated = (c: { id: string; business_id: string }): EventLoader => conversationsUpdated(c.business_id, [c.id]);
 
-/** Publishes, in order, what a committed command returned. */
+/** Publishes, in order, what a committed command returned; the loaders read side by side. */
 export async function publishEvents(deps: Pick<Deps, 'db' | 'events' | 'logger'>, pending: readonly PendingEvent[]): Promise<void> {
-  for (const item of pending) {
-    let events: LiveEvent[];
-    try {
-      events = typeof item === 'function' ? await item(deps.db) : [item];
-    } catch (error) {
-      deps.logger.warn({ err: (error as Error).message }, 'live event not built');
-      continue;
-    }
-    for (const event of events) deps.events.publish(event);
-  }
+  const built = await Promise.all(
+    pending.map(async (item) => {
+      try {
+        return typeof item === 'function' ? await item(deps.db) : [item];
+      } catch (error) {
+        deps.logger.warn({ err: (error as Error).message }, 'live event not built');
+        return [];
+      }
+    }),
+  );
+  for (const event of built.flat()) deps.events.publish(event);
 }

@@ -60,7 +60,7 @@ test('a customer message: conversation_created and message_created carry the GET
   );
   await publishEvents(app.deps, await processInboundEvent(app.deps.db, eventId!));
 
-  const created = eventOf('message_created', since, () => true);
+  const created = eventOf('message_created', since, (p) => p.business_id === ws.businessId);
   const conversationId = created.payload.conversation_id as string;
   const [customerMessage] = await messagesOf(ws, conversationId);
   t.deepEqual(created.payload.message, customerMessage);
