@@ -45,4 +45,4 @@ export const meResponse = z
   })
   .openapi('Profile');
 
-export const messageResponse = z.object({ message: z.string() }).openapi('Message');
+export { messageReply as messageResponse } from '../../openapi-replies.ts';
