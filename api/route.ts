@@ -176,12 +176,12 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
   const request: RouteConfig['request'] = {};
   if (route.params) request.params = route.params as AnyObject as never;
   if (route.query) request.query = route.query as AnyObject as never;
-  const jsonBody = route.body && (!route.bodyParser || route.bodyParser === 'json');
+  const takesJson = route.body && (!route.bodyParser || route.bodyParser === 'json');
   // A body whose fields are all optional may be left out altogether.
-  if (jsonBody) request.body = { content: { 'application/json': { schema: route.body } }, required: !route.body!.safeParse({}).success };
+  if (takesJson) request.body = { content: { 'application/json': { schema: route.body } }, required: !route.body!.safeParse({}).success };
   const statuses = new Set(route.errors ?? []);
   if (route.auth !== 'none') statuses.add(401);
-  if (jsonBody) [413, 415].forEach((status) => statuses.add(status));
+  if (takesJson) [413, 415].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(422);
   registry.registerPath({
     method: route.method,
