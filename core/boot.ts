@@ -13,6 +13,7 @@ export type Booted = { deps: Deps; database: DatabaseHandle; shutdown: () => Pro
 export async function boot(options: { config?: Config; migrate?: boolean; events?: EventBus } = {}): Promise<Booted> {
   const config = options.config ?? loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
+  for (const warning of config.warnings) logger.warn(warning);
   const database = await resolveDatabase(config, logger);
   try {
     if (options.migrate !== false) {
