@@ -10,4 +10,4 @@ COPY . .
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
-CMD ["node", "bin/parley.ts", "web"]
+CMD ["node", "bin/parley.js", "web"]

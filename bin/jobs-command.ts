@@ -159,7 +159,7 @@ export async function jobsCli(loadConfig: () => Config, args: string[], io: Jobs
   ]);
   const config = loadConfig();
   const quiet: Config = process.env.LOG_LEVEL ? config : { ...config, LOG_LEVEL: 'warn' };
-  const booted = await boot({ config: quiet, migrate: false, events: createLocalEventBus() });
+  const booted = await boot({ config: quiet, migrate: false, events: createLocalEventBus(), logToStderr: true });
   try {
     if (!(await hasJobQueue(booted.deps.db))) {
       io.err('parley jobs: this database has no job queue yet; run `parley migrate` first\n');

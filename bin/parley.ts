@@ -7,7 +7,8 @@
  *   parley migrate   apply database migrations and exit (Procfile `release`)
  *   parley jobs …    inspect the job queue and retry failed jobs (bin/jobs-command.ts)
  */
-import { ConfigError, loadConfig } from '../core/config.ts';
+import { loadConfig } from '../core/config.ts';
+import { failureMessage } from './failure-message.ts';
 import { jobsCli, jobsUsage } from './jobs-command.ts';
 
 // The API and the workers load on demand: `parley --help` and `parley jobs` stay quick.
@@ -113,8 +114,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error) => {
-    if (error instanceof ConfigError) console.error(error.message);
-    else console.error('parley:', error);
+    console.error(failureMessage(error));
     process.exit(1);
   },
 );

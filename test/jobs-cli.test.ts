@@ -4,7 +4,6 @@
  * commands see every job of the database.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,8 +16,8 @@ import { addJob } from '../core/jobs.ts';
 import { defineTask, type AnyTask } from '../workers/task.ts';
 import { startWorker } from '../workers/main.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { runParley, type CliRun } from './helpers/cli.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 let app: TestApp;
 let dataDir: string;
 
@@ -31,27 +30,8 @@ test.after.always(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function parley(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin', 'parley.ts'), ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: app.databaseUrl,
-        DATA_DIR: dataDir,
-        JWT_SECRET: randomBytes(32).toString('hex'),
-        ...env,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function parley(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runParley(args, { DATABASE_URL: app.databaseUrl, DATA_DIR: dataDir, JWT_SECRET: randomBytes(32).toString('hex'), ...env });
 }
 const jobs = (...args: string[]) => parley(['jobs', ...args]);
 
@@ -233,7 +213,7 @@ test.serial('a database without the job queue, or none at all, is exit 1', async
   } finally {
     await adminQuery(`drop database if exists "${name}" with (force)`);
   }
-  const unreachable = await parley(['jobs', 'stats'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' });
+  const unreachable = await parley(['jobs', 'stats'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing', DATABASE_CONNECT_TIMEOUT: '0' });
   t.is(unreachable.code, 1);
-  t.regex(unreachable.stderr, /parley:/);
+  t.regex(unreachable.stderr, /^parley: cannot reach the database at 127\.0\.0\.1:1 .*correct DATABASE_URL\.$/m);
 });
