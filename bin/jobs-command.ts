@@ -7,6 +7,8 @@ import { parseArgs } from 'node:util';
 import type { WorkerUtils } from 'graphile-worker';
 import type { Config } from '../core/config.ts';
 import type { Queryable } from '../core/db.ts';
+import { withCliDatabase } from './cli-database.ts';
+import { age, oneLine, table } from './cli-format.ts';
 import { findJob, hasJobQueue, jobStats, listFailedJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/jobs-admin.ts';
 
 export const exitCodes = { ok: 0, error: 1, usage: 2, notFound: 3 } as const;
@@ -150,30 +152,19 @@ export async function jobsCli(loadConfig: () => Config, args: string[], io: Jobs
     io.out(jobsUsage);
     return exitCodes.ok;
   }
-  // Quiet unless asked: this command's output is the table, not the boot log.
-  const [{ boot }, { createLocalEventBus }, { makeWorkerUtils }, { workerLogger }] = await Promise.all([
-    import('../core/boot.ts'),
-    import('../core/events.ts'),
-    import('graphile-worker'),
-    import('../core/worker-logger.ts'),
-  ]);
-  const config = loadConfig();
-  const quiet: Config = process.env.LOG_LEVEL ? config : { ...config, LOG_LEVEL: 'warn' };
-  const booted = await boot({ config: quiet, migrate: false, events: createLocalEventBus(), logToStderr: true });
-  try {
+  return withCliDatabase(loadConfig, async (booted) => {
     if (!(await hasJobQueue(booted.deps.db))) {
       io.err('parley jobs: this database has no job queue yet; run `parley migrate` first\n');
       return exitCodes.error;
     }
+    const [{ makeWorkerUtils }, { workerLogger }] = await Promise.all([import('graphile-worker'), import('../core/worker-logger.ts')]);
     const utils = await makeWorkerUtils({ connectionString: booted.database.url, logger: workerLogger(booted.deps.logger) });
     try {
       return await runJobsCommand(command, booted.deps.db, utils, io);
     } finally {
       await utils.release();
     }
-  } finally {
-    await booted.shutdown();
-  }
+  });
 }
 
 function describe(job: JobDetail, now: Date): string {
@@ -203,32 +194,4 @@ function describe(job: JobDetail, now: Date): string {
     job.last_error === null ? '  -' : indent(job.last_error),
     '',
   ].join('\n');
-}
-
-/** Columns padded to their widest cell; the listed columns right-aligned. */
-function table(headers: string[], rows: string[][], rightAligned: number[] = []): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
-  return [headers, ...rows].map(line).join('\n') + '\n';
-}
-
-function oneLine(text: string | null, max: number): string {
-  if (!text) return '-';
-  const first = text.trim().split('\n')[0].trim();
-  const more = first.length > max || text.trim().includes('\n');
-  const cut = first.length > max ? first.slice(0, max - 1) : first;
-  return more ? `${cut}…` : cut;
-}
-
-/** 45s, 12m, 5h, 3d. */
-export function age(iso: string, now: Date): string {
-  const seconds = Math.max(0, Math.floor((now.getTime() - new Date(iso).getTime()) / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
-  if (seconds < 172_800) return `${Math.floor(seconds / 3600)}h`;
-  return `${Math.floor(seconds / 86_400)}d`;
 }
