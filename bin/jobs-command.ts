@@ -9,7 +9,7 @@ import type { Config } from '../core/config.ts';
 import type { Queryable } from '../core/db.ts';
 import { withCliDatabase } from './cli-database.ts';
 import { age, oneLine, table } from './cli-format.ts';
-import { findJob, hasJobQueue, jobStats, listFailedJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/jobs-admin.ts';
+import { findJob, hasJobQueue, jobStats, listFailedJobs, listRetryingJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/jobs-admin.ts';
 
 export const exitCodes = { ok: 0, error: 1, usage: 2, notFound: 3 } as const;
 
@@ -17,6 +17,8 @@ export const jobsUsage = `usage: parley jobs <command>
 
   failed [--task NAME]          permanently failed jobs (attempts used up): id, task,
                                 attempts, age (since created), last error (first line)
+  retrying [--task NAME]        jobs that failed at least once and will run again: id, task,
+                                attempts, next run, last error (first line)
   show ID                       every field of one job, with its payload and full last error
   retry ID...                   run these jobs again now with a fresh set of attempts
   retry --all [--task NAME]     the same for every permanently failed job (of one task)
@@ -29,6 +31,7 @@ exit codes: 0 ok, 1 error (also: a job is running and was not retried), 2 usage,
 export type JobsCommand =
   | { kind: 'help' }
   | { kind: 'failed'; task?: string }
+  | { kind: 'retrying'; task?: string }
   | { kind: 'show'; id: string }
   | { kind: 'retry'; ids: string[] }
   | { kind: 'retry-all'; task?: string }
@@ -55,8 +58,9 @@ export function parseJobsArgs(args: string[]): JobsCommand | string {
   const badId = rest.find((id) => !jobId.test(id));
   switch (sub) {
     case 'failed':
-      if (values.all) return `'failed' takes no --all`;
-      return rest.length ? `'failed' takes no arguments` : { kind: 'failed', task: values.task };
+    case 'retrying':
+      if (values.all) return `'${sub}' takes no --all`;
+      return rest.length ? `'${sub}' takes no arguments` : { kind: sub, task: values.task };
     case 'stats':
       if (Object.keys(values).length) return `'stats' takes no options`;
       return rest.length ? `'stats' takes no arguments` : { kind: 'stats' };
@@ -104,6 +108,23 @@ export async function runJobsCommand(
         ),
       );
       io.out(`\n${jobs.length} failed job${jobs.length === 1 ? '' : 's'}. Details: parley jobs show ID. Run again: parley jobs retry ID... (or --all).\n`);
+      return exitCodes.ok;
+    }
+    case 'retrying': {
+      const jobs = await listRetryingJobs(db, { task: command.task });
+      if (!jobs.length) {
+        io.out(command.task ? `No ${command.task} jobs waiting for a retry.\n` : 'No jobs waiting for a retry.\n');
+        return exitCodes.ok;
+      }
+      const next = (runAt: string) => (new Date(runAt) <= now ? 'now' : `in ${age(now.toISOString(), new Date(runAt))}`);
+      io.out(
+        table(
+          ['ID', 'TASK', 'ATTEMPTS', 'NEXT', 'LAST ERROR'],
+          jobs.map((j) => [j.id, j.task, `${j.attempts}/${j.max_attempts}`, next(j.run_at), oneLine(j.last_error, 80)]),
+          [0, 2],
+        ),
+      );
+      io.out(`\n${jobs.length} job${jobs.length === 1 ? '' : 's'} waiting for a retry. Details: parley jobs show ID. Run now: parley jobs retry ID...\n`);
       return exitCodes.ok;
     }
     case 'show': {

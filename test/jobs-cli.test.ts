@@ -49,7 +49,7 @@ async function adminQuery(text: string): Promise<void> {
 const jobRow = (id: string) => app.sql('select id::text, task_identifier, attempts, max_attempts, locked_at, run_at <= now() as due from graphile_worker.jobs where id = $1', [id]);
 
 /** Runs a worker with these tasks until `count` jobs have ended with `event`, then stops it. */
-async function work(tasks: AnyTask[], event: 'job:failed' | 'job:success', count: number): Promise<void> {
+async function work(tasks: AnyTask[], event: 'job:failed' | 'job:error' | 'job:success', count: number): Promise<void> {
   const events: WorkerEvents = new EventEmitter();
   let seen = 0;
   const done = new Promise<void>((resolve) =>
@@ -173,6 +173,29 @@ test.serial('retry: unknown ids are exit 3, a running job is exit 1, the others 
   await app.sql(`update graphile_worker._private_jobs set locked_at = now() - interval '5 hours' where id = $1`, [id]);
   t.regex((await jobs('stats')).stdout, /^cli_mixed\s+0\s+0\s+1$/m);
   await app.sql('select graphile_worker.complete_jobs(array[$1::bigint])', [id]);
+});
+
+test.serial('retrying lists jobs that failed and will run again, not permanently failed ones', async (t) => {
+  const state = { fail: true };
+  const id = await addJob(app.deps.db, 'cli_retrying', { n: 1 }, { maxAttempts: 3 });
+  const gone = await addJob(app.deps.db, 'cli_retrying_done', { n: 2 }, { maxAttempts: 1 });
+  await work([failingTask('cli_retrying_done', state)], 'job:failed', 1);
+  // job:error: an attempt failed and another one is left.
+  await work([failingTask('cli_retrying', state)], 'job:error', 1);
+
+  const retrying = await jobs('retrying');
+  t.is(retrying.code, 0, retrying.stderr);
+  const lines = retrying.stdout.split('\n');
+  t.regex(lines[0], /^ID\s+TASK\s+ATTEMPTS\s+NEXT\s+LAST ERROR$/);
+  const row = lines.find((l) => l.trimStart().startsWith(`${id} `));
+  t.regex(row ?? '', new RegExp(`^\\s*${id}\\s+cli_retrying\\s+1/3\\s+(now|in \\d+s)\\s+upstream refused the message`), retrying.stdout);
+  t.false(retrying.stdout.includes('cli_retrying_done'), 'a job without attempts left is under `failed`');
+  t.regex(retrying.stdout, /job(s)? waiting for a retry\./);
+  t.true((await jobs('failed', '--task', 'cli_retrying_done')).stdout.includes(`${gone} `));
+
+  const filtered = await jobs('retrying', '--task', 'cli_other');
+  t.is(filtered.stdout, 'No cli_other jobs waiting for a retry.\n');
+  t.is((await jobs('retrying', '--all')).code, 2);
 });
 
 test.serial('usage errors are exit 2 and say what is wrong; --help documents the exit codes', async (t) => {
