@@ -142,6 +142,8 @@ test('npm scripts, the bin, the Procfile and the image enter through the plain-J
   for (const [name, script] of Object.entries<string>(pkg.scripts)) {
     if (/^node /.test(script)) t.regex(script, /^node (bin\/parley\.js|--import \.\/bin\/require-node24\.js) /, name);
   }
-  for (const line of readFileSync(path.join(repoRoot, 'Procfile'), 'utf8').trim().split('\n')) t.regex(line, /: node bin\/parley\.js /);
+  const processes = readFileSync(path.join(repoRoot, 'Procfile'), 'utf8').split('\n').filter((line) => /^\w+:/.test(line));
+  t.deepEqual(processes.map((line) => line.split(':')[0]), ['release', 'web', 'worker']);
+  for (const line of processes) t.regex(line, /^\w+: node bin\/parley\.js /);
   t.regex(readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8'), /^CMD \["node", "bin\/parley\.js", "web"\]$/m);
 });
