@@ -19,6 +19,12 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/** `true`/`false` (also `1`/`0`); unset or empty: undefined, so a default can depend on NODE_ENV. */
+const optionalFlag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === 'true' || v === '1'));
+
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   /** HTTP port of the API (default 3000). */
@@ -102,13 +108,27 @@ const envSchema = z.object({
    * clients connect directly). Decides which address the login lockout counts per.
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Refuse WhatsApp and Instagram webhook posts for channels without an `app_secret` (nothing
+   * can check them). Default: on when NODE_ENV=production, off otherwise.
+   */
+  META_REQUIRE_SIGNATURE: optionalFlag,
+  /**
+   * Let channel settings name hosts on loopback or private networks (a self-hosted mail server
+   * on the LAN). Link-local (cloud metadata) and unspecified addresses stay refused. Default off.
+   */
+  ALLOW_PRIVATE_HOSTS: optionalFlag,
   /** bcrypt cost factor (default 10; tests lower it). */
   BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
-export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY'> & {
+export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY' | 'META_REQUIRE_SIGNATURE' | 'ALLOW_PRIVATE_HOSTS'> & {
+  /** META_REQUIRE_SIGNATURE resolved: its value, else NODE_ENV === 'production'. */
+  META_REQUIRE_SIGNATURE: boolean;
+  /** ALLOW_PRIVATE_HOSTS resolved (default false). */
+  ALLOW_PRIVATE_HOSTS: boolean;
   /** Absolute path of DATA_DIR. */
   dataDir: string;
   /** HS256 key bytes for access tokens. */
@@ -173,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const warnings = sharedSecretProblems(parsed);
   return {
     ...rest,
+    META_REQUIRE_SIGNATURE: parsed.META_REQUIRE_SIGNATURE ?? parsed.NODE_ENV === 'production',
+    ALLOW_PRIVATE_HOSTS: parsed.ALLOW_PRIVATE_HOSTS ?? false,
     dataDir,
     jwtSecret: JWT_SECRET ? new TextEncoder().encode(JWT_SECRET) : storedSecret(dataDir, 'jwt_secret', 48),
     encryptionKey: CONFIG_ENCRYPTION_KEY ? decodeKey(CONFIG_ENCRYPTION_KEY) : storedSecret(dataDir, 'config_encryption_key', 32),

@@ -157,3 +157,15 @@ test('the embedded default (no DATABASE_URL) generates its secrets silently, eve
   t.deepEqual(config.warnings, []);
   t.is(config.jwtSecret.length, 48);
 });
+
+test('security switches: META_REQUIRE_SIGNATURE defaults to on in production only; ALLOW_PRIVATE_HOSTS defaults to off', (t) => {
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tempDir(t), JWT_SECRET: 'j'.repeat(32), ...env });
+  t.is(load({}).META_REQUIRE_SIGNATURE, false);
+  t.is(load({ NODE_ENV: 'production' }).META_REQUIRE_SIGNATURE, true);
+  t.is(load({ NODE_ENV: 'production', META_REQUIRE_SIGNATURE: 'false' }).META_REQUIRE_SIGNATURE, false);
+  t.is(load({ META_REQUIRE_SIGNATURE: 'true' }).META_REQUIRE_SIGNATURE, true);
+  t.is(load({}).ALLOW_PRIVATE_HOSTS, false);
+  t.is(load({ ALLOW_PRIVATE_HOSTS: '1' }).ALLOW_PRIVATE_HOSTS, true);
+  const error = t.throws(() => load({ ALLOW_PRIVATE_HOSTS: 'yes' }), { instanceOf: ConfigError });
+  t.regex(error!.message, /ALLOW_PRIVATE_HOSTS/);
+});

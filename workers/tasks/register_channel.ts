@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { sql } from '../../core/db.ts';
 import { rooms } from '../../core/events.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
+import { accountTakenReason, routingKeyHeldElsewhere } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
@@ -48,7 +49,14 @@ export default defineTask({
     }
     // X routes its shared webhook by the account's user id, known only after registration.
     const found = result.state?.routing_key ?? result.state?.user_id;
-    const routingKey = typeof found === 'string' ? found : null;
+    let routingKey = typeof found === 'string' ? found : null;
+    // One channel per platform account: a second business's channel of an account is an error
+    // (it would otherwise fail the unique index and retry, pending forever), and the account's
+    // inbound keeps reaching only the channel that holds it.
+    if (routingKey && (await routingKeyHeldElsewhere(deps.db, channel.type, routingKey, channel.id))) {
+      result = { status: 'error', last_error: accountTakenReason(channel.type), state: result.state };
+      routingKey = null;
+    }
     await deps.db.query(sql.unsafe`
       update channels set
         status = ${result.status},

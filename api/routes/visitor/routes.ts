@@ -41,13 +41,16 @@ export const startSession = defineRoute({
     'a customer of the widget channel whose platform id is a random visitor id. `name` and `email` update the customer when given. ' +
     `At most ${VISITOR_SESSION_RATE.limit} new visitors per minute from one client address (429 with \`Retry-After\`); resuming is not limited. ` +
     '`conversation_id` is where the next message goes: the visitor\'s latest conversation unless it is closed, else null (the first message opens one). ' +
+    'The page must be on the widget\'s `domain` or one of its subdomains, judged by the `Origin` header (only the host counts; `*` allows every site; ' +
+    'pages on localhost and 127.0.0.1 are allowed unless NODE_ENV=production): another site gets 403 `{detail}`. A request without `Origin` ' +
+    'comes from no web page (a mobile app, a server) and is allowed. ' +
     'The widget calls it with a visitor\'s first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`).',
   tags,
   auth: 'none',
   publicCors: true,
   body: startSessionBody,
   response: sessionResponse,
-  errors: [404, 429],
+  errors: [403, 404, 429],
   handler: async ({ body, deps, ctx }) => {
     const resume = body.visitor_token ? await verifyVisitorToken(deps.config.jwtSecret, body.visitor_token) : null;
     const session = await startVisitorSession(deps.db, {
@@ -56,6 +59,8 @@ export const startSession = defineRoute({
       email: body.email,
       resume,
       clientAddress: clientAddress(ctx, deps.config.TRUST_PROXY_HOPS),
+      origin: ctx.get('Origin') || undefined,
+      originRules: { allowLocalhost: deps.config.NODE_ENV !== 'production' },
     });
     const { visitor } = session;
     return {
