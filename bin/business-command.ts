@@ -8,8 +8,7 @@ import type { Queryable } from '../core/db.ts';
 import { findBusinesses, hasBusinesses, listBusinesses, planNamed, setBusinessPlan } from '../core/business-admin.ts';
 import { planNames, type PlanName } from '../core/plans.ts';
 import { withCliDatabase } from './cli-database.ts';
-import { age, table } from './cli-format.ts';
-import { exitCodes, type JobsOutput as CliOutput } from './jobs-command.ts';
+import { age, exitCodes, table, type CliOutput } from './cli-format.ts';
 
 export const businessUsage = `usage: parley business <command>
 

@@ -1,4 +1,9 @@
-/** Plain-text output of the admin commands: aligned tables, short errors, ages. */
+/** Plain-text output of the admin commands (`parley jobs`, `parley business`): exit codes, streams, tables, ages. */
+
+export const exitCodes = { ok: 0, error: 1, usage: 2, notFound: 3 } as const;
+
+/** Where a command writes: its answer to `out` (stdout), errors to `err` (stderr). */
+export type CliOutput = { out: (text: string) => void; err: (text: string) => void };
 
 /** Columns padded to their widest cell; the listed columns right-aligned. */
 export function table(headers: string[], rows: string[][], rightAligned: number[] = []): string {

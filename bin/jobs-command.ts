@@ -8,10 +8,8 @@ import type { WorkerUtils } from 'graphile-worker';
 import type { Config } from '../core/config.ts';
 import type { Queryable } from '../core/db.ts';
 import { withCliDatabase } from './cli-database.ts';
-import { age, oneLine, table } from './cli-format.ts';
+import { age, exitCodes, oneLine, table, type CliOutput } from './cli-format.ts';
 import { findJob, hasJobQueue, jobStats, listFailedJobs, listRetryingJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/jobs-admin.ts';
-
-export const exitCodes = { ok: 0, error: 1, usage: 2, notFound: 3 } as const;
 
 export const jobsUsage = `usage: parley jobs <command>
 
@@ -83,14 +81,12 @@ export function parseJobsArgs(args: string[]): JobsCommand | string {
   }
 }
 
-export type JobsOutput = { out: (text: string) => void; err: (text: string) => void };
-
 /** A jobs command against a booted database. */
 export async function runJobsCommand(
   command: Exclude<JobsCommand, { kind: 'help' }>,
   db: Queryable,
   utils: WorkerUtils,
-  io: JobsOutput,
+  io: CliOutput,
   now = new Date(),
 ): Promise<number> {
   switch (command.kind) {
@@ -163,7 +159,7 @@ export async function runJobsCommand(
 }
 
 /** `parley jobs ARGS`: parse, boot the database only, run, release. */
-export async function jobsCli(loadConfig: () => Config, args: string[], io: JobsOutput): Promise<number> {
+export async function jobsCli(loadConfig: () => Config, args: string[], io: CliOutput): Promise<number> {
   const command = parseJobsArgs(args);
   if (typeof command === 'string') {
     io.err(`parley jobs: ${command}\n\n${jobsUsage}`);

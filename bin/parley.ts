@@ -33,7 +33,7 @@ commands:
 On SIGTERM or SIGINT the API stops accepting connections and the workers take no new jobs;
 running jobs finish before the process exits. A second signal exits at once.
 
-exit codes: 0 ok, 1 error, 2 usage (parley jobs adds 3, below)
+exit codes: 0 ok, 1 error, 2 usage (parley jobs and parley business add 3, below)
 
 ${jobsUsage.replace(/^usage: /, '')}
 ${businessUsage.replace(/^usage: /, '')}`;

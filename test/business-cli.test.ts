@@ -82,3 +82,20 @@ test.serial('a shared name, an unknown workspace or an unknown plan changes noth
   t.is(await planOf(first.businessId), 'Free');
   t.is(await planOf(second.businessId), 'Free');
 });
+
+test.serial('usage errors are exit 2 and say what is wrong; --help documents the command', async (t) => {
+  for (const [args, message] of [
+    [[], /missing command/],
+    [['plan', '3'], /'plan' takes a workspace and a plan, e\.g\. parley business plan 3 Pro/],
+    [['list', 'x'], /'list' takes no arguments/],
+    [['nope'], /unknown command 'nope'/],
+  ] as [string[], RegExp][]) {
+    const run = await business(...args);
+    t.is(run.code, 2, args.join(' '));
+    t.regex(run.stderr, message);
+    t.regex(run.stderr, /usage: parley business/);
+  }
+  const top = await runParley(['--help'], {});
+  t.regex(top.stdout, /business\s+list workspaces and set their plan/);
+  t.regex(top.stdout, /plan BUSINESS PLAN/);
+});
