@@ -42,7 +42,8 @@ export function failureMessage(error: unknown, env: NodeJS.ProcessEnv = process.
   }
   if (unreachable.has(code) || /connection timeout/i.test(failure.message ?? '')) {
     const reason = code || 'timeout';
-    const waited = databaseUrl ? ` after retrying for ${env.DATABASE_CONNECT_TIMEOUT || 30}s (DATABASE_CONNECT_TIMEOUT)` : '';
+    const seconds = Number(env.DATABASE_CONNECT_TIMEOUT || 30);
+    const waited = databaseUrl && seconds > 0 ? ` after retrying for ${seconds}s (DATABASE_CONNECT_TIMEOUT)` : '';
     return `parley: cannot reach the database at ${databaseHost(databaseUrl)}${waited} (${reason}): start PostgreSQL there or correct DATABASE_URL.`;
   }
   if (refusals[code]) {

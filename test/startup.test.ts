@@ -48,7 +48,9 @@ function serverUrl(database: string, user?: string): string {
 test('an unreachable database: one sentence naming DATABASE_URL', async (t) => {
   const port = await closedPort();
   const run = await parley(['migrate'], { DATABASE_URL: `postgres://parley@127.0.0.1:${port}/parley`, DATABASE_CONNECT_TIMEOUT: '0' });
-  assertOneSentence(t, run, new RegExp(`^parley: cannot reach the database at 127\\.0\\.0\\.1:${port} .*\\(ECONNREFUSED\\): start PostgreSQL there or correct DATABASE_URL\\.$`, 'm'));
+  assertOneSentence(t, run, new RegExp(`^parley: cannot reach the database at 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\): start PostgreSQL there or correct DATABASE_URL\\.$`, 'm'));
+  const retried = await parley(['migrate'], { DATABASE_URL: `postgres://parley@127.0.0.1:${port}/parley`, DATABASE_CONNECT_TIMEOUT: '1' });
+  assertOneSentence(t, retried, new RegExp(`^parley: cannot reach the database at 127\\.0\\.0\\.1:${port} after retrying for 1s \\(DATABASE_CONNECT_TIMEOUT\\) \\(ECONNREFUSED\\): start PostgreSQL there or correct DATABASE_URL\\.$`, 'm'));
 });
 
 test('a database that refuses (unknown role, unknown database): one sentence naming DATABASE_URL', async (t) => {
