@@ -29,8 +29,12 @@ const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   /** HTTP port of the API (default 3000). */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /** PostgreSQL connection string; unset boots an embedded PostgreSQL in DATA_DIR. */
-  DATABASE_URL: optionalUrl,
+  /** PostgreSQL connection string (postgres:// or postgresql://); unset boots an embedded PostgreSQL in DATA_DIR. */
+  DATABASE_URL: optionalUrl.refine((v) => v === undefined || /^postgres(ql)?:\/\//i.test(v), {
+    message: 'must be a PostgreSQL URL (postgres://user:password@host:5432/database); Parley runs on PostgreSQL only',
+  }),
+  /** Seconds a starting process keeps retrying an unreachable database (default 30; 0: try once). */
+  DATABASE_CONNECT_TIMEOUT: z.coerce.number().min(0).max(3600).default(30),
   /** Redis connection string; unset keeps events in-process (single-process mode). */
   REDIS_URL: optionalUrl,
   /** Where local state lives: embedded database, generated secrets, uploads (default ./.data). */
@@ -133,6 +137,8 @@ export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY' | 'META_RE
   encryptionKey: Buffer;
   /** PUBLIC_URL without a trailing slash (default http://localhost:PORT). */
   publicUrl: string;
+  /** Configuration that works here but will hurt (logged at warn level when a process starts). */
+  warnings: string[];
 };
 
 export class ConfigError extends Error {}
@@ -184,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = parseEnv(env);
   const dataDir = path.resolve(parsed.DATA_DIR);
   const { JWT_SECRET, CONFIG_ENCRYPTION_KEY, ...rest } = parsed;
+  const warnings = sharedSecretProblems(parsed);
   return {
     ...rest,
     META_REQUIRE_SIGNATURE: parsed.META_REQUIRE_SIGNATURE ?? parsed.NODE_ENV === 'production',
@@ -192,5 +199,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: JWT_SECRET ? new TextEncoder().encode(JWT_SECRET) : storedSecret(dataDir, 'jwt_secret', 48),
     encryptionKey: CONFIG_ENCRYPTION_KEY ? decodeKey(CONFIG_ENCRYPTION_KEY) : storedSecret(dataDir, 'config_encryption_key', 32),
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
+    warnings,
   };
+}
+
+/**
+ * Generated secrets live in one machine's DATA_DIR: right for the embedded default, wrong once
+ * processes share a database (DATABASE_URL): a worker elsewhere gets another encryption key
+ * and cannot decrypt channel credentials, and tokens die with the machine. In production that
+ * stops the start; elsewhere it is a warning (a developer's single machine works).
+ */
+function sharedSecretProblems(parsed: Env): string[] {
+  if (!parsed.DATABASE_URL) return [];
+  const missing = (['JWT_SECRET', 'CONFIG_ENCRYPTION_KEY'] as const).filter((name) => !parsed[name]);
+  const why = 'with DATABASE_URL set, every process (web, worker, release, on any machine) must share one value; one generated into DATA_DIR is this machine\'s only';
+  const problems = missing.map((name) => `${name}: not set; ${why} (generate one: \`openssl rand -hex 32\`)`);
+  if (problems.length && parsed.NODE_ENV === 'production') {
+    throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+  return problems;
 }

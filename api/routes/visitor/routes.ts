@@ -3,11 +3,8 @@
  * A visitor starts or resumes a session (no token), then writes and reads with its visitor
  * token. Live replies come over the `/widget` socket (api/realtime-widget.ts).
  */
-import type { Context } from 'koa';
 import { z } from '../../../core/zod.ts';
-import type { Deps } from '../../../core/deps.ts';
-import { invalidCredentials, notAuthenticated } from '../../../core/errors.ts';
-import { listVisitorMessages, loadVisitor, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE, type Visitor } from '../../../core/commands/visitors.ts';
+import { listVisitorMessages, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE } from '../../../core/commands/visitors.ts';
 import { publishEvents } from '../../../core/live-events.ts';
 import { issueVisitorToken, verifyVisitorToken } from '../../../core/visitor-tokens.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
@@ -21,16 +18,6 @@ const visitorAuth =
   'Authenticated with `Authorization: Bearer <visitor_token>` (from POST /api/v1/visitor/sessions). No header: 401 `Not authenticated`; ' +
   'a bad or expired token, an access token, or a visitor that no longer exists: 401 `Could not validate credentials`. ' +
   'The widget\'s channel made inactive: 404 `Widget not found`. Any origin may call it (CORS `*`).';
-
-/** The visitor a request's bearer visitor token names (401 as for access tokens). */
-async function authenticateVisitor(ctx: Context, deps: Deps): Promise<Visitor> {
-  const header = ctx.get('Authorization').trim();
-  if (!header) throw notAuthenticated();
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  const claims = match ? await verifyVisitorToken(deps.config.jwtSecret, match[1]) : null;
-  if (!claims) throw invalidCredentials();
-  return loadVisitor(deps.db, claims);
-}
 
 export const startSession = defineRoute({
   method: 'post',
@@ -85,14 +72,13 @@ export const sendMessage = defineRoute({
     `At most ${VISITOR_MESSAGE_RATE.limit} messages per visitor per minute (429 with \`Retry-After\`). ` +
     'A repeated `client_message_id` returns the message stored the first time. ' + visitorAuth,
   tags,
-  auth: 'none',
+  auth: 'visitor',
   publicCors: true,
   body: sendVisitorMessageBody,
   response: visitorMessageSchema,
-  errors: [401, 404, 429],
-  handler: async ({ body, deps, ctx }) => {
-    const visitor = await authenticateVisitor(ctx, deps);
-    const { message, events } = await sendVisitorMessage(deps.db, visitor, {
+  errors: [404, 429],
+  handler: async ({ body, caller, deps }) => {
+    const { message, events } = await sendVisitorMessage(deps.db, caller, {
       content: body.content,
       attachments: body.attachments,
       clientMessageId: body.client_message_id,
@@ -111,14 +97,13 @@ export const listMessages = defineRoute({
     'oldest first: the visitor\'s own, the agents\' and the AI agent\'s; system messages and internal fields are never shown. ' +
     'Another visitor\'s conversation (of this widget or any other): 404 `Conversation not found`. ' + visitorAuth,
   tags,
-  auth: 'none',
+  auth: 'visitor',
   publicCors: true,
   query: listVisitorMessagesQuery,
   response: z.array(visitorMessageSchema),
-  errors: [401, 404],
-  handler: async ({ query, deps, ctx }) => {
-    const visitor = await authenticateVisitor(ctx, deps);
-    return listVisitorMessages(deps.db, visitor, { conversationId: query.conversation_id, limit: query.limit });
+  errors: [404],
+  handler: async ({ query, caller, deps }) => {
+    return listVisitorMessages(deps.db, caller, { conversationId: query.conversation_id, limit: query.limit });
   },
 });
 
