@@ -31,7 +31,6 @@ export const updatedConversationRow = z.object({
   assigned_at: z.string().nullable(),
   updated_at: z.string(),
 });
-export type UpdatedConversation = z.infer<typeof updatedConversationRow>;
 export const updatedConversationColumns = sql.fragment`id, business_id, status, assignee_id, assigned_at, updated_at`;
 
 /**
