@@ -7,7 +7,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { sql } from '../core/db.ts';
-import { addJob, enqueue, jobCatalogue, type JobName } from '../core/jobs.ts';
+import { addJob, addJobExpression, enqueue, jobCatalogue, type JobName } from '../core/jobs.ts';
 import { allTasks } from '../workers/tasks/index.ts';
 import { crontab } from '../workers/crontab.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -57,6 +57,27 @@ test.serial('enqueue: the key, queue, attempts and payload come from the catalog
   const receipt = randomUUID();
   t.like(await job(await enqueue(app.deps.db, 'process_inbound', { event_id: receipt }, { channelId: channel, kind: 'receipt' })), { queue_name: null });
   t.like(await job(await enqueue(app.deps.db, 'index_article', { article_id: 7 })), { key: 'article:7', max_attempts: 8 });
+});
+
+test.serial('addJobExpression: a job added inside a statement gets the key, queue, attempts and payload enqueue() gives', async (t) => {
+  const [channel, message] = [randomUUID(), randomUUID()];
+  const added = (expression: ReturnType<typeof addJobExpression>) =>
+    app.deps.db.oneFirst(sql.type(z.object({ id: z.coerce.string() }))`
+      with source as (select ${channel}::uuid as channel_id, ${message}::uuid as message_id)
+      select (${expression}).id from source s`);
+  t.like(await job(await added(addJobExpression('poll_channel', { channel_id: sql.fragment`s.channel_id` }))), {
+    task_identifier: 'poll_channel',
+    key: `poll:${channel}`,
+    queue_name: `poll:${channel}`,
+    max_attempts: 1,
+    payload: { channel_id: channel },
+  });
+  t.like(await job(await added(addJobExpression('deliver_message', { message_id: sql.fragment`s.message_id` }))), {
+    key: `message:${message}`,
+    queue_name: null,
+    max_attempts: 25,
+    payload: { message_id: message },
+  });
 });
 
 test.serial('enqueue refuses a payload its task would drop, and adds no job', async (t) => {
