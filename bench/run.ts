@@ -19,9 +19,10 @@ import { markdownTable, writeResults, type Result } from './harness/table.ts';
 import type { Row } from './harness/row.ts';
 import { webhookAck } from './rows/webhook-ack.ts';
 import { inboundDrain } from './rows/inbound-drain.ts';
+import { inboundLatency } from './rows/inbound-latency.ts';
 
 // Analytics last: its million messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain];
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   let quick = false;
