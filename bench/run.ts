@@ -20,9 +20,10 @@ import type { Row } from './harness/row.ts';
 import { webhookAck } from './rows/webhook-ack.ts';
 import { inboundDrain } from './rows/inbound-drain.ts';
 import { inboundLatency } from './rows/inbound-latency.ts';
+import { agentReply } from './rows/agent-reply.ts';
 
 // Analytics last: its million messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency];
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   let quick = false;
