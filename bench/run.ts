@@ -21,9 +21,10 @@ import { webhookAck } from './rows/webhook-ack.ts';
 import { inboundDrain } from './rows/inbound-drain.ts';
 import { inboundLatency } from './rows/inbound-latency.ts';
 import { agentReply } from './rows/agent-reply.ts';
+import { outboundDelivery } from './rows/outbound-delivery.ts';
 
 // Analytics last: its million messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply];
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   let quick = false;
