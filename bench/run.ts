@@ -22,9 +22,10 @@ import { inboundDrain } from './rows/inbound-drain.ts';
 import { inboundLatency } from './rows/inbound-latency.ts';
 import { agentReply } from './rows/agent-reply.ts';
 import { outboundDelivery } from './rows/outbound-delivery.ts';
+import { socketFanout } from './rows/socket-fanout.ts';
 
 // Analytics last: its million messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery];
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   let quick = false;
