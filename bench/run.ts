@@ -23,9 +23,10 @@ import { inboundLatency } from './rows/inbound-latency.ts';
 import { agentReply } from './rows/agent-reply.ts';
 import { outboundDelivery } from './rows/outbound-delivery.ts';
 import { socketFanout } from './rows/socket-fanout.ts';
+import { kbSearch } from './rows/kb-search.ts';
 
 // Analytics last: its million messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout];
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout, kbSearch];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   let quick = false;
