@@ -24,9 +24,10 @@ import { agentReply } from './rows/agent-reply.ts';
 import { outboundDelivery } from './rows/outbound-delivery.ts';
 import { socketFanout } from './rows/socket-fanout.ts';
 import { kbSearch } from './rows/kb-search.ts';
+import { analytics } from './rows/analytics.ts';
 
 // Analytics last: its million messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout, kbSearch];
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout, kbSearch, analytics];
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   let quick = false;
