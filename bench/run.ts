@@ -69,18 +69,20 @@ async function main(): Promise<number> {
       try {
         const measured = await row.run(stack);
         results.push(...measured);
-        process.stderr.write(`${markdownTable(measured)}\n(${row.id}: ${((performance.now() - rowStarted) / 1000).toFixed(1)} s)\n`);
+        process.stderr.write(`${markdownTable(measured)}\n`);
       } catch (error) {
         broken.push(row.id);
         process.stderr.write(`bench: ${row.id} could not be measured: ${error instanceof Error ? error.stack : String(error)}\n`);
       }
+      const discarded = await stack.discardJobs();
+      process.stderr.write(`(${row.id}: ${((performance.now() - rowStarted) / 1000).toFixed(1)} s; ${discarded} jobs it left queued discarded)\n`);
     }
   } finally {
     await stack.close();
   }
   const seconds = Math.round((performance.now() - started) / 100) / 10;
   const postgres = process.env.DATABASE_URL ? 'system PostgreSQL (DATABASE_URL)' : 'embedded PostgreSQL';
-  console.log(`\nParley bench${quick ? ' --quick (goals not enforced)' : ''}: ${at}, ${host.cpus} CPUs (${host.cpu}), ${host.memory_gib} GiB, Node ${host.node}, ${postgres}, ${seconds} s\n`);
+  console.log(`\nParley bench${quick ? ' --quick (goals not enforced)' : ''}: ${at}, ${host.cpus} CPUs (${host.cpu}), ${host.memory_gib} GiB, Node ${host.node}, load average ${host.load_average_at_start[0]} at start, ${postgres}, ${seconds} s\n`);
   console.log(markdownTable(results));
   for (const r of results.filter((x) => x.note)) console.log(`- ${r.name}: ${r.note}`);
   mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });

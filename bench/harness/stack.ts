@@ -34,6 +34,11 @@ export type Stack = {
   startWorker: (name: string, env?: Record<string, string>) => Promise<Child>;
   /** A Node script of bench/baselines as a child, ready when it prints "ready". */
   startBaseline: (name: string, script: string, env?: Record<string, string>) => Promise<Child>;
+  /**
+   * Deletes the jobs a row left queued (a backlog its stopped workers never reached), so the
+   * next row's workers start from an empty queue; returns how many.
+   */
+  discardJobs: () => Promise<number>;
   /** Registers a stop to run at `close` (newest first). */
   defer: (stop: () => Promise<unknown>) => void;
   close: () => Promise<void>;
@@ -114,7 +119,12 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
       await untilLogged(child, 'ready');
       return child;
     };
-    return { quick: options.quick, databaseUrl, redisUrl: redis.url, pool, meta, ollama, env, startWeb, startWorker, startBaseline, defer, close };
+    const discardJobs = async () => {
+      // complete_jobs is graphile-worker's own way to remove jobs; it leaves locked ones alone.
+      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from graphile_worker.complete_jobs(array(select id from graphile_worker.jobs))`);
+      return rows[0]!.n;
+    };
+    return { quick: options.quick, discardJobs, databaseUrl, redisUrl: redis.url, pool, meta, ollama, env, startWeb, startWorker, startBaseline, defer, close };
   } catch (error) {
     await close();
     throw error;

@@ -49,7 +49,8 @@ export function result(
   };
 }
 
-const show = (n: number, digits = 1) => (Number.isFinite(n) ? String(round(n, digits)) : '–');
+// Small figures keep two decimals (a 0.04 ms baseline is not 0).
+const show = (n: number, digits = Math.abs(n) < 10 ? 2 : 1) => (Number.isFinite(n) ? String(round(n, digits)) : '–');
 const verdict = (pass: boolean | null) => (pass === null ? '–' : pass ? 'PASS' : 'MISS');
 
 /** The table as Markdown (printed to the terminal and pasted into the README). */
@@ -58,7 +59,7 @@ export function markdownTable(results: Result[]): string {
     '| row | figure | baseline (same run) | ratio | goal | result |',
     '|---|---:|---|---:|---|---|',
     ...results.map((r) =>
-      `| ${r.name} | ${show(r.figure)} ${r.unit} | ${r.baselineLabel ? `${show(r.baseline)} ${r.unit} (${r.baselineLabel})` : '–'} | ${show(r.ratio, 2)} | ${r.goal} | ${verdict(r.pass)} |`,
+      `| ${r.name} | ${show(r.figure)} ${r.unit} | ${r.baselineLabel ? `${show(r.baseline)} ${r.unit} (${r.baselineLabel})` : '–'} | ${show(r.ratio)} | ${r.goal} | ${verdict(r.pass)} |`,
     ),
   ];
   return lines.join('\n');

@@ -60,7 +60,7 @@ export const inboundLatency: Row = {
   id: 'inbound-latency',
   run: async (stack) => {
     const idleProbes = size(stack, 100, 20);
-    const loadedSeconds = size(stack, 15, 3);
+    const loadedSeconds = size(stack, 15, 1);
     const web = await stack.startWeb('latency-web');
     const worker = await stack.startWorker('latency-worker');
     let parley: Latencies;

@@ -16,7 +16,7 @@ const WARM_UP = 100;
 export const webhookAck: Row = {
   id: 'webhook-ack',
   run: async (stack) => {
-    const count = RATE * size(stack, 10, 2);
+    const count = RATE * size(stack, 10, 1);
     const maxMs = (count / RATE) * 1000 + 30_000;
     const web = await stack.startWeb('ack-web');
     const worker = await stack.startWorker('ack-worker');
