@@ -60,6 +60,13 @@ async function main(): Promise<number> {
   const at = new Date().toISOString();
   const host = machine();
   const stack = await openStack({ quick });
+  // Interrupted (Ctrl-C, a CI timeout): stop the children and drop the scratch database first.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`bench: ${signal}, cleaning up\n`);
+      void stack.close().finally(() => process.exit(130));
+    });
+  }
   const results: Result[] = [];
   const broken: string[] = [];
   try {

@@ -47,9 +47,12 @@ export type Stack = {
 export async function openStack(options: { quick: boolean }): Promise<Stack> {
   const stops: (() => Promise<unknown>)[] = [];
   const defer = (stop: () => Promise<unknown>) => void stops.push(stop);
-  const close = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error) => console.error('bench cleanup:', error));
-  };
+  let closing: Promise<void> | null = null;
+  // Once only: an interrupt may arrive while the normal end is already cleaning up.
+  const close = () =>
+    (closing ??= (async () => {
+      for (const stop of stops.reverse()) await stop().catch((error) => console.error('bench cleanup:', error));
+    })());
   try {
     const embedded = process.env.DATABASE_URL
       ? null

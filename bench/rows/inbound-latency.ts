@@ -1,8 +1,9 @@
 /**
  * Inbound end to end: a signed WhatsApp webhook sent → `message_created` received by a dashboard
  * socket (web → inbound_events → process_inbound on the worker → Redis → Socket.IO). Probes go one
- * at a time from one customer; idle, then while 200 webhooks/s from 50 other customers of the same
- * channel run in the background. Baseline: node:http + Socket.IO in one process emitting what it
+ * at a time from one customer; idle, then while 200 webhooks/s from 50 customers of another
+ * business with 10 channels run in the background (the platform is busy; how one busy channel
+ * drains is the inbound-drain row's question). Baseline: node:http + Socket.IO in one process emitting what it
  * is posted, probed the same way with the same background rate. Goal: p50 ≤ 15 ms, p99 ≤ 60 ms.
  */
 import type { Socket } from 'socket.io-client';
@@ -66,6 +67,7 @@ export const inboundLatency: Row = {
     let parley: Latencies;
     try {
       const workspace = await createWorkspace(stack, web);
+      const busy = await createWorkspace(stack, web, { channels: 10 });
       const channel = workspace.channels[0]!;
       const [conversationId] = await seedConversations(stack, web, workspace, channel, 1, 0);
       const [socket] = await connectSockets(web.url, 1, { token: workspace.token });
@@ -76,7 +78,7 @@ export const inboundLatency: Row = {
           event: 'message_created',
           probe: (i) => inboundWebhook(channel, customerPhone(0), `probe ${i}`),
           isProbe: (p) => p.conversation_id === conversationId,
-          background: (i) => inboundWebhook(channel, customerPhone(1 + (i % 50)), `background ${i}`),
+          background: (i) => inboundWebhook(busy.channels[i % 10]!, customerPhone(1 + (i % 50)), `background ${i}`),
         }, idleProbes, loadedSeconds);
       } finally {
         closeSockets([socket!]);
