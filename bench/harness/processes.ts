@@ -5,7 +5,7 @@
  * answer. Peak RSS is the kernel's high-water mark (VmHWM), so no sampling can miss a peak.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { sleep, waitUntil } from './stats.ts';
@@ -23,6 +23,12 @@ export type Child = {
   exited: () => boolean;
   logFile: string;
 };
+
+/** Empties bench/results/logs, so every log there is of this run. */
+export function clearLogs(): void {
+  rmSync(logDir, { recursive: true, force: true });
+  mkdirSync(logDir, { recursive: true });
+}
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export async function freePort(): Promise<number> {

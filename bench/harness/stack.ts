@@ -13,7 +13,7 @@ import { migrate } from '../../core/migrate.ts';
 import { startEmbeddedPostgres } from '../../core/embedded-postgres.ts';
 import { startFakeMeta, type FakeMeta } from '../../test/fakes/meta.ts';
 import { startFakeOllama, type FakeOllama } from '../../test/fakes/ollama.ts';
-import { freePort, root, spawnNode, startRedis, untilHttpOk, untilLogged, type Child } from './processes.ts';
+import { clearLogs, freePort, root, spawnNode, startRedis, untilHttpOk, untilLogged, type Child } from './processes.ts';
 
 export type Web = { child: Child; url: string };
 
@@ -54,6 +54,7 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
       for (const stop of stops.reverse()) await stop().catch((error) => console.error('bench cleanup:', error));
     })());
   try {
+    clearLogs();
     const embedded = process.env.DATABASE_URL
       ? null
       : await startEmbeddedPostgres({ dataDir: path.join(root, '.data', 'bench'), port: Number(process.env.EMBEDDED_PG_BENCH_PORT ?? 54331) });
