@@ -29,6 +29,9 @@ import { analytics } from './rows/analytics.ts';
 // Analytics last: its million messages would make every later row's tables bigger.
 const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout, kbSearch, analytics];
 
+/** A bad command line: exit 2 with the message. */
+class UsageError extends Error {}
+
 function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
   let quick = false;
   let only: string[] | null = null;
@@ -37,10 +40,10 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
     if (arg === '--quick') quick = true;
     else if (arg === '--only') only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (arg.startsWith('--only=')) only = arg.slice('--only='.length).split(',').filter(Boolean);
-    else throw new Error(`unknown argument ${arg} (use --quick, --only ROW[,ROW])`);
+    else throw new UsageError(`unknown argument ${arg} (use --quick, --only ROW[,ROW])`);
   }
   const unknown = only?.filter((id) => !rows.some((r) => r.id === id)) ?? [];
-  if (unknown.length) throw new Error(`unknown rows: ${unknown.join(', ')} (rows: ${rows.map((r) => r.id).join(', ')})`);
+  if (unknown.length) throw new UsageError(`unknown rows: ${unknown.join(', ')} (rows: ${rows.map((r) => r.id).join(', ')})`);
   return { quick, only };
 }
 
@@ -102,7 +105,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error('bench:', error);
-    process.exit(1);
+    console.error('bench:', error instanceof UsageError ? error.message : error);
+    process.exit(error instanceof UsageError ? 2 : 1);
   },
 );
