@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { metaSignature } from '../../connectors/meta.ts';
 import { whatsappTextPayload } from '../../test/fakes/meta.ts';
-import type { Request } from './http-load.ts';
+import { REQUEST_TIMEOUT_MS, type Request } from './http-load.ts';
 import type { Stack, Web } from './stack.ts';
 import { waitUntil } from './stats.ts';
 
@@ -20,6 +20,7 @@ export async function api<T = any>(web: Web, method: string, path: string, optio
     method,
     headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
@@ -71,7 +72,7 @@ export function inboundWebhook(channel: Channel, from: string, text: string): Re
 
 /** Sends one inbound webhook; throws unless Parley acknowledged it. */
 export async function postInbound(web: Web, request: Request): Promise<void> {
-  const res = await fetch(`${web.url}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
+  const res = await fetch(`${web.url}${request.path}`, { method: 'POST', headers: request.headers, body: request.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   if (!res.ok) throw new Error(`webhook: ${res.status} ${await res.text()}`);
 }
 

@@ -20,7 +20,10 @@ export type LoadResult = {
   elapsedMs: number;
 };
 
-/** One request over `agent`; resolves with the status (0 when no answer came). */
+/** How long one request may go unanswered before it counts as an error. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** One request over `agent`; resolves with the status (0 when no answer came in time). */
 export function send(agent: http.Agent, origin: URL, request: Request): Promise<number> {
   return new Promise((resolve) => {
     const body = request.body === undefined ? undefined : Buffer.from(request.body);
@@ -39,6 +42,8 @@ export function send(agent: http.Agent, origin: URL, request: Request): Promise<
         res.on('error', () => resolve(0));
       },
     );
+    // A request never answered would stall a closed loop forever: give up and count it.
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy());
     req.on('error', () => resolve(0));
     req.end(body);
   });

@@ -90,7 +90,7 @@ export async function untilLogged(child: Child, text: string, timeoutMs = 60_000
 export async function untilHttpOk(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
   await waitUntil(async () => {
     if (child.exited()) throw new Error(`${child.name} exited before it was ready; see ${child.logFile}`);
-    return fetch(url).then((r) => r.ok, () => false);
+    return fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
   }, timeoutMs, `${child.name}: ${url}`, 50);
 }
 

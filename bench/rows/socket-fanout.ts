@@ -8,6 +8,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { createWorkspace } from '../harness/fixtures.ts';
+import { REQUEST_TIMEOUT_MS } from '../harness/http-load.ts';
 import { freePort } from '../harness/processes.ts';
 import { size, type Row } from '../harness/row.ts';
 import { closeSockets, connectSockets, nextEvent } from '../harness/sockets.ts';
@@ -48,7 +49,7 @@ export const socketFanout: Row = {
           sockets,
           'agent_status_changed',
           changes,
-          (i) => fetch(`${webA.url}/api/v1/team/status`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${workspace.token}` }, body: JSON.stringify({ status: statuses[i % 2] }) }).then((r) => {
+          (i) => fetch(`${webA.url}/api/v1/team/status`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${workspace.token}` }, body: JSON.stringify({ status: statuses[i % 2] }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then((r) => {
             if (!r.ok) throw new Error(`status change: ${r.status}`);
           }),
           (p, i) => p.status === statuses[i % 2],
@@ -69,7 +70,7 @@ export const socketFanout: Row = {
       const [a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string];
       const sockets = [...(await connectSockets(a, half)), ...(await connectSockets(b, half))];
       try {
-        baseline = await fanout(sockets, 'bench_event', changes, (i) => fetch(`${a}/emit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ change: i }) }), (p, i) => p.change === i);
+        baseline = await fanout(sockets, 'bench_event', changes, (i) => fetch(`${a}/emit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ change: i }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }), (p, i) => p.change === i);
       } finally {
         closeSockets(sockets);
       }
