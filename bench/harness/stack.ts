@@ -32,6 +32,8 @@ export type Stack = {
   startWeb: (name: string, env?: Record<string, string>) => Promise<Web>;
   /** `parley worker`, ready when it logs "workers running". */
   startWorker: (name: string, env?: Record<string, string>) => Promise<Child>;
+  /** `web` and `worker` started side by side (`<prefix>-web`, `<prefix>-worker`). */
+  startWebAndWorker: (prefix: string) => Promise<{ web: Web; worker: Child }>;
   /** A Node script of bench/baselines as a child, ready when it prints "ready". */
   startBaseline: (name: string, script: string, env?: Record<string, string>) => Promise<Child>;
   /**
@@ -117,6 +119,10 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
       await untilLogged(child, 'workers running');
       return child;
     };
+    const startWebAndWorker = async (prefix: string) => {
+      const [web, worker] = await Promise.all([startWeb(`${prefix}-web`), startWorker(`${prefix}-worker`)]);
+      return { web, worker };
+    };
     const startBaseline = async (label: string, script: string, extra: Record<string, string> = {}): Promise<Child> => {
       const child = spawnNode(label, path.join(root, 'bench', 'baselines', script), [], { ...env, ...extra });
       defer(() => child.stop());
@@ -128,7 +134,7 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
       const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from graphile_worker.complete_jobs(array(select id from graphile_worker.jobs))`);
       return rows[0]!.n;
     };
-    return { quick: options.quick, discardJobs, databaseUrl, redisUrl: redis.url, pool, meta, ollama, env, startWeb, startWorker, startBaseline, defer, close };
+    return { quick: options.quick, discardJobs, databaseUrl, redisUrl: redis.url, pool, meta, ollama, env, startWeb, startWorker, startWebAndWorker, startBaseline, defer, close };
   } catch (error) {
     await close();
     throw error;

@@ -36,8 +36,7 @@ export const agentReply: Row = {
     const perBusiness = size(stack, 5, 1);
     const load = (origin: string, make: (i: number) => Request) => closedLoop(origin, { concurrency: CONNECTIONS, count: 100_000, maxMs: seconds * 1000, make });
 
-    const web = await stack.startWeb('reply-web');
-    const worker = await stack.startWorker('reply-worker');
+    const { web, worker } = await stack.startWebAndWorker('reply');
     let one: LoadResult;
     let many: LoadResult;
     let webRss: number;

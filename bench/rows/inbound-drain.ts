@@ -71,8 +71,7 @@ export const inboundDrain: Row = {
   run: async (stack) => {
     const shape: Shape = { customers: size(stack, 50, 20), perCustomer: size(stack, 20, 2) };
     const total = shape.customers * shape.perCustomer;
-    const web = await stack.startWeb('drain-web');
-    const worker = await stack.startWorker('drain-worker');
+    const { web, worker } = await stack.startWebAndWorker('drain');
     let one: Drain;
     let spread: Drain;
     try {

@@ -62,8 +62,7 @@ export const inboundLatency: Row = {
   run: async (stack) => {
     const idleProbes = size(stack, 100, 20);
     const loadedSeconds = size(stack, 15, 1);
-    const web = await stack.startWeb('latency-web');
-    const worker = await stack.startWorker('latency-worker');
+    const { web, worker } = await stack.startWebAndWorker('latency');
     let parley: Latencies;
     try {
       const workspace = await createWorkspace(stack, web);

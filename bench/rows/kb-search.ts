@@ -27,8 +27,7 @@ export const kbSearch: Row = {
   run: async (stack) => {
     const articles = size(stack, 1000, 100);
     const runs = size(stack, 100, 20);
-    const web = await stack.startWeb('kb-web');
-    const worker = await stack.startWorker('kb-worker');
+    const { web, worker } = await stack.startWebAndWorker('kb');
     let search: LoadResult;
     let floor: LoadResult;
     try {

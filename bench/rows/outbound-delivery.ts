@@ -38,9 +38,8 @@ async function oneThenTwo(start: (label: string) => Promise<Child>, first: Child
 }
 
 async function parleyDelivery(stack: Stack, jobs: number): Promise<{ one: number; two: number; failed: number }> {
-  const web = await stack.startWeb('outbound-web');
   // The first worker makes the customers, then delivers alone; its setup jobs are done by then.
-  const firstWorker = await stack.startWorker('outbound-worker-1');
+  const [web, firstWorker] = await Promise.all([stack.startWeb('outbound-web'), stack.startWorker('outbound-worker-1')]);
   let channelId: string;
   let userId: string;
   let businessId: string;

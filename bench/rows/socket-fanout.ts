@@ -36,8 +36,7 @@ export const socketFanout: Row = {
     const total = size(stack, 1000, 100);
     const changes = size(stack, 10, 3);
     const half = total / 2;
-    const webA = await stack.startWeb('fanout-web-a');
-    const webB = await stack.startWeb('fanout-web-b');
+    const [webA, webB] = await Promise.all([stack.startWeb('fanout-web-a'), stack.startWeb('fanout-web-b')]);
     let parley: Fanout;
     try {
       const workspace = await createWorkspace(stack, webA, { channels: 0 });

@@ -18,8 +18,7 @@ export const webhookAck: Row = {
   run: async (stack) => {
     const count = RATE * size(stack, 10, 1);
     const maxMs = (count / RATE) * 1000 + 30_000;
-    const web = await stack.startWeb('ack-web');
-    const worker = await stack.startWorker('ack-worker');
+    const { web, worker } = await stack.startWebAndWorker('ack');
     let parley: LoadResult;
     try {
       const workspace = await createWorkspace(stack, web);
