@@ -6,6 +6,7 @@
  * by `close`, newest first, also when a row fails.
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -87,11 +88,13 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
     const ollama = await startFakeOllama();
     defer(() => ollama.close());
 
+    const dataDir = path.join(os.tmpdir(), `${name}-data`);
+    defer(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env: Record<string, string> = {
       NODE_ENV: 'production',
       DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
-      DATA_DIR: path.join(os.tmpdir(), `${name}-data`),
+      DATA_DIR: dataDir,
       JWT_SECRET: randomBytes(32).toString('hex'),
       CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       META_GRAPH_URL: meta.graphUrl,
