@@ -96,8 +96,10 @@ async function main(): Promise<number> {
   console.log(markdownTable(results));
   for (const r of results.filter((x) => x.note)) console.log(`- ${r.name}: ${r.note}`);
   mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
-  writeResults(path.join(root, 'bench', 'results.json'), { at, quick, seconds, machine: host, postgres, broken }, results);
-  console.log('\nwrote bench/results.json');
+  // A --quick run never overwrites the committed full run: it goes beside the logs (gitignored).
+  const file = quick ? path.join('bench', 'results', 'quick.json') : path.join('bench', 'results.json');
+  writeResults(path.join(root, file), { at, quick, seconds, machine: host, postgres, broken }, results);
+  console.log(`\nwrote ${file}`);
   if (broken.length) console.error(`bench: rows that could not be measured: ${broken.join(', ')}`);
   return broken.length ? 1 : 0;
 }
