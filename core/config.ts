@@ -25,6 +25,11 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** PostgreSQL connection string; unset boots an embedded PostgreSQL in DATA_DIR. */
   DATABASE_URL: optionalUrl,
+  /**
+   * Seconds to wait for PostgreSQL (a connection, or a query's answer) before a request
+   * answers 503 (default 5); the server also cancels a statement running longer.
+   */
+  DB_TIMEOUT: z.coerce.number().min(0.1).max(300).default(5),
   /** Redis connection string; unset keeps events in-process (single-process mode). */
   REDIS_URL: optionalUrl,
   /** Where local state lives: embedded database, generated secrets, uploads (default ./.data). */
