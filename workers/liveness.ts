@@ -6,7 +6,8 @@
  * they run again within about a minute. A worker that is merely slow keeps beating: its jobs
  * are never taken from it.
  *
- * A pool that ends (stop(), or on its own after a database error) stops beating at once. Its
+ * A pool that ends (stop(), or on its own after a database error) stops beating at once; so
+ * does one the supervisor gives up on while it is still ending (supervisor.ts). Its
  * rows are deleted only when it holds no job; otherwise they age out, and the jobs it left
  * locked (a completion it could not record) are released like a dead worker's.
  */
@@ -15,7 +16,11 @@ import { z } from 'zod';
 import { sql, type Db } from '../core/db.ts';
 import type { Logger } from '../core/logger.ts';
 
-export type Liveness = { stop: () => Promise<void> };
+export type Liveness = {
+  /** Stops beating for a pool (and its workers) that will run no job again, before it has ended. */
+  forgetPool: (poolId: string) => Promise<void>;
+  stop: () => Promise<void>;
+};
 
 export function trackLiveness(db: Db, events: WorkerEvents, timeoutSeconds: number, logger: Logger): Liveness {
   /** Every id jobs may be locked under (pools and their workers), with the pool it belongs to. */
@@ -69,13 +74,13 @@ export function trackLiveness(db: Db, events: WorkerEvents, timeoutSeconds: numb
     poolOf.set(worker.workerId, worker.workerPool.id);
     void enqueue(beat);
   });
-  events.on('pool:release', ({ workerPool }) => {
-    void forget([...poolOf].filter(([, pool]) => pool === workerPool.id).map(([id]) => id));
-  });
+  const forgetPool = (poolId: string) => forget([...poolOf].filter(([, pool]) => pool === poolId).map(([id]) => id));
+  events.on('pool:release', ({ workerPool }) => void forgetPool(workerPool.id));
   const timer = setInterval(() => void enqueue(beat), Math.max(250, (timeoutSeconds * 1000) / 4));
   timer.unref();
 
   return {
+    forgetPool,
     stop: async () => {
       clearInterval(timer);
       await forget([...poolOf.keys()]);

@@ -9,7 +9,8 @@
  * runner that ends on its own is started again (supervisor.ts).
  */
 import { EventEmitter } from 'node:events';
-import { parseCronItems, run, type CronItem, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { parseCronItems, run, type CronItem, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import pg from 'pg';
 import type { Deps } from '../core/deps.ts';
 import { workerLogger } from '../core/worker-logger.ts';
 import { crontab as defaultCrontab } from './crontab.ts';
@@ -58,6 +59,26 @@ export function buildTaskList(deps: Deps, tasks: AnyTask[], handBack?: ShutdownG
   return list;
 }
 
+/**
+ * Runs a runner on a pg pool of its own, ended when the runner is done. graphile-worker's own
+ * pool loses its error handlers as soon as its runner stops, before the pool has ended: a
+ * connection cut by PostgreSQL in between was an uncaught error that killed the process.
+ */
+async function runWithOwnPool(connectionString: string, deps: Deps, start: (pgPool: pg.Pool) => Promise<Runner>): Promise<Runner> {
+  const pgPool = new pg.Pool({ connectionString, max: 10 });
+  const warn = (error: Error) => deps.logger.warn({ err: error }, 'worker database connection error');
+  pgPool.on('error', warn);
+  pgPool.on('connect', (client) => client.on('error', warn));
+  try {
+    const runner = await start(pgPool);
+    runner.promise.finally(() => pgPool.end()).catch(() => {});
+    return runner;
+  } catch (error) {
+    await pgPool.end();
+    throw error;
+  }
+}
+
 export async function startWorker(deps: Deps, options: WorkerOptions): Promise<SupervisedRunner> {
   const available = options.tasks ?? allTasks;
   const only = options.only;
@@ -74,8 +95,8 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<S
   const liveness = trackLiveness(deps.db, events, deps.config.WORKER_LIVENESS_TIMEOUT, deps.logger);
   const taskList = buildTaskList(deps, tasks, shutdownGuard(deps.db, events));
   const parsedCronItems = parseCronItems(crontab.filter((item) => tasks.some((t) => t.name === item.task)));
-  const start = () => run({
-    connectionString: options.connectionString,
+  const start = () => runWithOwnPool(options.connectionString, deps, (pgPool) => run({
+    pgPool,
     concurrency: options.concurrency ?? deps.config.WORKER_CONCURRENCY,
     noHandleSignals: true,
     pollInterval: options.pollInterval ?? 1000,
@@ -89,8 +110,13 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<S
     events,
     taskList,
     parsedCronItems,
-  });
-  const runner = await superviseRunner(start, { logger: deps.logger, minDelayMs: options.restartDelay }).catch(async (error) => {
+  }));
+  const runner = await superviseRunner(start, {
+    logger: deps.logger,
+    events,
+    onAbandon: (poolId) => void liveness.forgetPool(poolId),
+    minDelayMs: options.restartDelay,
+  }).catch(async (error) => {
     await liveness.stop();
     throw error;
   });

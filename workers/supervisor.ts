@@ -2,11 +2,13 @@
  * Keeps a graphile-worker runner running. A runner ends on its own when its pool gives up, e.g.
  * it could not record a finished job because PostgreSQL was restarting ("the database system
  * is shutting down"). The process would go on serving the API and never run a job again; so
- * a runner that ends without stop() is started again, after 1 s, doubling up to 30 s while
- * starting fails (the database still down). Its pool's heartbeat has ended with it
- * (liveness.ts), so a job it left locked is released after WORKER_LIVENESS_TIMEOUT.
+ * a runner whose pool begins a shutdown nobody asked for is replaced: a new one starts after
+ * 1 s, doubling up to 30 s while starting fails (the database still down). The old one is not
+ * waited for: its teardown may hang for minutes (retrying writes, a pg pool waiting for a
+ * broken client) while no job runs. Its heartbeat stops at once (`onAbandon`), so a job it
+ * left locked is released after WORKER_LIVENESS_TIMEOUT.
  */
-import type { Runner } from 'graphile-worker';
+import type { Runner, WorkerEvents } from 'graphile-worker';
 import type { Logger } from '../core/logger.ts';
 
 export type SupervisedRunner = {
@@ -18,6 +20,10 @@ export type SupervisedRunner = {
 
 export type SupervisorOptions = {
   logger: Logger;
+  /** The runners' event emitter (passed to run()): pool starts and shutdowns are watched there. */
+  events: WorkerEvents;
+  /** Called with the id of a pool that shut down on its own and is being replaced. */
+  onAbandon?: (poolId: string) => void;
   /** First wait before a restart, in ms (default 1,000); doubles while starting fails. */
   minDelayMs?: number;
   /** Longest wait between restart attempts, in ms (default 30,000). */
@@ -26,7 +32,10 @@ export type SupervisorOptions = {
 
 /** Starts a runner with `start` (a failure of the first start is thrown) and restarts it whenever it ends on its own. */
 export async function superviseRunner(start: () => Promise<Runner>, options: SupervisorOptions): Promise<SupervisedRunner> {
-  const { logger, minDelayMs = 1000, maxDelayMs = 30_000 } = options;
+  const { logger, events, onAbandon = () => {}, minDelayMs = 1000, maxDelayMs = 30_000 } = options;
+  // Runners start one at a time, so the latest pool created is the current runner's.
+  let currentPool: string | null = null;
+  events.on('pool:create', ({ workerPool }) => (currentPool = workerPool.id));
   let current: Runner | null = await start();
   let starting: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -58,15 +67,26 @@ export async function superviseRunner(start: () => Promise<Runner>, options: Sup
     }, delayMs);
   };
 
+  const replace = (runner: Runner, reason: unknown) => {
+    if (stopped || current !== runner) return;
+    current = null;
+    logger.error({ err: reason, retry_in_ms: minDelayMs }, 'worker runner stopped on its own: starting another');
+    // Its pool is already ending; stopping the runner also ends its crontab timer and, once the pool is done, its connections.
+    stopQuietly(runner).catch((error) => logger.warn({ err: error }, 'the replaced worker runner did not stop cleanly'));
+    restartLater(minDelayMs);
+  };
+  events.on('pool:gracefulShutdown', ({ workerPool, message }) => {
+    if (stopped || workerPool.id !== currentPool || !current) return;
+    onAbandon(workerPool.id);
+    replace(current, message);
+  });
+
   const watch = (runner: Runner) => {
     current = runner;
-    const ended = (error?: unknown) => {
-      if (stopped || current !== runner) return;
-      current = null;
-      logger.error({ err: error, retry_in_ms: minDelayMs }, 'worker runner stopped on its own: starting it again');
-      restartLater(minDelayMs);
-    };
-    runner.promise.then(() => ended(), ended);
+    runner.promise.then(
+      () => replace(runner, 'worker pool exited'),
+      (error) => replace(runner, error),
+    );
   };
   watch(current);
 
