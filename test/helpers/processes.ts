@@ -11,17 +11,15 @@ import type { TestApp } from './app.ts';
 const root = path.resolve(import.meta.dirname, '..', '..');
 
 export function spawnParley(app: TestApp, args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawnParleyWith(args, { DATABASE_URL: app.databaseUrl, DATA_DIR: app.deps.config.dataDir, ...env });
+}
+
+/** `parley <args>` with only this environment (DATABASE_URL and DATA_DIR included). */
+export function spawnParleyWith(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [path.join(root, 'bin', 'parley.ts'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: app.databaseUrl,
-      DATA_DIR: app.deps.config.dataDir,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
+    env: { PATH: process.env.PATH ?? '', JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent', ...env },
   });
 }
 
