@@ -1,39 +1,65 @@
 /**
  * Inbound customer traffic, in two steps:
- *  1. storeInboundEvents — in the webhook request (or a poll): each normalized event becomes an
- *     inbound_events row (unique per channel and platform message id, so a redelivery is dropped)
- *     and a `process_inbound` job, in one transaction, before the platform gets its 200.
- *  2. processInboundEvent — in the worker: upsert the customer, thread into a conversation,
- *     insert the message (unique per channel and external id), or move a delivery status forward.
+ *  1. storeInboundEvents — in the webhook request (or a poll): the normalized events become
+ *     inbound_events rows (unique per channel and platform message id, so a redelivery is
+ *     dropped) and arm the channel's drain job, in one transaction, before the platform gets its 200.
+ *  2. the drain (inbound-drain.ts) or processInboundEvent — in the worker: upsert the customer,
+ *     thread into a conversation, insert the message (unique per channel and external id), or
+ *     move a delivery status forward.
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
-import { addJob } from '../jobs.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import { enqueueAiReply } from '../ai-agent.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
 export type InboundChannel = { id: string; business_id: string; type: string };
 
+const idRow = z.object({ id: z.string() });
+
 const dedupeKey = (event: InboundEvent) => (event.kind === 'message' ? event.externalId : `receipt:${event.externalId}:${event.status}`);
 
-/** Stores events and enqueues their processing; returns the ids of events not seen before. */
+/**
+ * Advisory lock namespaces (the two-key form, apart from the one-key locks elsewhere), keyed by
+ * hashtext(channel id). STORE: shared by every transaction storing a channel's events, taken
+ * before it arms the drain; the drain takes it exclusively for its last look, so it waits for
+ * every event being stored and sees it. DRAIN: one drain of a channel at a time.
+ */
+export const inboundLocks = { store: 20_201, drain: 20_202 } as const;
+
+/** The job key of a channel's drain: at most one drain waits per channel; a new event re-arms it. */
+export const drainJobKey = (channelId: string) => `inbound:${channelId}`;
+
+/** Stores events and arms the channel's drain; returns the ids of events not seen before. */
 export async function storeInboundEvents(tx: Queryable, channel: InboundChannel, events: InboundEvent[], rawBody: string | null): Promise<string[]> {
-  const stored: string[] = [];
-  for (const event of events) {
-    const row = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
-      insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
-      values (${channel.business_id}, ${channel.id}, ${event.kind}, ${dedupeKey(event)}, ${sql.jsonb(event as never)}, ${rawBody})
-      on conflict (channel_id, dedupe_key) do nothing
-      returning id`);
-    if (!row) continue;
-    // A channel's messages are processed one at a time in the order they arrived (one queue per
-    // channel): concurrent jobs let a customer's second message land before the first.
-    const queueName = event.kind === 'message' ? `inbound:${channel.id}` : undefined;
-    await addJob(tx, 'process_inbound', { event_id: row.id }, { jobKey: `inbound:${row.id}`, queueName });
-    stored.push(row.id);
-  }
-  return stored;
+  if (events.length === 0) return [];
+  const items = events.map((event) => ({ kind: event.kind, key: dedupeKey(event), event }));
+  // One statement for the whole webhook; `seq` follows the events' order in it.
+  const rows = await tx.any(sql.type(idRow)`
+    insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
+    select ${channel.business_id}, ${channel.id}, e.item->>'kind', e.item->>'key', e.item->'event', ${rawBody}
+    from jsonb_array_elements(${sql.jsonb(items as never)}) with ordinality as e(item, n)
+    order by e.n
+    on conflict (channel_id, dedupe_key) do nothing
+    returning id`);
+  if (rows.length > 0) await armDrain(tx, channel.id);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Enqueues the channel's drain (replacing a waiting one; beside a running one, whose key
+ * graphile-worker then clears). The shared store lock is held until commit: see inboundLocks.
+ * The lock is taken in the FROM subquery, which runs before add_job (a volatile subquery is
+ * never flattened).
+ */
+async function armDrain(tx: Queryable, channelId: string): Promise<void> {
+  await tx.query(sql.unsafe`
+    select (graphile_worker.add_job(
+      identifier => 'process_inbound',
+      payload => json_build_object('channel_id', ${channelId}::text),
+      job_key => ${drainJobKey(channelId)}::text
+    )).id
+    from (select pg_advisory_xact_lock_shared(${inboundLocks.store}, hashtext(${channelId}))) as store_lock`);
 }
 
 const eventRow = z.object({
@@ -45,8 +71,6 @@ const eventRow = z.object({
   processed_at: z.string().nullable(),
 });
 
-const idRow = z.object({ id: z.string() });
-
 /** Processes one stored event; returns the live events to publish after commit. Safe to run twice. */
 export async function processInboundEvent(db: Db, eventId: string): Promise<ParleyEvent[]> {
   return db.transaction(async (tx) => {
@@ -55,92 +79,45 @@ export async function processInboundEvent(db: Db, eventId: string): Promise<Parl
       from inbound_events e join channels ch on ch.id = e.channel_id
       where e.id = ${eventId} for update of e`);
     if (!row || row.processed_at) return [];
-    const event = row.event as unknown as InboundEvent;
     const channel = { id: row.channel_id, business_id: row.business_id, type: row.channel_type };
-    const published = event.kind === 'message' ? await applyMessage(tx, channel, event) : await applyReceipt(tx, channel, event);
+    const published = await applyInboundEvent(tx, channel, row.event as unknown as InboundEvent);
     await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = ${row.id}`);
     return published;
   });
 }
 
-const conversationRow = z.object({ id: z.string(), status: z.string() });
-
-/** E-mail: the conversation holding a message this one replies to (nearest reference first). */
-async function threadByReferences(tx: Queryable, channelId: string, references: string[]) {
-  if (references.length === 0) return null;
-  return tx.maybeOne(sql.type(conversationRow)`
-    select c.id, c.status
-    from messages m join conversations c on c.id = m.conversation_id
-    where m.channel_id = ${channelId} and m.external_id = any(${sql.array(references, 'text')})
-    order by array_position(${sql.array(references, 'text')}, m.external_id), m.created_at desc
-    limit 1`);
+/** Applies one event in the caller's transaction; returns the live events to publish after commit. */
+export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent): Promise<ParleyEvent[]> {
+  return event.kind === 'message' ? applyMessage(tx, channel, event) : applyReceipt(tx, channel, event);
 }
 
-/** Other channels: the customer's latest conversation on this channel. */
-async function latestConversation(tx: Queryable, channelId: string, customerId: string) {
-  return tx.maybeOne(sql.type(conversationRow)`
-    select id, status from conversations
-    where customer_id = ${customerId} and channel_id = ${channelId}
-    order by updated_at desc, id desc limit 1`);
-}
+const appliedRow = z.object({ applied_message_id: z.string(), applied_conversation_id: z.string(), opened_conversation: z.boolean() });
 
+/**
+ * A customer message into the inbox: the customer upserted, threaded into a conversation (e-mail
+ * by References, others the customer's latest on the channel; resolved reopens, closed starts a
+ * new one), the message stored once per channel and external id. The rules live in the SQL
+ * function inbound_apply_message (migration 0020): one round trip instead of seven.
+ */
 async function applyMessage(tx: Queryable, channel: InboundChannel, message: InboundMessage): Promise<ParleyEvent[]> {
-  // One customer's messages are threaded one at a time, so a burst cannot open two conversations.
-  await tx.query(sql.unsafe`select pg_advisory_xact_lock(hashtext(${channel.id + ':' + message.from.platformUserId}))`);
-  const duplicate = await tx.exists(sql.unsafe`select 1 from messages where channel_id = ${channel.id} and external_id = ${message.externalId}`);
-  if (duplicate) return [];
-
-  const customer = await tx.one(sql.type(idRow)`
-    insert into customers (business_id, channel_id, platform_user_id, name, email, phone)
-    values (${channel.business_id}, ${channel.id}, ${message.from.platformUserId}, ${message.from.name ?? ''},
-            ${message.from.email ?? null}, ${message.from.phone ?? null})
-    on conflict (channel_id, platform_user_id) where platform_user_id is not null do update set
-      name = case when excluded.name <> '' then excluded.name else customers.name end,
-      email = coalesce(excluded.email, customers.email),
-      phone = coalesce(excluded.phone, customers.phone),
-      updated_at = now()
-    returning id`);
-
-  const isEmail = channel.type === 'email';
-  const existing = isEmail
-    ? await threadByReferences(tx, channel.id, message.references ?? [])
-    : await latestConversation(tx, channel.id, customer.id);
-  const events: ParleyEvent[] = [];
+  const applied = await tx.maybeOne(sql.type(appliedRow)`
+    select * from inbound_apply_message(
+      ${channel.business_id}, ${channel.id}, ${channel.type},
+      ${message.from.platformUserId}, ${message.from.name ?? ''}, ${message.from.email ?? null}, ${message.from.phone ?? null},
+      ${message.externalId}, ${message.text}, ${sql.jsonb(message.attachments as never)}, ${message.subject ?? null},
+      ${sql.array(message.references ?? [], 'text')})`);
+  if (!applied) return [];
+  const { applied_message_id: messageId, applied_conversation_id: conversationId } = applied;
+  await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
   const businessRoom = rooms.business(channel.business_id);
-  let conversationId: string;
-  if (existing && existing.status !== 'closed') {
-    conversationId = existing.id;
-    // A customer writing into a resolved conversation reopens it.
-    await tx.query(sql.unsafe`
-      update conversations set
-        status = case when status = 'resolved' then 'open' else status end,
-        resolved_at = case when status = 'resolved' then null else resolved_at end,
-        resolved_by = case when status = 'resolved' then null else resolved_by end,
-        last_message_at = now(), updated_at = now()
-      where id = ${conversationId}`);
-  } else {
-    const created = await tx.one(sql.type(idRow)`
-      insert into conversations (business_id, customer_id, channel_id, channel_type, status, subject, last_message_at)
-      values (${channel.business_id}, ${customer.id}, ${channel.id}, ${channel.type}, 'open', ${message.subject ?? null}, now())
-      returning id`);
-    conversationId = created.id;
-    events.push({ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } });
-  }
-
-  const inserted = await tx.maybeOne(sql.type(idRow)`
-    insert into messages (business_id, conversation_id, sender_type, content, attachments, channel_id, external_id)
-    values (${channel.business_id}, ${conversationId}, 'customer', ${message.text}, ${sql.jsonb(message.attachments as never)},
-            ${channel.id}, ${message.externalId})
-    on conflict (channel_id, external_id) where external_id is not null do nothing
-    returning id`);
-  if (!inserted) return [];
-  await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId: inserted.id });
   const at = new Date().toISOString();
-  events.push(
-    { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: inserted.id, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },
+  return [
+    ...(applied.opened_conversation
+      ? [{ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } }]
+      : []),
+    { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: messageId, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },
     { name: 'conversation_updated', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id, at } },
-  );
-  return events;
+  ];
 }
 
 const statusRank = sql.fragment`case delivery_status when 'queued' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 4 end`;
