@@ -36,6 +36,10 @@ const toIso = (value: string | null) => (value === null ? null : new Date(value)
 export async function createDb(connectionUri: string, options: { maxPoolSize?: number } = {}): Promise<Db> {
   return createPool(connectionUri, {
     maxPoolSize: options.maxPoolSize ?? 10,
+    // slonik's default sends DISCARD ALL each time a connection goes back to the pool: one more
+    // round trip per query or transaction outside it. Parley leaves no session state behind
+    // (transaction-scoped advisory locks and SET LOCAL only), so there is nothing to discard.
+    resetConnection: async () => {},
     interceptors: [resultParserInterceptor],
     typeParsers: [
       { name: 'timestamptz', parse: toIso },

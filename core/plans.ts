@@ -142,31 +142,55 @@ export async function assertMayAddArticle(q: Queryable, businessId: string): Pro
   }
 }
 
+/** What monthlyReservation's statement answers (select ${reservationColumns}). */
+export const reservationRow = z.object({ plan_name: z.enum(planNames), plan_max: z.number(), reserved: z.boolean() });
+
 /**
- * Counts one agent or AI message against this UTC month's limit, in O(1) (one counter row per
- * business and month). Refused with 403 limit_exceeded/messages once the limit is reached.
+ * Counting one agent or AI message against this UTC month's limit, in O(1) (one counter row per
+ * business and month), as CTEs for ONE statement that reads the plan, checks the limit and
+ * increments: `plan` (name, max) and `counted` (a row when counted, none at the limit). Exact
+ * under concurrency: the row lock serializes increments and the limit is rechecked on the
+ * latest count. `after` names a CTE of the caller's statement that runs first (its locks are
+ * taken before the counter row's).
+ *
+ * Every reply of a business updates this one row: make it the LAST statement before commit, so
+ * the lock is held for one round trip, not through the caller's other work.
  */
+export function monthlyReservation(businessId: string, after?: string) {
+  return sql.fragment`
+    plan as (
+      select p.name, p.max_messages_per_month as max from businesses b join plans p on p.name = b.plan where b.id = ${businessId}
+    ), counted as (
+      insert into message_counters as c (business_id, month, count)
+      select ${businessId}, date_trunc('month', now() at time zone 'utc')::date, 1 from plan
+      where plan.max >= 1 ${after ? sql.fragment`and exists (select 1 from ${sql.identifier([after])})` : sql.fragment``}
+      on conflict (business_id, month) do update set count = c.count + 1
+      where c.count < (select max from plan)
+      returning c.count
+    )`;
+}
+
+export const reservationColumns = sql.fragment`plan.name as plan_name, plan.max as plan_max, exists (select 1 from counted) as reserved`;
+
+/** 403 limit_exceeded/messages unless the statement counted the message (the caller's transaction must roll back). */
+export function assertReserved(row: z.infer<typeof reservationRow>): void {
+  if (row.reserved) return;
+  throw planError(
+    {
+      error: 'limit_exceeded',
+      plan: row.plan_name,
+      feature: 'messages',
+      current: row.plan_max,
+      limit: row.plan_max,
+      message: `Your ${row.plan_name} plan allows ${row.plan_max} messages a month. Upgrade to send more.`,
+    },
+    403,
+  );
+}
+
+/** monthlyReservation on its own, as the last statement of the caller's transaction. */
 export async function reserveMonthlyMessage(q: Queryable, businessId: string): Promise<void> {
-  const plan = await planOf(q, businessId);
-  const row = await q.maybeOne(sql.type(z.object({ count: z.number() }))`
-    insert into message_counters as c (business_id, month, count)
-    values (${businessId}, date_trunc('month', now() at time zone 'utc')::date, 1)
-    on conflict (business_id, month) do update set count = c.count + 1
-    where c.count < ${plan.maxMessagesPerMonth}
-    returning c.count`);
-  if (!row || row.count > plan.maxMessagesPerMonth) {
-    throw planError(
-      {
-        error: 'limit_exceeded',
-        plan: plan.name,
-        feature: 'messages',
-        current: plan.maxMessagesPerMonth,
-        limit: plan.maxMessagesPerMonth,
-        message: `Your ${plan.name} plan allows ${plan.maxMessagesPerMonth} messages a month. Upgrade to send more.`,
-      },
-      403,
-    );
-  }
+  assertReserved(await q.one(sql.type(reservationRow)`with ${monthlyReservation(businessId)} select ${reservationColumns} from plan`));
 }
 
 /** 402 feature_not_available/ai_auto_reply on a plan without AI auto-reply. */

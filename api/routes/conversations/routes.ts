@@ -162,20 +162,20 @@ export const send = defineRoute({
   errors: [400, 403, 404],
   handler: async ({ params, body, caller, deps }) => {
     const { businessId } = requireMembership(caller, noBusiness.business);
-    const { message, events } = await deps.db.transaction(async (tx) => {
-      await findConversation(tx, businessId, params.conversation_id);
+    // sendAgentMessage answers 404 for another business's conversation, and ends the transaction
+    // with the monthly count; the committed message is read after.
+    const sent = await deps.db.transaction(async (tx) => {
       const attachments = await resolveAttachments(tx, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
-      const sent = await sendAgentMessage(tx, {
+      return sendAgentMessage(tx, {
         businessId,
         conversationId: params.conversation_id,
         senderId: caller.userId,
         content: body.content,
         attachments,
       });
-      return { message: await loadMessage(tx, sent.messageId), events: sent.events };
     });
-    publishAll(deps, events);
-    return message;
+    publishAll(deps, sent.events);
+    return loadMessage(deps.db, sent.messageId);
   },
 });
 
