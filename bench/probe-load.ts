@@ -9,16 +9,20 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 export type LoadRequest = { url: string; method: string; headers: Record<string, string>; body?: string };
 export type LoadResult = { requests: number; per_second: number; p50_ms: number; p99_ms: number; statuses: Record<string, number> };
 
-/** Runs the load in a worker thread. `next(i)` may vary the request per index (e.g. a fresh signature). */
-export function runLoad(request: LoadRequest | LoadRequest[], connections: number, seconds: number): Promise<LoadResult> {
+/**
+ * Runs the load in a worker thread, cycling through the requests. With `ratePerSecond`, the
+ * loop is open instead: requests start on schedule whether or not earlier ones answered
+ * (`connections` is then the most sockets open at once).
+ */
+export function runLoad(request: LoadRequest | LoadRequest[], connections: number, seconds: number, ratePerSecond?: number): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), { workerData: { requests: Array.isArray(request) ? request : [request], connections, seconds } });
+    const worker = new Worker(new URL(import.meta.url), { workerData: { requests: Array.isArray(request) ? request : [request], connections, seconds, ratePerSecond } });
     worker.once('message', resolve);
     worker.once('error', reject);
   });
 }
 
-async function generate(requests: LoadRequest[], connections: number, seconds: number): Promise<LoadResult> {
+async function generate(requests: LoadRequest[], connections: number, seconds: number, ratePerSecond?: number): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -34,7 +38,21 @@ async function generate(requests: LoadRequest[], connections: number, seconds: n
       req.end(r.body);
     });
   const started = performance.now();
-  await Promise.all(
+  const record = async (r: LoadRequest) => {
+    const t0 = performance.now();
+    const status = await once(r).catch(() => 0);
+    latencies.push(performance.now() - t0);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  };
+  if (ratePerSecond) {
+    const pending: Promise<void>[] = [];
+    for (let sent = 0; performance.now() < end; ) {
+      const due = Math.floor(((performance.now() - started) / 1000) * ratePerSecond);
+      for (; sent < due; sent++) pending.push(record(requests[index++ % requests.length]));
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await Promise.all(pending);
+  } else await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < end) {
         const r = requests[index++ % requests.length];
@@ -53,6 +71,6 @@ async function generate(requests: LoadRequest[], connections: number, seconds: n
 }
 
 if (!isMainThread && workerData?.requests) {
-  const { requests, connections, seconds } = workerData as { requests: LoadRequest[]; connections: number; seconds: number };
-  parentPort!.postMessage(await generate(requests, connections, seconds));
+  const { requests, connections, seconds, ratePerSecond } = workerData as { requests: LoadRequest[]; connections: number; seconds: number; ratePerSecond?: number };
+  parentPort!.postMessage(await generate(requests, connections, seconds, ratePerSecond));
 }

@@ -162,3 +162,37 @@ test.serial('a failing event is handed to a job of its own; the channel\'s other
   const [done] = await query(app, 'select processed_at from inbound_events where id = $1', [bad.id]);
   t.truthy(done.processed_at);
 });
+
+test.serial('webhooks while a drain job waits reuse it (never rewritten); while it runs, a new job is armed beside it', async (t) => {
+  const channel = await whatsappChannel();
+  for (let i = 0; i < 5; i += 1) await customerWrites(channel.phoneNumberId, '15550005001', `wamid.A${i}`, `burst ${i}`);
+  const jobs = () => query(app, `select id, key, revision, locked_at from graphile_worker._private_jobs where (key = $1 or key is null) and payload->>'channel_id' = $2 order by id`, [`inbound:${channel.id}`, channel.id]);
+  const [waiting, ...others] = await jobs();
+  t.deepEqual(others, []);
+  t.is(waiting.revision, 0, 'the waiting job was not updated by the later webhooks');
+  // A worker takes it (as graphile-worker's get_job does): the next event needs a job of its own.
+  await query(app, `update graphile_worker._private_jobs set locked_at = now(), locked_by = 'test' where id = $1`, [waiting.id]);
+  await customerWrites(channel.phoneNumberId, '15550005001', 'wamid.A5', 'after the drain started');
+  const after = await jobs();
+  t.is(after.length, 2);
+  t.like(after[0], { id: waiting.id, key: null }, 'the running job lost its key');
+  t.like(after[1], { key: `inbound:${channel.id}`, locked_at: null });
+  await query(app, 'delete from graphile_worker._private_jobs where id = $1', [waiting.id]);
+  t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 6, failed: 0 });
+});
+
+test.serial('a changed app secret or a deleted channel applies to the next webhook at once (the channel lookup cache is cleared)', async (t) => {
+  const channel = await whatsappChannel();
+  t.deepEqual(await customerWrites(channel.phoneNumberId, '15550006001', 'wamid.C1', 'cached'), { received: 1 });
+  const patch = await app.request('PATCH', `/api/v1/channels/${channel.id}`, { token: owner.token, body: { config: { app_secret: 'rotated-secret' } } });
+  t.is(patch.status, 200, patch.text);
+  const payload = whatsappTextPayload({ phoneNumberId: channel.phoneNumberId, from: '15550006001', id: 'wamid.C2', text: 'after rotation' });
+  t.is((await postMetaWebhook(`${app.url}/api/v1/webhooks/whatsapp`, payload, APP_SECRET)).status, 401, 'the old secret is refused');
+  t.is((await postMetaWebhook(`${app.url}/api/v1/webhooks/whatsapp`, payload, 'rotated-secret')).status, 200);
+  t.is((await app.request('DELETE', `/api/v1/channels/${channel.id}`, { token: owner.token })).status, 200);
+  const late = await postMetaWebhook(`${app.url}/api/v1/webhooks/whatsapp`, whatsappTextPayload({ phoneNumberId: channel.phoneNumberId, from: '15550006001', id: 'wamid.C3', text: 'gone' }), 'rotated-secret');
+  t.deepEqual([late.status, await late.json()], [200, { received: 0 }]);
+  // Even with a stale lookup (another API node's cache), a deleted channel stores nothing.
+  const stale: InboundMessage = { kind: 'message', externalId: 'wamid.C4', from: { platformUserId: '15550006001' }, text: 'stale', attachments: [], sentAt: new Date().toISOString() };
+  t.deepEqual(await storeInboundEvents(app.deps.db, { id: channel.id, business_id: owner.businessId, type: 'whatsapp' }, [stale], null), []);
+});

@@ -21,45 +21,41 @@ const dedupeKey = (event: InboundEvent) => (event.kind === 'message' ? event.ext
 
 /**
  * Advisory lock namespaces (the two-key form, apart from the one-key locks elsewhere), keyed by
- * hashtext(channel id). STORE: shared by every transaction storing a channel's events, taken
- * before it arms the drain; the drain takes it exclusively for its last look, so it waits for
- * every event being stored and sees it. DRAIN: one drain of a channel at a time.
+ * hashtext(channel id). STORE (also written in inbound_arm_drain, migration 0021): shared by
+ * every transaction storing a channel's events, taken before it arms the drain; the drain
+ * takes it exclusively for its last look, so it waits for every event being stored and sees
+ * it. DRAIN: one drain of a channel at a time. The drain's job key is `inbound:<channel id>`.
  */
 export const inboundLocks = { store: 20_201, drain: 20_202 } as const;
 
-/** The job key of a channel's drain: at most one drain waits per channel; a new event re-arms it. */
-export const drainJobKey = (channelId: string) => `inbound:${channelId}`;
-
-/** Stores events and arms the channel's drain; returns the ids of events not seen before. */
-export async function storeInboundEvents(tx: Queryable, channel: InboundChannel, events: InboundEvent[], rawBody: string | null): Promise<string[]> {
+/**
+ * Stores events and arms the channel's drain, in one statement (atomic on its own, or part of
+ * the caller's transaction); returns the ids of events not seen before. A channel deleted or
+ * deactivated meanwhile stores nothing (webhooks may have found it in a cache).
+ *
+ * Arming (the SQL function inbound_arm_drain, migration 0021, when something new was stored)
+ * takes the shared STORE lock until commit (see inboundLocks), then leaves a drain job that has
+ * not started yet as it is, or else enqueues one (beside a running drain, whose key
+ * graphile-worker then clears).
+ */
+export async function storeInboundEvents(q: Queryable, channel: InboundChannel, events: InboundEvent[], rawBody: string | null): Promise<string[]> {
   if (events.length === 0) return [];
   const items = events.map((event) => ({ kind: event.kind, key: dedupeKey(event), event }));
-  // One statement for the whole webhook; `seq` follows the events' order in it.
-  const rows = await tx.any(sql.type(idRow)`
-    insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
-    select ${channel.business_id}, ${channel.id}, e.item->>'kind', e.item->>'key', e.item->'event', ${rawBody}
-    from jsonb_array_elements(${sql.jsonb(items as never)}) with ordinality as e(item, n)
-    order by e.n
-    on conflict (channel_id, dedupe_key) do nothing
-    returning id`);
-  if (rows.length > 0) await armDrain(tx, channel.id);
+  const rows = await q.any(sql.type(z.object({ id: z.string(), armed: z.number() }))`
+    with stored as (
+      insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
+      select ch.business_id, ch.id, e.item->>'kind', e.item->>'key', e.item->'event', ${rawBody}
+      from channels ch, jsonb_array_elements(${sql.jsonb(items as never)}) with ordinality as e(item, n)
+      where ch.id = ${channel.id} and ch.is_active
+      -- seq follows the events' order in the webhook
+      order by e.n
+      on conflict (channel_id, dedupe_key) do nothing
+      returning id
+    ), armed as (
+      select inbound_arm_drain(${channel.id}) from (select 1 from stored limit 1) as any_stored
+    )
+    select stored.id, (select count(*) from armed) as armed from stored`);
   return rows.map((r) => r.id);
-}
-
-/**
- * Enqueues the channel's drain (replacing a waiting one; beside a running one, whose key
- * graphile-worker then clears). The shared store lock is held until commit: see inboundLocks.
- * The lock is taken in the FROM subquery, which runs before add_job (a volatile subquery is
- * never flattened).
- */
-async function armDrain(tx: Queryable, channelId: string): Promise<void> {
-  await tx.query(sql.unsafe`
-    select (graphile_worker.add_job(
-      identifier => 'process_inbound',
-      payload => json_build_object('channel_id', ${channelId}::text),
-      job_key => ${drainJobKey(channelId)}::text
-    )).id
-    from (select pg_advisory_xact_lock_shared(${inboundLocks.store}, hashtext(${channelId}))) as store_lock`);
 }
 
 const eventRow = z.object({
