@@ -76,7 +76,7 @@ export async function usageOf(q: Queryable, businessId: string): Promise<Usage> 
       (select count(*) from team_members where business_id = ${businessId} and role <> 'owner')::int as agents,
       (select count(*) from channels where business_id = ${businessId} and not is_builtin)::int as channels,
       (select count(*) from kb_articles where business_id = ${businessId})::int as kb_articles,
-      coalesce((select count from message_counters where business_id = ${businessId}
+      coalesce((select sum(count) from message_counters where business_id = ${businessId}
                 and month = date_trunc('month', now() at time zone 'utc')::date), 0)::int as messages_this_month`);
 }
 
@@ -146,31 +146,26 @@ export async function assertMayAddArticle(q: Queryable, businessId: string): Pro
 export const reservationRow = z.object({ plan_name: z.enum(planNames), plan_max: z.number(), reserved: z.boolean() });
 
 /**
- * Counting one agent or AI message against this UTC month's limit, in O(1) (one counter row per
- * business and month), as CTEs for ONE statement that reads the plan, checks the limit and
- * increments: `plan` (name, max) and `counted` (a row when counted, none at the limit). Exact
- * under concurrency: the row lock serializes increments and the limit is rechecked on the
- * latest count. `after` names a CTE of the caller's statement that runs first (its locks are
- * taken before the counter row's).
+ * Counting one agent or AI message against this UTC month's limit, as a CTE for the caller's
+ * statement: `reservation` (plan_name, plan_max, reserved), one row once the `after` CTE of the
+ * caller has a row (its locks are taken first; none when it has none). The SQL function
+ * reserve_monthly_message (migration 0022) keeps the count in up to 8 slot rows, so a
+ * business's replies do not queue on one row, and the limit exact (quotas split from it, or
+ * every slot locked and counted near it; the 250 test).
  *
- * Every reply of a business updates this one row: make it the LAST statement before commit, so
- * the lock is held for one round trip, not through the caller's other work.
+ * The slot's lock is held until commit: make it the LAST statement of the transaction.
  */
-export function monthlyReservation(businessId: string, after?: string) {
+export function monthlyReservation(businessId: string, after: string) {
   return sql.fragment`
-    plan as (
-      select p.name, p.max_messages_per_month as max from businesses b join plans p on p.name = b.plan where b.id = ${businessId}
-    ), counted as (
-      insert into message_counters as c (business_id, month, count)
-      select ${businessId}, date_trunc('month', now() at time zone 'utc')::date, 1 from plan
-      where plan.max >= 1 ${after ? sql.fragment`and exists (select 1 from ${sql.identifier([after])})` : sql.fragment``}
-      on conflict (business_id, month) do update set count = c.count + 1
-      where c.count < (select max from plan)
-      returning c.count
+    reservation as (
+      select r.plan_name, r.plan_max, r.reserved
+      from (select ${businessId}::uuid as business_id from ${sql.identifier([after])} limit 1) as gate
+      -- the argument comes from the gate: called once per gate row, never when it has none
+      cross join lateral reserve_monthly_message(gate.business_id) as r
     )`;
 }
 
-export const reservationColumns = sql.fragment`plan.name as plan_name, plan.max as plan_max, exists (select 1 from counted) as reserved`;
+export const reservationColumns = sql.fragment`reservation.plan_name, reservation.plan_max, reservation.reserved`;
 
 /** 403 limit_exceeded/messages unless the statement counted the message (the caller's transaction must roll back). */
 export function assertReserved(row: z.infer<typeof reservationRow>): void {
@@ -188,9 +183,9 @@ export function assertReserved(row: z.infer<typeof reservationRow>): void {
   );
 }
 
-/** monthlyReservation on its own, as the last statement of the caller's transaction. */
+/** The month's reservation on its own, as the last statement of the caller's transaction. */
 export async function reserveMonthlyMessage(q: Queryable, businessId: string): Promise<void> {
-  assertReserved(await q.one(sql.type(reservationRow)`with ${monthlyReservation(businessId)} select ${reservationColumns} from plan`));
+  assertReserved(await q.one(sql.type(reservationRow)`select plan_name, plan_max, reserved from reserve_monthly_message(${businessId})`));
 }
 
 /** 402 feature_not_available/ai_auto_reply on a plan without AI auto-reply. */

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { assertReserved, monthlyReservation, reservationRow } from '../plans.ts';
+import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../plans.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import type { Attachment } from '../uploads.ts';
 import { conversationUpdated } from './team.ts';
@@ -42,8 +42,8 @@ export const sentMessageRow = z.object({
 });
 
 /** The statement's answer: the checks' outcomes, the touched conversation, and the message's columns (sentMessageRow) when stored. */
-const outcomeRow = reservationRow
-  .extend({
+const outcomeRow = z
+  .object({
     found: z.boolean(),
     deliverable: z.boolean(),
     conversation_status: z.string().nullable(),
@@ -70,7 +70,7 @@ export async function sendAgentMessage(q: Queryable, input: SendAgentMessageInpu
     message as (
       insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id)
       select ${input.businessId}, d.id, 'agent', ${input.senderId}, ${input.content}, ${sql.jsonb(input.attachments)}, 'queued', d.channel_id
-      from deliverable d where exists (select 1 from counted)
+      from deliverable d where exists (select 1 from reservation where reserved)
       returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, created_at
     ), job as (
       select (graphile_worker.add_job('deliver_message', json_build_object('message_id', m.id), job_key => 'message:' || m.id)).id
@@ -86,15 +86,15 @@ export async function sendAgentMessage(q: Queryable, input: SendAgentMessageInpu
       returning c.status, c.assignee_id, c.assigned_at, c.updated_at
     )
     select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
-           plan.name as plan_name, plan.max as plan_max, exists (select 1 from counted) as reserved,
+           ${reservationColumns},
            t.status as conversation_status, t.assignee_id as conversation_assignee_id,
            t.assigned_at as conversation_assigned_at, t.updated_at as conversation_updated_at,
            -- Reading job makes it run (a plain WITH query runs only when read).
            (select count(*) from job) as jobs, m.*
-    from plan left join message m on true left join touched t on true`);
+    from (select) as one left join reservation on true left join message m on true left join touched t on true`);
   if (!row.found) throw notFound('Conversation not found');
   if (!row.deliverable) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
-  assertReserved(row);
+  assertReserved(reservationRow.parse(row));
   const message = sentMessageRow.parse(row);
   return {
     message,
