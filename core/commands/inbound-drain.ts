@@ -22,8 +22,8 @@ import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
 import { addJob } from '../jobs.ts';
 import type { ParleyEvent } from '../events.ts';
-import type { InboundEvent } from '../../connectors/types.ts';
-import { applyInboundEvent, inboundLocks, type InboundChannel } from './inbound.ts';
+import type { InboundEvent, InboundMessage } from '../../connectors/types.ts';
+import { applyInboundEvent, applyMessages, inboundLocks, type InboundChannel } from './inbound.ts';
 
 /** Events per transaction: bounds how long a batch holds its conversations' row locks. */
 const BATCH_SIZE = 50;
@@ -38,7 +38,7 @@ export type DrainResult = {
   failed: number;
 };
 
-type Batch = { size: number; failed: number; published: ParleyEvent[] };
+type Batch = { size: number; failed: number; published: ParleyEvent[]; done: string[] };
 
 /** Drains the channel; `publish` gets each batch's live events after its commit. */
 export async function drainInbound(db: Db, channelId: string, publish: (events: ParleyEvent[]) => void): Promise<DrainResult> {
@@ -49,10 +49,10 @@ export async function drainInbound(db: Db, channelId: string, publish: (events: 
   for (;;) {
     let batch: Batch;
     try {
-      batch = await db.transaction((tx) => runBatch(tx, channel, false));
+      batch = await db.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, false)));
     } catch {
       // Something in the batch failed: find which event, apply the others.
-      batch = await db.transaction((tx) => runBatch(tx, channel, true));
+      batch = await db.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, true)));
     }
     publish(batch.published);
     result.processed += batch.size - batch.failed;
@@ -62,33 +62,60 @@ export async function drainInbound(db: Db, channelId: string, publish: (events: 
 }
 
 async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures: boolean): Promise<Batch> {
-  await tx.query(sql.unsafe`select pg_advisory_xact_lock(${inboundLocks.drain}, hashtext(${channel.id}))`);
+  // With the lock, whether the business can auto-reply at all: when not, no message of the
+  // batch needs the AI agent's own check (one round trip per message saved).
+  const { ai_auto_reply: aiAutoReply } = await tx.one(sql.type(z.object({ ai_auto_reply: z.boolean() }))`
+    select pg_advisory_xact_lock(${inboundLocks.drain}, hashtext(${channel.id})) is not null as locked,
+           coalesce((select b.ai_auto_reply_enabled and p.ai_auto_reply from businesses b join plans p on p.name = b.plan
+                     where b.id = ${channel.business_id}), false) as ai_auto_reply`);
   const rows = await tx.any(sql.type(pendingRow)`
     select id, event from inbound_events
     where channel_id = ${channel.id} and processed_at is null and failed_at is null
     order by seq limit ${BATCH_SIZE}`);
+  const events = rows.map((row) => row.event as unknown as InboundEvent);
+  if (!isolateFailures) {
+    return { size: rows.length, failed: 0, published: await applyAll(tx, channel, events, aiAutoReply), done: rows.map((r) => r.id) };
+  }
   const published: ParleyEvent[] = [];
   const done: string[] = [];
   let failed = 0;
-  for (const row of rows) {
-    const event = row.event as unknown as InboundEvent;
-    if (!isolateFailures) {
-      published.push(...(await applyInboundEvent(tx, channel, event)));
-      done.push(row.id);
-      continue;
-    }
+  for (const [i, row] of rows.entries()) {
     try {
-      published.push(...(await tx.transaction((savepoint) => applyInboundEvent(savepoint, channel, event))));
+      published.push(...(await tx.transaction((savepoint) => applyInboundEvent(savepoint, channel, events[i], { aiAutoReply }))));
       done.push(row.id);
     } catch (error) {
       await handOff(tx, row.id, error);
       failed += 1;
     }
   }
-  if (done.length > 0) {
-    await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(done, 'uuid')})`);
+  return { size: rows.length, failed, published, done };
+}
+
+/** The batch's events in order: each run of messages in one call (applyMessages), receipts one by one. */
+async function applyAll(tx: Queryable, channel: InboundChannel, events: InboundEvent[], aiAutoReply: boolean): Promise<ParleyEvent[]> {
+  const published: ParleyEvent[] = [];
+  let run: InboundMessage[] = [];
+  const flush = async () => {
+    published.push(...(await applyMessages(tx, channel, run, { aiAutoReply })));
+    run = [];
+  };
+  for (const event of events) {
+    if (event.kind === 'message') {
+      run.push(event);
+      continue;
+    }
+    await flush();
+    published.push(...(await applyInboundEvent(tx, channel, event)));
   }
-  return { size: rows.length, failed, published };
+  await flush();
+  return published;
+}
+
+async function markDone(tx: Queryable, batch: Batch): Promise<Batch> {
+  if (batch.done.length > 0) {
+    await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(batch.done, 'uuid')})`);
+  }
+  return batch;
 }
 
 /** Marks the event and gives it a job of its own, so it is retried without holding up the channel. */

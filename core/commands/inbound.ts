@@ -82,35 +82,59 @@ export async function processInboundEvent(db: Db, eventId: string): Promise<Parl
   });
 }
 
+export type ApplyOptions = {
+  /**
+   * False when the business cannot auto-reply now (setting off, or not in its plan): skips the
+   * AI agent's per-message check. Default: check each message.
+   */
+  aiAutoReply?: boolean;
+};
+
 /** Applies one event in the caller's transaction; returns the live events to publish after commit. */
-export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent): Promise<ParleyEvent[]> {
-  return event.kind === 'message' ? applyMessage(tx, channel, event) : applyReceipt(tx, channel, event);
+export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent, options: ApplyOptions = {}): Promise<ParleyEvent[]> {
+  return event.kind === 'message' ? applyMessages(tx, channel, [event], options) : applyReceipt(tx, channel, event);
 }
 
-const appliedRow = z.object({ applied_message_id: z.string(), applied_conversation_id: z.string(), opened_conversation: z.boolean() });
+/** What the SQL functions read from a stored InboundMessage. */
+const storedMessage = z.object({
+  externalId: z.string().min(1),
+  from: z.object({ platformUserId: z.string().min(1), name: z.string().optional(), email: z.string().optional(), phone: z.string().optional() }),
+  text: z.string(),
+  attachments: z.array(z.unknown()),
+  subject: z.string().optional(),
+  references: z.array(z.string()).optional(),
+});
+
+const appliedRow = z.object({ idx: z.number(), applied_message_id: z.string(), applied_conversation_id: z.string(), opened_conversation: z.boolean() });
 
 /**
- * A customer message into the inbox: the customer upserted, threaded into a conversation (e-mail
- * by References, others the customer's latest on the channel; resolved reopens, closed starts a
- * new one), the message stored once per channel and external id. The rules live in the SQL
- * function inbound_apply_message (migration 0020): one round trip instead of seven.
+ * Customer messages into the inbox, in order, in one round trip: each customer upserted,
+ * threaded into a conversation (e-mail by References, others the customer's latest on the
+ * channel; resolved reopens, closed starts a new one), each message stored once per channel and
+ * external id. The rules live in the SQL functions inbound_apply_message (migration 0020) and
+ * inbound_apply_messages (0023): seven statements per message became one call per batch.
  */
-async function applyMessage(tx: Queryable, channel: InboundChannel, message: InboundMessage): Promise<ParleyEvent[]> {
-  const applied = await tx.maybeOne(sql.type(appliedRow)`
-    select * from inbound_apply_message(
-      ${channel.business_id}, ${channel.id}, ${channel.type},
-      ${message.from.platformUserId}, ${message.from.name ?? ''}, ${message.from.email ?? null}, ${message.from.phone ?? null},
-      ${message.externalId}, ${message.text}, ${sql.jsonb(message.attachments as never)}, ${message.subject ?? null},
-      ${sql.array(message.references ?? [], 'text')})`);
-  if (!applied) return [];
-  const { applied_message_id: messageId, applied_conversation_id: conversationId } = applied;
-  await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
+export async function applyMessages(tx: Queryable, channel: InboundChannel, messages: InboundMessage[], options: ApplyOptions = {}): Promise<ParleyEvent[]> {
+  if (messages.length === 0) return [];
+  // Stored events come from our connectors, but a message without a sender or id must fail here,
+  // not become a customer with no platform id in SQL.
+  for (const message of messages) storedMessage.parse(message);
+  const applied = await tx.any(sql.type(appliedRow)`
+    select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(messages as never)})`);
+  const events: ParleyEvent[] = [];
+  for (const row of applied) {
+    const { applied_message_id: messageId, applied_conversation_id: conversationId } = row;
+    if (options.aiAutoReply !== false) await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
+    events.push(...messageEvents(channel, messageId, conversationId, row.opened_conversation));
+  }
+  return events;
+}
+
+function messageEvents(channel: InboundChannel, messageId: string, conversationId: string, opened: boolean): ParleyEvent[] {
   const businessRoom = rooms.business(channel.business_id);
   const at = new Date().toISOString();
   return [
-    ...(applied.opened_conversation
-      ? [{ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } }]
-      : []),
+    ...(opened ? [{ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } }] : []),
     { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: messageId, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },
     { name: 'conversation_updated', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id, at } },
   ];
