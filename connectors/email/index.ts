@@ -39,7 +39,7 @@ function receivedSecret(request: { url: string; headers: Record<string, string |
  */
 export function createRegister(openInbox: OpenInbox) {
   return async (config: EmailConfig, input: { secret: string; state: Record<string, unknown> }): Promise<RegisterResult> => {
-    const transport = createSmtpTransport(config);
+    const transport = await createSmtpTransport(config);
     try {
       await transport.verify();
     } catch (error) {

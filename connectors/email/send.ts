@@ -3,7 +3,6 @@
  * domain>`, the external id) and threads the reply with In-Reply-To / References so it lands in
  * the customer's existing conversation in their mail client.
  */
-import nodemailer from 'nodemailer';
 import { ConnectorError, type OutboundMessage, type SendResult } from '../types.ts';
 import type { EmailConfig } from './config.ts';
 import { normalizeMessageId } from './parse.ts';
@@ -11,7 +10,9 @@ import { normalizeMessageId } from './parse.ts';
 /** At most this many Message-IDs in References: the first (thread root) and the latest ones. */
 const MAX_REFERENCES = 20;
 
-export function createSmtpTransport(config: EmailConfig) {
+/** An SMTP transport (nodemailer loads on first use: the API process only receives mail). */
+export async function createSmtpTransport(config: EmailConfig) {
+  const { default: nodemailer } = await import('nodemailer');
   const port = Number(config.smtp_port);
   return nodemailer.createTransport({
     host: config.smtp_host,
@@ -79,7 +80,7 @@ export async function sendEmail(config: EmailConfig, message: OutboundMessage): 
     return { filename: attachment.filename, contentType: attachment.content_type, href: attachment.url };
   });
   const messageId = outboundMessageId(config, message);
-  const transport = createSmtpTransport(config);
+  const transport = await createSmtpTransport(config);
   try {
     await transport.sendMail({
       from: config.address,
