@@ -59,7 +59,7 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-probe-'));
 const children: ChildProcess[] = [];
 try {
   const port = await freePort();
-  const parley = spawn(process.execPath, [path.join(root, 'bin/parley.ts'), mode], {
+  const parley = spawn(process.execPath, ['--max-semi-space-size=8', path.join(root, 'bin/parley.ts'), mode], { // as the Procfile starts it
     env: { ...process.env, DATABASE_URL: dbUrl.toString(), PORT: String(port), DATA_DIR: dataDir, BCRYPT_ROUNDS: '4' },
     stdio: 'ignore',
   });

@@ -40,7 +40,7 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-probe-'));
 let parley: ChildProcess | undefined;
 try {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  parley = spawn(process.execPath, [path.join(root, 'bin/parley.ts'), mode], {
+  parley = spawn(process.execPath, ['--max-semi-space-size=8', path.join(root, 'bin/parley.ts'), mode], { // as the Procfile starts it
     env: { ...process.env, DATABASE_URL: dbUrl.toString(), PORT: String(port), DATA_DIR: dataDir, BCRYPT_ROUNDS: '4', PUBLIC_URL: 'https://parley.example' },
     stdio: 'ignore',
   });
