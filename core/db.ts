@@ -61,8 +61,10 @@ export async function createDb(connectionUri: string, options: DbOptions = {}): 
     // How long destroying a connection waits for its query: short, it is being given up on.
     gracefulTerminationTimeout: Math.min(1000, timeoutMs),
     driverFactory: boundedDriverFactory(timeoutMs),
-    // slonik's reset on release, bounded: a connection that cannot be reset is destroyed, not kept pending forever.
-    resetConnection: ({ query }) => bounded(query('DISCARD ALL'), timeoutMs),
+    // slonik's default sends DISCARD ALL each time a connection goes back to the pool: one more
+    // round trip per query or transaction outside it. Parley leaves no session state behind
+    // (transaction-scoped advisory locks and SET LOCAL only), so there is nothing to discard.
+    resetConnection: async () => {},
     interceptors: [resultParserInterceptor],
     typeParsers: [
       { name: 'timestamptz', parse: toIso },
