@@ -50,14 +50,14 @@ export const jobCatalogue = {
   /** An agent or AI reply out through its channel; re-enqueued with `runAt` on a platform's Retry-After. */
   deliver_message: job({ payload: messageId, jobKey: (p) => `message:${p.message_id}` }),
   /**
-   * One stored inbound event into customer, conversation and message rows. A channel's messages
-   * are processed one at a time in the order they arrived (one queue per channel): concurrent
-   * jobs let a customer's second message land before the first. Receipts need no order.
+   * Inbound events into customer, conversation and message rows. `{channel_id}`: the drain of a
+   * channel's pending events, in arrival order (core/commands/inbound-drain.ts); storing events
+   * arms it through the SQL function inbound_arm_drain (migration 0021), which spells this key
+   * too. `{event_id}`: one event the drain failed on, retried alone.
    */
   process_inbound: job({
-    payload: z.object({ event_id: z.uuid() }),
-    jobKey: (p) => `inbound:${p.event_id}`,
-    queueName: (_p, c: { channelId: string; kind: 'message' | 'receipt' }) => (c.kind === 'message' ? `inbound:${c.channelId}` : undefined),
+    payload: z.union([z.object({ channel_id: z.uuid() }), z.object({ event_id: z.uuid() })]),
+    jobKey: (p) => ('channel_id' in p ? `inbound:${p.channel_id}` : `inbound-event:${p.event_id}`),
   }),
   /** Tells the platform about a new or changed channel. */
   register_channel: job({ payload: channelId, jobKey: (p) => `register:${p.channel_id}` }),

@@ -22,7 +22,7 @@ import { AI_REPLY_MAX_ATTEMPTS } from '../core/jobs.ts';
 import { buildPrompt, decisionJsonSchema, handoffReasons, MIN_CONFIDENCE, parseDecision, pendingQuestion } from '../core/ai-agent.ts';
 import { OllamaError } from '../core/ollama.ts';
 import aiReply from '../workers/tasks/ai_reply.ts';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 
 let app: TestApp;
 let ollama: FakeOllama;

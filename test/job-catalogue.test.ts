@@ -50,12 +50,8 @@ test.serial('enqueue: the key, queue, attempts and payload come from the catalog
   });
   t.like(await job(await enqueue(app.deps.db, 'poll_channel', { channel_id: channel })), { key: `poll:${channel}`, queue_name: `poll:${channel}`, max_attempts: 1 });
   t.like(await job(await enqueue(app.deps.db, 'ai_reply', { message_id: message }, { conversationId: conversation })), { key: `ai:${conversation}`, max_attempts: 3 });
-  t.like(await job(await enqueue(app.deps.db, 'process_inbound', { event_id: event }, { channelId: channel, kind: 'message' })), {
-    key: `inbound:${event}`,
-    queue_name: `inbound:${channel}`,
-  });
-  const receipt = randomUUID();
-  t.like(await job(await enqueue(app.deps.db, 'process_inbound', { event_id: receipt }, { channelId: channel, kind: 'receipt' })), { queue_name: null });
+  t.like(await job(await enqueue(app.deps.db, 'process_inbound', { channel_id: channel })), { key: `inbound:${channel}`, queue_name: null, payload: { channel_id: channel } });
+  t.like(await job(await enqueue(app.deps.db, 'process_inbound', { event_id: event })), { key: `inbound-event:${event}`, payload: { event_id: event } });
   t.like(await job(await enqueue(app.deps.db, 'index_article', { article_id: 7 })), { key: 'article:7', max_attempts: 8 });
 });
 

@@ -46,9 +46,11 @@ export async function conversationListItems(q: Queryable, businessId: string, id
   return new Map(items.map((item) => [item.id, item]));
 }
 
-/** One message of the business as GET …/messages shows it, or null. */
-export async function findMessage(q: Queryable, businessId: string, id: string): Promise<Message | null> {
-  const row = await q.maybeOne(sql.type(messageRow)`
-    select ${messageColumns} from messages m where m.id = ${id} and m.business_id = ${businessId}`);
-  return row ? presentMessage(row) : null;
+/** These messages of the business as GET …/messages shows them (others are left out), keyed by id. */
+export async function messagesByIds(q: Queryable, businessId: string, ids: string[]): Promise<Map<string, Message>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.any(sql.type(messageRow)`
+    select ${messageColumns} from messages m
+    where m.business_id = ${businessId} and m.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+  return new Map(rows.map((r) => [r.id, presentMessage(r)]));
 }

@@ -1,11 +1,18 @@
-/** process_inbound: turns one stored inbound event into customer, conversation and message rows. */
+/**
+ * process_inbound: turns stored inbound events into customer, conversation and message rows.
+ * `{channel_id}` drains every pending event of the channel in arrival order (what storing an
+ * event enqueues); `{event_id}` applies one event (an event the drain failed on, retried alone).
+ */
 import { processInboundEvent } from '../../core/commands/inbound.ts';
-import { publishEvents } from '../../core/live-events.ts';
+import { drainInbound } from '../../core/commands/inbound-drain.ts';
+import { publishEvents, type PendingEvent } from '../../core/live-events.ts';
 import { catalogueTask } from '../task.ts';
 
 export default catalogueTask({
   name: 'process_inbound',
-  run: async ({ event_id }, deps) => {
-    await publishEvents(deps, await processInboundEvent(deps.db, event_id));
+  run: async (payload, deps) => {
+    const publish = (events: PendingEvent[]) => publishEvents(deps, events);
+    if ('channel_id' in payload) await drainInbound(deps.db, payload.channel_id, publish);
+    else await publish(await processInboundEvent(deps.db, payload.event_id));
   },
 });

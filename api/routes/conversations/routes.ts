@@ -16,7 +16,7 @@ import { noBusiness, requireMembership } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
 import { findConversation, loadConversation, messagePage } from './queries.ts';
-import { findMessage, presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
+import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
 import { cursorColumn, encodeCursor } from './cursor.ts';
 import {
   assignParams,
@@ -153,20 +153,18 @@ export const send = defineRoute({
   errors: [400, 403, 404],
   handler: async ({ params, body, caller, deps }) => {
     const { businessId } = requireMembership(caller, noBusiness.business);
-    const { message, events } = await deps.db.transaction(async (tx) => {
-      await findConversation(tx, businessId, params.conversation_id);
-      const attachments = await resolveAttachments(tx, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
-      const sent = await sendAgentMessage(tx, {
-        businessId,
-        conversationId: params.conversation_id,
-        senderId: caller.userId,
-        content: body.content,
-        attachments,
-      });
-      return { message: (await findMessage(tx, businessId, sent.messageId))!, events: sent.events };
+    // One statement writes everything (sendAgentMessage): no transaction around it. 404 for
+    // another business's conversation comes from it too.
+    const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+    const sent = await sendAgentMessage(deps.db, {
+      businessId,
+      conversationId: params.conversation_id,
+      senderId: caller.userId,
+      content: body.content,
+      attachments,
     });
-    await publishEvents(deps, events);
-    return message;
+    await publishEvents(deps, sent.events);
+    return sent.message;
   },
 });
 

@@ -13,7 +13,7 @@ import {
   type InviteRole,
   type MemberStatus,
 } from '../../../core/commands/team.ts';
-import { conversationsUpdated, publishEvents } from '../../../core/live-events.ts';
+import { conversationUpdated, publishEvents } from '../../../core/live-events.ts';
 import { defineRoute } from '../../route.ts';
 import { managers, noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
@@ -68,7 +68,7 @@ export const removeMemberRoute = defineRoute({
   handler: async ({ params, caller, deps }) => {
     const me = requireRole(requireMembership(caller, noBusiness.team), ownerOnly, 'Only the business owner can remove team members');
     const result = await deps.db.transaction((tx) => removeMember(tx, { businessId: me.businessId, memberId: params.member_id }));
-    await publishEvents(deps, [conversationsUpdated(me.businessId, result.unassigned.map((c) => c.id))]);
+    await publishEvents(deps, result.unassigned.map(conversationUpdated));
     // The removed member's open dashboards would otherwise keep receiving the business's events.
     deps.events.disconnect({ rooms: [rooms.user(result.userId)] });
     return { message: 'Team member removed' };
