@@ -14,7 +14,7 @@ import { migrate } from '../../core/migrate.ts';
 import { startEmbeddedPostgres } from '../../core/embedded-postgres.ts';
 import { startFakeMeta, type FakeMeta } from '../../test/fakes/meta.ts';
 import { startFakeOllama, type FakeOllama } from '../../test/fakes/ollama.ts';
-import { clearLogs, freePort, root, spawnNode, startRedis, untilHttpOk, untilLogged, type Child } from './processes.ts';
+import { clearLogs, freePort, root, spawnChild, spawnNode, startRedis, untilHttpOk, untilLogged, type Child } from './processes.ts';
 
 export type Web = { child: Child; url: string };
 
@@ -106,18 +106,20 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
       // Production's default level: request and job logs are part of what is measured.
       LOG_LEVEL: 'info',
     };
-    const parley = path.join(root, 'bin', 'parley.ts');
+    // As the Procfile starts them: the plain-JS entry point with the same V8 flag.
+    const parley = (label: string, command: string, extra: Record<string, string>) =>
+      spawnChild(label, process.execPath, ['--max-semi-space-size=8', path.join(root, 'bin', 'parley.js'), command], { ...env, ...extra });
 
     const startWeb = async (label: string, extra: Record<string, string> = {}): Promise<Web> => {
       const port = await freePort();
-      const child = spawnNode(label, parley, ['web'], { ...env, PORT: String(port), ...extra });
+      const child = parley(label, 'web', { PORT: String(port), ...extra });
       defer(() => child.stop());
       const origin = `http://127.0.0.1:${port}`;
       await untilHttpOk(child, `${origin}/readyz`);
       return { child, url: origin };
     };
     const startWorker = async (label: string, extra: Record<string, string> = {}): Promise<Child> => {
-      const child = spawnNode(label, parley, ['worker'], { ...env, ...extra });
+      const child = parley(label, 'worker', extra);
       defer(() => child.stop());
       await untilLogged(child, 'workers running');
       return child;

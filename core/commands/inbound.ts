@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
 import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../live-events.ts';
 import { enqueueAiReply } from '../ai-agent.ts';
+import { storableText } from '../storable-text.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
 export type InboundChannel = { id: string; business_id: string; type: string };
@@ -40,7 +41,8 @@ export const inboundLocks = { store: 20_201, drain: 20_202 } as const;
  */
 export async function storeInboundEvents(q: Queryable, channel: InboundChannel, events: InboundEvent[], rawBody: string | null): Promise<string[]> {
   if (events.length === 0) return [];
-  const items = events.map((event) => ({ kind: event.kind, key: dedupeKey(event), event }));
+  const items = storableText(events.map((event) => ({ kind: event.kind, key: dedupeKey(event), event })));
+  rawBody = rawBody === null ? null : storableText(rawBody);
   const rows = await q.any(sql.type(z.object({ id: z.string(), armed: z.number() }))`
     with stored as (
       insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
