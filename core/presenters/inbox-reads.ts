@@ -31,8 +31,7 @@ export async function lastMessages(q: Queryable, conversationIds: string[]): Pro
 
 /** Conversation list entries (GET /conversations) for rows already read, in their order. */
 export async function presentConversationListItems(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
-  const customers = await customersByIds(q, rows.map((r) => r.customer_id));
-  const latest = await lastMessages(q, rows.map((r) => r.id));
+  const [customers, latest] = await Promise.all([customersByIds(q, rows.map((r) => r.customer_id)), lastMessages(q, rows.map((r) => r.id))]);
   return rows.map((r) => presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, latest.get(r.id) ?? null));
 }
 
