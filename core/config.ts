@@ -103,6 +103,11 @@ const envSchema = z.object({
    * (default 0.5, suited to nomic-embed-text; other embedding models may need another value).
    */
   AI_MIN_RELEVANCE: z.coerce.number().min(0).max(1).default(0.5),
+  /**
+   * MiB of decoded knowledge base vectors each process keeps for search, least recently searched
+   * business evicted first (default 32: about 10,000 chunks of 768 dimensions; 0 turns it off).
+   */
+  KB_SEARCH_CACHE_MIB: z.coerce.number().min(0).max(65536).default(32),
   /** Comma-separated task names this worker process runs (default: all). */
   WORKER_TASKS: optionalString,
   /** Seconds without a heartbeat after which a worker's locked jobs are released (default 60). */

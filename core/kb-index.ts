@@ -8,11 +8,13 @@
  * the same chunks as `bytea` and multiplying them here takes about 0.2 s (measured on
  * PostgreSQL 15). So vectors are stored as little-endian float32 `bytea`, normalised to unit
  * length (the cosine is then a dot product), and only the rows of one business and one
- * embedding model are ever read.
+ * embedding model are ever read, and kept decoded between searches (core/kb-vector-cache.ts).
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from './db.ts';
+import { bumpIndexVersion, businessVectors, decodeVector, type ChunkVector } from './kb-vector-cache.ts';
 import { embed, type OllamaConfig } from './ollama.ts';
+import type { Config } from './config.ts';
 
 /** Characters per chunk (about 200 tokens): small enough to be one topic, large enough to answer from. */
 export const CHUNK_SIZE = 800;
@@ -105,12 +107,6 @@ export function encodeVector(values: ArrayLike<number>): Buffer {
   return buffer;
 }
 
-export function decodeVector(buffer: Buffer): Float32Array {
-  const vector = new Float32Array(buffer.length / 4);
-  for (let i = 0; i < vector.length; i += 1) vector[i] = buffer.readFloatLE(i * 4);
-  return vector;
-}
-
 const articleRow = z.object({ id: z.number(), business_id: z.string(), title: z.string(), content: z.string() });
 
 export type IndexResult = { status: 'indexed'; chunks: number } | { status: 'gone' };
@@ -142,6 +138,7 @@ export async function indexArticle(db: Db, config: OllamaConfig, articleId: numb
         values (${articleId}, ${article.business_id}, ${ordinal}, ${content}, ${model}, ${vector.length}, ${sql.binary(encodeVector(vector))})`);
     }
     await tx.query(sql.unsafe`update kb_articles set index_status = 'indexed', index_error = null where id = ${articleId}`);
+    await bumpIndexVersion(tx, article.business_id);
     return { status: 'indexed', chunks: chunks.length } as const;
   });
 }
@@ -167,22 +164,18 @@ export type SearchOptions = {
   timeoutMs?: number;
 };
 
-const vectorRow = z.object({ id: z.number(), article_id: z.number(), ordinal: z.number(), embedding: z.instanceof(Buffer) });
-
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i += 1) sum += a[i]! * b[i]!;
   return sum;
 }
 
-/** Ranks one business's chunks (embedded by `model`) against a query vector. */
-async function rankChunks(q: Queryable, businessId: string, model: string, query: Float32Array, options: SearchOptions): Promise<KbMatch[]> {
-  const rows = await q.any(sql.type(vectorRow)`
-    select id, article_id, ordinal, embedding from kb_chunks
-    where business_id = ${businessId} and model = ${model} and dims = ${query.length}`);
+/** Ranks one business's chunks against a query vector (chunks of other dimensions never compare). */
+async function rankChunks(q: Queryable, businessId: string, chunks: ChunkVector[], query: Float32Array, options: SearchOptions): Promise<KbMatch[]> {
   const minScore = options.minScore ?? 0;
-  let hits = rows
-    .map((row) => ({ id: row.id, articleId: row.article_id, ordinal: row.ordinal, score: Math.min(1, dot(query, decodeVector(row.embedding))) }))
+  let hits = chunks
+    .filter((chunk) => chunk.vector.length === query.length)
+    .map((chunk) => ({ id: chunk.id, articleId: chunk.articleId, ordinal: chunk.ordinal, score: Math.min(1, dot(query, chunk.vector)) }))
     .filter((hit) => hit.score > 0 && hit.score >= minScore)
     .sort((a, b) => b.score - a.score || a.articleId - b.articleId || a.ordinal - b.ordinal);
   if (options.perArticle) {
@@ -195,7 +188,7 @@ async function rankChunks(q: Queryable, businessId: string, model: string, query
     select c.id, a.title, c.content from kb_chunks c join kb_articles a on a.id = c.article_id
     where c.id = any(${sql.array(hits.map((h) => h.id), 'int8')}) and c.business_id = ${businessId}`);
   const byId = new Map(texts.map((t) => [t.id, t]));
-  // A chunk deleted between the two reads (its article was deleted) is dropped.
+  // A chunk deleted since the vectors were read (its article was deleted or re-indexed) is dropped.
   return hits.flatMap((hit) => {
     const text = byId.get(hit.id);
     return text ? [{ articleId: hit.articleId, title: text.title, ordinal: hit.ordinal, content: text.content, score: hit.score }] : [];
@@ -206,10 +199,16 @@ async function rankChunks(q: Queryable, businessId: string, model: string, query
  * Searches one business's knowledge base for `text`. A business with nothing indexed gets []
  * without asking Ollama; otherwise an Ollama failure is thrown as OllamaError.
  */
-export async function searchKnowledgeBase(q: Queryable, config: OllamaConfig, businessId: string, text: string, options: SearchOptions): Promise<KbMatch[]> {
+export async function searchKnowledgeBase(
+  q: Queryable,
+  config: OllamaConfig & Pick<Config, 'KB_SEARCH_CACHE_MIB'>,
+  businessId: string,
+  text: string,
+  options: SearchOptions,
+): Promise<KbMatch[]> {
   const model = config.OLLAMA_EMBED_MODEL;
-  const indexed = await q.exists(sql.unsafe`select 1 from kb_chunks where business_id = ${businessId} and model = ${model}`);
-  if (!indexed) return [];
+  const chunks = await businessVectors(q, businessId, model, config.KB_SEARCH_CACHE_MIB);
+  if (chunks.length === 0) return [];
   const [vector] = await embed(config, [embeddingInput(model, 'query', text)], { timeoutMs: options.timeoutMs });
-  return rankChunks(q, businessId, model, decodeVector(encodeVector(vector!)), options);
+  return rankChunks(q, businessId, chunks, decodeVector(encodeVector(vector!)), options);
 }

@@ -4,6 +4,7 @@ import { sql } from '../../../core/db.ts';
 import { notFound, serviceUnavailable } from '../../../core/errors.ts';
 import { enqueue } from '../../../core/jobs.ts';
 import { searchKnowledgeBase } from '../../../core/kb-index.ts';
+import { bumpIndexVersion } from '../../../core/kb-vector-cache.ts';
 import { OllamaError } from '../../../core/ollama.ts';
 import { assertMayAddArticle } from '../../../core/plans.ts';
 import { defineRoute } from '../../route.ts';
@@ -84,8 +85,11 @@ export const deleteArticle = defineRoute({
     const deleted = await deps.db.transaction(async (tx) => {
       const row = await tx.maybeOne(sql.type(z.object({ id: z.number() }))`
         delete from kb_articles where id = ${params.article_id} and business_id = ${businessId} returning id`);
-      if (row) await tx.query(sql.unsafe`select graphile_worker.remove_job(${`article:${row.id}`})`);
-      return row !== null;
+      if (!row) return false;
+      await tx.query(sql.unsafe`select graphile_worker.remove_job(${`article:${row.id}`})`);
+      // Last, so the business's version row stays locked for one statement; commits with the delete.
+      await bumpIndexVersion(tx, businessId);
+      return true;
     });
     if (!deleted) throw articleNotFound();
     return { message: 'Article deleted' };
