@@ -18,7 +18,7 @@ Conventions (see the README for the full list of decisions):
 export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): object {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  for (const route of routes) documentRoute(registry, route);
+  for (const route of routes) if (!route.hidden) documentRoute(registry, route);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Parley API', version: '1.0.0', description: apiDescription },

@@ -38,6 +38,7 @@ export const listConversationsQuery = z.object({
     .optional()
     .openapi({ type: 'string', description: 'A member\'s user id, or `none` for unassigned conversations' }),
   channel_type: z.enum(channelTypes).optional(),
+  customer_id: z.uuid().optional().openapi({ description: 'A customer `uuid`: only that customer\'s conversations' }),
   limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', default: 50, maximum: 200, minimum: 1 }),
   before: cursorParam.optional(),
 });

@@ -1,0 +1,40 @@
+/** One line of the conversation list: who, where, what they said last, when, and whether it is new. */
+import { linkClick } from '../router.ts';
+import { Avatar } from '../ui/Avatar.tsx';
+import { ChannelIcon } from '../ui/channels.tsx';
+import { shortTime } from '../ui/time.ts';
+import type { ConversationListItem } from '../types.ts';
+import { inboxUrl } from './filters.ts';
+import { isUnread } from './unread.ts';
+
+function preview(c: ConversationListItem): string {
+  const m = c.last_message;
+  if (!m) return 'No messages yet';
+  const text = m.content || (m.attachments.length ? `📎 ${m.attachments[0]?.filename ?? 'Attachment'}` : '');
+  return m.sender_type === 'customer' ? text : `${m.sender_type === 'ai' ? 'AI' : m.sender_type === 'system' ? 'Note' : 'You'}: ${text}`;
+}
+
+export function ConversationRow({ conversation: c, selected }: { conversation: ConversationListItem; selected: boolean }) {
+  const unread = isUnread(c) && !selected;
+  const name = c.customer?.name || 'Visitor';
+  const href = inboxUrl({}, c.id);
+  return (
+    <li class={`conv-row${selected ? ' selected' : ''}${unread ? ' unread' : ''}`} data-id={c.id}>
+      <a href={href} onClick={(e) => linkClick(e, href)} aria-current={selected ? 'true' : undefined} aria-label={`${name}${unread ? ', unread' : ''}: ${preview(c)}`}>
+        <Avatar name={name} />
+        <span class="conv-main">
+          <span class="conv-top">
+            <span class="conv-name">{name}</span>
+            <span class="conv-time">{shortTime(c.last_message?.created_at ?? c.updated_at)}</span>
+          </span>
+          <span class="conv-bottom">
+            <ChannelIcon type={c.channel_type} size={14} />
+            <span class="conv-preview">{preview(c)}</span>
+            {c.status === 'pending' && <span class="pill warn">Pending</span>}
+            {unread && <span class="unread-dot" title="Unread" />}
+          </span>
+        </span>
+      </a>
+    </li>
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * Live events over Socket.IO on this origin (auth: the access token). Events carry ids and
+ * the new state; listeners re-read what they show through the REST API. After a dropped
+ * connection comes back, `resync` listeners re-read everything, so nothing sent meanwhile
+ * is missed.
+ */
+import { signal } from '@preact/signals';
+import { io, type Socket } from 'socket.io-client';
+
+export type LiveEvent = { name: string; payload: Record<string, unknown> };
+type Listener = (event: LiveEvent) => void;
+
+export const connected = signal(false);
+
+const listeners = new Set<Listener>();
+const resyncListeners = new Set<() => void>();
+let socket: Socket | null = null;
+
+const EVENTS = [
+  'conversation_created',
+  'conversation_updated',
+  'conversation_assigned',
+  'message_created',
+  'message_updated',
+  'agent_status_changed',
+  'channel_updated',
+  'handoff_requested',
+];
+
+export function connectLive(token: string): void {
+  disconnectLive();
+  const s = io({ auth: { token }, transports: ['websocket'] });
+  let everConnected = false;
+  s.on('connect', () => {
+    connected.value = true;
+    if (everConnected) for (const listener of resyncListeners) listener();
+    everConnected = true;
+  });
+  s.on('disconnect', () => (connected.value = false));
+  for (const name of EVENTS) s.on(name, (payload: Record<string, unknown>) => listeners.forEach((l) => l({ name, payload })));
+  socket = s;
+}
+
+export function disconnectLive(): void {
+  socket?.disconnect();
+  socket = null;
+  connected.value = false;
+}
+
+export function onLive(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function onResync(listener: () => void): () => void {
+  resyncListeners.add(listener);
+  return () => resyncListeners.delete(listener);
+}

@@ -1,0 +1,51 @@
+/** The agent app: signs the agent in, then routes between inbox, settings and analytics. */
+import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { signal } from '@preact/signals';
+import './styles.css';
+import { currentLocation } from './router.ts';
+import { token } from './session-token.ts';
+import { loadMe, me } from './session.ts';
+import { connectLive, disconnectLive } from './live.ts';
+import { SignIn } from './auth/SignIn.tsx';
+import { SignUp } from './auth/SignUp.tsx';
+import { VerifyEmail } from './auth/VerifyEmail.tsx';
+import { Onboarding } from './auth/Onboarding.tsx';
+import { AppShell } from './shell/AppShell.tsx';
+import { Loading } from './ui/Loading.tsx';
+import { Redirect } from './ui/Redirect.tsx';
+
+const PUBLIC = ['/app/signin', '/app/signup', '/app/verify-email'];
+const loadError = signal<string | null>(null);
+
+function App() {
+  const { path } = currentLocation.value;
+  const signedIn = Boolean(token.value);
+
+  // Profile on start and after signing in; live events while signed in (this tab's own socket).
+  useEffect(() => {
+    if (!token.value) {
+      disconnectLive();
+      return;
+    }
+    connectLive(token.value);
+    if (!me.value) loadMe().then(() => (loadError.value = null), (e: Error) => (loadError.value = e.message));
+    return disconnectLive;
+  }, [token.value]);
+
+  if (path === '/app/verify-email') return <VerifyEmail />;
+  if (!signedIn) {
+    if (path === '/app/signup') return <SignUp />;
+    return path === '/app/signin' ? <SignIn /> : <Redirect to="/app/signin" />;
+  }
+  if (loadError.value) return <Loading error={loadError.value} />;
+  const profile = me.value;
+  if (!profile) return <Loading />;
+  if (!profile.business) {
+    return path === '/app/onboarding' ? <Onboarding /> : <Redirect to="/app/onboarding" />;
+  }
+  if (PUBLIC.includes(path) || path === '/app/onboarding' || path === '/app') return <Redirect to="/app/inbox" />;
+  return <AppShell />;
+}
+
+render(<App />, document.getElementById('root')!);
