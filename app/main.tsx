@@ -22,16 +22,18 @@ function App() {
   const { path } = currentLocation.value;
   const signedIn = Boolean(token.value);
 
-  // Profile on start and after signing in; live events while signed in (this tab's own socket).
+  // Profile on start and after signing in.
   useEffect(() => {
-    if (!token.value) {
-      disconnectLive();
-      return;
-    }
-    connectLive(token.value);
-    if (!me.value) loadMe().then(() => (loadError.value = null), (e: Error) => (loadError.value = e.message));
-    return disconnectLive;
+    if (token.value && !me.value) loadMe().then(() => (loadError.value = null), (e: Error) => (loadError.value = e.message));
   }, [token.value]);
+  // Live events while signed in (this tab's own socket). The server puts a socket in its
+  // business's room when it connects, so joining a workspace reconnects.
+  const businessId = me.value?.business?.id;
+  useEffect(() => {
+    if (!token.value) return;
+    connectLive(token.value);
+    return disconnectLive;
+  }, [token.value, businessId]);
 
   if (path === '/app/verify-email') return <VerifyEmail />;
   if (!signedIn) {

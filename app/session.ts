@@ -52,3 +52,8 @@ setUnauthorizedHandler(() => {
   const here = location.pathname + location.search;
   navigate(`/app/signin${here.startsWith('/app/inbox') ? `?next=${encodeURIComponent(here)}` : ''}`, { replace: true });
 });
+
+// Another tab signed in as someone else (or out): this tab's profile is stale.
+addEventListener('storage', (event) => {
+  if (event.key === 'parley.token') me.value = null;
+});

@@ -3,6 +3,7 @@ import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { Attachment, Message } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
+import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
 
 export function Composer({ conversationId, channelLabel }: { conversationId: string; channelLabel: string }) {
@@ -63,7 +64,7 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
         <ul class="composer-files" aria-label="Attachments">
           {files.map((f, i) => (
             <li class="chip">
-              📎 {f.filename}
+              <PaperclipIcon /> {f.filename}
               <button type="button" class="chip-x" aria-label={`Remove ${f.filename}`} onClick={() => setFiles(files.filter((_, j) => j !== i))}>×</button>
             </li>
           ))}
@@ -81,7 +82,7 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
       <div class="composer-bar">
         <input ref={picker} type="file" multiple hidden onChange={(e) => void upload(e.currentTarget.files)} aria-label="Attach files" />
         <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
-          {busy === 'uploading' ? 'Uploading…' : '📎 Attach'}
+          <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
         </button>
         <button type="submit" class="btn primary" disabled={Boolean(busy) || (!text.trim() && !files.length)}>
           Send

@@ -10,7 +10,7 @@ import { isUnread } from './unread.ts';
 function preview(c: ConversationListItem): string {
   const m = c.last_message;
   if (!m) return 'No messages yet';
-  const text = m.content || (m.attachments.length ? `📎 ${m.attachments[0]?.filename ?? 'Attachment'}` : '');
+  const text = m.content || (m.attachments.length ? `Attachment: ${m.attachments[0]?.filename ?? 'file'}` : '');
   return m.sender_type === 'customer' ? text : `${m.sender_type === 'ai' ? 'AI' : m.sender_type === 'system' ? 'Note' : 'You'}: ${text}`;
 }
 

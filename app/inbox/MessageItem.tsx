@@ -1,6 +1,7 @@
 /** One message of the thread: whose it is, its attachments (images inline), and its delivery. */
 import type { Attachment, Member, Message } from '../types.ts';
 import { clockTime } from '../ui/time.ts';
+import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 
 const STATUS_LABELS = { queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
 
@@ -14,7 +15,7 @@ function AttachmentView({ file }: { file: Attachment }) {
     );
   return (
     <a class="attachment" href={file.url} target="_blank" rel="noopener noreferrer">
-      📎 {file.filename ?? 'Attachment'}
+      <PaperclipIcon /> {file.filename ?? 'Attachment'}
       {file.size ? <span class="muted"> · {Math.max(1, Math.round(file.size / 1024))} KB</span> : null}
     </a>
   );

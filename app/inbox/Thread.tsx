@@ -6,7 +6,7 @@ import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { inboxUrl } from './filters.ts';
 import { followThread, thread, threadError } from './thread-store.ts';
-import { ConversationActions } from './ConversationActions.tsx';
+import { AssignActions, StatusActions } from './ConversationActions.tsx';
 import { Composer } from './Composer.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
@@ -33,15 +33,18 @@ export function Thread({ id }: { id: string }) {
     <div class="thread-wrap">
       <section class="thread-pane" aria-label={`Conversation with ${name}`}>
         <header class="thread-header">
-          <a class="back btn ghost" href={back} onClick={(e) => linkClick(e, back)} aria-label="Back to conversations">←</a>
-          <div class="thread-title">
-            <h2>{name}</h2>
-            <span class="muted small channel-line">
-              <ChannelIcon type={c.channel_type} size={14} /> {CHANNEL_LABELS[c.channel_type]} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
-              {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
-            </span>
+          <div class="thread-head-top">
+            <a class="back btn ghost" href={back} onClick={(e) => linkClick(e, back)} aria-label="Back to conversations">←</a>
+            <div class="thread-title">
+              <h2>{name}</h2>
+              <span class="muted small channel-line">
+                <ChannelIcon type={c.channel_type} size={14} /> {CHANNEL_LABELS[c.channel_type]} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
+                {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
+              </span>
+            </div>
+            <StatusActions conversation={c} />
           </div>
-          <ConversationActions conversation={c} />
+          <AssignActions conversation={c} />
         </header>
         {c.handoff_reason && c.status === 'pending' && (
           <div class="handoff" role="note">

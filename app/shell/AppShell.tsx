@@ -23,7 +23,7 @@ function VerifyBanner() {
   return (
     <div class="banner" role="status">
       Confirm your e-mail address: we sent a link to <strong>{me.value?.user.email}</strong>.{' '}
-      {sent ? 'Sent again.' : <button class="link" onClick={() => api.post('/api/v1/auth/verify-email/send').then(() => setSent(true))}>Send it again</button>}
+      {sent ? 'Sent again.' : <button class="link" onClick={() => api.post('/api/v1/auth/verify-email/send').then(() => setSent(true))}>Email me the link again</button>}
     </div>
   );
 }

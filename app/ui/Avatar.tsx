@@ -7,7 +7,7 @@ export function Avatar({ name, size = 36 }: { name: string; size?: number }) {
   for (const ch of name) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
   const hue = HUES[hash % HUES.length];
   return (
-    <span class="avatar" aria-hidden="true" style={{ width: size, height: size, fontSize: size * 0.4, background: `hsl(${hue} 70% 92%)`, color: `hsl(${hue} 55% 35%)` }}>
+    <span class="avatar" aria-hidden="true" style={{ width: `${size}px`, height: `${size}px`, fontSize: `${Math.round(size * 0.4)}px`, background: `hsl(${hue} 70% 92%)`, color: `hsl(${hue} 55% 35%)` }}>
       {initials}
     </span>
   );
