@@ -85,7 +85,7 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   await shoot(page, 'widget-form-desktop');
   await page.getByRole('button', { name: 'Create widget' }).click();
   await page.getByRole('button', { name: 'Copy embed snippet' }).click();
-  snippet = await page.evaluate(() => navigator.clipboard.readText());
+  snippet = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>);
   const [widget] = await app.sql(`select id from widgets where domain = '127.0.0.1'`);
   t.is(snippet, `<script src="${app.url}/widget.js" data-widget-id="${widget.id}" async></script>`);
   await shoot(page, 'widget-desktop');
