@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { currentLocation, linkClick } from '../router.ts';
 import { token as accessToken } from '../session-token.ts';
-import { me } from '../session.ts';
+import { loadMe } from '../session.ts';
 import { AuthLayout } from './AuthLayout.tsx';
 import { Notice } from '../ui/Notice.tsx';
 
@@ -20,7 +20,8 @@ export function VerifyEmail() {
     api.post('/api/v1/auth/verify-email', { token }).then(
       () => {
         setState('done');
-        if (me.value) me.value = { ...me.value, user: { ...me.value.user, is_verified: true } };
+        // Read again rather than patched: a profile read still in flight would be stale.
+        if (accessToken.value) void loadMe().catch(() => {});
       },
       (e: Error) => {
         setState('failed');

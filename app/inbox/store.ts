@@ -46,8 +46,12 @@ export const CONVERSATION_EVENTS = new Set(['conversation_created', 'conversatio
 
 /** Starts following the filters and live events; returns the stop function. */
 export function followInbox(): () => void {
+  // Selecting a conversation changes the URL but not the filters: only a change of filters reloads.
+  let shown = '';
   const stopFilters = effect(() => {
-    void filters.value;
+    const key = JSON.stringify(filters.value);
+    if (key === shown) return;
+    shown = key;
     void loadConversations(true);
   });
   const stopLive = onLive((event) => {

@@ -1,0 +1,97 @@
+/**
+ * Every screen of the agent app in a real browser, on a desktop and on a phone, with a
+ * channel connected through its form (never raw JSON) and its registration shown live.
+ * Screenshots go to test-artifacts/app/ (look at them: they are the product's face).
+ */
+import test from 'ava';
+import path from 'node:path';
+import type { Runner } from 'graphile-worker';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { startTestWorker } from './helpers/worker.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
+
+noteIfSkipped('app-browser-screens');
+
+let app: TestApp;
+let fake: FakeTelegram;
+let worker: Runner;
+let browser: Browser;
+let owner: Workspace;
+const shots = artifactDir('app');
+
+test.before(async () => {
+  if (!hasChromium) return;
+  fake = await startFakeTelegram();
+  app = await startTestApp({ env: { TELEGRAM_API_URL: fake.url } });
+  worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound', 'register_channel'] });
+  owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Mini' });
+  // Something to look at: a visitor's question, an agent's answer, an article.
+  const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Marta Visitor', email: 'marta@example.com' } });
+  const visitor = { authorization: `Bearer ${session.body.visitor_token}` };
+  const first = await app.request('POST', '/api/v1/visitor/messages', { headers: visitor, body: { content: 'Do you ship to Norway?' } });
+  await app.request('POST', `/api/v1/conversations/${first.body.conversation_id}/messages`, { token: owner.token, body: { content: 'We do! Delivery takes 3–5 working days.' } });
+  await app.request('POST', '/api/v1/visitor/messages', { headers: visitor, body: { content: 'Great, and returns?' } });
+  await app.request('POST', '/api/v1/kb/articles', { token: owner.token, body: { title: 'Shipping to Europe', content: 'We ship to every EU and EEA country in 3–5 working days.', tags: ['shipping'] } });
+  browser = await launchChromium();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await app?.close();
+  await fake?.close();
+});
+
+const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+
+browserTest('a channel is connected through its form and its registration shows live', async (t) => {
+  const botToken = fake.addBot({ username: 'acme_help_bot' });
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/settings/channels`);
+  await page.getByRole('button', { name: 'Telegram' }).click();
+  await page.getByLabel('Bot token').fill(botToken);
+  await shoot(page, 'channel-form-desktop');
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  const card = page.getByRole('listitem', { name: 'Telegram' });
+  await card.getByText('Connected').waitFor();
+  const [row] = await app.sql(`select status from channels where type = 'telegram' and business_id = $1`, [owner.businessId]);
+  t.is(row.status, 'connected');
+  await shoot(page, 'channels-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+const SCREENS: { name: string; path: string; heading: string }[] = [
+  { name: 'inbox', path: '/app/inbox', heading: 'Inbox' },
+  { name: 'channels', path: '/app/settings/channels', heading: 'Channels' },
+  { name: 'widget', path: '/app/settings/widget', heading: 'Website widget' },
+  { name: 'knowledge', path: '/app/settings/knowledge', heading: 'Knowledge base' },
+  { name: 'team', path: '/app/settings/team', heading: 'Team' },
+  { name: 'plan', path: '/app/settings/plan', heading: 'Plan & billing' },
+  { name: 'ai', path: '/app/settings/ai', heading: 'AI agent' },
+  { name: 'analytics', path: '/app/analytics', heading: 'Analytics' },
+];
+
+for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  browserTest(`every screen renders on a ${device}`, async (t) => {
+    const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
+    for (const screen of SCREENS) {
+      await page.goto(`${app.url}${screen.path}`);
+      await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
+      await page.waitForLoadState('networkidle');
+      await shoot(page, `${screen.name}-${device}`);
+    }
+    // The conversation with its customer panel (desktop) or alone with a way back (phone).
+    await page.goto(`${app.url}/app/inbox`);
+    await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Marta Visitor/ }).click();
+    await page.getByRole('log', { name: 'Messages' }).getByText('Great, and returns?').waitFor();
+    t.is(await page.getByRole('complementary', { name: 'Customer' }).isVisible(), device === 'desktop');
+    await shoot(page, `thread-${device}`);
+    t.deepEqual(errors, []);
+    await context.close();
+  });
+}

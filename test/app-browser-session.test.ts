@@ -1,0 +1,124 @@
+/**
+ * The agent app's sessions and habits in a real browser: the mailed verification link, the
+ * Stripe return page, a revoked token sending the agent to sign in, two tabs at once (with the
+ * title counter of a hidden one), and `j`/`k` through the list.
+ */
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { appPage, browserTest, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
+
+noteIfSkipped('app-browser-session');
+
+let app: TestApp;
+let browser: Browser;
+let owner: Workspace;
+let widgetId = '';
+
+test.before(async () => {
+  if (!hasChromium) return;
+  app = await startTestApp();
+  owner = await createWorkspace(app, { name: 'Olive Owner' });
+  widgetId = (await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } })).body.id;
+  browser = await launchChromium();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/** A new website visitor writes in; returns the conversation id. */
+async function visitorWrites(name: string, content: string): Promise<string> {
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
+  const sent = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content } });
+  return sent.body.conversation_id;
+}
+
+browserTest('the verification link verifies the address and the banner goes away', async (t) => {
+  const [job] = await app.sql(
+    `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+     where t.identifier = 'send_email' and j.payload->>'to' = $1`,
+    [owner.email],
+  );
+  const link = /(http\S+\/verify-email\?token=\S+)/.exec(String(job.payload.text))![1]!;
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.getByText('Confirm your e-mail address').waitFor();
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'E-mail verified' }).waitFor();
+  const [user] = await app.sql('select is_verified from users where id = $1', [owner.userId]);
+  t.true(user.is_verified);
+  await page.getByRole('link', { name: 'Go to the inbox' }).click();
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  t.is(await page.getByText('Confirm your e-mail address').count(), 0);
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest("Stripe's return page lands on the plan with the outcome", async (t) => {
+  const { page, context } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/billing?checkout=cancelled`);
+  await page.getByText('Checkout was cancelled: nothing was charged.').waitFor();
+  t.is(new URL(page.url()).pathname, '/app/settings/plan');
+  await page.getByText('Current plan').waitFor();
+  await context.close();
+});
+
+/** A tab going to the background or coming back, as the browser tells the page. */
+const setHidden = (page: Page, hidden: boolean) =>
+  page.evaluate((value) => {
+    const doc = (globalThis as any).document;
+    Object.defineProperty(doc, 'hidden', { configurable: true, get: () => value });
+    doc.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+
+browserTest('two tabs follow the inbox live; a hidden one counts new messages in its title', async (t) => {
+  const { page: first, context, errors } = await appPage(browser, app.url, owner.token);
+  const second = await context.newPage();
+  await second.goto(`${app.url}/app/inbox`);
+  await second.getByRole('heading', { name: 'Inbox' }).waitFor();
+  // The second tab goes to the background.
+  await setHidden(second, true);
+  await visitorWrites('Kim Two-Tabs', 'Hello from a second visitor');
+  for (const page of [first, second]) await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Kim Two-Tabs/ }).waitFor();
+  await second.waitForFunction(() => (globalThis as any).document.title === '(1) Parley');
+  t.is(await first.title(), 'Parley', 'the visible tab keeps its title');
+  // Back to the foreground: the counter resets.
+  await setHidden(second, false);
+  await second.waitForFunction(() => (globalThis as any).document.title === 'Parley');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('j and k move through the conversation list', async (t) => {
+  await visitorWrites('Lee Keyboard', 'First question');
+  await visitorWrites('Max Keyboard', 'Second question');
+  const { page, context } = await appPage(browser, app.url, owner.token);
+  const links = page.getByRole('list', { name: 'Conversations' }).getByRole('link');
+  await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Lee Keyboard/ }).waitFor();
+  const ids = await links.evaluateAll((nodes) => nodes.map((n) => n.closest('li')!.getAttribute('data-id')));
+  await page.keyboard.press('j');
+  await page.waitForURL(`**/app/inbox/${ids[0]}`);
+  await page.keyboard.press('j');
+  await page.waitForURL(`**/app/inbox/${ids[1]}`);
+  await page.keyboard.press('k');
+  await page.waitForURL(`**/app/inbox/${ids[0]}`);
+  t.is(await page.getByRole('link', { name: /Lee Keyboard|Max Keyboard|Kim Two-Tabs/ }).and(page.locator(':focus')).count(), 1, 'the selected row has the focus');
+  await context.close();
+});
+
+browserTest('a revoked token sends the agent to sign in, and signing in comes back', async (t) => {
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  const { page, context } = await appPage(browser, app.url, login.body.access_token);
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  await app.request('POST', '/api/v1/auth/logout', { token: login.body.access_token });
+  await page.getByRole('link', { name: 'Analytics' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.is(await page.evaluate(() => localStorage.getItem('parley.token')), null);
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill('password123');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  await context.close();
+});
