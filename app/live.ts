@@ -37,6 +37,11 @@ export function connectLive(token: string): void {
     everConnected = true;
   });
   s.on('disconnect', () => (connected.value = false));
+  // A refused handshake (the server restarting, its database briefly away) is not retried by
+  // Socket.IO itself; try again a little later. A revoked token meets its 401 on the next API call.
+  s.on('connect_error', () => {
+    if (!s.active) setTimeout(() => socket === s && s.connect(), 3000);
+  });
   for (const name of EVENTS) s.on(name, (payload: Record<string, unknown>) => listeners.forEach((l) => l({ name, payload })));
   socket = s;
 }

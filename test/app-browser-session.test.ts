@@ -7,6 +7,7 @@ import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { waitFor } from './helpers/worker.ts';
 import { appPage, browserTest, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-session');
@@ -88,6 +89,18 @@ browserTest('two tabs follow the inbox live; a hidden one counts new messages in
   await setHidden(second, false);
   await second.waitForFunction(() => (globalThis as any).document.title === 'Parley');
   t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('after a dropped connection the app catches up on what it missed', async (t) => {
+  const { page, context } = await appPage(browser, app.url, owner.token);
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  await waitFor(async () => app.web.realtime.io.sockets.sockets.size > 0, 10_000, 'the app socket');
+  // The connection drops (as on a network change); a customer writes before it is back.
+  for (const socket of app.web.realtime.io.sockets.sockets.values()) socket.conn.close();
+  await visitorWrites('Noa Offline', 'Written while you were disconnected');
+  await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Noa Offline/ }).waitFor();
+  t.pass();
   await context.close();
 });
 
