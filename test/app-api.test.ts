@@ -92,3 +92,22 @@ test('reconnect: only owners and admins, only platform channels, only active one
   t.is(foreign.status, 404);
   t.deepEqual(foreign.body, { detail: 'Channel not found' });
 });
+
+test('conversations filter by several statuses at once: open and pending are what waits for the team', async (t) => {
+  const ws = await createWorkspace(app);
+  const who = await customer(ws, 'Cy');
+  const open = await conversationOf(ws, who);
+  const pending = await conversationOf(ws, who);
+  const resolved = await conversationOf(ws, who);
+  await app.sql(`update conversations set status = 'pending' where id = $1`, [pending]);
+  await app.request('PUT', `/api/v1/conversations/${resolved}/resolve`, { token: ws.token });
+
+  const res = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { status: 'open,pending' } });
+  t.is(res.status, 200);
+  t.deepEqual(res.body.map((c: any) => c.id).sort(), [open, pending].sort());
+  const one = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { status: 'resolved' } });
+  t.deepEqual(one.body.map((c: any) => c.id), [resolved]);
+  const bad = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { status: 'open,waiting' } });
+  t.is(bad.status, 422);
+  t.deepEqual(bad.body.detail[0].loc.slice(0, 2), ['query', 'status']);
+});

@@ -69,14 +69,14 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   await page.getByLabel('Workspace name').fill('Acme Support');
   await shoot(page, 'onboarding-desktop');
   await page.getByRole('button', { name: 'Create workspace' }).click();
-  await page.getByText('No open conversations').waitFor();
+  await page.getByText('No conversations waiting').waitFor();
   await shoot(page, 'inbox-empty-desktop');
   const [me] = await app.sql(`select u.id, b.name from users u join team_members m on m.user_id = u.id join businesses b on b.id = m.business_id where u.email = 'dana@acme.test'`);
   t.is(me.name, 'Acme Support');
 
   // The reload keeps the session.
   await page.reload();
-  await page.getByText('No open conversations').waitFor();
+  await page.getByText('No conversations waiting').waitFor();
 
   // Settings → widget: create it for the shop's host and copy the snippet.
   await page.getByRole('link', { name: 'Add the chat widget to your site' }).click();
@@ -93,7 +93,7 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   // Available, so the widget says so; then the inbox, waiting.
   await page.getByLabel('Your availability').selectOption('live');
   await page.getByRole('link', { name: 'Inbox', exact: true }).click();
-  await page.getByText('No open conversations').waitFor();
+  await page.getByText('No conversations waiting').waitFor();
 
   // A visitor on the shop (another origin) writes through the widget.
   const visitorContext = await browser.newContext({ viewport: { width: 1000, height: 760 } });
@@ -121,12 +121,12 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   await log.locator('[data-status="sent"]').waitFor();
   await shoot(page, 'conversation-desktop');
 
-  // Resolve: the conversation leaves the open list and can be reopened.
+  // Resolve: the conversation leaves the waiting list and can be reopened.
   await page.getByRole('button', { name: 'Resolve' }).click();
   await page.getByRole('button', { name: 'Reopen' }).waitFor();
   const [conversation] = await app.sql(`select status from conversations where channel_type = 'widget'`);
   t.is(conversation.status, 'resolved');
-  await waitFor(async () => (await list.count()) === 0, 10_000, 'the resolved conversation to leave the Open list');
+  await waitFor(async () => (await list.count()) === 0, 10_000, 'the resolved conversation to leave the list of waiting ones');
 
   // The same screens on a phone: one pane at a time, with a way back.
   await page.setViewportSize(PHONE);

@@ -95,3 +95,42 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
     await context.close();
   });
 }
+
+/** The smallest PNG: one purple pixel. */
+const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwAFCwJ/lxjv3QAAAABJRU5ErkJggg==', 'base64');
+
+browserTest('a handed-over conversation: AI and system messages apart, the reason shown, an image sent inline', async (t) => {
+  const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'handoff.example.com' } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Hana Handoff' } });
+  const asked = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content: 'My order arrived broken.' } });
+  const id = asked.body.conversation_id;
+  // As the AI agent leaves it: its own answer, a note, and the handoff.
+  await app.sql(
+    `insert into messages (business_id, conversation_id, sender_type, content, delivery_status, created_at)
+     values ($1, $2, 'ai', 'Sorry to hear that! Let me find someone who can help.', 'sent', now() + interval '1 second'),
+            ($1, $2, 'system', 'Handed over to the team', null, now() + interval '2 seconds')`,
+    [owner.businessId, id],
+  );
+  await app.sql(`update conversations set status = 'pending', handoff_reason = 'Damaged goods need a human decision', handoff_requested_at = now() where id = $1`, [id]);
+
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/inbox/${id}`);
+  await page.getByText('Damaged goods need a human decision').waitFor();
+  const log = page.getByRole('log', { name: 'Messages' });
+  t.is(await log.locator('.msg.ai').getByText('Let me find someone').count(), 1);
+  t.is(await log.locator('.msg.customer').getByText('My order arrived broken.').count(), 1);
+  t.is(await log.locator('.msg-system').getByText('Handed over to the team').count(), 1);
+
+  await page.getByLabel('Attach files').setInputFiles({ name: 'damage.png', mimeType: 'image/png', buffer: PIXEL_PNG });
+  await page.getByRole('list', { name: 'Attachments' }).getByText('damage.png').waitFor();
+  await page.getByRole('textbox', { name: 'Reply' }).fill('Could you confirm this is the item?');
+  await page.getByRole('textbox', { name: 'Reply' }).press('Enter');
+  const image = log.getByRole('img', { name: 'damage.png' });
+  await image.waitFor();
+  await page.waitForFunction(() => ((globalThis as any).document.querySelector('.msg.agent img')?.naturalWidth ?? 0) > 0);
+  const [sent] = await app.sql(`select attachments from messages where conversation_id = $1 and sender_type = 'agent'`, [id]);
+  t.like(sent.attachments[0], { filename: 'damage.png', content_type: 'image/png' });
+  await shoot(page, 'handoff-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});

@@ -20,10 +20,10 @@ function move(step: number): void {
 
 function EmptyList() {
   const f = filters.value;
-  const filtered = f.view !== 'all' || f.status !== 'open' || f.channel;
+  const filtered = f.view !== 'all' || f.status !== 'active' || f.channel;
   return (
     <div class="empty">
-      <p class="empty-title">{filtered ? 'Nothing here' : 'No open conversations'}</p>
+      <p class="empty-title">{filtered ? 'Nothing here' : 'No conversations waiting'}</p>
       <p class="muted">
         {filtered
           ? 'No conversation matches these filters.'

@@ -4,8 +4,6 @@ import { CHANNEL_LABELS } from '../ui/channels.tsx';
 import type { ChannelType } from '../types.ts';
 import { filters, inboxUrl, STATUSES, VIEWS, type Filters } from './filters.ts';
 
-const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
-
 export function ListHeader() {
   const f = filters.value;
   const go = (next: Partial<Filters>) => navigate(inboxUrl(next));
@@ -22,9 +20,8 @@ export function ListHeader() {
       <div class="filters">
         <select class="input small" aria-label="Status" value={f.status} onChange={(e) => go({ status: e.currentTarget.value as Filters['status'] })}>
           {STATUSES.map((s) => (
-            <option value={s}>{capital(s)}</option>
+            <option value={s.id}>{s.label}</option>
           ))}
-          <option value="">Any status</option>
         </select>
         <select class="input small" aria-label="Channel" value={f.channel} onChange={(e) => go({ channel: e.currentTarget.value as Filters['channel'] })}>
           <option value="">All channels</option>

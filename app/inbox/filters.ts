@@ -5,20 +5,29 @@ import { currentLocation } from '../router.ts';
 import type { ChannelType, ConversationStatus } from '../types.ts';
 
 export type View = 'mine' | 'unassigned' | 'all';
-export type Filters = { view: View; status: ConversationStatus | ''; channel: ChannelType | '' };
+/** `active` (open and pending: waiting for the team) is the default; '' is any status. */
+export type StatusFilter = ConversationStatus | 'active' | '';
+export type Filters = { view: View; status: StatusFilter; channel: ChannelType | '' };
 
 export const VIEWS: { id: View; label: string }[] = [
   { id: 'mine', label: 'Mine' },
   { id: 'unassigned', label: 'Unassigned' },
   { id: 'all', label: 'All' },
 ];
-export const STATUSES: ConversationStatus[] = ['open', 'pending', 'resolved', 'closed'];
+export const STATUSES: { id: StatusFilter; label: string }[] = [
+  { id: 'active', label: 'Open & pending' },
+  { id: 'open', label: 'Open' },
+  { id: 'pending', label: 'Pending' },
+  { id: 'resolved', label: 'Resolved' },
+  { id: 'closed', label: 'Closed' },
+  { id: '', label: 'Any status' },
+];
 
 export const filters = computed<Filters>(() => {
   const q = currentLocation.value.query;
   const view = (['mine', 'unassigned', 'all'] as const).find((v) => v === q.get('view')) ?? 'all';
   const raw = q.get('status');
-  const status = raw === null ? 'open' : raw === 'any' ? '' : (STATUSES.find((s) => s === raw) ?? 'open');
+  const status = raw === null ? 'active' : raw === 'any' ? '' : (STATUSES.find((s) => s.id === raw)?.id ?? 'active');
   return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'] };
 });
 
@@ -28,5 +37,5 @@ export const selectedId = computed(() => currentLocation.value.path.match(/^\/ap
 /** The inbox URL for these filters (and optionally a conversation). */
 export function inboxUrl(next: Partial<Filters>, conversationId: string | null = selectedId.value): string {
   const f = { ...filters.value, ...next };
-  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'open' ? undefined : f.status || 'any', channel: f.channel })}`;
+  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel })}`;
 }

@@ -17,7 +17,7 @@ let generation = 0;
 
 function query(f: Filters): string {
   const assignee = f.view === 'mine' ? me.value?.user.id : f.view === 'unassigned' ? 'none' : undefined;
-  return qs({ status: f.status, channel_type: f.channel, assignee_id: assignee, limit: 100 });
+  return qs({ status: f.status === 'active' ? 'open,pending' : f.status, channel_type: f.channel, assignee_id: assignee, limit: 100 });
 }
 
 export async function loadConversations(showLoading = false): Promise<void> {
