@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
 
 noteIfSkipped('app-browser-screens');
@@ -84,6 +84,7 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
       await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
       await page.waitForLoadState('networkidle');
       await shoot(page, `${screen.name}-${device}`);
+      t.deepEqual(await unnamedControls(page), [], `every control on ${screen.name} has an accessible name`);
     }
     // The conversation with its customer panel (desktop) or alone with a way back (phone).
     await page.goto(`${app.url}/app/inbox`);
@@ -91,6 +92,7 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
     await page.getByRole('log', { name: 'Messages' }).getByText('Great, and returns?').waitFor();
     t.is(await page.getByRole('complementary', { name: 'Customer' }).isVisible(), device === 'desktop');
     await shoot(page, `thread-${device}`);
+    t.deepEqual(await unnamedControls(page), [], 'every control of the conversation has an accessible name');
     t.deepEqual(errors, []);
     await context.close();
   });

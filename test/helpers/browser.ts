@@ -43,3 +43,24 @@ export async function appPage(browser: Browser, appUrl: string, token: string, v
   await page.goto(`${appUrl}/app/inbox`);
   return { context, page, errors };
 }
+
+/**
+ * Visible controls (links, buttons, fields) without an accessible name: aria-label,
+ * aria-labelledby, a <label>, a title, an image's alt, or their text. Returns their markup.
+ */
+export function unnamedControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const controls = [...doc.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, [role=switch], [role=tab]')];
+    const named = (el: any) =>
+      Boolean(
+        el.getAttribute('aria-label')?.trim() ||
+          el.getAttribute('aria-labelledby') ||
+          el.labels?.length ||
+          el.getAttribute('title') ||
+          el.textContent?.trim() ||
+          el.querySelector('img[alt]:not([alt=""]), svg[aria-label]'),
+      );
+    return controls.filter((el: any) => el.getClientRects().length > 0 && !named(el)).map((el: any) => String(el.outerHTML).slice(0, 120));
+  });
+}
