@@ -27,7 +27,7 @@ test.before(async () => {
   fake = await startFakeTelegram();
   app = await startTestApp({ env: { TELEGRAM_API_URL: fake.url } });
   worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound', 'register_channel'] });
-  owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Mini' });
+  owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Pro' });
   // Something to look at: a visitor's question, an agent's answer, an article.
   const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } });
   const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Marta Visitor', email: 'marta@example.com' } });
@@ -93,6 +93,14 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
     t.is(await page.getByRole('complementary', { name: 'Customer' }).isVisible(), device === 'desktop');
     await shoot(page, `thread-${device}`);
     t.deepEqual(await unnamedControls(page), [], 'every control of the conversation has an accessible name');
+    if (device === 'phone') {
+      // The customer's details are one tap away.
+      await page.getByRole('button', { name: 'Customer' }).click();
+      await page.getByRole('complementary', { name: 'Customer' }).getByText('marta@example.com').waitFor();
+      await shoot(page, 'customer-phone');
+      await page.getByRole('button', { name: 'Hide details' }).click();
+      await page.getByRole('complementary', { name: 'Customer' }).waitFor({ state: 'hidden' });
+    }
     t.deepEqual(errors, []);
     await context.close();
   });
@@ -105,6 +113,7 @@ browserTest('a handed-over conversation: AI and system messages apart, the reaso
   const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'handoff.example.com' } });
   const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Hana Handoff' } });
   const asked = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content: 'My order arrived broken.' } });
+  t.is(asked.status, 200, `${widget.text} ${session.text} ${asked.text}`);
   const id = asked.body.conversation_id;
   // As the AI agent leaves it: its own answer, a note, and the handoff.
   await app.sql(

@@ -17,7 +17,7 @@ function Row({ label, value }: { label: string; value: string | null | undefined
   );
 }
 
-export function CustomerPanel({ conversation: c }: { conversation: ConversationDetail }) {
+export function CustomerPanel({ conversation: c, open, onClose }: { conversation: ConversationDetail; open: boolean; onClose: () => void }) {
   const customer = c.customer;
   const [history, setHistory] = useState<ConversationListItem[] | null>(null);
   useEffect(() => {
@@ -28,7 +28,8 @@ export function CustomerPanel({ conversation: c }: { conversation: ConversationD
   const name = customer?.name || 'Visitor';
   const past = (history ?? []).filter((h) => h.id !== c.id);
   return (
-    <aside class="customer-panel" aria-label="Customer">
+    <aside class={`customer-panel${open ? ' open' : ''}`} aria-label="Customer">
+      <button class="btn ghost small customer-close" onClick={onClose}>Hide details</button>
       <div class="customer-head">
         <Avatar name={name} size={48} />
         <div>

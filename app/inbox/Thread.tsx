@@ -1,5 +1,5 @@
 /** The open conversation: header with actions, the AI handoff reason, the messages, the composer. */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { linkClick } from '../router.ts';
 import { me, members } from '../session.ts';
 import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
@@ -14,6 +14,8 @@ import { MessageItem } from './MessageItem.tsx';
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
   const log = useRef<HTMLDivElement>(null);
+  // Narrow screens keep the customer panel behind a button.
+  const [customerOpen, setCustomerOpen] = useState(false);
   const c = thread.value?.id === id ? thread.value : null;
   const count = c?.messages.length ?? 0;
   useEffect(() => {
@@ -44,7 +46,10 @@ export function Thread({ id }: { id: string }) {
             </div>
             <StatusActions conversation={c} />
           </div>
-          <AssignActions conversation={c} />
+          <div class="thread-head-bottom">
+            <AssignActions conversation={c} />
+            <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>Customer</button>
+          </div>
         </header>
         {c.handoff_reason && c.status === 'pending' && (
           <div class="handoff" role="note">
@@ -63,7 +68,7 @@ export function Thread({ id }: { id: string }) {
           <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered.</Notice>
         )}
       </section>
-      <CustomerPanel conversation={c} />
+      <CustomerPanel conversation={c} open={customerOpen} onClose={() => setCustomerOpen(false)} />
     </div>
   );
 }
