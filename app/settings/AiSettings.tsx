@@ -1,4 +1,5 @@
 /** The AI agent's auto-reply switch (owner or admin; Mini and Pro plans). */
+import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { linkClick } from '../router.ts';
 import { isManager } from '../session.ts';
@@ -11,7 +12,17 @@ type AiSettingsBody = { auto_reply_enabled: boolean };
 
 export function AiSettings() {
   const { data, error, setData } = useLoad(() => api.get<AiSettingsBody>('/api/v1/ai/settings'));
-  const save = useAction(async (on: boolean) => setData(await api.put<AiSettingsBody>('/api/v1/ai/settings', { auto_reply_enabled: on })));
+  // The switch shows the wanted state at once; a refusal (the plan, the role) puts it back.
+  const [wanted, setWanted] = useState<boolean | null>(null);
+  const save = useAction(async (on: boolean) => {
+    setWanted(on);
+    try {
+      setData(await api.put<AiSettingsBody>('/api/v1/ai/settings', { auto_reply_enabled: on }));
+    } finally {
+      setWanted(null);
+    }
+  });
+  const on = wanted ?? data?.auto_reply_enabled ?? false;
   return (
     <Section
       title="AI agent"
@@ -23,10 +34,10 @@ export function AiSettings() {
         <div class="card card-row">
           <div class="grow">
             <div class="card-title">Auto-reply</div>
-            <div class="small muted">{data.auto_reply_enabled ? 'The AI agent answers new customer messages.' : 'Off: every conversation waits for a human.'}</div>
+            <div class="small muted">{on ? 'The AI agent answers new customer messages.' : 'Off: every conversation waits for a human.'}</div>
           </div>
           <label class="switch">
-            <input type="checkbox" role="switch" aria-label="AI auto-reply" checked={data.auto_reply_enabled} disabled={!isManager.value || save.busy} onChange={(e) => void save.run(e.currentTarget.checked)} />
+            <input type="checkbox" role="switch" aria-label="AI auto-reply" checked={on} disabled={!isManager.value} onChange={(e) => void save.run(e.currentTarget.checked)} />
             <span aria-hidden="true" />
           </label>
         </div>

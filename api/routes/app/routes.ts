@@ -24,7 +24,7 @@ function contentSecurityPolicy(google: boolean): string {
     `frame-src 'self'${gsi}`,
     "img-src 'self' data: blob: https: http:",
     "media-src 'self' blob: https: http:",
-    "connect-src 'self'",
+    `connect-src 'self'${gsi}`,
     "object-src 'none'",
     "base-uri 'none'",
     "frame-ancestors 'none'",
