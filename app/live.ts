@@ -10,7 +10,8 @@ import { io, type Socket } from 'socket.io-client';
 export type LiveEvent = { name: string; payload: Record<string, unknown> };
 type Listener = (event: LiveEvent) => void;
 
-export const connected = signal(false);
+/** `reconnecting` once a live connection was lost (the inbox says so until it is back). */
+export const liveState = signal<'connecting' | 'live' | 'reconnecting'>('connecting');
 
 const listeners = new Set<Listener>();
 const resyncListeners = new Set<() => void>();
@@ -32,11 +33,11 @@ export function connectLive(token: string): void {
   const s = io({ auth: { token }, transports: ['websocket'] });
   let everConnected = false;
   s.on('connect', () => {
-    connected.value = true;
+    liveState.value = 'live';
     if (everConnected) for (const listener of resyncListeners) listener();
     everConnected = true;
   });
-  s.on('disconnect', () => (connected.value = false));
+  s.on('disconnect', () => (liveState.value = 'reconnecting'));
   // A refused handshake (the server restarting, its database briefly away) is not retried by
   // Socket.IO itself; try again a little later. A revoked token meets its 401 on the next API call.
   s.on('connect_error', () => {
@@ -49,7 +50,7 @@ export function connectLive(token: string): void {
 export function disconnectLive(): void {
   socket?.disconnect();
   socket = null;
-  connected.value = false;
+  liveState.value = 'connecting';
 }
 
 export function onLive(listener: Listener): () => void {

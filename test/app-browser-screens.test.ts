@@ -12,11 +12,13 @@ import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker } from './helpers/worker.ts';
 import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
+import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 
 noteIfSkipped('app-browser-screens');
 
 let app: TestApp;
 let fake: FakeTelegram;
+let ollama: FakeOllama;
 let worker: Runner;
 let browser: Browser;
 let owner: Workspace;
@@ -25,8 +27,9 @@ const shots = artifactDir('app');
 test.before(async () => {
   if (!hasChromium) return;
   fake = await startFakeTelegram();
-  app = await startTestApp({ env: { TELEGRAM_API_URL: fake.url } });
-  worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound', 'register_channel'] });
+  ollama = await startFakeOllama();
+  app = await startTestApp({ env: { TELEGRAM_API_URL: fake.url, OLLAMA_URL: ollama.url } });
+  worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound', 'register_channel', 'index_article'] });
   owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Pro' });
   // Something to look at: a visitor's question, an agent's answer, an article.
   const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } });
@@ -44,6 +47,7 @@ test.after.always(async () => {
   await worker?.stop();
   await app?.close();
   await fake?.close();
+  await ollama?.close();
 });
 
 const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
@@ -142,6 +146,29 @@ browserTest('a handed-over conversation: AI and system messages apart, the reaso
   const [sent] = await app.sql(`select attachments from messages where conversation_id = $1 and sender_type = 'agent'`, [id]);
   t.like(sent.attachments[0], { filename: 'damage.png', content_type: 'image/png' });
   await shoot(page, 'handoff-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('knowledge base: an article is added, indexed, found by a search, and deleted', async (t) => {
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/settings/knowledge`);
+  const form = page.getByRole('form', { name: 'New article' });
+  await form.getByLabel('Title').fill('Returns and refunds');
+  await form.getByLabel('Content').fill('Return any item within 30 days for a full refund. Refunds reach your card in 5 days.');
+  await form.getByLabel('Tags').fill('returns, refunds');
+  await form.getByRole('button', { name: 'Add article' }).click();
+  const article = page.getByRole('list', { name: 'Articles' }).getByRole('listitem', { name: 'Returns and refunds' });
+  await article.getByText('Indexed').waitFor();
+  await page.getByRole('searchbox', { name: 'Search the knowledge base' }).fill('how do refunds work');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByRole('search').getByText('Returns and refunds').waitFor();
+  await shoot(page, 'knowledge-search-desktop');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await article.getByRole('button', { name: 'Delete Returns and refunds' }).click();
+  await article.waitFor({ state: 'detached' });
+  const rows = await app.sql(`select 1 from kb_articles where title = 'Returns and refunds'`);
+  t.is(rows.length, 0);
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -100,7 +100,7 @@ browserTest('after a dropped connection the app catches up on what it missed', a
   for (const socket of app.web.realtime.io.sockets.sockets.values()) socket.conn.close();
   await visitorWrites('Noa Offline', 'Written while you were disconnected');
   await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Noa Offline/ }).waitFor();
-  t.pass();
+  t.is(await page.getByText('Reconnecting…').count(), 0, 'back online');
   await context.close();
 });
 

@@ -1,4 +1,5 @@
 /** Views (Mine / Unassigned / All) and the status and channel filters above the list. */
+import { liveState } from '../live.ts';
 import { navigate } from '../router.ts';
 import { CHANNEL_LABELS } from '../ui/channels.tsx';
 import type { ChannelType } from '../types.ts';
@@ -9,7 +10,10 @@ export function ListHeader() {
   const go = (next: Partial<Filters>) => navigate(inboxUrl(next));
   return (
     <div class="list-header">
-      <h1 class="list-title">Inbox</h1>
+      <div class="list-title-row">
+        <h1 class="list-title">Inbox</h1>
+        {liveState.value === 'reconnecting' && <span class="pill warn" role="status">Reconnecting…</span>}
+      </div>
       <div class="tabs" role="tablist" aria-label="Views">
         {VIEWS.map((v) => (
           <button role="tab" aria-selected={f.view === v.id} class={`tab${f.view === v.id ? ' active' : ''}`} onClick={() => go({ view: v.id })}>

@@ -1,5 +1,5 @@
 /** Knowledge base articles the AI agent answers from: index status, add, delete, try a search. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from '../api.ts';
 import type { Article, SearchHit } from '../types.ts';
 import { Field } from '../ui/Field.tsx';
@@ -47,7 +47,7 @@ function Search() {
       </div>
       <Notice>{act.error}</Notice>
       {hits && (hits.length ? (
-        <ul class="cards">{hits.map((h) => <li class="card"><div class="card-title">{h.title} <span class="muted small">{Math.round(h.score * 100)}% match</span></div><p class="small muted">{h.snippet}</p></li>)}</ul>
+        <ul class="cards search-hits" aria-label="Best matches">{hits.map((h) => <li class="card"><div class="card-title">{h.title} <span class="muted small">{Math.round(h.score * 100)}% match</span></div><p class="small muted">{h.snippet}</p></li>)}</ul>
       ) : <p class="muted small">No article matches.</p>)}
     </form>
   );
@@ -55,6 +55,13 @@ function Search() {
 
 export function Knowledge() {
   const { data, error, reload } = useLoad(() => api.get<Article[]>('/api/v1/kb/articles'));
+  // Indexing runs in the background and sends no event: look again while some article waits.
+  const indexing = (data ?? []).some((a) => a.index_status === 'pending');
+  useEffect(() => {
+    if (!indexing) return;
+    const timer = setInterval(() => void reload(), 2000);
+    return () => clearInterval(timer);
+  }, [indexing, reload]);
   const remove = useAction(async (id: number) => {
     await api.delete(`/api/v1/kb/articles/${id}`);
     await reload();
@@ -62,6 +69,7 @@ export function Knowledge() {
   return (
     <Section title="Knowledge base" intro="Articles the AI agent answers from. Write them as you would explain things to a new teammate." error={error} loading={!data}>
       <Search />
+      <h3 class="subhead">Articles</h3>
       <ul class="cards" aria-label="Articles">
         {(data ?? []).map((a) => (
           <li class="card card-row" aria-label={a.title}>
