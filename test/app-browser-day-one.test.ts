@@ -82,6 +82,7 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   await page.getByRole('link', { name: 'Add the chat widget to your site' }).click();
   await page.getByLabel('Website domain').fill('127.0.0.1');
   await page.getByLabel('Welcome heading').fill('Hello from Acme');
+  await page.getByRole('figure', { name: 'Widget preview' }).getByText('Hello from Acme').waitFor();
   await shoot(page, 'widget-form-desktop');
   await page.getByRole('button', { name: 'Create widget' }).click();
   await page.getByRole('button', { name: 'Copy embed snippet' }).click();

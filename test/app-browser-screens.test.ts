@@ -77,6 +77,7 @@ const SCREENS: { name: string; path: string; heading: string }[] = [
   { name: 'team', path: '/app/settings/team', heading: 'Team' },
   { name: 'plan', path: '/app/settings/plan', heading: 'Plan & billing' },
   { name: 'ai', path: '/app/settings/ai', heading: 'AI agent' },
+  { name: 'account', path: '/app/settings/account', heading: 'Your account' },
   { name: 'analytics', path: '/app/analytics', heading: 'Analytics' },
 ];
 

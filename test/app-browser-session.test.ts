@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/worker.ts';
-import { appPage, browserTest, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
+import { appPage, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-session');
 
@@ -133,5 +133,16 @@ browserTest('a revoked token sends the agent to sign in, and signing in comes ba
   await page.getByLabel('Password').fill('password123');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  await context.close();
+});
+
+browserTest('signing out on a phone (from Settings → Your account) ends the session', async (t) => {
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  const { page, context } = await appPage(browser, app.url, login.body.access_token, PHONE);
+  await page.goto(`${app.url}/app/settings/account`);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.is(await page.evaluate(() => localStorage.getItem('parley.token')), null);
+  t.is((await app.request('GET', '/api/v1/auth/me', { token: login.body.access_token })).status, 401, 'the token is revoked');
   await context.close();
 });

@@ -6,6 +6,7 @@ import { Knowledge } from './Knowledge.tsx';
 import { Team } from './Team.tsx';
 import { Plan } from './Plan.tsx';
 import { AiSettings } from './AiSettings.tsx';
+import { Account } from './Account.tsx';
 
 const SECTIONS = [
   { id: 'channels', label: 'Channels', page: Channels },
@@ -14,6 +15,7 @@ const SECTIONS = [
   { id: 'team', label: 'Team', page: Team },
   { id: 'plan', label: 'Plan & billing', page: Plan },
   { id: 'ai', label: 'AI agent', page: AiSettings },
+  { id: 'account', label: 'Your account', page: Account },
 ];
 
 export function Settings() {
