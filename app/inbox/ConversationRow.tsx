@@ -1,5 +1,6 @@
 /** One line of the conversation list: who, where, what they said last, when, and whether it is new. */
 import { linkClick } from '../router.ts';
+import { me, members } from '../session.ts';
 import { Avatar } from '../ui/Avatar.tsx';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { shortTime } from '../ui/time.ts';
@@ -11,7 +12,11 @@ function preview(c: ConversationListItem): string {
   const m = c.last_message;
   if (!m) return 'No messages yet';
   const text = m.content || (m.attachments.length ? `Attachment: ${m.attachments[0]?.filename ?? 'file'}` : '');
-  return m.sender_type === 'customer' ? text : `${m.sender_type === 'ai' ? 'AI' : m.sender_type === 'system' ? 'Note' : 'You'}: ${text}`;
+  if (m.sender_type === 'customer') return text;
+  if (m.sender_type === 'ai') return `AI: ${text}`;
+  if (m.sender_type === 'system') return `Note: ${text}`;
+  const who = m.sender_id === me.value?.user.id ? 'You' : (members.value.find((x) => x.user_id === m.sender_id)?.name.split(' ')[0] ?? 'Agent');
+  return `${who}: ${text}`;
 }
 
 export function ConversationRow({ conversation: c, selected }: { conversation: ConversationListItem; selected: boolean }) {
