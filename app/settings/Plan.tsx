@@ -50,7 +50,7 @@ export function Plan() {
           <div class="card stack">
             <div class="card-row"><div class="grow"><div class="muted small">Current plan</div><div class="plan-name">{data.plan}</div></div></div>
             <Meter label="Messages this month" used={data.usage.messages_this_month} limit={data.limits.max_messages_per_month} />
-            <Meter label="Agents" used={data.usage.agents} limit={data.limits.agents} />
+            <Meter label="Teammates besides the owner" used={data.usage.agents} limit={data.limits.agents} />
             <Meter label="Channels" used={data.usage.channels} limit={data.limits.channels} />
             <Meter label="Knowledge base articles" used={data.usage.kb_articles} limit={data.limits.kb_articles} />
             <p class="small muted">AI auto-reply: {data.limits.ai_auto_reply ? 'included' : 'not included'}</p>
@@ -68,6 +68,7 @@ export function Plan() {
               </div>
             ))}
           </div>
+          {data.plan === 'Pro' && <p class="muted small">You are on Pro, the largest plan.</p>}
           <Notice>{upgrade.error}</Notice>
         </>
       )}
