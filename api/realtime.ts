@@ -6,7 +6,9 @@
  * REST 401 text. A connected socket is in `user:<id>` and, for a member, `business:<id>`;
  * `join_conversation {conversation_id}` adds `conversation:<id>` when the conversation belongs
  * to the caller's business (`leave_conversation` undoes it). Both answer an acknowledgement
- * `{ok: true}` or `{ok: false, detail}`. The connection ends when the token expires.
+ * `{ok: true}` or `{ok: false, detail}`. The connection ends when the token expires, when it is
+ * revoked (logout: room `session:<jti>`) and when the member is removed from the business
+ * (room `user:<id>`), on every node (`deps.events.disconnect`).
  *
  * Events published through `deps.events` reach their rooms. Without REDIS_URL the local bus is
  * relayed to this server. With REDIS_URL this server uses the Redis adapter and the bus
@@ -22,10 +24,11 @@ import { z } from 'zod';
 import { sql } from '../core/db.ts';
 import type { Deps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
-import { rooms, type ParleyEvent } from '../core/events.ts';
+import { rooms, type ParleyEvent, type SocketCut } from '../core/events.ts';
 import { closeRedis, createRedisClient, defaultRealtimeKey } from '../core/redis-events.ts';
 import { authenticate, type Caller } from './middlewares/auth.ts';
 import { attachWidgetNamespace } from './realtime-widget.ts';
+import { disconnectAtExpiry } from './socket-expiry.ts';
 
 export type RealtimeOptions = {
   /** Redis channel prefix shared with the event bus (default `defaultRealtimeKey`). */
@@ -48,9 +51,6 @@ export type Realtime = {
 type SocketData = { caller: Caller };
 
 const joinPayload = z.object({ conversation_id: z.uuid() });
-
-/** setTimeout's ceiling (~24.8 days); a longer token is re-armed when it fires. */
-const maxTimer = 2 ** 31 - 1;
 
 export function attachRealtime(server: http.Server, deps: Deps, options: RealtimeOptions = {}): Realtime {
   const origins = deps.config.CORS_ORIGINS;
@@ -92,7 +92,10 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
   attachWidgetNamespace(io, deps);
 
   // With the Redis bus the emitter already reaches this server through its adapter.
-  const unsubscribe = deps.events.reachesSockets ? () => {} : deps.events.subscribe((event) => emitToRooms(io, event));
+  const relays = deps.events.reachesSockets
+    ? []
+    : [deps.events.subscribe((event) => emitToRooms(io, event)), deps.events.subscribeDisconnects((cut) => disconnectRooms(io, cut))];
+  const unsubscribe = () => relays.forEach((stop) => stop());
 
   return {
     io,
@@ -111,6 +114,11 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
 function emitToRooms(io: Server, event: ParleyEvent): void {
   // io.to([]) would broadcast to every socket.
   if (event.rooms.length) (event.namespace ? io.of(event.namespace) : io).to(event.rooms).emit(event.name, event.payload);
+}
+
+function disconnectRooms(io: Server, cut: SocketCut): void {
+  // io.in([]) would select every socket.
+  if (cut.rooms.length) (cut.namespace ? io.of(cut.namespace) : io).in(cut.rooms).disconnectSockets(true);
 }
 
 /** The token-check error a client sees in `connect_error`: the REST 401 text. */
@@ -135,21 +143,11 @@ async function authenticateSocket(socket: Socket, deps: Deps): Promise<Caller> {
 
 function onConnection(socket: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>, deps: Deps): void {
   const { caller } = socket.data;
-  socket.join(rooms.user(caller.userId));
+  // The session room lets logout cut exactly this token's sockets; the user room lets member
+  // removal cut all of the user's (core/events.ts `disconnect`).
+  socket.join([rooms.user(caller.userId), rooms.session(caller.jti)]);
   if (caller.member) socket.join(rooms.business(caller.member.businessId));
-
-  let expiry: NodeJS.Timeout | undefined;
-  const armExpiry = () => {
-    const remaining = caller.exp * 1000 - Date.now();
-    if (remaining <= 0) {
-      socket.disconnect(true);
-      return;
-    }
-    expiry = setTimeout(armExpiry, Math.min(remaining, maxTimer));
-    expiry.unref();
-  };
-  armExpiry();
-  socket.on('disconnect', () => clearTimeout(expiry));
+  disconnectAtExpiry(socket, caller.exp);
 
   socket.on('join_conversation', (raw: unknown, ack?: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => {};

@@ -6,7 +6,7 @@
  *   export default defineRoute({
  *     method: 'get', path: '/api/v1/kb/articles/:article_id', tags: ['Knowledge base'],
  *     summary: 'Read an article', auth: 'user',
- *     params: z.object({ article_id: z.coerce.number().int() }),
+ *     params: z.object({ article_id: intParam() }),
  *     response: articleSchema, errors: [401, 404, 422],
  *     handler: async ({ params, caller, deps }) => { ... },
  *   });
@@ -18,24 +18,30 @@ import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openap
 import { z } from '../core/zod.ts';
 import type { Deps } from '../core/deps.ts';
 import { HttpError, validationError, type ValidationIssue } from '../core/errors.ts';
+import type { Visitor } from '../core/commands/visitors.ts';
 import { authenticate, type Caller } from './middlewares/auth.ts';
-import { toValidationIssues } from './validation.ts';
+import { authenticateVisitor } from './middlewares/visitor-auth.ts';
+import { toValidationIssues, type Source } from './validation.ts';
+import { unsafeInputIssues } from './input-guard.ts';
 import { errorResponses } from './openapi-errors.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>>;
 
-export type HandlerInput<P, Q, B, A extends 'none' | 'user'> = {
+/** Who may call: anyone, a user with an access token, or a website visitor with a visitor token. */
+export type AuthMode = 'none' | 'user' | 'visitor';
+
+export type HandlerInput<P, Q, B, A extends AuthMode> = {
   params: P;
   query: Q;
   body: B;
-  /** The authenticated caller; null on public routes. */
-  caller: A extends 'user' ? Caller : null;
+  /** The authenticated user, or the visitor on `visitor` routes; null on public routes. */
+  caller: A extends 'user' ? Caller : A extends 'visitor' ? Visitor : null;
   deps: Deps;
   ctx: Context;
 };
 
-export type RouteDefinition<P, Q, B, A extends 'none' | 'user'> = {
+export type RouteDefinition<P, Q, B, A extends AuthMode> = {
   method: Method;
   /** Koa path syntax (`/api/v1/things/:thing_id`); shown as `{thing_id}` in OpenAPI. */
   path: string;
@@ -53,8 +59,9 @@ export type RouteDefinition<P, Q, B, A extends 'none' | 'user'> = {
   /** Error statuses this route can answer, documented with their body shapes. */
   errors?: number[];
   /**
-   * How the body is read: `json` (default; JSON, forms and text, raw bytes kept at
-   * ctx.request.rawBody), or a Koa middleware of the route's own (multipart, raw MIME).
+   * How the body is read: `json` (default; `application/json` only, else 415 when the route
+   * declares a `body`; the raw text kept at ctx.request.rawBody), or a Koa middleware of the
+   * route's own (multipart, raw MIME). Either runs only after authentication.
    */
   bodyParser?: 'json' | Middleware;
   /** Any origin may call it (public widget and visitor endpoints). */
@@ -64,19 +71,19 @@ export type RouteDefinition<P, Q, B, A extends 'none' | 'user'> = {
   handler: (input: HandlerInput<P, Q, B, A>) => Promise<unknown>;
 };
 
-export type AnyRoute = RouteDefinition<any, any, any, 'none' | 'user'>;
+export type AnyRoute = RouteDefinition<any, any, any, AuthMode>;
 
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, A extends 'none' | 'user' = 'user'>(
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, A extends AuthMode = 'user'>(
   route: RouteDefinition<P, Q, B, A>,
 ): AnyRoute {
   return route as AnyRoute;
 }
 
-/** 1 MiB bodies; raw bytes kept for webhook signatures. Malformed JSON → 422 json_invalid. */
+/** 1 MiB JSON bodies; raw text kept for webhook signatures. Malformed JSON → 422 json_invalid. */
 const jsonBody = koaBody({
   json: true,
-  urlencoded: true,
-  text: true,
+  urlencoded: false,
+  text: false,
   multipart: false,
   includeUnparsed: true,
   jsonLimit: '1mb',
@@ -87,8 +94,8 @@ const jsonBody = koaBody({
 });
 
 /** Runs a body parser on its own, so errors it throws are classified as body errors only. */
-function parseBodyWith(parser: Middleware): Middleware {
-  return async (ctx, next) => {
+function parseBodyWith(parser: Middleware): (ctx: Context) => Promise<void> {
+  return async (ctx) => {
     try {
       await parser(ctx, async () => {});
     } catch (error) {
@@ -98,35 +105,71 @@ function parseBodyWith(parser: Middleware): Middleware {
       if (status === 415) throw new HttpError(415, { detail: 'Unsupported Media Type' });
       throw validationError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
     }
-    await next();
   };
 }
 
-function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, source: 'body' | 'query' | 'path', issues: ValidationIssue[]): T {
+/** Bytes follow the headers (an empty `Content-Length: 0` body counts as none). */
+const hasBody = (ctx: Context) => ctx.get('Transfer-Encoding') !== '' || Number(ctx.get('Content-Length') || 0) > 0;
+
+/**
+ * The body reader of a route. JSON routes refuse any other content type with 415 before reading
+ * a byte (a form or text body would otherwise fail every field with 422); a request without a
+ * body reads as `{}`, so routes whose fields are all optional work without one.
+ */
+function bodyReader(route: AnyRoute): (ctx: Context) => Promise<void> {
+  if (route.bodyParser && route.bodyParser !== 'json') return parseBodyWith(route.bodyParser);
+  const parseJson = parseBodyWith(jsonBody);
+  return async (ctx) => {
+    if (!hasBody(ctx)) return;
+    if (route.body && !ctx.is('application/json')) {
+      throw new HttpError(415, { detail: 'Unsupported Media Type: send the body as application/json' });
+    }
+    await parseJson(ctx);
+  };
+}
+
+function authenticateCaller(auth: AuthMode, ctx: Context, deps: Deps): Promise<Caller | Visitor | null> {
+  if (auth === 'user') return authenticate(ctx, deps.db, deps.config.jwtSecret);
+  if (auth === 'visitor') return authenticateVisitor(ctx, deps);
+  return Promise.resolve(null);
+}
+
+/** One part of the request: the shared input guard first (NUL, surrogates, depth), then the route's schema. */
+function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, source: Source, issues: ValidationIssue[]): T {
   if (!schema) return undefined as T;
+  const unsafe = unsafeInputIssues(source, value);
+  if (unsafe.length > 0) {
+    issues.push(...unsafe);
+    return undefined as T;
+  }
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   issues.push(...toValidationIssues(source, result.error.issues));
   return undefined as T;
 }
 
+/**
+ * Mounts a route. Authentication comes first, before a byte of the body is read: a request
+ * without a valid token is a 401 whatever it carries, and costs no parsing or disk.
+ */
 export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
-  const bodyParser = parseBodyWith(route.bodyParser && route.bodyParser !== 'json' ? route.bodyParser : jsonBody);
+  const readBody = bodyReader(route);
   const handle: Middleware = async (ctx) => {
-    const caller = route.auth === 'user' ? await authenticate(ctx, deps.db, deps.config.jwtSecret) : null;
+    const caller = await authenticateCaller(route.auth, ctx, deps);
+    await readBody(ctx);
     const issues: ValidationIssue[] = [];
     const params = parsePart(route.params, ctx.params, 'path', issues);
     const query = parsePart(route.query, ctx.query, 'query', issues);
     const rawBody = (ctx.request as { body?: unknown }).body;
     const body = parsePart(route.body, rawBody === undefined ? {} : rawBody, 'body', issues);
     if (issues.length > 0) throw validationError(issues);
-    const result = await route.handler({ params, query, body, caller, deps, ctx });
+    const result = await route.handler({ params, query, body, caller: caller as never, deps, ctx });
     if (result !== undefined && ctx.body === undefined) {
       ctx.status = 200;
       ctx.body = result;
     }
   };
-  router[route.method](route.path, bodyParser, handle);
+  router[route.method](route.path, handle);
 }
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -135,9 +178,12 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
   const request: RouteConfig['request'] = {};
   if (route.params) request.params = route.params as AnyObject as never;
   if (route.query) request.query = route.query as AnyObject as never;
-  if (route.body && !route.bodyParser) request.body = { content: { 'application/json': { schema: route.body } }, required: true };
+  const takesJson = route.body && (!route.bodyParser || route.bodyParser === 'json');
+  // A body whose fields are all optional may be left out altogether.
+  if (takesJson) request.body = { content: { 'application/json': { schema: route.body } }, required: !route.body!.safeParse({}).success };
   const statuses = new Set(route.errors ?? []);
-  if (route.auth === 'user') statuses.add(401);
+  if (route.auth !== 'none') statuses.add(401);
+  if (takesJson) [413, 415].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(422);
   registry.registerPath({
     method: route.method,
@@ -145,7 +191,7 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
     summary: route.summary,
     description: route.description,
     tags: route.tags,
-    security: route.auth === 'user' ? [{ bearerAuth: [] }] : [],
+    security: route.auth === 'user' ? [{ bearerAuth: [] }] : route.auth === 'visitor' ? [{ visitorToken: [] }] : [],
     request,
     responses: {
       200: {

@@ -1,11 +1,44 @@
 /**
- * zod failures → the spec's 422 issues: `loc` starts with where the value came from
- * (`body`, `query`, `path`), `type` is a short machine word (decisions.md).
+ * The request-input rules every route shares: zod failures → the spec's 422 issues (`loc`
+ * starts with where the value came from: `body`, `query`, `path`; `type` is a short machine
+ * word, decisions.md), strict integers for path and query strings, and the values no route may
+ * receive (NUL, unpaired surrogates, runaway nesting).
  */
-import type { z } from 'zod';
+import { z } from '../core/zod.ts';
 import type { ValidationIssue } from '../core/errors.ts';
 
-type Source = 'body' | 'query' | 'path';
+export type Source = 'body' | 'query' | 'path';
+
+/** The largest value of a PostgreSQL `integer` (int4) column. */
+export const INT4_MAX = 2_147_483_647;
+
+/**
+ * An integer sent as a path or query string: ASCII digits only, so `0x1`, `1e0`, ` 2`, `-1`,
+ * `+3` and `2.0` are 422 `int_parsing` instead of naming another row. The column's range is
+ * part of the type (also `int_parsing` beyond it): `int4` up to 2,147,483,647; `int8` (the
+ * default) up to 2^53−1, the largest integer a JSON number carries exactly (bigint identities
+ * never get near it). `min`/`max` are the route's own bounds (`greater_than_equal`,
+ * `less_than_equal`). Documented as an OpenAPI integer, so its path parameters are required.
+ */
+export function intParam(options: { type?: 'int4' | 'int8'; min?: number; max?: number } = {}) {
+  const limit = options.type === 'int4' ? INT4_MAX : Number.MAX_SAFE_INTEGER;
+  let number = z.number().int();
+  if (options.min !== undefined) number = number.min(options.min);
+  if (options.max !== undefined) number = number.max(options.max);
+  return z
+    .custom<string>((value) => typeof value === 'string' && /^[0-9]{1,16}$/.test(value) && Number(value) <= limit, {
+      message: 'Input should be a valid integer',
+      params: { type: 'int_parsing' },
+    })
+    .transform(Number)
+    .pipe(number)
+    .openapi({
+      type: 'integer',
+      format: options.type === 'int4' ? 'int32' : 'int64',
+      minimum: options.min ?? 0,
+      maximum: Math.min(options.max ?? limit, limit),
+    });
+}
 
 function issueType(issue: z.core.$ZodIssue & { input?: unknown }): string {
   switch (issue.code) {
@@ -31,6 +64,9 @@ function issueType(issue: z.core.$ZodIssue & { input?: unknown }): string {
       return issue.format === 'uuid' || issue.format === 'guid' ? 'uuid_parsing' : 'value_error';
     case 'invalid_value':
       return issue.input === undefined ? 'missing' : 'enum';
+    case 'custom':
+      if (issue.input === undefined) return 'missing';
+      return typeof issue.params?.type === 'string' ? issue.params.type : 'value_error';
     default:
       return 'value_error';
   }

@@ -7,14 +7,16 @@ import { parseArgs } from 'node:util';
 import type { WorkerUtils } from 'graphile-worker';
 import type { Config } from '../core/config.ts';
 import type { Queryable } from '../core/db.ts';
-import { findJob, hasJobQueue, jobStats, listFailedJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/jobs-admin.ts';
-
-export const exitCodes = { ok: 0, error: 1, usage: 2, notFound: 3 } as const;
+import { withCliDatabase } from './cli-database.ts';
+import { age, exitCodes, oneLine, table, type CliOutput } from './cli-format.ts';
+import { findJob, hasJobQueue, jobStats, listFailedJobs, listRetryingJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/jobs-admin.ts';
 
 export const jobsUsage = `usage: parley jobs <command>
 
   failed [--task NAME]          permanently failed jobs (attempts used up): id, task,
                                 attempts, age (since created), last error (first line)
+  retrying [--task NAME]        jobs that failed at least once and will run again: id, task,
+                                attempts, next run, last error (first line)
   show ID                       every field of one job, with its payload and full last error
   retry ID...                   run these jobs again now with a fresh set of attempts
   retry --all [--task NAME]     the same for every permanently failed job (of one task)
@@ -27,6 +29,7 @@ exit codes: 0 ok, 1 error (also: a job is running and was not retried), 2 usage,
 export type JobsCommand =
   | { kind: 'help' }
   | { kind: 'failed'; task?: string }
+  | { kind: 'retrying'; task?: string }
   | { kind: 'show'; id: string }
   | { kind: 'retry'; ids: string[] }
   | { kind: 'retry-all'; task?: string }
@@ -53,8 +56,9 @@ export function parseJobsArgs(args: string[]): JobsCommand | string {
   const badId = rest.find((id) => !jobId.test(id));
   switch (sub) {
     case 'failed':
-      if (values.all) return `'failed' takes no --all`;
-      return rest.length ? `'failed' takes no arguments` : { kind: 'failed', task: values.task };
+    case 'retrying':
+      if (values.all) return `'${sub}' takes no --all`;
+      return rest.length ? `'${sub}' takes no arguments` : { kind: sub, task: values.task };
     case 'stats':
       if (Object.keys(values).length) return `'stats' takes no options`;
       return rest.length ? `'stats' takes no arguments` : { kind: 'stats' };
@@ -77,14 +81,12 @@ export function parseJobsArgs(args: string[]): JobsCommand | string {
   }
 }
 
-export type JobsOutput = { out: (text: string) => void; err: (text: string) => void };
-
 /** A jobs command against a booted database. */
 export async function runJobsCommand(
   command: Exclude<JobsCommand, { kind: 'help' }>,
   db: Queryable,
   utils: WorkerUtils,
-  io: JobsOutput,
+  io: CliOutput,
   now = new Date(),
 ): Promise<number> {
   switch (command.kind) {
@@ -102,6 +104,23 @@ export async function runJobsCommand(
         ),
       );
       io.out(`\n${jobs.length} failed job${jobs.length === 1 ? '' : 's'}. Details: parley jobs show ID. Run again: parley jobs retry ID... (or --all).\n`);
+      return exitCodes.ok;
+    }
+    case 'retrying': {
+      const jobs = await listRetryingJobs(db, { task: command.task });
+      if (!jobs.length) {
+        io.out(command.task ? `No ${command.task} jobs waiting for a retry.\n` : 'No jobs waiting for a retry.\n');
+        return exitCodes.ok;
+      }
+      const next = (runAt: string) => (new Date(runAt) <= now ? 'now' : `in ${age(now.toISOString(), new Date(runAt))}`);
+      io.out(
+        table(
+          ['ID', 'TASK', 'ATTEMPTS', 'NEXT', 'LAST ERROR'],
+          jobs.map((j) => [j.id, j.task, `${j.attempts}/${j.max_attempts}`, next(j.run_at), oneLine(j.last_error, 80)]),
+          [0, 2],
+        ),
+      );
+      io.out(`\n${jobs.length} job${jobs.length === 1 ? '' : 's'} waiting for a retry. Details: parley jobs show ID. Run now: parley jobs retry ID...\n`);
       return exitCodes.ok;
     }
     case 'show': {
@@ -140,7 +159,7 @@ export async function runJobsCommand(
 }
 
 /** `parley jobs ARGS`: parse, boot the database only, run, release. */
-export async function jobsCli(loadConfig: () => Config, args: string[], io: JobsOutput): Promise<number> {
+export async function jobsCli(loadConfig: () => Config, args: string[], io: CliOutput): Promise<number> {
   const command = parseJobsArgs(args);
   if (typeof command === 'string') {
     io.err(`parley jobs: ${command}\n\n${jobsUsage}`);
@@ -150,30 +169,19 @@ export async function jobsCli(loadConfig: () => Config, args: string[], io: Jobs
     io.out(jobsUsage);
     return exitCodes.ok;
   }
-  // Quiet unless asked: this command's output is the table, not the boot log.
-  const [{ boot }, { createLocalEventBus }, { makeWorkerUtils }, { workerLogger }] = await Promise.all([
-    import('../core/boot.ts'),
-    import('../core/events.ts'),
-    import('graphile-worker'),
-    import('../core/worker-logger.ts'),
-  ]);
-  const config = loadConfig();
-  const quiet: Config = process.env.LOG_LEVEL ? config : { ...config, LOG_LEVEL: 'warn' };
-  const booted = await boot({ config: quiet, migrate: false, events: createLocalEventBus() });
-  try {
+  return withCliDatabase(loadConfig, async (booted) => {
     if (!(await hasJobQueue(booted.deps.db))) {
       io.err('parley jobs: this database has no job queue yet; run `parley migrate` first\n');
       return exitCodes.error;
     }
+    const [{ makeWorkerUtils }, { workerLogger }] = await Promise.all([import('graphile-worker'), import('../core/worker-logger.ts')]);
     const utils = await makeWorkerUtils({ connectionString: booted.database.url, logger: workerLogger(booted.deps.logger) });
     try {
       return await runJobsCommand(command, booted.deps.db, utils, io);
     } finally {
       await utils.release();
     }
-  } finally {
-    await booted.shutdown();
-  }
+  });
 }
 
 function describe(job: JobDetail, now: Date): string {
@@ -203,32 +211,4 @@ function describe(job: JobDetail, now: Date): string {
     job.last_error === null ? '  -' : indent(job.last_error),
     '',
   ].join('\n');
-}
-
-/** Columns padded to their widest cell; the listed columns right-aligned. */
-function table(headers: string[], rows: string[][], rightAligned: number[] = []): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (rightAligned.includes(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
-  return [headers, ...rows].map(line).join('\n') + '\n';
-}
-
-function oneLine(text: string | null, max: number): string {
-  if (!text) return '-';
-  const first = text.trim().split('\n')[0].trim();
-  const more = first.length > max || text.trim().includes('\n');
-  const cut = first.length > max ? first.slice(0, max - 1) : first;
-  return more ? `${cut}…` : cut;
-}
-
-/** 45s, 12m, 5h, 3d. */
-export function age(iso: string, now: Date): string {
-  const seconds = Math.max(0, Math.floor((now.getTime() - new Date(iso).getTime()) / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
-  if (seconds < 172_800) return `${Math.floor(seconds / 3600)}h`;
-  return `${Math.floor(seconds / 86_400)}d`;
 }

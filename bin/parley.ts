@@ -6,9 +6,12 @@
  *   parley worker    the workers only (Procfile `worker`)
  *   parley migrate   apply database migrations and exit (Procfile `release`)
  *   parley jobs …    inspect the job queue and retry failed jobs (bin/jobs-command.ts)
+ *   parley business … list workspaces, set a workspace's plan (bin/business-command.ts)
  */
-import { ConfigError, loadConfig } from '../core/config.ts';
+import { loadConfig } from '../core/config.ts';
+import { failureMessage } from './failure-message.ts';
 import { jobsCli, jobsUsage } from './jobs-command.ts';
+import { businessCli, businessUsage } from './business-command.ts';
 
 // The API and the workers load on demand: `parley --help` and `parley jobs` stay quick.
 const load = {
@@ -25,13 +28,15 @@ commands:
   worker     run the background workers
   migrate    apply database migrations and exit
   jobs       inspect the job queue and retry failed jobs (parley jobs --help)
+  business   list workspaces and set their plan (parley business --help)
 
 On SIGTERM or SIGINT the API stops accepting connections and the workers take no new jobs;
 running jobs finish before the process exits. A second signal exits at once.
 
-exit codes: 0 ok, 1 error, 2 usage (parley jobs adds 3, below)
+exit codes: 0 ok, 1 error, 2 usage (parley jobs and parley business add 3, below)
 
-${jobsUsage.replace(/^usage: /, '')}`;
+${jobsUsage.replace(/^usage: /, '')}
+${businessUsage.replace(/^usage: /, '')}`;
 
 function onStop(stop: () => Promise<void>): void {
   let stopping = false;
@@ -59,12 +64,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage);
     return command ? 0 : 2;
   }
-  if (command === 'jobs') {
-    return jobsCli(loadConfig, argv.slice(1), {
-      out: (text) => process.stdout.write(text),
-      err: (text) => process.stderr.write(text),
-    });
-  }
+  const io = { out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text) };
+  if (command === 'jobs') return jobsCli(loadConfig, argv.slice(1), io);
+  if (command === 'business') return businessCli(loadConfig, argv.slice(1), io);
   const config = loadConfig();
   if ((command === 'web' || command === 'worker') && !config.DATABASE_URL) {
     console.error(`parley ${command}: DATABASE_URL must be set (separately scaled processes share one database; 'parley start' runs everything with an embedded one)`);
@@ -113,8 +115,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error) => {
-    if (error instanceof ConfigError) console.error(error.message);
-    else console.error('parley:', error);
+    console.error(failureMessage(error));
     process.exit(1);
   },
 );

@@ -12,5 +12,6 @@ export function connectorContext(config: Config): ConnectorContext {
       x: config.X_API_URL,
     },
     publicUrl: config.publicUrl,
+    allowPrivateHosts: config.ALLOW_PRIVATE_HOSTS,
   };
 }

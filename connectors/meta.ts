@@ -164,7 +164,15 @@ export const metaWebhookConfig = {
   app_secret: z.string().trim().min(1).optional(),
 };
 
-/** A Meta webhook is checked against the app secret when the channel has one, else accepted. */
+/**
+ * A WhatsApp or Instagram channel without an app secret: its webhook posts cannot be checked,
+ * so anyone who knows its phone_number_id or account id could post messages in its name.
+ */
+export function isUnsignedMetaChannel(type: string, config: Record<string, string | undefined>): boolean {
+  return (type === 'whatsapp' || type === 'instagram') && !config.app_secret;
+}
+
+/** A Meta webhook is checked against the app secret when the channel has one, else accepted (see isUnsignedMetaChannel). */
 export function verifyMetaWebhook(request: WebhookRequest, appSecret: string | undefined): boolean {
   return appSecret ? verifyMetaSignature(appSecret, request.rawBody, request.headers['x-hub-signature-256']) : true;
 }

@@ -32,6 +32,11 @@ export type ConnectorContext = {
   urls: PlatformUrls;
   /** PUBLIC_URL of this service, without a trailing slash. */
   publicUrl: string;
+  /**
+   * ALLOW_PRIVATE_HOSTS: hosts named in a channel's config (mail servers) may be on loopback or
+   * private networks. Default false: only public addresses (core/host-safety.ts).
+   */
+  allowPrivateHosts?: boolean;
 };
 
 /** A webhook request as the route received it. */

@@ -10,9 +10,11 @@ import type { Deps } from './deps.ts';
 
 export type Booted = { deps: Deps; database: DatabaseHandle; shutdown: () => Promise<void> };
 
-export async function boot(options: { config?: Config; migrate?: boolean; events?: EventBus } = {}): Promise<Booted> {
+/** `logToStderr`: for commands whose stdout is their answer (`parley jobs`). */
+export async function boot(options: { config?: Config; migrate?: boolean; events?: EventBus; logToStderr?: boolean } = {}): Promise<Booted> {
   const config = options.config ?? loadConfig();
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, { stderr: options.logToStderr });
+  for (const warning of config.warnings) logger.warn(warning);
   const database = await resolveDatabase(config, logger);
   try {
     if (options.migrate !== false) {

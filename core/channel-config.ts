@@ -60,6 +60,9 @@ export const secretConfigFields: ReadonlySet<string> = new Set([
 
 export const MASK = '********';
 
+/** Config keys naming a server the workers connect to: checked against internal addresses (core/host-safety.ts). */
+export const hostConfigFields: readonly string[] = ['smtp_host', 'imap_host'];
+
 /** Longest accepted config value (tokens are far shorter; this only stops junk). */
 const MAX_VALUE_LENGTH = 4096;
 
@@ -127,9 +130,13 @@ export function maskChannelConfig(config: Record<string, unknown>): Record<strin
 }
 
 /**
- * The plain copies inbound routing needs: `routingKey` is what a shared webhook endpoint
- * names the channel by (WhatsApp phone_number_id, Instagram account id, the widget id);
- * `verifyToken` answers Meta's GET verification. X learns its user id at registration.
+ * The plain copies inbound routing needs: `routingKey` names the platform account, unique per
+ * type across all businesses (one channel per account, so an account's messages reach one
+ * business): a shared webhook endpoint routes by it (WhatsApp phone_number_id, Instagram
+ * account id, the widget id); for Telegram (the bot id, the digits before `:` in its token)
+ * and SMS (the number) it only keeps a second channel from taking the bot's webhook or the
+ * number's URL from the first. `verifyToken` answers Meta's GET verification. X learns its
+ * user id at registration.
  */
 export function routingOf(type: ChannelType, config: ChannelConfig): { routingKey: string | null; verifyToken: string | null } {
   switch (type) {
@@ -139,6 +146,10 @@ export function routingOf(type: ChannelType, config: ChannelConfig): { routingKe
       return { routingKey: config.instagram_business_account_id, verifyToken: config.verify_token };
     case 'widget':
       return { routingKey: config.widget_id, verifyToken: null };
+    case 'telegram':
+      return { routingKey: /^(\d+):/.exec(config.bot_token)?.[1] ?? null, verifyToken: null };
+    case 'sms':
+      return { routingKey: config.from_number.replace(/[\s().-]/g, ''), verifyToken: null };
     default:
       return { routingKey: null, verifyToken: null };
   }

@@ -19,12 +19,22 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/** `true`/`false` (also `1`/`0`); unset or empty: undefined, so a default can depend on NODE_ENV. */
+const optionalFlag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === 'true' || v === '1'));
+
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   /** HTTP port of the API (default 3000). */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /** PostgreSQL connection string; unset boots an embedded PostgreSQL in DATA_DIR. */
-  DATABASE_URL: optionalUrl,
+  /** PostgreSQL connection string (postgres:// or postgresql://); unset boots an embedded PostgreSQL in DATA_DIR. */
+  DATABASE_URL: optionalUrl.refine((v) => v === undefined || /^postgres(ql)?:\/\//i.test(v), {
+    message: 'must be a PostgreSQL URL (postgres://user:password@host:5432/database); Parley runs on PostgreSQL only',
+  }),
+  /** Seconds a starting process keeps retrying an unreachable database (default 30; 0: try once). */
+  DATABASE_CONNECT_TIMEOUT: z.coerce.number().min(0).max(3600).default(30),
   /** Redis connection string; unset keeps events in-process (single-process mode). */
   REDIS_URL: optionalUrl,
   /** Where local state lives: embedded database, generated secrets, uploads (default ./.data). */
@@ -98,13 +108,27 @@ const envSchema = z.object({
    * clients connect directly). Decides which address the login lockout counts per.
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Refuse WhatsApp and Instagram webhook posts for channels without an `app_secret` (nothing
+   * can check them). Default: on when NODE_ENV=production, off otherwise.
+   */
+  META_REQUIRE_SIGNATURE: optionalFlag,
+  /**
+   * Let channel settings name hosts on loopback or private networks (a self-hosted mail server
+   * on the LAN). Link-local (cloud metadata) and unspecified addresses stay refused. Default off.
+   */
+  ALLOW_PRIVATE_HOSTS: optionalFlag,
   /** bcrypt cost factor (default 10; tests lower it). */
   BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
-export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY'> & {
+export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY' | 'META_REQUIRE_SIGNATURE' | 'ALLOW_PRIVATE_HOSTS'> & {
+  /** META_REQUIRE_SIGNATURE resolved: its value, else NODE_ENV === 'production'. */
+  META_REQUIRE_SIGNATURE: boolean;
+  /** ALLOW_PRIVATE_HOSTS resolved (default false). */
+  ALLOW_PRIVATE_HOSTS: boolean;
   /** Absolute path of DATA_DIR. */
   dataDir: string;
   /** HS256 key bytes for access tokens. */
@@ -113,6 +137,8 @@ export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY'> & {
   encryptionKey: Buffer;
   /** PUBLIC_URL without a trailing slash (default http://localhost:PORT). */
   publicUrl: string;
+  /** Configuration that works here but will hurt (logged at warn level when a process starts). */
+  warnings: string[];
 };
 
 export class ConfigError extends Error {}
@@ -164,11 +190,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = parseEnv(env);
   const dataDir = path.resolve(parsed.DATA_DIR);
   const { JWT_SECRET, CONFIG_ENCRYPTION_KEY, ...rest } = parsed;
+  const warnings = sharedSecretProblems(parsed);
   return {
     ...rest,
+    META_REQUIRE_SIGNATURE: parsed.META_REQUIRE_SIGNATURE ?? parsed.NODE_ENV === 'production',
+    ALLOW_PRIVATE_HOSTS: parsed.ALLOW_PRIVATE_HOSTS ?? false,
     dataDir,
     jwtSecret: JWT_SECRET ? new TextEncoder().encode(JWT_SECRET) : storedSecret(dataDir, 'jwt_secret', 48),
     encryptionKey: CONFIG_ENCRYPTION_KEY ? decodeKey(CONFIG_ENCRYPTION_KEY) : storedSecret(dataDir, 'config_encryption_key', 32),
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
+    warnings,
   };
+}
+
+/**
+ * Generated secrets live in one machine's DATA_DIR: right for the embedded default, wrong once
+ * processes share a database (DATABASE_URL): a worker elsewhere gets another encryption key
+ * and cannot decrypt channel credentials, and tokens die with the machine. In production that
+ * stops the start; elsewhere it is a warning (a developer's single machine works).
+ */
+function sharedSecretProblems(parsed: Env): string[] {
+  if (!parsed.DATABASE_URL) return [];
+  const missing = (['JWT_SECRET', 'CONFIG_ENCRYPTION_KEY'] as const).filter((name) => !parsed[name]);
+  const why = 'with DATABASE_URL set, every process (web, worker, release, on any machine) must share one value; one generated into DATA_DIR is this machine\'s only';
+  const problems = missing.map((name) => `${name}: not set; ${why} (generate one: \`openssl rand -hex 32\`)`);
+  if (problems.length && parsed.NODE_ENV === 'production') {
+    throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+  return problems;
 }

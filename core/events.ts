@@ -13,10 +13,20 @@ export type ParleyEvent = {
   namespace?: string;
 };
 
+/** Live connections to end: every socket in any of these rooms of the namespace (default `/`). */
+export type SocketCut = { rooms: string[]; namespace?: string };
+
 export type EventBus = {
   publish: (event: ParleyEvent) => void;
   /** Listen to every published event; returns the unsubscribe function. */
   subscribe: (listener: (event: ParleyEvent) => void) => () => void;
+  /**
+   * Ends the sockets in the cut's rooms on every node, so a revoked session or a removed member
+   * stops receiving events at once (not when the token expires). No rooms: nothing happens.
+   */
+  disconnect: (cut: SocketCut) => void;
+  /** Listen to disconnect requests (the realtime layer relays them when `reachesSockets` is false). */
+  subscribeDisconnects: (listener: (cut: SocketCut) => void) => () => void;
   close: () => Promise<void>;
   /**
    * True when publish() itself reaches the Socket.IO rooms on every node (the Redis bus);
@@ -29,18 +39,40 @@ export const rooms = {
   business: (id: string) => `business:${id}`,
   user: (id: string) => `user:${id}`,
   conversation: (id: string) => `conversation:${id}`,
+  /** Every socket opened with one access token (its `jti`): cut when the token is revoked. */
+  session: (jti: string) => `session:${jti}`,
 };
 
-export function createLocalEventBus(): EventBus {
-  const listeners = new Set<(event: ParleyEvent) => void>();
+/** A listener set: add returns the remove function. */
+function listenerSet<T>() {
+  const listeners = new Set<(value: T) => void>();
   return {
-    publish: (event) => {
-      for (const listener of listeners) listener(event);
+    emit: (value: T) => {
+      for (const listener of listeners) listener(value);
     },
-    subscribe: (listener) => {
+    add: (listener: (value: T) => void) => {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      return () => {
+        listeners.delete(listener);
+      };
     },
-    close: async () => listeners.clear(),
+    clear: () => listeners.clear(),
+  };
+}
+
+export function createLocalEventBus(): EventBus {
+  const events = listenerSet<ParleyEvent>();
+  const cuts = listenerSet<SocketCut>();
+  return {
+    publish: events.emit,
+    subscribe: events.add,
+    disconnect: (cut) => {
+      if (cut.rooms.length) cuts.emit(cut);
+    },
+    subscribeDisconnects: cuts.add,
+    close: async () => {
+      events.clear();
+      cuts.clear();
+    },
   };
 }

@@ -24,13 +24,14 @@ const jobSummary = z.object({
   last_error: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** When the job runs next (for a retry: after its backoff). */
+  run_at: z.string(),
 });
 export type JobSummary = z.infer<typeof jobSummary>;
 
 const jobDetail = jobSummary.extend({
   queue_name: z.string().nullable(),
   priority: z.number(),
-  run_at: z.string(),
   key: z.string().nullable(),
   locked_at: z.string().nullable(),
   locked_by: z.string().nullable(),
@@ -48,7 +49,7 @@ const running = sql.fragment`(j.locked_at is not null and j.locked_at > now() - 
 const failed = sql.fragment`(j.attempts >= j.max_attempts and not ${running})`;
 const state = sql.fragment`case when ${running} then 'running' when ${failed} then 'failed' when j.run_at > now() then 'scheduled' else 'queued' end`;
 const summaryColumns = sql.fragment`
-  j.id, j.task_identifier as task, ${state} as state, j.attempts, j.max_attempts, j.last_error, j.created_at, j.updated_at`;
+  j.id, j.task_identifier as task, ${state} as state, j.attempts, j.max_attempts, j.last_error, j.created_at, j.updated_at, j.run_at`;
 
 /** Whether graphile-worker's schema exists (a database `parley migrate` never ran on has none). */
 export async function hasJobQueue(db: Queryable): Promise<boolean> {
@@ -65,9 +66,19 @@ export async function listFailedJobs(db: Queryable, filter: { task?: string } = 
   return [...rows];
 }
 
+/** Jobs that failed at least once and will run again (attempts left, not running), next first. */
+export async function listRetryingJobs(db: Queryable, filter: { task?: string } = {}): Promise<JobSummary[]> {
+  const rows = await db.any(sql.type(jobSummary)`
+    select ${summaryColumns} from graphile_worker.jobs j
+    where j.attempts > 0 and j.attempts < j.max_attempts and not ${running}
+      ${filter.task ? sql.fragment`and j.task_identifier = ${filter.task}` : sql.fragment``}
+    order by j.run_at, j.id`);
+  return [...rows];
+}
+
 export async function findJob(db: Queryable, id: string): Promise<JobDetail | null> {
   return db.maybeOne(sql.type(jobDetail)`
-    select ${summaryColumns}, j.queue_name, j.priority, j.run_at, j.key, j.locked_at, j.locked_by, j.revision, j.flags, p.payload
+    select ${summaryColumns}, j.queue_name, j.priority, j.key, j.locked_at, j.locked_by, j.revision, j.flags, p.payload
     from graphile_worker.jobs j
     join graphile_worker._private_jobs p on p.id = j.id
     where j.id = ${id}::bigint`);

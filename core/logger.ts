@@ -16,6 +16,7 @@ export const redactPaths = [
   'token',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: redactPaths, censor: '[redacted]' } });
+/** A logger writing to stdout, or to stderr (fd 2) for commands whose stdout is their answer. */
+export function createLogger(level: string, options: { stderr?: boolean } = {}): Logger {
+  return pino({ level, redact: { paths: redactPaths, censor: '[redacted]' } }, pino.destination(options.stderr ? 2 : 1));
 }

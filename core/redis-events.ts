@@ -81,6 +81,18 @@ export function createRedisEventBus(options: RedisEventBusOptions): EventBus {
       local.publish(event);
     },
     subscribe: local.subscribe,
+    disconnect: (cut) => {
+      // Every node's adapter ends its own sockets in these rooms (an empty list would be all of them).
+      if (cut.rooms.length) {
+        try {
+          (cut.namespace ? emitter.of(cut.namespace) : emitter).in(cut.rooms).disconnectSockets(true);
+        } catch (error) {
+          logger.error({ err: (error as Error).message }, 'socket disconnect not published');
+        }
+      }
+      local.disconnect(cut);
+    },
+    subscribeDisconnects: local.subscribeDisconnects,
     close: async () => {
       await local.close();
       await closeRedis(redis);

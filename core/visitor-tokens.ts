@@ -30,12 +30,14 @@ export function issueVisitorToken(key: Uint8Array, claims: VisitorClaims): Promi
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The claims of a valid visitor token (signature, algorithm, expiry, purpose), else null. */
-export async function verifyVisitorToken(key: Uint8Array, token: string): Promise<VisitorClaims | null> {
+/** The claims of a valid visitor token (signature, algorithm, expiry, purpose) with its `exp` (unix seconds), else null. */
+export async function verifyVisitorToken(key: Uint8Array, token: string): Promise<(VisitorClaims & { exp: number }) | null> {
   const verified = await verifyPurposeToken(key, VISITOR_TOKEN_PURPOSE, token);
   if (!verified) return null;
   const { widget_id: widgetId, visitor_id: visitorId } = verified.claims;
   if (typeof widgetId !== 'string' || typeof visitorId !== 'string') return null;
   if (!uuidPattern.test(verified.sub) || !uuidPattern.test(widgetId)) return null;
-  return { customerId: verified.sub, widgetId, visitorId };
+  const { exp } = verified.claims;
+  if (typeof exp !== 'number') return null;
+  return { customerId: verified.sub, widgetId, visitorId, exp };
 }

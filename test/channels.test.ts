@@ -46,7 +46,7 @@ test('list needs a token, answers with and without the trailing slash, and shows
     t.is(res.status, 200, res.text);
     t.is(res.body.length, 1);
     t.like(res.body[0], { business_id: ws.businessId, type: 'webchat', config: {}, is_active: true, status: 'connected', last_error: null, is_builtin: true, inbound_webhook: null });
-    t.deepEqual(Object.keys(res.body[0]).sort(), ['business_id', 'config', 'created_at', 'id', 'inbound_webhook', 'is_active', 'is_builtin', 'last_error', 'status', 'type', 'webhook_url']);
+    t.deepEqual(Object.keys(res.body[0]).sort(), ['business_id', 'config', 'created_at', 'id', 'inbound_webhook', 'is_active', 'is_builtin', 'last_error', 'status', 'type', 'warnings', 'webhook_url']);
     t.regex(res.body[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
 
@@ -67,7 +67,7 @@ test('create stores the config encrypted and enqueues register_channel in the sa
   t.false(row.raw.includes('SECRET'), 'the raw row holds no plaintext token');
   t.regex(row.config_encrypted, /^v1\./);
   t.deepEqual(decryptJson(app.deps.config.encryptionKey, row.config_encrypted), { bot_token: '999:SECRET-token_x' });
-  t.is(row.routing_key, null);
+  t.is(row.routing_key, '999', 'the bot id (not secret): one channel per bot');
   t.is(row.verify_token, null);
 
   t.deepEqual(await registerJobs(res.body.id), [{ task_identifier: 'register_channel', key: `register:${res.body.id}` }]);
@@ -220,6 +220,23 @@ test('an account already connected to a channel cannot be connected again (any b
   t.is(await registerJobCount(b.businessId), 0);
 });
 
+test('one channel per Telegram bot and per SMS number across businesses: a second is 400 at create and at update, with no row or job', async (t) => {
+  const a = await createWorkspace(app, { plan: 'Pro' });
+  const b = await createWorkspace(app, { plan: 'Pro' });
+  await createChannel(a, telegram('424242:FIRST-secret'));
+  await createChannel(a, { type: 'sms', config: { account_sid: 'AC42', auth_token: 't', from_number: '+1 555 424 2424' } });
+  // The bot id (before the colon) names the bot, whatever the rest of the token; a number matches however it is written.
+  const bot = await app.request('POST', '/api/v1/channels/', { token: b.token, body: telegram('424242:REGENERATED-secret') });
+  t.deepEqual([bot.status, bot.body], [400, { detail: 'This Telegram bot is already connected to a channel' }]);
+  const number = await app.request('POST', '/api/v1/channels/', { token: b.token, body: { type: 'sms', config: { account_sid: 'AC43', auth_token: 'u', from_number: '+1-555-424-2424' } } });
+  t.deepEqual([number.status, number.body], [400, { detail: 'This phone number is already connected to a channel' }]);
+  t.is(await channelCount(b.businessId), 1);
+  t.is(await registerJobCount(b.businessId), 0);
+  const own = await createChannel(b, telegram('434343:OWN'));
+  const moved = await app.request('PATCH', `/api/v1/channels/${own.id}`, { token: b.token, body: { config: { bot_token: '424242:FIRST-secret' } } });
+  t.deepEqual([moved.status, moved.body], [400, { detail: 'This Telegram bot is already connected to a channel' }]);
+});
+
 test('Free plan: non-widget types are 402 feature_locked/integrations; no row, no job', async (t) => {
   const ws = await createWorkspace(app);
   for (const type of ['telegram', 'webchat', 'email']) {
@@ -360,12 +377,12 @@ test('patch without a config change keeps what registration learned (X routing k
   const sms = await app.request('PATCH', `/api/v1/channels/${x.id}`, { token: ws.token, body: { type: 'sms', config: { account_sid: 'AC2', auth_token: 't', from_number: '+2' } } });
   t.is(sms.status, 200, sms.text);
   const after = (await app.sql(`select routing_key, state, status from channels where id = $1`, [x.id]))[0];
-  t.deepEqual(after, { routing_key: null, state: {}, status: 'pending' });
+  t.deepEqual(after, { routing_key: '+2', state: {}, status: 'pending' }, 'the new account\'s key (the number), not the X user id');
 });
 
 test('patch to another type starts from an empty config and follows the plan rules', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
-  const tg = await createChannel(ws, telegram('1:TG'));
+  const tg = await createChannel(ws, telegram('31:TG'));
   const missing = await app.request('PATCH', `/api/v1/channels/${tg.id}`, { token: ws.token, body: { type: 'sms' } });
   t.deepEqual([missing.status, missing.body], [400, { detail: 'Missing required config fields: account_sid, auth_token, from_number' }]);
   const invalid = await app.request('PATCH', `/api/v1/channels/${tg.id}`, { token: ws.token, body: { type: 'pigeon' } });
@@ -426,7 +443,7 @@ test('patch and delete: unknown or another business\'s channel is 404, a malform
 
 test('delete keeps conversations (channel_id becomes null); the built-in webchat cannot be deleted', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
-  const tg = await createChannel(ws, telegram('3:DEL'));
+  const tg = await createChannel(ws, telegram('33:DEL'));
   const conv = (
     await app.sql(`insert into conversations (business_id, channel_id, channel_type) values ($1, $2, 'telegram') returning id`, [ws.businessId, tg.id])
   )[0];
@@ -444,15 +461,15 @@ test('delete keeps conversations (channel_id becomes null); the built-in webchat
 
 test('a config that cannot be decrypted shows as an error, never a 500', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
-  const tg = await createChannel(ws, telegram('5:CORRUPT'));
+  const tg = await createChannel(ws, telegram('35:CORRUPT'));
   await app.sql(`update channels set config_encrypted = 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' where id = $1`, [tg.id]);
   const list = await app.request('GET', '/api/v1/channels/', { token: ws.token });
   t.is(list.status, 200);
   t.like(list.body.find((c: any) => c.id === tg.id), { config: {}, status: 'error' });
   // Entering the credentials again repairs it.
-  const fixed = await app.request('PATCH', `/api/v1/channels/${tg.id}`, { token: ws.token, body: { config: { bot_token: '5:NEW' } } });
+  const fixed = await app.request('PATCH', `/api/v1/channels/${tg.id}`, { token: ws.token, body: { config: { bot_token: '36:NEW' } } });
   t.is(fixed.status, 200, fixed.text);
-  t.like(fixed.body, { config: { bot_token: '5:NEW' }, status: 'pending' });
+  t.like(fixed.body, { config: { bot_token: '36:NEW' }, status: 'pending' });
 });
 
 test('the OpenAPI document describes the channel routes', async (t) => {

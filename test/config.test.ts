@@ -121,3 +121,51 @@ test('publicUrl defaults to localhost:PORT and loses trailing slashes', (t) => {
   t.is(loadConfig({ DATA_DIR: tempDir(t), PORT: '4000', JWT_SECRET: 'j'.repeat(32) }).publicUrl, 'http://localhost:4000');
   t.is(loadConfig({ DATA_DIR: tempDir(t), PUBLIC_URL: 'https://parley.example/', JWT_SECRET: 'j'.repeat(32) }).publicUrl, 'https://parley.example');
 });
+
+test('DATABASE_URL must be a PostgreSQL URL', (t) => {
+  for (const url of ['mysql://root@db/parley', 'https://db.example/parley']) {
+    const error = t.throws(() => parseEnv({ DATABASE_URL: url }), { instanceOf: ConfigError });
+    t.regex(error!.message, /^\s+DATABASE_URL: must be a PostgreSQL URL/m);
+  }
+  t.is(parseEnv({ DATABASE_URL: 'postgresql://u@db/parley' }).DATABASE_URL, 'postgresql://u@db/parley');
+});
+
+const sharedDb = { DATABASE_URL: 'postgres://u:p@db.internal:5432/parley' };
+
+test('with DATABASE_URL in production, an unset JWT_SECRET or CONFIG_ENCRYPTION_KEY stops the start, naming it, before anything is generated', (t) => {
+  const dataDir = tempDir(t);
+  const both = t.throws(() => loadConfig({ ...sharedDb, NODE_ENV: 'production', DATA_DIR: dataDir }), { instanceOf: ConfigError });
+  t.regex(both!.message, /^\s+JWT_SECRET: not set; with DATABASE_URL set, every process/m);
+  t.regex(both!.message, /^\s+CONFIG_ENCRYPTION_KEY: not set/m);
+  const one = t.throws(() => loadConfig({ ...sharedDb, NODE_ENV: 'production', DATA_DIR: dataDir, JWT_SECRET: 'j'.repeat(32) }), { instanceOf: ConfigError });
+  t.regex(one!.message, /CONFIG_ENCRYPTION_KEY/);
+  t.notRegex(one!.message, /JWT_SECRET/);
+  t.deepEqual(readdirSync(dataDir), [], 'no per-machine secret was generated');
+  const config = loadConfig({ ...sharedDb, NODE_ENV: 'production', DATA_DIR: dataDir, JWT_SECRET: 'j'.repeat(32), CONFIG_ENCRYPTION_KEY: 'ab'.repeat(32) });
+  t.deepEqual(config.warnings, []);
+});
+
+test('with DATABASE_URL outside production, unset secrets are generated but each is a warning naming it', (t) => {
+  const config = loadConfig({ ...sharedDb, DATA_DIR: tempDir(t), JWT_SECRET: 'j'.repeat(32) });
+  t.is(config.warnings.length, 1);
+  t.regex(config.warnings[0], /^CONFIG_ENCRYPTION_KEY: not set; .*DATA_DIR is this machine's only/);
+  t.is(config.encryptionKey.length, 32);
+});
+
+test('the embedded default (no DATABASE_URL) generates its secrets silently, even in production', (t) => {
+  const config = loadConfig({ NODE_ENV: 'production', DATA_DIR: tempDir(t) });
+  t.deepEqual(config.warnings, []);
+  t.is(config.jwtSecret.length, 48);
+});
+
+test('security switches: META_REQUIRE_SIGNATURE defaults to on in production only; ALLOW_PRIVATE_HOSTS defaults to off', (t) => {
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tempDir(t), JWT_SECRET: 'j'.repeat(32), ...env });
+  t.is(load({}).META_REQUIRE_SIGNATURE, false);
+  t.is(load({ NODE_ENV: 'production' }).META_REQUIRE_SIGNATURE, true);
+  t.is(load({ NODE_ENV: 'production', META_REQUIRE_SIGNATURE: 'false' }).META_REQUIRE_SIGNATURE, false);
+  t.is(load({ META_REQUIRE_SIGNATURE: 'true' }).META_REQUIRE_SIGNATURE, true);
+  t.is(load({}).ALLOW_PRIVATE_HOSTS, false);
+  t.is(load({ ALLOW_PRIVATE_HOSTS: '1' }).ALLOW_PRIVATE_HOSTS, true);
+  const error = t.throws(() => load({ ALLOW_PRIVATE_HOSTS: 'yes' }), { instanceOf: ConfigError });
+  t.regex(error!.message, /ALLOW_PRIVATE_HOSTS/);
+});

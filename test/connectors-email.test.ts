@@ -11,7 +11,8 @@ import { startFakeImap, type FakeImap } from './fakes/imap.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
 import { closedPort } from './helpers/ports.ts';
 
-const context: ConnectorContext = { urls: { telegram: '', metaGraph: '', instagramGraph: '', x: '' }, publicUrl: 'https://parley.example' };
+// The fake SMTP and IMAP servers run on 127.0.0.1.
+const context: ConnectorContext = { urls: { telegram: '', metaGraph: '', instagramGraph: '', x: '' }, publicUrl: 'https://parley.example', allowPrivateHosts: true };
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url));
 const SMTP_USER = 'support@acme.test';
 const SMTP_PASSWORD = 'smtp-password-1';

@@ -41,6 +41,9 @@ test('crc: response_token is sha256= base64 HMAC-SHA256 of the token with the co
   const expected = 'sha256=' + createHmac('sha256', config.api_secret).update('crc-challenge-123').digest('base64');
   t.is(crcResponseToken(config.api_secret, 'crc-challenge-123'), expected);
   t.not(crcResponseToken('other-secret', 'crc-challenge-123'), expected);
+  // Only X's token shape is signed: a JSON body would come back as its own webhook signature.
+  t.throws(() => crcResponseToken(config.api_secret, '{"for_user_id":"1"}'));
+  t.throws(() => crcResponseToken(config.api_secret, 'a'.repeat(129)));
 });
 
 test('parse: customer DMs become messages; own echoes are skipped', async (t) => {

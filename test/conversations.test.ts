@@ -455,7 +455,7 @@ test('assign: by agent number, storing the member\'s user id; 404 unknown agent,
   t.deepEqual(toOwner.body, { assignee_id: 1 });
   t.is((await one(`select assignee_id from conversations where id = $1`, [conv.id])).assignee_id, ws.userId);
 
-  for (const unknown of ['99', '0', '-1', '99999999999']) {
+  for (const unknown of ['99', '0', '2147483647']) {
     const res404 = await app.request('PUT', `/api/v1/conversations/${conv.id}/assign/${unknown}`, { token: ws.token });
     t.is(res404.status, 404, unknown);
     t.deepEqual(res404.body, { detail: 'Agent not found' });
@@ -466,7 +466,8 @@ test('assign: by agent number, storing the member\'s user id; 404 unknown agent,
   const otherConv = await startConversation(other);
   t.is((await app.request('PUT', `/api/v1/conversations/${otherConv.id}/assign/2`, { token: ws.token })).status, 404);
 
-  for (const bad of ['abc', '1.5']) {
+  // Digits only, within the column's int4 range (issue #11): anything else names no agent number.
+  for (const bad of ['abc', '1.5', '-1', '99999999999', '0x1', '1e0', '%202', '+2']) {
     const res422 = await app.request('PUT', `/api/v1/conversations/${conv.id}/assign/${bad}`, { token: ws.token });
     t.is(res422.status, 422, bad);
     t.deepEqual(res422.body.detail[0].loc, ['path', 'agent_id']);

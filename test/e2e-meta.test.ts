@@ -362,11 +362,34 @@ test.serial('WhatsApp: a channel without an app secret accepts unsigned webhooks
   fake.addWhatsAppNumber('200300400500', 'other-token');
   const created = await createChannel('whatsapp', { phone_number_id: '200300400500', access_token: 'other-token' });
   t.regex(created.config._meta_setup_instructions.verify_token, /\S{16,}/, 'a verify token is generated');
+  t.is(created.warnings.length, 1, 'the channel says it is insecure');
+  t.regex(created.warnings[0], /app_secret/);
+  t.deepEqual((await inbox.channelOf(waChannelId)).warnings, [], 'a signed channel has no warning');
   const res = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED', text: 'No secret here' }), undefined);
   t.is(res.status, 200);
   t.deepEqual(await res.json(), { received: 1 });
   const conversationId = await untilWorked(async () => (await conversationsWith('whatsapp', 'No secret here'))[0]?.id, 'in the inbox');
   t.is((await app.request('GET', `/api/v1/conversations/${conversationId}`, { token: owner.token })).body.channel_id, created.id);
+});
+
+test.serial('WhatsApp: with META_REQUIRE_SIGNATURE an unsigned channel\'s posts are refused with 401 and nothing is stored; signed channels still work', async (t) => {
+  const config = app.deps.config as { META_REQUIRE_SIGNATURE: boolean };
+  config.META_REQUIRE_SIGNATURE = true;
+  try {
+    const events = await inbox.countEvents();
+    const unsigned = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED2', text: 'Forged' }), undefined);
+    t.is(unsigned.status, 401);
+    t.regex(((await unsigned.json()) as { detail: string }).detail, /app_secret/);
+    // A made-up signature changes nothing: there is no secret to check it against.
+    const guessed = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED3', text: 'Forged' }), 'any-secret');
+    t.is(guessed.status, 401);
+    t.is(await inbox.countEvents(), events);
+    const signed = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '4915112345679', id: 'wamid.SIGNED-REQ', text: 'Signed is fine' }), WA.appSecret);
+    t.is(signed.status, 200);
+    t.is(await inbox.countEvents(), events + 1);
+  } finally {
+    config.META_REQUIRE_SIGNATURE = false;
+  }
 });
 
 // Instagram

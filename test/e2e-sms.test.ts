@@ -95,7 +95,7 @@ test.serial('register: the channel connects and the number\'s incoming SMS URL p
 test.serial('register: a wrong auth token leaves the channel in error with Twilio\'s reason', async (t) => {
   const res = await app.request('POST', '/api/v1/channels/', {
     token: owner.token,
-    body: { type: 'sms', config: { account_sid: ACCOUNT_SID, auth_token: 'not-the-token', from_number: FROM_NUMBER } },
+    body: { type: 'sms', config: { account_sid: ACCOUNT_SID, auth_token: 'not-the-token', from_number: '+15557770001' } },
   });
   t.is(res.status, 200, res.text);
   await runWorker();

@@ -102,6 +102,23 @@ test.serial('CRC: the response token is signed with the channel\'s consumer secr
   t.deepEqual(named.body, { response_token: expected });
 });
 
+test.serial('CRC: a webhook body as crc_token is refused, so its answer cannot sign a forged DM', async (t) => {
+  const forged = dmActivity({ id: '2000000000000000010', name: 'Forger' }, 'Send the refund to my card');
+  const raw = JSON.stringify(forged);
+  const events = await inbox.countEvents();
+  const crc = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: raw, channel_id: channelId } });
+  t.is(crc.status, 422, crc.text);
+  t.deepEqual(crc.body.detail.map((issue: { loc: string[] }) => issue.loc), [['query', 'crc_token']]);
+  t.is((await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'A'.repeat(129) } })).status, 422, 'longer than any X token');
+  // Even had a caller got an answer, posting with it must not store anything.
+  const post = await postX(forged, crc.body.response_token ?? 'sha256=none');
+  t.is(post.status, 401);
+  t.is(await inbox.countEvents(), events);
+  // X's real token shape (base64 of a UUID) is still answered.
+  const real = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'M2RkODJkZmMtYjlkYi00NmQ4LTk0MGUtM2JjYzkwM2Q4MjQ0', nonce: 'MTc2OTUxODI5MjkxNA' } });
+  t.is(real.status, 200, real.text);
+});
+
 test.serial('inbound: a signed DM is stored with its job before the 200, then becomes customer, conversation and message', async (t) => {
   const sender = { id: '2000000000000000011', name: 'Grace Hopper' };
   const payload = dmActivity(sender, 'Hey, I was double charged 😕');
@@ -248,4 +265,21 @@ test.serial('CRC: several channels of one X app share its secret; different apps
   // The webhook URL registered with the channel id receives events as before (routed by for_user_id).
   const routed = await postX(dmActivity({ id: '2000000000000000018', name: 'Frances Allen' }, 'Hi'), undefined, `/api/v1/webhooks/x?channel_id=${channelId}`);
   t.deepEqual(routed.body, { received: 1 });
+});
+
+test.serial('one channel per X account: a second business connecting the same account ends in error saying so; the DMs reach only the first business', async (t) => {
+  const second = await createWorkspace(app, { plan: 'Mini' });
+  const res = await app.request('POST', '/api/v1/channels/', { token: second.token, body: { type: 'x', config: { ...credentials, bearer_token: 'AAAA-second' } } });
+  t.is(res.status, 200, res.text);
+  await runWorker();
+  const channel = await inboxOf(app, second.token).registered(res.body.id);
+  t.is(channel.status, 'error');
+  t.regex(channel.last_error, /already connected to another channel/);
+  const [row] = await query(app, 'select routing_key from channels where id = $1', [res.body.id]);
+  t.is(row.routing_key, null);
+
+  const payload = dmActivity({ id: '2000000000000000019', name: 'Evelyn Berezin' }, 'Which business gets this?');
+  t.deepEqual((await postX(payload)).body, { received: 1 });
+  const stored = await query(app, 'select channel_id from inbound_events where dedupe_key = $1', [payload.direct_message_events[0].id]);
+  t.deepEqual(stored.map((e) => e.channel_id), [channelId]);
 });

@@ -4,7 +4,6 @@
  * commands see every job of the database.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,8 +16,8 @@ import { addJob } from '../core/jobs.ts';
 import { defineTask, type AnyTask } from '../workers/task.ts';
 import { startWorker } from '../workers/main.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { runParley, type CliRun } from './helpers/cli.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 let app: TestApp;
 let dataDir: string;
 
@@ -31,27 +30,8 @@ test.after.always(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function parley(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin', 'parley.ts'), ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: app.databaseUrl,
-        DATA_DIR: dataDir,
-        JWT_SECRET: randomBytes(32).toString('hex'),
-        ...env,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function parley(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runParley(args, { DATABASE_URL: app.databaseUrl, DATA_DIR: dataDir, JWT_SECRET: randomBytes(32).toString('hex'), ...env });
 }
 const jobs = (...args: string[]) => parley(['jobs', ...args]);
 
@@ -69,7 +49,7 @@ async function adminQuery(text: string): Promise<void> {
 const jobRow = (id: string) => app.sql('select id::text, task_identifier, attempts, max_attempts, locked_at, run_at <= now() as due from graphile_worker.jobs where id = $1', [id]);
 
 /** Runs a worker with these tasks until `count` jobs have ended with `event`, then stops it. */
-async function work(tasks: AnyTask[], event: 'job:failed' | 'job:success', count: number): Promise<void> {
+async function work(tasks: AnyTask[], event: 'job:failed' | 'job:error' | 'job:success', count: number): Promise<void> {
   const events: WorkerEvents = new EventEmitter();
   let seen = 0;
   const done = new Promise<void>((resolve) =>
@@ -195,6 +175,29 @@ test.serial('retry: unknown ids are exit 3, a running job is exit 1, the others 
   await app.sql('select graphile_worker.complete_jobs(array[$1::bigint])', [id]);
 });
 
+test.serial('retrying lists jobs that failed and will run again, not permanently failed ones', async (t) => {
+  const state = { fail: true };
+  const id = await addJob(app.deps.db, 'cli_retrying', { n: 1 }, { maxAttempts: 3 });
+  const gone = await addJob(app.deps.db, 'cli_retrying_done', { n: 2 }, { maxAttempts: 1 });
+  await work([failingTask('cli_retrying_done', state)], 'job:failed', 1);
+  // job:error: an attempt failed and another one is left.
+  await work([failingTask('cli_retrying', state)], 'job:error', 1);
+
+  const retrying = await jobs('retrying');
+  t.is(retrying.code, 0, retrying.stderr);
+  const lines = retrying.stdout.split('\n');
+  t.regex(lines[0], /^ID\s+TASK\s+ATTEMPTS\s+NEXT\s+LAST ERROR$/);
+  const row = lines.find((l) => l.trimStart().startsWith(`${id} `));
+  t.regex(row ?? '', new RegExp(`^\\s*${id}\\s+cli_retrying\\s+1/3\\s+(now|in \\d+s)\\s+upstream refused the message`), retrying.stdout);
+  t.false(retrying.stdout.includes('cli_retrying_done'), 'a job without attempts left is under `failed`');
+  t.regex(retrying.stdout, /job(s)? waiting for a retry\./);
+  t.true((await jobs('failed', '--task', 'cli_retrying_done')).stdout.includes(`${gone} `));
+
+  const filtered = await jobs('retrying', '--task', 'cli_other');
+  t.is(filtered.stdout, 'No cli_other jobs waiting for a retry.\n');
+  t.is((await jobs('retrying', '--all')).code, 2);
+});
+
 test.serial('usage errors are exit 2 and say what is wrong; --help documents the exit codes', async (t) => {
   for (const [args, message] of [
     [[], /missing command/],
@@ -233,7 +236,7 @@ test.serial('a database without the job queue, or none at all, is exit 1', async
   } finally {
     await adminQuery(`drop database if exists "${name}" with (force)`);
   }
-  const unreachable = await parley(['jobs', 'stats'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' });
+  const unreachable = await parley(['jobs', 'stats'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing', DATABASE_CONNECT_TIMEOUT: '0' });
   t.is(unreachable.code, 1);
-  t.regex(unreachable.stderr, /parley:/);
+  t.regex(unreachable.stderr, /^parley: cannot reach the database at 127\.0\.0\.1:1 .*correct DATABASE_URL\.$/m);
 });

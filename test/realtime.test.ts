@@ -262,3 +262,67 @@ test('join_conversation: a member removed after connecting cannot join', async (
   await app.sql('delete from team_members where user_id = $1', [agent.userId]);
   t.deepEqual(await emitWithAck(client.socket, 'join_conversation', { conversation_id: conversation }), { ok: false, detail: 'Conversation not found' });
 });
+
+/** Resolves with the reason once the server ends the socket. */
+function serverDisconnect(socket: Socket): Promise<string> {
+  return new Promise((resolve) => (socket.connected ? socket.once('disconnect', (reason) => resolve(reason)) : resolve('already disconnected')));
+}
+
+async function loginAgain(target: TestApp | string, email: string): Promise<string> {
+  const url = typeof target === 'string' ? target : target.url;
+  const res = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'password123' }) });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** True once `socket` received the marker published after the event that must not arrive. */
+async function receivesMarkerOnly(target: TestApp, socket: Socket, received: Received, businessId: string): Promise<boolean> {
+  const marker = next(socket, 'marker');
+  target.deps.events.publish({ name: 'conversation_created', rooms: [rooms.business(businessId)], payload: { after: 'cut' } });
+  target.deps.events.publish({ name: 'marker', rooms: [rooms.business(businessId)], payload: {} });
+  await marker;
+  return !received.some((r) => r.name === 'conversation_created' && r.payload.after === 'cut');
+}
+
+test('two nodes: logout on node B closes the sockets opened with that token on node A; the user\'s other session keeps its events', async (t) => {
+  const ws = await createWorkspace(app);
+  const revoked = await connect(app.url, ws.token);
+  const other = await connect(app.url, await loginAgain(app, ws.email));
+  const cut = serverDisconnect(revoked.socket);
+  const res = await fetch(`${urlB()}/api/v1/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${ws.token}` } });
+  t.is(res.status, 200);
+  t.is(await cut, 'io server disconnect');
+  t.true(await receivesMarkerOnly(app, other.socket, revoked.received, ws.businessId));
+  t.true(other.socket.connected, 'another token of the same user is not cut');
+  t.false(revoked.received.some((r) => r.payload?.after === 'cut'));
+});
+
+test('single process: logout closes the token\'s sockets', async (t) => {
+  const ws = await createWorkspace(local);
+  const { socket } = await connect(local.url, ws.token);
+  const cut = serverDisconnect(socket);
+  t.is((await local.request('POST', '/api/v1/auth/logout', { token: ws.token })).status, 200);
+  t.is(await cut, 'io server disconnect');
+});
+
+test('member removal closes the removed member\'s sockets (on every node); the owner\'s stay', async (t) => {
+  const ws = await createWorkspace(app);
+  const agent = await addMember(app, ws.businessId, 'agent', { name: 'Leaving agent' });
+  const [member] = await app.sql('select id from team_members where user_id = $1', [agent.userId]);
+  const onA = await connect(app.url, agent.token);
+  const onB = await connect(urlB(), agent.token);
+  const owner = await connect(app.url, ws.token);
+  const cuts = [serverDisconnect(onA.socket), serverDisconnect(onB.socket)];
+  const res = await app.request('DELETE', `/api/v1/team/members/${member.id}`, { token: ws.token });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(await Promise.all(cuts), ['io server disconnect', 'io server disconnect']);
+  t.true(await receivesMarkerOnly(app, owner.socket, onA.received, ws.businessId));
+  t.true(owner.socket.connected);
+});
+
+test('a worker\'s bus (Redis emitter) can close sockets too', async (t) => {
+  const ws = await createWorkspace(app);
+  const { socket } = await connect(urlB(), ws.token);
+  const cut = serverDisconnect(socket);
+  worker.disconnect({ rooms: [rooms.user(ws.userId)] });
+  t.is(await cut, 'io server disconnect');
+});

@@ -132,9 +132,9 @@ test('GET /api/v1/openapi.json is an OpenAPI 3.1 document listing every auth pat
   // Every declared auth route is documented, with its error statuses.
   t.is(authRoutes.length, 7);
   for (const route of authRoutes) t.truthy(doc.paths[route.path]?.[route.method], route.path);
-  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/login'].post.responses).sort(), ['200', '401', '422', '429']);
-  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/google'].post.responses).sort(), ['200', '400', '401', '422', '503']);
-  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/register'].post.responses).sort(), ['200', '400', '422']);
+  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/login'].post.responses).sort(), ['200', '401', '413', '415', '422', '429']);
+  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/google'].post.responses).sort(), ['200', '400', '401', '413', '415', '422', '503']);
+  t.deepEqual(Object.keys(doc.paths['/api/v1/auth/register'].post.responses).sort(), ['200', '400', '413', '415', '422']);
   const register = doc.paths['/api/v1/auth/register'].post.requestBody.content['application/json'].schema;
   t.truthy(register);
   // Every mounted API route appears in the document (the agent app's pages are hidden).
@@ -173,7 +173,7 @@ test('a body over 1 MiB is 413 {detail}; just under the limit is read', async (t
   const res = await app.request('POST', '/api/v1/auth/register', { rawBody: big, headers: { 'content-type': 'application/json' } });
   t.is(res.status, 413);
   t.deepEqual(res.body, { detail: 'Request body too large' });
-  const bigText = await app.request('POST', '/api/v1/auth/login', { rawBody: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'text/plain' } });
+  const bigText = await app.request('POST', '/api/v1/auth/login', { rawBody: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } });
   t.is(bigText.status, 413);
   t.deepEqual(bigText.body, { detail: 'Request body too large' });
   // 1,000,000 bytes is within the limit: the body is parsed and validated (the name is too long).

@@ -571,3 +571,52 @@ test('the OpenAPI document describes the visitor API and widget.js', async (t) =
   t.truthy(paths['/widget.js'].get);
   t.regex(paths['/api/v1/visitor/messages'].post.description, /20 messages per visitor per minute/);
 });
+
+test('origin: a page on another site gets 403 and makes no visitor; the widget\'s domain, its subdomains, localhost (not production) and no Origin are allowed', async (t) => {
+  const s = await site();
+  const [widget] = await query(app, 'select domain from widgets where id = $1', [s.widgetId]);
+  const from = (origin?: string) =>
+    app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: s.widgetId }, headers: { 'x-forwarded-for': someAddress(), ...(origin ? { origin } : {}) } });
+  const customers = async () => (await query(app, 'select count(*)::int as n from customers where channel_id = $1', [s.channelId]))[0].n;
+
+  for (const origin of ['https://evil.example.org', `https://${widget.domain}.evil.example.org`, 'null']) {
+    const refused = await from(origin);
+    t.is(refused.status, 403, origin);
+    t.deepEqual(refused.body, { detail: 'This widget may not be used on this site' }, origin);
+  }
+  t.is(await customers(), 0, 'nothing was created');
+  // A visitor token from the right site does not let another site resume it either.
+  const own = await from(`https://${widget.domain}`);
+  t.is(own.status, 200, own.text);
+  const resumeElsewhere = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: s.widgetId, visitor_token: own.body.visitor_token },
+    headers: { origin: 'https://evil.example.org' },
+  });
+  t.is(resumeElsewhere.status, 403);
+
+  for (const origin of [`https://help.${widget.domain}`, `http://${widget.domain}:8080`, 'http://localhost:5173', 'http://127.0.0.1:4000', undefined]) {
+    t.is((await from(origin)).status, 200, String(origin));
+  }
+  t.is(await customers(), 6);
+});
+
+test('origin: a widget whose domain is `*` may be embedded anywhere', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Free' });
+  const created = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: '*' } });
+  t.is(created.status, 200, created.text);
+  const res = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: created.body.id }, headers: { 'x-forwarded-for': someAddress(), origin: 'https://any-site.example.net' } });
+  t.is(res.status, 200, res.text);
+});
+
+test('socket: a visitor\'s socket is closed when its visitor token expires', async (t) => {
+  const s = await site();
+  const v = await visitor(s);
+  const [customer] = await query(app, `select id from customers where platform_user_id = $1`, [v.visitor_id]);
+  const shortLived = await issuePurposeToken(app.deps.config.jwtSecret, 'visitor', customer.id, 3, { widget_id: s.widgetId, visitor_id: v.visitor_id });
+  const { socket } = await connectVisitor(shortLived);
+  const reason = await new Promise<string>((resolve) => socket.once('disconnect', (why) => resolve(why)));
+  t.is(reason, 'io server disconnect');
+  // A token that is still valid keeps its socket.
+  const lasting = await connectVisitor(v.visitor_token);
+  t.true(lasting.socket.connected);
+});

@@ -3,6 +3,7 @@ import { z } from '../../core/zod.ts';
 import { channelTypes, maskChannelConfig } from '../../core/channel-config.ts';
 import { tryReadChannelConfig, type ChannelRow } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
+import { isUnsignedMetaChannel } from '../../connectors/meta.ts';
 
 const setupInstructionsSchema = z
   .object({
@@ -41,6 +42,12 @@ export const channelSchema = z
         description:
           '`email` channels, owner and admin only, once registered: where a mail provider forwards raw MIME messages, and the secret it sends in `X-Parley-Webhook-Secret` (or `?secret=`). Null otherwise.',
       }),
+    warnings: z.array(z.string()).openapi({
+      description:
+        'What makes this channel insecure, for its owner to fix. A `whatsapp` or `instagram` channel without `app_secret` cannot have ' +
+        'Meta\'s webhook signature checked, so anyone who knows its phone number id or account id could post messages as customers: ' +
+        'such posts are refused when the server runs with META_REQUIRE_SIGNATURE (the production default). Empty when nothing is wrong.',
+    }),
   })
   .openapi('Channel');
 export type ChannelOutput = z.infer<typeof channelSchema>;
@@ -73,6 +80,12 @@ function inboundWebhook(row: ChannelRow, options: PresentChannelOptions): { url:
 }
 
 const hasPlatformWebhook = (type: string) => ['whatsapp', 'instagram', 'sms', 'x', 'telegram'].includes(type);
+export const UNSIGNED_META_WARNING =
+  'No app_secret: Meta\'s webhook signature cannot be checked, so anyone who knows this account\'s id could post messages as customers. Set the Meta app\'s secret as app_secret.';
+
+function warningsOf(row: ChannelRow, stored: Record<string, string> | null): string[] {
+  return stored && isUnsignedMetaChannel(row.type, stored) ? [UNSIGNED_META_WARNING] : [];
+}
 
 const UNREADABLE = 'The stored configuration cannot be decrypted (was CONFIG_ENCRYPTION_KEY changed?). Enter the credentials again.';
 
@@ -97,6 +110,7 @@ export function presentChannel(row: ChannelRow, key: Uint8Array, options: Presen
     is_builtin: row.is_builtin,
     webhook_url: hasPlatformWebhook(row.type) ? webhookUrl(options.publicUrl, row.type, row.id) : null,
     inbound_webhook: inboundWebhook(row, options),
+    warnings: warningsOf(row, stored),
   };
 }
 

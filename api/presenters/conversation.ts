@@ -47,7 +47,9 @@ const conversationFields = {
   assigned_at: z.string().nullable(),
   last_message_at: z.string().nullable(),
   handoff_reason: z.string().nullable().openapi({ description: 'Why the AI agent asked for a human, when it did' }),
-  customer: customerSchema.nullable(),
+  // z.union, not .nullable(): zod-to-openapi 9 turns a nullable named schema into an allOf that refuses null
+  // (and marks the component itself nullable); the union is `anyOf: [$ref, null]`.
+  customer: z.union([customerSchema, z.null()]),
 };
 
 export const conversationSchema = z
@@ -57,7 +59,7 @@ export type Conversation = z.infer<typeof conversationSchema>;
 
 /** A list entry: the conversation with its customer and its latest message instead of all of them. */
 export const conversationListItemSchema = z
-  .object({ ...conversationFields, last_message: messageSchema.nullable() })
+  .object({ ...conversationFields, last_message: z.union([messageSchema, z.null()]) })
   .openapi('ConversationListItem');
 export type ConversationListItem = z.infer<typeof conversationListItemSchema>;
 

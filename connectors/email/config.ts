@@ -25,7 +25,15 @@ export const emailConfigSchema = z.object({
 
 export type EmailConfig = z.infer<typeof emailConfigSchema>;
 
-export type ImapSettings = { host: string; port: number; user: string; password: string };
+export type ImapSettings = {
+  /** What to connect to: the checked address once resolved (servers.ts), else the configured host. */
+  host: string;
+  /** The configured name when `host` is its checked address: for SNI and the certificate check. */
+  servername?: string;
+  port: number;
+  user: string;
+  password: string;
+};
 
 /** The IMAP settings, or null without `imap_host`; user and password default to the SMTP ones. */
 export function imapSettings(config: EmailConfig): ImapSettings | null {

@@ -5,10 +5,11 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ConnectorError, type Connector, type ConnectorContext, type RegisterResult } from '../types.ts';
-import { emailConfigSchema, imapSettings, type EmailConfig } from './config.ts';
+import { emailConfigSchema, imapSettings, type EmailConfig, type ImapSettings } from './config.ts';
 import { parseRawEmail } from './parse.ts';
 import { inboxEnd, openImapInbox, pollInbox, positionOf, type OpenInbox } from './poll.ts';
 import { createSmtpTransport, sendEmail, smtpError } from './send.ts';
+import { mailServer } from './servers.ts';
 
 export { emailConfigSchema, type EmailConfig } from './config.ts';
 export { parseRawEmail } from './parse.ts';
@@ -38,22 +39,24 @@ function receivedSecret(request: { url: string; headers: Record<string, string |
  * Re-registering the same mailbox keeps its position. An unreachable server throws (retried).
  */
 export function createRegister(openInbox: OpenInbox) {
-  return async (config: EmailConfig, input: { secret: string; state: Record<string, unknown> }): Promise<RegisterResult> => {
-    const transport = createSmtpTransport(config);
+  return async (config: EmailConfig, input: { secret: string; state: Record<string, unknown> }, context: ConnectorContext): Promise<RegisterResult> => {
     try {
-      await transport.verify();
+      const transport = createSmtpTransport(config, await mailServer('smtp_host', config.smtp_host, context, 'permanent'));
+      try {
+        await transport.verify();
+      } finally {
+        transport.close();
+      }
     } catch (error) {
       const failure = smtpError(error);
       if (failure.kind === 'transient') throw failure;
       return { status: 'error', last_error: failure.message };
-    } finally {
-      transport.close();
     }
     const state: Record<string, unknown> = { ...input.state, webhook_secret: input.state.webhook_secret ?? input.secret };
     const imap = imapSettings(config);
     if (!imap) return { status: 'connected', state: { ...state, mode: 'webhook' } };
     try {
-      const end = await inboxEnd(openInbox, imap);
+      const end = await inboxEnd(openInbox, await checkedImap(imap, context, 'permanent'));
       const kept = positionOf(input.state);
       const position = kept && kept.uidValidity === end.uidValidity ? kept : end;
       return { status: 'connected', state: { ...state, mode: 'polling', ...position } };
@@ -62,6 +65,12 @@ export function createRegister(openInbox: OpenInbox) {
       throw error;
     }
   };
+}
+
+/** The IMAP settings with `host` replaced by its checked address (servers.ts). */
+async function checkedImap(imap: ImapSettings, context: ConnectorContext, unresolved: ConnectorError['kind']): Promise<ImapSettings> {
+  const server = await mailServer('imap_host', imap.host, context, unresolved);
+  return { ...imap, host: server.address, servername: server.servername };
 }
 
 /** The connector with another IMAP session opener (tests). */
@@ -81,12 +90,12 @@ export function createEmailConnector(openInbox: OpenInbox = openImapInbox): Conn
       const message = await parseRawEmail(request.rawBody);
       return message ? [message] : [];
     },
-    send: (config, message) => sendEmail(config, message),
-    register: (config, input) => register(config, input),
-    async poll(config: EmailConfig, state: Record<string, unknown>, _context: ConnectorContext) {
+    send: (config, message, context) => sendEmail(config, message, context),
+    register: (config, input, context) => register(config, input, context),
+    async poll(config: EmailConfig, state: Record<string, unknown>, context: ConnectorContext) {
       const imap = imapSettings(config);
       if (!imap) return { events: [], state };
-      return pollInbox(openInbox, imap, state);
+      return pollInbox(openInbox, await checkedImap(imap, context, 'transient'), state);
     },
   };
 }

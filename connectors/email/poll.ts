@@ -97,6 +97,7 @@ export function imapError(error: unknown): ConnectorError {
 export const openImapInbox: OpenInbox = async (settings) => {
   const client = new ImapFlow({
     host: settings.host,
+    ...(settings.servername ? { servername: settings.servername } : {}),
     port: settings.port,
     // 993 is TLS from the first byte; other ports upgrade with STARTTLS when offered.
     secure: settings.port === 993,

@@ -4,17 +4,20 @@
  * the customer's existing conversation in their mail client.
  */
 import nodemailer from 'nodemailer';
-import { ConnectorError, type OutboundMessage, type SendResult } from '../types.ts';
+import { ConnectorError, type ConnectorContext, type OutboundMessage, type SendResult } from '../types.ts';
 import type { EmailConfig } from './config.ts';
+import { mailServer, type MailServer } from './servers.ts';
 import { normalizeMessageId } from './parse.ts';
 
 /** At most this many Message-IDs in References: the first (thread root) and the latest ones. */
 const MAX_REFERENCES = 20;
 
-export function createSmtpTransport(config: EmailConfig) {
+/** A transport to `server`: the checked address of `smtp_host` (servers.ts). */
+export function createSmtpTransport(config: EmailConfig, server: MailServer) {
   const port = Number(config.smtp_port);
   return nodemailer.createTransport({
-    host: config.smtp_host,
+    host: server.address,
+    ...(server.servername ? { tls: { servername: server.servername } } : {}),
     port,
     // 465 is TLS from the first byte; other ports upgrade with STARTTLS when the server offers it.
     secure: port === 465,
@@ -71,7 +74,7 @@ export function smtpError(error: unknown): ConnectorError {
   return new ConnectorError('transient', `SMTP server unreachable: ${text}`);
 }
 
-export async function sendEmail(config: EmailConfig, message: OutboundMessage): Promise<SendResult> {
+export async function sendEmail(config: EmailConfig, message: OutboundMessage, context: Pick<ConnectorContext, 'allowPrivateHosts'>): Promise<SendResult> {
   const to = message.to.email ?? message.to.platformUserId;
   if (!to.includes('@')) throw new ConnectorError('permanent', `Not an e-mail address: ${to}`);
   const attachments = message.attachments.map((attachment) => {
@@ -79,7 +82,7 @@ export async function sendEmail(config: EmailConfig, message: OutboundMessage): 
     return { filename: attachment.filename, contentType: attachment.content_type, href: attachment.url };
   });
   const messageId = outboundMessageId(config, message);
-  const transport = createSmtpTransport(config);
+  const transport = createSmtpTransport(config, await mailServer('smtp_host', config.smtp_host, context, 'transient'));
   try {
     await transport.sendMail({
       from: config.address,

@@ -11,7 +11,7 @@ import { createXClient } from './client.ts';
 import { parseXWebhook } from './parse.ts';
 import { verifyWebhookSignature } from './signature.ts';
 
-export { crcResponseToken, webhookSignature } from './signature.ts';
+export { CRC_TOKEN_PATTERN, crcResponseToken, isCrcToken, webhookSignature } from './signature.ts';
 export { forUserIdOf } from './parse.ts';
 
 export const xConfigSchema = z.object({

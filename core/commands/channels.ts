@@ -11,8 +11,10 @@ import { badRequest, notFound } from '../errors.ts';
 import { addJob } from '../jobs.ts';
 import { assertMayAddChannel } from '../plans.ts';
 import { decryptJson, DecryptError, encryptJson } from '../crypto.ts';
+import { checkHost, HostRefusedError, type HostRules } from '../host-safety.ts';
 import {
   channelTypes,
+  hostConfigFields,
   isChannelType,
   isInternalChannelType,
   normalizeChannelConfig,
@@ -95,11 +97,44 @@ async function assertWidgetOfBusiness(q: Queryable, businessId: string, widgetId
   if (!found) throw badRequest('Widget not found');
 }
 
-function routingTaken(type: ChannelType) {
-  if (type === 'whatsapp') return badRequest('This WhatsApp phone number is already connected to a channel');
-  if (type === 'instagram') return badRequest('This Instagram account is already connected to a channel');
-  if (type === 'widget') return badRequest('This widget already has a channel');
-  return badRequest('This account is already connected to a channel');
+/** Why a second channel may not take a platform account: one channel per account across all businesses. */
+export function accountTakenReason(type: string): string {
+  if (type === 'whatsapp') return 'This WhatsApp phone number is already connected to a channel';
+  if (type === 'instagram') return 'This Instagram account is already connected to a channel';
+  if (type === 'widget') return 'This widget already has a channel';
+  if (type === 'telegram') return 'This Telegram bot is already connected to a channel';
+  if (type === 'sms') return 'This phone number is already connected to a channel';
+  if (type === 'x') return 'This X account is already connected to another channel (of this or another business); disconnect it there first';
+  return 'This account is already connected to a channel';
+}
+
+const routingTaken = (type: ChannelType) => badRequest(accountTakenReason(type));
+
+/** True when another channel of the type already holds the routing key (a platform account). */
+export async function routingKeyHeldElsewhere(q: Queryable, type: string, routingKey: string, channelId: string): Promise<boolean> {
+  return q.exists(sql.unsafe`select 1 from channels where type = ${type} and routing_key = ${routingKey} and id <> ${channelId}`);
+}
+
+/**
+ * Refuses server hosts in a client's config (`smtp_host`, `imap_host`) that are or resolve to
+ * internal addresses: 400 naming each field, before anything is stored. Called before the
+ * transaction, so no lock waits on DNS. A name that does not resolve is accepted here (creation
+ * never fails on a platform being unreachable): registration reports it, and every connection
+ * resolves and checks the host again.
+ */
+export async function assertConfigHostsAllowed(config: Record<string, unknown> | undefined, rules: HostRules): Promise<void> {
+  const problems: string[] = [];
+  for (const field of hostConfigFields) {
+    const value = config?.[field];
+    if (typeof value !== 'string' || value.trim() === '') continue;
+    try {
+      await checkHost(value, rules);
+    } catch (error) {
+      if (!(error instanceof HostRefusedError)) throw error;
+      if (!error.unresolved) problems.push(`${field} (${error.message})`);
+    }
+  }
+  if (problems.length > 0) throw badRequest(`Invalid config fields: ${problems.join(', ')}`);
 }
 
 export type CreateChannelInput = {

@@ -9,7 +9,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
-import { invalidCredentials, notFound, tooManyRequests } from '../errors.ts';
+import { forbidden, invalidCredentials, notFound, tooManyRequests } from '../errors.ts';
+import { originAllowed, type OriginRules } from '../widget-origins.ts';
 import type { ParleyEvent } from '../events.ts';
 import type { InboundAttachment, InboundMessage } from '../../connectors/types.ts';
 import { processInboundEvent, storeInboundEvents, type InboundChannel } from './inbound.ts';
@@ -35,15 +36,15 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const widgetNotFound = () => notFound('Widget not found');
 
 /** The widget's active `widget` channel (the oldest, should there be several), or null. */
-async function findWidgetChannel(q: Queryable, widgetId: string): Promise<{ channelId: string; businessId: string } | null> {
+async function findWidgetChannel(q: Queryable, widgetId: string): Promise<{ channelId: string; businessId: string; domain: string } | null> {
   if (!uuidPattern.test(widgetId)) return null;
-  const row = await q.maybeOne(sql.type(z.object({ channel_id: z.string(), business_id: z.string() }))`
-    select ch.id as channel_id, w.business_id
+  const row = await q.maybeOne(sql.type(z.object({ channel_id: z.string(), business_id: z.string(), domain: z.string() }))`
+    select ch.id as channel_id, w.business_id, w.domain
     from widgets w
     join channels ch on ch.business_id = w.business_id and ch.type = 'widget' and ch.routing_key = w.id::text and ch.is_active
     where w.id = ${widgetId}
     order by ch.created_at, ch.id limit 1`);
-  return row ? { channelId: row.channel_id, businessId: row.business_id } : null;
+  return row ? { channelId: row.channel_id, businessId: row.business_id, domain: row.domain } : null;
 }
 
 const visitorRow = z.object({ customer_id: z.string(), channel_id: z.string(), business_id: z.string(), is_active: z.boolean() });
@@ -86,15 +87,22 @@ export type StartVisitorSessionInput = {
   resume: VisitorClaims | null;
   /** For the per-address limit on new visitors. */
   clientAddress: string;
+  /** The request's `Origin` header (undefined when absent), checked against the widget's domain. */
+  origin: string | undefined;
+  originRules: OriginRules;
 };
 
 export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean };
 
-/** 404 when the widget does not exist or has no active channel; 429 past VISITOR_SESSION_RATE. */
+/**
+ * 404 when the widget does not exist or has no active channel; 403 when `origin` is a site the
+ * widget's domain does not cover (core/widget-origins.ts); 429 past VISITOR_SESSION_RATE.
+ */
 export async function startVisitorSession(db: Db, input: StartVisitorSessionInput): Promise<VisitorSession> {
   return db.transaction(async (tx) => {
     const channel = await findWidgetChannel(tx, input.widgetId);
     if (!channel) throw widgetNotFound();
+    if (!originAllowed(channel.domain, input.origin, input.originRules)) throw forbidden('This widget may not be used on this site');
     const base = { widgetId: input.widgetId, channelId: channel.channelId, businessId: channel.businessId };
     const { resume } = input;
     if (resume && resume.widgetId === input.widgetId) {

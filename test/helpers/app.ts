@@ -70,6 +70,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     JWT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     BCRYPT_ROUNDS: '4',
+    // The fake platforms and mail servers run on 127.0.0.1; tests of the host checks turn it off.
+    ALLOW_PRIVATE_HOSTS: 'true',
     ...(options.redis ? { REDIS_URL: testRedisUrl } : {}),
     ...options.env,
   });

@@ -3,22 +3,26 @@
  * long polling, X user lookup, …) and records the outcome in `status` / `last_error`.
  * Runs after the channel row is committed, so creating a channel never waits on a platform.
  * A platform that is down (transient error) is retried; a refusal (bad token) is `error`.
+ * Every failed attempt leaves its reason in `last_error` (status `pending` while retries
+ * remain, `error` once the last one failed) so the owner sees why a channel does not connect.
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { sql } from '../../core/db.ts';
 import { rooms } from '../../core/events.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
+import { accountTakenReason, routingKeyHeldElsewhere } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type RegisterResult } from '../../connectors/types.ts';
+import type { Deps } from '../../core/deps.ts';
 import { defineTask } from '../task.ts';
 
 export default defineTask({
   name: 'register_channel',
   payload: z.object({ channel_id: z.uuid() }),
-  run: async ({ channel_id }, deps) => {
+  run: async ({ channel_id }, deps, helpers) => {
     const channel = await loadChannel(deps.db, deps.config.encryptionKey, channel_id);
     if (!channel) return;
     const connector = connectorFor(channel.type);
@@ -37,12 +41,22 @@ export default defineTask({
         result = { ...result, state: { webhook_secret: secret, ...result.state } };
       } catch (error) {
         if (error instanceof ConnectorError && error.kind === 'permanent') result = { status: 'error', last_error: error.message };
-        else throw error;
+        else {
+          await recordFailedAttempt(deps, channel, error, helpers.job);
+          throw error;
+        }
       }
     }
     // X routes its shared webhook by the account's user id, known only after registration.
     const found = result.state?.routing_key ?? result.state?.user_id;
-    const routingKey = typeof found === 'string' ? found : null;
+    let routingKey = typeof found === 'string' ? found : null;
+    // One channel per platform account: a second business's channel of an account is an error
+    // (it would otherwise fail the unique index and retry, pending forever), and the account's
+    // inbound keeps reaching only the channel that holds it.
+    if (routingKey && (await routingKeyHeldElsewhere(deps.db, channel.type, routingKey, channel.id))) {
+      result = { status: 'error', last_error: accountTakenReason(channel.type), state: result.state };
+      routingKey = null;
+    }
     await deps.db.query(sql.unsafe`
       update channels set
         status = ${result.status},
@@ -51,10 +65,28 @@ export default defineTask({
         routing_key = coalesce(${routingKey}, routing_key),
         updated_at = now()
       where id = ${channel.id}`);
-    deps.events.publish({
-      name: 'channel_updated',
-      rooms: [rooms.business(channel.business_id)],
-      payload: { channel_id: channel.id, business_id: channel.business_id, status: result.status, at: new Date().toISOString() },
-    });
+    publishChannelUpdated(deps, channel, result.status);
   },
 });
+
+type ChannelRef = { id: string; business_id: string };
+
+function publishChannelUpdated(deps: Deps, channel: ChannelRef, status: string): void {
+  deps.events.publish({
+    name: 'channel_updated',
+    rooms: [rooms.business(channel.business_id)],
+    payload: { channel_id: channel.id, business_id: channel.business_id, status, at: new Date().toISOString() },
+  });
+}
+
+/** A transient failure: its reason in last_error; `error` once no attempt is left (the job then shows in `parley jobs failed`). */
+async function recordFailedAttempt(deps: Deps, channel: ChannelRef, error: unknown, job: { attempts: number; max_attempts: number }): Promise<void> {
+  const lastAttempt = job.attempts >= job.max_attempts;
+  const reason = error instanceof Error && error.message ? error.message : String(error);
+  const status = lastAttempt ? 'error' : 'pending';
+  const progress = lastAttempt ? `gave up after ${job.attempts} attempts` : `attempt ${job.attempts} of ${job.max_attempts}, retrying`;
+  await deps.db.query(sql.unsafe`
+    update channels set status = ${status}, last_error = ${`${reason} (${progress})`}, updated_at = now()
+    where id = ${channel.id}`);
+  publishChannelUpdated(deps, channel, status);
+}

@@ -13,6 +13,7 @@ import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
 import { googleBody, loginBody, meResponse, messageResponse, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
 import type { Config } from '../../../core/config.ts';
+import { rooms } from '../../../core/events.ts';
 
 const tags = ['Authentication'];
 
@@ -123,7 +124,7 @@ export const logout = defineRoute({
   method: 'post',
   path: '/api/v1/auth/logout',
   summary: 'Revoke the current access token',
-  description: 'The token\'s `jti` is refused from now until the token would have expired.',
+  description: 'The token\'s `jti` is refused from now until the token would have expired, and live (Socket.IO) connections opened with it are closed.',
   tags,
   auth: 'user',
   response: messageResponse,
@@ -132,6 +133,8 @@ export const logout = defineRoute({
       insert into revoked_tokens (jti, expires_at) values (${caller.jti}, to_timestamp(${caller.exp}))
       on conflict (jti) do nothing`);
     await deps.db.query(sql.unsafe`delete from revoked_tokens where expires_at < now()`);
+    // Sockets opened with this token stop receiving events now, not at its expiry.
+    deps.events.disconnect({ rooms: [rooms.session(caller.jti)] });
     return { message: 'Logged out' };
   },
 });

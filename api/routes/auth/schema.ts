@@ -39,10 +39,10 @@ export const tokenResponse = z
 export const meResponse = z
   .object({
     user: userSchema,
-    business: businessSchema.nullable(),
+    business: z.union([businessSchema, z.null()]), // not .nullable(): see api/presenters/conversation.ts
     onboarding_complete: z.boolean(),
     team_role: z.enum(['owner', 'admin', 'agent']).nullable(),
   })
   .openapi('Profile');
 
-export const messageResponse = z.object({ message: z.string() }).openapi('Message');
+export { messageReply as messageResponse } from '../../openapi-replies.ts';

@@ -1,5 +1,5 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
-import { createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
+import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
 import { z } from '../../../core/zod.ts';
 import type { Caller } from '../../middlewares/auth.ts';
 import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
@@ -39,10 +39,14 @@ export const create = defineRoute({
   description:
     'Also answers at `/api/v1/channels/`. Checks in order: role (403), type (400 `Invalid channel type`), plan (402: Free allows only `widget`, ' +
     'counts exclude the built-in webchat), config (400 naming missing or invalid fields), a `widget_id` of the business (400), ' +
-    'an account not already connected (400: a WhatsApp number, Instagram account or widget has one channel). ' +
+    'an account not already connected (400: a WhatsApp number, Instagram account, Telegram bot, SMS number or widget has one channel across all businesses; ' +
+    'an X account is known only at registration, where a second channel of it ends in `status: error` saying so). ' +
     'The config is stored encrypted. Platform channels start `pending` and a `register_channel` job registers them with the platform ' +
     '(creation never waits for it); `webchat` and `widget` channels start `connected`. `whatsapp` and `instagram` get a generated ' +
-    '`verify_token` when none is given, and the response config carries `_meta_setup_instructions`.',
+    '`verify_token` when none is given, and the response config carries `_meta_setup_instructions`. ' +
+    'Server hosts (`smtp_host`, `imap_host`) are checked first: one that is or resolves to a loopback, private, link-local or unspecified address is 400 naming the field ' +
+    '(loopback and private networks are allowed when the server runs with ALLOW_PRIVATE_HOSTS=true; link-local and unspecified never are). ' +
+    'Every connection resolves the host again and connects only to the checked address; a refused or unresolvable host shows as `status: error` with the reason.',
   tags,
   auth: 'user',
   body: createChannelBody,
@@ -50,6 +54,7 @@ export const create = defineRoute({
   errors: [400, 402, 403],
   handler: async ({ body, caller, deps }) => {
     const member = manager(caller);
+    await assertConfigHostsAllowed(body.config, { allowPrivate: deps.config.ALLOW_PRIVATE_HOSTS });
     const row = await deps.db.transaction((tx) =>
       createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: body.type, config: body.config, isActive: body.is_active }),
     );
@@ -64,7 +69,7 @@ export const update = defineRoute({
   description:
     'Same rules as create. `config` is merged into the stored config (given keys replace, `null` removes a key); with a new `type` ' +
     'it starts empty and must hold that type\'s required fields. A changed config or type sets `pending` and enqueues ' +
-    '`register_channel` again (so does re-activating a platform channel). The built-in webchat channel cannot change type or be ' +
+    '`register_channel` again (so does re-activating a platform channel). Server hosts are checked as on create. The built-in webchat channel cannot change type or be ' +
     'deactivated (400). Another business\'s channel: 404.',
   tags,
   auth: 'user',
@@ -74,6 +79,7 @@ export const update = defineRoute({
   errors: [400, 402, 403, 404],
   handler: async ({ params, body, caller, deps }) => {
     const member = manager(caller);
+    await assertConfigHostsAllowed(body.config, { allowPrivate: deps.config.ALLOW_PRIVATE_HOSTS });
     const row = await deps.db.transaction((tx) =>
       updateChannel(tx, deps.config.encryptionKey, member.businessId, params.channel_id, {
         type: body.type,

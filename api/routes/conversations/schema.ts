@@ -1,4 +1,5 @@
 import { z } from '../../../core/zod.ts';
+import { intParam } from '../../validation.ts';
 import { channelTypes, conversationStatuses } from '../../presenters/conversation.ts';
 import { cursorParam } from './cursor.ts';
 
@@ -9,7 +10,7 @@ export const conversationParams = z.object({ conversation_id: z.uuid() });
 
 export const assignParams = z.object({
   conversation_id: z.uuid(),
-  agent_id: z.coerce.number().int().openapi({ type: 'integer', description: 'The member\'s `agent_number` (owner 1, then 2, 3 … in order of joining)' }),
+  agent_id: intParam({ type: 'int4' }).openapi({ description: 'The member\'s `agent_number` (owner 1, then 2, 3 … in order of joining)' }),
 });
 
 export const createConversationBody = z.object({
@@ -48,12 +49,12 @@ export const listConversationsQuery = z.object({
     .openapi({ type: 'string', description: 'A member\'s user id, or `none` for unassigned conversations' }),
   channel_type: z.enum(channelTypes).optional(),
   customer_id: z.uuid().optional().openapi({ description: 'A customer `uuid`: only that customer\'s conversations' }),
-  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', default: 50, maximum: 200, minimum: 1 }),
+  limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
 });
 
 export const listMessagesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', default: 50, maximum: 200, minimum: 1 }),
+  limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
 });
 

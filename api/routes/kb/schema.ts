@@ -1,4 +1,5 @@
 import { z } from '../../../core/zod.ts';
+import { intParam } from '../../validation.ts';
 
 export const createArticleBody = z.object({
   title: z.string().trim().min(1).max(200),
@@ -13,14 +14,14 @@ export const createArticleBody = z.object({
 export type CreateArticleBody = z.infer<typeof createArticleBody>;
 
 export const articleParams = z.object({
-  article_id: z.coerce.number().int().openapi({ description: 'The article\'s integer id' }),
+  article_id: intParam().openapi({ description: 'The article\'s integer id' }),
 });
 
-export const messageResponse = z.object({ message: z.string() });
+export { messageReply as messageResponse } from '../../openapi-replies.ts';
 
 export const searchQuery = z.object({
   q: z.string().trim().min(1).max(1000).openapi({ description: 'What to look for, in words (1–1,000 characters)' }),
-  limit: z.coerce.number().int().min(1).max(20).default(5).openapi({ type: 'integer', default: 5, minimum: 1, maximum: 20 }),
+  limit: intParam({ min: 1, max: 20 }).default(5).openapi({ default: 5 }),
 });
 
 export const searchResult = z

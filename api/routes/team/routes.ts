@@ -28,6 +28,7 @@ import {
   statusBody,
   statusResponse,
 } from './schema.ts';
+import { rooms } from '../../../core/events.ts';
 
 const tags = ['Team'];
 
@@ -57,7 +58,7 @@ export const removeMemberRoute = defineRoute({
   summary: 'Remove a team member (owner only)',
   description:
     'Deletes the membership; the user keeps their account and may join or create another business, and their agent number is never given out again. ' +
-    'Their `open` and `pending` conversations lose their assignee (`conversation_updated` to the business for each). ' +
+    'Their `open` and `pending` conversations lose their assignee (`conversation_updated` to the business for each), and their live (Socket.IO) connections are closed. ' +
     'Another business\'s member: 404. The owner cannot be removed: 400.',
   tags,
   auth: 'user',
@@ -68,6 +69,8 @@ export const removeMemberRoute = defineRoute({
     const me = requireRole(requireMembership(caller, noBusiness.team), ownerOnly, 'Only the business owner can remove team members');
     const result = await deps.db.transaction((tx) => removeMember(tx, { businessId: me.businessId, memberId: params.member_id }));
     for (const conversation of result.unassigned) deps.events.publish(conversationUpdated(conversation));
+    // The removed member's open dashboards would otherwise keep receiving the business's events.
+    deps.events.disconnect({ rooms: [rooms.user(result.userId)] });
     return { message: 'Team member removed' };
   },
 });

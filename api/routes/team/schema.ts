@@ -30,7 +30,7 @@ export const assignQuery = z.object({
   agent_id: z.uuid().openapi({ description: 'The `user_id` of an active team member' }),
 });
 
-export const messageResponse = z.object({ message: z.string() }).openapi('TeamMessage');
+export { messageReply as messageResponse } from '../../openapi-replies.ts';
 
 export const pendingHandoffSchema = z
   .object({

@@ -3,11 +3,8 @@
  * A visitor starts or resumes a session (no token), then writes and reads with its visitor
  * token. Live replies come over the `/widget` socket (api/realtime-widget.ts).
  */
-import type { Context } from 'koa';
 import { z } from '../../../core/zod.ts';
-import type { Deps } from '../../../core/deps.ts';
-import { invalidCredentials, notAuthenticated } from '../../../core/errors.ts';
-import { listVisitorMessages, loadVisitor, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE, type Visitor } from '../../../core/commands/visitors.ts';
+import { listVisitorMessages, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE } from '../../../core/commands/visitors.ts';
 import { issueVisitorToken, verifyVisitorToken } from '../../../core/visitor-tokens.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { defineRoute } from '../../route.ts';
@@ -21,16 +18,6 @@ const visitorAuth =
   'a bad or expired token, an access token, or a visitor that no longer exists: 401 `Could not validate credentials`. ' +
   'The widget\'s channel made inactive: 404 `Widget not found`. Any origin may call it (CORS `*`).';
 
-/** The visitor a request's bearer visitor token names (401 as for access tokens). */
-async function authenticateVisitor(ctx: Context, deps: Deps): Promise<Visitor> {
-  const header = ctx.get('Authorization').trim();
-  if (!header) throw notAuthenticated();
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  const claims = match ? await verifyVisitorToken(deps.config.jwtSecret, match[1]) : null;
-  if (!claims) throw invalidCredentials();
-  return loadVisitor(deps.db, claims);
-}
-
 export const startSession = defineRoute({
   method: 'post',
   path: '/api/v1/visitor/sessions',
@@ -41,13 +28,16 @@ export const startSession = defineRoute({
     'a customer of the widget channel whose platform id is a random visitor id. `name` and `email` update the customer when given. ' +
     `At most ${VISITOR_SESSION_RATE.limit} new visitors per minute from one client address (429 with \`Retry-After\`); resuming is not limited. ` +
     '`conversation_id` is where the next message goes: the visitor\'s latest conversation unless it is closed, else null (the first message opens one). ' +
+    'The page must be on the widget\'s `domain` or one of its subdomains, judged by the `Origin` header (only the host counts; `*` allows every site; ' +
+    'pages on localhost and 127.0.0.1 are allowed unless NODE_ENV=production): another site gets 403 `{detail}`. A request without `Origin` ' +
+    'comes from no web page (a mobile app, a server) and is allowed. ' +
     'The widget calls it with a visitor\'s first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`).',
   tags,
   auth: 'none',
   publicCors: true,
   body: startSessionBody,
   response: sessionResponse,
-  errors: [404, 429],
+  errors: [403, 404, 429],
   handler: async ({ body, deps, ctx }) => {
     const resume = body.visitor_token ? await verifyVisitorToken(deps.config.jwtSecret, body.visitor_token) : null;
     const session = await startVisitorSession(deps.db, {
@@ -56,6 +46,8 @@ export const startSession = defineRoute({
       email: body.email,
       resume,
       clientAddress: clientAddress(ctx, deps.config.TRUST_PROXY_HOPS),
+      origin: ctx.get('Origin') || undefined,
+      originRules: { allowLocalhost: deps.config.NODE_ENV !== 'production' },
     });
     const { visitor } = session;
     return {
@@ -79,14 +71,13 @@ export const sendMessage = defineRoute({
     `At most ${VISITOR_MESSAGE_RATE.limit} messages per visitor per minute (429 with \`Retry-After\`). ` +
     'A repeated `client_message_id` returns the message stored the first time. ' + visitorAuth,
   tags,
-  auth: 'none',
+  auth: 'visitor',
   publicCors: true,
   body: sendVisitorMessageBody,
   response: visitorMessageSchema,
-  errors: [401, 404, 429],
-  handler: async ({ body, deps, ctx }) => {
-    const visitor = await authenticateVisitor(ctx, deps);
-    const { message, events } = await sendVisitorMessage(deps.db, visitor, {
+  errors: [404, 429],
+  handler: async ({ body, caller, deps }) => {
+    const { message, events } = await sendVisitorMessage(deps.db, caller, {
       content: body.content,
       attachments: body.attachments,
       clientMessageId: body.client_message_id,
@@ -105,14 +96,13 @@ export const listMessages = defineRoute({
     'oldest first: the visitor\'s own, the agents\' and the AI agent\'s; system messages and internal fields are never shown. ' +
     'Another visitor\'s conversation (of this widget or any other): 404 `Conversation not found`. ' + visitorAuth,
   tags,
-  auth: 'none',
+  auth: 'visitor',
   publicCors: true,
   query: listVisitorMessagesQuery,
   response: z.array(visitorMessageSchema),
-  errors: [401, 404],
-  handler: async ({ query, deps, ctx }) => {
-    const visitor = await authenticateVisitor(ctx, deps);
-    return listVisitorMessages(deps.db, visitor, { conversationId: query.conversation_id, limit: query.limit });
+  errors: [404],
+  handler: async ({ query, caller, deps }) => {
+    return listVisitorMessages(deps.db, caller, { conversationId: query.conversation_id, limit: query.limit });
   },
 });
 

@@ -1,4 +1,5 @@
 import { z } from '../../../core/zod.ts';
+import { intParam } from '../../validation.ts';
 import { visitorSenderTypes } from '../../../core/visitor-messages.ts';
 
 const isHttpUrl = (value: string) => {
@@ -52,7 +53,7 @@ export const sendVisitorMessageBody = z.object({
 
 export const listVisitorMessagesQuery = z.object({
   conversation_id: z.uuid().optional().openapi({ description: 'One of the visitor\'s conversations; default: the current one (the latest unless it is closed)' }),
-  limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ type: 'integer', default: 100, minimum: 1, maximum: 500 }),
+  limit: intParam({ min: 1, max: 500 }).default(100).openapi({ default: 100 }),
 });
 
 export const visitorMessageSchema = z

@@ -19,8 +19,8 @@ import {
 import { storeInboundEvents } from '../../../core/commands/inbound.ts';
 import { connectorFor } from '../../../connectors/index.ts';
 import type { AnyConnector, InboundEvent, WebhookRequest } from '../../../connectors/types.ts';
-import { verifyMetaSubscription } from '../../../connectors/meta.ts';
-import { crcResponseToken } from '../../../connectors/x/index.ts';
+import { isUnsignedMetaChannel, verifyMetaSubscription } from '../../../connectors/meta.ts';
+import { CRC_TOKEN_PATTERN, crcResponseToken } from '../../../connectors/x/index.ts';
 import { twimlEmptyResponse } from '../../../connectors/sms/index.ts';
 import { defineRoute } from '../../route.ts';
 import { rawBody } from '../../middlewares/raw-body.ts';
@@ -42,6 +42,25 @@ function webhookRequest(ctx: Context, deps: Deps): WebhookRequest {
     rawBody: ctx.state.rawBody as Buffer,
     form: ctx.request.type === 'application/x-www-form-urlencoded' ? (body as Record<string, string>) : undefined,
   };
+}
+
+/** Unsigned Meta channels already warned about by this process: once per channel is enough. */
+const warnedUnsigned = new Set<string>();
+
+/**
+ * A Meta channel without `app_secret` cannot have its posts checked: refused when
+ * META_REQUIRE_SIGNATURE is on (the production default), else accepted with a warning.
+ */
+function admitUnsigned(deps: Deps, channel: RuntimeChannel): void {
+  if (deps.config.META_REQUIRE_SIGNATURE) {
+    throw new HttpError(401, { detail: 'Unsigned webhook refused: set the channel\'s app_secret' });
+  }
+  if (warnedUnsigned.has(channel.id)) return;
+  warnedUnsigned.add(channel.id);
+  deps.logger.warn(
+    { channel_id: channel.id, business_id: channel.business_id, type: channel.type },
+    'unsigned Meta webhook accepted: the channel has no app_secret (set it, or META_REQUIRE_SIGNATURE=true to refuse)',
+  );
 }
 
 function requireConnector(type: string): AnyConnector {
@@ -84,6 +103,7 @@ async function receiveRouted(ctx: Context, deps: Deps, type: string): Promise<nu
   const batches: { channel: RuntimeChannel; events: InboundEvent[] }[] = [];
   for (const [key, keyed] of byKey) {
     for (const channel of await channelsByRoutingKey(deps.db, deps.config.encryptionKey, type, key)) {
+      if (isUnsignedMetaChannel(type, channel.config)) admitUnsigned(deps, channel);
       if (!connector.verifyWebhook(request, channel.config, channel.state)) throw invalidSignature();
       batches.push({ channel, events: keyed });
     }
@@ -129,7 +149,8 @@ const metaEvents = (type: 'whatsapp' | 'instagram') =>
     path: `/api/v1/webhooks/${type}`,
     summary: `${type === 'whatsapp' ? 'WhatsApp' : 'Instagram'}: messages and delivery receipts from Meta`,
     description:
-      'Routed by `metadata.phone_number_id` (WhatsApp) or the account id (Instagram). When the channel has an `app_secret`, `X-Hub-Signature-256` must match (401 otherwise, nothing stored).',
+      'Routed by `metadata.phone_number_id` (WhatsApp) or the account id (Instagram). When the channel has an `app_secret`, `X-Hub-Signature-256` must match (401 otherwise, nothing stored). ' +
+      'A channel without `app_secret` is insecure (its `warnings` say so): its posts are refused with 401 when META_REQUIRE_SIGNATURE is on (the default when NODE_ENV=production), else accepted and logged once per channel.',
     tags,
     auth: 'none',
     bodyParser: rawBody(JSON_LIMIT),
@@ -196,9 +217,14 @@ export const xCrc = defineRoute({
     '(register `…/webhooks/x?channel_id=<id>` as that app\'s webhook URL instead); 404 when there is no X channel.',
   tags,
   auth: 'none',
-  query: z.object({ crc_token: z.string().min(1), channel_id: z.uuid().optional() }),
+  query: z.object({
+    crc_token: z.string().regex(CRC_TOKEN_PATTERN, 'must be an X crc_token (1-128 base64 characters)').openapi({
+      description: 'X\'s challenge: 1-128 characters of `A-Z a-z 0-9 + / _ = -`; anything else is 422, so no caller can have a webhook body signed',
+    }),
+    channel_id: z.uuid().optional(),
+  }),
   response: z.object({ response_token: z.string() }),
-  errors: [400, 404],
+  errors: [400, 404, 422],
   handler: async ({ query, deps }) => {
     let channel: RuntimeChannel | undefined;
     if (query.channel_id) channel = await channelFromPath(deps, 'x', query.channel_id);

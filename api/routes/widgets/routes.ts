@@ -3,6 +3,7 @@ import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/db.ts';
 import { badRequest, notFound } from '../../../core/errors.ts';
 import { createChannel, listChannels } from '../../../core/commands/channels.ts';
+import { assertMayAddChannel } from '../../../core/plans.ts';
 import type { Caller } from '../../middlewares/auth.ts';
 import { noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { defineRoute } from '../../route.ts';
@@ -48,6 +49,10 @@ export const create = defineRoute({
   handler: async ({ body, caller, deps }) => {
     const member = owner(caller);
     const row = await deps.db.transaction(async (tx) => {
+      // The business row is locked (and the channel slot checked) before the widget insert: that
+      // insert takes a key-share lock on the business, and upgrading it later in createChannel
+      // deadlocked concurrent creations in one business.
+      await assertMayAddChannel(tx, member.businessId, 'widget');
       const widget = await tx.maybeOne(sql.type(widgetRow)`
         insert into widgets (business_id, name, domain, welcome_heading, welcome_tagline, primary_color, show_online_badge, logo_url, config)
         values (${member.businessId}, ${body.name}, ${body.domain}, ${body.welcome_heading}, ${body.welcome_tagline},

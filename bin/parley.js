@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// The entry point of npm scripts, the Procfile, the image and the `parley` bin: checks the
+// Node.js version (a static import runs first), then loads the TypeScript command.
+import './require-node24.js';
+
+await import('./parley.ts');

@@ -1,0 +1,195 @@
+/**
+ * The OpenAPI document tells the truth (issue #11, item 19): every operation is called with
+ * real fixtures and its 200 answer is checked against the documented 200 schema (ajv, JSON
+ * Schema 2020-12 as OpenAPI 3.1 uses). A client generated from the document reads what the
+ * server sends. A new route must be added to `calls` below (the test names any that is not).
+ */
+import test from 'ava';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import Stripe from 'stripe';
+import { startTestApp, type TestApp, type TestResponse } from './helpers/app.ts';
+import { createWorkspace, registerUser } from './helpers/fixtures.ts';
+import { startGoogleJwks, type GoogleJwks } from './helpers/jwks.ts';
+import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
+import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
+import { signTwilioWebhook } from './fakes/twilio.ts';
+import { signXWebhook } from './fakes/x.ts';
+import { issuePurposeToken } from '../core/tokens.ts';
+
+const STRIPE_KEY = 'sk_test_openapi';
+const STRIPE_WEBHOOK = 'whsec_openapi';
+
+let app: TestApp;
+let google: GoogleJwks;
+let stripe: FakeStripe;
+let ollama: FakeOllama;
+test.before(async () => {
+  [google, stripe, ollama] = await Promise.all([startGoogleJwks(), startFakeStripe({ secretKey: STRIPE_KEY }), startFakeOllama()]);
+  app = await startTestApp({
+    env: {
+      GOOGLE_CLIENT_ID: google.clientId,
+      GOOGLE_JWKS_URL: google.jwksUrl,
+      STRIPE_SECRET_KEY: STRIPE_KEY,
+      STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK,
+      STRIPE_PRICE_MINI: 'price_mini',
+      STRIPE_PRICE_PRO: 'price_pro',
+      STRIPE_API_URL: stripe.url,
+      OLLAMA_URL: ollama.url,
+    },
+  });
+});
+test.after.always(async () => {
+  await app?.close();
+  await Promise.all([google?.close(), stripe?.close(), ollama?.close()]);
+});
+
+type Call = () => Promise<TestResponse>;
+
+/** Every operation of the document, called in an order where each finds what it needs. */
+async function operationCalls(): Promise<[string, Call][]> {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const t = ws.token;
+  const req = (method: string, path: string, options: Parameters<TestApp['request']>[2] = {}) => app.request(method, path, { token: t, ...options });
+  const member = await registerUser(app, 'Invited Agent');
+  const conversation = (await req('POST', '/api/v1/conversations', { body: { business_id: ws.businessId, initial_message: 'Hello' } })).body;
+  const widget = (await req('POST', '/api/v1/widget/create', { body: { domain: 'docs.example' } })).body;
+  const session = (await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.id, name: 'Vera' } })).body;
+  const visitor = session.visitor_token as string;
+  await app.request('POST', '/api/v1/visitor/messages', { token: visitor, body: { content: 'Hi there' } });
+  const customerNumber = (await app.sql('select number from customers where business_id = $1 limit 1', [ws.businessId]))[0].number;
+  const channel = async (type: string, config: Record<string, string>) => {
+    const created = await req('POST', '/api/v1/channels', { body: { type, config } });
+    if (created.status !== 200) throw new Error(`${type} channel: ${created.text}`);
+    await app.sql(`update channels set state = state || '{"webhook_secret":"hook-secret"}' where id = $1`, [created.body.id]);
+    return created.body;
+  };
+  const telegram = await channel('telegram', { bot_token: '123:abc' });
+  const whatsapp = await channel('whatsapp', { phone_number_id: '1555', access_token: 'EAA' });
+  const instagram = await channel('instagram', { access_token: 'IGA', instagram_business_account_id: '1789' });
+  const sms = await channel('sms', { account_sid: 'AC1', auth_token: 'twilio-token', from_number: '+15550001111' });
+  const email = await channel('email', { address: 'help@docs.example', smtp_host: '127.0.0.1', smtp_port: '2525', smtp_user: 'u', smtp_password: 'p' });
+  await channel('x', { api_key: 'k', api_secret: 'x-secret', access_token: 'a', access_token_secret: 's', bearer_token: 'b' });
+  let invited = '';
+  let upload = '';
+  const smsForm = { From: '+15552223333', To: '+15550001111', Body: 'hi', MessageSid: 'SM1', AccountSid: 'AC1' };
+  const smsPath = `/api/v1/webhooks/sms/${sms.id}`;
+  const xBody = JSON.stringify({ for_user_id: '42', direct_message_events: [] });
+  const stripeEvent = JSON.stringify({ id: 'evt_docs', object: 'event', type: 'customer.created', data: { object: {} } });
+  const meta = (object: string) => JSON.stringify({ object, entry: [] });
+  const rawJson = (body: string, headers: Record<string, string> = {}) => ({ token: undefined, rawBody: body, headers: { 'content-type': 'application/json', ...headers } });
+  const form = new FormData();
+  form.set('file', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' }), 'shot.png');
+  const calls: [string, Call][] = [
+    ['get /healthz', () => app.request('GET', '/healthz')],
+    ['get /readyz', () => app.request('GET', '/readyz')],
+    ['get /docs', () => app.request('GET', '/docs')],
+    ['get /widget.js', () => app.request('GET', '/widget.js')],
+    ['post /api/v1/auth/register', () => app.request('POST', '/api/v1/auth/register', { body: { email: 'doc@example.com', full_name: 'Doc', password: 'password123' } })],
+    ['post /api/v1/auth/login', () => app.request('POST', '/api/v1/auth/login', { body: { email: 'doc@example.com', password: 'password123' } })],
+    ['post /api/v1/auth/google', async () => app.request('POST', '/api/v1/auth/google', { body: { id_token: await google.signIdToken() } })],
+    ['get /api/v1/auth/me', () => req('GET', '/api/v1/auth/me')],
+    ['post /api/v1/auth/verify-email/send', () => req('POST', '/api/v1/auth/verify-email/send')],
+    ['post /api/v1/auth/verify-email', async () => app.request('POST', '/api/v1/auth/verify-email', { body: { token: await issuePurposeToken(app.deps.config.jwtSecret, 'verify-email', ws.userId, 600, { email: ws.email }) } })],
+    ['post /api/v1/business', async () => req('POST', '/api/v1/business', { token: (await registerUser(app)).token, body: { name: 'Second Co' } })],
+    ['get /api/v1/business', () => req('GET', '/api/v1/business')],
+    ['patch /api/v1/business', () => req('PATCH', '/api/v1/business', { body: { industry: 'Retail' } })],
+    ['get /api/v1/business/plan', () => req('GET', '/api/v1/business/plan')],
+    ['post /api/v1/team/invite', async () => {
+      const res = await req('POST', '/api/v1/team/invite', { query: { email: member.email, role: 'agent' } });
+      invited = res.body.team_member_id;
+      return res;
+    }],
+    ['get /api/v1/team/members', () => req('GET', '/api/v1/team/members')],
+    ['patch /api/v1/team/status', () => req('PATCH', '/api/v1/team/status', { body: { status: 'live' } })],
+    ['get /api/v1/team/pending-handoffs', () => req('GET', '/api/v1/team/pending-handoffs')],
+    ['post /api/v1/team/assign/{conversation_id}', () => req('POST', `/api/v1/team/assign/${conversation.id}`, { query: { agent_id: member.userId } })],
+    ['post /api/v1/conversations', () => req('POST', '/api/v1/conversations', { body: { business_id: ws.businessId } })],
+    ['get /api/v1/conversations', () => req('GET', '/api/v1/conversations')],
+    ['get /api/v1/conversations/{conversation_id}', () => req('GET', `/api/v1/conversations/${conversation.id}`)],
+    ['post /api/v1/conversations/{conversation_id}/messages', () => req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Reply' } })],
+    ['get /api/v1/conversations/{conversation_id}/messages', () => req('GET', `/api/v1/conversations/${conversation.id}/messages`)],
+    ['put /api/v1/conversations/{conversation_id}/assign/{agent_id}', () => req('PUT', `/api/v1/conversations/${conversation.id}/assign/1`)],
+    ['put /api/v1/conversations/{conversation_id}/resolve', () => req('PUT', `/api/v1/conversations/${conversation.id}/resolve`)],
+    ['put /api/v1/conversations/{conversation_id}/reopen', () => req('PUT', `/api/v1/conversations/${conversation.id}/reopen`)],
+    ['put /api/v1/conversations/{conversation_id}/close', () => req('PUT', `/api/v1/conversations/${conversation.id}/close`)],
+    ['post /api/v1/conversations/{conversation_id}/upload', async () => {
+      const res = await fetch(`${app.url}/api/v1/conversations/${conversation.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${t}` }, body: form });
+      const text = await res.text();
+      const body = JSON.parse(text);
+      upload = body.url;
+      return { status: res.status, body, headers: res.headers, text };
+    }],
+    ['get /api/v1/uploads/{storage_key}', () => app.request('GET', new URL(upload).pathname)],
+    ['get /api/v1/customers', () => req('GET', '/api/v1/customers')],
+    ['get /api/v1/customers/{id}', () => req('GET', `/api/v1/customers/${customerNumber}`)],
+    ['get /api/v1/channels', () => req('GET', '/api/v1/channels')],
+    ['post /api/v1/channels', () => req('POST', '/api/v1/channels', { body: { type: 'telegram', config: { bot_token: '456:def' } } })],
+    ['patch /api/v1/channels/{channel_id}', () => req('PATCH', `/api/v1/channels/${telegram.id}`, { body: { is_active: true } })],
+    ['put /api/v1/widget/update/{widget_id}', () => req('PUT', `/api/v1/widget/update/${widget.id}`, { body: { name: 'Docs' } })],
+    ['get /api/v1/widget/{widget_id}', () => app.request('GET', `/api/v1/widget/${widget.id}`)],
+    ['get /api/v1/widget/{widget_id}/channels', () => app.request('GET', `/api/v1/widget/${widget.id}/channels`)],
+    ['post /api/v1/widget/create', () => req('POST', '/api/v1/widget/create', { body: { domain: 'second.example' } })],
+    ['post /api/v1/kb/articles', () => req('POST', '/api/v1/kb/articles', { body: { title: 'Refunds', content: 'Refunds take five days.' } })],
+    ['get /api/v1/kb/articles', () => req('GET', '/api/v1/kb/articles')],
+    ['get /api/v1/kb/search', () => req('GET', '/api/v1/kb/search', { query: { q: 'refund' } })],
+    ['delete /api/v1/kb/articles/{article_id}', async () => req('DELETE', `/api/v1/kb/articles/${(await req('GET', '/api/v1/kb/articles')).body[0].id}`)],
+    ['get /api/v1/analytics/overview', () => req('GET', '/api/v1/analytics/overview')],
+    ['get /api/v1/ai/settings', () => req('GET', '/api/v1/ai/settings')],
+    ['put /api/v1/ai/settings', () => req('PUT', '/api/v1/ai/settings', { body: { auto_reply_enabled: true } })],
+    ['get /api/v1/billing/checkout-url', async () => req('GET', '/api/v1/billing/checkout-url', { token: (await createWorkspace(app)).token, query: { plan: 'pro' } })],
+    ['post /api/v1/billing/webhook', () => app.request('POST', '/api/v1/billing/webhook', rawJson(stripeEvent, { 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: stripeEvent, secret: STRIPE_WEBHOOK }) }))],
+    ['get /api/v1/webhooks/whatsapp', () => app.request('GET', '/api/v1/webhooks/whatsapp', { query: { 'hub.mode': 'subscribe', 'hub.verify_token': whatsapp.config.verify_token, 'hub.challenge': '8675309' } })],
+    ['post /api/v1/webhooks/whatsapp', () => app.request('POST', '/api/v1/webhooks/whatsapp', rawJson(meta('whatsapp_business_account')))],
+    ['get /api/v1/webhooks/instagram', () => app.request('GET', '/api/v1/webhooks/instagram', { query: { 'hub.mode': 'subscribe', 'hub.verify_token': instagram.config.verify_token, 'hub.challenge': '42' } })],
+    ['post /api/v1/webhooks/instagram', () => app.request('POST', '/api/v1/webhooks/instagram', rawJson(meta('instagram')))],
+    ['post /api/v1/webhooks/telegram/{channel_id}', () => app.request('POST', `/api/v1/webhooks/telegram/${telegram.id}`, rawJson(JSON.stringify({ update_id: 1 }), { 'x-telegram-bot-api-secret-token': 'hook-secret' }))],
+    ['post /api/v1/webhooks/sms/{channel_id}', () => app.request('POST', smsPath, {
+      rawBody: new URLSearchParams(smsForm).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signTwilioWebhook('twilio-token', app.deps.config.publicUrl + smsPath, smsForm) },
+    })],
+    ['post /api/v1/webhooks/email/{channel_id}', () => app.request('POST', `/api/v1/webhooks/email/${email.id}`, {
+      rawBody: 'From: Ann <ann@example.com>\r\nTo: help@docs.example\r\nSubject: Hi\r\nMessage-ID: <m1@example.com>\r\n\r\nHello\r\n',
+      headers: { 'content-type': 'message/rfc822', 'x-parley-webhook-secret': 'hook-secret' },
+    })],
+    ['get /api/v1/webhooks/x', () => app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'challenge' } })],
+    ['post /api/v1/webhooks/x', () => app.request('POST', '/api/v1/webhooks/x', rawJson(xBody, { 'x-twitter-webhooks-signature': signXWebhook('x-secret', xBody) }))],
+    ['get /api/v1/visitor/messages', () => app.request('GET', '/api/v1/visitor/messages', { token: visitor })],
+    ['post /api/v1/visitor/messages', () => app.request('POST', '/api/v1/visitor/messages', { token: visitor, body: { content: 'Thanks' } })],
+    ['post /api/v1/visitor/sessions', () => app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.id, visitor_token: visitor } })],
+    ['delete /api/v1/channels/{channel_id}', () => req('DELETE', `/api/v1/channels/${telegram.id}`)],
+    ['delete /api/v1/team/members/{member_id}', () => req('DELETE', `/api/v1/team/members/${invited}`)],
+    ['post /api/v1/auth/logout', () => req('POST', '/api/v1/auth/logout')],
+  ];
+  return calls;
+}
+
+test('every operation answers 200 with a body its documented 200 schema accepts', async (t) => {
+  const document = (await app.request('GET', '/api/v1/openapi.json')).body;
+  const resolved: any = await SwaggerParser.dereference(structuredClone(document));
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addFormat('int32', true).addFormat('int64', true);
+  const calls = new Map(await operationCalls());
+  const documented = Object.entries<any>(resolved.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`));
+  t.deepEqual(documented.filter((op) => !calls.has(op)), [], 'operations without a call in this test');
+  t.deepEqual([...calls.keys()].filter((op) => !documented.includes(op)), [], 'calls for operations the document lacks');
+  const failures: string[] = [];
+  for (const [operation, call] of calls) {
+    const [method, path] = operation.split(' ');
+    const res = await call();
+    if (res.status !== 200) {
+      failures.push(`${operation}: ${res.status} ${res.text.slice(0, 300)}`);
+      continue;
+    }
+    const content = resolved.paths[path][method].responses['200'].content ?? {};
+    const [type, media] = Object.entries<any>(content)[0] ?? [];
+    if (!media?.schema || type === 'application/octet-stream') continue;
+    const value = type === 'application/json' ? res.body : res.text;
+    const validate = ajv.compile(media.schema);
+    if (!validate(value)) failures.push(`${operation}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`);
+  }
+  t.deepEqual(failures, []);
+  t.is(calls.size, documented.length);
+});
