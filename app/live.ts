@@ -15,6 +15,7 @@ export const liveState = signal<'connecting' | 'live' | 'reconnecting'>('connect
 
 const listeners = new Set<Listener>();
 const resyncListeners = new Set<() => void>();
+const closedListeners = new Set<() => void>();
 let socket: Socket | null = null;
 
 const EVENTS = [
@@ -37,7 +38,12 @@ export function connectLive(token: string): void {
     if (everConnected) for (const listener of resyncListeners) listener();
     everConnected = true;
   });
-  s.on('disconnect', () => (liveState.value = 'reconnecting'));
+  s.on('disconnect', (reason) => {
+    liveState.value = 'reconnecting';
+    // Closed by the server on purpose (token expired or revoked, removed from the team):
+    // Socket.IO will not come back by itself, so the session is checked again.
+    if (reason === 'io server disconnect') closedListeners.forEach((listener) => listener());
+  });
   // A refused handshake (the server restarting, its database briefly away) is not retried by
   // Socket.IO itself; try again a little later. A revoked token meets its 401 on the next API call.
   s.on('connect_error', () => {
@@ -61,4 +67,9 @@ export function onLive(listener: Listener): () => void {
 export function onResync(listener: () => void): () => void {
   resyncListeners.add(listener);
   return () => resyncListeners.delete(listener);
+}
+
+export function onClosedByServer(listener: () => void): () => void {
+  closedListeners.add(listener);
+  return () => closedListeners.delete(listener);
 }

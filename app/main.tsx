@@ -6,7 +6,7 @@ import './styles.css';
 import { currentLocation } from './router.ts';
 import { token } from './session-token.ts';
 import { loadMe, me } from './session.ts';
-import { connectLive, disconnectLive } from './live.ts';
+import { connectLive, disconnectLive, onClosedByServer } from './live.ts';
 import { SignIn } from './auth/SignIn.tsx';
 import { SignUp } from './auth/SignUp.tsx';
 import { VerifyEmail } from './auth/VerifyEmail.tsx';
@@ -32,7 +32,12 @@ function App() {
   useEffect(() => {
     if (!token.value) return;
     connectLive(token.value);
-    return disconnectLive;
+    // A 401 signs out; a membership gone shows onboarding; otherwise connect again.
+    const stop = onClosedByServer(() => void loadMe().then(() => token.value && connectLive(token.value), () => {}));
+    return () => {
+      stop();
+      disconnectLive();
+    };
   }, [token.value, businessId]);
 
   if (path === '/app/verify-email') return <VerifyEmail />;

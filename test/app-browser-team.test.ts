@@ -91,6 +91,12 @@ browserTest('an invited agent joins, then sees assignments change live', async (
   await agentPage.getByText('Nothing here').waitFor();
   const [row] = await app.sql('select assignee_id from conversations where id = $1', [conversationId]);
   t.is(row.assignee_id, owner.userId);
+
+  // Removed from the team (the server closes their live connection): their app leaves the inbox.
+  const [membership] = await app.sql('select id from team_members where user_id = $1', [agent.userId]);
+  const removed = await app.request('DELETE', `/api/v1/team/members/${membership.id}`, { token: owner.token });
+  t.is(removed.status, 200, removed.text);
+  await agentPage.getByRole('button', { name: 'Create workspace' }).waitFor();
   t.deepEqual(errors, []);
   await agentContext.close();
   await ownerContext.close();
