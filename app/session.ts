@@ -13,8 +13,13 @@ export const members = signal<Member[]>([]);
 export const isManager = computed(() => me.value?.team_role === 'owner' || me.value?.team_role === 'admin');
 export const isOwner = computed(() => me.value?.team_role === 'owner');
 
+let loads = 0;
+
+/** Reads the profile; when reads overlap, the last one started wins (an earlier answer may be stale). */
 export async function loadMe(): Promise<Me> {
+  const mine = ++loads;
   const profile = await api.get<Me>('/api/v1/auth/me');
+  if (mine !== loads) return profile;
   me.value = profile;
   if (profile.business) await loadMembers();
   return profile;

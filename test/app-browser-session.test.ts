@@ -121,13 +121,14 @@ browserTest('j and k move through the conversation list', async (t) => {
   await context.close();
 });
 
-browserTest('a revoked token sends the agent to sign in, and signing in comes back', async (t) => {
+browserTest('a revoked token sends the agent to sign in at once, and signing in comes back', async (t) => {
   const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
   const { page, context } = await appPage(browser, app.url, login.body.access_token);
   await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  // Signed out elsewhere: the server closes this tab's live connection, the app checks and asks to sign in.
   await app.request('POST', '/api/v1/auth/logout', { token: login.body.access_token });
-  await page.getByRole('link', { name: 'Analytics' }).click();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.is(new URL(page.url()).searchParams.get('next'), '/app/inbox', 'back to where the agent was after signing in');
   t.is(await page.evaluate(() => localStorage.getItem('parley.token')), null);
   await page.getByLabel('Email').fill(owner.email);
   await page.getByLabel('Password').fill('password123');
