@@ -38,7 +38,7 @@ export function Onboarding() {
         <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create workspace'}</button>
       </form>
       <div class="auth-switch muted small">
-        <p>Joining a team instead? Ask its owner to invite <strong>{email}</strong>, then reload this page.</p>
+        <p>Joining a team instead? Ask its owner to invite <strong>{email}</strong>, then check again.</p>
         <button class="link" onClick={() => loadMe()}>I've been invited — check again</button> · <button class="link" onClick={() => signOut()}>Sign out</button>
       </div>
     </AuthLayout>
