@@ -2,7 +2,8 @@
  * Live events over Socket.IO on this origin (auth: the access token). Events carry ids and
  * the new state; listeners re-read what they show through the REST API. After a dropped
  * connection comes back, `resync` listeners re-read everything, so nothing sent meanwhile
- * is missed.
+ * is missed. When the server closes or refuses the connection on purpose, `onClosedByServer`
+ * listeners decide what follows (sign in again, onboarding, or connect again).
  */
 import { signal } from '@preact/signals';
 import { io, type Socket } from 'socket.io-client';
@@ -44,10 +45,10 @@ export function connectLive(token: string): void {
     // Socket.IO will not come back by itself, so the session is checked again.
     if (reason === 'io server disconnect') closedListeners.forEach((listener) => listener());
   });
-  // A refused handshake (the server restarting, its database briefly away) is not retried by
-  // Socket.IO itself; try again a little later. A revoked token meets its 401 on the next API call.
+  // A refused handshake (a revoked token, the server's database briefly away) is not retried
+  // by Socket.IO itself either: the session is checked the same way.
   s.on('connect_error', () => {
-    if (!s.active) setTimeout(() => socket === s && s.connect(), 3000);
+    if (!s.active) closedListeners.forEach((listener) => listener());
   });
   for (const name of EVENTS) s.on(name, (payload: Record<string, unknown>) => listeners.forEach((l) => l({ name, payload })));
   socket = s;

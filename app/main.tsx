@@ -32,8 +32,11 @@ function App() {
   useEffect(() => {
     if (!token.value) return;
     connectLive(token.value);
-    // A 401 signs out; a membership gone shows onboarding; otherwise connect again.
-    const stop = onClosedByServer(() => void loadMe().then(() => token.value && connectLive(token.value), () => {}));
+    // Closed or refused by the server: a 401 signs out, a membership gone shows onboarding,
+    // otherwise connect again a moment later (and keep checking while Parley is unreachable).
+    const again = (delay: number) => setTimeout(() => token.value && connectLive(token.value), delay);
+    const recheck = (): void => void loadMe().then(() => again(1000), () => token.value && setTimeout(recheck, 3000));
+    const stop = onClosedByServer(recheck);
     return () => {
       stop();
       disconnectLive();
