@@ -27,6 +27,16 @@ let onUnauthorized: () => void = () => {};
 export const setUnauthorizedHandler = (handler: () => void) => (onUnauthorized = handler);
 
 export async function request<T>(method: string, path: string, body?: unknown, init: { form?: FormData } = {}): Promise<T> {
+  return (await exchange<T>(method, path, body, init)).body;
+}
+
+/** A list and the cursor of its next page (`X-Next-Cursor`, null on the last page). */
+export async function getPage<T>(path: string): Promise<{ items: T[]; next: string | null }> {
+  const { body, headers } = await exchange<T[]>('GET', path);
+  return { items: body, next: headers.get('X-Next-Cursor') };
+}
+
+async function exchange<T>(method: string, path: string, body?: unknown, init: { form?: FormData } = {}): Promise<{ body: T; headers: Headers }> {
   const headers: Record<string, string> = {};
   if (token.value) headers.authorization = `Bearer ${token.value}`;
   let payload: BodyInit | undefined;
@@ -45,7 +55,7 @@ export async function request<T>(method: string, path: string, body?: unknown, i
   const parsed = text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : null;
   if (response.status === 401 && headers.authorization) onUnauthorized();
   if (!response.ok) throw new ApiError(response.status, messageOf(response.status, parsed));
-  return parsed as T;
+  return { body: parsed as T, headers: response.headers };
 }
 
 export const api = {

@@ -147,3 +147,19 @@ browserTest('signing out on a phone (from Settings → Your account) ends the se
   t.is((await app.request('GET', '/api/v1/auth/me', { token: login.body.access_token })).status, 401, 'the token is revoked');
   await context.close();
 });
+
+browserTest('a long list shows 50 conversations, then more on request', async (t) => {
+  const busy = await createWorkspace(app, { name: 'Busy Owner' });
+  for (let i = 0; i < 55; i++) {
+    const res = await app.request('POST', '/api/v1/conversations', { token: busy.token, body: { business_id: busy.businessId } });
+    if (res.status !== 200) throw new Error(res.text);
+  }
+  const { page, context } = await appPage(browser, app.url, busy.token);
+  const rows = page.getByRole('list', { name: 'Conversations' }).getByRole('listitem');
+  await page.getByRole('button', { name: 'Show more' }).waitFor();
+  t.is(await rows.count(), 50);
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await page.getByRole('button', { name: 'Show more' }).waitFor({ state: 'detached' });
+  t.is(await rows.count(), 55);
+  await context.close();
+});

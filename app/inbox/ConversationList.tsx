@@ -2,7 +2,8 @@
 import { useEffect } from 'preact/hooks';
 import { navigate } from '../router.ts';
 import { linkClick } from '../router.ts';
-import { conversations, listError, listState } from './store.ts';
+import { conversations, listError, listState, loadMore, nextCursor } from './store.ts';
+import { useAction } from '../ui/useAction.ts';
 import { filters, inboxUrl, selectedId } from './filters.ts';
 import { ConversationRow } from './ConversationRow.tsx';
 import { Notice } from '../ui/Notice.tsx';
@@ -38,6 +39,17 @@ function EmptyList() {
   );
 }
 
+function ShowMore() {
+  const more = useAction(loadMore);
+  if (!nextCursor.value) return null;
+  return (
+    <div class="show-more">
+      <button class="btn small" onClick={() => more.run()} disabled={more.busy}>{more.busy ? 'Loading…' : 'Show more'}</button>
+      <Notice>{more.error}</Notice>
+    </div>
+  );
+}
+
 export function ConversationList() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -57,11 +69,14 @@ export function ConversationList() {
       {list.length === 0 ? (
         <EmptyList />
       ) : (
-        <ul class="conv-list" aria-label="Conversations">
-          {list.map((c) => (
-            <ConversationRow key={c.id} conversation={c} selected={c.id === selectedId.value} />
-          ))}
-        </ul>
+        <div class="conv-scroll">
+          <ul class="conv-list" aria-label="Conversations">
+            {list.map((c) => (
+              <ConversationRow key={c.id} conversation={c} selected={c.id === selectedId.value} />
+            ))}
+          </ul>
+          <ShowMore />
+        </div>
       )}
     </>
   );

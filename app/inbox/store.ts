@@ -3,30 +3,41 @@
  * event says something changed (debounced) and after a reconnect, so nothing is missed.
  */
 import { effect, signal } from '@preact/signals';
-import { api, qs } from '../api.ts';
+import { getPage, qs } from '../api.ts';
 import { onLive, onResync } from '../live.ts';
 import { me } from '../session.ts';
 import type { ConversationListItem } from '../types.ts';
 import { filters, type Filters } from './filters.ts';
 
+/** Conversations per page of the list. */
+const PAGE = 50;
+
 export const conversations = signal<ConversationListItem[]>([]);
 export const listState = signal<'loading' | 'ready' | 'error'>('loading');
 export const listError = signal<string | null>(null);
+/** Cursor of the page after those shown; null when everything is shown. */
+export const nextCursor = signal<string | null>(null);
+/** How many conversations the list shows: live re-reads keep at least the pages loaded. */
+let shownCount = PAGE;
 
 let generation = 0;
 
-function query(f: Filters): string {
+function query(f: Filters, limit: number, before?: string): string {
   const assignee = f.view === 'mine' ? me.value?.user.id : f.view === 'unassigned' ? 'none' : undefined;
-  return qs({ status: f.status === 'active' ? 'open,pending' : f.status, channel_type: f.channel, assignee_id: assignee, limit: 100 });
+  return qs({ status: f.status === 'active' ? 'open,pending' : f.status, channel_type: f.channel, assignee_id: assignee, limit, before });
 }
 
 export async function loadConversations(showLoading = false): Promise<void> {
   const mine = ++generation;
-  if (showLoading) listState.value = 'loading';
+  if (showLoading) {
+    listState.value = 'loading';
+    shownCount = PAGE;
+  }
   try {
-    const list = await api.get<ConversationListItem[]>(`/api/v1/conversations${query(filters.value)}`);
+    const page = await getPage<ConversationListItem>(`/api/v1/conversations${query(filters.value, Math.min(200, shownCount))}`);
     if (mine !== generation) return; // a newer filter's answer wins
-    conversations.value = list;
+    conversations.value = page.items;
+    nextCursor.value = page.next;
     listState.value = 'ready';
     listError.value = null;
   } catch (e) {
@@ -34,6 +45,19 @@ export async function loadConversations(showLoading = false): Promise<void> {
     listError.value = (e as Error).message;
     listState.value = conversations.value.length ? 'ready' : 'error';
   }
+}
+
+/** The next page, appended (the "Show more" button). */
+export async function loadMore(): Promise<void> {
+  const cursor = nextCursor.value;
+  if (!cursor) return;
+  const mine = generation;
+  const page = await getPage<ConversationListItem>(`/api/v1/conversations${query(filters.value, PAGE, cursor)}`);
+  if (mine !== generation) return;
+  const known = new Set(conversations.value.map((c) => c.id));
+  conversations.value = [...conversations.value, ...page.items.filter((c) => !known.has(c.id))];
+  nextCursor.value = page.next;
+  shownCount = conversations.value.length;
 }
 
 let timer: ReturnType<typeof setTimeout> | undefined;
