@@ -159,7 +159,8 @@ browserTest('a long list shows 50 conversations, then more on request', async (t
   await page.getByRole('button', { name: 'Show more' }).waitFor();
   t.is(await rows.count(), 50);
   await page.getByRole('button', { name: 'Show more' }).click();
-  await page.getByRole('button', { name: 'Show more' }).waitFor({ state: 'detached' });
+  await rows.nth(54).waitFor();
   t.is(await rows.count(), 55);
+  t.is(await page.getByRole('button', { name: /Show more|Loading/ }).count(), 0, 'nothing more to show');
   await context.close();
 });
