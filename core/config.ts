@@ -35,6 +35,11 @@ const envSchema = z.object({
   }),
   /** Seconds a starting process keeps retrying an unreachable database (default 30; 0: try once). */
   DATABASE_CONNECT_TIMEOUT: z.coerce.number().min(0).max(3600).default(30),
+  /**
+   * Seconds to wait for PostgreSQL (a connection, or a query's answer) before a request
+   * answers 503 (default 5); the server also cancels a statement running longer.
+   */
+  DB_TIMEOUT: z.coerce.number().min(0.1).max(300).default(5),
   /** Redis connection string; unset keeps events in-process (single-process mode). */
   REDIS_URL: optionalUrl,
   /** Where local state lives: embedded database, generated secrets, uploads (default ./.data). */

@@ -2,6 +2,7 @@
  * The slonik pool. Every query that returns rows is typed with a zod schema
  * (`sql.type(schema)`), and the result parser interceptor below checks each row against it.
  * Timestamps come back as ISO 8601 strings with milliseconds, counts (int8) as numbers.
+ * Waits on the database are bounded (`timeoutMs`, DB_TIMEOUT): see db-outage.ts.
  */
 import {
   createPool,
@@ -12,6 +13,7 @@ import {
   type CommonQueryMethods,
   type Interceptor,
 } from 'slonik';
+import { bounded, boundedDriverFactory } from './db-outage.ts';
 
 export type Db = DatabasePool;
 export type Tx = DatabaseTransactionConnection;
@@ -33,7 +35,18 @@ const resultParserInterceptor: Interceptor = {
 
 const toIso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
 
-export async function createDb(connectionUri: string, options: { maxPoolSize?: number } = {}): Promise<Db> {
+export type DbOptions = {
+  /** Connections at most (default 10). */
+  maxPoolSize?: number;
+  /**
+   * Ms to wait for a connection, and for each query's answer, before the database counts as
+   * unavailable (default 5,000). The server cancels a statement at the same limit.
+   */
+  timeoutMs?: number;
+};
+
+export async function createDb(connectionUri: string, options: DbOptions = {}): Promise<Db> {
+  const timeoutMs = options.timeoutMs ?? 5000;
   return createPool(connectionUri, {
     maxPoolSize: options.maxPoolSize ?? 10,
     // A transaction that loses a deadlock or serialization race (SQLSTATE class 40) is run again
@@ -41,6 +54,17 @@ export async function createDb(connectionUri: string, options: { maxPoolSize?: n
     // Every handler only writes rows and enqueues jobs (events are published after commit), so
     // running it again is safe.
     transactionRetryLimit: 2,
+    connectionTimeout: timeoutMs,
+    // Each retry would wait the whole timeout again; a refused connection fails at once anyway.
+    connectionRetryLimit: 0,
+    statementTimeout: timeoutMs,
+    // How long destroying a connection waits for its query: short, it is being given up on.
+    gracefulTerminationTimeout: Math.min(1000, timeoutMs),
+    driverFactory: boundedDriverFactory(timeoutMs),
+    // slonik's default sends DISCARD ALL each time a connection goes back to the pool: one more
+    // round trip per query or transaction outside it. Parley leaves no session state behind
+    // (transaction-scoped advisory locks and SET LOCAL only), so there is nothing to discard.
+    resetConnection: async () => {},
     interceptors: [resultParserInterceptor],
     typeParsers: [
       { name: 'timestamptz', parse: toIso },

@@ -76,7 +76,7 @@ export async function usageOf(q: Queryable, businessId: string): Promise<Usage> 
       (select count(*) from team_members where business_id = ${businessId} and role <> 'owner')::int as agents,
       (select count(*) from channels where business_id = ${businessId} and not is_builtin)::int as channels,
       (select count(*) from kb_articles where business_id = ${businessId})::int as kb_articles,
-      coalesce((select count from message_counters where business_id = ${businessId}
+      coalesce((select sum(count) from message_counters where business_id = ${businessId}
                 and month = date_trunc('month', now() at time zone 'utc')::date), 0)::int as messages_this_month`);
 }
 
@@ -142,31 +142,50 @@ export async function assertMayAddArticle(q: Queryable, businessId: string): Pro
   }
 }
 
+/** What monthlyReservation's statement answers (select ${reservationColumns}). */
+export const reservationRow = z.object({ plan_name: z.enum(planNames), plan_max: z.number(), reserved: z.boolean() });
+
 /**
- * Counts one agent or AI message against this UTC month's limit, in O(1) (one counter row per
- * business and month). Refused with 403 limit_exceeded/messages once the limit is reached.
+ * Counting one agent or AI message against this UTC month's limit, as a CTE for the caller's
+ * statement: `reservation` (plan_name, plan_max, reserved), one row once the `after` CTE of the
+ * caller has a row (its locks are taken first; none when it has none). The SQL function
+ * reserve_monthly_message (migration 0022) keeps the count in up to 8 slot rows, so a
+ * business's replies do not queue on one row, and the limit exact (quotas split from it, or
+ * every slot locked and counted near it; the 250 test).
+ *
+ * The slot's lock is held until commit: make it the LAST statement of the transaction.
  */
+export function monthlyReservation(businessId: string, after: string) {
+  return sql.fragment`
+    reservation as (
+      select r.plan_name, r.plan_max, r.reserved
+      from (select ${businessId}::uuid as business_id from ${sql.identifier([after])} limit 1) as gate
+      -- the argument comes from the gate: called once per gate row, never when it has none
+      cross join lateral reserve_monthly_message(gate.business_id) as r
+    )`;
+}
+
+export const reservationColumns = sql.fragment`reservation.plan_name, reservation.plan_max, reservation.reserved`;
+
+/** 403 limit_exceeded/messages unless the statement counted the message (the caller's transaction must roll back). */
+export function assertReserved(row: z.infer<typeof reservationRow>): void {
+  if (row.reserved) return;
+  throw planError(
+    {
+      error: 'limit_exceeded',
+      plan: row.plan_name,
+      feature: 'messages',
+      current: row.plan_max,
+      limit: row.plan_max,
+      message: `Your ${row.plan_name} plan allows ${row.plan_max} messages a month. Upgrade to send more.`,
+    },
+    403,
+  );
+}
+
+/** The month's reservation on its own, as the last statement of the caller's transaction. */
 export async function reserveMonthlyMessage(q: Queryable, businessId: string): Promise<void> {
-  const plan = await planOf(q, businessId);
-  const row = await q.maybeOne(sql.type(z.object({ count: z.number() }))`
-    insert into message_counters as c (business_id, month, count)
-    values (${businessId}, date_trunc('month', now() at time zone 'utc')::date, 1)
-    on conflict (business_id, month) do update set count = c.count + 1
-    where c.count < ${plan.maxMessagesPerMonth}
-    returning c.count`);
-  if (!row || row.count > plan.maxMessagesPerMonth) {
-    throw planError(
-      {
-        error: 'limit_exceeded',
-        plan: plan.name,
-        feature: 'messages',
-        current: plan.maxMessagesPerMonth,
-        limit: plan.maxMessagesPerMonth,
-        message: `Your ${plan.name} plan allows ${plan.maxMessagesPerMonth} messages a month. Upgrade to send more.`,
-      },
-      403,
-    );
-  }
+  assertReserved(await q.one(sql.type(reservationRow)`select plan_name, plan_max, reserved from reserve_monthly_message(${businessId})`));
 }
 
 /** 402 feature_not_available/ai_auto_reply on a plan without AI auto-reply. */

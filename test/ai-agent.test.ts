@@ -20,7 +20,7 @@ import { storeInboundEvents, processInboundEvent } from '../core/commands/inboun
 import { AI_REPLY_MAX_ATTEMPTS, buildPrompt, decisionJsonSchema, handoffReasons, MIN_CONFIDENCE, parseDecision, pendingQuestion } from '../core/ai-agent.ts';
 import { OllamaError } from '../core/ollama.ts';
 import aiReply from '../workers/tasks/ai_reply.ts';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 
 let app: TestApp;
 let ollama: FakeOllama;

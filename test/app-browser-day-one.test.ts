@@ -8,7 +8,7 @@
 import test from 'ava';
 import http from 'node:http';
 import path from 'node:path';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';

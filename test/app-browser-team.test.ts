@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import path from 'node:path';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser, type Account, type Workspace } from './helpers/fixtures.ts';

@@ -88,7 +88,7 @@ test('create with initial_message: an agent message by the caller, first_respons
   t.is(res.body.first_response_at, message.created_at);
   const job = await one(`select key from graphile_worker.jobs where task_identifier = 'deliver_message' and key = $1`, [`message:${message.id}`]);
   t.truthy(job, 'deliver_message job with key message:<id>');
-  const counter = await one(`select count from message_counters where business_id = $1`, [ws.businessId]);
+  const counter = await one(`select sum(count)::int as count from message_counters where business_id = $1`, [ws.businessId]);
   t.is(counter.count, 1);
   const names = app.events.filter((e) => e.payload.conversation_id === res.body.id).map((e) => e.name);
   t.deepEqual(names, ['conversation_created', 'message_created', 'conversation_updated']);

@@ -36,7 +36,10 @@ test('long-running services restart unless stopped; web has a health check on /r
 test('web, worker and migrate build the image (docker compose pull does not fail) and enter through bin/parley.js', (t) => {
   for (const [name, command] of [['web', 'web'], ['worker', 'worker'], ['migrate', 'migrate']]) {
     t.is(services[name].build, '.', name);
-    t.deepEqual(services[name].command, ['node', 'bin/parley.js', command]);
+    const entry = services[name].command!;
+    // V8 flags (such as --max-semi-space-size) may stand between node and the entry point.
+    t.deepEqual([entry[0], ...entry.slice(-2)], ['node', 'bin/parley.js', command]);
+    t.true(entry.slice(1, -2).every((arg) => /^--[\w-]+=\S+$/.test(arg)), name);
   }
 });
 

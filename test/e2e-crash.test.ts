@@ -6,93 +6,33 @@
  * and delivered once the platform recovers.
  */
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { inboxOf, type Inbox } from './helpers/inbox.ts';
+import type { TestApp } from './helpers/app.ts';
+import type { Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
-import { startFakeMeta, whatsappTextPayload, type FakeMeta } from './fakes/meta.ts';
+import { runParley, spawnParley, stopProcess } from './helpers/processes.ts';
+import { whatsappConversation, type WhatsAppConversation } from './helpers/whatsapp-conversation.ts';
+import type { FakeMeta } from './fakes/meta.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 const CONCURRENCY = 5;
 
+let setup: WhatsAppConversation;
 let app: TestApp;
 let fake: FakeMeta;
-let owner: Workspace;
 let inbox: Inbox;
 let conversationId: string;
 
-function parley(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [path.join(root, 'bin', 'parley.ts'), ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: app.databaseUrl,
-      // The same data directory as the API, so the worker reads the same generated encryption key.
-      DATA_DIR: app.deps.config.dataDir,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      META_GRAPH_URL: fake.graphUrl,
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
-  });
-}
-
-function run(args: string[]): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = parley(args);
-    let stdout = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout }));
-  });
-}
-
-const startWorkerProcess = () => parley(['worker'], { WORKER_TASKS: 'deliver_message', WORKER_CONCURRENCY: String(CONCURRENCY), WORKER_LIVENESS_TIMEOUT: '2' });
-
-async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
+const startWorkerProcess = () =>
+  spawnParley(app, ['worker'], { META_GRAPH_URL: fake.graphUrl, WORKER_TASKS: 'deliver_message', WORKER_CONCURRENCY: String(CONCURRENCY), WORKER_LIVENESS_TIMEOUT: '2' });
+const run = (args: string[]) => runParley(app, args, { META_GRAPH_URL: fake.graphUrl });
 
 const reply = async (text: string): Promise<string> => (await inbox.reply(conversationId, text)).id;
 
 test.before(async () => {
-  fake = await startFakeMeta();
-  fake.addWhatsAppNumber('1066', 'wa-token');
-  app = await startTestApp({ env: { META_GRAPH_URL: fake.graphUrl } });
-  owner = await createWorkspace(app, { plan: 'Pro' });
-  inbox = inboxOf(app, owner.token);
-  const channel = await app.request('POST', '/api/v1/channels/', {
-    token: owner.token,
-    body: { type: 'whatsapp', config: { phone_number_id: '1066', access_token: 'wa-token' } },
-  });
-  if (channel.status !== 200) throw new Error(channel.text);
-  // A customer writes in; an in-process worker turns it into a conversation.
-  const inbound = await fetch(`${app.url}/api/v1/webhooks/whatsapp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(whatsappTextPayload({ phoneNumberId: '1066', from: '15550001111', id: 'wamid.first', text: 'Hello?' })),
-  });
-  if (inbound.status !== 200) throw new Error(await inbound.text());
-  const worker = await startTestWorker(app, { only: ['process_inbound', 'register_channel'] });
-  const [conversation] = await waitFor(async () => {
-    const rows = await query(app, 'select id from conversations where channel_type = $1', ['whatsapp']);
-    return rows.length ? rows : null;
-  });
-  await worker.stop();
-  conversationId = conversation.id;
+  setup = await whatsappConversation();
+  ({ app, fake, inbox, conversationId } = setup);
 });
 
-test.after.always(async () => {
-  await app?.close();
-  await fake?.close();
-});
+test.after.always(() => setup?.close());
 
 test.serial('a worker killed with SIGKILL mid-burst loses no reply: the restarted worker delivers all 200', async (t) => {
   t.timeout(120_000);

@@ -147,7 +147,7 @@ test.serial('inbound: raw MIME with the channel\'s secret is stored with its job
   t.deepEqual(res.body, { received: 1 });
   const [event] = await query(app, 'select id, kind, processed_at from inbound_events where channel_id = $1 and dedupe_key = $2', [channelId, mail.messageId]);
   t.like(event, { kind: 'message', processed_at: null });
-  t.is((await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound' and key = $1`, [`inbound:${event.id}`])).length, 1);
+  t.is((await inbox.inboundJobs([event.id])).length, 1);
 
   await runWorker();
   const customer = await inbox.customerBy('email', 'ada@customer.test');

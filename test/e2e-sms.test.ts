@@ -118,7 +118,7 @@ test.serial('inbound: a signed SMS is stored with its job before the 200 (TwiML)
   // No worker runs yet: what the platform's 200 promises is already in the database.
   const [event] = await query(app, 'select id, kind, processed_at from inbound_events where channel_id = $1 and dedupe_key = $2', [channelId, form.MessageSid]);
   t.like(event, { kind: 'message', processed_at: null });
-  const jobs = await query(app, `select id from graphile_worker.jobs where task_identifier = 'process_inbound' and key = $1`, [`inbound:${event.id}`]);
+  const jobs = await inbox.inboundJobs([event.id]);
   t.is(jobs.length, 1);
 
   await runWorker();

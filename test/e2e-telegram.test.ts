@@ -160,6 +160,16 @@ test.serial('inbound: the 200 comes after the event and its job are stored; the 
   t.deepEqual(live, ['conversation_created', 'message_created', 'conversation_updated'], 'dashboards hear of it');
 });
 
+test.serial('inbound: NUL and a lone surrogate in a customer\'s text are stored as U+FFFD, not refused (Telegram would redeliver forever)', async (t) => {
+  const update = telegramTextUpdate({ updateId: 5003, chatId: 616161, messageId: 3, text: 'nul \u0000 and \ud800 here', firstName: 'Unicode \u0000' });
+  const res = await postUpdate(update, shared.secret);
+  t.is(res.status, 200);
+  t.deepEqual(await res.json(), { received: 1 });
+  const conversationId = await untilWorked(app, async () => (await conversationsNamed(inbox, 'Unicode \ufffd'))[0]?.id, 'the conversation');
+  const messages = await inbox.messagesOf(conversationId);
+  t.deepEqual(messages.map((m) => m.content), ['nul \ufffd and \ufffd here']);
+});
+
 test.serial('the same update delivered five times makes exactly one message', async (t) => {
   const update = telegramTextUpdate({ updateId: 5002, chatId: 515151, messageId: 7, text: 'Is anybody there?', firstName: 'Grace' });
   const answers = [];

@@ -129,7 +129,7 @@ test.serial('inbound: a signed DM is stored with its job before the 200, then be
 
   const [event] = await query(app, 'select id, kind, channel_id, processed_at from inbound_events where dedupe_key = $1', [eventId]);
   t.like(event, { kind: 'message', channel_id: channelId, processed_at: null });
-  t.is((await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound' and key = $1`, [`inbound:${event.id}`])).length, 1);
+  t.is((await inbox.inboundJobs([event.id])).length, 1);
 
   await runWorker();
   const customer = await inbox.customerBy('name', sender.name);

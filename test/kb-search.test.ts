@@ -10,7 +10,7 @@
  */
 import test from 'ava';
 import { createServer } from 'node:net';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';

@@ -4,7 +4,6 @@
  */
 import test from 'ava';
 import http from 'node:http';
-import net from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type Koa from 'koa';
@@ -18,6 +17,7 @@ import authRoutes from '../api/routes/auth/routes.ts';
 import systemRoutes from '../api/routes/system/routes.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { registerUser } from './helpers/fixtures.ts';
+import { startDbProxy } from './helpers/db-proxy.ts';
 
 const ALLOWED_ORIGIN = 'https://app.parley.example';
 
@@ -60,39 +60,13 @@ test('GET /readyz is 200 when the database answers', async (t) => {
   t.deepEqual(res.body, { status: 'ready' });
 });
 
-/** A TCP proxy to the test database that can be cut, to make PostgreSQL unreachable mid-flight. */
-async function cuttableProxy(target: URL) {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as net.AddressInfo).port);
-  return {
-    url: url.toString(),
-    cut: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
-  };
-}
-
 test('GET /readyz is 503 when the database is unreachable; /healthz stays 200', async (t) => {
-  const proxy = await cuttableProxy(new URL(app.databaseUrl));
+  const proxy = await startDbProxy(app.databaseUrl);
   const db = await createDb(proxy.url, { maxPoolSize: 1 });
   const server = await serve(createApp({ ...app.deps, db } satisfies Deps, systemRoutes));
   try {
     t.is((await server.fetch('/readyz')).status, 200);
-    await proxy.cut();
+    await proxy.down();
     const ready = await server.fetch('/readyz');
     t.is(ready.status, 503);
     t.deepEqual(await ready.json(), { detail: 'Database unreachable' });

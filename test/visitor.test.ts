@@ -9,7 +9,7 @@
  */
 import test from 'ava';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { issueAccessToken, issuePurposeToken } from '../core/tokens.ts';
 import { issueVisitorToken } from '../core/visitor-tokens.ts';

@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';

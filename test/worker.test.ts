@@ -11,6 +11,7 @@ import { addJob } from '../core/jobs.ts';
 import { defineTask, type AnyTask } from '../workers/task.ts';
 import { startWorker } from '../workers/main.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { waitFor } from './helpers/worker.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -115,6 +116,68 @@ test('graceful shutdown: stop() stops taking jobs and waits for the running job 
   t.deepEqual(await jobsOf('shutdown_slow'), [], 'the job completed; it is not left locked or failed');
   const [waiting] = await jobsOf('shutdown_later');
   t.like(waiting, { id: laterId, attempts: 0, locked_at: null }, 'the job added during shutdown waits for the next worker');
+});
+
+test('graceful shutdown: a job whose fetch was under way when stop() began is returned to the queue, not run', async (t) => {
+  const started = deferred();
+  const release = deferred();
+  const ran: string[] = [];
+  const slow = task('fetch_race_slow', async () => {
+    started.resolve();
+    await release.promise;
+  });
+  const late = task('fetch_race_late', async () => {
+    ran.push('late ran');
+  });
+  const events: WorkerEvents = new EventEmitter();
+  const shuttingDown = deferred();
+  events.on('pool:gracefulShutdown', () => shuttingDown.resolve());
+  const runner = await startWorker(app.deps, { connectionString: app.databaseUrl, tasks: [slow, late], concurrency: 2, pollInterval: 50, events });
+  await addJob(app.deps.db, 'fetch_race_slow', {});
+  await started.promise;
+  let stopping: Promise<void> | undefined;
+  // The idle worker's next fetch (select … for update) waits behind this lock, so it reads the
+  // jobs only after this transaction commits: the slow machine's race, made certain.
+  const lateId = await app.deps.db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`lock table graphile_worker._private_jobs in exclusive mode`);
+    await waitFor(async () => {
+      const [row] = await app.sql(`select count(*)::int as n from pg_locks where relation = 'graphile_worker._private_jobs'::regclass and not granted`);
+      return row.n > 0;
+    }, 20_000, 'the idle worker\'s fetch to wait on the lock');
+    stopping = runner.stop();
+    await shuttingDown.promise;
+    return addJob(tx, 'fetch_race_late', {});
+  });
+  release.resolve();
+  await stopping;
+  t.deepEqual(ran, [], 'the job fetched during shutdown did not run');
+  const [waiting] = await jobsOf('fetch_race_late');
+  t.like(waiting, { id: lateId, attempts: 0, locked_at: null }, 'it waits, unlocked and with no attempt spent, for the next worker');
+});
+
+test('a runner whose pool ends on its own (as when PostgreSQL restarts) is started again, and the dead pool stops beating', async (t) => {
+  const ran = deferred();
+  const after = task('restart_after', async () => ran.resolve());
+  const events: WorkerEvents = new EventEmitter();
+  const pools: { id: string; forcefulShutdown: (message: string) => unknown }[] = [];
+  events.on('pool:create', ({ workerPool }) => pools.push(workerPool));
+  const released = deferred();
+  events.on('pool:release', () => released.resolve());
+  const runner = await startWorker(app.deps, { connectionString: app.databaseUrl, tasks: [after], events, restartDelay: 50 });
+  try {
+    await Promise.resolve(pools[0].forcefulShutdown('simulated: could not record a job')).catch(() => {});
+    await released.promise;
+    await waitFor(async () => pools.length === 2, 20_000, 'a new pool');
+    t.is(runner.restarts, 1);
+    await addJob(app.deps.db, 'restart_after', {});
+    await ran.promise;
+    await waitFor(async () => (await jobsOf('restart_after')).length === 0, 20_000, 'the job to be recorded as done');
+    // The ended pool, holding no job, stops beating and its row goes (it would be kept fresh forever otherwise).
+    await waitFor(async () => (await app.sql('select 1 from worker_heartbeats where worker_id = $1', [pools[0].id])).length === 0, 20_000, 'the ended pool\'s heartbeat to go');
+    t.pass();
+  } finally {
+    await runner.stop();
+  }
 });
 
 test('crontab: entries of the tasks a process runs are scheduled (backfilled here, so no waiting for a minute)', async (t) => {

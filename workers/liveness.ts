@@ -5,26 +5,36 @@
  * older than `timeout` unlocks those workers' jobs (graphile_worker.force_unlock_workers), so
  * they run again within about a minute. A worker that is merely slow keeps beating: its jobs
  * are never taken from it.
+ *
+ * A pool that ends (stop(), or on its own after a database error) stops beating at once; so
+ * does one the supervisor gives up on while it is still ending (supervisor.ts). Its
+ * rows are deleted only when it holds no job; otherwise they age out, and the jobs it left
+ * locked (a completion it could not record) are released like a dead worker's.
  */
 import type { WorkerEvents } from 'graphile-worker';
 import { z } from 'zod';
 import { sql, type Db } from '../core/db.ts';
 import type { Logger } from '../core/logger.ts';
 
-export type Liveness = { stop: () => Promise<void> };
+export type Liveness = {
+  /** Stops beating for a pool (and its workers) that will run no job again, before it has ended. */
+  forgetPool: (poolId: string) => Promise<void>;
+  stop: () => Promise<void>;
+};
 
 export function trackLiveness(db: Db, events: WorkerEvents, timeoutSeconds: number, logger: Logger): Liveness {
-  const ids = new Set<string>();
+  /** Every id jobs may be locked under (pools and their workers), with the pool it belongs to. */
+  const poolOf = new Map<string, string>();
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
   const beat = async () => {
     if (stopped) return;
     try {
-      if (ids.size > 0) {
+      if (poolOf.size > 0) {
         await db.query(sql.unsafe`
           insert into worker_heartbeats (worker_id, seen_at)
-          select id, now() from unnest(${sql.array([...ids], 'text')}) as id
+          select id, now() from unnest(${sql.array([...poolOf.keys()], 'text')}) as id
           on conflict (worker_id) do update set seen_at = now()`);
       }
       const dead = await db.anyFirst(sql.type(z.object({ worker_id: z.string() }))`
@@ -39,27 +49,42 @@ export function trackLiveness(db: Db, events: WorkerEvents, timeoutSeconds: numb
       logger.warn({ err: error }, 'worker heartbeat failed');
     }
   };
+  const enqueue = (step: () => Promise<void>) => {
+    running = running.then(step);
+    return running;
+  };
+
+  /** Stops beating for these ids; forgets the rows of those that hold no job. */
+  const forget = (ids: string[]) =>
+    enqueue(async () => {
+      for (const id of ids) poolOf.delete(id);
+      await db
+        .query(sql.unsafe`
+          delete from worker_heartbeats h where worker_id = any(${sql.array(ids, 'text')})
+          and not exists (select 1 from graphile_worker._private_jobs j where j.locked_by = h.worker_id)`)
+        .catch((error) => logger.warn({ err: error }, 'could not remove the heartbeats of a stopped worker pool'));
+    });
 
   // Jobs are locked under the pool's id when jobs are fetched in batches, else the worker's.
-  const track = (id: string) => {
-    ids.add(id);
-    running = running.then(beat);
-  };
-  events.on('pool:create', ({ workerPool }) => track(workerPool.id));
-  events.on('worker:create', ({ worker }) => track(worker.workerId));
-  const timer = setInterval(() => {
-    running = running.then(beat);
-  }, Math.max(250, (timeoutSeconds * 1000) / 4));
+  events.on('pool:create', ({ workerPool }) => {
+    poolOf.set(workerPool.id, workerPool.id);
+    void enqueue(beat);
+  });
+  events.on('worker:create', ({ worker }) => {
+    poolOf.set(worker.workerId, worker.workerPool.id);
+    void enqueue(beat);
+  });
+  const forgetPool = (poolId: string) => forget([...poolOf].filter(([, pool]) => pool === poolId).map(([id]) => id));
+  events.on('pool:release', ({ workerPool }) => void forgetPool(workerPool.id));
+  const timer = setInterval(() => void enqueue(beat), Math.max(250, (timeoutSeconds * 1000) / 4));
   timer.unref();
 
   return {
+    forgetPool,
     stop: async () => {
       clearInterval(timer);
-      await running;
+      await forget([...poolOf.keys()]);
       stopped = true;
-      if (ids.size > 0) {
-        await db.query(sql.unsafe`delete from worker_heartbeats where worker_id = any(${sql.array([...ids], 'text')})`).catch(() => {});
-      }
     },
   };
 }

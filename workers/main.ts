@@ -4,15 +4,20 @@
  *
  * runner.stop() is the graceful shutdown: the pool stops taking jobs at once and waits for the
  * running ones to finish; `shutdownAbortTimeout` ms into it, tasks see `helpers.abortSignal`
- * fire (a task that honours it fails its attempt and is retried later, never lost).
+ * fire (a task that honours it fails its attempt and is retried later, never lost). A job
+ * fetched while the pool was already stopping is handed back unrun (shutdown-guard.ts), and a
+ * runner that ends on its own is started again (supervisor.ts).
  */
 import { EventEmitter } from 'node:events';
 import { parseCronItems, run, type CronItem, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import pg from 'pg';
 import type { Deps } from '../core/deps.ts';
 import { workerLogger } from '../core/worker-logger.ts';
 import { crontab as defaultCrontab } from './crontab.ts';
 import { allTasks } from './tasks/index.ts';
 import { trackLiveness } from './liveness.ts';
+import { shutdownGuard, type ShutdownGuard } from './shutdown-guard.ts';
+import { superviseRunner, type SupervisedRunner } from './supervisor.ts';
 import type { AnyTask } from './task.ts';
 
 export type WorkerOptions = {
@@ -33,12 +38,16 @@ export type WorkerOptions = {
   shutdownAbortTimeout?: number;
   /** graphile-worker's event emitter (job and cron events), for callers that watch the runner from its start. */
   events?: WorkerEvents;
+  /** Ms before a runner that ended on its own is started again (default 1,000; doubles while it fails). */
+  restartDelay?: number;
 };
 
-export function buildTaskList(deps: Deps, tasks: AnyTask[]): TaskList {
+export function buildTaskList(deps: Deps, tasks: AnyTask[], handBack?: ShutdownGuard): TaskList {
   const list: TaskList = {};
   for (const task of tasks) {
     list[task.name] = async (raw, helpers) => {
+      // Thrown, not returned: a returned job would be recorded as done (deleted).
+      if (await handBack?.(helpers.job)) throw new Error('worker pool is stopping: job handed back to the queue unrun');
       const parsed = task.payload.safeParse(raw);
       if (!parsed.success) {
         deps.logger.error({ task: task.name, job_id: helpers.job.id, issues: parsed.error.issues }, 'invalid job payload: dropped');
@@ -50,7 +59,27 @@ export function buildTaskList(deps: Deps, tasks: AnyTask[]): TaskList {
   return list;
 }
 
-export async function startWorker(deps: Deps, options: WorkerOptions): Promise<Runner> {
+/**
+ * Runs a runner on a pg pool of its own, ended when the runner is done. graphile-worker's own
+ * pool loses its error handlers as soon as its runner stops, before the pool has ended: a
+ * connection cut by PostgreSQL in between was an uncaught error that killed the process.
+ */
+async function runWithOwnPool(connectionString: string, deps: Deps, start: (pgPool: pg.Pool) => Promise<Runner>): Promise<Runner> {
+  const pgPool = new pg.Pool({ connectionString, max: 10 });
+  const warn = (error: Error) => deps.logger.warn({ err: error }, 'worker database connection error');
+  pgPool.on('error', warn);
+  pgPool.on('connect', (client) => client.on('error', warn));
+  try {
+    const runner = await start(pgPool);
+    runner.promise.finally(() => pgPool.end()).catch(() => {});
+    return runner;
+  } catch (error) {
+    await pgPool.end();
+    throw error;
+  }
+}
+
+export async function startWorker(deps: Deps, options: WorkerOptions): Promise<SupervisedRunner> {
   const available = options.tasks ?? allTasks;
   const only = options.only;
   if (only) {
@@ -64,8 +93,10 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<R
   if (unknownCron.length) throw new Error(`crontab names unknown tasks: ${unknownCron.map((i) => i.task).join(', ')}`);
   const events = options.events ?? (new EventEmitter() as WorkerEvents);
   const liveness = trackLiveness(deps.db, events, deps.config.WORKER_LIVENESS_TIMEOUT, deps.logger);
-  const runner = await run({
-    connectionString: options.connectionString,
+  const taskList = buildTaskList(deps, tasks, shutdownGuard(deps.db, events));
+  const parsedCronItems = parseCronItems(crontab.filter((item) => tasks.some((t) => t.name === item.task)));
+  const start = () => runWithOwnPool(options.connectionString, deps, (pgPool) => run({
+    pgPool,
     concurrency: options.concurrency ?? deps.config.WORKER_CONCURRENCY,
     noHandleSignals: true,
     pollInterval: options.pollInterval ?? 1000,
@@ -77,17 +108,29 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<R
     // of 0 ms batches only what finishes in the same tick.
     preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
     events,
-    taskList: buildTaskList(deps, tasks),
-    parsedCronItems: parseCronItems(crontab.filter((item) => tasks.some((t) => t.name === item.task))),
+    taskList,
+    parsedCronItems,
+  }));
+  const runner = await superviseRunner(start, {
+    logger: deps.logger,
+    events,
+    onAbandon: (poolId) => void liveness.forgetPool(poolId),
+    minDelayMs: options.restartDelay,
+  }).catch(async (error) => {
+    await liveness.stop();
+    throw error;
   });
   // The heartbeat goes on while running jobs finish, and ends with the runner.
-  const stop = runner.stop.bind(runner);
-  runner.stop = async (...args: Parameters<Runner['stop']>) => {
-    try {
-      return await stop(...args);
-    } finally {
-      await liveness.stop();
-    }
+  return {
+    get restarts() {
+      return runner.restarts;
+    },
+    stop: async () => {
+      try {
+        await runner.stop();
+      } finally {
+        await liveness.stop();
+      }
+    },
   };
-  return runner;
 }

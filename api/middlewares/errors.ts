@@ -1,10 +1,16 @@
 /**
  * Turns every error into the spec's body. HttpError carries its own status and body; errors
- * raised by Koa and its body parser for client mistakes keep their 4xx status; anything else
- * is a 500 with no internals, only the request id. Also logs each request once.
+ * raised by Koa and its body parser for client mistakes keep their 4xx status; PostgreSQL
+ * down or not answering (within DB_TIMEOUT) is a 503 with Retry-After, so clients and
+ * platforms retry; anything else is a 500 with no internals, only the request id. Also logs
+ * each request once.
  */
 import type { Middleware } from 'koa';
+import { isDatabaseUnavailable } from '../../core/db-outage.ts';
 import { HttpError } from '../../core/errors.ts';
+
+/** Seconds a client is asked to wait before retrying during a database outage. */
+const OUTAGE_RETRY_AFTER = '5';
 import type { Logger } from '../../core/logger.ts';
 
 export function errorsAndAccessLog(logger: Logger): Middleware {
@@ -18,7 +24,12 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
         ctx.body = { detail: status === 404 ? 'Not Found' : httpReason(status) };
         ctx.status = status;
       }
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      if (isDatabaseUnavailable(error)) {
+        logger.warn({ err: error, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'database unavailable');
+        error = new HttpError(503, { detail: 'Service temporarily unavailable' }, { 'Retry-After': OUTAGE_RETRY_AFTER });
+      }
       if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.body = error.body;

@@ -41,7 +41,7 @@ function receivedSecret(request: { url: string; headers: Record<string, string |
 export function createRegister(openInbox: OpenInbox) {
   return async (config: EmailConfig, input: { secret: string; state: Record<string, unknown> }, context: ConnectorContext): Promise<RegisterResult> => {
     try {
-      const transport = createSmtpTransport(config, await mailServer('smtp_host', config.smtp_host, context, 'permanent'));
+      const transport = await createSmtpTransport(config, await mailServer('smtp_host', config.smtp_host, context, 'permanent'));
       try {
         await transport.verify();
       } finally {

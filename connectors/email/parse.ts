@@ -4,7 +4,7 @@
  * Parley sets its own, so inbound references match the external ids of sent replies.
  */
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import type { InboundAttachment, InboundMessage } from '../types.ts';
 
 /** `<id@host>` for an id with or without brackets; undefined for an empty one. */
@@ -94,6 +94,8 @@ export function isAutomatic(headers: ParsedMail['headers']): boolean {
  * redelivery still matches.
  */
 export async function parseRawEmail(source: Buffer, now: Date = new Date()): Promise<InboundMessage | null> {
+  // Loaded on first use: most API processes never receive a mail, and mailparser is large.
+  const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(source, { skipImageLinks: true, skipTextToHtml: true });
   const sender = firstAddress(mail.from);
   if (!sender || isAutomatic(mail.headers)) return null;

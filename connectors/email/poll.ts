@@ -6,7 +6,6 @@
  *
  * The IMAP session is behind `InboxSession` so the position logic is tested without a server.
  */
-import { ImapFlow } from 'imapflow';
 import { ConnectorError, type InboundEvent, type PollResult } from '../types.ts';
 import type { ImapSettings } from './config.ts';
 import { parseRawEmail } from './parse.ts';
@@ -93,8 +92,9 @@ export function imapError(error: unknown): ConnectorError {
   return new ConnectorError('transient', `IMAP: ${text}`);
 }
 
-/** The real session: imapflow on INBOX. */
+/** The real session: imapflow on INBOX (loaded on first use: only workers poll, and it is large). */
 export const openImapInbox: OpenInbox = async (settings) => {
+  const { ImapFlow } = await import('imapflow');
   const client = new ImapFlow({
     host: settings.host,
     ...(settings.servername ? { servername: settings.servername } : {}),

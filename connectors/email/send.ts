@@ -3,7 +3,6 @@
  * domain>`, the external id) and threads the reply with In-Reply-To / References so it lands in
  * the customer's existing conversation in their mail client.
  */
-import nodemailer from 'nodemailer';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type SendResult } from '../types.ts';
 import type { EmailConfig } from './config.ts';
 import { mailServer, type MailServer } from './servers.ts';
@@ -12,8 +11,12 @@ import { normalizeMessageId } from './parse.ts';
 /** At most this many Message-IDs in References: the first (thread root) and the latest ones. */
 const MAX_REFERENCES = 20;
 
-/** A transport to `server`: the checked address of `smtp_host` (servers.ts). */
-export function createSmtpTransport(config: EmailConfig, server: MailServer) {
+/**
+ * A transport to `server`: the checked address of `smtp_host` (servers.ts). nodemailer loads on
+ * first use: the API process only receives mail.
+ */
+export async function createSmtpTransport(config: EmailConfig, server: MailServer) {
+  const { default: nodemailer } = await import('nodemailer');
   const port = Number(config.smtp_port);
   return nodemailer.createTransport({
     host: server.address,
@@ -82,7 +85,7 @@ export async function sendEmail(config: EmailConfig, message: OutboundMessage, c
     return { filename: attachment.filename, contentType: attachment.content_type, href: attachment.url };
   });
   const messageId = outboundMessageId(config, message);
-  const transport = createSmtpTransport(config, await mailServer('smtp_host', config.smtp_host, context, 'transient'));
+  const transport = await createSmtpTransport(config, await mailServer('smtp_host', config.smtp_host, context, 'transient'));
   try {
     await transport.sendMail({
       from: config.address,

@@ -3,11 +3,12 @@
  * form-encoded webhooks at /api/v1/webhooks/sms/{channel_id}, signed with the account's auth
  * token; sends go through the Messages API.
  */
-import twilio from 'twilio';
+// Only the signature check at load: the REST client (the whole twilio library) loads on first send.
+import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { z } from 'zod';
 import { httpStatusError, networkError, parseRetryAfter } from '../http-errors.ts';
 import { ConnectorError, type Connector, type OutboundMessage, type RegisterResult } from '../types.ts';
-import { createTwilioClient, type BaseUrlRequestClient } from './client.ts';
+import type { BaseUrlRequestClient } from './client.ts';
 import { parseTwilioWebhook, twilioForm } from './parse.ts';
 
 export const smsConfigSchema = z.object({
@@ -46,7 +47,7 @@ export function twilioError(error: unknown, httpClient?: BaseUrlRequestClient): 
 }
 
 async function send(config: SmsConfig, message: OutboundMessage, context: { urls: { twilio?: string } }) {
-  const { client, httpClient } = createTwilioClient(config, context.urls.twilio);
+  const { client, httpClient } = (await import('./client.ts')).createTwilioClient(config, context.urls.twilio);
   const mediaUrl = message.attachments.map((attachment) => attachment.url);
   if (message.text.trim() === '' && mediaUrl.length === 0) throw new ConnectorError('permanent', 'An SMS needs text or an attachment');
   try {
@@ -74,7 +75,7 @@ async function register(
   input: { webhookUrl: string; state: Record<string, unknown> },
   context: { urls: { twilio?: string } },
 ): Promise<RegisterResult> {
-  const { client, httpClient } = createTwilioClient(config, context.urls.twilio);
+  const { client, httpClient } = (await import('./client.ts')).createTwilioClient(config, context.urls.twilio);
   try {
     const numbers = await client.incomingPhoneNumbers.list({ phoneNumber: config.from_number, limit: 1 });
     const number = numbers[0];
@@ -96,7 +97,7 @@ const smsConnector: Connector<SmsConfig> = {
     const signature = request.headers['x-twilio-signature'];
     if (!signature) return false;
     try {
-      return twilio.validateRequest(config.auth_token, signature, request.url, twilioForm(request));
+      return validateRequest(config.auth_token, signature, request.url, twilioForm(request));
     } catch {
       // validateRequest throws on a URL it cannot parse: not a request Twilio signed.
       return false;

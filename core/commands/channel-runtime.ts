@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../db.ts';
 import { decryptJson } from '../crypto.ts';
+import { cachedChannels } from '../channel-cache.ts';
 
 export type RuntimeChannel = {
   id: string;
@@ -47,6 +48,11 @@ export async function channelsByRoutingKey(q: Queryable, key: Uint8Array, type: 
   const rows = await q.any(sql.type(channelRow)`
     select ${columns} from channels where type = ${type} and routing_key = ${routingKey} and is_active`);
   return rows.map((row) => toRuntime(key, row));
+}
+
+/** channelsByRoutingKey through the short-lived cache of core/channel-cache.ts (shared webhook endpoints). */
+export function cachedChannelsByRoutingKey(q: Queryable, key: Uint8Array, type: string, routingKey: string): Promise<RuntimeChannel[]> {
+  return cachedChannels(`${type}:${routingKey}`, () => channelsByRoutingKey(q, key, type, routingKey));
 }
 
 /** Active channels of a type with this Meta verify token. */

@@ -1,39 +1,63 @@
 /**
  * Inbound customer traffic, in two steps:
- *  1. storeInboundEvents — in the webhook request (or a poll): each normalized event becomes an
- *     inbound_events row (unique per channel and platform message id, so a redelivery is dropped)
- *     and a `process_inbound` job, in one transaction, before the platform gets its 200.
- *  2. processInboundEvent — in the worker: upsert the customer, thread into a conversation,
- *     insert the message (unique per channel and external id), or move a delivery status forward.
+ *  1. storeInboundEvents — in the webhook request (or a poll): the normalized events become
+ *     inbound_events rows (unique per channel and platform message id, so a redelivery is
+ *     dropped) and arm the channel's drain job, in one transaction, before the platform gets its 200.
+ *  2. the drain (inbound-drain.ts) or processInboundEvent — in the worker: upsert the customer,
+ *     thread into a conversation, insert the message (unique per channel and external id), or
+ *     move a delivery status forward.
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
-import { addJob } from '../jobs.ts';
 import { rooms, type ParleyEvent } from '../events.ts';
 import { enqueueAiReply } from '../ai-agent.ts';
+import { storableText } from '../storable-text.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
 export type InboundChannel = { id: string; business_id: string; type: string };
 
+const idRow = z.object({ id: z.string() });
+
 const dedupeKey = (event: InboundEvent) => (event.kind === 'message' ? event.externalId : `receipt:${event.externalId}:${event.status}`);
 
-/** Stores events and enqueues their processing; returns the ids of events not seen before. */
-export async function storeInboundEvents(tx: Queryable, channel: InboundChannel, events: InboundEvent[], rawBody: string | null): Promise<string[]> {
-  const stored: string[] = [];
-  for (const event of events) {
-    const row = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+/**
+ * Advisory lock namespaces (the two-key form, apart from the one-key locks elsewhere), keyed by
+ * hashtext(channel id). STORE (also written in inbound_arm_drain, migration 0021): shared by
+ * every transaction storing a channel's events, taken before it arms the drain; the drain
+ * takes it exclusively for its last look, so it waits for every event being stored and sees
+ * it. DRAIN: one drain of a channel at a time. The drain's job key is `inbound:<channel id>`.
+ */
+export const inboundLocks = { store: 20_201, drain: 20_202 } as const;
+
+/**
+ * Stores events and arms the channel's drain, in one statement (atomic on its own, or part of
+ * the caller's transaction); returns the ids of events not seen before. A channel deleted or
+ * deactivated meanwhile stores nothing (webhooks may have found it in a cache).
+ *
+ * Arming (the SQL function inbound_arm_drain, migration 0021, when something new was stored)
+ * takes the shared STORE lock until commit (see inboundLocks), then leaves a drain job that has
+ * not started yet as it is, or else enqueues one (beside a running drain, whose key
+ * graphile-worker then clears).
+ */
+export async function storeInboundEvents(q: Queryable, channel: InboundChannel, events: InboundEvent[], rawBody: string | null): Promise<string[]> {
+  if (events.length === 0) return [];
+  const items = storableText(events.map((event) => ({ kind: event.kind, key: dedupeKey(event), event })));
+  rawBody = rawBody === null ? null : storableText(rawBody);
+  const rows = await q.any(sql.type(z.object({ id: z.string(), armed: z.number() }))`
+    with stored as (
       insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
-      values (${channel.business_id}, ${channel.id}, ${event.kind}, ${dedupeKey(event)}, ${sql.jsonb(event as never)}, ${rawBody})
+      select ch.business_id, ch.id, e.item->>'kind', e.item->>'key', e.item->'event', ${rawBody}
+      from channels ch, jsonb_array_elements(${sql.jsonb(items as never)}) with ordinality as e(item, n)
+      where ch.id = ${channel.id} and ch.is_active
+      -- seq follows the events' order in the webhook
+      order by e.n
       on conflict (channel_id, dedupe_key) do nothing
-      returning id`);
-    if (!row) continue;
-    // A channel's messages are processed one at a time in the order they arrived (one queue per
-    // channel): concurrent jobs let a customer's second message land before the first.
-    const queueName = event.kind === 'message' ? `inbound:${channel.id}` : undefined;
-    await addJob(tx, 'process_inbound', { event_id: row.id }, { jobKey: `inbound:${row.id}`, queueName });
-    stored.push(row.id);
-  }
-  return stored;
+      returning id
+    ), armed as (
+      select inbound_arm_drain(${channel.id}) from (select 1 from stored limit 1) as any_stored
+    )
+    select stored.id, (select count(*) from armed) as armed from stored`);
+  return rows.map((r) => r.id);
 }
 
 const eventRow = z.object({
@@ -45,8 +69,6 @@ const eventRow = z.object({
   processed_at: z.string().nullable(),
 });
 
-const idRow = z.object({ id: z.string() });
-
 /** Processes one stored event; returns the live events to publish after commit. Safe to run twice. */
 export async function processInboundEvent(db: Db, eventId: string): Promise<ParleyEvent[]> {
   return db.transaction(async (tx) => {
@@ -55,92 +77,69 @@ export async function processInboundEvent(db: Db, eventId: string): Promise<Parl
       from inbound_events e join channels ch on ch.id = e.channel_id
       where e.id = ${eventId} for update of e`);
     if (!row || row.processed_at) return [];
-    const event = row.event as unknown as InboundEvent;
     const channel = { id: row.channel_id, business_id: row.business_id, type: row.channel_type };
-    const published = event.kind === 'message' ? await applyMessage(tx, channel, event) : await applyReceipt(tx, channel, event);
+    const published = await applyInboundEvent(tx, channel, row.event as unknown as InboundEvent);
     await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = ${row.id}`);
     return published;
   });
 }
 
-const conversationRow = z.object({ id: z.string(), status: z.string() });
+export type ApplyOptions = {
+  /**
+   * False when the business cannot auto-reply now (setting off, or not in its plan): skips the
+   * AI agent's per-message check. Default: check each message.
+   */
+  aiAutoReply?: boolean;
+};
 
-/** E-mail: the conversation holding a message this one replies to (nearest reference first). */
-async function threadByReferences(tx: Queryable, channelId: string, references: string[]) {
-  if (references.length === 0) return null;
-  return tx.maybeOne(sql.type(conversationRow)`
-    select c.id, c.status
-    from messages m join conversations c on c.id = m.conversation_id
-    where m.channel_id = ${channelId} and m.external_id = any(${sql.array(references, 'text')})
-    order by array_position(${sql.array(references, 'text')}, m.external_id), m.created_at desc
-    limit 1`);
+/** Applies one event in the caller's transaction; returns the live events to publish after commit. */
+export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent, options: ApplyOptions = {}): Promise<ParleyEvent[]> {
+  return event.kind === 'message' ? applyMessages(tx, channel, [event], options) : applyReceipt(tx, channel, event);
 }
 
-/** Other channels: the customer's latest conversation on this channel. */
-async function latestConversation(tx: Queryable, channelId: string, customerId: string) {
-  return tx.maybeOne(sql.type(conversationRow)`
-    select id, status from conversations
-    where customer_id = ${customerId} and channel_id = ${channelId}
-    order by updated_at desc, id desc limit 1`);
-}
+/** What the SQL functions read from a stored InboundMessage. */
+const storedMessage = z.object({
+  externalId: z.string().min(1),
+  from: z.object({ platformUserId: z.string().min(1), name: z.string().optional(), email: z.string().optional(), phone: z.string().optional() }),
+  text: z.string(),
+  attachments: z.array(z.unknown()),
+  subject: z.string().optional(),
+  references: z.array(z.string()).optional(),
+});
 
-async function applyMessage(tx: Queryable, channel: InboundChannel, message: InboundMessage): Promise<ParleyEvent[]> {
-  // One customer's messages are threaded one at a time, so a burst cannot open two conversations.
-  await tx.query(sql.unsafe`select pg_advisory_xact_lock(hashtext(${channel.id + ':' + message.from.platformUserId}))`);
-  const duplicate = await tx.exists(sql.unsafe`select 1 from messages where channel_id = ${channel.id} and external_id = ${message.externalId}`);
-  if (duplicate) return [];
+const appliedRow = z.object({ idx: z.number(), applied_message_id: z.string(), applied_conversation_id: z.string(), opened_conversation: z.boolean() });
 
-  const customer = await tx.one(sql.type(idRow)`
-    insert into customers (business_id, channel_id, platform_user_id, name, email, phone)
-    values (${channel.business_id}, ${channel.id}, ${message.from.platformUserId}, ${message.from.name ?? ''},
-            ${message.from.email ?? null}, ${message.from.phone ?? null})
-    on conflict (channel_id, platform_user_id) where platform_user_id is not null do update set
-      name = case when excluded.name <> '' then excluded.name else customers.name end,
-      email = coalesce(excluded.email, customers.email),
-      phone = coalesce(excluded.phone, customers.phone),
-      updated_at = now()
-    returning id`);
-
-  const isEmail = channel.type === 'email';
-  const existing = isEmail
-    ? await threadByReferences(tx, channel.id, message.references ?? [])
-    : await latestConversation(tx, channel.id, customer.id);
+/**
+ * Customer messages into the inbox, in order, in one round trip: each customer upserted,
+ * threaded into a conversation (e-mail by References, others the customer's latest on the
+ * channel; resolved reopens, closed starts a new one), each message stored once per channel and
+ * external id. The rules live in the SQL functions inbound_apply_message (migration 0020) and
+ * inbound_apply_messages (0023): seven statements per message became one call per batch.
+ */
+export async function applyMessages(tx: Queryable, channel: InboundChannel, messages: InboundMessage[], options: ApplyOptions = {}): Promise<ParleyEvent[]> {
+  if (messages.length === 0) return [];
+  // Stored events come from our connectors, but a message without a sender or id must fail here,
+  // not become a customer with no platform id in SQL.
+  for (const message of messages) storedMessage.parse(message);
+  const applied = await tx.any(sql.type(appliedRow)`
+    select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(messages as never)})`);
   const events: ParleyEvent[] = [];
-  const businessRoom = rooms.business(channel.business_id);
-  let conversationId: string;
-  if (existing && existing.status !== 'closed') {
-    conversationId = existing.id;
-    // A customer writing into a resolved conversation reopens it.
-    await tx.query(sql.unsafe`
-      update conversations set
-        status = case when status = 'resolved' then 'open' else status end,
-        resolved_at = case when status = 'resolved' then null else resolved_at end,
-        resolved_by = case when status = 'resolved' then null else resolved_by end,
-        last_message_at = now(), updated_at = now()
-      where id = ${conversationId}`);
-  } else {
-    const created = await tx.one(sql.type(idRow)`
-      insert into conversations (business_id, customer_id, channel_id, channel_type, status, subject, last_message_at)
-      values (${channel.business_id}, ${customer.id}, ${channel.id}, ${channel.type}, 'open', ${message.subject ?? null}, now())
-      returning id`);
-    conversationId = created.id;
-    events.push({ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } });
+  for (const row of applied) {
+    const { applied_message_id: messageId, applied_conversation_id: conversationId } = row;
+    if (options.aiAutoReply !== false) await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
+    events.push(...messageEvents(channel, messageId, conversationId, row.opened_conversation));
   }
-
-  const inserted = await tx.maybeOne(sql.type(idRow)`
-    insert into messages (business_id, conversation_id, sender_type, content, attachments, channel_id, external_id)
-    values (${channel.business_id}, ${conversationId}, 'customer', ${message.text}, ${sql.jsonb(message.attachments as never)},
-            ${channel.id}, ${message.externalId})
-    on conflict (channel_id, external_id) where external_id is not null do nothing
-    returning id`);
-  if (!inserted) return [];
-  await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId: inserted.id });
-  const at = new Date().toISOString();
-  events.push(
-    { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: inserted.id, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },
-    { name: 'conversation_updated', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id, at } },
-  );
   return events;
+}
+
+function messageEvents(channel: InboundChannel, messageId: string, conversationId: string, opened: boolean): ParleyEvent[] {
+  const businessRoom = rooms.business(channel.business_id);
+  const at = new Date().toISOString();
+  return [
+    ...(opened ? [{ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } }] : []),
+    { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: messageId, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },
+    { name: 'conversation_updated', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id, at } },
+  ];
 }
 
 const statusRank = sql.fragment`case delivery_status when 'queued' then 0 when 'sent' then 1 when 'delivered' then 2 when 'read' then 3 else 4 end`;

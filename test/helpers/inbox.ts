@@ -48,9 +48,11 @@ export function inboxOf(app: TestApp, token: string) {
 
     countInboundJobs: async () => (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number,
 
-    /** The process_inbound jobs still queued for these inbound events. */
+    /** The process_inbound jobs still queued that will process these inbound events: their channels' drains. */
     inboundJobs: (eventIds: string[]) =>
-      query(app, `select id, key, task_identifier from graphile_worker.jobs where task_identifier = 'process_inbound' and key = any($1)`, [eventIds.map((id) => `inbound:${id}`)]),
+      query(app, `select j.id, j.key, j.task_identifier from graphile_worker.jobs j
+                  where j.task_identifier = 'process_inbound'
+                    and j.key in (select 'inbound:' || e.channel_id from inbound_events e where e.id = any($1))`, [eventIds]),
 
     /** The customer the API's search finds with this value in `field`, once the worker has created it. */
     customerBy: (field: 'phone' | 'email' | 'name', value: string) =>

@@ -3,13 +3,13 @@
  * waiting helpers for tests that need jobs to have run.
  */
 import test from 'ava';
-import type { Runner } from 'graphile-worker';
+import type { SupervisedRunner } from '../../workers/supervisor.ts';
 import type pg from 'pg';
 import { startWorker } from '../../workers/main.ts';
 import type { AnyTask } from '../../workers/task.ts';
 import type { TestApp } from './app.ts';
 
-export async function startTestWorker(app: TestApp, options: { tasks?: AnyTask[]; only?: string[]; concurrency?: number } = {}): Promise<Runner> {
+export async function startTestWorker(app: TestApp, options: { tasks?: AnyTask[]; only?: string[]; concurrency?: number } = {}): Promise<SupervisedRunner> {
   return startWorker(app.deps, {
     connectionString: app.databaseUrl,
     concurrency: options.concurrency ?? 4,
@@ -24,7 +24,7 @@ export async function startTestWorker(app: TestApp, options: { tasks?: AnyTask[]
  * stopped after each test, so every test begins with no worker running. Call at file level.
  */
 export function workerPerTest(getApp: () => TestApp): () => Promise<void> {
-  let worker: Runner | null = null;
+  let worker: SupervisedRunner | null = null;
   test.afterEach.always(async () => {
     await worker?.stop();
     worker = null;

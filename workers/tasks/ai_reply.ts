@@ -104,10 +104,7 @@ const touchedRow = z.object({
 async function postReply(deps: Deps, messageId: string, reply: string): Promise<ParleyEvent[] | null> {
   try {
     return await deps.db.transaction(async (tx) => {
-      // Lock order of core/commands/messages.ts: the month's counter row, then the conversation.
-      const before = await loadState(tx, messageId, false);
-      if (!before || skipReason(before)) throw new Silent();
-      await reserveMonthlyMessage(tx, before.business_id);
+      // Lock order of core/commands/messages.ts: the conversation, then (last) the month's counter row.
       const s = await loadState(tx, messageId, true);
       if (!s || skipReason(s)) throw new Silent();
       const message = await tx.one(sql.type(z.object({ id: z.string(), created_at: z.string() }))`
@@ -120,6 +117,9 @@ async function postReply(deps: Deps, messageId: string, reply: string): Promise<
         where id = ${s.conversation_id}
         returning id, business_id, status, assignee_id, assigned_at, updated_at`);
       await addJob(tx, 'deliver_message', { message_id: message.id }, { jobKey: `message:${message.id}` });
+      // Last, so the business's counter row is locked only until the commit; at the limit it
+      // throws, and the transaction leaves no message, job or count behind.
+      await reserveMonthlyMessage(tx, s.business_id);
       return [
         {
           name: 'message_created',

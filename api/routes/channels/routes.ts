@@ -1,5 +1,6 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
 import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
+import { forgetCachedChannels } from '../../../core/channel-cache.ts';
 import { z } from '../../../core/zod.ts';
 import type { Caller } from '../../middlewares/auth.ts';
 import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
@@ -70,7 +71,8 @@ export const update = defineRoute({
     'Same rules as create. `config` is merged into the stored config (given keys replace, `null` removes a key); with a new `type` ' +
     'it starts empty and must hold that type\'s required fields. A changed config or type sets `pending` and enqueues ' +
     '`register_channel` again (so does re-activating a platform channel). Server hosts are checked as on create. The built-in webchat channel cannot change type or be ' +
-    'deactivated (400). Another business\'s channel: 404.',
+    'deactivated (400). Another business\'s channel: 404. WhatsApp, Instagram and X webhooks see the change at once on this API node ' +
+    'and within 5 seconds on others (their channel lookups are cached that long).',
   tags,
   auth: 'user',
   params: channelIdParams,
@@ -87,6 +89,7 @@ export const update = defineRoute({
         isActive: body.is_active,
       }),
     );
+    forgetCachedChannels();
     return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
   },
 });
@@ -107,6 +110,7 @@ export const reconnect = defineRoute({
   handler: async ({ params, caller, deps }) => {
     const member = manager(caller);
     const row = await deps.db.transaction((tx) => reconnectChannel(tx, member.businessId, params.channel_id));
+    forgetCachedChannels();
     return presentChannel(row, deps.config.encryptionKey, { masked: false, publicUrl: deps.config.publicUrl });
   },
 });
@@ -126,6 +130,7 @@ export const remove = defineRoute({
   handler: async ({ params, caller, deps }) => {
     const member = manager(caller);
     await deps.db.transaction((tx) => deleteChannel(tx, member.businessId, params.channel_id));
+    forgetCachedChannels();
     return { message: 'Channel deleted' };
   },
 });

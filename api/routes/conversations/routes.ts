@@ -1,6 +1,6 @@
 /** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
 import { z } from '../../../core/zod.ts';
-import { sql, type Queryable } from '../../../core/db.ts';
+import { sql } from '../../../core/db.ts';
 import type { ParleyEvent } from '../../../core/events.ts';
 import type { Deps } from '../../../core/deps.ts';
 import { resolveAttachments } from '../../../core/uploads.ts';
@@ -15,7 +15,7 @@ import {
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema, presentConversationListItem } from '../../presenters/conversation.ts';
-import { messageColumns, messageRow, messageSchema, presentMessage } from '../../presenters/message.ts';
+import { messageRow, messageSchema, presentMessage } from '../../presenters/message.ts';
 import { customersByIds, findConversation, lastMessages, loadConversation, messagePage } from './queries.ts';
 import { cursorColumn, encodeCursor } from './cursor.ts';
 import {
@@ -142,9 +142,6 @@ export const listMessages = defineRoute({
   },
 });
 
-const loadMessage = async (q: Queryable, id: string) =>
-  presentMessage(await q.one(sql.type(messageRow)`select ${messageColumns} from messages m where m.id = ${id}`));
-
 export const send = defineRoute({
   method: 'post',
   path: '/api/v1/conversations/:conversation_id/messages',
@@ -163,20 +160,18 @@ export const send = defineRoute({
   errors: [400, 403, 404],
   handler: async ({ params, body, caller, deps }) => {
     const { businessId } = requireMembership(caller, noBusiness.business);
-    const { message, events } = await deps.db.transaction(async (tx) => {
-      await findConversation(tx, businessId, params.conversation_id);
-      const attachments = await resolveAttachments(tx, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
-      const sent = await sendAgentMessage(tx, {
-        businessId,
-        conversationId: params.conversation_id,
-        senderId: caller.userId,
-        content: body.content,
-        attachments,
-      });
-      return { message: await loadMessage(tx, sent.messageId), events: sent.events };
+    // One statement writes everything (sendAgentMessage): no transaction around it. 404 for
+    // another business's conversation comes from it too.
+    const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+    const sent = await sendAgentMessage(deps.db, {
+      businessId,
+      conversationId: params.conversation_id,
+      senderId: caller.userId,
+      content: body.content,
+      attachments,
     });
-    publishAll(deps, events);
-    return message;
+    publishAll(deps, sent.events);
+    return presentMessage(messageRow.parse(sent.message));
   },
 });
 

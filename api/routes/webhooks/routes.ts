@@ -11,7 +11,7 @@ import { HttpError, badRequest, notFound } from '../../../core/errors.ts';
 import type { Deps } from '../../../core/deps.ts';
 import {
   activeChannelsOfType,
-  channelsByRoutingKey,
+  cachedChannelsByRoutingKey,
   channelsByVerifyToken,
   loadChannel,
   type RuntimeChannel,
@@ -69,10 +69,11 @@ function requireConnector(type: string): AnyConnector {
   return connector;
 }
 
-/** Stores each channel's events in one transaction; returns how many were new. */
+/** Stores each channel's events in one transaction (one statement for one channel); returns how many were new. */
 async function store(deps: Deps, batches: { channel: RuntimeChannel; events: InboundEvent[] }[], raw: Buffer): Promise<number> {
   if (batches.every((b) => b.events.length === 0)) return 0;
   const text = raw.toString('utf8');
+  if (batches.length === 1) return (await storeInboundEvents(deps.db, batches[0].channel, batches[0].events, text)).length;
   return deps.db.transaction(async (tx) => {
     let stored = 0;
     for (const { channel, events } of batches) stored += (await storeInboundEvents(tx, channel, events, text)).length;
@@ -102,7 +103,7 @@ async function receiveRouted(ctx: Context, deps: Deps, type: string): Promise<nu
   }
   const batches: { channel: RuntimeChannel; events: InboundEvent[] }[] = [];
   for (const [key, keyed] of byKey) {
-    for (const channel of await channelsByRoutingKey(deps.db, deps.config.encryptionKey, type, key)) {
+    for (const channel of await cachedChannelsByRoutingKey(deps.db, deps.config.encryptionKey, type, key)) {
       if (isUnsignedMetaChannel(type, channel.config)) admitUnsigned(deps, channel);
       if (!connector.verifyWebhook(request, channel.config, channel.state)) throw invalidSignature();
       batches.push({ channel, events: keyed });

@@ -1,0 +1,138 @@
+/**
+ * The drain of one channel's inbound events (process_inbound {channel_id}): every pending event
+ * of the channel, in arrival order (`seq`), in batches of one transaction each. It replaces one
+ * job per event in a per-channel serial queue, which ran at the worker's poll speed (a few
+ * messages a second on a busy WhatsApp number).
+ *
+ * Order: one drain of a channel runs at a time (the DRAIN lock, per batch), and each batch takes
+ * the oldest pending events, so a customer's messages are threaded in the order they arrived.
+ *
+ * Nothing is left behind: storing an event arms the drain job (key `inbound:<channel>`); when
+ * the drain runs already, graphile-worker adds a new job beside it. The one gap — the job being
+ * taken by a worker while the event's transaction arms it, so no new job is made — is closed by
+ * the STORE lock: the drain's last look takes it exclusively, waiting for every event still
+ * being stored (inbound.ts inboundLocks).
+ *
+ * A failing event: the batch is rolled back and run again with each event in a savepoint; an
+ * event that fails again is marked (failed_at, last_error) and handed to a job of its own
+ * (process_inbound {event_id}, graphile-worker's retries and backoff, then `parley jobs failed`),
+ * and the rest of the channel goes on. That one message may then land after the customer's next.
+ */
+import { z } from 'zod';
+import { sql, type Db, type Queryable } from '../db.ts';
+import { addJob } from '../jobs.ts';
+import type { ParleyEvent } from '../events.ts';
+import type { InboundEvent, InboundMessage } from '../../connectors/types.ts';
+import { applyInboundEvent, applyMessages, inboundLocks, type InboundChannel } from './inbound.ts';
+
+/** Events per transaction: bounds how long a batch holds its conversations' row locks. */
+const BATCH_SIZE = 50;
+
+const pendingRow = z.object({ id: z.string(), event: z.record(z.string(), z.unknown()) });
+const channelRow = z.object({ id: z.string(), business_id: z.string(), type: z.string() });
+
+export type DrainResult = {
+  /** Events applied (duplicates included: they are done too). */
+  processed: number;
+  /** Events handed to a retry job of their own. */
+  failed: number;
+};
+
+type Batch = { size: number; failed: number; published: ParleyEvent[]; done: string[] };
+
+/** Drains the channel; `publish` gets each batch's live events after its commit. */
+export async function drainInbound(db: Db, channelId: string, publish: (events: ParleyEvent[]) => void): Promise<DrainResult> {
+  const channel = await db.maybeOne(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`);
+  // A deleted channel took its events with it (on delete cascade).
+  if (!channel) return { processed: 0, failed: 0 };
+  const result: DrainResult = { processed: 0, failed: 0 };
+  for (;;) {
+    let batch: Batch;
+    try {
+      batch = await db.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, false)));
+    } catch {
+      // Something in the batch failed: find which event, apply the others.
+      batch = await db.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, true)));
+    }
+    publish(batch.published);
+    result.processed += batch.size - batch.failed;
+    result.failed += batch.failed;
+    if (batch.size < BATCH_SIZE && !(await morePending(db, channel.id))) return result;
+  }
+}
+
+async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures: boolean): Promise<Batch> {
+  // With the lock, whether the business can auto-reply at all: when not, no message of the
+  // batch needs the AI agent's own check (one round trip per message saved).
+  const { ai_auto_reply: aiAutoReply } = await tx.one(sql.type(z.object({ ai_auto_reply: z.boolean() }))`
+    select pg_advisory_xact_lock(${inboundLocks.drain}, hashtext(${channel.id})) is not null as locked,
+           coalesce((select b.ai_auto_reply_enabled and p.ai_auto_reply from businesses b join plans p on p.name = b.plan
+                     where b.id = ${channel.business_id}), false) as ai_auto_reply`);
+  const rows = await tx.any(sql.type(pendingRow)`
+    select id, event from inbound_events
+    where channel_id = ${channel.id} and processed_at is null and failed_at is null
+    order by seq limit ${BATCH_SIZE}`);
+  const events = rows.map((row) => row.event as unknown as InboundEvent);
+  if (!isolateFailures) {
+    return { size: rows.length, failed: 0, published: await applyAll(tx, channel, events, aiAutoReply), done: rows.map((r) => r.id) };
+  }
+  const published: ParleyEvent[] = [];
+  const done: string[] = [];
+  let failed = 0;
+  for (const [i, row] of rows.entries()) {
+    try {
+      published.push(...(await tx.transaction((savepoint) => applyInboundEvent(savepoint, channel, events[i], { aiAutoReply }))));
+      done.push(row.id);
+    } catch (error) {
+      await handOff(tx, row.id, error);
+      failed += 1;
+    }
+  }
+  return { size: rows.length, failed, published, done };
+}
+
+/** The batch's events in order: each run of messages in one call (applyMessages), receipts one by one. */
+async function applyAll(tx: Queryable, channel: InboundChannel, events: InboundEvent[], aiAutoReply: boolean): Promise<ParleyEvent[]> {
+  const published: ParleyEvent[] = [];
+  let run: InboundMessage[] = [];
+  const flush = async () => {
+    published.push(...(await applyMessages(tx, channel, run, { aiAutoReply })));
+    run = [];
+  };
+  for (const event of events) {
+    if (event.kind === 'message') {
+      run.push(event);
+      continue;
+    }
+    await flush();
+    published.push(...(await applyInboundEvent(tx, channel, event)));
+  }
+  await flush();
+  return published;
+}
+
+async function markDone(tx: Queryable, batch: Batch): Promise<Batch> {
+  if (batch.done.length > 0) {
+    await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(batch.done, 'uuid')})`);
+  }
+  return batch;
+}
+
+/** Marks the event and gives it a job of its own, so it is retried without holding up the channel. */
+async function handOff(tx: Queryable, eventId: string, error: unknown): Promise<void> {
+  const reason = error instanceof Error ? error.message : String(error);
+  await tx.query(sql.unsafe`update inbound_events set failed_at = now(), last_error = ${reason.slice(0, 2000)} where id = ${eventId}`);
+  await addJob(tx, 'process_inbound', { event_id: eventId }, { jobKey: `inbound-event:${eventId}` });
+}
+
+/**
+ * The last look: with the STORE lock held exclusively, every transaction that was storing an
+ * event of this channel has committed, so its event is visible here (or it armed a new drain).
+ */
+async function morePending(db: Db, channelId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`select pg_advisory_xact_lock(${inboundLocks.store}, hashtext(${channelId}))`);
+    return tx.exists(sql.unsafe`
+      select 1 from inbound_events where channel_id = ${channelId} and processed_at is null and failed_at is null`);
+  });
+}
