@@ -17,6 +17,8 @@ export const liveState = signal<'connecting' | 'live' | 'reconnecting'>('connect
 const listeners = new Set<Listener>();
 const resyncListeners = new Set<() => void>();
 const closedListeners = new Set<() => void>();
+/** Any connection before this one (also of an earlier socket, replaced after a refusal): what came meanwhile must be re-read. */
+let everConnected = false;
 let socket: Socket | null = null;
 
 const EVENTS = [
@@ -33,13 +35,15 @@ const EVENTS = [
 export function connectLive(token: string): void {
   disconnectLive();
   const s = io({ auth: { token }, transports: ['websocket'] });
-  let everConnected = false;
+  // A replaced socket's late events must not touch the shared state.
   s.on('connect', () => {
+    if (socket !== s) return;
     liveState.value = 'live';
     if (everConnected) for (const listener of resyncListeners) listener();
     everConnected = true;
   });
   s.on('disconnect', (reason) => {
+    if (socket !== s) return;
     liveState.value = 'reconnecting';
     // Closed by the server on purpose (token expired or revoked, removed from the team):
     // Socket.IO will not come back by itself, so the session is checked again.
@@ -48,7 +52,7 @@ export function connectLive(token: string): void {
   // A refused handshake (a revoked token, the server's database briefly away) is not retried
   // by Socket.IO itself either: the session is checked the same way.
   s.on('connect_error', () => {
-    if (!s.active) closedListeners.forEach((listener) => listener());
+    if (socket === s && !s.active) closedListeners.forEach((listener) => listener());
   });
   for (const name of EVENTS) s.on(name, (payload: Record<string, unknown>) => listeners.forEach((l) => l({ name, payload })));
   socket = s;

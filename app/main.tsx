@@ -28,9 +28,9 @@ function App() {
   }, [token.value]);
   // Live events while signed in (this tab's own socket). The server puts a socket in its
   // business's room when it connects, so joining a workspace reconnects.
-  const businessId = me.value?.business?.id;
+  const businessId = me.value ? (me.value.business?.id ?? 'none') : null;
   useEffect(() => {
-    if (!token.value) return;
+    if (!token.value || businessId === null) return; // once the profile is known
     connectLive(token.value);
     // Closed or refused by the server: a 401 signs out, a membership gone shows onboarding,
     // otherwise connect again a moment later (and keep checking while Parley is unreachable).

@@ -93,11 +93,14 @@ browserTest('two tabs follow the inbox live; a hidden one counts new messages in
 });
 
 browserTest('after a dropped connection the app catches up on what it missed', async (t) => {
-  const { page, context } = await appPage(browser, app.url, owner.token);
+  // A token of its own, to tell this tab's socket from those other tests left behind.
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  const { page, context } = await appPage(browser, app.url, login.body.access_token);
   await page.getByRole('heading', { name: 'Inbox' }).waitFor();
-  await waitFor(async () => app.web.realtime.io.sockets.sockets.size > 0, 10_000, 'the app socket');
+  const sockets = () => [...app.web.realtime.io.sockets.sockets.values()].filter((s) => s.handshake.auth.token === login.body.access_token);
+  await waitFor(async () => sockets().length > 0, 10_000, 'the app socket');
   // The connection drops (as on a network change); a customer writes before it is back.
-  for (const socket of app.web.realtime.io.sockets.sockets.values()) socket.conn.close();
+  for (const socket of sockets()) socket.conn.close();
   await visitorWrites('Noa Offline', 'Written while you were disconnected');
   await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Noa Offline/ }).waitFor();
   t.is(await page.getByText('Reconnecting…').count(), 0, 'back online');
