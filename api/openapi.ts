@@ -28,7 +28,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): obj
     scheme: 'bearer',
     description: 'A website visitor\'s token from POST /api/v1/visitor/sessions (not an access token)',
   });
-  for (const route of routes) documentRoute(registry, route);
+  for (const route of routes) if (!route.hidden) documentRoute(registry, route);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Parley API', version: '1.0.0', description: apiDescription },

@@ -66,6 +66,8 @@ export type RouteDefinition<P, Q, B, A extends AuthMode> = {
   bodyParser?: 'json' | Middleware;
   /** Any origin may call it (public widget and visitor endpoints). */
   publicCors?: boolean;
+  /** Not part of the API (the agent app's pages): left out of the OpenAPI document. */
+  hidden?: boolean;
   handler: (input: HandlerInput<P, Q, B, A>) => Promise<unknown>;
 };
 

@@ -46,7 +46,7 @@ test('list needs a token, answers with and without the trailing slash, and shows
     t.is(res.status, 200, res.text);
     t.is(res.body.length, 1);
     t.like(res.body[0], { business_id: ws.businessId, type: 'webchat', config: {}, is_active: true, status: 'connected', last_error: null, is_builtin: true, inbound_webhook: null });
-    t.deepEqual(Object.keys(res.body[0]).sort(), ['business_id', 'config', 'created_at', 'id', 'inbound_webhook', 'is_active', 'is_builtin', 'last_error', 'status', 'type', 'warnings']);
+    t.deepEqual(Object.keys(res.body[0]).sort(), ['business_id', 'config', 'created_at', 'id', 'inbound_webhook', 'is_active', 'is_builtin', 'last_error', 'status', 'type', 'warnings', 'webhook_url']);
     t.regex(res.body[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
 

@@ -127,6 +127,7 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/channels', () => req('GET', '/api/v1/channels')],
     ['post /api/v1/channels', () => req('POST', '/api/v1/channels', { body: { type: 'telegram', config: { bot_token: '456:def' } } })],
     ['patch /api/v1/channels/{channel_id}', () => req('PATCH', `/api/v1/channels/${telegram.id}`, { body: { is_active: true } })],
+    ['post /api/v1/channels/{channel_id}/reconnect', () => req('POST', `/api/v1/channels/${sms.id}/reconnect`)],
     ['put /api/v1/widget/update/{widget_id}', () => req('PUT', `/api/v1/widget/update/${widget.id}`, { body: { name: 'Docs' } })],
     ['get /api/v1/widget/{widget_id}', () => app.request('GET', `/api/v1/widget/${widget.id}`)],
     ['get /api/v1/widget/{widget_id}/channels', () => app.request('GET', `/api/v1/widget/${widget.id}/channels`)],

@@ -8,20 +8,18 @@
  * skipped, said so in the output.
  */
 import test from 'ava';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
+import { browserTest, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-const browserTest = hasChromium ? test.serial : test.skip;
-if (!hasChromium) console.log(`widget-browser: skipped, no browser at ${chromiumPath} (apt-get install -y chromium)`);
+noteIfSkipped('widget-browser');
 
 let app: TestApp;
 let worker: Runner;
@@ -59,10 +57,7 @@ test.before(async () => {
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
   shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}/`;
 
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 test.after.always(async () => {

@@ -20,6 +20,14 @@ export const channelSchema = z
     status: z.enum(['pending', 'connected', 'error']).openapi({ description: 'Registration with the platform: `pending` until the register job ran' }),
     last_error: z.string().nullable().openapi({ description: 'The platform\'s reason when `status` is `error`' }),
     is_builtin: z.boolean().openapi({ description: 'The business\'s built-in webchat channel: not counted against the plan, cannot be deleted' }),
+    webhook_url: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Where the platform posts to Parley, for the setup steps a dashboard shows: the Meta app\'s callback URL (`whatsapp`, `instagram`, with `verify_token`), ' +
+          'the Twilio number\'s messaging URL (`sms`), the X or Telegram webhook Parley registers. Null for `webchat`, `widget` and `email` (see `inbound_webhook`).',
+      }),
     inbound_webhook: z
       .object({ url: z.string(), secret: z.string() })
       .nullable()
@@ -64,6 +72,7 @@ function inboundWebhook(row: ChannelRow, options: PresentChannelOptions): { url:
   return { url: webhookUrl(options.publicUrl, row.type, row.id), secret };
 }
 
+const hasPlatformWebhook = (type: string) => ['whatsapp', 'instagram', 'sms', 'x', 'telegram'].includes(type);
 export const UNSIGNED_META_WARNING =
   'No app_secret: Meta\'s webhook signature cannot be checked, so anyone who knows this account\'s id could post messages as customers. Set the Meta app\'s secret as app_secret.';
 
@@ -92,6 +101,7 @@ export function presentChannel(row: ChannelRow, key: Uint8Array, options: Presen
     status: stored ? row.status : 'error',
     last_error: stored ? row.last_error : UNREADABLE,
     is_builtin: row.is_builtin,
+    webhook_url: hasPlatformWebhook(row.type) ? webhookUrl(options.publicUrl, row.type, row.id) : null,
     inbound_webhook: inboundWebhook(row, options),
     warnings: warningsOf(row, stored),
   };

@@ -14,6 +14,7 @@ import billing from './billing/routes.ts';
 import ai from './ai/routes.ts';
 import webhooks from './webhooks/routes.ts';
 import visitor from './visitor/routes.ts';
+import agentApp from './app/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
   ...system,
@@ -30,4 +31,5 @@ export const allRoutes: AnyRoute[] = [
   ...ai,
   ...webhooks,
   ...visitor,
+  ...agentApp,
 ];

@@ -243,6 +243,25 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
   }
 }
 
+/**
+ * Registers a platform channel with its platform again: "Reconnect" after an error fixed on
+ * the platform's side (a restored token, an unblocked bot) without retyping credentials.
+ * Sets `pending` without error and enqueues `register_channel`. Webchat and widget channels
+ * have no platform (400); an inactive channel is reactivated through update instead (400).
+ */
+export async function reconnectChannel(tx: Queryable, businessId: string, channelId: string): Promise<ChannelRow> {
+  const current = await findChannel(tx, businessId, channelId, { lock: true });
+  if (!current) throw notFound('Channel not found');
+  if (isInternalChannelType(current.type)) throw badRequest('This channel has no platform to reconnect to');
+  if (!current.is_active) throw badRequest('The channel is inactive: activate it to connect it again');
+  const row = await tx.one(sql.type(channelRow)`
+    update channels set status = 'pending', last_error = null, updated_at = now()
+    where id = ${channelId}
+    returning ${channelColumns}`);
+  await enqueueRegistration(tx, row.id);
+  return row;
+}
+
 /** Deletes a channel of the business (404 otherwise); its conversations stay, with no channel. */
 export async function deleteChannel(tx: Queryable, businessId: string, channelId: string): Promise<void> {
   const current = await findChannel(tx, businessId, channelId, { lock: true });

@@ -1,5 +1,5 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
-import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, updateChannel } from '../../../core/commands/channels.ts';
+import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
 import { forgetCachedChannels } from '../../../core/channel-cache.ts';
 import { z } from '../../../core/zod.ts';
 import type { Caller } from '../../middlewares/auth.ts';
@@ -94,6 +94,27 @@ export const update = defineRoute({
   },
 });
 
+export const reconnect = defineRoute({
+  method: 'post',
+  path: '/api/v1/channels/:channel_id/reconnect',
+  summary: 'Register a channel with its platform again (owner or admin)',
+  description:
+    'For a platform channel in `error` once the cause is fixed on the platform\'s side (a restored token, an unblocked bot): ' +
+    'sets `pending`, clears `last_error` and enqueues `register_channel`, without sending the credentials again; `channel_updated` follows. ' +
+    '`webchat` and `widget` channels have no platform (400); an inactive channel is reactivated with PATCH `is_active` (400). Another business\'s channel: 404.',
+  tags,
+  auth: 'user',
+  params: channelIdParams,
+  response: channelSchema,
+  errors: [400, 403, 404],
+  handler: async ({ params, caller, deps }) => {
+    const member = manager(caller);
+    const row = await deps.db.transaction((tx) => reconnectChannel(tx, member.businessId, params.channel_id));
+    forgetCachedChannels();
+    return presentChannel(row, deps.config.encryptionKey, { masked: false, publicUrl: deps.config.publicUrl });
+  },
+});
+
 export const remove = defineRoute({
   method: 'delete',
   path: '/api/v1/channels/:channel_id',
@@ -114,4 +135,4 @@ export const remove = defineRoute({
   },
 });
 
-export default [list, create, update, remove];
+export default [list, create, update, reconnect, remove];

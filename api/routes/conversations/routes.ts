@@ -73,7 +73,7 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    'Most recently updated first, each with its `customer` and `last_message` (instead of all messages). Filters: `status`, `assignee_id` (a user id, or `none` for unassigned), `channel_type`. ' +
+    'Most recently updated first, each with its `customer` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history). ' +
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional.',
   tags,
   auth: 'user',
@@ -83,10 +83,11 @@ export const list = defineRoute({
   handler: async ({ query, caller, deps, ctx }) => {
     const { businessId } = requireMembership(caller, noBusiness.business);
     const conditions = [sql.fragment`c.business_id = ${businessId}`];
-    if (query.status) conditions.push(sql.fragment`c.status = ${query.status}`);
+    if (query.status) conditions.push(sql.fragment`c.status = any(${sql.array(query.status, 'text')})`);
     if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
     else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
     if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
+    if (query.customer_id) conditions.push(sql.fragment`c.customer_id = ${query.customer_id}`);
     if (query.before) conditions.push(sql.fragment`(c.updated_at, c.id) < (${query.before.at}::timestamptz, ${query.before.id}::uuid)`);
     const rows = await deps.db.any(sql.type(pagedConversationRow)`
       select ${conversationColumns}, ${cursorColumn(sql.fragment`c.updated_at`)} as cursor_at

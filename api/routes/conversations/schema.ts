@@ -32,13 +32,23 @@ export const sendMessageBody = z.object({
   attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
 });
 
+/** One status, or several separated by commas (`open,pending`: everything waiting for the team). */
+const isStatus = (value: string): value is (typeof conversationStatuses)[number] => (conversationStatuses as readonly string[]).includes(value);
+const statusList = z
+  .string()
+  .transform((value) => value.split(',').map((s) => s.trim()))
+  .refine((values) => values.every(isStatus), { message: `Input should be ${conversationStatuses.join(', ')}, or several separated by commas` })
+  .transform((values) => values.filter(isStatus))
+  .openapi({ type: 'string', description: 'A status (`open`, `pending`, `resolved`, `closed`), or several separated by commas, e.g. `open,pending`' });
+
 export const listConversationsQuery = z.object({
-  status: z.enum(conversationStatuses).optional(),
+  status: statusList.optional(),
   assignee_id: z
     .union([z.uuid(), z.literal('none')])
     .optional()
     .openapi({ type: 'string', description: 'A member\'s user id, or `none` for unassigned conversations' }),
   channel_type: z.enum(channelTypes).optional(),
+  customer_id: z.uuid().optional().openapi({ description: 'A customer `uuid`: only that customer\'s conversations' }),
   limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
 });

@@ -4,13 +4,13 @@
  * life of the process. No build step: the sources are the bundle's only input, so every
  * node serves the same bytes and the same ETag.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from '../../../core/zod.ts';
 import { serviceUnavailable } from '../../../core/errors.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { defineRoute } from '../../route.ts';
+import { etagOf, matchesEtag } from '../../http-cache.ts';
 
 const entryPoint = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'widget', 'main.ts');
 
@@ -33,7 +33,7 @@ async function buildBundle(): Promise<Bundle> {
     logLevel: 'silent',
   });
   const code = Buffer.from(result.outputFiles[0].contents);
-  return { code, etag: `"${createHash('sha256').update(code).digest('base64url').slice(0, 27)}"` };
+  return { code, etag: etagOf(code) };
 }
 
 /** The bundle, built once; a failed build is retried by the next request. */
@@ -44,15 +44,6 @@ export function widgetBundle(logger: Logger): Promise<Bundle> {
     throw serviceUnavailable('The widget script is not available right now');
   });
   return bundle;
-}
-
-/** If-None-Match: `*` or a list of (possibly weak) entity tags. */
-function matchesEtag(header: string, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((tag) => {
-    const value = tag.trim();
-    return value === '*' || value.replace(/^W\//, '') === etag;
-  });
 }
 
 export default defineRoute({
@@ -75,8 +66,6 @@ export default defineRoute({
     ctx.set('ETag', etag);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = 'text/javascript; charset=utf-8';
-    // Compared here rather than with ctx.fresh, which ignores a validator sent with
-    // `Cache-Control: no-cache` (what fetch adds to conditional requests); a 304 is right for it.
     if (matchesEtag(ctx.get('If-None-Match'), etag)) {
       ctx.status = 304;
       return;

@@ -1,0 +1,76 @@
+/**
+ * The public REST API, on this origin, with the signed-in agent's token. A 401 signs the
+ * agent out (the token expired or was revoked); every other error becomes an ApiError with
+ * the API's message, ready to show.
+ */
+import { token } from './session-token.ts';
+
+export class ApiError extends Error {
+  status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+type ErrorBody = { detail?: string | { loc: (string | number)[]; msg: string }[]; message?: string };
+
+function messageOf(status: number, body: ErrorBody | null): string {
+  if (body?.message) return body.message; // plan errors
+  if (typeof body?.detail === 'string') return body.detail;
+  if (Array.isArray(body?.detail)) return body.detail.map((d) => `${String(d.loc[d.loc.length - 1])}: ${d.msg}`).join('; ');
+  return status >= 500 ? 'Parley could not do that right now. Try again in a moment.' : `Request failed (${status})`;
+}
+
+/** Called on a 401 with a token: set by the session. */
+let onUnauthorized: () => void = () => {};
+export const setUnauthorizedHandler = (handler: () => void) => (onUnauthorized = handler);
+
+export async function request<T>(method: string, path: string, body?: unknown, init: { form?: FormData } = {}): Promise<T> {
+  return (await exchange<T>(method, path, body, init)).body;
+}
+
+/** A list and the cursor of its next page (`X-Next-Cursor`, null on the last page). */
+export async function getPage<T>(path: string): Promise<{ items: T[]; next: string | null }> {
+  const { body, headers } = await exchange<T[]>('GET', path);
+  return { items: body, next: headers.get('X-Next-Cursor') };
+}
+
+async function exchange<T>(method: string, path: string, body?: unknown, init: { form?: FormData } = {}): Promise<{ body: T; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (token.value) headers.authorization = `Bearer ${token.value}`;
+  let payload: BodyInit | undefined;
+  if (init.form) payload = init.form;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: payload });
+  } catch {
+    throw new ApiError(0, 'Parley cannot be reached. Check your connection.');
+  }
+  const text = await response.text();
+  const parsed = text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : null;
+  if (response.status === 401 && headers.authorization) onUnauthorized();
+  if (!response.ok) throw new ApiError(response.status, messageOf(response.status, parsed));
+  return { body: parsed as T, headers: response.headers };
+}
+
+export const api = {
+  get: <T>(path: string) => request<T>('GET', path),
+  post: <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {}),
+  put: <T>(path: string, body?: unknown) => request<T>('PUT', path, body),
+  patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, body),
+  delete: <T>(path: string) => request<T>('DELETE', path),
+  upload: <T>(path: string, form: FormData) => request<T>('POST', path, undefined, { form }),
+};
+
+/** A query string from the defined values. */
+export function qs(values: Record<string, string | number | undefined | null>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}

@@ -1,0 +1,93 @@
+/** The reply box: Enter sends, Shift+Enter breaks the line; files are uploaded first, then referenced. */
+import { useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import type { Attachment, Message } from '../types.ts';
+import { Notice } from '../ui/Notice.tsx';
+import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
+import { thread } from './thread-store.ts';
+
+export function Composer({ conversationId, channelLabel }: { conversationId: string; channelLabel: string }) {
+  const [text, setText] = useState('');
+  const [files, setFiles] = useState<Attachment[]>([]);
+  const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
+  const [error, setError] = useState<string | null>(null);
+  const picker = useRef<HTMLInputElement>(null);
+
+  async function upload(list: FileList | null): Promise<void> {
+    if (!list?.length) return;
+    setBusy('uploading');
+    setError(null);
+    try {
+      for (const file of Array.from(list)) {
+        const form = new FormData();
+        form.append('file', file);
+        const uploaded = await api.upload<Attachment>(`/api/v1/conversations/${conversationId}/upload`, form);
+        setFiles((current) => [...current, uploaded]);
+      }
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy('');
+      if (picker.current) picker.current.value = '';
+    }
+  }
+
+  async function send(): Promise<void> {
+    const content = text.trim() || files.map((f) => f.filename).join(', ');
+    if (!content || busy) return;
+    setBusy('sending');
+    setError(null);
+    try {
+      const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, { content, attachments: files });
+      setText('');
+      setFiles([]);
+      const open = thread.value;
+      if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy('');
+    }
+  }
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      void send();
+    }
+  };
+
+  return (
+    <form class="composer" onSubmit={(e) => (e.preventDefault(), void send())}>
+      <Notice>{error}</Notice>
+      {files.length > 0 && (
+        <ul class="composer-files" aria-label="Attachments">
+          {files.map((f, i) => (
+            <li class="chip">
+              <PaperclipIcon /> {f.filename}
+              <button type="button" class="chip-x" aria-label={`Remove ${f.filename}`} onClick={() => setFiles(files.filter((_, j) => j !== i))}>×</button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <textarea
+        class="composer-input"
+        aria-label="Reply"
+        placeholder={`Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line)`}
+        rows={3}
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={onKeyDown}
+      />
+      <div class="composer-bar">
+        <input ref={picker} type="file" multiple hidden onChange={(e) => void upload(e.currentTarget.files)} aria-label="Attach files" />
+        <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
+          <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
+        </button>
+        <button type="submit" class="btn primary" disabled={Boolean(busy) || (!text.trim() && !files.length)}>
+          Send
+        </button>
+      </div>
+    </form>
+  );
+}

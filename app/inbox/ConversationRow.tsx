@@ -1,0 +1,45 @@
+/** One line of the conversation list: who, where, what they said last, when, and whether it is new. */
+import { linkClick } from '../router.ts';
+import { me, members } from '../session.ts';
+import { Avatar } from '../ui/Avatar.tsx';
+import { ChannelIcon } from '../ui/channels.tsx';
+import { shortTime } from '../ui/time.ts';
+import type { ConversationListItem } from '../types.ts';
+import { inboxUrl } from './filters.ts';
+import { isUnread } from './unread.ts';
+
+function preview(c: ConversationListItem): string {
+  const m = c.last_message;
+  if (!m) return 'No messages yet';
+  const text = m.content || (m.attachments.length ? `Attachment: ${m.attachments[0]?.filename ?? 'file'}` : '');
+  if (m.sender_type === 'customer') return text;
+  if (m.sender_type === 'ai') return `AI: ${text}`;
+  if (m.sender_type === 'system') return `Note: ${text}`;
+  const who = m.sender_id === me.value?.user.id ? 'You' : (members.value.find((x) => x.user_id === m.sender_id)?.name.split(' ')[0] ?? 'Agent');
+  return `${who}: ${text}`;
+}
+
+export function ConversationRow({ conversation: c, selected }: { conversation: ConversationListItem; selected: boolean }) {
+  const unread = isUnread(c) && !selected;
+  const name = c.customer?.name || 'Visitor';
+  const href = inboxUrl({}, c.id);
+  return (
+    <li class={`conv-row${selected ? ' selected' : ''}${unread ? ' unread' : ''}`} data-id={c.id}>
+      <a href={href} onClick={(e) => linkClick(e, href)} aria-current={selected ? 'true' : undefined} aria-label={`${name}${unread ? ', unread' : ''}: ${preview(c)}`}>
+        <Avatar name={name} />
+        <span class="conv-main">
+          <span class="conv-top">
+            <span class="conv-name">{name}</span>
+            <span class="conv-time">{shortTime(c.last_message?.created_at ?? c.updated_at)}</span>
+          </span>
+          <span class="conv-bottom">
+            <ChannelIcon type={c.channel_type} size={14} />
+            <span class="conv-preview">{preview(c)}</span>
+            {c.status === 'pending' && <span class="pill warn">Pending</span>}
+            {unread && <span class="unread-dot" title="Unread" />}
+          </span>
+        </span>
+      </a>
+    </li>
+  );
+}

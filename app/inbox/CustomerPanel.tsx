@@ -1,0 +1,69 @@
+/** Who the customer is: contact fields, the channel, and their other conversations. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, qs } from '../api.ts';
+import { linkClick } from '../router.ts';
+import type { ConversationDetail, ConversationListItem } from '../types.ts';
+import { Avatar } from '../ui/Avatar.tsx';
+import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import { shortTime } from '../ui/time.ts';
+import { inboxUrl } from './filters.ts';
+
+function Row({ label, value }: { label: string; value: string | null | undefined }) {
+  return (
+    <div class="kv">
+      <dt>{label}</dt>
+      <dd>{value || <span class="muted">—</span>}</dd>
+    </div>
+  );
+}
+
+export function CustomerPanel({ conversation: c, open, onClose }: { conversation: ConversationDetail; open: boolean; onClose: () => void }) {
+  const customer = c.customer;
+  const [history, setHistory] = useState<ConversationListItem[] | null>(null);
+  useEffect(() => {
+    setHistory(null);
+    if (!c.customer_id) return;
+    api.get<ConversationListItem[]>(`/api/v1/conversations${qs({ customer_id: c.customer_id, limit: 20 })}`).then(setHistory, () => setHistory([]));
+  }, [c.customer_id, c.status]);
+  const name = customer?.name || 'Visitor';
+  const past = (history ?? []).filter((h) => h.id !== c.id);
+  return (
+    <aside class={`customer-panel${open ? ' open' : ''}`} aria-label="Customer">
+      <button class="btn ghost small customer-close" onClick={onClose}>Hide details</button>
+      <div class="customer-head">
+        <Avatar name={name} size={48} />
+        <div>
+          <h2 class="customer-name">{name}</h2>
+          <span class="muted small channel-line"><ChannelIcon type={c.channel_type} size={14} /> {CHANNEL_LABELS[c.channel_type]}</span>
+        </div>
+      </div>
+      <dl class="kvs">
+        <Row label="E-mail" value={customer?.email} />
+        <Row label="Phone" value={customer?.phone} />
+        <Row label="Platform id" value={customer?.external_id} />
+        <Row label="Customer since" value={customer ? new Date(customer.created_at).toLocaleDateString() : null} />
+      </dl>
+      <h3 class="panel-title">Past conversations</h3>
+      {history === null && c.customer_id ? (
+        <p class="muted small">Loading…</p>
+      ) : past.length === 0 ? (
+        <p class="muted small">This is their first conversation.</p>
+      ) : (
+        <ul class="history">
+          {past.map((h) => {
+            const href = inboxUrl({ status: '' }, h.id);
+            return (
+              <li>
+                <a href={href} onClick={(e) => linkClick(e, href)}>
+                  <span class={`pill status-${h.status}`}>{h.status}</span>
+                  <span class="history-text">{h.last_message?.content ?? 'No messages'}</span>
+                  <span class="muted small">{shortTime(h.updated_at)}</span>
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </aside>
+  );
+}

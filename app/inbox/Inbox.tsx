@@ -1,0 +1,36 @@
+/** Three panes on a desktop (list · thread · customer); one at a time on a phone. */
+import { useEffect } from 'preact/hooks';
+import { linkClick } from '../router.ts';
+import { followInbox } from './store.ts';
+import { selectedId } from './filters.ts';
+import { ListHeader } from './ListHeader.tsx';
+import { ConversationList } from './ConversationList.tsx';
+import { Thread } from './Thread.tsx';
+
+function NoSelection() {
+  return (
+    <section class="thread-pane no-selection">
+      <div class="empty">
+        <p class="empty-title">Pick a conversation</p>
+        <p class="muted">Choose one from the list, or press <kbd>j</kbd> / <kbd>k</kbd> to move through them.</p>
+        <p class="muted small">
+          Set up where customers reach you in <a href="/app/settings/channels" onClick={(e) => linkClick(e, '/app/settings/channels')}>Settings → Channels</a>.
+        </p>
+      </div>
+    </section>
+  );
+}
+
+export function Inbox() {
+  useEffect(() => followInbox(), []);
+  const id = selectedId.value;
+  return (
+    <div class={`inbox${id ? ' has-selection' : ''}`}>
+      <section class="list-pane" aria-label="Conversation list">
+        <ListHeader />
+        <ConversationList />
+      </section>
+      {id ? <Thread id={id} /> : <NoSelection />}
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+/** Views (Mine / Unassigned / All) and the status and channel filters above the list. */
+import { liveState } from '../live.ts';
+import { navigate } from '../router.ts';
+import { CHANNEL_LABELS } from '../ui/channels.tsx';
+import type { ChannelType } from '../types.ts';
+import { filters, inboxUrl, STATUSES, VIEWS, type Filters } from './filters.ts';
+
+export function ListHeader() {
+  const f = filters.value;
+  const go = (next: Partial<Filters>) => navigate(inboxUrl(next));
+  return (
+    <div class="list-header">
+      <div class="list-title-row">
+        <h1 class="list-title">Inbox</h1>
+        {liveState.value === 'reconnecting' && <span class="pill warn" role="status">Reconnecting…</span>}
+      </div>
+      <div class="tabs" role="tablist" aria-label="Views">
+        {VIEWS.map((v) => (
+          <button role="tab" aria-selected={f.view === v.id} class={`tab${f.view === v.id ? ' active' : ''}`} onClick={() => go({ view: v.id })}>
+            {v.label}
+          </button>
+        ))}
+      </div>
+      <div class="filters">
+        <select class="input small" aria-label="Status" value={f.status} onChange={(e) => go({ status: e.currentTarget.value as Filters['status'] })}>
+          {STATUSES.map((s) => (
+            <option value={s.id}>{s.label}</option>
+          ))}
+        </select>
+        <select class="input small" aria-label="Channel" value={f.channel} onChange={(e) => go({ channel: e.currentTarget.value as Filters['channel'] })}>
+          <option value="">All channels</option>
+          {(Object.keys(CHANNEL_LABELS) as ChannelType[]).map((type) => (
+            <option value={type}>{CHANNEL_LABELS[type]}</option>
+          ))}
+        </select>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,74 @@
+/** The open conversation: header with actions, the AI handoff reason, the messages, the composer. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { linkClick } from '../router.ts';
+import { me, members } from '../session.ts';
+import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import { Notice } from '../ui/Notice.tsx';
+import { inboxUrl } from './filters.ts';
+import { followThread, thread, threadError } from './thread-store.ts';
+import { AssignActions, StatusActions } from './ConversationActions.tsx';
+import { Composer } from './Composer.tsx';
+import { CustomerPanel } from './CustomerPanel.tsx';
+import { MessageItem } from './MessageItem.tsx';
+
+export function Thread({ id }: { id: string }) {
+  useEffect(() => followThread(id), [id]);
+  const log = useRef<HTMLDivElement>(null);
+  // Narrow screens keep the customer panel behind a button.
+  const [customerOpen, setCustomerOpen] = useState(false);
+  const c = thread.value?.id === id ? thread.value : null;
+  const count = c?.messages.length ?? 0;
+  useEffect(() => {
+    if (log.current) log.current.scrollTop = log.current.scrollHeight;
+  }, [count, id]);
+
+  const back = inboxUrl({}, null);
+  if (!c)
+    return (
+      <section class="thread-pane">
+        {threadError.value ? <div class="empty"><Notice>{threadError.value}</Notice></div> : <div class="list-loading"><div class="spinner" role="status" aria-label="Loading conversation" /></div>}
+      </section>
+    );
+  const name = c.customer?.name || 'Visitor';
+  const assignee = members.value.find((m) => m.user_id === c.assignee_id);
+  return (
+    <div class="thread-wrap">
+      <section class="thread-pane" aria-label={`Conversation with ${name}`}>
+        <header class="thread-header">
+          <div class="thread-head-top">
+            <a class="back btn ghost" href={back} onClick={(e) => linkClick(e, back)} aria-label="Back to conversations">←</a>
+            <div class="thread-title">
+              <h2>{name}</h2>
+              <span class="muted small channel-line">
+                <ChannelIcon type={c.channel_type} size={14} /> {CHANNEL_LABELS[c.channel_type]} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
+                {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
+              </span>
+            </div>
+            <StatusActions conversation={c} />
+          </div>
+          <div class="thread-head-bottom">
+            <AssignActions conversation={c} />
+            <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>Customer</button>
+          </div>
+        </header>
+        {c.handoff_reason && c.status === 'pending' && (
+          <div class="handoff" role="note">
+            <strong>The AI agent handed this conversation to a human:</strong> {c.handoff_reason}
+          </div>
+        )}
+        <div class="messages" role="log" aria-label="Messages" aria-live="polite" ref={log}>
+          {c.messages.length === 0 && <p class="empty muted">No messages yet. Write the first one below.</p>}
+          {c.messages.map((m) => (
+            <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
+          ))}
+        </div>
+        {c.channel_id ? (
+          <Composer conversationId={c.id} channelLabel={CHANNEL_LABELS[c.channel_type]} />
+        ) : (
+          <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered.</Notice>
+        )}
+      </section>
+      <CustomerPanel conversation={c} open={customerOpen} onClose={() => setCustomerOpen(false)} />
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+/** The inbox's view and filters live in the URL (?view=&status=&channel=), so a reload or a shared link keeps them. */
+import { computed } from '@preact/signals';
+import { qs } from '../api.ts';
+import { currentLocation } from '../router.ts';
+import type { ChannelType, ConversationStatus } from '../types.ts';
+
+export type View = 'mine' | 'unassigned' | 'all';
+/** `active` (open and pending: waiting for the team) is the default; '' is any status. */
+export type StatusFilter = ConversationStatus | 'active' | '';
+export type Filters = { view: View; status: StatusFilter; channel: ChannelType | '' };
+
+export const VIEWS: { id: View; label: string }[] = [
+  { id: 'mine', label: 'Mine' },
+  { id: 'unassigned', label: 'Unassigned' },
+  { id: 'all', label: 'All' },
+];
+export const STATUSES: { id: StatusFilter; label: string }[] = [
+  { id: 'active', label: 'Open & pending' },
+  { id: 'open', label: 'Open' },
+  { id: 'pending', label: 'Pending' },
+  { id: 'resolved', label: 'Resolved' },
+  { id: 'closed', label: 'Closed' },
+  { id: '', label: 'Any status' },
+];
+
+export const filters = computed<Filters>(() => {
+  const q = currentLocation.value.query;
+  const view = (['mine', 'unassigned', 'all'] as const).find((v) => v === q.get('view')) ?? 'all';
+  const raw = q.get('status');
+  const status = raw === null ? 'active' : raw === 'any' ? '' : (STATUSES.find((s) => s.id === raw)?.id ?? 'active');
+  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'] };
+});
+
+/** The selected conversation: /app/inbox/<id>. */
+export const selectedId = computed(() => currentLocation.value.path.match(/^\/app\/inbox\/([0-9a-f-]{36})$/)?.[1] ?? null);
+
+/** The inbox URL for these filters (and optionally a conversation). */
+export function inboxUrl(next: Partial<Filters>, conversationId: string | null = selectedId.value): string {
+  const f = { ...filters.value, ...next };
+  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel })}`;
+}

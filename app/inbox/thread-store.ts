@@ -1,0 +1,55 @@
+/**
+ * The open conversation (GET /conversations/{id}: customer and latest 100 messages), re-read
+ * when a live event names it or after a reconnect.
+ */
+import { signal } from '@preact/signals';
+import { api } from '../api.ts';
+import { onLive, onResync } from '../live.ts';
+import type { ConversationDetail } from '../types.ts';
+import { CONVERSATION_EVENTS } from './store.ts';
+import { markSeen } from './unread.ts';
+
+export const thread = signal<ConversationDetail | null>(null);
+export const threadError = signal<string | null>(null);
+
+let current: string | null = null;
+
+export async function loadThread(id: string): Promise<void> {
+  try {
+    const detail = await api.get<ConversationDetail>(`/api/v1/conversations/${id}`);
+    if (id !== current) return;
+    thread.value = detail;
+    threadError.value = null;
+    if (!document.hidden) markSeen(id, detail.messages.at(-1)?.created_at);
+  } catch (e) {
+    if (id === current) threadError.value = (e as Error).message;
+  }
+}
+
+/** Shows one conversation and follows its changes; returns the stop function. */
+export function followThread(id: string): () => void {
+  current = id;
+  if (thread.value?.id !== id) thread.value = null;
+  threadError.value = null;
+  void loadThread(id);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void loadThread(id), 80);
+  };
+  const stopLive = onLive((e) => {
+    if (CONVERSATION_EVENTS.has(e.name) && e.payload.conversation_id === id) soon();
+  });
+  const stopResync = onResync(soon);
+  const onVisible = () => {
+    if (!document.hidden) markSeen(id, thread.value?.messages.at(-1)?.created_at);
+  };
+  document.addEventListener('visibilitychange', onVisible);
+  return () => {
+    current = null;
+    clearTimeout(timer);
+    stopLive();
+    stopResync();
+    document.removeEventListener('visibilitychange', onVisible);
+  };
+}

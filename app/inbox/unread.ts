@@ -1,0 +1,37 @@
+/**
+ * Unread markers, kept per browser: a conversation is unread while its latest message is the
+ * customer's and newer than the last time this agent looked at it. Stored in localStorage,
+ * so every tab of the browser agrees (the storage event keeps them in step).
+ */
+import { signal } from '@preact/signals';
+import type { ConversationListItem } from '../types.ts';
+
+const KEY = 'parley.seen';
+const read = (): Record<string, string> => {
+  try {
+    return JSON.parse(localStorage.getItem(KEY) ?? '{}') as Record<string, string>;
+  } catch {
+    return {};
+  }
+};
+
+const seen = signal<Record<string, string>>(read());
+addEventListener('storage', (e) => {
+  if (e.key === KEY) seen.value = read();
+});
+
+export function isUnread(c: ConversationListItem): boolean {
+  const last = c.last_message;
+  if (!last || last.sender_type !== 'customer') return false;
+  const at = seen.value[c.id];
+  return !at || at < last.created_at;
+}
+
+/** Marks a conversation read up to its latest message (keeps the 500 most recent entries). */
+export function markSeen(conversationId: string, lastAt: string | null | undefined): void {
+  if (!lastAt || (seen.value[conversationId] ?? '') >= lastAt) return;
+  const next = { ...seen.value, [conversationId]: lastAt };
+  const entries = Object.entries(next).sort((a, b) => (a[1] < b[1] ? 1 : -1)).slice(0, 500);
+  seen.value = Object.fromEntries(entries);
+  localStorage.setItem(KEY, JSON.stringify(seen.value));
+}

@@ -1,0 +1,80 @@
+/**
+ * Live events over Socket.IO on this origin (auth: the access token). Events carry ids and
+ * the new state; listeners re-read what they show through the REST API. After a dropped
+ * connection comes back, `resync` listeners re-read everything, so nothing sent meanwhile
+ * is missed. When the server closes or refuses the connection on purpose, `onClosedByServer`
+ * listeners decide what follows (sign in again, onboarding, or connect again).
+ */
+import { signal } from '@preact/signals';
+import { io, type Socket } from 'socket.io-client';
+
+export type LiveEvent = { name: string; payload: Record<string, unknown> };
+type Listener = (event: LiveEvent) => void;
+
+/** `reconnecting` once a live connection was lost (the inbox says so until it is back). */
+export const liveState = signal<'connecting' | 'live' | 'reconnecting'>('connecting');
+
+const listeners = new Set<Listener>();
+const resyncListeners = new Set<() => void>();
+const closedListeners = new Set<() => void>();
+/** Any connection before this one (also of an earlier socket, replaced after a refusal): what came meanwhile must be re-read. */
+let everConnected = false;
+let socket: Socket | null = null;
+
+const EVENTS = [
+  'conversation_created',
+  'conversation_updated',
+  'conversation_assigned',
+  'message_created',
+  'message_updated',
+  'agent_status_changed',
+  'channel_updated',
+  'handoff_requested',
+];
+
+export function connectLive(token: string): void {
+  disconnectLive();
+  const s = io({ auth: { token }, transports: ['websocket'] });
+  // A replaced socket's late events must not touch the shared state.
+  s.on('connect', () => {
+    if (socket !== s) return;
+    liveState.value = 'live';
+    if (everConnected) for (const listener of resyncListeners) listener();
+    everConnected = true;
+  });
+  s.on('disconnect', (reason) => {
+    if (socket !== s) return;
+    liveState.value = 'reconnecting';
+    // Closed by the server on purpose (token expired or revoked, removed from the team):
+    // Socket.IO will not come back by itself, so the session is checked again.
+    if (reason === 'io server disconnect') closedListeners.forEach((listener) => listener());
+  });
+  // A refused handshake (a revoked token, the server's database briefly away) is not retried
+  // by Socket.IO itself either: the session is checked the same way.
+  s.on('connect_error', () => {
+    if (socket === s && !s.active) closedListeners.forEach((listener) => listener());
+  });
+  for (const name of EVENTS) s.on(name, (payload: Record<string, unknown>) => listeners.forEach((l) => l({ name, payload })));
+  socket = s;
+}
+
+export function disconnectLive(): void {
+  socket?.disconnect();
+  socket = null;
+  liveState.value = 'connecting';
+}
+
+export function onLive(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function onResync(listener: () => void): () => void {
+  resyncListeners.add(listener);
+  return () => resyncListeners.delete(listener);
+}
+
+export function onClosedByServer(listener: () => void): () => void {
+  closedListeners.add(listener);
+  return () => closedListeners.delete(listener);
+}

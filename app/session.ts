@@ -1,0 +1,64 @@
+/** Who is signed in: the profile (GET /auth/me) and the caller's team membership. */
+import { computed, signal } from '@preact/signals';
+import { api, setUnauthorizedHandler } from './api.ts';
+import { navigate } from './router.ts';
+import { storeToken, token } from './session-token.ts';
+import type { Me, Member } from './types.ts';
+
+export const me = signal<Me | null>(null);
+/** The caller's own membership (availability, agent number); null without a workspace. */
+export const myMember = signal<Member | null>(null);
+export const members = signal<Member[]>([]);
+
+export const isManager = computed(() => me.value?.team_role === 'owner' || me.value?.team_role === 'admin');
+export const isOwner = computed(() => me.value?.team_role === 'owner');
+
+let loads = 0;
+
+/** Reads the profile; when reads overlap, the last one started wins (an earlier answer may be stale). */
+export async function loadMe(): Promise<Me> {
+  const mine = ++loads;
+  const profile = await api.get<Me>('/api/v1/auth/me');
+  if (mine !== loads) return profile;
+  me.value = profile;
+  if (profile.business) await loadMembers();
+  return profile;
+}
+
+export async function loadMembers(): Promise<void> {
+  const list = await api.get<Member[]>('/api/v1/team/members');
+  members.value = list;
+  myMember.value = list.find((m) => m.user_id === me.value?.user.id) ?? null;
+}
+
+/** Keeps a token from register, login or Google sign-in and goes where the user belongs. */
+export async function signedIn(accessToken: string, next = '/app/inbox'): Promise<void> {
+  storeToken(accessToken);
+  const profile = await loadMe();
+  navigate(profile.business ? next : '/app/onboarding', { replace: true });
+}
+
+function forget(): void {
+  storeToken(null);
+  me.value = null;
+  myMember.value = null;
+  members.value = [];
+}
+
+export async function signOut(): Promise<void> {
+  await api.post('/api/v1/auth/logout').catch(() => {});
+  forget();
+  navigate('/app/signin', { replace: true });
+}
+
+setUnauthorizedHandler(() => {
+  if (!token.value) return;
+  forget();
+  const here = location.pathname + location.search;
+  navigate(`/app/signin${here.startsWith('/app/inbox') ? `?next=${encodeURIComponent(here)}` : ''}`, { replace: true });
+});
+
+// Another tab signed in as someone else (or out): this tab's profile is stale.
+addEventListener('storage', (event) => {
+  if (event.key === 'parley.token') me.value = null;
+});

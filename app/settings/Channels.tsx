@@ -1,0 +1,47 @@
+/** Where customers reach the team: connected channels (live status) and new ones. */
+import { useEffect } from 'preact/hooks';
+import { api } from '../api.ts';
+import { onLive } from '../live.ts';
+import { linkClick } from '../router.ts';
+import { isManager } from '../session.ts';
+import type { Channel, PlanInfo } from '../types.ts';
+import { Notice } from '../ui/Notice.tsx';
+import { useLoad } from '../ui/useLoad.ts';
+import { ChannelCard } from './ChannelCard.tsx';
+import { ConnectChannel } from './ConnectChannel.tsx';
+import { Section } from './Section.tsx';
+
+export function Channels() {
+  const { data, error, reload } = useLoad(() => api.get<Channel[]>('/api/v1/channels'));
+  const plan = useLoad(() => api.get<PlanInfo>('/api/v1/business/plan'));
+  // Registration runs in the background: its outcome arrives as channel_updated.
+  useEffect(() => onLive((e) => e.name === 'channel_updated' && void reload()), [reload]);
+  return (
+    <Section
+      title="Channels"
+      intro={<>Every message from these channels lands in the inbox, and replies go back the same way. For your website, set up the <a href="/app/settings/widget" onClick={(e) => linkClick(e, '/app/settings/widget')}>chat widget</a>.</>}
+      error={error}
+      loading={!data}
+    >
+      <ul class="cards">
+        {(data ?? []).map((c) => (
+          <ChannelCard key={c.id} channel={c} onChange={reload} />
+        ))}
+      </ul>
+      {isManager.value ? (
+        <>
+          <h3 class="subhead">Connect a channel</h3>
+          {plan.data?.plan === 'Free' && (
+            <Notice kind="info">
+              The Free plan includes the website widget. <a href="/app/settings/plan" onClick={(e) => linkClick(e, '/app/settings/plan')}>Upgrade to Mini</a> to connect
+              e-mail, WhatsApp, Telegram, Instagram, X and SMS.
+            </Notice>
+          )}
+          <ConnectChannel onConnected={() => void reload()} />
+        </>
+      ) : (
+        <p class="muted small">Only the owner or an admin can connect channels.</p>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,61 @@
+/** Connect a platform channel with a form of its fields (never raw JSON). */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import type { Channel, ChannelType } from '../types.ts';
+import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import { Field } from '../ui/Field.tsx';
+import { Notice } from '../ui/Notice.tsx';
+import { useAction } from '../ui/useAction.ts';
+import { CHANNEL_FORMS } from './channel-fields.ts';
+
+export function ConnectChannel({ onConnected }: { onConnected: (channel: Channel) => void }) {
+  const [type, setType] = useState<ChannelType | null>(null);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const form = CHANNEL_FORMS.find((f) => f.type === type);
+  const act = useAction(async () => {
+    if (!form) return;
+    const config = Object.fromEntries(form.fields.filter((f) => values[f.key]?.trim()).map((f) => [f.key, values[f.key]!.trim()]));
+    const channel = await api.post<Channel>('/api/v1/channels', { type: form.type, config });
+    setType(null);
+    setValues({});
+    onConnected(channel);
+  });
+  if (!form)
+    return (
+      <div class="connect-grid" role="group" aria-label="Connect a channel">
+        {CHANNEL_FORMS.map((f) => (
+          <button class="connect-tile" onClick={() => setType(f.type)}>
+            <ChannelIcon type={f.type} size={24} />
+            <span>{CHANNEL_LABELS[f.type]}</span>
+          </button>
+        ))}
+      </div>
+    );
+  return (
+    <form class="card stack" onSubmit={act.onSubmit} aria-label={`Connect ${CHANNEL_LABELS[form.type]}`}>
+      <div class="card-row">
+        <ChannelIcon type={form.type} size={24} />
+        <h3 class="card-title grow">Connect {CHANNEL_LABELS[form.type]}</h3>
+      </div>
+      <p class="small muted">{form.intro}</p>
+      <div class="form-grid">
+        {form.fields.map((f) => (
+          <Field
+            label={f.optional ? `${f.label} (optional)` : f.label}
+            type={f.secret ? 'password' : f.type === 'number' ? 'number' : 'text'}
+            autoComplete="off"
+            required={!f.optional}
+            placeholder={f.placeholder}
+            value={values[f.key] ?? ''}
+            onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })}
+          />
+        ))}
+      </div>
+      <Notice>{act.error}</Notice>
+      <div class="row-end">
+        <button type="button" class="btn ghost" onClick={() => setType(null)}>Cancel</button>
+        <button type="submit" class="btn primary" disabled={act.busy}>{act.busy ? 'Connecting…' : 'Connect'}</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,47 @@
+/** Settings sections; owners and admins change what the API lets them, agents read. */
+import { currentLocation, linkClick } from '../router.ts';
+import { Channels } from './Channels.tsx';
+import { WidgetSettings } from './WidgetSettings.tsx';
+import { Knowledge } from './Knowledge.tsx';
+import { Team } from './Team.tsx';
+import { Plan } from './Plan.tsx';
+import { AiSettings } from './AiSettings.tsx';
+import { Account } from './Account.tsx';
+
+const SECTIONS = [
+  { id: 'channels', label: 'Channels', page: Channels },
+  { id: 'widget', label: 'Website widget', page: WidgetSettings },
+  { id: 'knowledge', label: 'Knowledge base', page: Knowledge },
+  { id: 'team', label: 'Team', page: Team },
+  { id: 'plan', label: 'Plan & billing', page: Plan },
+  { id: 'ai', label: 'AI agent', page: AiSettings },
+  { id: 'account', label: 'Your account', page: Account },
+];
+
+export function Settings() {
+  const id = currentLocation.value.path.split('/')[3] ?? 'channels';
+  const section = SECTIONS.find((s) => s.id === id) ?? SECTIONS[0]!;
+  const Page = section.page;
+  return (
+    <div class="settings">
+      <nav class="settings-nav" aria-label="Settings">
+        <h1 class="settings-title">Settings</h1>
+        <ul>
+          {SECTIONS.map((s) => {
+            const to = `/app/settings/${s.id}`;
+            return (
+              <li>
+                <a href={to} class={s.id === section.id ? 'active' : ''} aria-current={s.id === section.id ? 'page' : undefined} onClick={(e) => linkClick(e, to)}>
+                  {s.label}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      <div class="settings-body">
+        <Page />
+      </div>
+    </div>
+  );
+}

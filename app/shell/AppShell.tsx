@@ -1,0 +1,68 @@
+/** The signed-in frame: navigation (a sidebar, a bottom bar on phones) around the current page. */
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { onLive } from '../live.ts';
+import { currentLocation, linkClick } from '../router.ts';
+import { loadMembers, me, signOut } from '../session.ts';
+import { Logo } from '../ui/Logo.tsx';
+import { Inbox } from '../inbox/Inbox.tsx';
+import { Settings } from '../settings/Settings.tsx';
+import { Analytics } from '../analytics/Analytics.tsx';
+import { Availability } from './Availability.tsx';
+import { askForNotifications, canAskForNotifications, followNotifications } from './notifications.ts';
+
+const NAV = [
+  { to: '/app/inbox', label: 'Inbox', icon: 'M3 13h5l2 3h4l2-3h5 M5 5h14l2 8v6H3v-6z' },
+  { to: '/app/analytics', label: 'Analytics', icon: 'M4 20V10 M10 20V4 M16 20v-7 M22 20H2' },
+  { to: '/app/settings', label: 'Settings', icon: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8z M4 12h2 M18 12h2 M12 4v2 M12 18v2 M6.3 6.3l1.4 1.4 M16.3 16.3l1.4 1.4 M6.3 17.7l1.4-1.4 M16.3 7.7l1.4-1.4' },
+];
+
+function VerifyBanner() {
+  const [sent, setSent] = useState(false);
+  if (me.value?.user.is_verified) return null;
+  return (
+    <div class="banner" role="status">
+      Confirm your e-mail address: we sent a link to <strong>{me.value?.user.email}</strong>.{' '}
+      {sent ? 'Sent again.' : <button class="link" onClick={() => api.post('/api/v1/auth/verify-email/send').then(() => setSent(true))}>Email me the link again</button>}
+    </div>
+  );
+}
+
+export function AppShell() {
+  const path = currentLocation.value.path;
+  const [askNotify, setAskNotify] = useState(canAskForNotifications());
+  useEffect(() => followNotifications(), []);
+  // Teammates' availability changes live (the assignee menu and the team page use it).
+  useEffect(() => onLive((e) => e.name === 'agent_status_changed' && void loadMembers()), []);
+  const page = path.startsWith('/app/settings') ? <Settings /> : path.startsWith('/app/analytics') ? <Analytics /> : <Inbox />;
+  return (
+    <div class="shell">
+      <nav class="sidebar" aria-label="Main">
+        <div class="sidebar-logo"><Logo small /></div>
+        <span class="workspace-name" title={me.value?.business?.name}>{me.value?.business?.name}</span>
+        <ul class="nav-list">
+          {NAV.map((item) => (
+            <li>
+              <a href={item.to} class={`nav-item${path.startsWith(item.to) ? ' active' : ''}`} aria-current={path.startsWith(item.to) ? 'page' : undefined} onClick={(e) => linkClick(e, item.to)}>
+                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d={item.icon} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" /></svg>
+                <span>{item.label}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+        <div class="sidebar-foot">
+          {askNotify && <button class="link small" onClick={() => askForNotifications().then(() => setAskNotify(false))}>Turn on notifications</button>}
+          <Availability />
+          <div class="me-line">
+            <span class="me-name" title={me.value?.user.email}>{me.value?.user.full_name}</span>
+            <button class="link small" onClick={() => signOut()}>Sign out</button>
+          </div>
+        </div>
+      </nav>
+      <main class="content">
+        <VerifyBanner />
+        {page}
+      </main>
+    </div>
+  );
+}

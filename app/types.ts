@@ -1,0 +1,99 @@
+/** The API objects the app reads (see GET /api/v1/openapi.json for every field). */
+
+export type Role = 'owner' | 'admin' | 'agent';
+export type Availability = 'live' | 'away' | 'offline';
+export type ConversationStatus = 'open' | 'pending' | 'resolved' | 'closed';
+export type ChannelType = 'webchat' | 'widget' | 'email' | 'whatsapp' | 'telegram' | 'instagram' | 'x' | 'sms';
+
+export type User = { id: string; email: string; full_name: string; is_verified: boolean; is_google_account: boolean; avatar_url: string | null };
+export type Business = { id: string; name: string; website: string; industry: string; team_size: string; goal: string; created_at: string };
+export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null };
+
+export type Attachment = { url?: string; filename?: string; content_type?: string; size?: number };
+
+export type Message = {
+  id: string;
+  conversation_id: string;
+  sender_type: 'agent' | 'customer' | 'ai' | 'system';
+  sender_id: string | null;
+  content: string;
+  attachments: Attachment[];
+  delivery_status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | null;
+  error: string | null;
+  created_at: string;
+};
+
+export type Customer = { id: number; uuid: string; name: string; email: string | null; phone: string | null; external_id: string | null; created_at: string };
+
+export type Conversation = {
+  id: string;
+  customer_id: string | null;
+  assignee_id: string | null;
+  status: ConversationStatus;
+  channel_type: ChannelType;
+  channel_id: string | null;
+  created_at: string;
+  updated_at: string;
+  last_message_at: string | null;
+  handoff_reason: string | null;
+  customer: Customer | null;
+};
+export type ConversationListItem = Conversation & { last_message: Message | null };
+export type ConversationDetail = Conversation & { messages: Message[] };
+
+export type Member = {
+  id: string;
+  user_id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: Availability;
+  is_active: boolean;
+  invited_at: string;
+  agent_number: number;
+};
+
+export type Channel = {
+  id: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+  is_active: boolean;
+  created_at: string;
+  status: 'pending' | 'connected' | 'error';
+  last_error: string | null;
+  is_builtin: boolean;
+  webhook_url: string | null;
+  inbound_webhook: { url: string; secret: string } | null;
+};
+
+export type Widget = {
+  id: string;
+  name: string;
+  domain: string;
+  welcome_heading: string;
+  welcome_tagline: string;
+  primary_color: string;
+  show_online_badge: boolean;
+  logo_url: string | null;
+};
+
+export type Article = { id: number; title: string; content: string; tags: string[]; created_at: string; index_status: 'pending' | 'indexed' | 'failed' };
+export type SearchHit = { article_id: number; title: string; snippet: string; score: number };
+
+export type PlanInfo = {
+  plan: 'Free' | 'Mini' | 'Pro';
+  limits: { agents: number; channels: number; kb_articles: number; max_messages_per_month: number; ai_auto_reply: boolean };
+  usage: { agents: number; channels: number; kb_articles: number; messages_this_month: number };
+};
+
+export type Overview = {
+  total_conversations: number;
+  avg_first_response: number;
+  resolution_rate: number;
+  active_agents: number;
+  channel_mix: Record<string, number>;
+  top_agents: { name: string; resolved: number }[];
+  quick_pulse_open: number;
+  median_handle_time: number;
+  customer_happiness: number;
+};

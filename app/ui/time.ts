@@ -1,0 +1,27 @@
+/** Short, human times: "now", "5m", "3h", "Mon", "12 Mar". */
+export function shortTime(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const at = new Date(iso);
+  const seconds = (Date.now() - at.getTime()) / 1000;
+  if (seconds < 60) return 'now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  if (seconds < 6 * 86_400) return at.toLocaleDateString(undefined, { weekday: 'short' });
+  return at.toLocaleDateString(undefined, { day: 'numeric', month: 'short' });
+}
+
+/** "14:05" today, else "12 Mar, 14:05". */
+export function clockTime(iso: string): string {
+  const at = new Date(iso);
+  const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return at.toDateString() === new Date().toDateString() ? time : `${at.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })}, ${time}`;
+}
+
+/** Seconds as "45s", "12m", "3h 5m". */
+export function duration(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)}s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)}m`;
+  const h = Math.floor(seconds / 3600);
+  const m = Math.round((seconds % 3600) / 60);
+  return m ? `${h}h ${m}m` : `${h}h`;
+}

@@ -1,0 +1,175 @@
+/**
+ * Every screen of the agent app in a real browser, on a desktop and on a phone, with a
+ * channel connected through its form (never raw JSON) and its registration shown live.
+ * Screenshots go to test-artifacts/app/ (look at them: they are the product's face).
+ */
+import test from 'ava';
+import path from 'node:path';
+import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { startTestWorker } from './helpers/worker.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
+import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
+
+noteIfSkipped('app-browser-screens');
+
+let app: TestApp;
+let fake: FakeTelegram;
+let ollama: FakeOllama;
+let worker: Runner;
+let browser: Browser;
+let owner: Workspace;
+const shots = artifactDir('app');
+
+test.before(async () => {
+  if (!hasChromium) return;
+  fake = await startFakeTelegram();
+  ollama = await startFakeOllama();
+  app = await startTestApp({ env: { TELEGRAM_API_URL: fake.url, OLLAMA_URL: ollama.url } });
+  worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound', 'register_channel', 'index_article'] });
+  owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Pro' });
+  // Something to look at: a visitor's question, an agent's answer, an article.
+  const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Marta Visitor', email: 'marta@example.com' } });
+  const visitor = { authorization: `Bearer ${session.body.visitor_token}` };
+  const first = await app.request('POST', '/api/v1/visitor/messages', { headers: visitor, body: { content: 'Do you ship to Norway?' } });
+  await app.request('POST', `/api/v1/conversations/${first.body.conversation_id}/messages`, { token: owner.token, body: { content: 'We do! Delivery takes 3–5 working days.' } });
+  await app.request('POST', '/api/v1/visitor/messages', { headers: visitor, body: { content: 'Great, and returns?' } });
+  await app.request('POST', '/api/v1/kb/articles', { token: owner.token, body: { title: 'Shipping to Europe', content: 'We ship to every EU and EEA country in 3–5 working days.', tags: ['shipping'] } });
+  browser = await launchChromium();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await app?.close();
+  await fake?.close();
+  await ollama?.close();
+});
+
+const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+
+browserTest('a channel is connected through its form and its registration shows live', async (t) => {
+  const botToken = fake.addBot({ username: 'acme_help_bot' });
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/settings/channels`);
+  await page.getByRole('button', { name: 'Telegram' }).click();
+  await page.getByLabel('Bot token').fill(botToken);
+  await shoot(page, 'channel-form-desktop');
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  const card = page.getByRole('listitem', { name: 'Telegram' });
+  await card.getByText('Connected').waitFor();
+  const [row] = await app.sql(`select status from channels where type = 'telegram' and business_id = $1`, [owner.businessId]);
+  t.is(row.status, 'connected');
+  await shoot(page, 'channels-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+const SCREENS: { name: string; path: string; heading: string }[] = [
+  { name: 'inbox', path: '/app/inbox', heading: 'Inbox' },
+  { name: 'channels', path: '/app/settings/channels', heading: 'Channels' },
+  { name: 'widget', path: '/app/settings/widget', heading: 'Website widget' },
+  { name: 'knowledge', path: '/app/settings/knowledge', heading: 'Knowledge base' },
+  { name: 'team', path: '/app/settings/team', heading: 'Team' },
+  { name: 'plan', path: '/app/settings/plan', heading: 'Plan & billing' },
+  { name: 'ai', path: '/app/settings/ai', heading: 'AI agent' },
+  { name: 'account', path: '/app/settings/account', heading: 'Your account' },
+  { name: 'analytics', path: '/app/analytics', heading: 'Analytics' },
+];
+
+for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  browserTest(`every screen renders on a ${device}`, async (t) => {
+    const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
+    for (const screen of SCREENS) {
+      await page.goto(`${app.url}${screen.path}`);
+      await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
+      await page.waitForLoadState('networkidle');
+      await shoot(page, `${screen.name}-${device}`);
+      t.deepEqual(await unnamedControls(page), [], `every control on ${screen.name} has an accessible name`);
+    }
+    // The conversation with its customer panel (desktop) or alone with a way back (phone).
+    await page.goto(`${app.url}/app/inbox`);
+    await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Marta Visitor/ }).click();
+    await page.getByRole('log', { name: 'Messages' }).getByText('Great, and returns?').waitFor();
+    t.is(await page.getByRole('complementary', { name: 'Customer' }).isVisible(), device === 'desktop');
+    await shoot(page, `thread-${device}`);
+    t.deepEqual(await unnamedControls(page), [], 'every control of the conversation has an accessible name');
+    if (device === 'phone') {
+      // The customer's details are one tap away.
+      await page.getByRole('button', { name: 'Customer' }).click();
+      await page.getByRole('complementary', { name: 'Customer' }).getByText('marta@example.com').waitFor();
+      await shoot(page, 'customer-phone');
+      await page.getByRole('button', { name: 'Hide details' }).click();
+      await page.getByRole('complementary', { name: 'Customer' }).waitFor({ state: 'hidden' });
+    }
+    t.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+/** The smallest PNG: one purple pixel. */
+const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwAFCwJ/lxjv3QAAAABJRU5ErkJggg==', 'base64');
+
+browserTest('a handed-over conversation: AI and system messages apart, the reason shown, an image sent inline', async (t) => {
+  const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'handoff.example.com' } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Hana Handoff' } });
+  const asked = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content: 'My order arrived broken.' } });
+  t.is(asked.status, 200, `${widget.text} ${session.text} ${asked.text}`);
+  const id = asked.body.conversation_id;
+  // As the AI agent leaves it: its own answer, a note, and the handoff.
+  await app.sql(
+    `insert into messages (business_id, conversation_id, sender_type, content, delivery_status, created_at)
+     values ($1, $2, 'ai', 'Sorry to hear that! Let me find someone who can help.', 'sent', now() + interval '1 second'),
+            ($1, $2, 'system', 'Handed over to the team', null, now() + interval '2 seconds')`,
+    [owner.businessId, id],
+  );
+  await app.sql(`update conversations set status = 'pending', handoff_reason = 'Damaged goods need a human decision', handoff_requested_at = now() where id = $1`, [id]);
+
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/inbox/${id}`);
+  await page.getByText('Damaged goods need a human decision').waitFor();
+  const log = page.getByRole('log', { name: 'Messages' });
+  t.is(await log.locator('.msg.ai').getByText('Let me find someone').count(), 1);
+  t.is(await log.locator('.msg.customer').getByText('My order arrived broken.').count(), 1);
+  t.is(await log.locator('.msg-system').getByText('Handed over to the team').count(), 1);
+
+  await page.getByLabel('Attach files').setInputFiles({ name: 'damage.png', mimeType: 'image/png', buffer: PIXEL_PNG });
+  await page.getByRole('list', { name: 'Attachments' }).getByText('damage.png').waitFor();
+  await page.getByRole('textbox', { name: 'Reply' }).fill('Could you confirm this is the item?');
+  await page.getByRole('textbox', { name: 'Reply' }).press('Enter');
+  const image = log.getByRole('img', { name: 'damage.png' });
+  await image.waitFor();
+  await page.waitForFunction(() => ((globalThis as any).document.querySelector('.msg.agent img')?.naturalWidth ?? 0) > 0);
+  const [sent] = await app.sql(`select attachments from messages where conversation_id = $1 and sender_type = 'agent'`, [id]);
+  t.like(sent.attachments[0], { filename: 'damage.png', content_type: 'image/png' });
+  await shoot(page, 'handoff-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('knowledge base: an article is added, indexed, found by a search, and deleted', async (t) => {
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/settings/knowledge`);
+  const form = page.getByRole('form', { name: 'New article' });
+  await form.getByLabel('Title').fill('Returns and refunds');
+  await form.getByLabel('Content').fill('Return any item within 30 days for a full refund. Refunds reach your card in 5 days.');
+  await form.getByLabel('Tags').fill('returns, refunds');
+  await form.getByRole('button', { name: 'Add article' }).click();
+  const article = page.getByRole('list', { name: 'Articles' }).getByRole('listitem', { name: 'Returns and refunds' });
+  await article.getByText('Indexed').waitFor();
+  await page.getByRole('searchbox', { name: 'Search the knowledge base' }).fill('how do refunds work');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByRole('search').getByText('Returns and refunds').waitFor();
+  await shoot(page, 'knowledge-search-desktop');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await article.getByRole('button', { name: 'Delete Returns and refunds' }).click();
+  await article.waitFor({ state: 'detached' });
+  const rows = await app.sql(`select 1 from kb_articles where title = 'Returns and refunds'`);
+  t.is(rows.length, 0);
+  t.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,169 @@
+/**
+ * The agent app's sessions and habits in a real browser: the mailed verification link, the
+ * Stripe return page, a revoked token sending the agent to sign in, two tabs at once (with the
+ * title counter of a hidden one), and `j`/`k` through the list.
+ */
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { waitFor } from './helpers/worker.ts';
+import { appPage, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+
+noteIfSkipped('app-browser-session');
+
+let app: TestApp;
+let browser: Browser;
+let owner: Workspace;
+let widgetId = '';
+
+test.before(async () => {
+  if (!hasChromium) return;
+  app = await startTestApp();
+  owner = await createWorkspace(app, { name: 'Olive Owner' });
+  widgetId = (await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } })).body.id;
+  browser = await launchChromium();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/** A new website visitor writes in; returns the conversation id. */
+async function visitorWrites(name: string, content: string): Promise<string> {
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
+  const sent = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content } });
+  return sent.body.conversation_id;
+}
+
+browserTest('the verification link verifies the address and the banner goes away', async (t) => {
+  const [job] = await app.sql(
+    `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+     where t.identifier = 'send_email' and j.payload->>'to' = $1`,
+    [owner.email],
+  );
+  const link = /(http\S+\/verify-email\?token=\S+)/.exec(String(job.payload.text))![1]!;
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.getByText('Confirm your e-mail address').waitFor();
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'E-mail verified' }).waitFor();
+  const [user] = await app.sql('select is_verified from users where id = $1', [owner.userId]);
+  t.true(user.is_verified);
+  await page.getByRole('link', { name: 'Go to the inbox' }).click();
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  t.is(await page.getByText('Confirm your e-mail address').count(), 0);
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest("Stripe's return page lands on the plan with the outcome", async (t) => {
+  const { page, context } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/billing?checkout=cancelled`);
+  await page.getByText('Checkout was cancelled: nothing was charged.').waitFor();
+  t.is(new URL(page.url()).pathname, '/app/settings/plan');
+  await page.getByText('Current plan').waitFor();
+  await context.close();
+});
+
+/** A tab going to the background or coming back, as the browser tells the page. */
+const setHidden = (page: Page, hidden: boolean) =>
+  page.evaluate((value) => {
+    const doc = (globalThis as any).document;
+    Object.defineProperty(doc, 'hidden', { configurable: true, get: () => value });
+    doc.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+
+browserTest('two tabs follow the inbox live; a hidden one counts new messages in its title', async (t) => {
+  const { page: first, context, errors } = await appPage(browser, app.url, owner.token);
+  const second = await context.newPage();
+  await second.goto(`${app.url}/app/inbox`);
+  await second.getByRole('heading', { name: 'Inbox' }).waitFor();
+  // The second tab goes to the background.
+  await setHidden(second, true);
+  await visitorWrites('Kim Two-Tabs', 'Hello from a second visitor');
+  for (const page of [first, second]) await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Kim Two-Tabs/ }).waitFor();
+  await second.waitForFunction(() => (globalThis as any).document.title === '(1) Parley');
+  t.is(await first.title(), 'Parley', 'the visible tab keeps its title');
+  // Back to the foreground: the counter resets.
+  await setHidden(second, false);
+  await second.waitForFunction(() => (globalThis as any).document.title === 'Parley');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('after a dropped connection the app catches up on what it missed', async (t) => {
+  // A token of its own, to tell this tab's socket from those other tests left behind.
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  const { page, context } = await appPage(browser, app.url, login.body.access_token);
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  const sockets = () => [...app.web.realtime.io.sockets.sockets.values()].filter((s) => s.handshake.auth.token === login.body.access_token);
+  await waitFor(async () => sockets().length > 0, 10_000, 'the app socket');
+  // The connection drops (as on a network change); a customer writes before it is back.
+  for (const socket of sockets()) socket.conn.close();
+  await visitorWrites('Noa Offline', 'Written while you were disconnected');
+  await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Noa Offline/ }).waitFor();
+  t.is(await page.getByText('Reconnecting…').count(), 0, 'back online');
+  await context.close();
+});
+
+browserTest('j and k move through the conversation list', async (t) => {
+  await visitorWrites('Lee Keyboard', 'First question');
+  await visitorWrites('Max Keyboard', 'Second question');
+  const { page, context } = await appPage(browser, app.url, owner.token);
+  const links = page.getByRole('list', { name: 'Conversations' }).getByRole('link');
+  await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Lee Keyboard/ }).waitFor();
+  const ids = await links.evaluateAll((nodes) => nodes.map((n) => n.closest('li')!.getAttribute('data-id')));
+  await page.keyboard.press('j');
+  await page.waitForURL(`**/app/inbox/${ids[0]}`);
+  await page.keyboard.press('j');
+  await page.waitForURL(`**/app/inbox/${ids[1]}`);
+  await page.keyboard.press('k');
+  await page.waitForURL(`**/app/inbox/${ids[0]}`);
+  t.is(await page.getByRole('link', { name: /Lee Keyboard|Max Keyboard|Kim Two-Tabs/ }).and(page.locator(':focus')).count(), 1, 'the selected row has the focus');
+  await context.close();
+});
+
+browserTest('a revoked token sends the agent to sign in at once, and signing in comes back', async (t) => {
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  const { page, context } = await appPage(browser, app.url, login.body.access_token);
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  // Signed out elsewhere: the server closes this tab's live connection, the app checks and asks to sign in.
+  await app.request('POST', '/api/v1/auth/logout', { token: login.body.access_token });
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.is(new URL(page.url()).searchParams.get('next'), '/app/inbox', 'back to where the agent was after signing in');
+  t.is(await page.evaluate(() => localStorage.getItem('parley.token')), null);
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill('password123');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  await context.close();
+});
+
+browserTest('signing out on a phone (from Settings → Your account) ends the session', async (t) => {
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  const { page, context } = await appPage(browser, app.url, login.body.access_token, PHONE);
+  await page.goto(`${app.url}/app/settings/account`);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.is(await page.evaluate(() => localStorage.getItem('parley.token')), null);
+  t.is((await app.request('GET', '/api/v1/auth/me', { token: login.body.access_token })).status, 401, 'the token is revoked');
+  await context.close();
+});
+
+browserTest('a long list shows 50 conversations, then more on request', async (t) => {
+  const busy = await createWorkspace(app, { name: 'Busy Owner' });
+  for (let i = 0; i < 55; i++) {
+    const res = await app.request('POST', '/api/v1/conversations', { token: busy.token, body: { business_id: busy.businessId } });
+    if (res.status !== 200) throw new Error(res.text);
+  }
+  const { page, context } = await appPage(browser, app.url, busy.token);
+  const rows = page.getByRole('list', { name: 'Conversations' }).getByRole('listitem');
+  await page.getByRole('button', { name: 'Show more' }).waitFor();
+  t.is(await rows.count(), 50);
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await rows.nth(54).waitFor();
+  t.is(await rows.count(), 55);
+  t.is(await page.getByRole('button', { name: /Show more|Loading/ }).count(), 0, 'nothing more to show');
+  await context.close();
+});
