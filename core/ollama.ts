@@ -4,9 +4,13 @@
  * a timeout, 5xx, 408 and 429 are transient; any other 4xx (a model that is not pulled, a bad
  * request) and a malformed answer are permanent.
  */
-import { Ollama, type Message } from 'ollama';
+import type { Message, Ollama } from 'ollama';
 import { z } from 'zod';
 import type { Config } from './config.ts';
+import { lazyModule } from './lazy-module.ts';
+
+/** ollama-js loads with the first call: a server without OLLAMA_URL never needs it. */
+const ollamaLibrary = lazyModule(() => import('ollama'));
 
 export type OllamaFailureKind = 'transient' | 'permanent';
 
@@ -38,7 +42,8 @@ function timedFetch(timeoutMs: number): typeof fetch {
   };
 }
 
-function client(config: OllamaConfig, timeoutMs: number): Ollama {
+async function client(config: OllamaConfig, timeoutMs: number): Promise<Ollama> {
+  const { Ollama } = await ollamaLibrary.load();
   return new Ollama({ host: config.OLLAMA_URL, fetch: timedFetch(timeoutMs) });
 }
 
@@ -64,7 +69,7 @@ export async function embed(config: OllamaConfig, inputs: string[], options: { t
   if (inputs.length === 0) return [];
   let raw: unknown;
   try {
-    raw = await client(config, options.timeoutMs ?? EMBED_TIMEOUT_MS).embed({ model: config.OLLAMA_EMBED_MODEL, input: inputs });
+    raw = await (await client(config, options.timeoutMs ?? EMBED_TIMEOUT_MS)).embed({ model: config.OLLAMA_EMBED_MODEL, input: inputs });
   } catch (error) {
     throw toOllamaError(error);
   }
@@ -86,7 +91,7 @@ export type ChatMessage = Pick<Message, 'role' | 'content'>;
 export async function chatJson(config: OllamaConfig, messages: ChatMessage[], format: object, options: { timeoutMs?: number } = {}): Promise<string> {
   let raw: unknown;
   try {
-    raw = await client(config, options.timeoutMs ?? CHAT_TIMEOUT_MS).chat({
+    raw = await (await client(config, options.timeoutMs ?? CHAT_TIMEOUT_MS)).chat({
       model: config.OLLAMA_CHAT_MODEL,
       messages,
       format,

@@ -1,9 +1,13 @@
 /**
  * The Stripe client and billing settings, from configuration only. STRIPE_API_URL points the
  * client elsewhere (a fake server in tests); telemetry is off so no latency headers leak out.
+ * The library (33 MiB of RSS) loads on first use: most processes never touch billing.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Config } from './config.ts';
+import { lazyModule } from './lazy-module.ts';
+
+const stripeLibrary = lazyModule(async () => (await import('stripe')).default);
 
 export type PaidPlan = 'mini' | 'pro';
 
@@ -21,10 +25,11 @@ export function stripePriceFor(config: StripeConfig, plan: PaidPlan): string | u
  * One client per configuration (it keeps an HTTP agent). Retries are left to the caller: a
  * checkout request is interactive, so it fails fast rather than waiting out backoff.
  */
-export function stripeClient(config: StripeConfig): Stripe | null {
+export async function stripeClient(config: StripeConfig): Promise<Stripe | null> {
   if (!config.STRIPE_SECRET_KEY) return null;
   const cached = clients.get(config);
   if (cached) return cached;
+  const Stripe = await stripeLibrary.load();
   const options: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 1, telemetry: false, timeout: 20_000 };
   if (config.STRIPE_API_URL) {
     const url = new URL(config.STRIPE_API_URL);
@@ -39,9 +44,16 @@ export function stripeClient(config: StripeConfig): Stripe | null {
 }
 
 /** Verifies a webhook's `Stripe-Signature` over its exact raw body; throws on a bad or stale one (tolerance 300 s). */
-export function verifyStripeEvent(rawBody: string | Buffer, signature: string, secret: string): Stripe.Event {
-  return Stripe.webhooks.constructEvent(rawBody, signature, secret);
+export async function verifyStripeEvent(rawBody: string | Buffer, signature: string, secret: string): Promise<Stripe.Event> {
+  return (await stripeLibrary.load()).webhooks.constructEvent(rawBody, signature, secret);
 }
 
-export const isSignatureError = (error: unknown): boolean => error instanceof Stripe.errors.StripeSignatureVerificationError;
-export const isStripeError = (error: unknown): error is InstanceType<typeof Stripe.errors.StripeError> => error instanceof Stripe.errors.StripeError;
+// Only a loaded library can have thrown its errors, so these checks need no import.
+export const isSignatureError = (error: unknown): boolean => {
+  const library = stripeLibrary.loaded();
+  return library !== undefined && error instanceof library.errors.StripeSignatureVerificationError;
+};
+export const isStripeError = (error: unknown): error is InstanceType<typeof Stripe.errors.StripeError> => {
+  const library = stripeLibrary.loaded();
+  return library !== undefined && error instanceof library.errors.StripeError;
+};

@@ -1,16 +1,18 @@
 /**
  * A telegraf `Telegram` client pointed at the configured Bot API root, with every call bounded in
  * time (telegraf's own timeout is 500 s, far longer than a worker should hang) and its failures
- * mapped onto ConnectorError.
+ * mapped onto ConnectorError. telegraf itself loads with the first client.
  */
-import { Telegram } from 'telegraf';
+import type { Telegram } from 'telegraf';
 import type { Opts, Telegram as BotApi } from 'telegraf/types';
 import { telegramConnectorError } from './errors.ts';
+import { telegraf } from './library.ts';
 
 /** Upper bound for one Bot API call, in milliseconds. */
 export const TELEGRAM_CALL_TIMEOUT_MS = 30_000;
 
-export function telegramClient(botToken: string, apiRoot: string): Telegram {
+export async function telegramClient(botToken: string, apiRoot: string): Promise<Telegram> {
+  const { Telegram } = await telegraf.load();
   // telegraf resolves `./bot<token>/<method>` against the root: without a trailing slash a
   // path in the root (a proxy prefix) would be dropped.
   const root = apiRoot.endsWith('/') ? apiRoot : `${apiRoot}/`;

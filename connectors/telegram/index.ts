@@ -34,9 +34,9 @@ const telegram: Connector<TelegramConfig> = {
     return safeEqual(received, expected);
   },
   parseWebhook: (request) => parseTelegramWebhook(request.rawBody),
-  send: (config, message, context) => sendTelegramMessage(telegramClient(config.bot_token, context.urls.telegram), message),
-  register: (config, input, context) => registerTelegramBot(telegramClient(config.bot_token, context.urls.telegram), input),
-  poll: (config, state, context) => pollTelegramBot(telegramClient(config.bot_token, context.urls.telegram), state),
+  send: async (config, message, context) => sendTelegramMessage(await telegramClient(config.bot_token, context.urls.telegram), message),
+  register: async (config, input, context) => registerTelegramBot(await telegramClient(config.bot_token, context.urls.telegram), input),
+  poll: async (config, state, context) => pollTelegramBot(await telegramClient(config.bot_token, context.urls.telegram), state),
 };
 
 export default telegram;

@@ -3,11 +3,12 @@
  * /api/v1/webhooks/x, signed with the app's consumer secret and routed by `for_user_id` (kept as
  * `state.user_id` by register); replies go out as DMs with the account's OAuth 1.0a user tokens.
  */
-import { ApiResponseError, type TwitterRateLimit } from 'twitter-api-v2';
+import type { ApiResponseError, TwitterRateLimit } from 'twitter-api-v2';
 import { z } from 'zod';
 import { httpStatusError, networkError, parseRetryAfter } from '../http-errors.ts';
 import { ConnectorError, type Connector, type ConnectorContext, type OutboundMessage, type RegisterResult } from '../types.ts';
 import { createXClient } from './client.ts';
+import { twitterApi } from './library.ts';
 import { parseXWebhook } from './parse.ts';
 import { verifyWebhookSignature } from './signature.ts';
 
@@ -29,11 +30,17 @@ const MAX_DM_LENGTH = 10_000;
 /** Anything twitter-api-v2 threw → ConnectorError (401/403 and other 4xx permanent; 429, 5xx, network transient). */
 export function xError(error: unknown, now: Date = new Date()): ConnectorError {
   if (error instanceof ConnectorError) return error;
-  if (error instanceof ApiResponseError) {
+  if (isApiResponseError(error)) {
     const retryAfter = error.code === 429 ? rateLimitWait(error.rateLimit, now) ?? parseRetryAfter(header(error.headers['retry-after'])) : undefined;
     return httpStatusError('X', error.code, describe(error.data), retryAfter);
   }
   return networkError('X', error);
+}
+
+/** Only a loaded twitter-api-v2 can have thrown its ApiResponseError, so the check needs no import. */
+function isApiResponseError(error: unknown): error is ApiResponseError {
+  const library = twitterApi.loaded();
+  return library !== undefined && error instanceof library.ApiResponseError;
 }
 
 function describe(data: unknown): string | undefined {
@@ -70,7 +77,7 @@ async function send(config: XConfig, message: OutboundMessage, context: Connecto
   const text = dmText(message);
   if (text === '') throw new ConnectorError('permanent', 'A direct message needs text');
   if (text.length > MAX_DM_LENGTH) throw new ConnectorError('permanent', `A direct message holds at most ${MAX_DM_LENGTH} characters`);
-  const client = createXClient(config, context.urls.x);
+  const client = await createXClient(config, context.urls.x);
   try {
     const sent = await client.sendDmToParticipant(message.to.platformUserId, { text });
     const externalId = dmEventId(sent);
@@ -96,7 +103,7 @@ function dmEventId(answer: unknown): string | undefined {
  * not attempted here. Bad credentials → `error`; X unreachable or rate-limited → throws (retried).
  */
 async function register(config: XConfig, input: { state: Record<string, unknown> }, context: ConnectorContext): Promise<RegisterResult> {
-  const client = createXClient(config, context.urls.x);
+  const client = await createXClient(config, context.urls.x);
   try {
     const me = await client.me();
     return { status: 'connected', state: { ...input.state, user_id: me.data.id, username: me.data.username } };

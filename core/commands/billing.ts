@@ -59,7 +59,7 @@ export async function startCheckout(deps: { db: Db; config: Config; logger: Logg
     );
   }
   const price = stripePriceFor(config, input.plan);
-  const stripe = stripeClient(config);
+  const stripe = await stripeClient(config);
   if (!stripe || !price) {
     const missing = [!config.STRIPE_SECRET_KEY && 'STRIPE_SECRET_KEY', !price && `STRIPE_PRICE_${input.plan.toUpperCase()}`].filter(Boolean);
     throw serviceUnavailable(`Billing is not configured on this server (set ${missing.join(' and ')})`);

@@ -55,7 +55,7 @@ export const stripeWebhook = defineRoute({
     if (typeof raw !== 'string' || raw.length === 0) throw badRequest('Missing webhook body');
     let event;
     try {
-      event = verifyStripeEvent(raw, signature, secret);
+      event = await verifyStripeEvent(raw, signature, secret);
     } catch (error) {
       throw badRequest(isSignatureError(error) ? 'Invalid Stripe signature' : 'Invalid webhook payload');
     }
