@@ -27,8 +27,6 @@ export const planErrorBody = z
   })
   .openapi('PlanError');
 
-export const internalErrorBody = z.object({ detail: z.string(), request_id: z.string() }).openapi('InternalError');
-
 const descriptions: Record<number, string> = {
   400: 'Bad request',
   401: 'Missing, expired, invalid or revoked token (`WWW-Authenticate: Bearer`)',

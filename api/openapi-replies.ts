@@ -3,7 +3,7 @@ import { z } from '../core/zod.ts';
 
 /**
  * `{message}`: a human-readable confirmation (logout, verification mail sent, member removed…).
- * Named `MessageReply`: `Message` is the message resource (api/presenters/message.ts).
+ * Named `MessageReply`: `Message` is the message resource (core/presenters/message.ts).
  */
 export const messageReply = z
   .object({ message: z.string() })

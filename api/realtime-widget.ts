@@ -18,7 +18,7 @@ import type { Deps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
 import { loadVisitor, type Visitor } from '../core/commands/visitors.ts';
 import { verifyVisitorToken } from '../core/visitor-tokens.ts';
-import { visitorRoom, WIDGET_NAMESPACE } from '../core/visitor-messages.ts';
+import { rooms, WIDGET_NAMESPACE } from '../core/events.ts';
 import { disconnectAtExpiry } from './socket-expiry.ts';
 
 type NoEvents = Record<string, never>;
@@ -57,7 +57,7 @@ export function attachWidgetNamespace(io: Server<any, any, any, any>, deps: Deps
   });
   // Joined before the client hears it is connected, so no reply published after that is missed.
   nsp.on('connection', (socket) => {
-    socket.join(visitorRoom(socket.data.visitor.customerId));
+    socket.join(rooms.visitor(socket.data.visitor.customerId));
     disconnectAtExpiry(socket, socket.data.exp);
   });
   return nsp;

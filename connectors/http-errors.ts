@@ -49,16 +49,6 @@ export function networkError(platform: string, cause: unknown): ConnectorError {
 }
 
 /**
- * Turns anything thrown while talking to a platform into a ConnectorError: ConnectorErrors pass
- * through, fetch's TypeError (network) and Node socket errors become transient, and anything
- * else (a bug on our side, an unparseable answer) is transient too, so a retry is never lost.
- */
-export function toConnectorError(platform: string, error: unknown): ConnectorError {
-  if (error instanceof ConnectorError) return error;
-  return networkError(platform, error);
-}
-
-/**
  * Reads a fetch Response's body as JSON when possible (platform error bodies are usually JSON),
  * else as text; never throws.
  */
@@ -75,40 +65,4 @@ export async function readBody(response: Response): Promise<unknown> {
   } catch {
     return text;
   }
-}
-
-/**
- * fetch() with the shared classification: resolves with the parsed body of a 2xx answer, throws
- * a ConnectorError otherwise. `describe` extracts the platform's message from an error body.
- */
-export async function fetchJson(
-  platform: string,
-  url: string,
-  init: RequestInit,
-  describe: (body: unknown) => string | undefined = defaultDescribe,
-): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    throw networkError(platform, error);
-  }
-  const body = await readBody(response);
-  if (response.ok) return body;
-  throw httpStatusError(platform, response.status, describe(body), parseRetryAfter(response.headers.get('retry-after')));
-}
-
-/** Finds a human-readable message in common error body shapes. */
-export function defaultDescribe(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.slice(0, 500);
-  if (body === null || typeof body !== 'object') return undefined;
-  const record = body as Record<string, unknown>;
-  for (const key of ['message', 'description', 'detail', 'error_description', 'title']) {
-    if (typeof record[key] === 'string') return record[key];
-  }
-  const nested = record.error;
-  if (typeof nested === 'string') return nested;
-  if (nested && typeof nested === 'object') return defaultDescribe(nested);
-  if (Array.isArray(record.errors) && record.errors.length > 0) return defaultDescribe(record.errors[0]);
-  return undefined;
 }

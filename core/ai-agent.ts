@@ -6,15 +6,10 @@
  */
 import { z } from 'zod';
 import { sql, type Queryable } from './db.ts';
-import { addJob } from './jobs.ts';
+import { enqueue } from './jobs.ts';
 import type { KbMatch } from './kb-index.ts';
 import type { ChatMessage } from './ollama.ts';
 
-/**
- * Attempts of an `ai_reply` job. Retries are for an unreachable Ollama only (e^1 + e^2 ≈ 10 s
- * of backoff); a customer should not wait longer before a human is asked instead.
- */
-export const AI_REPLY_MAX_ATTEMPTS = 3;
 /** Below this self-reported confidence (0–1) the agent hands over instead of answering. */
 export const MIN_CONFIDENCE = 0.6;
 /** Knowledge base chunks given to the model. */
@@ -51,7 +46,7 @@ export async function enqueueAiReply(tx: Queryable, input: { businessId: string;
       and b.ai_auto_reply_enabled and p.ai_auto_reply
       and c.assignee_id is null and c.handoff_requested_at is null`);
   if (!wanted) return false;
-  await addJob(tx, 'ai_reply', { message_id: input.messageId }, { jobKey: `ai:${input.conversationId}`, maxAttempts: AI_REPLY_MAX_ATTEMPTS });
+  await enqueue(tx, 'ai_reply', { message_id: input.messageId }, { conversationId: input.conversationId });
   return true;
 }
 

@@ -30,9 +30,6 @@ export type AnalyticsOverview = {
   customer_happiness: number;
 };
 
-/** The window: conversations created within the last 30 days. */
-const windowStart = sql.fragment`now() - interval '30 days'`;
-
 const overviewRow = z.object({
   total: z.number(),
   resolved: z.number(),

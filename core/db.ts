@@ -9,14 +9,12 @@ import {
   createSqlTag,
   SchemaValidationError,
   type DatabasePool,
-  type DatabaseTransactionConnection,
   type CommonQueryMethods,
   type Interceptor,
 } from 'slonik';
-import { bounded, boundedDriverFactory } from './db-outage.ts';
+import { boundedDriverFactory } from './db-outage.ts';
 
 export type Db = DatabasePool;
-export type Tx = DatabaseTransactionConnection;
 /** Anything that can run a query: the pool, a connection or a transaction. */
 export type Queryable = CommonQueryMethods;
 

@@ -1,7 +1,8 @@
 /**
  * The one `publish()` seam for live events. Events are published after the transaction that
  * made them commits. In one process they go straight to the Socket.IO server; across nodes a
- * Redis-backed bus carries them (see api/realtime.ts and core/redis-events.ts).
+ * Redis-backed bus carries them (see api/realtime.ts and core/redis-events.ts). What events
+ * exist, what they carry and where they go: core/event-catalogue.ts; this is their transport.
  */
 export type ParleyEvent = {
   /** Event name, e.g. `agent_status_changed`. */
@@ -41,7 +42,12 @@ export const rooms = {
   conversation: (id: string) => `conversation:${id}`,
   /** Every socket opened with one access token (its `jti`): cut when the token is revoked. */
   session: (jti: string) => `session:${jti}`,
+  /** One website visitor (a customer of a widget channel), in the `/widget` namespace. */
+  visitor: (customerId: string) => `visitor:${customerId}`,
 };
+
+/** The Socket.IO namespace of website visitors. */
+export const WIDGET_NAMESPACE = '/widget';
 
 /** A listener set: add returns the remove function. */
 function listenerSet<T>() {

@@ -12,8 +12,6 @@ import type { WorkerUtils } from 'graphile-worker';
 import { z } from 'zod';
 import { sql, type Queryable } from './db.ts';
 
-export type JobState = 'queued' | 'scheduled' | 'running' | 'failed';
-
 const jobSummary = z.object({
   id: z.coerce.string(),
   task: z.string(),

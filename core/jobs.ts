@@ -1,26 +1,162 @@
 /**
- * Enqueueing jobs inside the caller's transaction: graphile_worker.add_job through the same
- * slonik connection, so a job exists exactly when the rows that asked for it do.
+ * Every background job, in one catalogue: its task name, the zod schema of its payload, its job
+ * key, queue and attempts. `enqueue()` is the only way production code adds a job and
+ * `catalogueTask()` (workers/task.ts) the only way a task reads one, so a payload that does not
+ * fit its task fails type-checking at the call site (and, should a cast sneak through, the
+ * schema refuses it before anything is stored).
+ *
+ * Jobs are added inside the caller's transaction (graphile_worker.add_job through the same
+ * slonik connection), so a job exists exactly when the rows that asked for it do.
  */
+import type { FragmentSqlToken, SqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql, type Queryable } from './db.ts';
 
-export type JobOptions = {
-  /** Deduplication key: a second add with the same key replaces the pending job. */
-  jobKey?: string;
-  /** Attempts before the job is left failed (default 25). */
+/**
+ * Attempts of an `ai_reply` job. Retries are for an unreachable Ollama only (e^1 + e^2 ≈ 10 s
+ * of backoff); a customer should not wait longer before a human is asked instead.
+ */
+export const AI_REPLY_MAX_ATTEMPTS = 3;
+/**
+ * Attempts of an `index_article` job: with graphile-worker's backoff (e^attempt seconds) the
+ * last one runs about half an hour after the first, then the article is marked `failed`.
+ */
+export const INDEX_MAX_ATTEMPTS = 8;
+
+/**
+ * One task's entry. `C` is what the key or queue depends on beyond the payload (the
+ * conversation of an AI reply, the channel of an inbound event); `undefined` when nothing.
+ */
+type JobSpec<S extends z.ZodType, C> = {
+  payload: S;
+  /** Deduplication: a second job with the same key replaces the pending one (see `jobKeyMode`). */
+  jobKey?: (payload: z.output<S>, context: C) => string;
+  /** Jobs of one queue run one at a time, in order; none: in parallel. */
+  queueName?: (payload: z.output<S>, context: C) => string | undefined;
+  /** Attempts before the job is left failed (graphile-worker's default: 25). */
   maxAttempts?: number;
-  /** Earliest run time (default now). */
-  runAt?: Date;
-  queueName?: string;
+  /** graphile-worker's job_key_mode (default `replace`). */
   jobKeyMode?: 'replace' | 'preserve_run_at' | 'unsafe_dedupe';
 };
 
-export async function addJob(q: Queryable, task: string, payload: Record<string, unknown>, options: JobOptions = {}): Promise<string> {
+const job = <S extends z.ZodType, C = undefined>(spec: JobSpec<S, C>) => spec;
+
+const messageId = z.object({ message_id: z.uuid() });
+const channelId = z.object({ channel_id: z.uuid() });
+
+export const jobCatalogue = {
+  /** System mail: invitations, verification links. */
+  send_email: job({ payload: z.object({ to: z.email(), subject: z.string().min(1), text: z.string() }) }),
+  /** An agent or AI reply out through its channel; re-enqueued with `runAt` on a platform's Retry-After. */
+  deliver_message: job({ payload: messageId, jobKey: (p) => `message:${p.message_id}` }),
+  /**
+   * Inbound events into customer, conversation and message rows. `{channel_id}`: the drain of a
+   * channel's pending events, in arrival order (core/commands/inbound-drain.ts); storing events
+   * arms it through the SQL function inbound_arm_drain (migration 0021), which spells this key
+   * too. `{event_id}`: one event the drain failed on, retried alone.
+   */
+  process_inbound: job({
+    payload: z.union([z.object({ channel_id: z.uuid() }), z.object({ event_id: z.uuid() })]),
+    jobKey: (p) => ('channel_id' in p ? `inbound:${p.channel_id}` : `inbound-event:${p.event_id}`),
+  }),
+  /** Tells the platform about a new or changed channel. */
+  register_channel: job({ payload: channelId, jobKey: (p) => `register:${p.channel_id}` }),
+  /** Crontab, every minute: one poll_channel per channel that cannot push (`_cron` added by graphile-worker). */
+  poll_channels: job({ payload: z.unknown(), maxAttempts: 1 }),
+  /** One poll of one channel; a channel's polls never overlap nor pile up (a waiting one keeps its time). */
+  poll_channel: job({
+    payload: channelId,
+    jobKey: (p) => `poll:${p.channel_id}`,
+    queueName: (p) => `poll:${p.channel_id}`,
+    maxAttempts: 1,
+    jobKeyMode: 'preserve_run_at',
+  }),
+  /** Chunks and embeds one knowledge base article. */
+  index_article: job({ payload: z.object({ article_id: z.number().int().positive() }), jobKey: (p) => `article:${p.article_id}`, maxAttempts: INDEX_MAX_ATTEMPTS }),
+  /**
+   * The AI agent answers a customer message. One job per conversation: a burst of messages that
+   * arrives before the job starts is answered once, from the newest message.
+   */
+  ai_reply: job({ payload: messageId, jobKey: (_p, c: { conversationId: string }) => `ai:${c.conversationId}`, maxAttempts: AI_REPLY_MAX_ATTEMPTS }),
+};
+
+export type JobName = keyof typeof jobCatalogue;
+type Spec<N extends JobName> = (typeof jobCatalogue)[N];
+/** What a task receives (after its schema's defaults and transforms). */
+export type JobPayload<N extends JobName> = z.output<Spec<N>['payload']>;
+type JobContext<N extends JobName> = Spec<N> extends JobSpec<z.ZodType, infer C> ? C : never;
+
+export type EnqueueOptions = {
+  /** Earliest run time (default now). */
+  runAt?: Date;
+};
+
+/** The last argument of enqueue(): the entry's context (required when it has one) and options. */
+type EnqueueArgs<N extends JobName> = undefined extends JobContext<N> ? [options?: EnqueueOptions] : [context: JobContext<N> & EnqueueOptions];
+
+/** Adds the catalogue's job `name` in the caller's transaction; returns its id. */
+export async function enqueue<N extends JobName>(q: Queryable, name: N, payload: z.input<Spec<N>['payload']>, ...[extra]: EnqueueArgs<N>): Promise<string> {
+  // The signature checked the payload and the context against this entry; here it is any entry.
+  const spec: JobSpec<z.ZodType, any> = jobCatalogue[name];
+  const parsed = spec.payload.parse(payload);
+  return addRawJob(q, name, parsed, {
+    jobKey: spec.jobKey?.(parsed, extra),
+    queueName: spec.queueName?.(parsed, extra),
+    maxAttempts: spec.maxAttempts,
+    jobKeyMode: spec.jobKeyMode,
+    runAt: extra?.runAt,
+  });
+}
+
+/** Catalogue entries whose key and queue depend on the payload alone. */
+type SelfContainedJob = { [N in JobName]: undefined extends JobContext<N> ? N : never }[JobName];
+type PayloadFields<N extends JobName> = { [F in keyof z.input<Spec<N>['payload']>]-?: SqlToken };
+
+/**
+ * The entry's graphile_worker.add_job call as a SQL expression, for a job added inside a larger
+ * statement (e.g. from a CTE's rows): `fields` gives each payload field as a SQL value, and the
+ * entry's key and queue are built from them in SQL, so they are spelled only in the catalogue.
+ */
+export function addJobExpression<N extends SelfContainedJob>(name: N, fields: PayloadFields<N>): FragmentSqlToken {
+  const spec: JobSpec<z.ZodType, any> = jobCatalogue[name];
+  const entries = Object.entries(fields as Record<string, SqlToken>);
+  const payload = sql.fragment`json_build_object(${sql.join(entries.map(([key, value]) => sql.fragment`${key}::text, ${value}`), sql.fragment`, `)})`;
+  return sql.fragment`graphile_worker.add_job(
+    identifier => ${name}::text,
+    payload => ${payload},
+    queue_name => ${textFromFields(spec.queueName, entries)}::text,
+    max_attempts => ${spec.maxAttempts ?? null}::int,
+    job_key => ${textFromFields(spec.jobKey, entries)}::text,
+    job_key_mode => ${spec.jobKeyMode ?? 'replace'}::text)`;
+}
+
+/**
+ * A key or queue rule (a template of payload fields) evaluated in SQL: the rule runs once on
+ * markers standing for the fields, and the text between markers is joined to the fields' SQL
+ * values with `||`.
+ */
+function textFromFields(rule: ((payload: any, context: undefined) => string | undefined) | undefined, entries: [string, SqlToken][]): FragmentSqlToken | null {
+  const text = rule?.(Object.fromEntries(entries.map(([key], i) => [key, `\u0000${i}\u0000`])), undefined);
+  if (text === undefined) return null;
+  const parts = text.split(/\u0000(\d+)\u0000/).map((part, i) => (i % 2 ? sql.fragment`(${entries[Number(part)]![1]})::text` : sql.fragment`${part}::text`));
+  return sql.fragment`(${sql.join(parts, sql.fragment` || `)})`;
+}
+
+type RawJobOptions = EnqueueOptions & Omit<JobSpec<z.ZodType, unknown>, 'payload' | 'jobKey' | 'queueName'> & { jobKey?: string; queueName?: string };
+
+/**
+ * A job of a task outside the catalogue (tests' own tasks). A catalogue name does not
+ * type-check here: those go through enqueue().
+ */
+export function addJob<T extends string>(q: Queryable, task: T & (T extends JobName ? never : T), payload: unknown, options: RawJobOptions = {}): Promise<string> {
+  return addRawJob(q, task, payload, options);
+}
+
+async function addRawJob(q: Queryable, task: string, payload: unknown, options: RawJobOptions): Promise<string> {
   const row = await q.one(sql.type(z.object({ id: z.coerce.string() }))`
     select id from graphile_worker.add_job(
       identifier => ${task}::text,
-      payload => ${JSON.stringify(payload)}::json,
+      payload => ${JSON.stringify(payload ?? {})}::json,
       queue_name => ${options.queueName ?? null}::text,
       run_at => ${options.runAt ? options.runAt.toISOString() : null}::timestamptz,
       max_attempts => ${options.maxAttempts ?? null}::int,

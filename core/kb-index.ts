@@ -22,11 +22,6 @@ export const CHUNK_SIZE = 800;
 export const CHUNK_OVERLAP = 150;
 /** Chunks per embedding request. */
 const EMBED_BATCH = 16;
-/**
- * Attempts of an `index_article` job: with graphile-worker's backoff (e^attempt seconds) the
- * last one runs about half an hour after the first, then the article is marked `failed`.
- */
-export const INDEX_MAX_ATTEMPTS = 8;
 
 /** Greedily joins units into pieces of at most `size` characters. */
 function pack(units: string[], size: number, separator: string): string[] {

@@ -61,10 +61,6 @@ export async function planOf(q: Queryable, businessId: string, options: { lock?:
   return toPlan(row);
 }
 
-export async function planByName(q: Queryable, name: PlanName): Promise<Plan> {
-  return toPlan(await q.one(sql.type(planRow)`select * from plans where name = ${name}`));
-}
-
 const count = z.object({ n: z.number() });
 
 export type Usage = { agents: number; channels: number; kb_articles: number; messages_this_month: number };

@@ -10,13 +10,7 @@
  */
 import { z } from 'zod';
 import { sql, type Queryable } from './db.ts';
-import type { ParleyEvent } from './events.ts';
-
-/** The Socket.IO namespace of website visitors. */
-export const WIDGET_NAMESPACE = '/widget';
-
-/** The room of one visitor (a customer of a widget channel) in the `/widget` namespace. */
-export const visitorRoom = (customerId: string) => `visitor:${customerId}`;
+import { liveEvent, type LiveEvent } from './event-catalogue.ts';
 
 export const visitorSenderTypes = ['customer', 'agent', 'ai'] as const;
 
@@ -46,19 +40,15 @@ export const presentVisitorMessage = (row: VisitorMessage): VisitorMessage => ({
 });
 
 /** The `/widget` event that shows a message to its visitor live. */
-export const visitorMessageEvent = (customerId: string, message: VisitorMessage): ParleyEvent => ({
-  name: 'message_created',
-  namespace: WIDGET_NAMESPACE,
-  rooms: [visitorRoom(customerId)],
-  payload: presentVisitorMessage(message),
-});
+export const visitorMessageEvent = (customerId: string, message: VisitorMessage): LiveEvent =>
+  liveEvent('visitor_message_created', presentVisitorMessage(message), customerId);
 
 /**
  * The event for one message of a widget conversation, or null when the message is not for a
  * visitor (another channel type, a system message, no customer). For deliver_message: a reply
  * on a widget channel is delivered by publishing it to the visitor's sockets.
  */
-export async function loadVisitorMessageEvent(q: Queryable, messageId: string): Promise<ParleyEvent | null> {
+export async function loadVisitorMessageEvent(q: Queryable, messageId: string): Promise<LiveEvent | null> {
   const row = await q.maybeOne(sql.type(visitorMessageRow.extend({ customer_id: z.string() }))`
     select ${visitorMessageColumns}, c.customer_id
     from messages m join conversations c on c.id = m.conversation_id

@@ -17,7 +17,9 @@ import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 import { storeInboundEvents, processInboundEvent } from '../core/commands/inbound.ts';
-import { AI_REPLY_MAX_ATTEMPTS, buildPrompt, decisionJsonSchema, handoffReasons, MIN_CONFIDENCE, parseDecision, pendingQuestion } from '../core/ai-agent.ts';
+import { publishEvents } from '../core/live-events.ts';
+import { AI_REPLY_MAX_ATTEMPTS } from '../core/jobs.ts';
+import { buildPrompt, decisionJsonSchema, handoffReasons, MIN_CONFIDENCE, parseDecision, pendingQuestion } from '../core/ai-agent.ts';
 import { OllamaError } from '../core/ollama.ts';
 import aiReply from '../workers/tasks/ai_reply.ts';
 import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
@@ -62,7 +64,7 @@ async function customerSays(ws: { businessId: string; channelId: string }, text:
       { kind: 'message', externalId, from: { platformUserId: visitor, name: 'Visitor' }, text, attachments: [], sentAt: new Date().toISOString() },
     ], null),
   );
-  for (const event of await processInboundEvent(app.deps.db, eventId!)) app.deps.events.publish(event);
+  await publishEvents(app.deps, await processInboundEvent(app.deps.db, eventId!));
   const [row] = await query(app, 'select id, conversation_id from messages where external_id = $1', [externalId]);
   return { messageId: row.id as string, conversationId: row.conversation_id as string };
 }

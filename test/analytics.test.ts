@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { addMember, createWorkspace, registerUser, type Account } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 import { apportionPercentages } from '../core/analytics.ts';
 
 let app: TestApp;

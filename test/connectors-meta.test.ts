@@ -4,7 +4,7 @@ import path from 'node:path';
 import whatsapp, { verifyMetaSubscription } from '../connectors/whatsapp/index.ts';
 import instagram from '../connectors/instagram/index.ts';
 import { classifyGraphError, verifyMetaSignature } from '../connectors/meta.ts';
-import { parseRetryAfter, httpStatusError, defaultDescribe } from '../connectors/http-errors.ts';
+import { parseRetryAfter, httpStatusError } from '../connectors/http-errors.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { instagramMessagePayload, signedMetaWebhook, startFakeMeta, whatsappStatusPayload, whatsappTextPayload, type FakeMeta } from './fakes/meta.ts';
 import { closedPort } from './helpers/ports.ts';
@@ -304,6 +304,4 @@ test('classification of HTTP and Graph failures', (t) => {
   t.is(parseRetryAfter('Wed, 21 Oct 2015 07:28:30 GMT', new Date('2015-10-21T07:28:00Z')), 30);
   t.is(parseRetryAfter('soon'), undefined);
   t.is(parseRetryAfter(null), undefined);
-  t.is(defaultDescribe({ errors: [{ message: 'deep' }] }), 'deep');
-  t.is(defaultDescribe({ error: { description: 'nested' } }), 'nested');
 });

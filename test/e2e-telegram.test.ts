@@ -8,7 +8,7 @@
  * running, and the fake's scripted failures apply to whichever request comes next.
  */
 import test from 'ava';
-import { addJob } from '../core/jobs.ts';
+import { enqueue } from '../core/jobs.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { inboxOf, type Inbox } from './helpers/inbox.ts';
@@ -344,7 +344,7 @@ test.serial('polling mode (http PUBLIC_URL): registration removes the webhook; p
   const last = fake.queueUpdate(token, telegramTextUpdate({ chatId: 880001, messageId: 2, text: 'Polled again', firstName: 'Lin' }));
 
   const poll = async () => {
-    await addJob(local.deps.db, 'poll_channels', {});
+    await enqueue(local.deps.db, 'poll_channels', {});
     return untilWorked(local, async () => {
       const [row] = await query(local, `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`);
       const state = (await channelRow(local, id)).state;

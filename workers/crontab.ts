@@ -8,8 +8,9 @@
  * records each tick in `known_crontabs`, so several processes never enqueue one tick twice.
  */
 import type { CronItem } from 'graphile-worker';
+import { jobCatalogue, type JobName } from '../core/jobs.ts';
 
-export const crontab: CronItem[] = [
+export const crontab: (CronItem & { task: JobName })[] = [
   // Channels that cannot push (Telegram without https, IMAP mailboxes): one poll each minute.
-  { task: 'poll_channels', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: 1 } },
+  { task: 'poll_channels', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.poll_channels.maxAttempts } },
 ];

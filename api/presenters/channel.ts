@@ -5,13 +5,6 @@ import { tryReadChannelConfig, type ChannelRow } from '../../core/commands/chann
 import { webhookUrl } from '../../core/webhook-urls.ts';
 import { isUnsignedMetaChannel } from '../../connectors/meta.ts';
 
-const setupInstructionsSchema = z
-  .object({
-    callback_url: z.string().openapi({ description: 'Set as the callback URL of the Meta app' }),
-    verify_token: z.string().openapi({ description: 'Set as the verify token of the Meta app' }),
-  })
-  .openapi('ChannelSetupInstructions');
-
 export const channelSchema = z
   .object({
     id: z.uuid(),

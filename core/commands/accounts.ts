@@ -1,7 +1,7 @@
 /** Users: create, find, sign in. Shared by the auth routes and anything that invites or verifies. */
 import { z } from 'zod';
 import { sql, type Queryable } from '../db.ts';
-import { addJob } from '../jobs.ts';
+import { enqueue } from '../jobs.ts';
 import { issuePurposeToken } from '../tokens.ts';
 import type { Config } from '../config.ts';
 
@@ -64,7 +64,7 @@ export async function enqueueVerificationMail(q: Queryable, config: Config, user
   const token = await issuePurposeToken(config.jwtSecret, 'verify-email', user.id, VERIFY_TTL_SECONDS, { email: user.email });
   const base = config.APP_URL ?? config.publicUrl;
   const link = `${base.replace(/\/+$/, '')}/verify-email?token=${encodeURIComponent(token)}`;
-  await addJob(q, 'send_email', {
+  await enqueue(q, 'send_email', {
     to: user.email,
     subject: 'Confirm your e-mail address for Parley',
     text: `Hi ${user.full_name},\n\nConfirm your e-mail address by opening this link within three days:\n\n${link}\n\nIf you did not sign up for Parley, ignore this mail.\n`,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { addJob } from '../jobs.ts';
+import { enqueue } from '../jobs.ts';
 import { assertMayAddChannel } from '../plans.ts';
 import { decryptJson, DecryptError, encryptJson } from '../crypto.ts';
 import { checkHost, HostRefusedError, type HostRules } from '../host-safety.ts';
@@ -47,11 +47,7 @@ export const channelColumns = sql.fragment`
   id, business_id, type, is_builtin, config_encrypted, routing_key, verify_token,
   is_active, status, last_error, state, created_at, updated_at`;
 
-/** The task that registers a channel with its platform; payload `{channel_id}`. */
-export const REGISTER_CHANNEL_TASK = 'register_channel';
-
-const enqueueRegistration = (tx: Queryable, channelId: string) =>
-  addJob(tx, REGISTER_CHANNEL_TASK, { channel_id: channelId }, { jobKey: `register:${channelId}` });
+const enqueueRegistration = (tx: Queryable, channelId: string) => enqueue(tx, 'register_channel', { channel_id: channelId });
 
 /** The decrypted config; throws DecryptError when the key changed or the value was altered. */
 export function readChannelConfig(key: Uint8Array, row: Pick<ChannelRow, 'config_encrypted'>): ChannelConfig {

@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { rooms, type ParleyEvent } from '../events.ts';
+import { conversationCreated, conversationUpdated, type PendingEvent } from '../live-events.ts';
 import type { Attachment } from '../uploads.ts';
 import { sendAgentMessage } from './messages.ts';
-import { assignConversation, assignmentEvents, conversationUpdated, updatedConversationColumns, updatedConversationRow } from './team.ts';
+import { assignConversation, assignmentEvents, updatedConversationColumns, updatedConversationRow } from './team.ts';
 
 const idRow = z.object({ id: z.string() });
 const channelRow = z.object({ id: z.string(), type: z.string() });
@@ -34,7 +34,7 @@ export type CreateConversationInput = {
  * through sendAgentMessage, so it counts against the month (403 at the limit, and then no
  * conversation is created either) and sets first_response_at.
  */
-export async function createConversation(tx: Queryable, input: CreateConversationInput): Promise<{ conversationId: string; events: ParleyEvent[] }> {
+export async function createConversation(tx: Queryable, input: CreateConversationInput): Promise<{ conversationId: string; events: PendingEvent[] }> {
   if (input.customerId) {
     const customer = await tx.maybeOne(sql.type(idRow)`
       select id from customers where id = ${input.customerId} and business_id = ${input.businessId}`);
@@ -51,13 +51,7 @@ export async function createConversation(tx: Queryable, input: CreateConversatio
     insert into conversations (business_id, customer_id, channel_id, channel_type, status)
     values (${input.businessId}, ${input.customerId ?? null}, ${channel.id}, ${channel.type}, 'open')
     returning id`);
-  const events: ParleyEvent[] = [
-    {
-      name: 'conversation_created',
-      rooms: [rooms.business(input.businessId)],
-      payload: { conversation_id: created.id, business_id: input.businessId, at: new Date().toISOString() },
-    },
-  ];
+  const events: PendingEvent[] = [conversationCreated(input.businessId, created.id)];
   if (input.initialMessage) {
     const sent = await sendAgentMessage(tx, {
       businessId: input.businessId,
@@ -76,7 +70,7 @@ async function assertExists(tx: Queryable, businessId: string, conversationId: s
   if (!exists) throw notFound('Conversation not found');
 }
 
-export type StateChange<K extends string> = { changed: true; at: string; events: ParleyEvent[]; field: K } | { changed: false };
+export type StateChange<K extends string> = { changed: true; at: string; events: PendingEvent[]; field: K } | { changed: false };
 
 /** Resolves from any other state, recording who did; `changed: false` when it already was. 404 outside the business. */
 export async function resolveConversation(tx: Queryable, input: { businessId: string; conversationId: string; userId: string }): Promise<StateChange<'resolved_at'>> {
@@ -109,7 +103,7 @@ export async function closeConversation(tx: Queryable, input: { businessId: stri
  * closed_at cleared), as when a customer writes into a resolved conversation, so analytics
  * count only conversations that stay resolved. An open conversation is left as it is.
  */
-export async function reopenConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<{ events: ParleyEvent[] }> {
+export async function reopenConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<{ events: PendingEvent[] }> {
   const row = await tx.maybeOne(sql.type(changedRow)`
     update conversations set status = 'open', resolved_at = null, resolved_by = null, closed_at = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'open'
@@ -130,7 +124,7 @@ export async function reopenConversation(tx: Queryable, input: { businessId: str
 export async function assignConversationToAgentNumber(
   tx: Queryable,
   input: { businessId: string; conversationId: string; agentNumber: number; assignedBy: string },
-): Promise<{ events: ParleyEvent[] }> {
+): Promise<{ events: PendingEvent[] }> {
   await assertExists(tx, input.businessId, input.conversationId);
   if (!Number.isInteger(input.agentNumber) || input.agentNumber < 1 || input.agentNumber > 2_147_483_647) throw notFound('Agent not found');
   const member = await tx.maybeOne(sql.type(z.object({ user_id: z.string() }))`

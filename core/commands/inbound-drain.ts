@@ -20,8 +20,8 @@
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
-import { addJob } from '../jobs.ts';
-import type { ParleyEvent } from '../events.ts';
+import { enqueue } from '../jobs.ts';
+import type { PendingEvent } from '../live-events.ts';
 import type { InboundEvent, InboundMessage } from '../../connectors/types.ts';
 import { applyInboundEvent, applyMessages, inboundLocks, type InboundChannel } from './inbound.ts';
 
@@ -38,10 +38,10 @@ export type DrainResult = {
   failed: number;
 };
 
-type Batch = { size: number; failed: number; published: ParleyEvent[]; done: string[] };
+type Batch = { size: number; failed: number; published: PendingEvent[]; done: string[] };
 
 /** Drains the channel; `publish` gets each batch's live events after its commit. */
-export async function drainInbound(db: Db, channelId: string, publish: (events: ParleyEvent[]) => void): Promise<DrainResult> {
+export async function drainInbound(db: Db, channelId: string, publish: (events: PendingEvent[]) => void | Promise<void>): Promise<DrainResult> {
   const channel = await db.maybeOne(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`);
   // A deleted channel took its events with it (on delete cascade).
   if (!channel) return { processed: 0, failed: 0 };
@@ -54,7 +54,7 @@ export async function drainInbound(db: Db, channelId: string, publish: (events: 
       // Something in the batch failed: find which event, apply the others.
       batch = await db.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, true)));
     }
-    publish(batch.published);
+    await publish(batch.published);
     result.processed += batch.size - batch.failed;
     result.failed += batch.failed;
     if (batch.size < BATCH_SIZE && !(await morePending(db, channel.id))) return result;
@@ -76,7 +76,7 @@ async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures:
   if (!isolateFailures) {
     return { size: rows.length, failed: 0, published: await applyAll(tx, channel, events, aiAutoReply), done: rows.map((r) => r.id) };
   }
-  const published: ParleyEvent[] = [];
+  const published: PendingEvent[] = [];
   const done: string[] = [];
   let failed = 0;
   for (const [i, row] of rows.entries()) {
@@ -92,8 +92,8 @@ async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures:
 }
 
 /** The batch's events in order: each run of messages in one call (applyMessages), receipts one by one. */
-async function applyAll(tx: Queryable, channel: InboundChannel, events: InboundEvent[], aiAutoReply: boolean): Promise<ParleyEvent[]> {
-  const published: ParleyEvent[] = [];
+async function applyAll(tx: Queryable, channel: InboundChannel, events: InboundEvent[], aiAutoReply: boolean): Promise<PendingEvent[]> {
+  const published: PendingEvent[] = [];
   let run: InboundMessage[] = [];
   const flush = async () => {
     published.push(...(await applyMessages(tx, channel, run, { aiAutoReply })));
@@ -122,7 +122,7 @@ async function markDone(tx: Queryable, batch: Batch): Promise<Batch> {
 async function handOff(tx: Queryable, eventId: string, error: unknown): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
   await tx.query(sql.unsafe`update inbound_events set failed_at = now(), last_error = ${reason.slice(0, 2000)} where id = ${eventId}`);
-  await addJob(tx, 'process_inbound', { event_id: eventId }, { jobKey: `inbound-event:${eventId}` });
+  await enqueue(tx, 'process_inbound', { event_id: eventId });
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
-import { rooms, type ParleyEvent } from '../events.ts';
+import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../live-events.ts';
 import { enqueueAiReply } from '../ai-agent.ts';
 import { storableText } from '../storable-text.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
@@ -70,7 +70,7 @@ const eventRow = z.object({
 });
 
 /** Processes one stored event; returns the live events to publish after commit. Safe to run twice. */
-export async function processInboundEvent(db: Db, eventId: string): Promise<ParleyEvent[]> {
+export async function processInboundEvent(db: Db, eventId: string): Promise<PendingEvent[]> {
   return db.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(eventRow)`
       select e.id, e.business_id, e.channel_id, ch.type as channel_type, e.event, e.processed_at
@@ -93,7 +93,7 @@ export type ApplyOptions = {
 };
 
 /** Applies one event in the caller's transaction; returns the live events to publish after commit. */
-export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent, options: ApplyOptions = {}): Promise<ParleyEvent[]> {
+export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent, options: ApplyOptions = {}): Promise<PendingEvent[]> {
   return event.kind === 'message' ? applyMessages(tx, channel, [event], options) : applyReceipt(tx, channel, event);
 }
 
@@ -116,14 +116,14 @@ const appliedRow = z.object({ idx: z.number(), applied_message_id: z.string(), a
  * external id. The rules live in the SQL functions inbound_apply_message (migration 0020) and
  * inbound_apply_messages (0023): seven statements per message became one call per batch.
  */
-export async function applyMessages(tx: Queryable, channel: InboundChannel, messages: InboundMessage[], options: ApplyOptions = {}): Promise<ParleyEvent[]> {
+export async function applyMessages(tx: Queryable, channel: InboundChannel, messages: InboundMessage[], options: ApplyOptions = {}): Promise<PendingEvent[]> {
   if (messages.length === 0) return [];
   // Stored events come from our connectors, but a message without a sender or id must fail here,
   // not become a customer with no platform id in SQL.
   for (const message of messages) storedMessage.parse(message);
   const applied = await tx.any(sql.type(appliedRow)`
     select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(messages as never)})`);
-  const events: ParleyEvent[] = [];
+  const events: PendingEvent[] = [];
   for (const row of applied) {
     const { applied_message_id: messageId, applied_conversation_id: conversationId } = row;
     if (options.aiAutoReply !== false) await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
@@ -132,13 +132,11 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
   return events;
 }
 
-function messageEvents(channel: InboundChannel, messageId: string, conversationId: string, opened: boolean): ParleyEvent[] {
-  const businessRoom = rooms.business(channel.business_id);
-  const at = new Date().toISOString();
+function messageEvents(channel: InboundChannel, messageId: string, conversationId: string, opened: boolean): PendingEvent[] {
   return [
-    ...(opened ? [{ name: 'conversation_created', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id } }] : []),
-    { name: 'message_created', rooms: [businessRoom, rooms.conversation(conversationId)], payload: { message_id: messageId, conversation_id: conversationId, business_id: channel.business_id, sender_type: 'customer', at } },
-    { name: 'conversation_updated', rooms: [businessRoom], payload: { conversation_id: conversationId, business_id: channel.business_id, at } },
+    ...(opened ? [conversationCreated(channel.business_id, conversationId)] : []),
+    messageCreated(channel.business_id, messageId),
+    conversationUpdated({ id: conversationId, business_id: channel.business_id }),
   ];
 }
 
@@ -147,20 +145,14 @@ const statusRank = sql.fragment`case delivery_status when 'queued' then 0 when '
 const newRank = { sent: 1, delivered: 2, read: 3, failed: 2 } as const;
 
 /** Moves a sent message's delivery status forward only: queued → sent → delivered → read, or failed. */
-async function applyReceipt(tx: Queryable, channel: InboundChannel, receipt: DeliveryReceipt): Promise<ParleyEvent[]> {
-  const updated = await tx.maybeOne(sql.type(z.object({ id: z.string(), conversation_id: z.string() }))`
+async function applyReceipt(tx: Queryable, channel: InboundChannel, receipt: DeliveryReceipt): Promise<PendingEvent[]> {
+  const updated = await tx.maybeOne(sql.type(idRow)`
     update messages set
       delivery_status = ${receipt.status},
       error = case when ${receipt.status} = 'failed' then ${receipt.error ?? 'Delivery failed'} else error end,
       updated_at = now()
     where channel_id = ${channel.id} and external_id = ${receipt.externalId} and ${statusRank} < ${newRank[receipt.status]}
-    returning id, conversation_id`);
+    returning id`);
   if (!updated) return [];
-  return [
-    {
-      name: 'message_updated',
-      rooms: [rooms.business(channel.business_id), rooms.conversation(updated.conversation_id)],
-      payload: { message_id: updated.id, conversation_id: updated.conversation_id, business_id: channel.business_id, delivery_status: receipt.status, at: new Date().toISOString() },
-    },
-  ];
+  return [messageUpdated(channel.business_id, updated.id)];
 }

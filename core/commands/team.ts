@@ -8,9 +8,10 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { addJob } from '../jobs.ts';
+import { enqueue } from '../jobs.ts';
 import { assertMayAddAgent } from '../plans.ts';
-import { rooms, type ParleyEvent } from '../events.ts';
+import { liveEvent, type LiveEvent } from '../event-catalogue.ts';
+import { conversationUpdated, type PendingEvent } from '../live-events.ts';
 import { findUserByEmail } from './accounts.ts';
 
 export type InviteRole = 'agent' | 'admin';
@@ -21,7 +22,7 @@ export const memberStatuses: readonly string[] = ['live', 'away', 'offline'];
 
 const idRow = z.object({ id: z.string() });
 
-/** What conversationUpdated() reads: every update that publishes `conversation_updated` returns these columns. */
+/** What conversation updates return: the ids conversationUpdated() takes, and what assignments and state changes report. */
 export const updatedConversationRow = z.object({
   id: z.string(),
   business_id: z.string(),
@@ -30,7 +31,6 @@ export const updatedConversationRow = z.object({
   assigned_at: z.string().nullable(),
   updated_at: z.string(),
 });
-export type UpdatedConversation = z.infer<typeof updatedConversationRow>;
 export const updatedConversationColumns = sql.fragment`id, business_id, status, assignee_id, assigned_at, updated_at`;
 
 /**
@@ -60,7 +60,7 @@ export async function inviteMember(
     await assertNotMember(tx, user.id, input.businessId);
     throw badRequest('User already belongs to another business');
   }
-  await addJob(tx, 'send_email', {
+  await enqueue(tx, 'send_email', {
     to: user.email,
     subject: `You have been added to ${business.name} on Parley`,
     text:
@@ -107,17 +107,13 @@ export async function removeMember(
 const statusRow = z.object({ id: z.string(), user_id: z.string(), business_id: z.string(), status: z.enum(['live', 'away', 'offline']), updated_at: z.string() });
 
 /** Sets the member's availability; returns the `agent_status_changed` event to publish. 404 when the membership is gone. */
-export async function setMemberStatus(q: Queryable, input: { businessId: string; memberId: string; status: MemberStatus }): Promise<ParleyEvent> {
+export async function setMemberStatus(q: Queryable, input: { businessId: string; memberId: string; status: MemberStatus }): Promise<LiveEvent> {
   const row = await q.maybeOne(sql.type(statusRow)`
     update team_members set status = ${input.status}, updated_at = now()
     where id = ${input.memberId} and business_id = ${input.businessId} and is_active
     returning id, user_id, business_id, status, updated_at`);
   if (!row) throw notFound('Team member not found');
-  return {
-    name: 'agent_status_changed',
-    rooms: [rooms.business(row.business_id)],
-    payload: { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at },
-  };
+  return liveEvent('agent_status_changed', { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at });
 }
 
 const assignedRow = updatedConversationRow.extend({ assignee_id: z.string(), assigned_at: z.string() });
@@ -155,31 +151,15 @@ export async function assignConversation(
 }
 
 /** What an assignment tells the dashboards: the assignee at once, the whole business for its lists. */
-export function assignmentEvents(conversation: AssignedConversation, assignedBy: string): ParleyEvent[] {
+export function assignmentEvents(conversation: AssignedConversation, assignedBy: string): PendingEvent[] {
   return [
-    {
-      name: 'conversation_assigned',
-      rooms: [rooms.user(conversation.assignee_id)],
-      payload: {
-        conversation_id: conversation.id,
-        business_id: conversation.business_id,
-        assignee_id: conversation.assignee_id,
-        assigned_by: assignedBy,
-        at: conversation.assigned_at,
-      },
-    },
+    liveEvent('conversation_assigned', {
+      conversation_id: conversation.id,
+      business_id: conversation.business_id,
+      assignee_id: conversation.assignee_id,
+      assigned_by: assignedBy,
+      at: conversation.assigned_at,
+    }),
     conversationUpdated(conversation),
   ];
-}
-
-/**
- * `conversation_updated` with the fields an assignment change touches, on top of the
- * `{conversation_id, business_id, at}` every publisher of this event sends.
- */
-export function conversationUpdated(c: UpdatedConversation): ParleyEvent {
-  return {
-    name: 'conversation_updated',
-    rooms: [rooms.business(c.business_id)],
-    payload: { conversation_id: c.id, business_id: c.business_id, status: c.status, assignee_id: c.assignee_id, assigned_at: c.assigned_at, at: c.updated_at },
-  };
 }

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../db.ts';
 import { forbidden, invalidCredentials, notFound, tooManyRequests } from '../errors.ts';
 import { originAllowed, type OriginRules } from '../widget-origins.ts';
-import type { ParleyEvent } from '../events.ts';
+import type { PendingEvent } from '../live-events.ts';
 import type { InboundAttachment, InboundMessage } from '../../connectors/types.ts';
 import { processInboundEvent, storeInboundEvents, type InboundChannel } from './inbound.ts';
 import { pruneRateWindows, takeRateAllowance, type RateLimit } from '../rate-windows.ts';
@@ -146,7 +146,7 @@ export type SendVisitorMessageInput = {
  * 429 past VISITOR_MESSAGE_RATE. Returns the message and the events to publish: the inbox's
  * (when this request processed it) and the visitor's own `/widget` echo for their other tabs.
  */
-export async function sendVisitorMessage(db: Db, visitor: Visitor, input: SendVisitorMessageInput): Promise<{ message: VisitorMessage; events: ParleyEvent[] }> {
+export async function sendVisitorMessage(db: Db, visitor: Visitor, input: SendVisitorMessageInput): Promise<{ message: VisitorMessage; events: PendingEvent[] }> {
   const externalId = `widget:${visitor.visitorId}:${input.clientMessageId ?? randomUUID()}`;
   const channel: InboundChannel = { id: visitor.channelId, business_id: visitor.businessId, type: 'widget' };
   const event: InboundMessage = {

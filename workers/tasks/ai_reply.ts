@@ -19,14 +19,14 @@ import type { JobHelpers } from 'graphile-worker';
 import { sql, type Queryable } from '../../core/db.ts';
 import type { Deps } from '../../core/deps.ts';
 import { HttpError } from '../../core/errors.ts';
-import { rooms, type ParleyEvent } from '../../core/events.ts';
-import { addJob } from '../../core/jobs.ts';
+import { liveEvent } from '../../core/event-catalogue.ts';
+import { conversationUpdated, messageCreated, publishEvents, type PendingEvent } from '../../core/live-events.ts';
+import { enqueue } from '../../core/jobs.ts';
 import { reserveMonthlyMessage } from '../../core/plans.ts';
 import { searchKnowledgeBase } from '../../core/kb-index.ts';
 import { chatJson, OllamaError } from '../../core/ollama.ts';
 import { buildPrompt, CONTEXT_CHUNKS, decisionJsonSchema, handoffReasons, HISTORY_MESSAGES, parseDecision, pendingQuestion } from '../../core/ai-agent.ts';
-import { conversationUpdated } from '../../core/commands/team.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
 const stateRow = z.object({
   id: z.string(),
@@ -101,7 +101,7 @@ const touchedRow = z.object({
 });
 
 /** Writes the AI's reply and its delivery job; returns the events to publish, or null when it must stay silent. */
-async function postReply(deps: Deps, messageId: string, reply: string): Promise<ParleyEvent[] | null> {
+async function postReply(deps: Deps, messageId: string, reply: string): Promise<PendingEvent[] | null> {
   try {
     return await deps.db.transaction(async (tx) => {
       // Lock order of core/commands/messages.ts: the conversation, then (last) the month's counter row.
@@ -116,18 +116,11 @@ async function postReply(deps: Deps, messageId: string, reply: string): Promise<
         update conversations set last_message_at = ${message.created_at}::timestamptz, updated_at = now()
         where id = ${s.conversation_id}
         returning id, business_id, status, assignee_id, assigned_at, updated_at`);
-      await addJob(tx, 'deliver_message', { message_id: message.id }, { jobKey: `message:${message.id}` });
+      await enqueue(tx, 'deliver_message', { message_id: message.id });
       // Last, so the business's counter row is locked only until the commit; at the limit it
       // throws, and the transaction leaves no message, job or count behind.
       await reserveMonthlyMessage(tx, s.business_id);
-      return [
-        {
-          name: 'message_created',
-          rooms: [rooms.business(s.business_id), rooms.conversation(s.conversation_id)],
-          payload: { message_id: message.id, conversation_id: s.conversation_id, business_id: s.business_id, sender_type: 'ai', at: message.created_at },
-        },
-        conversationUpdated(touched),
-      ];
+      return [messageCreated(s.business_id, message.id), conversationUpdated(touched)];
     });
   } catch (error) {
     if (error instanceof Silent) return null;
@@ -136,7 +129,7 @@ async function postReply(deps: Deps, messageId: string, reply: string): Promise<
 }
 
 /** Flags the conversation for a human; returns the events to publish, or null when it must stay silent. */
-async function requestHandoff(deps: Deps, messageId: string, reason: string): Promise<ParleyEvent[] | null> {
+async function requestHandoff(deps: Deps, messageId: string, reason: string): Promise<PendingEvent[] | null> {
   return deps.db.transaction(async (tx) => {
     const s = await loadState(tx, messageId, true);
     if (!s || skipReason(s)) return null;
@@ -148,11 +141,7 @@ async function requestHandoff(deps: Deps, messageId: string, reason: string): Pr
       where id = ${s.conversation_id}
       returning id, business_id, status, assignee_id, assigned_at, updated_at, handoff_requested_at`);
     return [
-      {
-        name: 'handoff_requested',
-        rooms: [rooms.business(s.business_id)],
-        payload: { conversation_id: s.conversation_id, business_id: s.business_id, reason, at: row.handoff_requested_at },
-      },
+      liveEvent('handoff_requested', { conversation_id: s.conversation_id, business_id: s.business_id, reason, at: row.handoff_requested_at }),
       conversationUpdated(row),
     ];
   });
@@ -162,7 +151,7 @@ async function handOver(deps: Deps, messageId: string, reason: string): Promise<
   const events = await requestHandoff(deps, messageId, reason);
   if (!events) return;
   deps.logger.info({ message_id: messageId, reason }, 'AI agent handed the conversation to a human');
-  for (const event of events) deps.events.publish(event);
+  await publishEvents(deps, events);
 }
 
 /**
@@ -204,7 +193,7 @@ async function answer(deps: Deps, helpers: JobHelpers, messageId: string): Promi
   if (content === null) return;
   const decision = parseDecision(content);
   if (decision.action === 'handoff') return handOver(deps, messageId, decision.reason);
-  let events: ParleyEvent[] | null;
+  let events: PendingEvent[] | null;
   try {
     events = await postReply(deps, messageId, decision.reply);
   } catch (error) {
@@ -214,11 +203,10 @@ async function answer(deps: Deps, helpers: JobHelpers, messageId: string): Promi
   }
   if (!events) return;
   deps.logger.info({ message_id: messageId, confidence: decision.confidence }, 'AI agent replied');
-  for (const event of events) deps.events.publish(event);
+  await publishEvents(deps, events);
 }
 
-export default defineTask({
+export default catalogueTask({
   name: 'ai_reply',
-  payload: z.object({ message_id: z.uuid() }),
   run: async ({ message_id }, deps, helpers) => answer(deps, helpers, message_id),
 });

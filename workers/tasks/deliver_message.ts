@@ -10,15 +10,15 @@ import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../../core/db.ts';
 import type { Deps } from '../../core/deps.ts';
-import { addJob } from '../../core/jobs.ts';
-import { rooms, type ParleyEvent } from '../../core/events.ts';
+import { enqueue } from '../../core/jobs.ts';
+import { messageUpdated, publishEvents } from '../../core/live-events.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../../core/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
 const messageRow = z.object({
   id: z.string(),
@@ -44,13 +44,8 @@ async function threadReferences(q: Queryable, conversationId: string, messageId:
   return rows.map((r) => r.external_id);
 }
 
-function updatedEvent(row: { id: string; business_id: string; conversation_id: string }, status: string): ParleyEvent {
-  return {
-    name: 'message_updated',
-    rooms: [rooms.business(row.business_id), rooms.conversation(row.conversation_id)],
-    payload: { message_id: row.id, conversation_id: row.conversation_id, business_id: row.business_id, delivery_status: status, at: new Date().toISOString() },
-  };
-}
+/** `message_updated` with the message as it now is (its new delivery status). */
+const publishUpdated = (deps: Deps, row: { id: string; business_id: string }) => publishEvents(deps, [messageUpdated(row.business_id, row.id)]);
 
 async function markFailed(q: Queryable, messageId: string, reason: string): Promise<void> {
   await q.query(sql.unsafe`
@@ -77,9 +72,8 @@ async function recordSent(deps: Deps, messageId: string, externalId: string): Pr
   }
 }
 
-export default defineTask({
+export default catalogueTask({
   name: 'deliver_message',
-  payload: z.object({ message_id: z.uuid() }),
   run: async ({ message_id }, deps, helpers) => {
     const row = await deps.db.maybeOne(sql.type(messageRow)`
       select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_status, m.external_id,
@@ -94,7 +88,7 @@ export default defineTask({
     const channel = row.channel_id ? await loadChannel(deps.db, deps.config.encryptionKey, row.channel_id) : null;
     if (!channel) {
       await markFailed(deps.db, row.id, 'The conversation\'s channel was deleted');
-      deps.events.publish(updatedEvent(row, 'failed'));
+      await publishUpdated(deps, row);
       return;
     }
     const connector = connectorFor(channel.type);
@@ -102,7 +96,7 @@ export default defineTask({
       // webchat and widget: Parley itself is the platform; the visitor receives the message live.
       await deps.db.query(sql.unsafe`
         update messages set delivery_status = 'sent', updated_at = now() where id = ${row.id} and delivery_status in ('queued', 'failed')`);
-      deps.events.publish(updatedEvent(row, 'sent'));
+      await publishUpdated(deps, row);
       // A widget visitor's open widgets show the reply (the /widget socket, core/visitor-messages.ts).
       const visitorEvent = channel.type === 'widget' ? await loadVisitorMessageEvent(deps.db, row.id) : null;
       if (visitorEvent) deps.events.publish(visitorEvent);
@@ -110,7 +104,7 @@ export default defineTask({
     }
     if (!row.customer_platform_user_id) {
       await markFailed(deps.db, row.id, 'The conversation has no customer to deliver to');
-      deps.events.publish(updatedEvent(row, 'failed'));
+      await publishUpdated(deps, row);
       return;
     }
     const message: OutboundMessage = {
@@ -133,18 +127,18 @@ export default defineTask({
       const failure = error instanceof ConnectorError ? error : new ConnectorError('transient', (error as Error).message ?? String(error));
       if (failure.kind === 'permanent') {
         await markFailed(deps.db, row.id, failure.message);
-        deps.events.publish(updatedEvent(row, 'failed'));
+        await publishUpdated(deps, row);
         return;
       }
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
       if (lastAttempt) {
         await markFailed(deps.db, row.id, failure.message);
-        deps.events.publish(updatedEvent(row, 'failed'));
+        await publishUpdated(deps, row);
         throw failure;
       }
       if (failure.retryAfterSeconds && failure.retryAfterSeconds > 0) {
         // Honour the platform's Retry-After: a fresh job at that time replaces this one.
-        await addJob(deps.db, 'deliver_message', { message_id }, { jobKey: `message:${message_id}`, runAt: new Date(Date.now() + failure.retryAfterSeconds * 1000) });
+        await enqueue(deps.db, 'deliver_message', { message_id }, { runAt: new Date(Date.now() + failure.retryAfterSeconds * 1000) });
         helpers.logger.info(`platform asked to retry after ${failure.retryAfterSeconds}s`);
         return;
       }
@@ -152,6 +146,6 @@ export default defineTask({
     }
     // Outside the try: a database error here is not the platform's failure (it must not mark the message failed).
     await recordSent(deps, row.id, result.externalId);
-    deps.events.publish(updatedEvent(row, 'sent'));
+    await publishUpdated(deps, row);
   },
 });

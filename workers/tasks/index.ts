@@ -1,4 +1,4 @@
-/** Every worker task. A new task adds one line here. */
+/** Every worker task. A new task adds its entry to the job catalogue (core/jobs.ts) and one line here. */
 import type { AnyTask } from '../task.ts';
 import sendEmail from './send_email.ts';
 import deliverMessage from './deliver_message.ts';

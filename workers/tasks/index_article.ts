@@ -5,14 +5,12 @@
  * a transient one (unreachable, 5xx) throws so graphile-worker retries, and the last attempt
  * marks it `failed` too. A failed article stays saved; recreating it indexes it again.
  */
-import { z } from 'zod';
 import { indexArticle, markIndexFailed } from '../../core/kb-index.ts';
 import { OllamaError } from '../../core/ollama.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
-export default defineTask({
+export default catalogueTask({
   name: 'index_article',
-  payload: z.object({ article_id: z.number().int().positive() }),
   run: async ({ article_id }, deps, helpers) => {
     let result;
     try {

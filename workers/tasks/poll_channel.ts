@@ -4,19 +4,17 @@
  * `error` with the platform's reason, and polling stops until the channel is saved again (which
  * registers it anew): retrying a refused login every minute gets mail accounts locked.
  */
-import { z } from 'zod';
 import { sql } from '../../core/db.ts';
-import { rooms } from '../../core/events.ts';
+import { liveEvent } from '../../core/event-catalogue.ts';
 import { loadChannel, updateChannelState } from '../../core/commands/channel-runtime.ts';
 import { storeInboundEvents } from '../../core/commands/inbound.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type PollResult } from '../../connectors/types.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
-export default defineTask({
+export default catalogueTask({
   name: 'poll_channel',
-  payload: z.object({ channel_id: z.uuid() }),
   run: async ({ channel_id }, deps) => {
     const channel = await loadChannel(deps.db, deps.config.encryptionKey, channel_id);
     if (!channel || !channel.is_active) return;
@@ -30,11 +28,7 @@ export default defineTask({
       await deps.db.query(sql.unsafe`
         update channels set status = 'error', last_error = ${error.message.slice(0, 1000)}, updated_at = now()
         where id = ${channel.id}`);
-      deps.events.publish({
-        name: 'channel_updated',
-        rooms: [rooms.business(channel.business_id)],
-        payload: { channel_id: channel.id, business_id: channel.business_id, status: 'error', at: new Date().toISOString() },
-      });
+      deps.events.publish(liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status: 'error', at: new Date().toISOString() }));
       return;
     }
     const { events, state } = result;

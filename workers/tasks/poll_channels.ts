@@ -7,18 +7,17 @@
  */
 import { z } from 'zod';
 import { sql } from '../../core/db.ts';
-import { addJob } from '../../core/jobs.ts';
-import { defineTask } from '../task.ts';
+import { enqueue } from '../../core/jobs.ts';
+import { catalogueTask } from '../task.ts';
 
-export default defineTask({
+export default catalogueTask({
   name: 'poll_channels',
-  payload: z.unknown(),
   run: async (_payload, deps) => {
     const rows = await deps.db.any(sql.type(z.object({ id: z.string() }))`
       select id from channels
       where is_active and state->>'mode' = 'polling' and status <> 'error'`);
     for (const { id } of rows) {
-      await addJob(deps.db, 'poll_channel', { channel_id: id }, { jobKey: `poll:${id}`, queueName: `poll:${id}`, maxAttempts: 1, jobKeyMode: 'preserve_run_at' });
+      await enqueue(deps.db, 'poll_channel', { channel_id: id });
     }
   },
 });

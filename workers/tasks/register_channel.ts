@@ -7,9 +7,8 @@
  * remain, `error` once the last one failed) so the owner sees why a channel does not connect.
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { sql } from '../../core/db.ts';
-import { rooms } from '../../core/events.ts';
+import { liveEvent, type EventPayloads } from '../../core/event-catalogue.ts';
 import { loadChannel } from '../../core/commands/channel-runtime.ts';
 import { accountTakenReason, routingKeyHeldElsewhere } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/webhook-urls.ts';
@@ -17,11 +16,10 @@ import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type RegisterResult } from '../../connectors/types.ts';
 import type { Deps } from '../../core/deps.ts';
-import { defineTask } from '../task.ts';
+import { catalogueTask } from '../task.ts';
 
-export default defineTask({
+export default catalogueTask({
   name: 'register_channel',
-  payload: z.object({ channel_id: z.uuid() }),
   run: async ({ channel_id }, deps, helpers) => {
     const channel = await loadChannel(deps.db, deps.config.encryptionKey, channel_id);
     if (!channel) return;
@@ -71,12 +69,8 @@ export default defineTask({
 
 type ChannelRef = { id: string; business_id: string };
 
-function publishChannelUpdated(deps: Deps, channel: ChannelRef, status: string): void {
-  deps.events.publish({
-    name: 'channel_updated',
-    rooms: [rooms.business(channel.business_id)],
-    payload: { channel_id: channel.id, business_id: channel.business_id, status, at: new Date().toISOString() },
-  });
+function publishChannelUpdated(deps: Deps, channel: ChannelRef, status: EventPayloads['channel_updated']['status']): void {
+  deps.events.publish(liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status, at: new Date().toISOString() }));
 }
 
 /** A transient failure: its reason in last_error; `error` once no attempt is left (the job then shows in `parley jobs failed`). */

@@ -39,7 +39,7 @@ export const tokenResponse = z
 export const meResponse = z
   .object({
     user: userSchema,
-    business: z.union([businessSchema, z.null()]), // not .nullable(): see api/presenters/conversation.ts
+    business: z.union([businessSchema, z.null()]), // not .nullable(): see core/presenters/conversation.ts
     onboarding_complete: z.boolean(),
     team_role: z.enum(['owner', 'admin', 'agent']).nullable(),
   })

@@ -2,9 +2,9 @@
 import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/db.ts';
 import { notFound } from '../../../core/errors.ts';
-import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../presenters/conversation.ts';
-import { customerColumns, customerRow, presentCustomer, type Customer } from '../../presenters/customer.ts';
-import { messageColumns, messageRow, presentMessage, type Message } from '../../presenters/message.ts';
+import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../../core/presenters/conversation.ts';
+import { customersByIds } from '../../../core/presenters/inbox-reads.ts';
+import { messageColumns, messageRow, presentMessage, type Message } from '../../../core/presenters/message.ts';
 import { cursorColumn, encodeCursor, type Cursor } from './cursor.ts';
 
 export async function findConversation(q: Queryable, businessId: string, id: string): Promise<ConversationRow> {
@@ -12,15 +12,6 @@ export async function findConversation(q: Queryable, businessId: string, id: str
     select ${conversationColumns} from conversations c where c.id = ${id} and c.business_id = ${businessId}`);
   if (!row) throw notFound('Conversation not found');
   return row;
-}
-
-export async function customersByIds(q: Queryable, ids: (string | null)[]): Promise<Map<string, Customer>> {
-  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-  if (wanted.length === 0) return new Map();
-  const rows = await q.any(sql.type(customerRow)`
-    select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id
-    where cu.id = any(${sql.array(wanted, 'uuid')})`);
-  return new Map(rows.map((r) => [r.id, presentCustomer(r)]));
 }
 
 const pagedMessageRow = messageRow.extend({ cursor_at: z.string() });
@@ -41,18 +32,6 @@ export async function messagePage(q: Queryable, conversationId: string, limit: n
   const oldest = page.at(-1);
   const next = rows.length > limit && oldest ? encodeCursor({ at: oldest.cursor_at, id: oldest.id }) : null;
   return { messages: page.reverse().map(presentMessage), next };
-}
-
-/** Each conversation's latest message. */
-export async function lastMessages(q: Queryable, conversationIds: string[]): Promise<Map<string, Message>> {
-  if (conversationIds.length === 0) return new Map();
-  const rows = await q.any(sql.type(messageRow)`
-    select ${messageColumns}
-    from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
-    cross join lateral (
-      select * from messages m where m.conversation_id = ids.id order by m.created_at desc, m.id desc limit 1
-    ) m`);
-  return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
 }
 
 /** The Conversation object: with its customer and its latest 100 messages, oldest first. */

@@ -1,8 +1,7 @@
 /** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/db.ts';
-import type { ParleyEvent } from '../../../core/events.ts';
-import type { Deps } from '../../../core/deps.ts';
+import { publishEvents } from '../../../core/live-events.ts';
 import { resolveAttachments } from '../../../core/uploads.ts';
 import { sendAgentMessage } from '../../../core/commands/messages.ts';
 import {
@@ -14,9 +13,10 @@ import {
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
-import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema, presentConversationListItem } from '../../presenters/conversation.ts';
-import { messageRow, messageSchema, presentMessage } from '../../presenters/message.ts';
-import { customersByIds, findConversation, lastMessages, loadConversation, messagePage } from './queries.ts';
+import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
+import { messageSchema } from '../../../core/presenters/message.ts';
+import { findConversation, loadConversation, messagePage } from './queries.ts';
+import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
 import { cursorColumn, encodeCursor } from './cursor.ts';
 import {
   assignParams,
@@ -32,10 +32,6 @@ import {
 import uploadRoutes from './upload.ts';
 
 const tags = ['Conversations'];
-
-const publishAll = (deps: Deps, events: ParleyEvent[]) => {
-  for (const event of events) deps.events.publish(event);
-};
 
 export const create = defineRoute({
   method: 'post',
@@ -65,7 +61,7 @@ export const create = defineRoute({
       });
       return { conversation: await loadConversation(tx, businessId, created.conversationId), events: created.events };
     });
-    publishAll(deps, events);
+    await publishEvents(deps, events);
     return conversation;
   },
 });
@@ -102,9 +98,7 @@ export const list = defineRoute({
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.id }));
-    const customers = await customersByIds(deps.db, page.map((r) => r.customer_id));
-    const latest = await lastMessages(deps.db, page.map((r) => r.id));
-    return page.map((r) => presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, latest.get(r.id) ?? null));
+    return presentConversationListItems(deps.db, page);
   },
 });
 
@@ -170,8 +164,8 @@ export const send = defineRoute({
       content: body.content,
       attachments,
     });
-    publishAll(deps, sent.events);
-    return presentMessage(messageRow.parse(sent.message));
+    await publishEvents(deps, sent.events);
+    return sent.message;
   },
 });
 
@@ -191,7 +185,7 @@ export const resolve = defineRoute({
       resolveConversation(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId }),
     );
     if (!result.changed) return { detail: 'Conversation is already resolved' };
-    publishAll(deps, result.events);
+    await publishEvents(deps, result.events);
     return { resolved_at: result.at };
   },
 });
@@ -210,7 +204,7 @@ export const close = defineRoute({
     const { businessId } = requireMembership(caller, noBusiness.business);
     const result = await deps.db.transaction((tx) => closeConversation(tx, { businessId, conversationId: params.conversation_id }));
     if (!result.changed) return { detail: 'Conversation is already closed' };
-    publishAll(deps, result.events);
+    await publishEvents(deps, result.events);
     return { closed_at: result.at };
   },
 });
@@ -232,7 +226,7 @@ export const reopen = defineRoute({
       const result = await reopenConversation(tx, { businessId, conversationId: params.conversation_id });
       return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
     });
-    publishAll(deps, events);
+    await publishEvents(deps, events);
     return conversation;
   },
 });
@@ -255,7 +249,7 @@ export const assign = defineRoute({
     const { events } = await deps.db.transaction((tx) =>
       assignConversationToAgentNumber(tx, { businessId, conversationId: params.conversation_id, agentNumber: params.agent_id, assignedBy: caller.userId }),
     );
-    publishAll(deps, events);
+    await publishEvents(deps, events);
     return { assignee_id: params.agent_id };
   },
 });

@@ -1,6 +1,6 @@
 import { z } from '../../../core/zod.ts';
 import { intParam } from '../../validation.ts';
-import { channelTypes, conversationStatuses } from '../../presenters/conversation.ts';
+import { channelTypes, conversationStatuses } from '../../../core/presenters/conversation.ts';
 import { cursorParam } from './cursor.ts';
 
 /** Message text: surrounding whitespace trimmed, then 1–10,000 characters. */

@@ -4,7 +4,7 @@ import { sql } from '../../../core/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
-import { customerColumns, customerRow, customerSchema, presentCustomer } from '../../presenters/customer.ts';
+import { customerColumns, customerRow, customerSchema, presentCustomer } from '../../../core/presenters/customer.ts';
 import { customerParams, listCustomersQuery } from './schema.ts';
 
 const tags = ['Customers'];

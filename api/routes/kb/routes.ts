@@ -2,8 +2,8 @@
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/db.ts';
 import { notFound, serviceUnavailable } from '../../../core/errors.ts';
-import { addJob } from '../../../core/jobs.ts';
-import { INDEX_MAX_ATTEMPTS, searchKnowledgeBase } from '../../../core/kb-index.ts';
+import { enqueue } from '../../../core/jobs.ts';
+import { searchKnowledgeBase } from '../../../core/kb-index.ts';
 import { bumpIndexVersion } from '../../../core/kb-vector-cache.ts';
 import { OllamaError } from '../../../core/ollama.ts';
 import { assertMayAddArticle } from '../../../core/plans.ts';
@@ -59,7 +59,7 @@ export const createArticle = defineRoute({
         insert into kb_articles (business_id, title, content, tags, created_by)
         values (${businessId}, ${body.title}, ${body.content}, ${sql.array(body.tags, 'text')}, ${caller.userId})
         returning id`);
-      await addJob(tx, 'index_article', { article_id: id }, { jobKey: `article:${id}`, maxAttempts: INDEX_MAX_ATTEMPTS });
+      await enqueue(tx, 'index_article', { article_id: id });
       return tx.one(sql.type(articleRow)`
         select ${articleColumns} from kb_articles a join businesses b on b.id = a.business_id where a.id = ${id}`);
     });

@@ -11,7 +11,6 @@ export const createArticleBody = z.object({
     // The same tag twice says nothing more; keep the first spelling and the order given.
     .transform((tags) => [...new Set(tags)]),
 });
-export type CreateArticleBody = z.infer<typeof createArticleBody>;
 
 export const articleParams = z.object({
   article_id: intParam().openapi({ description: 'The article\'s integer id' }),

@@ -5,7 +5,6 @@ import { badRequest } from '../../../core/errors.ts';
 import {
   assignConversation,
   assignmentEvents,
-  conversationUpdated,
   inviteMember,
   inviteRoles,
   memberStatuses,
@@ -14,6 +13,7 @@ import {
   type InviteRole,
   type MemberStatus,
 } from '../../../core/commands/team.ts';
+import { conversationUpdated, publishEvents } from '../../../core/live-events.ts';
 import { defineRoute } from '../../route.ts';
 import { managers, noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
@@ -68,7 +68,7 @@ export const removeMemberRoute = defineRoute({
   handler: async ({ params, caller, deps }) => {
     const me = requireRole(requireMembership(caller, noBusiness.team), ownerOnly, 'Only the business owner can remove team members');
     const result = await deps.db.transaction((tx) => removeMember(tx, { businessId: me.businessId, memberId: params.member_id }));
-    for (const conversation of result.unassigned) deps.events.publish(conversationUpdated(conversation));
+    await publishEvents(deps, result.unassigned.map(conversationUpdated));
     // The removed member's open dashboards would otherwise keep receiving the business's events.
     deps.events.disconnect({ rooms: [rooms.user(result.userId)] });
     return { message: 'Team member removed' };
@@ -179,7 +179,7 @@ export const assign = defineRoute({
     const conversation = await deps.db.transaction((tx) =>
       assignConversation(tx, { businessId: me.businessId, conversationId: params.conversation_id, assigneeUserId: query.agent_id }),
     );
-    for (const event of assignmentEvents(conversation, caller.userId)) deps.events.publish(event);
+    await publishEvents(deps, assignmentEvents(conversation, caller.userId));
     return { message: 'Conversation assigned' };
   },
 });

@@ -5,6 +5,7 @@
  */
 import { z } from '../../../core/zod.ts';
 import { listVisitorMessages, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE } from '../../../core/commands/visitors.ts';
+import { publishEvents } from '../../../core/live-events.ts';
 import { issueVisitorToken, verifyVisitorToken } from '../../../core/visitor-tokens.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { defineRoute } from '../../route.ts';
@@ -82,7 +83,7 @@ export const sendMessage = defineRoute({
       attachments: body.attachments,
       clientMessageId: body.client_message_id,
     });
-    for (const event of events) deps.events.publish(event);
+    await publishEvents(deps, events);
     return message;
   },
 });

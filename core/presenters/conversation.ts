@@ -1,6 +1,6 @@
 /** conversations row (+ its customer and messages) → the spec's Conversation object. */
-import { z } from '../../core/zod.ts';
-import { sql } from '../../core/db.ts';
+import { z } from '../zod.ts';
+import { sql } from '../db.ts';
 import { customerSchema, type Customer } from './customer.ts';
 import { messageSchema, type Message } from './message.ts';
 

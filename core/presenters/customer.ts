@@ -1,6 +1,6 @@
 /** customers row (with its business number) → the spec's Customer object. */
-import { z } from '../../core/zod.ts';
-import { sql } from '../../core/db.ts';
+import { z } from '../zod.ts';
+import { sql } from '../db.ts';
 
 export const customerRow = z.object({
   id: z.string(),
