@@ -79,6 +79,10 @@ browserTest('two tabs follow the inbox live; a hidden one counts new messages in
   const second = await context.newPage();
   await second.goto(`${app.url}/app/inbox`);
   await second.getByRole('heading', { name: 'Inbox' }).waitFor();
+  // Both tabs' live connections are up before the customer writes (the app reads the list
+  // first and connects after: an event in between is caught up only on a later reconnect).
+  const ownerSockets = () => [...app.web.realtime.io.sockets.sockets.values()].filter((s) => s.handshake.auth.token === owner.token);
+  await waitFor(async () => ownerSockets().length >= 2, 10_000, 'both tabs connected');
   // The second tab goes to the background.
   await setHidden(second, true);
   await visitorWrites('Kim Two-Tabs', 'Hello from a second visitor');
@@ -103,6 +107,8 @@ browserTest('after a dropped connection the app catches up on what it missed', a
   for (const socket of sockets()) socket.conn.close();
   await visitorWrites('Noa Offline', 'Written while you were disconnected');
   await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Noa Offline/ }).waitFor();
+  // Back online: the banner goes (it may still show for a moment after the list caught up).
+  await page.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: 15_000 });
   t.is(await page.getByText('Reconnecting…').count(), 0, 'back online');
   await context.close();
 });
