@@ -7,8 +7,7 @@
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { serviceUnavailable } from '../../../core/errors.ts';
-import type { Logger } from '../../../core/logger.ts';
+import { bundleOnce } from '../../bundle-once.ts';
 
 const appDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'app');
 
@@ -55,14 +54,5 @@ async function buildAppBundle(): Promise<AppBundle> {
   return { assets, script, stylesheet };
 }
 
-let bundle: Promise<AppBundle> | null = null;
-
 /** The bundle, built once; a failed build is retried by the next request. */
-export function appBundle(logger: Logger): Promise<AppBundle> {
-  bundle ??= buildAppBundle().catch((error: unknown) => {
-    bundle = null;
-    logger.error({ err: error }, 'agent app: bundling failed');
-    throw serviceUnavailable('The app is not available right now');
-  });
-  return bundle;
-}
+export const appBundle = bundleOnce(buildAppBundle, 'agent app', 'The app is not available right now');

@@ -7,16 +7,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from '../../../core/zod.ts';
-import { serviceUnavailable } from '../../../core/errors.ts';
-import type { Logger } from '../../../core/logger.ts';
+import { bundleOnce } from '../../bundle-once.ts';
 import { defineRoute } from '../../route.ts';
 import { etagOf, matchesEtag } from '../../http-cache.ts';
 
 const entryPoint = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'widget', 'main.ts');
 
 type Bundle = { code: Buffer; etag: string };
-
-let bundle: Promise<Bundle> | null = null;
 
 async function buildBundle(): Promise<Bundle> {
   // Loaded on first use: processes that never serve the widget never load esbuild.
@@ -37,14 +34,7 @@ async function buildBundle(): Promise<Bundle> {
 }
 
 /** The bundle, built once; a failed build is retried by the next request. */
-export function widgetBundle(logger: Logger): Promise<Bundle> {
-  bundle ??= buildBundle().catch((error: unknown) => {
-    bundle = null;
-    logger.error({ err: error }, 'widget.js: bundling failed');
-    throw serviceUnavailable('The widget script is not available right now');
-  });
-  return bundle;
-}
+export const widgetBundle = bundleOnce(buildBundle, 'widget.js', 'The widget script is not available right now');
 
 export default defineRoute({
   method: 'get',
