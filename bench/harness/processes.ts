@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { sleep, waitUntil } from './stats.ts';
+import { closedPort as freePort } from '../../test/helpers/ports.ts';
 
 export const root = path.resolve(import.meta.dirname, '..', '..');
 export const logDir = path.join(root, 'bench', 'results', 'logs');
@@ -30,14 +30,8 @@ export function clearLogs(): void {
   mkdirSync(logDir, { recursive: true });
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A TCP port on 127.0.0.1 that was free a moment ago (the tests' helper: bound, then released). */
+export { freePort };
 
 function peakRss(pid: number): number {
   try {
