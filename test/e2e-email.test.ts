@@ -242,8 +242,7 @@ test.serial('delivery: a temporary SMTP refusal (451) then acceptance delivers o
   t.is(delivered.length, 1, 'delivered exactly once');
   t.deepEqual(delivered[0].to, ['margaret@customer.test']);
   t.is((await simpleParser(delivered[0].raw)).text?.trim(), 'We are here.');
-  const [job] = await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`message:${sent.id}`]);
-  t.is(job, undefined, 'no job left');
+  t.is(await inbox.releasedDeliveryJob(sent.id), undefined, 'no job left');
 });
 
 test.serial('delivery: a permanent SMTP refusal (550) fails the message with the server\'s reason, without retrying', async (t) => {

@@ -85,5 +85,15 @@ export function inboxOf(app: TestApp, token: string) {
 
     /** The delivery job of an agent's message, while graphile-worker still holds it. */
     deliveryJob: async (messageId: string) => (await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]))[0],
+
+    /**
+     * The delivery job once the worker has let go of it: undefined when it completed, else the row waiting for its retry.
+     * The message row is settled inside the task, a moment before graphile-worker deletes or unlocks the job.
+     */
+    releasedDeliveryJob: (messageId: string) =>
+      waitFor(async () => {
+        const [job] = await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]);
+        return !job ? { job: undefined } : job.locked_at === null ? { job } : null;
+      }, 20_000, 'delivery job released').then((found) => found.job),
   };
 }
