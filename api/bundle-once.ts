@@ -4,7 +4,7 @@
  * tried again by the next request.
  */
 import { serviceUnavailable } from '../core/errors.ts';
-import type { Logger } from '../core/logger.ts';
+import type { Logger } from '../core/adapters/logger.ts';
 
 export function bundleOnce<T>(build: () => Promise<T>, what: string, unavailable: string): (logger: Logger) => Promise<T> {
   let bundle: Promise<T> | null = null;

@@ -4,7 +4,11 @@ import { documentRoute, type AnyRoute } from './route.ts';
 
 export const apiDescription = `Parley is a multi-tenant customer-support inbox.
 
-Conventions (see the README for the full list of decisions):
+Where its interface contract is silent or contradictory, Parley decided; every decision is listed by topic in
+the repository's \`docs/decisions.md\` (served at \`GET /docs/decisions\`), and the operations a decision changes
+say so in their descriptions ("See docs/decisions.md#…").
+
+Conventions (docs/decisions.md#errors-and-validation):
 - Every success is **200**, creates included. Timestamps are ISO 8601 UTC with milliseconds.
 - Authenticate with \`Authorization: Bearer <access_token>\` from register, login or Google sign-in.
   A missing header gives 401 \`{"detail":"Not authenticated"}\`; a bad, expired or revoked token gives

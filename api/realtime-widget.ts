@@ -2,7 +2,7 @@
  * Live replies for website visitors: the Socket.IO namespace `/widget` on the API's own
  * origin (path `/socket.io`). A visitor connects with `auth: {visitor_token}` from
  * POST /api/v1/visitor/sessions and is put in its room `visitor:<customer uuid>`, which
- * receives `message_created` with the visitor's message shape (core/visitor-messages.ts) for
+ * receives `message_created` with the visitor's message shape (core/domain/visitors/visitor-messages.ts) for
  * every agent or AI reply and for the visitor's own messages (so their other tabs follow).
  * Nothing is accepted from the client. The socket is disconnected when the visitor token expires.
  *
@@ -17,8 +17,8 @@ import type { Namespace, Server, Socket } from 'socket.io';
 import type { Deps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
 import { loadVisitor, type Visitor } from '../core/commands/visitors.ts';
-import { verifyVisitorToken } from '../core/visitor-tokens.ts';
-import { rooms, WIDGET_NAMESPACE } from '../core/events.ts';
+import { verifyVisitorToken } from '../core/domain/visitors/visitor-tokens.ts';
+import { rooms, WIDGET_NAMESPACE } from '../core/events/bus.ts';
 import { disconnectAtExpiry } from './socket-expiry.ts';
 
 type NoEvents = Record<string, never>;

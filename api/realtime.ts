@@ -12,7 +12,7 @@
  *
  * Events published through `deps.events` reach their rooms. Without REDIS_URL the local bus is
  * relayed to this server. With REDIS_URL this server uses the Redis adapter and the bus
- * publishes through the Redis emitter (core/redis-events.ts), so an event published by any
+ * publishes through the Redis emitter (core/adapters/redis-events.ts), so an event published by any
  * API node or worker reaches sockets on every node. Multi-node dashboards should connect with
  * `transports: ['websocket']` (long polling needs sticky sessions).
  */
@@ -21,11 +21,11 @@ import type { Context } from 'koa';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
-import { sql } from '../core/db.ts';
+import { sql } from '../core/adapters/postgres/db.ts';
 import type { Deps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
-import { rooms, type ParleyEvent, type SocketCut } from '../core/events.ts';
-import { closeRedis, createRedisClient, defaultRealtimeKey } from '../core/redis-events.ts';
+import { rooms, type ParleyEvent, type SocketCut } from '../core/events/bus.ts';
+import { closeRedis, createRedisClient, defaultRealtimeKey } from '../core/adapters/redis-events.ts';
 import { authenticate, type Caller } from './middlewares/auth.ts';
 import { attachWidgetNamespace } from './realtime-widget.ts';
 import { disconnectAtExpiry } from './socket-expiry.ts';
@@ -144,7 +144,7 @@ async function authenticateSocket(socket: Socket, deps: Deps): Promise<Caller> {
 function onConnection(socket: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>, deps: Deps): void {
   const { caller } = socket.data;
   // The session room lets logout cut exactly this token's sockets; the user room lets member
-  // removal cut all of the user's (core/events.ts `disconnect`).
+  // removal cut all of the user's (core/events/bus.ts `disconnect`).
   socket.join([rooms.user(caller.userId), rooms.session(caller.jti)]);
   if (caller.member) socket.join(rooms.business(caller.member.businessId));
   disconnectAtExpiry(socket, caller.exp);

@@ -1,6 +1,7 @@
 /** Who is signed in: the profile (GET /auth/me) and the caller's team membership. */
 import { computed, signal } from '@preact/signals';
 import { api, setUnauthorizedHandler } from './api.ts';
+import { loadChannelTypes } from './channel-types.ts';
 import { navigate } from './router.ts';
 import { storeToken, token } from './session-token.ts';
 import type { Me, Member } from './types.ts';
@@ -21,7 +22,8 @@ export async function loadMe(): Promise<Me> {
   const profile = await api.get<Me>('/api/v1/auth/me');
   if (mine !== loads) return profile;
   me.value = profile;
-  if (profile.business) await loadMembers();
+  // Names and icons of channel types: a failure leaves bare type names, never a broken app.
+  if (profile.business) await Promise.all([loadMembers(), loadChannelTypes().catch(() => {})]);
   return profile;
 }
 

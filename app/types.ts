@@ -3,7 +3,29 @@
 export type Role = 'owner' | 'admin' | 'agent';
 export type Availability = 'live' | 'away' | 'offline';
 export type ConversationStatus = 'open' | 'pending' | 'resolved' | 'closed';
-export type ChannelType = 'webchat' | 'widget' | 'email' | 'whatsapp' | 'telegram' | 'instagram' | 'x' | 'sms';
+/** A channel type's name (`whatsapp`, `widget`, …): the server's connectors say which exist (GET /channel-types). */
+export type ChannelType = string;
+
+/** One field of a channel type's config, as its connect form shows it. */
+export type ChannelField = { key: string; label: string; required: boolean; secret: boolean; placeholder?: string | null; input: 'text' | 'number' | 'email' };
+
+/** A value to copy into the platform after connecting: `source` names it on the channel (`webhook_url`, `config.verify_token`). */
+export type SetupValue = { label: string; source: string };
+
+/** A channel type as its connector describes it (GET /api/v1/channel-types). */
+export type ChannelTypeInfo = {
+  type: ChannelType;
+  label: string;
+  /** Parley is the platform (webchat, widget): nothing to connect. */
+  internal: boolean;
+  intro: string;
+  fields: ChannelField[];
+  icon: { color: string; path: string };
+  /** The config field that tells two channels of this type apart in a list (a number, an address), or null. */
+  title_field: string | null;
+  /** What to set in the platform once connected, shown on the channel's card; null when Parley does it all. */
+  after_connect: { text: string; values: SetupValue[] } | null;
+};
 
 export type User = { id: string; email: string; full_name: string; is_verified: boolean; is_google_account: boolean; avatar_url: string | null };
 export type Business = { id: string; name: string; website: string; industry: string; team_size: string; goal: string; created_at: string };

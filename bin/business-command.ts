@@ -4,9 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../core/config.ts';
-import type { Queryable } from '../core/db.ts';
-import { findBusinesses, hasBusinesses, listBusinesses, planNamed, setBusinessPlan } from '../core/business-admin.ts';
-import { planNames, type PlanName } from '../core/plans.ts';
+import type { Queryable } from '../core/adapters/postgres/db.ts';
+import { findBusinesses, hasBusinesses, listBusinesses, planNamed, setBusinessPlan } from '../core/admin/business-admin.ts';
+import { planNames, type PlanName } from '../core/domain/plans.ts';
 import { withCliDatabase } from './cli-database.ts';
 import { age, exitCodes, table, type CliOutput } from './cli-format.ts';
 

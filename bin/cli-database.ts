@@ -8,7 +8,7 @@ import type { Booted } from '../core/boot.ts';
 import type { Config } from '../core/config.ts';
 
 export async function withCliDatabase<T>(loadConfig: () => Config, run: (booted: Booted) => Promise<T>): Promise<T> {
-  const [{ boot }, { createLocalEventBus }] = await Promise.all([import('../core/boot.ts'), import('../core/events.ts')]);
+  const [{ boot }, { createLocalEventBus }] = await Promise.all([import('../core/boot.ts'), import('../core/events/bus.ts')]);
   const config = loadConfig();
   const quiet: Config = process.env.LOG_LEVEL ? config : { ...config, LOG_LEVEL: 'warn' };
   const booted = await boot({ config: quiet, migrate: false, events: createLocalEventBus(), logToStderr: true });

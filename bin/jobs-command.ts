@@ -6,10 +6,10 @@
 import { parseArgs } from 'node:util';
 import type { WorkerUtils } from 'graphile-worker';
 import type { Config } from '../core/config.ts';
-import type { Queryable } from '../core/db.ts';
+import type { Queryable } from '../core/adapters/postgres/db.ts';
 import { withCliDatabase } from './cli-database.ts';
 import { age, exitCodes, oneLine, table, type CliOutput } from './cli-format.ts';
-import { findJob, hasJobQueue, jobStats, listFailedJobs, listRetryingJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/jobs-admin.ts';
+import { findJob, hasJobQueue, jobStats, listFailedJobs, listRetryingJobs, retryFailedJobs, retryJobs, type JobDetail } from '../core/admin/jobs-admin.ts';
 
 export const jobsUsage = `usage: parley jobs <command>
 
@@ -174,7 +174,7 @@ export async function jobsCli(loadConfig: () => Config, args: string[], io: CliO
       io.err('parley jobs: this database has no job queue yet; run `parley migrate` first\n');
       return exitCodes.error;
     }
-    const [{ makeWorkerUtils }, { workerLogger }] = await Promise.all([import('graphile-worker'), import('../core/worker-logger.ts')]);
+    const [{ makeWorkerUtils }, { workerLogger }] = await Promise.all([import('graphile-worker'), import('../core/adapters/worker-logger.ts')]);
     const utils = await makeWorkerUtils({ connectionString: booted.database.url, logger: workerLogger(booted.deps.logger) });
     try {
       return await runJobsCommand(command, booted.deps.db, utils, io);

@@ -1,16 +1,10 @@
-/** The connectors' view of the configuration: platform base URLs and the public URL. */
+/** A connector's view of the configuration: its own platform base URL and the public URL. */
 import type { Config } from '../core/config.ts';
-import type { ConnectorContext } from './types.ts';
+import type { AnyConnector, ConnectorContext } from './types.ts';
 
-export function connectorContext(config: Config): ConnectorContext {
+export function connectorContext(config: Config, connector: AnyConnector): ConnectorContext {
   return {
-    urls: {
-      telegram: config.TELEGRAM_API_URL,
-      metaGraph: config.META_GRAPH_URL,
-      instagramGraph: config.INSTAGRAM_GRAPH_URL,
-      twilio: config.TWILIO_API_URL,
-      x: config.X_API_URL,
-    },
+    baseUrl: (connector.baseUrl && config.platformUrls[connector.baseUrl.env]) ?? '',
     publicUrl: config.publicUrl,
     allowPrivateHosts: config.ALLOW_PRIVATE_HOSTS,
   };

@@ -2,9 +2,9 @@
  * What WhatsApp and Instagram share, both being Meta Graph APIs: the X-Hub-Signature-256 check
  * over the raw body, the GET subscription handshake, and how a Graph error answer is classified.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
-import { ConnectorError, type RegisterResult, type WebhookRequest } from './types.ts';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { z } from '../core/zod.ts';
+import { ConnectorError, type ChannelConfig, type ConfigField, type RegisterResult, type WebhookHandshake, type WebhookRequest, type WebhookSpec } from './types.ts';
 import { safeEqual } from './safe-equal.ts';
 import { isTransientStatus, networkError, parseRetryAfter, readBody } from './http-errors.ts';
 
@@ -156,23 +156,88 @@ export function graphUrl(base: string, ...segments: string[]): string {
   return [base.replace(/\/+$/, ''), ...segments.map((segment) => encodeURIComponent(segment))].join('/');
 }
 
-/** The config Meta channels (WhatsApp, Instagram) share for their webhook: the handshake token and the app secret. */
-export const metaWebhookConfig = {
-  /** Echoed by Meta's GET handshake; the channel route generates one when absent. */
-  verify_token: z.string().trim().min(1).optional(),
-  /** The Meta app secret; when set, every POST must carry a valid X-Hub-Signature-256. */
-  app_secret: z.string().trim().min(1).optional(),
+/** A random, URL-safe token for Meta's webhook verification handshake. */
+const generateVerifyToken = () => randomBytes(24).toString('base64url');
+
+/** The config fields Meta channels (WhatsApp, Instagram) share for their webhook: the handshake token and the app secret. */
+export const metaWebhookFields: ConfigField[] = [
+  // Secret too: anyone holding it can answer Meta's webhook verification for this channel.
+  { key: 'verify_token', required: false, secret: true, label: 'Verify token', placeholder: 'Generated when empty' },
+  // When set, every POST must carry a valid X-Hub-Signature-256.
+  { key: 'app_secret', required: false, secret: true, label: 'App secret' },
+];
+
+/** A verify token is generated when none is given: Meta's handshake needs one. */
+export const completeMetaConfig = (config: ChannelConfig): ChannelConfig =>
+  config.verify_token ? config : { ...config, verify_token: generateVerifyToken() };
+
+/** What a Meta app's webhook settings need once the channel exists (WhatsApp and Instagram alike). */
+export const metaAfterConnect = {
+  text: 'In your Meta app\'s webhook settings, subscribe to "messages" with:',
+  values: [
+    { label: 'Callback URL', source: 'webhook_url' },
+    { label: 'Verify token', source: 'config.verify_token' },
+  ],
 };
+
+/** Create and update responses tell the owner what to paste into the Meta app's webhook settings. */
+export const metaSetupFields = (config: ChannelConfig, webhookUrl: string) => ({
+  _meta_setup_instructions: { callback_url: webhookUrl, verify_token: config.verify_token },
+});
 
 /**
  * A WhatsApp or Instagram channel without an app secret: its webhook posts cannot be checked,
  * so anyone who knows its phone_number_id or account id could post messages in its name.
  */
-export function isUnsignedMetaChannel(type: string, config: Record<string, string | undefined>): boolean {
-  return (type === 'whatsapp' || type === 'instagram') && !config.app_secret;
-}
+export const unsignedMetaChannel = {
+  is: (config: { app_secret?: string }) => !config.app_secret,
+  refusal: 'Unsigned webhook refused: set the channel\'s app_secret',
+  log: 'unsigned Meta webhook accepted: the channel has no app_secret (set it, or META_REQUIRE_SIGNATURE=true to refuse)',
+  warning:
+    'No app_secret: Meta\'s webhook signature cannot be checked, so anyone who knows this account\'s id could post messages as customers. Set the Meta app\'s secret as app_secret.',
+};
 
-/** A Meta webhook is checked against the app secret when the channel has one, else accepted (see isUnsignedMetaChannel). */
+/** A Meta webhook is checked against the app secret when the channel has one, else accepted (see unsignedMetaChannel). */
 export function verifyMetaWebhook(request: WebhookRequest, appSecret: string | undefined): boolean {
   return appSecret ? verifyMetaSignature(appSecret, request.rawBody, request.headers['x-hub-signature-256']) : true;
+}
+
+/** Meta's GET handshake, answered for the active channels of the type holding `hub.verify_token`. */
+function metaHandshake(label: string): WebhookHandshake<{ verify_token?: string }> {
+  return {
+    summary: `${label}: Meta's subscription handshake`,
+    description: 'Answers `hub.challenge` as text when `hub.mode` is `subscribe` and `hub.verify_token` is the `verify_token` of an active channel of this type; 403 otherwise.',
+    responseContentType: 'text/plain',
+    response: z.string(),
+    errors: [403],
+    lookup: (query) => {
+      const token = query['hub.verify_token'];
+      return typeof token === 'string' && token !== '' ? { by: 'verify_token', token } : { by: 'none' };
+    },
+    answer: (query, channels) => {
+      const verified = verifyMetaSubscription(query as MetaSubscriptionQuery, channels.map((c) => c.config.verify_token ?? ''));
+      return verified ? { body: verified.challenge, contentType: 'text/plain' } : { refused: 403, detail: 'Verification failed' };
+    },
+  };
+}
+
+/** The shared webhook of a Meta channel type, routed by the ids inside each event and signed with the app secret. */
+export function metaWebhook<C extends { app_secret?: string; verify_token?: string }>(
+  label: string,
+  parse: WebhookSpec<C>['parse'],
+): WebhookSpec<C> {
+  return {
+    mode: 'shared',
+    audience: 'platform',
+    bodyLimit: 1024 * 1024,
+    summary: `${label}: messages and delivery receipts from Meta`,
+    description:
+      'Routed by `metadata.phone_number_id` (WhatsApp) or the account id (Instagram). When the channel has an `app_secret`, `X-Hub-Signature-256` must match (401 otherwise, nothing stored). ' +
+      'A channel without `app_secret` is insecure (its `warnings` say so): its posts are refused with 401 when META_REQUIRE_SIGNATURE is on (the default when NODE_ENV=production), else accepted and logged once per channel.',
+    errors: [400, 401, 413],
+    verify: (request, config) => verifyMetaWebhook(request, config.app_secret),
+    parse,
+    unsigned: unsignedMetaChannel,
+    handshake: metaHandshake(label),
+  };
 }

@@ -1,137 +1,48 @@
 /**
- * The Connector interface: one module per platform (connectors/<type>/index.ts) adapts that
- * platform's own library to Parley's normalized shapes. Connectors never touch the database:
- * the worker tasks load rows, call a connector, and store what it returns.
+ * The Connector interface: one folder per channel type (connectors/<type>/index.ts) holds the
+ * whole description of that channel — its config fields and which are secrets, how inbound is
+ * routed, its webhook (path mode, handshake, signature check, answer), its setup text, its
+ * platform base-URL setting — and adapts the platform's own library to Parley's normalized
+ * shapes. Connectors never touch the database: routes and worker tasks do the lookups the
+ * description asks for, call the connector, and store what it returns.
  *
  * How to add a channel:
- *  1. Write connectors/<type>/index.ts exporting a `Connector` (config schema, secret fields,
- *     webhook verification, inbound parsing, send, optional register/poll, error classifier).
- *  2. Add it to connectors/index.ts.
- *  3. Write a fake of the platform in test/fakes/<type>.ts that checks requests as the platform
+ *  1. Write connectors/<type>/index.ts exporting a `Connector` (type, label, config fields,
+ *     routing, webhook, setup text, base URL, send, optional register/poll).
+ *  2. Add one line for it to connectors/index.ts (the registry is the list of channel types:
+ *     the API's enums, the webhook routes and `GET /api/v1/channel-types` all come from it).
+ *  3. Write a forward migration (sql/migrations/) adding the type to the `channels.type` check;
+ *     test/channel-registry.test.ts fails until the check and the registry agree.
+ *  4. Write a fake of the platform in test/fakes/<type>.ts that checks requests as the platform
  *     does, and tests that drive the connector against it through its base-URL setting.
  */
-import type { z } from 'zod';
+import type { InternalSendResult, OutboundMessage, PollResult, RegisterResult, SendResult } from './messages.ts';
+import type { WebhookSpec } from './webhook-spec.ts';
 
-export type ChannelType = 'webchat' | 'widget' | 'email' | 'whatsapp' | 'telegram' | 'instagram' | 'x' | 'sms';
+export type * from './messages.ts';
+export type * from './webhook-spec.ts';
 
-/** Base URLs of the platforms (defaults: the real services; tests point them at fakes). */
-export type PlatformUrls = {
-  /** TELEGRAM_API_URL, e.g. https://api.telegram.org */
-  telegram: string;
-  /** META_GRAPH_URL, e.g. https://graph.facebook.com/v23.0 (WhatsApp) */
-  metaGraph: string;
-  /** INSTAGRAM_GRAPH_URL, e.g. https://graph.instagram.com/v23.0 */
-  instagramGraph: string;
-  /** TWILIO_API_URL; undefined = Twilio's own hosts */
-  twilio?: string;
-  /** X_API_URL, e.g. https://api.x.com */
-  x: string;
-};
+/** A channel type's name, as stored in `channels.type` (one per registered connector). */
+export type ChannelType = string;
+
+/** A stored channel config: every value a string (the spec says "all values strings"). */
+export type ChannelConfig = Record<string, string>;
 
 export type ConnectorContext = {
-  urls: PlatformUrls;
+  /**
+   * This connector's platform base URL: its `baseUrl.env` setting, else its default (tests
+   * point it at fakes); '' when neither is set (Twilio: the library's own hosts).
+   */
+  baseUrl: string;
   /** PUBLIC_URL of this service, without a trailing slash. */
   publicUrl: string;
   /**
    * ALLOW_PRIVATE_HOSTS: hosts named in a channel's config (mail servers) may be on loopback or
-   * private networks. Default false: only public addresses (core/host-safety.ts).
+   * private networks. Default false: only public addresses (core/adapters/host-safety.ts).
    */
   allowPrivateHosts?: boolean;
 };
 
-/** A webhook request as the route received it. */
-export type WebhookRequest = {
-  /** The full public URL the platform posted to (PUBLIC_URL + path + query), for Twilio signatures. */
-  url: string;
-  /** Lower-cased header names. */
-  headers: Record<string, string | undefined>;
-  /** The exact bytes received (signatures are computed over these). */
-  rawBody: Buffer;
-  /** Parsed form fields for form-encoded bodies (Twilio), else undefined. */
-  form?: Record<string, string>;
-};
-
-export type InboundAttachment = {
-  /** A URL the platform serves the file at, when it gives one. */
-  url?: string;
-  /** The platform's file id (Telegram file_id, WhatsApp media id), when it gives one. */
-  platform_file_id?: string;
-  filename?: string;
-  content_type?: string;
-  /** Bytes, when known. */
-  size?: number;
-};
-
-/** One customer message, normalized. */
-export type InboundMessage = {
-  kind: 'message';
-  /** Which channel it belongs to, for endpoints shared by many channels (WhatsApp phone_number_id, Instagram account id, X for_user_id). */
-  routingKey?: string;
-  /** The platform's message id: unique per channel; a redelivery has the same one. */
-  externalId: string;
-  from: {
-    /** The customer's id on the platform (chat id, wa_id, PSID, phone, e-mail address). */
-    platformUserId: string;
-    name?: string;
-    email?: string;
-    phone?: string;
-  };
-  text: string;
-  attachments: InboundAttachment[];
-  /** When the platform says it was sent (ISO 8601). */
-  sentAt: string;
-  /** E-mail only: Message-IDs from In-Reply-To and References, nearest parent first. */
-  references?: string[];
-  /** E-mail only. */
-  subject?: string;
-};
-
-/** A platform's delivery receipt for a message Parley sent. */
-export type DeliveryReceipt = {
-  kind: 'receipt';
-  routingKey?: string;
-  /** The platform's id of the message Parley sent (what send() returned). */
-  externalId: string;
-  status: 'sent' | 'delivered' | 'read' | 'failed';
-  /** The platform's reason, for `failed`. */
-  error?: string;
-  at: string;
-};
-
-export type InboundEvent = InboundMessage | DeliveryReceipt;
-
-export type OutboundAttachment = { url: string; filename: string; content_type: string; size: number };
-
-export type OutboundMessage = {
-  /** The customer: platformUserId is what InboundMessage.from.platformUserId was. */
-  to: { platformUserId: string; name?: string; email?: string; phone?: string };
-  text: string;
-  attachments: OutboundAttachment[];
-  /** Parley's message id (used to build e-mail Message-IDs). */
-  messageId: string;
-  /** E-mail threading: the Message-IDs of the conversation so far, oldest first, and its subject. */
-  thread?: { references: string[]; subject?: string };
-  /**
-   * Where the platform should post this message's delivery receipts, for platforms that take it
-   * per message (Twilio `statusCallback`): the channel's webhook URL. Omitted: no receipts asked.
-   */
-  statusCallbackUrl?: string;
-};
-
-export type SendResult = {
-  /** The platform's id for the sent message (e-mail: the Message-ID Parley set). */
-  externalId: string;
-};
-
-export type RegisterResult = {
-  /** What the platform said, for the channel's `status`. */
-  status: 'connected' | 'error';
-  last_error?: string;
-  /** Connector state to keep (e.g. `{mode: 'polling'}` or a webhook secret). */
-  state?: Record<string, unknown>;
-};
-
-export type PollResult = { events: InboundEvent[]; state: Record<string, unknown> };
 
 /**
  * A failure talking to a platform. `transient` (network, 5xx, 429) is retried with backoff;
@@ -150,24 +61,92 @@ export class ConnectorError extends Error {
   }
 }
 
-export type Connector<C = Record<string, string>> = {
+/** How a config value is checked and normalized (core/domain/channels/channel-config.ts). */
+export type ConfigRule = 'text' | 'port' | 'email' | 'twilio_sid';
+
+/** One config field of a channel type: what the API checks and what a dashboard's form shows. */
+export type ConfigField = {
+  key: string;
+  /** Default `text` (trimmed); `port` 1-65535 kept as a string; `email` lower-cased; `twilio_sid` starts with AC. */
+  rule?: ConfigRule;
+  /** A missing required field is 400 `Missing required config fields: …`. */
+  required: boolean;
+  /** A credential: encrypted at rest like every value, shown as "********" to agents. */
+  secret?: boolean;
+  /** Names a server the workers connect to: checked against internal addresses (core/adapters/host-safety.ts). */
+  host?: boolean;
+  /** Names a widget: it must be one of the channel's business (checked by core/commands/channels.ts). */
+  widget?: boolean;
+  /** The form label, in the platform's words. */
+  label: string;
+  placeholder?: string;
+};
+
+/** What inbound routing needs in plain columns (see core/commands/channels.ts). */
+export type ChannelRouting = {
+  /** The platform account, unique per type across all businesses; null when unknown until registration. */
+  routingKey: string | null;
+  /** Meta's webhook handshake token. */
+  verifyToken: string | null;
+};
+
+
+export type Connector<C = ChannelConfig> = {
+  /** The channel type, as stored in `channels.type`. */
   type: ChannelType;
-  /** The channel config this connector needs (decisions.md "Required config by type"). */
-  configSchema: z.ZodType<C>;
-  /** Config keys that are secrets: encrypted at rest, masked for agents. */
-  secretFields: readonly string[];
+  /** The platform's name for people, e.g. `WhatsApp`. */
+  label: string;
   /**
-   * Checks a webhook's signature or secret. `state` is the channel's connector state (e.g. a
-   * generated webhook secret). Returns false for a request that must be refused.
+   * Parley is the platform (webchat, widget): connected from the start, nothing to register or
+   * reconnect, no recipient id needed to deliver.
    */
-  verifyWebhook: (request: WebhookRequest, config: C, state: Record<string, unknown>) => boolean;
+  internal?: boolean;
+  /** May be connected on plans limited to widget channels (Free); default false. */
+  onWidgetOnlyPlans?: boolean;
+  /** Delivered replies are pushed to the website visitor's open widgets (the /widget socket). */
+  liveToVisitor?: boolean;
+  /** Replies carry the conversation's thread (earlier Message-IDs and subject): e-mail. */
+  threaded?: boolean;
+  /** The config fields (decisions.md "Required config by type"); unknown keys are dropped. */
+  config: readonly ConfigField[];
+  /** Extra rules of the type, applied by core/domain/channels/channel-config.ts around the field checks. */
+  normalize?: {
+    /** Fields required for this input beyond the `required` ones (e-mail: any IMAP field needs the IMAP set). */
+    alsoRequired?: (input: Record<string, unknown>) => string[];
+    /** The checked config completed with defaults (IMAP port, a generated verify token). */
+    complete?: (config: ChannelConfig) => ChannelConfig;
+  };
+  /** The plain copies inbound routing needs; default none. */
+  routing?: (config: ChannelConfig) => ChannelRouting;
+  /** 400 when another channel already holds the routing key (the platform account). */
+  duplicateAccountMessage: string;
+  /** How the platform posts to Parley; absent: it does not (webchat, widget). */
+  webhook?: WebhookSpec<C>;
   /**
-   * Parses a verified webhook body into normalized events (may be empty: echoes, unknown types).
-   * May be async (e-mail parses MIME with an async parser): callers always `await` the result.
+   * Fields added to the config of create and update responses (owners see how to finish the
+   * setup on the platform's side); `webhookUrl` is the channel's webhook URL.
    */
-  parseWebhook: (request: WebhookRequest) => InboundEvent[] | Promise<InboundEvent[]>;
+  setupFields?: (config: ChannelConfig, webhookUrl: string) => Record<string, unknown>;
+  /**
+   * How to connect it, for dashboards: one paragraph, then the steps in order; `afterConnect`
+   * is what the owner still sets in the platform once the channel exists, each value named by
+   * its place on the channel object (`webhook_url`, `config.verify_token`, `inbound_webhook.url`).
+   */
+  setup: { intro: string; steps: string[]; afterConnect?: { text: string; values: { label: string; source: string }[] } };
+  /** A small icon for lists: one SVG path on a 24×24 grid, stroked in `color`. */
+  icon: { color: string; path: string };
+  /** The config field that tells two channels of the type apart in a list (a number, an address); absent: none does. */
+  titleField?: string;
+  /** The platform's base URL setting (core/config.ts builds the env entry from it). */
+  baseUrl?: {
+    /** The environment variable, e.g. `TELEGRAM_API_URL`. */
+    env: string;
+    /** The real service; absent: the platform library's own hosts. */
+    default?: string;
+    description: string;
+  };
   /** Sends one message; throws ConnectorError (transient or permanent) on failure. */
-  send: (config: C, message: OutboundMessage, context: ConnectorContext) => Promise<SendResult>;
+  send: (config: C, message: OutboundMessage, context: ConnectorContext) => Promise<SendResult | InternalSendResult>;
   /**
    * Registers the channel with the platform (e.g. Telegram setWebhook). `webhookUrl` is where the
    * platform should post; `secret` is a per-channel secret the platform should echo back.
@@ -175,6 +154,12 @@ export type Connector<C = Record<string, string>> = {
   register?: (config: C, input: { webhookUrl: string; secret: string; state: Record<string, unknown> }, context: ConnectorContext) => Promise<RegisterResult>;
   /** For channels that cannot push (Telegram without https, IMAP): fetch new events since `state`. */
   poll?: (config: C, state: Record<string, unknown>, context: ConnectorContext) => Promise<PollResult>;
+};
+
+/** A platform connector: it has a webhook, and every message it sends gets the platform's id. */
+export type WebhookConnector<C = ChannelConfig> = Omit<Connector<C>, 'webhook' | 'send'> & {
+  webhook: WebhookSpec<C>;
+  send: (config: C, message: OutboundMessage, context: ConnectorContext) => Promise<SendResult>;
 };
 
 export type AnyConnector = Connector<any>;

@@ -1,11 +1,11 @@
 /** Builds the shared dependencies of a process: config, logger, database, events. */
 import { loadConfig, type Config } from './config.ts';
-import { createLogger } from './logger.ts';
-import { createDb } from './db.ts';
-import { createLocalEventBus, type EventBus } from './events.ts';
-import { createRedisEventBus } from './redis-events.ts';
-import { migrate } from './migrate.ts';
-import { resolveDatabase, type DatabaseHandle } from './database-url.ts';
+import { createLogger } from './adapters/logger.ts';
+import { createDb } from './adapters/postgres/db.ts';
+import { createLocalEventBus, type EventBus } from './events/bus.ts';
+import { createRedisEventBus } from './adapters/redis-events.ts';
+import { migrate } from './adapters/postgres/migrate.ts';
+import { resolveDatabase, type DatabaseHandle } from './adapters/postgres/database-url.ts';
 import type { Deps } from './deps.ts';
 
 export type Booted = { deps: Deps; database: DatabaseHandle; shutdown: () => Promise<void> };

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { connectors } from '../connectors/index.ts';
 
 const optionalUrl = z
   .string()
@@ -88,11 +89,6 @@ const envSchema = z.object({
   STRIPE_PRICE_MINI: optionalString,
   STRIPE_PRICE_PRO: optionalString,
   STRIPE_API_URL: optionalUrl,
-  TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
-  META_GRAPH_URL: z.url().default('https://graph.facebook.com/v23.0'),
-  INSTAGRAM_GRAPH_URL: z.url().default('https://graph.instagram.com/v23.0'),
-  TWILIO_API_URL: optionalUrl,
-  X_API_URL: z.url().default('https://api.x.com'),
   OLLAMA_URL: z.url().default('http://127.0.0.1:11434'),
   /** Ollama model that embeds knowledge base chunks and search queries (default nomic-embed-text). */
   OLLAMA_EMBED_MODEL: z.string().trim().min(1).default('nomic-embed-text'),
@@ -132,7 +128,20 @@ const envSchema = z.object({
   BCRYPT_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
 });
 
-export type Env = z.infer<typeof envSchema>;
+/**
+ * The platforms' base URLs, one setting per connector that declares one (its `baseUrl`: e.g.
+ * TELEGRAM_API_URL, default the real service; tests point them at fakes), keyed by variable.
+ */
+const platformUrlSchema = z.object(
+  Object.fromEntries(
+    connectors.flatMap((c) => (c.baseUrl ? [[c.baseUrl.env, c.baseUrl.default ? z.url().default(c.baseUrl.default) : optionalUrl]] : [])),
+  ) as Record<string, typeof optionalUrl>,
+);
+
+export type Env = z.infer<typeof envSchema> & {
+  /** Each platform base URL setting by variable name (connectors' `baseUrl`); unset without a default. */
+  platformUrls: Record<string, string | undefined>;
+};
 
 export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY' | 'META_REQUIRE_SIGNATURE' | 'ALLOW_PRIVATE_HOSTS'> & {
   /** META_REQUIRE_SIGNATURE resolved: its value, else NODE_ENV === 'production'. */
@@ -156,11 +165,13 @@ export class ConfigError extends Error {}
 /** Parses the environment; throws ConfigError naming every bad variable. */
 export function parseEnv(env: NodeJS.ProcessEnv = process.env): Env {
   const result = envSchema.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const urls = platformUrlSchema.safeParse(env);
+  if (!result.success || !urls.success) {
+    const issues = [...(result.error?.issues ?? []), ...(urls.error?.issues ?? [])];
+    const lines = issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return result.data;
+  return { ...result.data, platformUrls: urls.data };
 }
 
 /** Reads a secret kept in the data directory, creating it (mode 0600) on first use. */

@@ -10,7 +10,7 @@
  */
 import type { FragmentSqlToken, SqlToken } from 'slonik';
 import { z } from 'zod';
-import { sql, type Queryable } from './db.ts';
+import { sql, type Queryable } from './adapters/postgres/db.ts';
 
 /**
  * Attempts of an `ai_reply` job. Retries are for an unreachable Ollama only (e^1 + e^2 ≈ 10 s

@@ -17,10 +17,10 @@ import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 import { storeInboundEvents, processInboundEvent } from '../core/commands/inbound.ts';
-import { publishEvents } from '../core/live-events.ts';
+import { publishEvents } from '../core/events/live.ts';
 import { AI_REPLY_MAX_ATTEMPTS } from '../core/jobs.ts';
-import { buildPrompt, decisionJsonSchema, handoffReasons, MIN_CONFIDENCE, parseDecision, pendingQuestion } from '../core/ai-agent.ts';
-import { OllamaError } from '../core/ollama.ts';
+import { buildPrompt, decisionJsonSchema, handoffReasons, MIN_CONFIDENCE, parseDecision, pendingQuestion } from '../core/domain/ai-agent.ts';
+import { OllamaError } from '../core/adapters/ollama.ts';
 import aiReply from '../workers/tasks/ai_reply.ts';
 import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
-import { apportionPercentages } from '../core/analytics.ts';
+import { apportionPercentages } from '../core/domain/analytics.ts';
 
 let app: TestApp;
 test.before(async () => {

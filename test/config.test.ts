@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, parseEnv } from '../core/config.ts';
+import { connectorFor, connectors } from '../connectors/index.ts';
+import { connectorContext } from '../connectors/context.ts';
 
 function tempDir(t: import('ava').ExecutionContext): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'parley-config-'));
@@ -67,6 +69,27 @@ test('a bad variable throws ConfigError naming it', (t) => {
     // loadConfig checks the same way before touching anything.
     t.throws(() => loadConfig({ ...env, DATA_DIR: path.join(os.tmpdir(), 'parley-never-created') }), { instanceOf: ConfigError }, name);
   }
+});
+
+test('platform base URLs: one setting per connector that declares one, defaulting to the real service; each connector gets its own', (t) => {
+  const env = parseEnv({});
+  const declared = connectors.flatMap((c) => (c.baseUrl ? [c] : []));
+  const names = declared.map((c) => c.baseUrl!.env);
+  t.deepEqual(Object.keys(env.platformUrls).filter((name) => !names.includes(name)), [], 'only the connectors\' settings');
+  for (const connector of declared) t.is(env.platformUrls[connector.baseUrl!.env], connector.baseUrl!.default, connector.type);
+  t.is(parseEnv({}).platformUrls.TELEGRAM_API_URL, 'https://api.telegram.org');
+  t.is(parseEnv({ TWILIO_API_URL: '' }).platformUrls.TWILIO_API_URL, undefined, 'empty is unset: Twilio\'s own hosts');
+
+  const config = loadConfig({ DATA_DIR: tempDir(t), X_API_URL: 'http://127.0.0.1:9/x', META_GRAPH_URL: 'http://127.0.0.1:9/graph' });
+  t.is(connectorContext(config, connectorFor('x')).baseUrl, 'http://127.0.0.1:9/x');
+  t.is(connectorContext(config, connectorFor('whatsapp')).baseUrl, 'http://127.0.0.1:9/graph');
+  t.is(connectorContext(config, connectorFor('instagram')).baseUrl, 'https://graph.instagram.com/v23.0');
+  t.is(connectorContext(config, connectorFor('sms')).baseUrl, '');
+  t.is(connectorContext(config, connectorFor('webchat')).baseUrl, '');
+
+  const error = t.throws(() => parseEnv({ TELEGRAM_API_URL: 'nope', PORT: 'x' }), { instanceOf: ConfigError });
+  t.regex(error!.message, /^\s+TELEGRAM_API_URL: /m);
+  t.regex(error!.message, /^\s+PORT: /m);
 });
 
 test('several bad variables are all named at once', (t) => {

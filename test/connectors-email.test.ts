@@ -10,9 +10,10 @@ import { ConnectorError, type ConnectorContext, type InboundMessage, type Outbou
 import { startFakeImap, type FakeImap } from './fakes/imap.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
 import { closedPort } from './helpers/ports.ts';
+import { normalizeChannelConfig, secretFieldsOf } from '../core/domain/channels/channel-config.ts';
 
 // The fake SMTP and IMAP servers run on 127.0.0.1.
-const context: ConnectorContext = { urls: { telegram: '', metaGraph: '', instagramGraph: '', x: '' }, publicUrl: 'https://parley.example', allowPrivateHosts: true };
+const context: ConnectorContext = { baseUrl: '', publicUrl: 'https://parley.example', allowPrivateHosts: true };
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url));
 const SMTP_USER = 'support@acme.test';
 const SMTP_PASSWORD = 'smtp-password-1';
@@ -26,7 +27,7 @@ test.before(async () => {
   smtp = await startFakeSmtp({ user: SMTP_USER, password: SMTP_PASSWORD });
   imap = await startFakeImap({ user: SMTP_USER, password: IMAP_PASSWORD });
   files = await startFileServer();
-  config = email.configSchema.parse({ address: 'Support@Acme.test', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD });
+  config = normalizeChannelConfig('email', { address: 'Support@Acme.test', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD }) as EmailConfig;
 });
 test.after.always(async () => {
   await smtp?.close();
@@ -50,19 +51,21 @@ test('config: ports coerced to strings, address lower-cased, IMAP optional, pass
   t.is(config.smtp_port, String(smtp.port));
   t.is(config.address, 'support@acme.test');
   t.is(config.imap_host, undefined);
-  const full = email.configSchema.parse({ ...config, smtp_port: '587', imap_host: 'imap.acme.test', imap_port: 993 });
+  const full = normalizeChannelConfig('email', { ...config, smtp_port: '587', imap_host: 'imap.acme.test', imap_port: 993, imap_user: 'u', imap_password: 'p' });
   t.is(full.smtp_port, '587');
   t.is(full.imap_port, '993');
-  const bad = email.configSchema.safeParse({ address: 'nope', smtp_host: 'h', smtp_port: '70000', smtp_user: 'u' });
-  t.false(bad.success);
-  t.deepEqual(bad.error?.issues.map((issue) => issue.path.join('.')).sort(), ['address', 'smtp_password', 'smtp_port']);
-  t.deepEqual(email.secretFields, ['smtp_password', 'imap_password']);
+  t.is(normalizeChannelConfig('email', { ...config, imap_host: 'imap.acme.test', imap_user: 'u', imap_password: 'p' }).imap_port, '993', 'IMAP port defaults to 993');
+  t.throws(() => normalizeChannelConfig('email', { address: 'nope', smtp_host: 'h', smtp_port: '70000', smtp_user: 'u' }), { message: 'Missing required config fields: smtp_password' });
+  t.throws(() => normalizeChannelConfig('email', { address: 'nope', smtp_host: 'h', smtp_port: '70000', smtp_user: 'u', smtp_password: 'p' }), {
+    message: 'Invalid config fields: address (must be an e-mail address), smtp_port (must be a port number (1-65535))',
+  });
+  t.deepEqual(secretFieldsOf(email), ['smtp_password', 'imap_password']);
 });
 
 // --- parsing ------------------------------------------------------------------------------
 
 test('parse: a new message with an attachment', async (t) => {
-  const events = await email.parseWebhook(rawWebhook(fixture('email-new.eml')));
+  const events = await email.webhook.parse(rawWebhook(fixture('email-new.eml')));
   t.deepEqual(events, [{
     kind: 'message',
     externalId: '<CAF7a1b2c3d4e5f6@mail.customer.test>',
@@ -76,7 +79,7 @@ test('parse: a new message with an attachment', async (t) => {
 });
 
 test('parse: a reply: references nearest parent first, quoted text dropped', async (t) => {
-  const [message] = await email.parseWebhook(rawWebhook(fixture('email-reply.eml'))) as InboundMessage[];
+  const [message] = await email.webhook.parse(rawWebhook(fixture('email-reply.eml'))) as InboundMessage[];
   t.is(message.externalId, '<CAF7reply999@mail.customer.test>');
   t.deepEqual(message.references, ['<5d0c7f3e-1111-4222-8333-944445555666@acme.test>', '<CAF7a1b2c3d4e5f6@mail.customer.test>']);
   t.is(message.text, 'Thanks, the corrected invoice is fine now.');
@@ -85,8 +88,8 @@ test('parse: a reply: references nearest parent first, quoted text dropped', asy
 });
 
 test('parse: HTML only, encoded words, no Message-ID (a stable one is derived)', async (t) => {
-  const [first] = await email.parseWebhook(rawWebhook(fixture('email-html-only.eml'))) as InboundMessage[];
-  const [again] = await email.parseWebhook(rawWebhook(fixture('email-html-only.eml'))) as InboundMessage[];
+  const [first] = await email.webhook.parse(rawWebhook(fixture('email-html-only.eml'))) as InboundMessage[];
+  const [again] = await email.webhook.parse(rawWebhook(fixture('email-html-only.eml'))) as InboundMessage[];
   t.deepEqual(first.from, { platformUserId: 'jose@cliente.test', email: 'jose@cliente.test', name: 'José Núñez' });
   t.is(first.subject, 'Pregunta sobre envío');
   t.is(first.text, 'Hola,\n\n¿Cuándo llega mi pedido? A & B');
@@ -95,14 +98,14 @@ test('parse: HTML only, encoded words, no Message-ID (a stable one is derived)',
 });
 
 test('parse: no sender, nothing to answer: no event', async (t) => {
-  t.deepEqual(await email.parseWebhook(rawWebhook(fixture('email-no-sender.eml'))), []);
+  t.deepEqual(await email.webhook.parse(rawWebhook(fixture('email-no-sender.eml'))), []);
 });
 
 test('parse: out-of-office answers and bounces are dropped (no reply loops)', async (t) => {
-  t.deepEqual(await email.parseWebhook(rawWebhook(fixture('email-auto-reply.eml'))), []);
-  t.deepEqual(await email.parseWebhook(rawWebhook(fixture('email-bounce.eml'))), []);
+  t.deepEqual(await email.webhook.parse(rawWebhook(fixture('email-auto-reply.eml'))), []);
+  t.deepEqual(await email.webhook.parse(rawWebhook(fixture('email-bounce.eml'))), []);
   const explicitNo = Buffer.from(fixture('email-new.eml').toString('latin1').replace('MIME-Version: 1.0', 'Auto-Submitted: no\r\nMIME-Version: 1.0'), 'latin1');
-  t.is((await email.parseWebhook(rawWebhook(explicitNo))).length, 1);
+  t.is((await email.webhook.parse(rawWebhook(explicitNo))).length, 1);
 });
 
 test('message ids: brackets normalized, header lists split, no duplicates', (t) => {
@@ -127,13 +130,13 @@ test('quote stripping keeps inline answers and unquoted text', (t) => {
 test('verifyWebhook: the channel secret in the header or the query', (t) => {
   const state = { webhook_secret: 's3cret-value' };
   const body = fixture('email-new.eml');
-  t.true(email.verifyWebhook(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 's3cret-value' }), config, state));
-  t.true(email.verifyWebhook(rawWebhook(body, {}, 'https://parley.example/api/v1/webhooks/email/7?secret=s3cret-value'), config, state));
-  t.false(email.verifyWebhook(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 's3cret-valuf' }), config, state));
-  t.false(email.verifyWebhook(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 's3cret' }), config, state));
-  t.false(email.verifyWebhook(rawWebhook(body), config, state));
-  t.false(email.verifyWebhook(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 'anything' }), config, {}));
-  t.false(email.verifyWebhook(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: '' }), config, { webhook_secret: '' }));
+  t.true(email.webhook.verify(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 's3cret-value' }), config, state));
+  t.true(email.webhook.verify(rawWebhook(body, {}, 'https://parley.example/api/v1/webhooks/email/7?secret=s3cret-value'), config, state));
+  t.false(email.webhook.verify(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 's3cret-valuf' }), config, state));
+  t.false(email.webhook.verify(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 's3cret' }), config, state));
+  t.false(email.webhook.verify(rawWebhook(body), config, state));
+  t.false(email.webhook.verify(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: 'anything' }), config, {}));
+  t.false(email.webhook.verify(rawWebhook(body, { [EMAIL_WEBHOOK_SECRET_HEADER]: '' }), config, { webhook_secret: '' }));
 });
 
 // --- sending ------------------------------------------------------------------------------

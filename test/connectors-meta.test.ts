@@ -8,6 +8,7 @@ import { parseRetryAfter, httpStatusError } from '../connectors/http-errors.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { instagramMessagePayload, signedMetaWebhook, startFakeMeta, whatsappStatusPayload, whatsappTextPayload, type FakeMeta } from './fakes/meta.ts';
 import { closedPort } from './helpers/ports.ts';
+import { normalizeChannelConfig, secretFieldsOf } from '../core/domain/channels/channel-config.ts';
 
 const fixture = (product: string, name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', product, name));
 const unsigned = (rawBody: Buffer): WebhookRequest => ({ url: 'https://parley.example/api/v1/webhooks/whatsapp', headers: {}, rawBody });
@@ -27,12 +28,13 @@ test.before(async () => {
 });
 test.after.always(() => fake?.close());
 
-function context(overrides: Partial<ConnectorContext['urls']> = {}): ConnectorContext {
-  return {
-    urls: { telegram: 'http://127.0.0.1:9/tg', metaGraph: fake.graphUrl, instagramGraph: fake.instagramUrl, x: 'http://127.0.0.1:9/x', ...overrides },
-    publicUrl: 'https://parley.example',
-  };
+/** The context WhatsApp gets (META_GRAPH_URL: the fake's Graph, unless given). */
+function context(baseUrl: string = fake.graphUrl): ConnectorContext {
+  return { baseUrl, publicUrl: 'https://parley.example' };
 }
+
+/** The context Instagram gets (INSTAGRAM_GRAPH_URL). */
+const instagramContext = () => context(fake.instagramUrl);
 
 function outbound(to: string, text: string, attachments: OutboundMessage['attachments'] = []): OutboundMessage {
   return { to: { platformUserId: to }, text, attachments, messageId: '00000000-0000-4000-8000-000000000002' };
@@ -45,7 +47,7 @@ async function rejection(t: { throwsAsync: any }, promise: Promise<unknown>): Pr
 // WhatsApp parsing
 
 test('WhatsApp: parses a text message with the contact name, routed by phone_number_id', async (t) => {
-  t.deepEqual(await whatsapp.parseWebhook(unsigned(fixture('whatsapp', 'text.json'))), [{
+  t.deepEqual(await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'text.json'))), [{
     kind: 'message',
     routingKey: PHONE,
     externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
@@ -57,7 +59,7 @@ test('WhatsApp: parses a text message with the contact name, routed by phone_num
 });
 
 test('WhatsApp: media become attachments with the media id; reactions are skipped', async (t) => {
-  const events = await whatsapp.parseWebhook(unsigned(fixture('whatsapp', 'media.json')));
+  const events = await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'media.json')));
   t.deepEqual(events.map((e) => (e.kind === 'message' ? [e.externalId.slice(-8), e.text, e.attachments] : null)), [
     ['QUIMAGE=', 'This is the scratch', [{ platform_file_id: '1003383421387256', content_type: 'image/jpeg' }]],
     ['Q1VNRU5U', '', [{ platform_file_id: '1223344556677889', content_type: 'application/pdf', filename: 'receipt.pdf' }]],
@@ -66,7 +68,7 @@ test('WhatsApp: media become attachments with the media id; reactions are skippe
 });
 
 test('WhatsApp: statuses become receipts; a failure carries the platform\'s reason', async (t) => {
-  t.deepEqual(await whatsapp.parseWebhook(unsigned(fixture('whatsapp', 'statuses.json'))), [
+  t.deepEqual(await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'statuses.json'))), [
     { kind: 'receipt', routingKey: PHONE, externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MDExQUZGODk4QjQ5RjJFNkQA', status: 'delivered', at: new Date(1750263773000).toISOString() },
     { kind: 'receipt', routingKey: PHONE, externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MDExQUZGODk4QjQ5RjJFNkQA', status: 'read', at: new Date(1750263800000).toISOString() },
     {
@@ -81,12 +83,12 @@ test('WhatsApp: statuses become receipts; a failure carries the platform\'s reas
 });
 
 test('WhatsApp: other fields, unknown shapes and garbage give no events', async (t) => {
-  t.deepEqual(await whatsapp.parseWebhook(unsigned(fixture('whatsapp', 'other-field.json'))), []);
-  t.deepEqual(await whatsapp.parseWebhook(unsigned(Buffer.from('not json'))), []);
-  t.deepEqual(await whatsapp.parseWebhook(unsigned(Buffer.from('{"object":"whatsapp_business_account","entry":[{"changes":[{"field":"messages","value":{}}]}]}'))), []);
-  const built = await whatsapp.parseWebhook(signedMetaWebhook(whatsappTextPayload({ phoneNumberId: '1', from: '447700900123', id: 'wamid.X', text: 'hi' }), 'secret'));
+  t.deepEqual(await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'other-field.json'))), []);
+  t.deepEqual(await whatsapp.webhook.parse(unsigned(Buffer.from('not json'))), []);
+  t.deepEqual(await whatsapp.webhook.parse(unsigned(Buffer.from('{"object":"whatsapp_business_account","entry":[{"changes":[{"field":"messages","value":{}}]}]}'))), []);
+  const built = await whatsapp.webhook.parse(signedMetaWebhook(whatsappTextPayload({ phoneNumberId: '1', from: '447700900123', id: 'wamid.X', text: 'hi' }), 'secret'));
   t.like(built[0], { kind: 'message', routingKey: '1', externalId: 'wamid.X', text: 'hi', from: { platformUserId: '447700900123', phone: '+447700900123' } });
-  const receipt = await whatsapp.parseWebhook(signedMetaWebhook(whatsappStatusPayload({ phoneNumberId: '1', id: 'wamid.Y', status: 'failed', recipientId: '1', error: { code: 131026, title: 'Message undeliverable' } }), undefined));
+  const receipt = await whatsapp.webhook.parse(signedMetaWebhook(whatsappStatusPayload({ phoneNumberId: '1', id: 'wamid.Y', status: 'failed', recipientId: '1', error: { code: 131026, title: 'Message undeliverable' } }), undefined));
   t.like(receipt[0], { kind: 'receipt', status: 'failed', error: 'Message undeliverable' });
 });
 
@@ -96,22 +98,22 @@ test('X-Hub-Signature-256: right, wrong, missing and tampered', (t) => {
   const payload = whatsappTextPayload({ phoneNumberId: PHONE, from: '16505551234', id: 'wamid.S', text: 'hello' });
   const config = { ...waConfig, app_secret: 'app-secret-1' };
   const good = signedMetaWebhook(payload, 'app-secret-1');
-  t.true(whatsapp.verifyWebhook(good, config, {}));
-  t.false(whatsapp.verifyWebhook(signedMetaWebhook(payload, 'another-secret'), config, {}));
-  t.false(whatsapp.verifyWebhook(signedMetaWebhook(payload, undefined), config, {}));
+  t.true(whatsapp.webhook.verify(good, config, {}));
+  t.false(whatsapp.webhook.verify(signedMetaWebhook(payload, 'another-secret'), config, {}));
+  t.false(whatsapp.webhook.verify(signedMetaWebhook(payload, undefined), config, {}));
   const tampered = { ...good, rawBody: Buffer.from(good.rawBody.toString().replace('hello', 'hellO')) };
-  t.false(whatsapp.verifyWebhook(tampered, config, {}));
-  t.false(whatsapp.verifyWebhook({ ...good, headers: { ...good.headers, 'x-hub-signature-256': 'sha256=' } }, config, {}));
-  t.false(whatsapp.verifyWebhook({ ...good, headers: { ...good.headers, 'x-hub-signature-256': good.headers['x-hub-signature-256']!.replace('sha256=', 'sha1=') } }, config, {}));
+  t.false(whatsapp.webhook.verify(tampered, config, {}));
+  t.false(whatsapp.webhook.verify({ ...good, headers: { ...good.headers, 'x-hub-signature-256': 'sha256=' } }, config, {}));
+  t.false(whatsapp.webhook.verify({ ...good, headers: { ...good.headers, 'x-hub-signature-256': good.headers['x-hub-signature-256']!.replace('sha256=', 'sha1=') } }, config, {}));
   // The signature covers the exact bytes: re-serialized JSON with other spacing fails.
   const respaced = { ...good, rawBody: Buffer.from(JSON.stringify(payload, null, 2)) };
-  t.false(whatsapp.verifyWebhook(respaced, config, {}));
+  t.false(whatsapp.webhook.verify(respaced, config, {}));
   // Without an app secret there is nothing to check.
-  t.true(whatsapp.verifyWebhook(signedMetaWebhook(payload, undefined), waConfig, {}));
+  t.true(whatsapp.webhook.verify(signedMetaWebhook(payload, undefined), waConfig, {}));
   // Instagram uses the same check.
   const ig = signedMetaWebhook(instagramMessagePayload({ accountId: IG, senderId: '1', mid: 'm', text: 'x' }), 'ig-secret');
-  t.true(instagram.verifyWebhook(ig, { ...igConfig, app_secret: 'ig-secret' }, {}));
-  t.false(instagram.verifyWebhook(ig, { ...igConfig, app_secret: 'other' }, {}));
+  t.true(instagram.webhook.verify(ig, { ...igConfig, app_secret: 'ig-secret' }, {}));
+  t.false(instagram.webhook.verify(ig, { ...igConfig, app_secret: 'other' }, {}));
   t.false(verifyMetaSignature('ig-secret', ig.rawBody, undefined));
 });
 
@@ -212,20 +214,21 @@ test.serial('WhatsApp: a 429 is transient with Retry-After; a throughput code on
 
 test('WhatsApp: an unreachable Graph is transient', async (t) => {
   const port = await closedPort();
-  const error = await rejection(t, whatsapp.send(waConfig, outbound('1', 'hi'), context({ metaGraph: `http://127.0.0.1:${port}/v23.0` })));
+  const error = await rejection(t, whatsapp.send(waConfig, outbound('1', 'hi'), context(`http://127.0.0.1:${port}/v23.0`)));
   t.is(error.kind, 'transient');
 });
 
 test('WhatsApp: config schema and secret fields', (t) => {
-  t.false(whatsapp.configSchema.safeParse({ phone_number_id: '1' }).success);
-  t.deepEqual(whatsapp.configSchema.parse({ phone_number_id: ' 1 ', access_token: 't', verify_token: 'v' }), { phone_number_id: '1', access_token: 't', verify_token: 'v' });
-  t.deepEqual([...whatsapp.secretFields], ['access_token', 'app_secret']);
+  t.throws(() => normalizeChannelConfig('whatsapp', { phone_number_id: '1' }), { message: 'Missing required config fields: access_token' });
+  t.deepEqual(normalizeChannelConfig('whatsapp', { phone_number_id: ' 1 ', access_token: 't', verify_token: 'v' }), { phone_number_id: '1', access_token: 't', verify_token: 'v' });
+  // verify_token is secret too: whoever holds it can answer Meta's handshake for the channel.
+  t.deepEqual(secretFieldsOf(whatsapp), ['access_token', 'verify_token', 'app_secret']);
 });
 
 // Instagram
 
 test('Instagram: parses a text message routed by the receiving account', async (t) => {
-  t.deepEqual(await instagram.parseWebhook(unsigned(fixture('instagram', 'text.json'))), [{
+  t.deepEqual(await instagram.webhook.parse(unsigned(fixture('instagram', 'text.json'))), [{
     kind: 'message',
     routingKey: IG,
     externalId: 'aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlEOjE3ODQxNDA1ODIyMzA0OTE0OjM0MDI4MjM2Njg0MTcxMDMwMTI0NDI1OTU0MTA5ODgzNjI3NjI0NzozMjEwNTI2NDUwNzQ5NzYxODI4MTU5MDcyNTQ0NzQ5MzA1NgZDZD',
@@ -237,7 +240,7 @@ test('Instagram: parses a text message routed by the receiving account', async (
 });
 
 test('Instagram: attachments keep their URLs; a share without text gets a placeholder', async (t) => {
-  const events = await instagram.parseWebhook(unsigned(fixture('instagram', 'attachments.json')));
+  const events = await instagram.webhook.parse(unsigned(fixture('instagram', 'attachments.json')));
   t.deepEqual(events.map((e) => (e.kind === 'message' ? [e.text, e.attachments] : null)), [
     ['', [
       { url: 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=1789&signature=AbC', content_type: 'image/*' },
@@ -248,13 +251,13 @@ test('Instagram: attachments keep their URLs; a share without text gets a placeh
 });
 
 test('Instagram: echoes, reads and reactions are skipped', async (t) => {
-  t.deepEqual(await instagram.parseWebhook(unsigned(fixture('instagram', 'echo-and-read.json'))), []);
-  t.deepEqual(await instagram.parseWebhook(signedMetaWebhook(instagramMessagePayload({ accountId: IG, senderId: '5', mid: 'm1', text: 'ours', isEcho: true }), undefined)), []);
-  t.deepEqual(await instagram.parseWebhook(unsigned(Buffer.from('[]'))), []);
+  t.deepEqual(await instagram.webhook.parse(unsigned(fixture('instagram', 'echo-and-read.json'))), []);
+  t.deepEqual(await instagram.webhook.parse(signedMetaWebhook(instagramMessagePayload({ accountId: IG, senderId: '5', mid: 'm1', text: 'ours', isEcho: true }), undefined)), []);
+  t.deepEqual(await instagram.webhook.parse(unsigned(Buffer.from('[]'))), []);
 });
 
 test('Instagram: sends a text to /{account}/messages with the bearer token', async (t) => {
-  const result = await instagram.send(igConfig, outbound('1254459154682919', 'Yes, we ship to Canada!'), context());
+  const result = await instagram.send(igConfig, outbound('1254459154682919', 'Yes, we ship to Canada!'), instagramContext());
   const request = fake.requests.find((r) => r.product === 'instagram' && r.json?.message?.text === 'Yes, we ship to Canada!')!;
   t.is(request.path, `/instagram/v23.0/${IG}/messages`);
   t.is(request.headers.authorization, `Bearer ${IG_TOKEN}`);
@@ -267,7 +270,7 @@ test('Instagram: text is split at 1000 bytes, attachments follow by URL', async 
   const text = 'ü'.repeat(700);
   const photo = { url: 'https://files.parley.example/u/3/label.png', filename: 'label.png', content_type: 'image/png', size: 100 };
   const doc = { url: 'https://files.parley.example/u/4/terms.pdf', filename: 'terms.pdf', content_type: 'application/pdf', size: 100 };
-  const result = await instagram.send(igConfig, outbound(to, text, [photo, doc]), context());
+  const result = await instagram.send(igConfig, outbound(to, text, [photo, doc]), instagramContext());
   const sent = fake.instagramSent.filter((m) => m.recipientId === to);
   t.deepEqual(sent.map((m) => m.message.text ? Buffer.byteLength(m.message.text) : m.message.attachment), [
     1000,
@@ -280,13 +283,13 @@ test('Instagram: text is split at 1000 bytes, attachments follow by URL', async 
 
 test.serial('Instagram: outside the messaging window is permanent; 500 transient; wrong token permanent', async (t) => {
   fake.failNext(1, { status: 400, code: 10, subcode: 2534022, message: 'This message is sent outside of allowed window.' });
-  const window = await rejection(t, instagram.send(igConfig, outbound('1', 'hi'), context()));
+  const window = await rejection(t, instagram.send(igConfig, outbound('1', 'hi'), instagramContext()));
   t.is(window.kind, 'permanent');
   t.is(window.message, 'This message is sent outside of allowed window.');
   fake.failNext(1, { status: 503, code: 2, message: 'Service temporarily unavailable' });
-  const down = await rejection(t, instagram.send(igConfig, outbound('1', 'hi'), context()));
+  const down = await rejection(t, instagram.send(igConfig, outbound('1', 'hi'), instagramContext()));
   t.is(down.kind, 'transient');
-  const token = await rejection(t, instagram.send({ ...igConfig, access_token: 'nope' }, outbound('1', 'hi'), context()));
+  const token = await rejection(t, instagram.send({ ...igConfig, access_token: 'nope' }, outbound('1', 'hi'), instagramContext()));
   t.is(token.kind, 'permanent');
 });
 

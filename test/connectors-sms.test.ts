@@ -4,6 +4,7 @@ import sms, { TWIML_EMPTY_RESPONSE, twimlEmptyResponse, type SmsConfig } from '.
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { signTwilioWebhook, startFakeTwilio, twilioError, type FakeTwilio } from './fakes/twilio.ts';
 import { closedPort } from './helpers/ports.ts';
+import { normalizeChannelConfig, secretFieldsOf } from '../core/domain/channels/channel-config.ts';
 
 const config: SmsConfig = { account_sid: 'AC00000000000000000000000000000001', auth_token: 'twilio-auth-token-1', from_number: '+15550001111' };
 const webhookUrl = 'https://parley.example/api/v1/webhooks/sms/42';
@@ -12,7 +13,7 @@ let fake: FakeTwilio;
 let context: ConnectorContext;
 test.before(async () => {
   fake = await startFakeTwilio({ accountSid: config.account_sid, authToken: config.auth_token, numbers: [config.from_number] });
-  context = { urls: { telegram: '', metaGraph: '', instagramGraph: '', twilio: fake.url, x: '' }, publicUrl: 'https://parley.example' };
+  context = { baseUrl: fake.url, publicUrl: 'https://parley.example' };
 });
 test.after.always(() => fake?.close());
 
@@ -35,17 +36,15 @@ function outbound(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
 }
 
 test('config: account_sid must start with AC; auth_token is the secret', (t) => {
-  t.true(sms.configSchema.safeParse(config).success);
-  const bad = sms.configSchema.safeParse({ ...config, account_sid: 'SK123' });
-  t.false(bad.success);
-  t.regex(JSON.stringify(bad.error?.issues), /must start with AC/);
-  t.false(sms.configSchema.safeParse({ account_sid: config.account_sid, auth_token: 'x' }).success);
-  t.deepEqual(sms.secretFields, ['auth_token']);
+  t.deepEqual(normalizeChannelConfig('sms', config), config);
+  t.throws(() => normalizeChannelConfig('sms', { ...config, account_sid: 'SK123' }), { message: /starts with AC/ });
+  t.throws(() => normalizeChannelConfig('sms', { account_sid: config.account_sid, auth_token: 'x' }), { message: 'Missing required config fields: from_number' });
+  t.deepEqual(secretFieldsOf(sms), ['auth_token']);
   t.is(sms.type, 'sms');
 });
 
 test('parse: an inbound SMS', async (t) => {
-  const events = await sms.parseWebhook(webhook('sms-inbound.txt'));
+  const events = await sms.webhook.parse(webhook('sms-inbound.txt'));
   t.is(events.length, 1);
   const [message] = events;
   if (message.kind !== 'message') return t.fail();
@@ -58,7 +57,7 @@ test('parse: an inbound SMS', async (t) => {
 });
 
 test('parse: an MMS with two media, from the raw body when no form was parsed', async (t) => {
-  const [message] = await sms.parseWebhook(webhook('sms-inbound-mms.txt', { form: false }));
+  const [message] = await sms.webhook.parse(webhook('sms-inbound-mms.txt', { form: false }));
   if (message?.kind !== 'message') return t.fail();
   t.is(message.text, 'Here is the damaged box');
   t.deepEqual(message.attachments, [
@@ -68,25 +67,25 @@ test('parse: an MMS with two media, from the raw body when no form was parsed', 
 });
 
 test('parse: status callbacks become receipts; queued is ignored', async (t) => {
-  const [delivered] = await sms.parseWebhook(webhook('sms-status-delivered.txt'));
+  const [delivered] = await sms.webhook.parse(webhook('sms-status-delivered.txt'));
   t.like(delivered, { kind: 'receipt', externalId: 'SMaaaabbbbccccddddeeeeffff00001111', status: 'delivered', routingKey: '+15550001111' });
   t.is((delivered as { error?: string }).error, undefined);
-  const [failed] = await sms.parseWebhook(webhook('sms-status-undelivered.txt'));
+  const [failed] = await sms.webhook.parse(webhook('sms-status-undelivered.txt'));
   t.like(failed, { kind: 'receipt', externalId: 'SMaaaabbbbccccddddeeeeffff00002222', status: 'failed', error: 'Unreachable destination handset (Twilio error 30003)' });
-  t.deepEqual(await sms.parseWebhook(webhook('sms-status-queued.txt')), []);
-  t.deepEqual(await sms.parseWebhook({ url: webhookUrl, headers: {}, rawBody: Buffer.from('foo=bar'), form: { foo: 'bar' } }), []);
+  t.deepEqual(await sms.webhook.parse(webhook('sms-status-queued.txt')), []);
+  t.deepEqual(await sms.webhook.parse({ url: webhookUrl, headers: {}, rawBody: Buffer.from('foo=bar'), form: { foo: 'bar' } }), []);
 });
 
 test('verifyWebhook: right, wrong token, missing, tampered, other URL', (t) => {
-  t.true(sms.verifyWebhook(webhook('sms-inbound.txt'), config, {}));
-  t.true(sms.verifyWebhook(webhook('sms-status-undelivered.txt', { form: false }), config, {}));
-  t.false(sms.verifyWebhook(webhook('sms-inbound.txt', { sign: 'another-token' }), config, {}));
-  t.false(sms.verifyWebhook(webhook('sms-inbound.txt', { sign: false }), config, {}));
+  t.true(sms.webhook.verify(webhook('sms-inbound.txt'), config, {}));
+  t.true(sms.webhook.verify(webhook('sms-status-undelivered.txt', { form: false }), config, {}));
+  t.false(sms.webhook.verify(webhook('sms-inbound.txt', { sign: 'another-token' }), config, {}));
+  t.false(sms.webhook.verify(webhook('sms-inbound.txt', { sign: false }), config, {}));
   const tampered = webhook('sms-inbound.txt');
   tampered.form = { ...tampered.form!, Body: 'Please refund me $5000' };
-  t.false(sms.verifyWebhook(tampered, config, {}));
-  t.false(sms.verifyWebhook(webhook('sms-inbound.txt', { url: 'https://parley.example/api/v1/webhooks/sms/43' }), config, {}));
-  t.false(sms.verifyWebhook(webhook('sms-inbound.txt', { url: 'not a url' }), config, {}));
+  t.false(sms.webhook.verify(tampered, config, {}));
+  t.false(sms.webhook.verify(webhook('sms-inbound.txt', { url: 'https://parley.example/api/v1/webhooks/sms/43' }), config, {}));
+  t.false(sms.webhook.verify(webhook('sms-inbound.txt', { url: 'not a url' }), config, {}));
 });
 
 test('twiml: the empty response', (t) => {
@@ -155,7 +154,7 @@ test.serial('send: 500 and 429 are transient, 429 with its Retry-After', async (
 
 test('send: an unreachable Twilio is transient', async (t) => {
   const port = await closedPort();
-  const error = await t.throwsAsync(sms.send(config, outbound(), { ...context, urls: { ...context.urls, twilio: `http://127.0.0.1:${port}` } }), { instanceOf: ConnectorError });
+  const error = await t.throwsAsync(sms.send(config, outbound(), { ...context, baseUrl: `http://127.0.0.1:${port}` }), { instanceOf: ConnectorError });
   t.is(error.kind, 'transient');
   t.regex(error.message, /^Twilio unreachable/);
 });

@@ -7,6 +7,7 @@ import { splitText } from '../connectors/split-text.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage } from '../connectors/types.ts';
 import { startFakeTelegram, telegramTextUpdate, telegramWebhookRequest, type FakeTelegram } from './fakes/telegram.ts';
 import { closedPort } from './helpers/ports.ts';
+import { normalizeChannelConfig, secretFieldsOf } from '../core/domain/channels/channel-config.ts';
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', 'telegram', name));
 
@@ -18,7 +19,7 @@ test.after.always(() => fake?.close());
 
 function contextFor(apiRoot: string): ConnectorContext {
   return {
-    urls: { telegram: apiRoot, metaGraph: 'http://127.0.0.1:9/graph', instagramGraph: 'http://127.0.0.1:9/ig', x: 'http://127.0.0.1:9/x' },
+    baseUrl: apiRoot,
     publicUrl: 'https://parley.example',
   };
 }
@@ -35,7 +36,7 @@ async function rejection(t: { throwsAsync: any }, promise: Promise<unknown>): Pr
 // Parsing
 
 test('parses a text message', async (t) => {
-  const events = await telegram.parseWebhook(telegramWebhookRequest(JSON.parse(fixture('text.json').toString()), 's'));
+  const events = await telegram.webhook.parse(telegramWebhookRequest(JSON.parse(fixture('text.json').toString()), 's'));
   t.deepEqual(events, [{
     kind: 'message',
     externalId: '123456789:42',
@@ -47,7 +48,7 @@ test('parses a text message', async (t) => {
 });
 
 test('parses a photo: the largest size, the caption as text', async (t) => {
-  const [event] = await telegram.parseWebhook({ url: '', headers: {}, rawBody: fixture('photo.json') });
+  const [event] = await telegram.webhook.parse({ url: '', headers: {}, rawBody: fixture('photo.json') });
   t.is(event.kind, 'message');
   if (event.kind !== 'message') return;
   t.is(event.text, 'The box arrived damaged');
@@ -58,7 +59,7 @@ test('parses a photo: the largest size, the caption as text', async (t) => {
 });
 
 test('parses a document with its name, type and size', async (t) => {
-  const [event] = await telegram.parseWebhook({ url: '', headers: {}, rawBody: fixture('document.json') });
+  const [event] = await telegram.webhook.parse({ url: '', headers: {}, rawBody: fixture('document.json') });
   if (event?.kind !== 'message') return t.fail('no message');
   t.is(event.text, '');
   t.deepEqual(event.attachments, [{ platform_file_id: 'BQACAgQAAxkBAAIBYGaInvoice', filename: 'invoice-1042.pdf', content_type: 'application/pdf', size: 48213 }]);
@@ -66,10 +67,10 @@ test('parses a document with its name, type and size', async (t) => {
 
 test('edits, callbacks, service messages and garbage are not messages', async (t) => {
   for (const name of ['edited.json', 'callback-query.json', 'new-chat-members.json']) {
-    t.deepEqual(await telegram.parseWebhook({ url: '', headers: {}, rawBody: fixture(name) }), [], name);
+    t.deepEqual(await telegram.webhook.parse({ url: '', headers: {}, rawBody: fixture(name) }), [], name);
   }
-  t.deepEqual(await telegram.parseWebhook({ url: '', headers: {}, rawBody: Buffer.from('{not json') }), []);
-  t.deepEqual(await telegram.parseWebhook({ url: '', headers: {}, rawBody: Buffer.from('{"update_id": 1}') }), []);
+  t.deepEqual(await telegram.webhook.parse({ url: '', headers: {}, rawBody: Buffer.from('{not json') }), []);
+  t.deepEqual(await telegram.webhook.parse({ url: '', headers: {}, rawBody: Buffer.from('{"update_id": 1}') }), []);
   t.is(parseTelegramUpdate({ update_id: 2, message: { message_id: 1, date: 1, chat: { id: 5, type: 'private' }, from: { id: 9, is_bot: true }, text: 'bot' } }), null);
 });
 
@@ -89,12 +90,12 @@ test('verifyWebhook compares the secret token header with the channel state', (t
   const state = { mode: 'webhook', webhook_secret: 'S3cret_token-1' };
   const update = telegramTextUpdate({ updateId: 1, chatId: 5, messageId: 1, text: 'hi' });
   const config = { bot_token: '1:x' };
-  t.true(telegram.verifyWebhook(telegramWebhookRequest(update, 'S3cret_token-1'), config, state));
-  t.false(telegram.verifyWebhook(telegramWebhookRequest(update, 'S3cret_token-2'), config, state));
-  t.false(telegram.verifyWebhook(telegramWebhookRequest(update, 'S3cret_token-1x'), config, state));
-  t.false(telegram.verifyWebhook(telegramWebhookRequest(update, undefined), config, state));
-  t.false(telegram.verifyWebhook(telegramWebhookRequest(update, ''), config, { mode: 'polling', offset: 0 }));
-  t.false(telegram.verifyWebhook(telegramWebhookRequest(update, 'anything'), config, {}));
+  t.true(telegram.webhook.verify(telegramWebhookRequest(update, 'S3cret_token-1'), config, state));
+  t.false(telegram.webhook.verify(telegramWebhookRequest(update, 'S3cret_token-2'), config, state));
+  t.false(telegram.webhook.verify(telegramWebhookRequest(update, 'S3cret_token-1x'), config, state));
+  t.false(telegram.webhook.verify(telegramWebhookRequest(update, undefined), config, state));
+  t.false(telegram.webhook.verify(telegramWebhookRequest(update, ''), config, { mode: 'polling', offset: 0 }));
+  t.false(telegram.webhook.verify(telegramWebhookRequest(update, 'anything'), config, {}));
 });
 
 // Sending
@@ -211,7 +212,7 @@ test('register with an https webhook URL sets the webhook with the secret', asyn
   t.deepEqual(fake.bot(token)!.webhook, { url: webhookUrl, secret_token: 'Abc_123-xyz', allowed_updates: ['message'] });
   // What Telegram then posts passes the check against that state.
   const update = telegramTextUpdate({ updateId: 1, chatId: 5, messageId: 1, text: 'hi' });
-  t.true(telegram.verifyWebhook(telegramWebhookRequest(update, 'Abc_123-xyz'), { bot_token: token }, result.state!));
+  t.true(telegram.webhook.verify(telegramWebhookRequest(update, 'Abc_123-xyz'), { bot_token: token }, result.state!));
 });
 
 test('a secret Telegram would refuse is replaced by its SHA-256 hex', async (t) => {
@@ -276,10 +277,10 @@ test('poll while a webhook is set is refused by Telegram (permanent 409)', async
 });
 
 test('config schema requires bot_token; it is the secret field', (t) => {
-  t.false(telegram.configSchema.safeParse({}).success);
-  t.false(telegram.configSchema.safeParse({ bot_token: '  ' }).success);
-  t.deepEqual(telegram.configSchema.parse({ bot_token: ' 1:abc ' }), { bot_token: '1:abc' });
-  t.deepEqual(telegram.secretFields, ['bot_token']);
+  t.throws(() => normalizeChannelConfig('telegram', {}), { message: 'Missing required config fields: bot_token' });
+  t.throws(() => normalizeChannelConfig('telegram', { bot_token: '  ' }), { message: 'Missing required config fields: bot_token' });
+  t.deepEqual(normalizeChannelConfig('telegram', { bot_token: ' 1:abc ' }), { bot_token: '1:abc' });
+  t.deepEqual(secretFieldsOf(telegram), ['bot_token']);
 });
 
 test('splitText keeps words whole and never exceeds the limit', (t) => {

@@ -5,6 +5,7 @@ import x, { crcResponseToken, forUserIdOf, webhookSignature, type XConfig } from
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type WebhookRequest } from '../connectors/types.ts';
 import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
 import { closedPort } from './helpers/ports.ts';
+import { normalizeChannelConfig, secretFieldsOf } from '../core/domain/channels/channel-config.ts';
 
 const config: XConfig = { api_key: 'consumer-key-1', api_secret: 'consumer-secret-1', access_token: '1000000000000000001-token', access_token_secret: 'token-secret-1', bearer_token: 'AAAA-bearer' };
 const user = { id: '1000000000000000001', name: 'Acme Support', username: 'acmesupport' };
@@ -13,7 +14,7 @@ let fake: FakeX;
 let context: ConnectorContext;
 test.before(async () => {
   fake = await startFakeX({ credentials: config, user });
-  context = { urls: { telegram: '', metaGraph: '', instagramGraph: '', x: fake.url }, publicUrl: 'https://parley.example' };
+  context = { baseUrl: fake.url, publicUrl: 'https://parley.example' };
 });
 test.after.always(() => fake?.close());
 
@@ -30,11 +31,9 @@ function outbound(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
 }
 
 test('config: five required fields, all secret', (t) => {
-  t.true(x.configSchema.safeParse(config).success);
-  const missing = x.configSchema.safeParse({ ...config, bearer_token: undefined });
-  t.false(missing.success);
-  t.deepEqual(missing.error?.issues.map((issue) => issue.path.join('.')), ['bearer_token']);
-  t.deepEqual([...x.secretFields].sort(), ['access_token', 'access_token_secret', 'api_key', 'api_secret', 'bearer_token']);
+  t.deepEqual(normalizeChannelConfig('x', config), config);
+  t.throws(() => normalizeChannelConfig('x', { ...config, bearer_token: undefined }), { message: 'Missing required config fields: bearer_token' });
+  t.deepEqual(secretFieldsOf(x).sort(), ['access_token', 'access_token_secret', 'api_key', 'api_secret', 'bearer_token']);
 });
 
 test('crc: response_token is sha256= base64 HMAC-SHA256 of the token with the consumer secret', (t) => {
@@ -47,7 +46,7 @@ test('crc: response_token is sha256= base64 HMAC-SHA256 of the token with the co
 });
 
 test('parse: customer DMs become messages; own echoes are skipped', async (t) => {
-  const events = await x.parseWebhook(webhook(fixture('x-dm-events.json')));
+  const events = await x.webhook.parse(webhook(fixture('x-dm-events.json')));
   t.deepEqual(events, [
     {
       kind: 'message',
@@ -71,9 +70,9 @@ test('parse: customer DMs become messages; own echoes are skipped', async (t) =>
 });
 
 test('parse: other activity, malformed and foreign JSON give nothing', async (t) => {
-  t.deepEqual(await x.parseWebhook(webhook(fixture('x-typing-indicator.json'))), []);
-  t.deepEqual(await x.parseWebhook(webhook(Buffer.from('{"for_user_id":'))), []);
-  t.deepEqual(await x.parseWebhook(webhook(Buffer.from('{"direct_message_events":[]}'))), []);
+  t.deepEqual(await x.webhook.parse(webhook(fixture('x-typing-indicator.json'))), []);
+  t.deepEqual(await x.webhook.parse(webhook(Buffer.from('{"for_user_id":'))), []);
+  t.deepEqual(await x.webhook.parse(webhook(Buffer.from('{"direct_message_events":[]}'))), []);
 });
 
 test('forUserIdOf: the routing key before verification', (t) => {
@@ -85,12 +84,12 @@ test('forUserIdOf: the routing key before verification', (t) => {
 test('verifyWebhook: right, wrong secret, missing, tampered', (t) => {
   const body = fixture('x-dm-events.json');
   t.is(webhookSignature(config.api_secret, body), signXWebhook(config.api_secret, body));
-  t.true(x.verifyWebhook(webhook(body), config, {}));
-  t.false(x.verifyWebhook(webhook(body, signXWebhook('another-secret', body)), config, {}));
-  t.false(x.verifyWebhook(webhook(body, false), config, {}));
-  t.false(x.verifyWebhook(webhook(body, 'sha256=short'), config, {}));
+  t.true(x.webhook.verify(webhook(body), config, {}));
+  t.false(x.webhook.verify(webhook(body, signXWebhook('another-secret', body)), config, {}));
+  t.false(x.webhook.verify(webhook(body, false), config, {}));
+  t.false(x.webhook.verify(webhook(body, 'sha256=short'), config, {}));
   const tampered = Buffer.from(body.toString('utf8').replace('double charged', 'charged thrice'));
-  t.false(x.verifyWebhook(webhook(tampered, signXWebhook(config.api_secret, body)), config, {}));
+  t.false(x.webhook.verify(webhook(tampered, signXWebhook(config.api_secret, body)), config, {}));
 });
 
 test.serial('send: a DM to the participant, OAuth 1.0a signed with the channel\'s keys', async (t) => {
@@ -141,7 +140,7 @@ test.serial('send: 429 is transient until the rate limit resets; 500 is transien
 
 test('send: X unreachable is transient', async (t) => {
   const port = await closedPort();
-  const error = await t.throwsAsync(x.send(config, outbound(), { ...context, urls: { ...context.urls, x: `http://127.0.0.1:${port}` } }), { instanceOf: ConnectorError });
+  const error = await t.throwsAsync(x.send(config, outbound(), { ...context, baseUrl: `http://127.0.0.1:${port}` }), { instanceOf: ConnectorError });
   t.is(error.kind, 'transient');
   t.regex(error.message, /^X unreachable/);
 });

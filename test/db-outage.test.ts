@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { createDb, type Db } from '../core/db.ts';
+import { createDb, type Db } from '../core/adapters/postgres/db.ts';
 import { startWebServer, type WebServer } from '../api/server.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';

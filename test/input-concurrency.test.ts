@@ -1,12 +1,12 @@
 /**
  * Concurrent writes in one business never surface a deadlock: inserts that reference the
  * business take its lock first, and a transaction that still loses a deadlock or
- * serialization race is retried (core/db.ts).
+ * serialization race is retried (core/adapters/postgres/db.ts).
  */
 import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace } from './helpers/fixtures.ts';
-import { sql } from '../core/db.ts';
+import { sql } from '../core/adapters/postgres/db.ts';
 
 let app: TestApp;
 test.before(async () => {

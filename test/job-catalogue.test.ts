@@ -6,7 +6,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { sql } from '../core/db.ts';
+import { sql } from '../core/adapters/postgres/db.ts';
 import { addJob, addJobExpression, enqueue, jobCatalogue, type JobName } from '../core/jobs.ts';
 import { allTasks } from '../workers/tasks/index.ts';
 import { crontab } from '../workers/crontab.ts';

@@ -1,5 +1,5 @@
 /**
- * Search with the per-process vector cache warm (core/kb-vector-cache.ts): every change to a
+ * Search with the per-process vector cache warm (core/domain/knowledge-base/vector-cache.ts): every change to a
  * business's index (article indexed, re-indexed, deleted) shows in the very next search, and a
  * business's cached vectors never serve another business. The API and the worker share this
  * process, as in a single-process deployment, so the cache is warm whenever a test searches twice.
@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
-import { VectorCache, type ChunkVector } from '../core/kb-vector-cache.ts';
+import { VectorCache, type ChunkVector } from '../core/domain/knowledge-base/vector-cache.ts';
 
 let app: TestApp;
 let ollama: FakeOllama;

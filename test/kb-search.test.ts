@@ -15,9 +15,9 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { startFakeOllama, FAKE_EMBEDDING_SIZE, type FakeOllama } from './fakes/ollama.ts';
-import { chunkText, CHUNK_SIZE } from '../core/kb-index.ts';
+import { chunkText, CHUNK_SIZE } from '../core/domain/knowledge-base/search-index.ts';
 import { INDEX_MAX_ATTEMPTS } from '../core/jobs.ts';
-import { embed, OllamaError } from '../core/ollama.ts';
+import { embed, OllamaError } from '../core/adapters/ollama.ts';
 
 let app: TestApp;
 let ollama: FakeOllama;

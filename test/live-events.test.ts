@@ -1,14 +1,14 @@
 /**
  * Live events carry the object a GET returns: `message_created` / `message_updated` the message
  * of GET …/messages, `conversation_created` / `conversation_updated` the entry of GET
- * /conversations, next to the ids, state and `at` they always had (core/event-catalogue.ts).
+ * /conversations, next to the ids, state and `at` they always had (core/events/catalogue.ts).
  */
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import type { JobHelpers } from 'graphile-worker';
-import type { ParleyEvent } from '../core/events.ts';
+import type { ParleyEvent } from '../core/events/bus.ts';
 import { processInboundEvent, storeInboundEvents } from '../core/commands/inbound.ts';
-import { publishEvents } from '../core/live-events.ts';
+import { publishEvents } from '../core/events/live.ts';
 import deliverMessage from '../workers/tasks/deliver_message.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';

@@ -1,7 +1,7 @@
-/** System mail through SMTP_URL (core/mailer.ts): nodemailer loads with the first mail and sends every one. */
+/** System mail through SMTP_URL (core/adapters/mailer.ts): nodemailer loads with the first mail and sends every one. */
 import test from 'ava';
 import { pino } from 'pino';
-import { createMailer } from '../core/mailer.ts';
+import { createMailer } from '../core/adapters/mailer.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
 
 let smtp: FakeSmtp;

@@ -1,6 +1,8 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { sendMessage } from '../core/commands/messages.ts';
+import { publishEvents } from '../core/events/live.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -276,4 +278,52 @@ test('send with attachments: a foreign URL or another business\'s upload is 422 
   const missingUrl = await send(ws, conv.id, { content: 'x', attachments: [{ filename: 'a' }] });
   t.is(missingUrl.status, 422);
   t.deepEqual(missingUrl.body.detail[0].loc, ['body', 'attachments', 0, 'url']);
+});
+
+test('system message (sendMessage): in the inbox, not counted, not delivered, first_response_at and status kept; the same events', async (t) => {
+  const ws = await createWorkspace(app);
+  const conv = await startConversation(ws);
+  // Pending and without a channel: a note neither reopens it nor needs a channel to be written.
+  await app.sql(`update conversations set status = 'pending', channel_id = null where id = $1`, [conv.id]);
+  const eventsBefore = app.events.length;
+
+  const sent = await sendMessage(app.deps.db, {
+    businessId: ws.businessId,
+    conversationId: conv.id,
+    sender: { type: 'system' },
+    content: 'Assigned to agent 2',
+    attachments: [],
+  });
+  await publishEvents(app.deps, sent.events);
+
+  t.like(sent.message, { conversation_id: conv.id, sender_type: 'system', sender_id: null, content: 'Assigned to agent 2', delivery_status: null });
+  const message = await row(`select * from messages where id = $1`, [sent.message.id]);
+  t.like(message, { business_id: ws.businessId, sender_type: 'system', sender_id: null, delivery_status: null, channel_id: null });
+  t.deepEqual(await deliveryJobs(ws.businessId), [], 'nothing is delivered to the customer');
+  t.is(await row(`select count from message_counters where business_id = $1`, [ws.businessId]), undefined, 'not counted against the month');
+
+  const after = await row(`select last_message_at, first_response_at, status from conversations where id = $1`, [conv.id]);
+  t.is(after.last_message_at.toISOString(), sent.message.created_at);
+  t.is(after.first_response_at, null, 'first_response_at waits for a human reply');
+  t.is(after.status, 'pending');
+
+  const published = app.events.slice(eventsBefore).filter((e) => e.payload.conversation_id === conv.id);
+  t.deepEqual(published.map((e) => e.name), ['message_created', 'conversation_updated']);
+  t.deepEqual(published[0].payload.message, sent.message);
+  t.is(published[0].payload.sender_type, 'system');
+
+  const listed = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token });
+  t.is(listed.status, 200, listed.text);
+  t.true(JSON.stringify(listed.body).includes(sent.message.id), 'visible in the inbox');
+});
+
+test('system message (sendMessage): another business\'s conversation is 404, and nothing is written', async (t) => {
+  const ws = await createWorkspace(app);
+  const other = await createWorkspace(app);
+  const conv = await startConversation(other);
+  const error = await t.throwsAsync(
+    sendMessage(app.deps.db, { businessId: ws.businessId, conversationId: conv.id, sender: { type: 'system' }, content: 'note', attachments: [] }),
+  );
+  t.is((error as any).status, 404);
+  t.is(await row(`select count(*)::int as n from messages where conversation_id = $1`, [conv.id]).then((r) => r.n), 0);
 });

@@ -16,7 +16,7 @@ import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
 import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 import { signTwilioWebhook } from './fakes/twilio.ts';
 import { signXWebhook } from './fakes/x.ts';
-import { issuePurposeToken } from '../core/tokens.ts';
+import { issuePurposeToken } from '../core/domain/accounts/tokens.ts';
 
 const STRIPE_KEY = 'sk_test_openapi';
 const STRIPE_WEBHOOK = 'whsec_openapi';
@@ -85,6 +85,7 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /healthz', () => app.request('GET', '/healthz')],
     ['get /readyz', () => app.request('GET', '/readyz')],
     ['get /docs', () => app.request('GET', '/docs')],
+    ['get /docs/decisions', () => app.request('GET', '/docs/decisions')],
     ['get /widget.js', () => app.request('GET', '/widget.js')],
     ['post /api/v1/auth/register', () => app.request('POST', '/api/v1/auth/register', { body: { email: 'doc@example.com', full_name: 'Doc', password: 'password123' } })],
     ['post /api/v1/auth/login', () => app.request('POST', '/api/v1/auth/login', { body: { email: 'doc@example.com', password: 'password123' } })],
@@ -125,6 +126,7 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/customers', () => req('GET', '/api/v1/customers')],
     ['get /api/v1/customers/{id}', () => req('GET', `/api/v1/customers/${customerNumber}`)],
     ['get /api/v1/channels', () => req('GET', '/api/v1/channels')],
+    ['get /api/v1/channel-types', () => req('GET', '/api/v1/channel-types')],
     ['post /api/v1/channels', () => req('POST', '/api/v1/channels', { body: { type: 'telegram', config: { bot_token: '456:def' } } })],
     ['patch /api/v1/channels/{channel_id}', () => req('PATCH', `/api/v1/channels/${telegram.id}`, { body: { is_active: true } })],
     ['post /api/v1/channels/{channel_id}/reconnect', () => req('POST', `/api/v1/channels/${sms.id}/reconnect`)],

@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { startWebServer, type WebServer } from '../api/server.ts';
 import type { Deps } from '../core/deps.ts';
-import { rooms, type EventBus } from '../core/events.ts';
-import { createRedisEventBus } from '../core/redis-events.ts';
+import { rooms, type EventBus } from '../core/events/bus.ts';
+import { createRedisEventBus } from '../core/adapters/redis-events.ts';
 import { startTestApp, testRedisUrl, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 

@@ -15,8 +15,8 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { migrate } from '../core/migrate.ts';
-import { startEmbeddedPostgres } from '../core/embedded-postgres.ts';
+import { migrate } from '../core/adapters/postgres/migrate.ts';
+import { startEmbeddedPostgres } from '../core/adapters/postgres/embedded-postgres.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 

@@ -11,7 +11,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../core/config.ts';
-import { loadEmbeddedPostgres } from '../core/embedded-postgres.ts';
+import { loadEmbeddedPostgres } from '../core/adapters/postgres/embedded-postgres.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { repoRoot, runParley, spawnParley, type CliRun } from './helpers/cli.ts';
 import { closedPort } from './helpers/ports.ts';

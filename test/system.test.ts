@@ -4,11 +4,12 @@
  */
 import test from 'ava';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type Koa from 'koa';
 import { z } from '../core/zod.ts';
-import { createDb, sql } from '../core/db.ts';
+import { createDb, sql } from '../core/adapters/postgres/db.ts';
 import type { Deps } from '../core/deps.ts';
 import { createApp } from '../api/app.ts';
 import { defineRoute, type AnyRoute } from '../api/route.ts';
@@ -122,6 +123,13 @@ test('GET /docs is an HTML page that reads the OpenAPI document', async (t) => {
   t.regex(res.headers.get('content-type') ?? '', /^text\/html/);
   t.regex(res.text, /^<!doctype html>/i);
   t.true(res.text.includes('/api/v1/openapi.json'));
+});
+
+test('GET /docs/decisions serves docs/decisions.md as Markdown', async (t) => {
+  const res = await app.request('GET', '/docs/decisions');
+  t.is(res.status, 200);
+  t.regex(res.headers.get('content-type') ?? '', /^text\/markdown; charset=utf-8/);
+  t.is(res.text, readFileSync(new URL('../docs/decisions.md', import.meta.url), 'utf8'));
 });
 
 test('every response carries X-Request-Id; a sane one sent by the client is echoed', async (t) => {

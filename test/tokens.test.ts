@@ -5,7 +5,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { SignJWT, UnsecuredJWT, base64url, decodeJwt, decodeProtectedHeader } from 'jose';
-import { issueAccessToken, issuePurposeToken, verifyAccessToken } from '../core/tokens.ts';
+import { issueAccessToken, issuePurposeToken, verifyAccessToken } from '../core/domain/accounts/tokens.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { registerUser, type Account } from './helpers/fixtures.ts';
 

@@ -1,6 +1,6 @@
-/** Which pages may use a widget: its domain and subdomains by Origin (core/widget-origins.ts). */
+/** Which pages may use a widget: its domain and subdomains by Origin (core/domain/visitors/widget-origins.ts). */
 import test from 'ava';
-import { domainHost, originAllowed } from '../core/widget-origins.ts';
+import { domainHost, originAllowed } from '../core/domain/visitors/widget-origins.ts';
 
 const prod = { allowLocalhost: false };
 const dev = { allowLocalhost: true };

@@ -6,7 +6,7 @@ import test from 'ava';
 import { EventEmitter } from 'node:events';
 import { z } from 'zod';
 import type { WorkerEvents } from 'graphile-worker';
-import { sql } from '../core/db.ts';
+import { sql } from '../core/adapters/postgres/db.ts';
 import { addJob } from '../core/jobs.ts';
 import { defineTask, type AnyTask } from '../workers/task.ts';
 import { startWorker } from '../workers/main.ts';

@@ -13,8 +13,8 @@
  */
 import type { WorkerEvents } from 'graphile-worker';
 import { z } from 'zod';
-import { sql, type Db } from '../core/db.ts';
-import type { Logger } from '../core/logger.ts';
+import { sql, type Db } from '../core/adapters/postgres/db.ts';
+import type { Logger } from '../core/adapters/logger.ts';
 
 export type Liveness = {
   /** Stops beating for a pool (and its workers) that will run no job again, before it has ended. */

@@ -12,7 +12,7 @@ import { EventEmitter } from 'node:events';
 import { parseCronItems, run, type CronItem, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Deps } from '../core/deps.ts';
-import { workerLogger } from '../core/worker-logger.ts';
+import { workerLogger } from '../core/adapters/worker-logger.ts';
 import { crontab as defaultCrontab } from './crontab.ts';
 import { allTasks } from './tasks/index.ts';
 import { trackLiveness } from './liveness.ts';

@@ -7,7 +7,7 @@
  * that follows matches nothing: it only touches jobs still locked by the pool.)
  */
 import type { Job, WorkerEvents } from 'graphile-worker';
-import { sql, type Db } from '../core/db.ts';
+import { sql, type Db } from '../core/adapters/postgres/db.ts';
 
 /** Call with a job about to run: true when its pool is shutting down and the job was handed back. */
 export type ShutdownGuard = (job: Job) => Promise<boolean>;

@@ -9,7 +9,7 @@
  * left locked is released after WORKER_LIVENESS_TIMEOUT.
  */
 import type { Runner, WorkerEvents } from 'graphile-worker';
-import type { Logger } from '../core/logger.ts';
+import type { Logger } from '../core/adapters/logger.ts';
 
 export type SupervisedRunner = {
   /** Stops the current runner gracefully (running jobs finish) and starts no other. */

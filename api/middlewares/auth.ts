@@ -4,9 +4,9 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { sql, type Queryable } from '../../core/db.ts';
+import { sql, type Queryable } from '../../core/adapters/postgres/db.ts';
 import { invalidCredentials, notAuthenticated } from '../../core/errors.ts';
-import { verifyAccessToken } from '../../core/tokens.ts';
+import { verifyAccessToken } from '../../core/domain/accounts/tokens.ts';
 
 export type Role = 'owner' | 'admin' | 'agent';
 

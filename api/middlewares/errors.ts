@@ -6,12 +6,12 @@
  * each request once.
  */
 import type { Middleware } from 'koa';
-import { isDatabaseUnavailable } from '../../core/db-outage.ts';
+import { isDatabaseUnavailable } from '../../core/adapters/postgres/db-outage.ts';
 import { HttpError } from '../../core/errors.ts';
 
 /** Seconds a client is asked to wait before retrying during a database outage. */
 const OUTAGE_RETRY_AFTER = '5';
-import type { Logger } from '../../core/logger.ts';
+import type { Logger } from '../../core/adapters/logger.ts';
 
 export function errorsAndAccessLog(logger: Logger): Middleware {
   return async (ctx, next) => {

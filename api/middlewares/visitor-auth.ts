@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { Deps } from '../../core/deps.ts';
 import { invalidCredentials, notAuthenticated } from '../../core/errors.ts';
 import { loadVisitor, type Visitor } from '../../core/commands/visitors.ts';
-import { verifyVisitorToken } from '../../core/visitor-tokens.ts';
+import { verifyVisitorToken } from '../../core/domain/visitors/visitor-tokens.ts';
 
 export async function authenticateVisitor(ctx: Context, deps: Deps): Promise<Visitor> {
   const header = ctx.get('Authorization').trim();

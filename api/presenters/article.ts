@@ -1,6 +1,6 @@
 /** kb_articles row joined with its business → the spec's Article object (integer ids, decisions.md). */
 import { z } from '../../core/zod.ts';
-import { sql } from '../../core/db.ts';
+import { sql } from '../../core/adapters/postgres/db.ts';
 
 export const indexStatuses = ['pending', 'indexed', 'failed'] as const;
 

@@ -1,6 +1,6 @@
 /** businesses row → the spec's Business object. */
 import { z } from '../../core/zod.ts';
-import { sql } from '../../core/db.ts';
+import { sql } from '../../core/adapters/postgres/db.ts';
 
 export const businessRow = z.object({
   id: z.string(),

@@ -1,9 +1,15 @@
 /** channels row → the spec's Channel: the full config for owner/admin, secrets masked for agents, none in public. */
 import { z } from '../../core/zod.ts';
-import { channelTypes, maskChannelConfig } from '../../core/channel-config.ts';
+import { maskChannelConfig } from '../../core/domain/channels/channel-config.ts';
 import { tryReadChannelConfig, type ChannelRow } from '../../core/commands/channels.ts';
-import { webhookUrl } from '../../core/webhook-urls.ts';
-import { isUnsignedMetaChannel } from '../../connectors/meta.ts';
+import { webhookUrl } from '../../core/domain/channels/webhook-urls.ts';
+import { channelTypes, connectorFor, connectors } from '../../connectors/index.ts';
+
+/** The labels of the types with a property, for the generated descriptions: `` `a`, `b` and `c` ``. */
+function typesWhere(has: (c: (typeof connectors)[number]) => boolean): string {
+  const names = connectors.filter(has).map((c) => `\`${c.type}\``);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? 'none');
+}
 
 export const channelSchema = z
   .object({
@@ -13,7 +19,7 @@ export const channelSchema = z
     config: z.record(z.string(), z.unknown()).openapi({
       description:
         'Fields by type (all strings). Owner and admin see the values; an agent sees secret values as `********`. ' +
-        'Create and update responses of `whatsapp` and `instagram` channels add `_meta_setup_instructions` {callback_url, verify_token}.',
+        `Create and update responses of ${typesWhere((c) => c.setupFields !== undefined)} channels add \`_meta_setup_instructions\` {callback_url, verify_token}.`,
     }),
     is_active: z.boolean(),
     created_at: z.string(),
@@ -26,18 +32,19 @@ export const channelSchema = z
       .openapi({
         description:
           'Where the platform posts to Parley, for the setup steps a dashboard shows: the Meta app\'s callback URL (`whatsapp`, `instagram`, with `verify_token`), ' +
-          'the Twilio number\'s messaging URL (`sms`), the X or Telegram webhook Parley registers. Null for `webchat`, `widget` and `email` (see `inbound_webhook`).',
+          'the Twilio number\'s messaging URL (`sms`), the X or Telegram webhook Parley registers. ' +
+          `Null for ${typesWhere((c) => c.webhook?.audience !== 'platform')} (see \`inbound_webhook\`).`,
       }),
     inbound_webhook: z
       .object({ url: z.string(), secret: z.string() })
       .nullable()
       .openapi({
         description:
-          '`email` channels, owner and admin only, once registered: where a mail provider forwards raw MIME messages, and the secret it sends in `X-Parley-Webhook-Secret` (or `?secret=`). Null otherwise.',
+          `${typesWhere((c) => c.webhook?.audience === 'owner')} channels, owner and admin only, once registered: where a mail provider forwards raw MIME messages, and the secret it sends in \`X-Parley-Webhook-Secret\` (or \`?secret=\`). Null otherwise.`,
       }),
     warnings: z.array(z.string()).openapi({
       description:
-        'What makes this channel insecure, for its owner to fix. A `whatsapp` or `instagram` channel without `app_secret` cannot have ' +
+        `What makes this channel insecure, for its owner to fix. A ${typesWhere((c) => c.webhook?.unsigned !== undefined).replace(' and ', ' or ')} channel without \`app_secret\` cannot have ` +
         'Meta\'s webhook signature checked, so anyone who knows its phone number id or account id could post messages as customers: ' +
         'such posts are refused when the server runs with META_REQUIRE_SIGNATURE (the production default). Empty when nothing is wrong.',
     }),
@@ -59,25 +66,27 @@ export const publicChannelSchema = z
 export type PresentChannelOptions = {
   /** An `agent` is reading: secret values become "********". */
   masked: boolean;
-  /** PUBLIC_URL: set on create/update responses to add `_meta_setup_instructions` (whatsapp, instagram). */
+  /** PUBLIC_URL: set on create/update responses to add the connector's setup fields (Meta's `_meta_setup_instructions`). */
   setupFor?: string;
-  /** PUBLIC_URL, for the `inbound_webhook` of e-mail channels. */
+  /** PUBLIC_URL, for `webhook_url` and the `inbound_webhook` of e-mail channels. */
   publicUrl: string;
 };
 
-/** The raw-MIME webhook of an e-mail channel: its URL and the per-channel secret registration generated. */
+/** A webhook the owner configures (e-mail forwarding): its URL and the per-channel secret registration generated. */
 function inboundWebhook(row: ChannelRow, options: PresentChannelOptions): { url: string; secret: string } | null {
   const secret = row.state.webhook_secret;
-  if (row.type !== 'email' || options.masked || typeof secret !== 'string') return null;
-  return { url: webhookUrl(options.publicUrl, row.type, row.id), secret };
+  const url = webhookUrl(options.publicUrl, row.type, row.id);
+  if (connectorFor(row.type).webhook?.audience !== 'owner' || options.masked || typeof secret !== 'string' || !url) return null;
+  return { url, secret };
 }
 
-const hasPlatformWebhook = (type: string) => ['whatsapp', 'instagram', 'sms', 'x', 'telegram'].includes(type);
-export const UNSIGNED_META_WARNING =
-  'No app_secret: Meta\'s webhook signature cannot be checked, so anyone who knows this account\'s id could post messages as customers. Set the Meta app\'s secret as app_secret.';
+/** The URL the platform posts to, for the setup steps a dashboard shows. */
+const platformWebhookUrl = (row: ChannelRow, publicUrl: string) =>
+  connectorFor(row.type).webhook?.audience === 'platform' ? webhookUrl(publicUrl, row.type, row.id) : null;
 
 function warningsOf(row: ChannelRow, stored: Record<string, string> | null): string[] {
-  return stored && isUnsignedMetaChannel(row.type, stored) ? [UNSIGNED_META_WARNING] : [];
+  const unsigned = connectorFor(row.type).webhook?.unsigned;
+  return stored && unsigned?.is(stored) ? [unsigned.warning] : [];
 }
 
 const UNREADABLE = 'The stored configuration cannot be decrypted (was CONFIG_ENCRYPTION_KEY changed?). Enter the credentials again.';
@@ -85,23 +94,20 @@ const UNREADABLE = 'The stored configuration cannot be decrypted (was CONFIG_ENC
 export function presentChannel(row: ChannelRow, key: Uint8Array, options: PresentChannelOptions): ChannelOutput {
   const stored = tryReadChannelConfig(key, row);
   let config: Record<string, unknown> = stored ?? {};
-  if (options.setupFor && stored && (row.type === 'whatsapp' || row.type === 'instagram')) {
-    config = {
-      ...config,
-      _meta_setup_instructions: { callback_url: `${options.setupFor}/api/v1/webhooks/${row.type}`, verify_token: stored.verify_token },
-    };
-  }
+  const setupFields = connectorFor(row.type).setupFields;
+  const setupUrl = options.setupFor ? webhookUrl(options.setupFor, row.type, row.id) : null;
+  if (setupFields && stored && setupUrl) config = { ...config, ...setupFields(stored, setupUrl) };
   return {
     id: row.id,
     business_id: row.business_id,
     type: row.type,
-    config: options.masked ? maskChannelConfig(config) : config,
+    config: options.masked ? maskChannelConfig(row.type, config) : config,
     is_active: row.is_active,
     created_at: row.created_at,
     status: stored ? row.status : 'error',
     last_error: stored ? row.last_error : UNREADABLE,
     is_builtin: row.is_builtin,
-    webhook_url: hasPlatformWebhook(row.type) ? webhookUrl(options.publicUrl, row.type, row.id) : null,
+    webhook_url: platformWebhookUrl(row, options.publicUrl),
     inbound_webhook: inboundWebhook(row, options),
     warnings: warningsOf(row, stored),
   };

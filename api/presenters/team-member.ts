@@ -1,6 +1,6 @@
 /** team_members row joined with its user → the spec's Team member object. */
 import { z } from '../../core/zod.ts';
-import { sql } from '../../core/db.ts';
+import { sql } from '../../core/adapters/postgres/db.ts';
 
 export const teamMemberRow = z.object({
   id: z.string(),

@@ -7,6 +7,7 @@ import team from './team/routes.ts';
 import conversations from './conversations/routes.ts';
 import customers from './customers/routes.ts';
 import channels from './channels/routes.ts';
+import channelTypes from './channel-types/routes.ts';
 import widgets from './widgets/routes.ts';
 import kb from './kb/routes.ts';
 import analytics from './analytics/routes.ts';
@@ -24,6 +25,7 @@ export const allRoutes: AnyRoute[] = [
   ...conversations,
   ...customers,
   ...channels,
+  ...channelTypes,
   ...widgets,
   ...kb,
   ...analytics,

@@ -1,7 +1,8 @@
 /** The last 30 days at a glance, and where conversations come from. */
 import { api } from '../api.ts';
-import type { ChannelType, Overview } from '../types.ts';
-import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import type { Overview } from '../types.ts';
+import { channelLabel } from '../channel-types.ts';
+import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { duration } from '../ui/time.ts';
 import { useLoad } from '../ui/useLoad.ts';
@@ -22,7 +23,7 @@ function ChannelMix({ mix }: { mix: Record<string, number> }) {
     <ul class="mix" aria-label="Channel mix">
       {rows.map(([type, share]) => (
         <li class="mix-row">
-          <span class="mix-label"><ChannelIcon type={type as ChannelType} size={14} /> {CHANNEL_LABELS[type as ChannelType] ?? type}</span>
+          <span class="mix-label"><ChannelIcon type={type} size={14} /> {channelLabel(type)}</span>
           <span class="mix-bar"><span style={{ width: `${share}%` }} /></span>
           <span class="mix-value">{share.toFixed(1)}%</span>
         </li>

@@ -4,7 +4,8 @@ import { api, qs } from '../api.ts';
 import { linkClick } from '../router.ts';
 import type { ConversationDetail, ConversationListItem } from '../types.ts';
 import { Avatar } from '../ui/Avatar.tsx';
-import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import { channelLabel } from '../channel-types.ts';
+import { ChannelIcon } from '../ui/channels.tsx';
 import { shortTime } from '../ui/time.ts';
 import { inboxUrl } from './filters.ts';
 
@@ -34,7 +35,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
         <Avatar name={name} size={48} />
         <div>
           <h2 class="customer-name">{name}</h2>
-          <span class="muted small channel-line"><ChannelIcon type={c.channel_type} size={14} /> {CHANNEL_LABELS[c.channel_type]}</span>
+          <span class="muted small channel-line"><ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)}</span>
         </div>
       </div>
       <dl class="kvs">

@@ -1,8 +1,7 @@
 /** Views (Mine / Unassigned / All) and the status and channel filters above the list. */
 import { liveState } from '../live.ts';
 import { navigate } from '../router.ts';
-import { CHANNEL_LABELS } from '../ui/channels.tsx';
-import type { ChannelType } from '../types.ts';
+import { channelTypes } from '../channel-types.ts';
 import { filters, inboxUrl, STATUSES, VIEWS, type Filters } from './filters.ts';
 
 export function ListHeader() {
@@ -29,8 +28,8 @@ export function ListHeader() {
         </select>
         <select class="input small" aria-label="Channel" value={f.channel} onChange={(e) => go({ channel: e.currentTarget.value as Filters['channel'] })}>
           <option value="">All channels</option>
-          {(Object.keys(CHANNEL_LABELS) as ChannelType[]).map((type) => (
-            <option value={type}>{CHANNEL_LABELS[type]}</option>
+          {channelTypes.value.map((t) => (
+            <option value={t.type}>{t.label}</option>
           ))}
         </select>
       </div>

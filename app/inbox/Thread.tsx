@@ -2,7 +2,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { linkClick } from '../router.ts';
 import { me, members } from '../session.ts';
-import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import { channelLabel } from '../channel-types.ts';
+import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { inboxUrl } from './filters.ts';
 import { followThread, thread, threadError } from './thread-store.ts';
@@ -40,7 +41,7 @@ export function Thread({ id }: { id: string }) {
             <div class="thread-title">
               <h2>{name}</h2>
               <span class="muted small channel-line">
-                <ChannelIcon type={c.channel_type} size={14} /> {CHANNEL_LABELS[c.channel_type]} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
+                <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
               </span>
             </div>
@@ -63,7 +64,7 @@ export function Thread({ id }: { id: string }) {
           ))}
         </div>
         {c.channel_id ? (
-          <Composer conversationId={c.id} channelLabel={CHANNEL_LABELS[c.channel_type]} />
+          <Composer conversationId={c.id} channelLabel={channelLabel(c.channel_type)} />
         ) : (
           <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered.</Notice>
         )}

@@ -2,7 +2,8 @@
 import { api } from '../api.ts';
 import { isManager } from '../session.ts';
 import type { Channel } from '../types.ts';
-import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import { channelLabel, channelTypeInfo, channelValue } from '../channel-types.ts';
+import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { CopyBox } from './Section.tsx';
@@ -10,37 +11,24 @@ import { CopyBox } from './Section.tsx';
 const STATUS_TEXT = { pending: 'Connecting…', connected: 'Connected', error: 'Needs attention' } as const;
 
 function title(c: Channel): string {
-  const config = c.config;
-  const detail = (config.address ?? config.from_number ?? config.phone_number_id ?? config.instagram_business_account_id ?? config.name) as string | undefined;
   if (c.is_builtin) return 'Web chat (built in)';
-  return detail ? `${CHANNEL_LABELS[c.type]} · ${detail}` : CHANNEL_LABELS[c.type];
+  const field = channelTypeInfo(c.type)?.title_field;
+  const detail = field ? c.config[field] : undefined;
+  return typeof detail === 'string' && detail ? `${channelLabel(c.type)} · ${detail}` : channelLabel(c.type);
 }
 
+/** What the owner still sets in the platform, as the channel type's connector words it. */
 function SetupSteps({ channel: c }: { channel: Channel }) {
-  if ((c.type === 'whatsapp' || c.type === 'instagram') && c.webhook_url)
-    return (
-      <div class="setup">
-        <p class="small">In your Meta app's webhook settings, subscribe to <strong>messages</strong> with:</p>
-        <CopyBox label="Callback URL" value={c.webhook_url} />
-        {typeof c.config.verify_token === 'string' && <CopyBox label="Verify token" value={c.config.verify_token} />}
-      </div>
-    );
-  if (c.type === 'sms' && c.webhook_url)
-    return (
-      <div class="setup">
-        <p class="small">Parley sets this as your Twilio number's "A message comes in" URL (set it by hand if registration fails):</p>
-        <CopyBox label="Messaging URL" value={c.webhook_url} />
-      </div>
-    );
-  if (c.type === 'email' && c.inbound_webhook)
-    return (
-      <div class="setup">
-        <p class="small">To forward mail instead of IMAP, have your provider post raw messages to this URL with the secret in <code>X-Parley-Webhook-Secret</code>:</p>
-        <CopyBox label="Forwarding URL" value={c.inbound_webhook.url} />
-        <CopyBox label="Secret" value={c.inbound_webhook.secret} />
-      </div>
-    );
-  return null;
+  const setup = channelTypeInfo(c.type)?.after_connect;
+  const values = (setup?.values ?? []).map((v) => ({ label: v.label, value: channelValue(c, v.source) }));
+  // Shown once the first value exists (the platform's URL is known after saving).
+  if (!setup || !values[0]?.value) return null;
+  return (
+    <div class="setup">
+      <p class="small">{setup.text}</p>
+      {values.map((v) => v.value && <CopyBox label={v.label} value={v.value} />)}
+    </div>
+  );
 }
 
 export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
@@ -48,7 +36,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
     await call();
     onChange();
   });
-  const platform = c.type !== 'webchat' && c.type !== 'widget';
+  const platform = channelTypeInfo(c.type)?.internal === false;
   return (
     <li class="card channel-card" aria-label={title(c)}>
       <div class="card-row">
@@ -70,7 +58,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
             <button
               class="btn small danger"
               disabled={act.busy}
-              onClick={() => confirm(`Delete this ${CHANNEL_LABELS[c.type]} channel? Its conversations stay.`) && act.run(() => api.delete(`/api/v1/channels/${c.id}`))}
+              onClick={() => confirm(`Delete this ${channelLabel(c.type)} channel? Its conversations stay.`) && act.run(() => api.delete(`/api/v1/channels/${c.id}`))}
             >
               Delete
             </button>

@@ -1,6 +1,7 @@
 /** Where customers reach the team: connected channels (live status) and new ones. */
 import { useEffect } from 'preact/hooks';
 import { api } from '../api.ts';
+import { channelTypes } from '../channel-types.ts';
 import { onLive } from '../live.ts';
 import { linkClick } from '../router.ts';
 import { isManager } from '../session.ts';
@@ -10,6 +11,9 @@ import { useLoad } from '../ui/useLoad.ts';
 import { ChannelCard } from './ChannelCard.tsx';
 import { ConnectChannel } from './ConnectChannel.tsx';
 import { Section } from './Section.tsx';
+
+/** "a, b and c". */
+const listOf = (names: string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'other channels'));
 
 export function Channels() {
   const { data, error, reload } = useLoad(() => api.get<Channel[]>('/api/v1/channels'));
@@ -34,7 +38,7 @@ export function Channels() {
           {plan.data?.plan === 'Free' && (
             <Notice kind="info">
               The Free plan includes the website widget. <a href="/app/settings/plan" onClick={(e) => linkClick(e, '/app/settings/plan')}>Upgrade to Mini</a> to connect
-              e-mail, WhatsApp, Telegram, Instagram, X and SMS.
+              {' '}{listOf(channelTypes.value.filter((t) => !t.internal).map((t) => t.label))}.
             </Notice>
           )}
           <ConnectChannel onConnected={() => void reload()} />

@@ -1,17 +1,18 @@
-/** Connect a platform channel with a form of its fields (never raw JSON). */
+/** Connect a platform channel with a form of its fields (never raw JSON), as its connector describes them. */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { channelTypes } from '../channel-types.ts';
 import type { Channel, ChannelType } from '../types.ts';
-import { CHANNEL_LABELS, ChannelIcon } from '../ui/channels.tsx';
+import { ChannelIcon } from '../ui/channels.tsx';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
-import { CHANNEL_FORMS } from './channel-fields.ts';
 
 export function ConnectChannel({ onConnected }: { onConnected: (channel: Channel) => void }) {
   const [type, setType] = useState<ChannelType | null>(null);
   const [values, setValues] = useState<Record<string, string>>({});
-  const form = CHANNEL_FORMS.find((f) => f.type === type);
+  const platforms = channelTypes.value.filter((t) => !t.internal);
+  const form = platforms.find((t) => t.type === type);
   const act = useAction(async () => {
     if (!form) return;
     const config = Object.fromEntries(form.fields.filter((f) => values[f.key]?.trim()).map((f) => [f.key, values[f.key]!.trim()]));
@@ -23,29 +24,29 @@ export function ConnectChannel({ onConnected }: { onConnected: (channel: Channel
   if (!form)
     return (
       <div class="connect-grid" role="group" aria-label="Connect a channel">
-        {CHANNEL_FORMS.map((f) => (
-          <button class="connect-tile" onClick={() => setType(f.type)}>
-            <ChannelIcon type={f.type} size={24} />
-            <span>{CHANNEL_LABELS[f.type]}</span>
+        {platforms.map((t) => (
+          <button class="connect-tile" onClick={() => setType(t.type)}>
+            <ChannelIcon type={t.type} size={24} />
+            <span>{t.label}</span>
           </button>
         ))}
       </div>
     );
   return (
-    <form class="card stack" onSubmit={act.onSubmit} aria-label={`Connect ${CHANNEL_LABELS[form.type]}`}>
+    <form class="card stack" onSubmit={act.onSubmit} aria-label={`Connect ${form.label}`}>
       <div class="card-row">
         <ChannelIcon type={form.type} size={24} />
-        <h3 class="card-title grow">Connect {CHANNEL_LABELS[form.type]}</h3>
+        <h3 class="card-title grow">Connect {form.label}</h3>
       </div>
       <p class="small muted">{form.intro}</p>
       <div class="form-grid">
         {form.fields.map((f) => (
           <Field
-            label={f.optional ? `${f.label} (optional)` : f.label}
-            type={f.secret ? 'password' : f.type === 'number' ? 'number' : 'text'}
+            label={f.required ? f.label : `${f.label} (optional)`}
+            type={f.secret ? 'password' : f.input === 'number' ? 'number' : 'text'}
             autoComplete="off"
-            required={!f.optional}
-            placeholder={f.placeholder}
+            required={f.required}
+            placeholder={f.placeholder ?? undefined}
             value={values[f.key] ?? ''}
             onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })}
           />

@@ -1,12 +1,12 @@
 /**
  * Baseline of the agent reply: Koa with the same body parser, and one INSERT per request on a
- * pool made by core/db.ts exactly as Parley's (slonik, same size), into a table of its own.
+ * pool made by core/adapters/postgres/db.ts exactly as Parley's (slonik, same size), into a table of its own.
  * `POST /reply {content}` → 200 `{id}`. Listens on PORT; prints "ready".
  */
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
-import { createDb, sql } from '../../core/db.ts';
+import { createDb, sql } from '../../core/adapters/postgres/db.ts';
 
 const db = await createDb(process.env.DATABASE_URL!);
 await db.query(sql.unsafe`

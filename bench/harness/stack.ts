@@ -1,6 +1,6 @@
 /**
  * What a bench run stands on: a scratch database on DATABASE_URL's server (or an embedded
- * PostgreSQL when it is unset), migrated with core/migrate.ts and dropped at the end; a
+ * PostgreSQL when it is unset), migrated with core/adapters/postgres/migrate.ts and dropped at the end; a
  * private Redis; the fake Graph API and fake Ollama from test/fakes; and Parley's processes
  * started as the Procfile runs them. Everything started is registered with `defer` and stopped
  * by `close`, newest first, also when a row fails.
@@ -10,8 +10,8 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { migrate } from '../../core/migrate.ts';
-import { startEmbeddedPostgres } from '../../core/embedded-postgres.ts';
+import { migrate } from '../../core/adapters/postgres/migrate.ts';
+import { startEmbeddedPostgres } from '../../core/adapters/postgres/embedded-postgres.ts';
 import { startFakeMeta, type FakeMeta } from '../../test/fakes/meta.ts';
 import { startFakeOllama, type FakeOllama } from '../../test/fakes/ollama.ts';
 import { clearLogs, freePort, root, spawnChild, spawnNode, startRedis, untilHttpOk, untilLogged, type Child } from './processes.ts';

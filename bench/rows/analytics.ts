@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
-import { overviewQueries } from '../../core/analytics.ts';
+import { overviewQueries } from '../../core/domain/analytics.ts';
 import { createWorkspace } from '../harness/fixtures.ts';
 import { closedLoop, describeFailures, type LoadResult, type Request } from '../harness/http-load.ts';
 import { root } from '../harness/processes.ts';

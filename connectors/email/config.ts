@@ -1,29 +1,20 @@
 /**
  * The e-mail channel's config: SMTP to send, optional IMAP to receive (without it, mail arrives
- * through the raw-MIME webhook). Ports may come as numbers or strings and are kept as strings.
+ * through the raw-MIME webhook). Checked by core/domain/channels/channel-config.ts from the field specs in
+ * index.ts: every value a string, ports included.
  */
-import { z } from 'zod';
-
-const port = z
-  .union([z.string().trim(), z.number().int()])
-  .transform(String)
-  .pipe(z.string().regex(/^\d{1,5}$/, 'must be a port number').refine((value) => Number(value) >= 1 && Number(value) <= 65535, 'must be a port number'));
-
-const optionalText = z.string().trim().optional().transform((value) => (value === '' ? undefined : value));
-
-export const emailConfigSchema = z.object({
-  address: z.string().trim().toLowerCase().pipe(z.email()),
-  smtp_host: z.string().trim().min(1),
-  smtp_port: port,
-  smtp_user: z.string().trim().min(1),
-  smtp_password: z.string().min(1),
-  imap_host: optionalText,
-  imap_port: port.optional(),
-  imap_user: optionalText,
-  imap_password: z.string().optional().transform((value) => (value === '' ? undefined : value)),
-});
-
-export type EmailConfig = z.infer<typeof emailConfigSchema>;
+export type EmailConfig = {
+  address: string;
+  smtp_host: string;
+  smtp_port: string;
+  smtp_user: string;
+  smtp_password: string;
+  imap_host?: string;
+  /** Default 993 once imap_host is set. */
+  imap_port?: string;
+  imap_user?: string;
+  imap_password?: string;
+};
 
 export type ImapSettings = {
   /** What to connect to: the checked address once resolved (servers.ts), else the configured host. */

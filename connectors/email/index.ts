@@ -4,14 +4,14 @@
  * services that forward inbound mail to a URL).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { ConnectorError, type Connector, type ConnectorContext, type RegisterResult } from '../types.ts';
-import { emailConfigSchema, imapSettings, type EmailConfig, type ImapSettings } from './config.ts';
+import { ConnectorError, type ChannelConfig, type ConfigField, type ConnectorContext, type RegisterResult, type WebhookConnector } from '../types.ts';
+import { imapSettings, type EmailConfig, type ImapSettings } from './config.ts';
 import { parseRawEmail } from './parse.ts';
 import { inboxEnd, openImapInbox, pollInbox, positionOf, type OpenInbox } from './poll.ts';
 import { createSmtpTransport, sendEmail, smtpError } from './send.ts';
 import { mailServer } from './servers.ts';
 
-export { emailConfigSchema, type EmailConfig } from './config.ts';
+export type { EmailConfig } from './config.ts';
 export { parseRawEmail } from './parse.ts';
 
 /** The header carrying the channel's webhook secret (a `secret` query parameter also works). */
@@ -73,22 +73,71 @@ async function checkedImap(imap: ImapSettings, context: ConnectorContext, unreso
   return { ...imap, host: server.address, servername: server.servername };
 }
 
+const imapFields: ConfigField[] = [
+  { key: 'imap_host', required: false, host: true, label: 'IMAP host' },
+  { key: 'imap_port', rule: 'port', required: false, label: 'IMAP port', placeholder: '993' },
+  { key: 'imap_user', required: false, label: 'IMAP user' },
+  { key: 'imap_password', required: false, secret: true, label: 'IMAP password' },
+];
+
+const isGiven = (value: unknown) => value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
+
 /** The connector with another IMAP session opener (tests). */
-export function createEmailConnector(openInbox: OpenInbox = openImapInbox): Connector<EmailConfig> {
+export function createEmailConnector(openInbox: OpenInbox = openImapInbox): WebhookConnector<EmailConfig> {
   const register = createRegister(openInbox);
   return {
     type: 'email',
-    configSchema: emailConfigSchema,
-    secretFields: ['smtp_password', 'imap_password'],
-    verifyWebhook(request, _config, state) {
-      const expected = state.webhook_secret;
-      const received = receivedSecret(request);
-      if (typeof expected !== 'string' || expected === '' || !received) return false;
-      return sameSecret(received, expected);
+    label: 'E-mail',
+    icon: { color: '#2563EB', path: 'M3 6h18v12H3z M3 7l9 6 9-6' },
+    titleField: 'address',
+    threaded: true,
+    config: [
+      { key: 'address', rule: 'email', required: true, label: 'Support address', placeholder: 'support@acme.com' },
+      { key: 'smtp_host', required: true, host: true, label: 'SMTP host' },
+      { key: 'smtp_port', rule: 'port', required: true, label: 'SMTP port', placeholder: '587' },
+      { key: 'smtp_user', required: true, label: 'SMTP user' },
+      { key: 'smtp_password', required: true, secret: true, label: 'SMTP password' },
+      ...imapFields,
+    ],
+    normalize: {
+      // IMAP is optional, but once any IMAP field is given the mailbox must be reachable.
+      alsoRequired: (input) => (imapFields.some((f) => isGiven(input[f.key])) ? ['imap_host', 'imap_user', 'imap_password'] : []),
+      complete: (config: ChannelConfig) => (config.imap_host && !config.imap_port ? { ...config, imap_port: '993' } : config),
     },
-    async parseWebhook(request) {
-      const message = await parseRawEmail(request.rawBody);
-      return message ? [message] : [];
+    duplicateAccountMessage: 'This account is already connected to a channel',
+    webhook: {
+      mode: 'channel',
+      audience: 'owner',
+      bodyLimit: 25 * 1024 * 1024,
+      summary: 'E-mail: one raw MIME message (for mail providers that forward by HTTP)',
+      description:
+        'The body is the RFC 822 message (any content type, at most 25 MiB). Header `X-Parley-Webhook-Secret` must be the channel\'s webhook secret (shown to owners in the channel\'s `webhook_secret`); 401 otherwise.',
+      errors: [401, 404, 413],
+      verify(request, _config, state) {
+        const expected = state.webhook_secret;
+        const received = receivedSecret(request);
+        if (typeof expected !== 'string' || expected === '' || !received) return false;
+        return sameSecret(received, expected);
+      },
+      async parse(request) {
+        const message = await parseRawEmail(request.rawBody);
+        return message ? [message] : [];
+      },
+    },
+    setup: {
+      intro: 'Replies go out through your SMTP server. Incoming mail is read over IMAP, or forwarded by your mail provider to the address shown after connecting.',
+      steps: [
+        'Enter the support address and the SMTP server your replies are sent through.',
+        'To read incoming mail over IMAP, enter the IMAP server, user and password too.',
+        'Without IMAP, have your mail provider forward incoming mail to the inbound webhook shown after connecting, with its secret.',
+      ],
+      afterConnect: {
+        text: 'To forward mail instead of IMAP, have your provider post raw messages to this URL with the secret in the X-Parley-Webhook-Secret header:',
+        values: [
+          { label: 'Forwarding URL', source: 'inbound_webhook.url' },
+          { label: 'Secret', source: 'inbound_webhook.secret' },
+        ],
+      },
     },
     send: (config, message, context) => sendEmail(config, message, context),
     register: (config, input, context) => register(config, input, context),
@@ -100,6 +149,6 @@ export function createEmailConnector(openInbox: OpenInbox = openImapInbox): Conn
   };
 }
 
-const emailConnector: Connector<EmailConfig> = createEmailConnector();
+const emailConnector: WebhookConnector<EmailConfig> = createEmailConnector();
 
 export default emailConnector;

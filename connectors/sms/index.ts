@@ -5,18 +5,12 @@
  */
 // Only the signature check at load: the REST client (the whole twilio library) loads on first send.
 import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
-import { z } from 'zod';
 import { httpStatusError, networkError, parseRetryAfter } from '../http-errors.ts';
-import { ConnectorError, type Connector, type OutboundMessage, type RegisterResult } from '../types.ts';
+import { ConnectorError, type ConnectorContext, type OutboundMessage, type RegisterResult, type WebhookConnector } from '../types.ts';
 import type { BaseUrlRequestClient } from './client.ts';
 import { parseTwilioWebhook, twilioForm } from './parse.ts';
 
-export const smsConfigSchema = z.object({
-  account_sid: z.string().trim().startsWith('AC', 'account_sid must start with AC'),
-  auth_token: z.string().trim().min(1),
-  from_number: z.string().trim().min(1),
-});
-export type SmsConfig = z.infer<typeof smsConfigSchema>;
+export type SmsConfig = { account_sid: string; auth_token: string; from_number: string };
 
 /** What Parley answers every Twilio webhook: no auto-reply (replies are sent through the API). */
 export const TWIML_EMPTY_RESPONSE = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
@@ -46,8 +40,8 @@ export function twilioError(error: unknown, httpClient?: BaseUrlRequestClient): 
   return networkError('Twilio', error);
 }
 
-async function send(config: SmsConfig, message: OutboundMessage, context: { urls: { twilio?: string } }) {
-  const { client, httpClient } = (await import('./client.ts')).createTwilioClient(config, context.urls.twilio);
+async function send(config: SmsConfig, message: OutboundMessage, context: Pick<ConnectorContext, 'baseUrl'>) {
+  const { client, httpClient } = (await import('./client.ts')).createTwilioClient(config, context.baseUrl);
   const mediaUrl = message.attachments.map((attachment) => attachment.url);
   if (message.text.trim() === '' && mediaUrl.length === 0) throw new ConnectorError('permanent', 'An SMS needs text or an attachment');
   try {
@@ -73,9 +67,9 @@ async function send(config: SmsConfig, message: OutboundMessage, context: { urls
 async function register(
   config: SmsConfig,
   input: { webhookUrl: string; state: Record<string, unknown> },
-  context: { urls: { twilio?: string } },
+  context: Pick<ConnectorContext, 'baseUrl'>,
 ): Promise<RegisterResult> {
-  const { client, httpClient } = (await import('./client.ts')).createTwilioClient(config, context.urls.twilio);
+  const { client, httpClient } = (await import('./client.ts')).createTwilioClient(config, context.baseUrl);
   try {
     const numbers = await client.incomingPhoneNumbers.list({ phoneNumber: config.from_number, limit: 1 });
     const number = numbers[0];
@@ -89,23 +83,53 @@ async function register(
   }
 }
 
-const smsConnector: Connector<SmsConfig> = {
+const smsConnector: WebhookConnector<SmsConfig> = {
   type: 'sms',
-  configSchema: smsConfigSchema,
-  secretFields: ['auth_token'],
-  verifyWebhook(request, config) {
-    const signature = request.headers['x-twilio-signature'];
-    if (!signature) return false;
-    try {
-      return validateRequest(config.auth_token, signature, request.url, twilioForm(request));
-    } catch {
-      // validateRequest throws on a URL it cannot parse: not a request Twilio signed.
-      return false;
-    }
+  label: 'SMS',
+  icon: { color: '#EA580C', path: 'M5 3h14v18H5z M9 18h6' },
+  titleField: 'from_number',
+  config: [
+    { key: 'account_sid', rule: 'twilio_sid', required: true, label: 'Account SID' },
+    { key: 'auth_token', required: true, secret: true, label: 'Auth token' },
+    { key: 'from_number', required: true, label: 'Phone number', placeholder: '+15551234567' },
+  ],
+  // The number, without formatting: keeps a second channel from taking the number's messaging URL.
+  routing: (config) => ({ routingKey: config.from_number.replace(/[\s().-]/g, ''), verifyToken: null }),
+  duplicateAccountMessage: 'This phone number is already connected to a channel',
+  webhook: {
+    mode: 'channel',
+    audience: 'platform',
+    bodyLimit: 1024 * 1024,
+    summary: 'SMS (Twilio): inbound messages and status callbacks',
+    description: '`X-Twilio-Signature` is checked against PUBLIC_URL + path with the channel\'s auth token (401 otherwise). Answers empty TwiML.',
+    errors: [401, 404, 413],
+    verify(request, config) {
+      const signature = request.headers['x-twilio-signature'];
+      if (!signature) return false;
+      try {
+        return validateRequest(config.auth_token, signature, request.url, twilioForm(request));
+      } catch {
+        // validateRequest throws on a URL it cannot parse: not a request Twilio signed.
+        return false;
+      }
+    },
+    parse(request) {
+      return parseTwilioWebhook(twilioForm(request));
+    },
+    reply: twimlEmptyResponse(),
   },
-  parseWebhook(request) {
-    return parseTwilioWebhook(twilioForm(request));
+  setup: {
+    intro: 'From the Twilio console: your account SID, auth token and the number customers text. Parley points the number\'s messaging URL at itself.',
+    steps: [
+      'In the Twilio console, copy the account SID and auth token.',
+      'Enter the number customers text (a number of that account), in international format.',
+    ],
+    afterConnect: {
+      text: 'Parley sets this as your Twilio number\'s "A message comes in" URL (set it by hand if registration fails):',
+      values: [{ label: 'Messaging URL', source: 'webhook_url' }],
+    },
   },
+  baseUrl: { env: 'TWILIO_API_URL', description: 'Twilio API base URL (unset: Twilio\'s own hosts)' },
   send,
   register,
 };

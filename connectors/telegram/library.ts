@@ -1,4 +1,4 @@
-/** telegraf, loaded when a Telegram channel is first used (see core/lazy-module.ts). */
-import { lazyModule } from '../../core/lazy-module.ts';
+/** telegraf, loaded when a Telegram channel is first used (see core/adapters/lazy-module.ts). */
+import { lazyModule } from '../../core/adapters/lazy-module.ts';
 
 export const telegraf = lazyModule(() => import('telegraf'));

@@ -3,34 +3,46 @@
  * weight). One webhook URL serves every WhatsApp channel: the route finds the channel by the
  * event's routingKey (`metadata.phone_number_id`), then checks the signature with its app secret.
  */
-import { z } from 'zod';
-import type { Connector } from '../types.ts';
-import { checkGraphAccount, graphUrl, metaWebhookConfig, verifyMetaWebhook } from '../meta.ts';
+import type { WebhookConnector } from '../types.ts';
+import { checkGraphAccount, completeMetaConfig, graphUrl, metaAfterConnect, metaSetupFields, metaWebhook, metaWebhookFields } from '../meta.ts';
 import { parseWhatsAppWebhook } from './parse.ts';
 import { sendWhatsAppMessage } from './send.ts';
 
 export { verifyMetaSubscription, metaSignature } from '../meta.ts';
 export { parseWhatsAppWebhook } from './parse.ts';
 
-const requiredString = z.string().trim().min(1);
+export type WhatsAppConfig = { phone_number_id: string; access_token: string; verify_token?: string; app_secret?: string };
 
-export const whatsappConfigSchema = z.object({
-  phone_number_id: requiredString,
-  access_token: requiredString,
-  ...metaWebhookConfig,
-});
-
-export type WhatsAppConfig = z.infer<typeof whatsappConfigSchema>;
-
-const whatsapp: Connector<WhatsAppConfig> = {
+const whatsapp: WebhookConnector<WhatsAppConfig> = {
   type: 'whatsapp',
-  configSchema: whatsappConfigSchema,
-  secretFields: ['access_token', 'app_secret'],
-  verifyWebhook: (request, config) => verifyMetaWebhook(request, config.app_secret),
-  parseWebhook: (request) => parseWhatsAppWebhook(request.rawBody),
-  send: (config, message, context) => sendWhatsAppMessage(config, message, context.urls.metaGraph),
+  label: 'WhatsApp',
+  icon: { color: '#16A34A', path: 'M12 3a9 9 0 0 0-7.8 13.5L3 21l4.6-1.2A9 9 0 1 0 12 3z M9 8c0 4 3 7 7 7' },
+  titleField: 'phone_number_id',
+  config: [
+    { key: 'phone_number_id', required: true, label: 'Phone number ID' },
+    { key: 'access_token', required: true, secret: true, label: 'Access token' },
+    ...metaWebhookFields,
+  ],
+  normalize: { complete: completeMetaConfig },
+  routing: (config) => ({ routingKey: config.phone_number_id, verifyToken: config.verify_token }),
+  duplicateAccountMessage: 'This WhatsApp phone number is already connected to a channel',
+  webhook: metaWebhook('WhatsApp', (request) => parseWhatsAppWebhook(request.rawBody)),
+  setupFields: metaSetupFields,
+  setup: {
+    intro:
+      'From your Meta app (WhatsApp → API setup): the phone number id and a permanent access token. After connecting, paste the callback URL and verify token shown here into the app\'s webhook settings and subscribe to "messages".',
+    steps: [
+      'In your Meta app, open WhatsApp → API setup and copy the phone number id.',
+      'Create a permanent access token (a system user token with the whatsapp_business_messaging permission).',
+      'Copy the app secret (App settings → Basic), so Parley can check that webhooks come from Meta.',
+      'After connecting, paste the callback URL and verify token shown here into the app\'s webhook settings and subscribe to "messages".',
+    ],
+    afterConnect: metaAfterConnect,
+  },
+  baseUrl: { env: 'META_GRAPH_URL', default: 'https://graph.facebook.com/v23.0', description: 'Meta Graph API base URL (WhatsApp)' },
+  send: (config, message, context) => sendWhatsAppMessage(config, message, context.baseUrl),
   register: (config, _input, context) =>
-    checkGraphAccount('WhatsApp', `${graphUrl(context.urls.metaGraph, config.phone_number_id)}?fields=display_phone_number,verified_name`, config.access_token, ['display_phone_number', 'verified_name']),
+    checkGraphAccount('WhatsApp', `${graphUrl(context.baseUrl, config.phone_number_id)}?fields=display_phone_number,verified_name`, config.access_token, ['display_phone_number', 'verified_name']),
 };
 
 export default whatsapp;

@@ -4,25 +4,18 @@
  * `state.user_id` by register); replies go out as DMs with the account's OAuth 1.0a user tokens.
  */
 import type { ApiResponseError, TwitterRateLimit } from 'twitter-api-v2';
-import { z } from 'zod';
+import { z } from '../../core/zod.ts';
 import { httpStatusError, networkError, parseRetryAfter } from '../http-errors.ts';
-import { ConnectorError, type Connector, type ConnectorContext, type OutboundMessage, type RegisterResult } from '../types.ts';
+import { ConnectorError, type ConnectorContext, type OutboundMessage, type RegisterResult, type WebhookConnector, type WebhookHandshake } from '../types.ts';
 import { createXClient } from './client.ts';
 import { twitterApi } from './library.ts';
 import { parseXWebhook } from './parse.ts';
-import { verifyWebhookSignature } from './signature.ts';
+import { CRC_TOKEN_PATTERN, crcResponseToken, verifyWebhookSignature } from './signature.ts';
 
 export { CRC_TOKEN_PATTERN, crcResponseToken, isCrcToken, webhookSignature } from './signature.ts';
 export { forUserIdOf } from './parse.ts';
 
-export const xConfigSchema = z.object({
-  api_key: z.string().trim().min(1),
-  api_secret: z.string().trim().min(1),
-  access_token: z.string().trim().min(1),
-  access_token_secret: z.string().trim().min(1),
-  bearer_token: z.string().trim().min(1),
-});
-export type XConfig = z.infer<typeof xConfigSchema>;
+export type XConfig = { api_key: string; api_secret: string; access_token: string; access_token_secret: string; bearer_token: string };
 
 /** X's longest DM. */
 const MAX_DM_LENGTH = 10_000;
@@ -77,7 +70,7 @@ async function send(config: XConfig, message: OutboundMessage, context: Connecto
   const text = dmText(message);
   if (text === '') throw new ConnectorError('permanent', 'A direct message needs text');
   if (text.length > MAX_DM_LENGTH) throw new ConnectorError('permanent', `A direct message holds at most ${MAX_DM_LENGTH} characters`);
-  const client = await createXClient(config, context.urls.x);
+  const client = await createXClient(config, context.baseUrl);
   try {
     const sent = await client.sendDmToParticipant(message.to.platformUserId, { text });
     const externalId = dmEventId(sent);
@@ -103,7 +96,7 @@ function dmEventId(answer: unknown): string | undefined {
  * not attempted here. Bad credentials → `error`; X unreachable or rate-limited → throws (retried).
  */
 async function register(config: XConfig, input: { state: Record<string, unknown> }, context: ConnectorContext): Promise<RegisterResult> {
-  const client = await createXClient(config, context.urls.x);
+  const client = await createXClient(config, context.baseUrl);
   try {
     const me = await client.me();
     return { status: 'connected', state: { ...input.state, user_id: me.data.id, username: me.data.username } };
@@ -114,16 +107,71 @@ async function register(config: XConfig, input: { state: Record<string, unknown>
   }
 }
 
-const xConnector: Connector<XConfig> = {
+/**
+ * X's CRC: answered with the consumer secret of the channel `channel_id` names, or else of the
+ * active X channels — X's own request names no account, but every channel of one app holds its
+ * consumer secret.
+ */
+const crc: WebhookHandshake<XConfig> = {
+  summary: 'X: the CRC challenge',
+  description:
+    'Answers `{response_token}` signed with the consumer secret of the X channel named by `channel_id`, or else of the active X channels, ' +
+    'which X\'s own request cannot name: several channels of one X app share its consumer secret; when their secrets differ it is 400 ' +
+    '(register `…/webhooks/x?channel_id=<id>` as that app\'s webhook URL instead); 404 when there is no X channel.',
+  query: z.object({
+    crc_token: z.string().regex(CRC_TOKEN_PATTERN, 'must be an X crc_token (1-128 base64 characters)').openapi({
+      description: 'X\'s challenge: 1-128 characters of `A-Z a-z 0-9 + / _ = -`; anything else is 422, so no caller can have a webhook body signed',
+    }),
+    channel_id: z.uuid().optional(),
+  }),
+  response: z.object({ response_token: z.string() }),
+  errors: [400, 404, 422],
+  lookup: (query) => (typeof query.channel_id === 'string' ? { by: 'channel', channelId: query.channel_id } : { by: 'all' }),
+  answer: (query, channels) => {
+    if (new Set(channels.map((c) => c.config.api_secret)).size > 1) return { refused: 400, detail: 'X channels with different consumer secrets exist: pass channel_id' };
+    const channel = channels[0];
+    if (!channel) return { refused: 404, detail: 'Channel not found' };
+    return { body: { response_token: crcResponseToken(channel.config.api_secret, String(query.crc_token)) } };
+  },
+};
+
+const xConnector: WebhookConnector<XConfig> = {
   type: 'x',
-  configSchema: xConfigSchema,
-  secretFields: ['api_key', 'api_secret', 'access_token', 'access_token_secret', 'bearer_token'],
-  verifyWebhook(request, config) {
-    return verifyWebhookSignature(config.api_secret, request.rawBody, request.headers['x-twitter-webhooks-signature']);
+  label: 'X',
+  icon: { color: '#111827', path: 'M4 4l16 16 M20 4L4 20' },
+  config: [
+    { key: 'api_key', required: true, secret: true, label: 'API key' },
+    { key: 'api_secret', required: true, secret: true, label: 'API secret' },
+    { key: 'access_token', required: true, secret: true, label: 'Access token' },
+    { key: 'access_token_secret', required: true, secret: true, label: 'Access token secret' },
+    { key: 'bearer_token', required: true, secret: true, label: 'Bearer token' },
+  ],
+  // The account's user id, the routing key, is learned at registration (state.user_id).
+  duplicateAccountMessage: 'This X account is already connected to another channel (of this or another business); disconnect it there first',
+  webhook: {
+    mode: 'shared',
+    audience: 'platform',
+    bodyLimit: 1024 * 1024,
+    summary: 'X: direct message events',
+    description: 'Routed by `for_user_id`; `x-twitter-webhooks-signature` must match the channel\'s consumer secret (401 otherwise).',
+    errors: [400, 401, 413],
+    verify(request, config) {
+      return verifyWebhookSignature(config.api_secret, request.rawBody, request.headers['x-twitter-webhooks-signature']);
+    },
+    parse(request) {
+      return parseXWebhook(request.rawBody);
+    },
+    handshake: crc,
   },
-  parseWebhook(request) {
-    return parseXWebhook(request.rawBody);
+  setup: {
+    intro: 'From the X developer portal (an app with Account Activity API access): its keys and the account\'s access tokens.',
+    steps: [
+      'In the X developer portal, open the app with Account Activity API access and copy its API key and secret and its bearer token.',
+      'Generate the access token and secret of the account customers write to.',
+      'After connecting, set the webhook URL shown here as the app\'s Account Activity webhook and subscribe the account.',
+    ],
   },
+  baseUrl: { env: 'X_API_URL', default: 'https://api.x.com', description: 'X API base URL' },
   send,
   register,
 };

@@ -1,8 +1,8 @@
-/** Users: create, find, sign in. Shared by the auth routes and anything that invites or verifies. */
+/** Users: create, find, sign in, verify, sign out. Shared by the auth routes and anything that invites or verifies. */
 import { z } from 'zod';
-import { sql, type Queryable } from '../db.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { enqueue } from '../jobs.ts';
-import { issuePurposeToken } from '../tokens.ts';
+import { issuePurposeToken } from '../domain/accounts/tokens.ts';
 import type { Config } from '../config.ts';
 
 export const accountRow = z.object({
@@ -69,4 +69,27 @@ export async function enqueueVerificationMail(q: Queryable, config: Config, user
     subject: 'Confirm your e-mail address for Parley',
     text: `Hi ${user.full_name},\n\nConfirm your e-mail address by opening this link within three days:\n\n${link}\n\nIf you did not sign up for Parley, ignore this mail.\n`,
   });
+}
+
+/**
+ * Marks the user's e-mail verified when the address is still the one the link was issued for
+ * (a user id that is not a uuid finds nobody); false when nothing matched.
+ */
+export async function markEmailVerified(q: Queryable, userId: string | null, email: string): Promise<boolean> {
+  const row = await q.maybeOne(sql.type(z.object({ id: z.string() }))`
+    update users set is_verified = true, updated_at = now()
+    where id = ${userId} and email = ${email}
+    returning id`);
+  return row !== null;
+}
+
+/**
+ * Refuses an access token (by `jti`) until it would have expired (`exp`, Unix seconds), and
+ * prunes revocations of tokens that have expired since (nothing can present those any more).
+ */
+export async function revokeAccessToken(q: Queryable, token: { jti: string; exp: number }): Promise<void> {
+  await q.query(sql.unsafe`
+    insert into revoked_tokens (jti, expires_at) values (${token.jti}, to_timestamp(${token.exp}))
+    on conflict (jti) do nothing`);
+  await q.query(sql.unsafe`delete from revoked_tokens where expires_at < now()`);
 }

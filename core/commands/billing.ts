@@ -6,11 +6,11 @@
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { sql, type Db } from '../db.ts';
+import { sql, type Db } from '../adapters/postgres/db.ts';
 import { HttpError, badRequest, serviceUnavailable } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import { planNames, type PlanName } from '../plans.ts';
-import { isStripeError, stripeClient, stripePriceFor, type PaidPlan } from '../stripe.ts';
+import type { Logger } from '../adapters/logger.ts';
+import { planNames, type PlanName } from '../domain/plans.ts';
+import { isStripeError, stripeClient, stripePriceFor, type PaidPlan } from '../adapters/stripe.ts';
 
 export const paidPlans = ['mini', 'pro'] as const;
 

@@ -1,8 +1,9 @@
 /** A channel as the workers and webhooks need it: its decrypted config and connector state. */
 import { z } from 'zod';
-import { sql, type Queryable } from '../db.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { decryptJson } from '../crypto.ts';
-import { cachedChannels } from '../channel-cache.ts';
+import { cachedChannels } from '../domain/channels/channel-cache.ts';
+import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 
 export type RuntimeChannel = {
   id: string;
@@ -50,7 +51,7 @@ export async function channelsByRoutingKey(q: Queryable, key: Uint8Array, type: 
   return rows.map((row) => toRuntime(key, row));
 }
 
-/** channelsByRoutingKey through the short-lived cache of core/channel-cache.ts (shared webhook endpoints). */
+/** channelsByRoutingKey through the short-lived cache of core/domain/channels/channel-cache.ts (shared webhook endpoints). */
 export function cachedChannelsByRoutingKey(q: Queryable, key: Uint8Array, type: string, routingKey: string): Promise<RuntimeChannel[]> {
   return cachedChannels(`${type}:${routingKey}`, () => channelsByRoutingKey(q, key, type, routingKey));
 }
@@ -70,4 +71,28 @@ export async function activeChannelsOfType(q: Queryable, key: Uint8Array, type: 
 /** Merges keys into the channel's connector state. */
 export async function updateChannelState(q: Queryable, channelId: string, patch: Record<string, unknown>): Promise<void> {
   await q.query(sql.unsafe`update channels set state = state || ${sql.jsonb(patch as never)}, updated_at = now() where id = ${channelId}`);
+}
+
+export type ChannelStatus = 'pending' | 'connected' | 'error';
+
+/**
+ * Records what the platform said about a channel (registration, a refused poll, a failed
+ * attempt): its status, the reason when it is not connected (cleared when it is), connector
+ * state to keep and the platform account it turned out to be. Returns the `channel_updated`
+ * event to publish.
+ */
+export async function setChannelStatus(
+  q: Queryable,
+  channel: { id: string; business_id: string },
+  outcome: { status: ChannelStatus; lastError?: string | null; state?: Record<string, unknown>; routingKey?: string | null },
+): Promise<LiveEvent> {
+  await q.query(sql.unsafe`
+    update channels set
+      status = ${outcome.status},
+      last_error = ${outcome.status === 'connected' ? null : (outcome.lastError ?? null)?.slice(0, 1000) ?? null},
+      state = state || ${sql.jsonb((outcome.state ?? {}) as never)},
+      routing_key = coalesce(${outcome.routingKey ?? null}, routing_key),
+      updated_at = now()
+    where id = ${channel.id}`);
+  return liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status: outcome.status, at: new Date().toISOString() });
 }

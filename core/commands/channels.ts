@@ -6,22 +6,14 @@
  */
 import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
-import { sql, type Queryable } from '../db.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { enqueue } from '../jobs.ts';
-import { assertMayAddChannel } from '../plans.ts';
+import { assertMayAddChannel } from '../domain/plans.ts';
 import { decryptJson, DecryptError, encryptJson } from '../crypto.ts';
-import { checkHost, HostRefusedError, type HostRules } from '../host-safety.ts';
-import {
-  channelTypes,
-  hostConfigFields,
-  isChannelType,
-  isInternalChannelType,
-  normalizeChannelConfig,
-  routingOf,
-  type ChannelConfig,
-  type ChannelType,
-} from '../channel-config.ts';
+import { checkHost, HostRefusedError, type HostRules } from '../adapters/host-safety.ts';
+import { hostConfigFields, normalizeChannelConfig, routingOf, type ChannelConfig } from '../domain/channels/channel-config.ts';
+import { channelTypes, connectorFor, isChannelType } from '../../connectors/index.ts';
 
 export const channelRow = z.object({
   id: z.string(),
@@ -81,7 +73,7 @@ export async function listChannels(q: Queryable, businessId: string, options: { 
     order by is_builtin desc, created_at, id`);
 }
 
-function parseChannelType(value: string): ChannelType {
+function parseChannelType(value: string): string {
   if (!isChannelType(value)) throw badRequest('Invalid channel type');
   return value;
 }
@@ -93,18 +85,17 @@ async function assertWidgetOfBusiness(q: Queryable, businessId: string, widgetId
   if (!found) throw badRequest('Widget not found');
 }
 
-/** Why a second channel may not take a platform account: one channel per account across all businesses. */
-export function accountTakenReason(type: string): string {
-  if (type === 'whatsapp') return 'This WhatsApp phone number is already connected to a channel';
-  if (type === 'instagram') return 'This Instagram account is already connected to a channel';
-  if (type === 'widget') return 'This widget already has a channel';
-  if (type === 'telegram') return 'This Telegram bot is already connected to a channel';
-  if (type === 'sms') return 'This phone number is already connected to a channel';
-  if (type === 'x') return 'This X account is already connected to another channel (of this or another business); disconnect it there first';
-  return 'This account is already connected to a channel';
+/** Config fields naming a widget (the connector's field specs say which) must name one of the business. */
+async function assertWidgetsOfBusiness(q: Queryable, businessId: string, type: string, config: ChannelConfig): Promise<void> {
+  for (const field of connectorFor(type).config) {
+    if (field.widget) await assertWidgetOfBusiness(q, businessId, config[field.key]);
+  }
 }
 
-const routingTaken = (type: ChannelType) => badRequest(accountTakenReason(type));
+/** Why a second channel may not take a platform account: one channel per account across all businesses. */
+export const accountTakenReason = (type: string): string => connectorFor(type).duplicateAccountMessage;
+
+const routingTaken = (type: string) => badRequest(accountTakenReason(type));
 
 /** True when another channel of the type already holds the routing key (a platform account). */
 export async function routingKeyHeldElsewhere(q: Queryable, type: string, routingKey: string, channelId: string): Promise<boolean> {
@@ -137,7 +128,7 @@ export type CreateChannelInput = {
   businessId: string;
   /** Checked here: an unknown type is 400 `Invalid channel type`. */
   type: string;
-  /** Raw config from the client; normalized by core/channel-config.ts. */
+  /** Raw config from the client; normalized by core/domain/channels/channel-config.ts from the connector's field specs. */
   config: Record<string, unknown>;
   isActive: boolean;
 };
@@ -145,16 +136,16 @@ export type CreateChannelInput = {
 /**
  * Creates a channel in the caller's transaction. Checks in order: type (400), plan (402),
  * config (400), widget ownership (400), routing key unused (400). Platform channels start
- * `pending` with a `register_channel` job; webchat and widget channels need no platform and
- * start `connected` without one. (Workers read channels through core/commands/channel-runtime.ts.)
+ * `pending` with a `register_channel` job; internal ones (webchat, widget: Parley is the
+ * platform) start `connected` without one. (Workers read channels through core/commands/channel-runtime.ts.)
  */
 export async function createChannel(tx: Queryable, key: Uint8Array, input: CreateChannelInput): Promise<ChannelRow> {
   const type = parseChannelType(input.type);
   await assertMayAddChannel(tx, input.businessId, type);
   const config = normalizeChannelConfig(type, input.config);
-  if (type === 'widget') await assertWidgetOfBusiness(tx, input.businessId, config.widget_id);
+  await assertWidgetsOfBusiness(tx, input.businessId, type, config);
   const { routingKey, verifyToken } = routingOf(type, config);
-  const internal = isInternalChannelType(type);
+  const internal = connectorFor(type).internal === true;
   const row = await tx.maybeOne(sql.type(channelRow)`
     insert into channels (business_id, type, config_encrypted, routing_key, verify_token, is_active, status)
     values (${input.businessId}, ${type}, ${sealConfig(key, config)}, ${routingKey}, ${verifyToken}, ${input.isActive},
@@ -212,10 +203,10 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
   }
   const nextConfig = config ?? {};
   const configChanged = typeChanged || stored === null || !sameConfig(nextConfig, stored);
-  if (type === 'widget' && configChanged) await assertWidgetOfBusiness(tx, businessId, nextConfig.widget_id);
+  if (configChanged) await assertWidgetsOfBusiness(tx, businessId, type, nextConfig);
 
   const isActive = input.isActive ?? current.is_active;
-  const internal = isInternalChannelType(type);
+  const internal = connectorFor(type).internal === true;
   // Unchanged config keeps what registration may have learned (X's user id as routing key).
   const { routingKey, verifyToken } = configChanged
     ? routingOf(type, nextConfig)
@@ -252,7 +243,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
 export async function reconnectChannel(tx: Queryable, businessId: string, channelId: string): Promise<ChannelRow> {
   const current = await findChannel(tx, businessId, channelId, { lock: true });
   if (!current) throw notFound('Channel not found');
-  if (isInternalChannelType(current.type)) throw badRequest('This channel has no platform to reconnect to');
+  if (connectorFor(current.type).internal) throw badRequest('This channel has no platform to reconnect to');
   if (!current.is_active) throw badRequest('The channel is inactive: activate it to connect it again');
   const row = await tx.one(sql.type(channelRow)`
     update channels set status = 'pending', last_error = null, updated_at = now()

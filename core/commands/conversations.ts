@@ -1,15 +1,27 @@
 /**
  * Conversation changes an agent makes through the API: start one, resolve, close, reopen,
- * assign by agent number. Each runs in the caller's transaction and returns the events to
- * publish after commit.
+ * assign (by user id or by agent number); and the AI agent's handoff to a human. Each runs in the caller's transaction and returns the
+ * events to publish after commit. Rows are locked in core/commands/team.ts's order (business,
+ * team_members, conversations), which a removal that unassigns shares.
  */
 import { z } from 'zod';
-import { sql, type Queryable } from '../db.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { conversationCreated, conversationUpdated, type PendingEvent } from '../live-events.ts';
-import type { Attachment } from '../uploads.ts';
-import { sendAgentMessage } from './messages.ts';
-import { assignConversation, assignmentEvents, updatedConversationColumns, updatedConversationRow } from './team.ts';
+import { liveEvent } from '../events/catalogue.ts';
+import { conversationCreated, conversationUpdated, type PendingEvent } from '../events/live.ts';
+import type { Attachment } from '../domain/uploads.ts';
+import { sendMessage } from './messages.ts';
+
+/** What conversation updates return: the ids conversationUpdated() takes, and what assignments and state changes report. */
+export const updatedConversationRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  status: z.string(),
+  assignee_id: z.string().nullable(),
+  assigned_at: z.string().nullable(),
+  updated_at: z.string(),
+});
+export const updatedConversationColumns = sql.fragment`id, business_id, status, assignee_id, assigned_at, updated_at`;
 
 const idRow = z.object({ id: z.string() });
 const channelRow = z.object({ id: z.string(), type: z.string() });
@@ -31,7 +43,7 @@ export type CreateConversationInput = {
 
 /**
  * Opens a conversation on the given or default channel. With an initial message the reply goes
- * through sendAgentMessage, so it counts against the month (403 at the limit, and then no
+ * through sendMessage as the agent's, so it counts against the month (403 at the limit, and then no
  * conversation is created either) and sets first_response_at.
  */
 export async function createConversation(tx: Queryable, input: CreateConversationInput): Promise<{ conversationId: string; events: PendingEvent[] }> {
@@ -53,10 +65,10 @@ export async function createConversation(tx: Queryable, input: CreateConversatio
     returning id`);
   const events: PendingEvent[] = [conversationCreated(input.businessId, created.id)];
   if (input.initialMessage) {
-    const sent = await sendAgentMessage(tx, {
+    const sent = await sendMessage(tx, {
       businessId: input.businessId,
       conversationId: created.id,
-      senderId: input.createdBy,
+      sender: { type: 'agent', userId: input.createdBy },
       content: input.initialMessage.content,
       attachments: input.initialMessage.attachments,
     });
@@ -133,4 +145,71 @@ export async function assignConversationToAgentNumber(
   if (!member) throw notFound('Agent not found');
   const assigned = await assignConversation(tx, { businessId: input.businessId, conversationId: input.conversationId, assigneeUserId: member.user_id });
   return { events: assignmentEvents(assigned, input.assignedBy) };
+}
+
+const assignedRow = updatedConversationRow.extend({ assignee_id: z.string(), assigned_at: z.string() });
+export type AssignedConversation = z.infer<typeof assignedRow>;
+
+/**
+ * Assigns the conversation to an active member (by user id) in any state; a `pending`
+ * conversation becomes `open`. 404 when the conversation is not the business's, 400 when the
+ * assignee is not an active member.
+ */
+export async function assignConversation(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; assigneeUserId: string },
+): Promise<AssignedConversation> {
+  // The membership is locked first (team.ts's lock order) so a concurrent removal either
+  // waits for this assignment and then clears it, or wins and this one is refused.
+  const member = await tx.maybeOne(sql.type(idRow)`
+    select id from team_members
+    where business_id = ${input.businessId} and user_id = ${input.assigneeUserId} and is_active
+    for share`);
+  const isMember = member !== null;
+  const row = await tx.maybeOne(sql.type(assignedRow)`
+    update conversations set
+      assignee_id = ${input.assigneeUserId}::uuid,
+      assigned_at = now(),
+      status = case when status = 'pending' then 'open' else status end,
+      updated_at = now()
+    where id = ${input.conversationId} and business_id = ${input.businessId} and ${isMember}
+    returning ${updatedConversationColumns}`);
+  if (row) return row;
+  const exists = await tx.exists(sql.unsafe`
+    select 1 from conversations where id = ${input.conversationId} and business_id = ${input.businessId}`);
+  if (!exists) throw notFound('Conversation not found');
+  throw badRequest('Agent is not an active member of this business');
+}
+
+/** What an assignment tells the dashboards: the assignee at once, the whole business for its lists. */
+export function assignmentEvents(conversation: AssignedConversation, assignedBy: string): PendingEvent[] {
+  return [
+    liveEvent('conversation_assigned', {
+      conversation_id: conversation.id,
+      business_id: conversation.business_id,
+      assignee_id: conversation.assignee_id,
+      assigned_by: assignedBy,
+      at: conversation.assigned_at,
+    }),
+    conversationUpdated(conversation),
+  ];
+}
+
+/**
+ * Asks for a human (the AI agent handing over): records when and why, and an `open`
+ * conversation becomes `pending`. The caller re-checked under the conversation's lock that the
+ * handoff is still due.
+ */
+export async function requestHandoff(tx: Queryable, input: { businessId: string; conversationId: string; reason: string }): Promise<PendingEvent[]> {
+  const row = await tx.one(sql.type(updatedConversationRow.extend({ handoff_requested_at: z.string() }))`
+    update conversations set
+      handoff_requested_at = now(), handoff_reason = ${input.reason},
+      status = case when status = 'open' then 'pending' else status end,
+      updated_at = now()
+    where id = ${input.conversationId} and business_id = ${input.businessId}
+    returning ${updatedConversationColumns}, handoff_requested_at`);
+  return [
+    liveEvent('handoff_requested', { conversation_id: row.id, business_id: row.business_id, reason: input.reason, at: row.handoff_requested_at }),
+    conversationUpdated(row),
+  ];
 }

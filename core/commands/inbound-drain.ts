@@ -19,9 +19,9 @@
  * and the rest of the channel goes on. That one message may then land after the customer's next.
  */
 import { z } from 'zod';
-import { sql, type Db, type Queryable } from '../db.ts';
+import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { enqueue } from '../jobs.ts';
-import type { PendingEvent } from '../live-events.ts';
+import type { PendingEvent } from '../events/live.ts';
 import type { InboundEvent, InboundMessage } from '../../connectors/types.ts';
 import { applyInboundEvent, applyMessages, inboundLocks, type InboundChannel } from './inbound.ts';
 

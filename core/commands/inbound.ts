@@ -8,10 +8,10 @@
  *     move a delivery status forward.
  */
 import { z } from 'zod';
-import { sql, type Db, type Queryable } from '../db.ts';
-import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../live-events.ts';
-import { enqueueAiReply } from '../ai-agent.ts';
-import { storableText } from '../storable-text.ts';
+import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
+import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../events/live.ts';
+import { enqueueAiReply } from '../domain/ai-agent.ts';
+import { storableText } from '../domain/storable-text.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
 export type InboundChannel = { id: string; business_id: string; type: string };

@@ -1,74 +1,103 @@
 /**
- * An agent's reply, in ONE statement (atomic on its own, or part of the caller's transaction):
- * lock the conversation, count the reply against the month, insert it queued, enqueue its
- * delivery, touch the conversation. The caller publishes the returned events after commit.
+ * Sending a message into a conversation, for every sender (an agent, the AI agent, the system),
+ * in ONE statement (atomic on its own, or part of the caller's transaction): lock the
+ * conversation, count the message against the month, insert it, enqueue its delivery, touch the
+ * conversation. Which of those steps run is the sender's kind (see MessageSender). The caller
+ * publishes the returned events after commit.
  *
- * One statement because the reply is the hot path: as a transaction of seven statements it
+ * One statement because the agent reply is the hot path: as a transaction of seven statements it
  * spent its time in round trips, holding the business's one counter row through them.
  * Lock order (after team.ts's business → team_members → conversations): the conversation row,
  * then the month's message_counters row; both are held for the rest of the statement and the commit.
  */
 import { z } from 'zod';
-import { sql, type Queryable } from '../db.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../plans.ts';
+import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
 import { addJobExpression } from '../jobs.ts';
-import { conversationUpdated, messageCreatedEvent, type PendingEvent } from '../live-events.ts';
+import { conversationUpdated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
 import { messageRow, presentMessage, type Message } from '../presenters/message.ts';
-import type { Attachment } from '../uploads.ts';
+import type { Attachment } from '../domain/uploads.ts';
 
-export type SendAgentMessageInput = {
+/**
+ * Who sends, and so what sending does.
+ * - `agent` (a member, by user id): counted against the month (403 at the limit), stored
+ *   `queued` with `sender_id` = the user and delivered (`deliver_message`); sets the
+ *   conversation's `first_response_at` when it is the first, and a `pending` conversation becomes `open`.
+ * - `ai` (the AI agent): counted and delivered like an agent's reply, `sender_id` null; leaves
+ *   `first_response_at` (it measures the first human reply) and the status alone.
+ * - `system` (a note the app writes, e.g. about an assignment): not counted, not delivered to
+ *   the customer (no job, `delivery_status` null), so it may be written where the channel is
+ *   gone; visible in the inbox. Leaves `first_response_at` and the status alone.
+ * Every kind moves the conversation's `last_message_at` (to the message's `created_at`) and `updated_at`.
+ */
+export type MessageSender = { type: 'agent'; userId: string } | { type: 'ai' } | { type: 'system' };
+
+export type SendMessageInput = {
   businessId: string;
   conversationId: string;
-  /** The agent's user id. */
-  senderId: string;
-  /** 1–10,000 characters (checked by the route). */
+  sender: MessageSender;
+  /** 1–10,000 characters for an agent (checked by the route). */
   content: string;
-  /** Already resolved to this business's uploads (core/uploads.ts resolveAttachments). */
+  /** Already resolved to this business's uploads (core/domain/uploads.ts resolveAttachments); `[]` for none. */
   attachments: Attachment[];
 };
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
 const outcomeRow = z.object({ found: z.boolean(), deliverable: z.boolean() }).catchall(z.unknown());
 
+/** What the sender's kind decides; everything else in the statement is the same for all. */
+function rulesOf(sender: MessageSender) {
+  const isAgent = sender.type === 'agent';
+  return {
+    senderId: isAgent ? sender.userId : null,
+    /** Counted against the month and delivered through the channel (an outbound reply). */
+    outbound: sender.type !== 'system',
+    /** A human's reply: the first one is the conversation's first response, and it takes a pending conversation back. */
+    human: isAgent,
+  };
+}
+
 /**
- * 404 when the conversation is not the business's, 400 when its channel was deleted (nothing
- * could deliver the reply), 403 limit_exceeded/messages at the monthly limit; a refused send
- * leaves no message, no job and no count behind (nothing was written).
+ * 404 when the conversation is not the business's; for an outbound sender (agent, ai) 400 when
+ * its channel was deleted (nothing could deliver the message) and 403 limit_exceeded/messages
+ * at the monthly limit. A refused send leaves no message, no job and no count behind (nothing was written).
  */
-export async function sendAgentMessage(q: Queryable, input: SendAgentMessageInput): Promise<{ message: Message; events: PendingEvent[] }> {
+export async function sendMessage(q: Queryable, input: SendMessageInput): Promise<{ message: Message; events: PendingEvent[] }> {
+  const rules = rulesOf(input.sender);
   const row = await q.one(sql.type(outcomeRow)`
     with conversation as (
       select c.id, c.channel_id from conversations c
       where c.id = ${input.conversationId} and c.business_id = ${input.businessId}
       for update
     ), deliverable as (
-      select id, channel_id from conversation where channel_id is not null
-    ), ${monthlyReservation(input.businessId, 'deliverable')},
+      select id, channel_id from conversation ${rules.outbound ? sql.fragment`where channel_id is not null` : sql.fragment``}
+    ), ${rules.outbound ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
       insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id)
-      select ${input.businessId}, d.id, 'agent', ${input.senderId}, ${input.content}, ${sql.jsonb(input.attachments)}, 'queued', d.channel_id
+      select ${input.businessId}, d.id, ${input.sender.type}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
+             ${rules.outbound ? 'queued' : null}, d.channel_id
       from deliverable d where exists (select 1 from reservation where reserved)
       returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, created_at
     ), job as (
-      select (${addJobExpression('deliver_message', { message_id: sql.fragment`m.id` })}).id from message m
+      ${rules.outbound ? sql.fragment`select (${addJobExpression('deliver_message', { message_id: sql.fragment`m.id` })}).id from message m` : sql.fragment`select null where false`}
     ), touched as (
       -- The message's own timestamp, so first_response_at equals the first reply's created_at.
       update conversations c set
-        first_response_at = coalesce(c.first_response_at, m.created_at),
+        ${rules.human ? sql.fragment`first_response_at = coalesce(c.first_response_at, m.created_at),` : sql.fragment``}
         last_message_at = m.created_at,
-        status = case when c.status = 'pending' then 'open' else c.status end,
+        ${rules.human ? sql.fragment`status = case when c.status = 'pending' then 'open' else c.status end,` : sql.fragment``}
         updated_at = now()
       from message m where c.id = m.conversation_id
     )
     select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
-           ${reservationColumns},
+           ${rules.outbound ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
            (select count(*) from job) as jobs, m.*
     from (select) as one left join reservation on true left join message m on true`);
   if (!row.found) throw notFound('Conversation not found');
   if (!row.deliverable) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
-  assertReserved(reservationRow.parse(row));
+  if (rules.outbound) assertReserved(reservationRow.parse(row));
   const message = presentMessage(messageRow.parse(row));
   return {
     message,

@@ -1,18 +1,19 @@
 /**
- * Team changes: invite, remove, availability, assignment. Each runs inside the caller's
- * transaction and returns what the caller publishes after commit.
+ * Team changes: invite, remove, availability (assignment is core/commands/conversations.ts's).
+ * Each runs inside the caller's transaction and returns what the caller publishes after commit.
  *
- * Lock order, shared by every command here so none of them can deadlock another: the business
- * row (plan checks), then team_members rows, then conversations rows.
+ * Lock order, shared by every command here and by the assignments in conversations.ts so none of
+ * them can deadlock another: the business row (plan checks), then team_members rows, then
+ * conversations rows.
  */
 import { z } from 'zod';
-import { sql, type Queryable } from '../db.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { enqueue } from '../jobs.ts';
-import { assertMayAddAgent } from '../plans.ts';
-import { liveEvent, type LiveEvent } from '../event-catalogue.ts';
-import { conversationUpdated, type PendingEvent } from '../live-events.ts';
+import { assertMayAddAgent } from '../domain/plans.ts';
+import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 import { findUserByEmail } from './accounts.ts';
+import { updatedConversationColumns, updatedConversationRow } from './conversations.ts';
 
 export type InviteRole = 'agent' | 'admin';
 export type MemberStatus = 'live' | 'away' | 'offline';
@@ -21,17 +22,6 @@ export const inviteRoles: readonly string[] = ['agent', 'admin'];
 export const memberStatuses: readonly string[] = ['live', 'away', 'offline'];
 
 const idRow = z.object({ id: z.string() });
-
-/** What conversation updates return: the ids conversationUpdated() takes, and what assignments and state changes report. */
-export const updatedConversationRow = z.object({
-  id: z.string(),
-  business_id: z.string(),
-  status: z.string(),
-  assignee_id: z.string().nullable(),
-  assigned_at: z.string().nullable(),
-  updated_at: z.string(),
-});
-export const updatedConversationColumns = sql.fragment`id, business_id, status, assignee_id, assigned_at, updated_at`;
 
 /**
  * Adds an existing user to the business at once (status offline, the next agent number) and
@@ -114,52 +104,4 @@ export async function setMemberStatus(q: Queryable, input: { businessId: string;
     returning id, user_id, business_id, status, updated_at`);
   if (!row) throw notFound('Team member not found');
   return liveEvent('agent_status_changed', { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at });
-}
-
-const assignedRow = updatedConversationRow.extend({ assignee_id: z.string(), assigned_at: z.string() });
-export type AssignedConversation = z.infer<typeof assignedRow>;
-
-/**
- * Assigns the conversation to an active member (by user id) in any state; a `pending`
- * conversation becomes `open`. 404 when the conversation is not the business's, 400 when the
- * assignee is not an active member.
- */
-export async function assignConversation(
-  tx: Queryable,
-  input: { businessId: string; conversationId: string; assigneeUserId: string },
-): Promise<AssignedConversation> {
-  // The membership is locked first (see the lock order above) so a concurrent removal either
-  // waits for this assignment and then clears it, or wins and this one is refused.
-  const member = await tx.maybeOne(sql.type(idRow)`
-    select id from team_members
-    where business_id = ${input.businessId} and user_id = ${input.assigneeUserId} and is_active
-    for share`);
-  const isMember = member !== null;
-  const row = await tx.maybeOne(sql.type(assignedRow)`
-    update conversations set
-      assignee_id = ${input.assigneeUserId}::uuid,
-      assigned_at = now(),
-      status = case when status = 'pending' then 'open' else status end,
-      updated_at = now()
-    where id = ${input.conversationId} and business_id = ${input.businessId} and ${isMember}
-    returning ${updatedConversationColumns}`);
-  if (row) return row;
-  const exists = await tx.exists(sql.unsafe`
-    select 1 from conversations where id = ${input.conversationId} and business_id = ${input.businessId}`);
-  if (!exists) throw notFound('Conversation not found');
-  throw badRequest('Agent is not an active member of this business');
-}
-
-/** What an assignment tells the dashboards: the assignee at once, the whole business for its lists. */
-export function assignmentEvents(conversation: AssignedConversation, assignedBy: string): PendingEvent[] {
-  return [
-    liveEvent('conversation_assigned', {
-      conversation_id: conversation.id,
-      business_id: conversation.business_id,
-      assignee_id: conversation.assignee_id,
-      assigned_by: assignedBy,
-      at: conversation.assigned_at,
-    }),
-    conversationUpdated(conversation),
-  ];
 }

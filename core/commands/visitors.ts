@@ -8,15 +8,16 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { sql, type Db, type Queryable } from '../db.ts';
+import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { forbidden, invalidCredentials, notFound, tooManyRequests } from '../errors.ts';
-import { originAllowed, type OriginRules } from '../widget-origins.ts';
-import type { PendingEvent } from '../live-events.ts';
+import { originAllowed, type OriginRules } from '../domain/visitors/widget-origins.ts';
+import type { PendingEvent } from '../events/live.ts';
 import type { InboundAttachment, InboundMessage } from '../../connectors/types.ts';
 import { processInboundEvent, storeInboundEvents, type InboundChannel } from './inbound.ts';
-import { pruneRateWindows, takeRateAllowance, type RateLimit } from '../rate-windows.ts';
-import type { VisitorClaims } from '../visitor-tokens.ts';
-import { presentVisitorMessage, visibleToVisitor, visitorMessageColumns, visitorMessageEvent, visitorMessageRow, type VisitorMessage } from '../visitor-messages.ts';
+import { pruneRateWindows, takeRateAllowance, type RateLimit } from '../domain/rate-windows.ts';
+import type { VisitorClaims } from '../domain/visitors/visitor-tokens.ts';
+import { presentVisitorMessage, visibleToVisitor, visitorMessageColumns, visitorMessageEvent, visitorMessageRow, type VisitorMessage } from '../domain/visitors/visitor-messages.ts';
+import { widgetChannelType } from '../../connectors/index.ts';
 
 /** Messages one visitor may send: 20 per minute. */
 export const VISITOR_MESSAGE_RATE: RateLimit = { limit: 20, windowSeconds: 60 };
@@ -41,7 +42,7 @@ async function findWidgetChannel(q: Queryable, widgetId: string): Promise<{ chan
   const row = await q.maybeOne(sql.type(z.object({ channel_id: z.string(), business_id: z.string(), domain: z.string() }))`
     select ch.id as channel_id, w.business_id, w.domain
     from widgets w
-    join channels ch on ch.business_id = w.business_id and ch.type = 'widget' and ch.routing_key = w.id::text and ch.is_active
+    join channels ch on ch.business_id = w.business_id and ch.type = ${widgetChannelType} and ch.routing_key = w.id::text and ch.is_active
     where w.id = ${widgetId}
     order by ch.created_at, ch.id limit 1`);
   return row ? { channelId: row.channel_id, businessId: row.business_id, domain: row.domain } : null;
@@ -59,7 +60,7 @@ export async function loadVisitor(q: Queryable, claims: VisitorClaims): Promise<
     select cu.id as customer_id, ch.id as channel_id, ch.business_id, ch.is_active
     from customers cu join channels ch on ch.id = cu.channel_id
     where cu.id = ${claims.customerId} and cu.platform_user_id = ${claims.visitorId}
-      and ch.type = 'widget' and ch.routing_key = ${claims.widgetId}`);
+      and ch.type = ${widgetChannelType} and ch.routing_key = ${claims.widgetId}`);
   if (!row) throw invalidCredentials();
   if (!row.is_active) throw widgetNotFound();
   return { customerId: row.customer_id, visitorId: claims.visitorId, widgetId: claims.widgetId, channelId: row.channel_id, businessId: row.business_id };
@@ -96,7 +97,7 @@ export type VisitorSession = { visitor: Visitor; conversationId: string | null; 
 
 /**
  * 404 when the widget does not exist or has no active channel; 403 when `origin` is a site the
- * widget's domain does not cover (core/widget-origins.ts); 429 past VISITOR_SESSION_RATE.
+ * widget's domain does not cover (core/domain/visitors/widget-origins.ts); 429 past VISITOR_SESSION_RATE.
  */
 export async function startVisitorSession(db: Db, input: StartVisitorSessionInput): Promise<VisitorSession> {
   return db.transaction(async (tx) => {
@@ -148,7 +149,7 @@ export type SendVisitorMessageInput = {
  */
 export async function sendVisitorMessage(db: Db, visitor: Visitor, input: SendVisitorMessageInput): Promise<{ message: VisitorMessage; events: PendingEvent[] }> {
   const externalId = `widget:${visitor.visitorId}:${input.clientMessageId ?? randomUUID()}`;
-  const channel: InboundChannel = { id: visitor.channelId, business_id: visitor.businessId, type: 'widget' };
+  const channel: InboundChannel = { id: visitor.channelId, business_id: visitor.businessId, type: widgetChannelType };
   const event: InboundMessage = {
     kind: 'message',
     externalId,

@@ -1,11 +1,13 @@
 /** conversations row (+ its customer and messages) → the spec's Conversation object. */
 import { z } from '../zod.ts';
-import { sql } from '../db.ts';
+import { sql } from '../adapters/postgres/db.ts';
 import { customerSchema, type Customer } from './customer.ts';
 import { messageSchema, type Message } from './message.ts';
+import { channelTypes } from '../../connectors/index.ts';
 
 export const conversationStatuses = ['open', 'pending', 'resolved', 'closed'] as const;
-export const channelTypes = ['webchat', 'widget', 'email', 'whatsapp', 'telegram', 'instagram', 'x', 'sms'] as const;
+/** The channel types, from the connector registry. */
+export { channelTypes } from '../../connectors/index.ts';
 
 export const conversationRow = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 /** customers row (with its business number) → the spec's Customer object. */
 import { z } from '../zod.ts';
-import { sql } from '../db.ts';
+import { sql } from '../adapters/postgres/db.ts';
 
 export const customerRow = z.object({
   id: z.string(),

@@ -1,9 +1,9 @@
 /**
- * Reads that end in a presenter, shared by the REST routes and the live events (core/live-events.ts),
+ * Reads that end in a presenter, shared by the REST routes and the live events (core/events/live.ts),
  * so a dashboard gets the same object from an event as from a GET. Each read is a fixed number
  * of queries, however many objects it returns.
  */
-import { sql, type Queryable } from '../db.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationColumns, conversationRow, presentConversationListItem, type ConversationListItem, type ConversationRow } from './conversation.ts';
 import { customerColumns, customerRow, presentCustomer, type Customer } from './customer.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from './message.ts';

@@ -1,6 +1,6 @@
 /** messages row → the spec's Message object (plus delivery_status, external_id, error). */
 import { z } from '../zod.ts';
-import { sql } from '../db.ts';
+import { sql } from '../adapters/postgres/db.ts';
 
 export const senderTypes = ['agent', 'customer', 'ai', 'system'] as const;
 export const deliveryStatuses = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;

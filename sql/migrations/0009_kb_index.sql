@@ -1,8 +1,8 @@
--- The knowledge base's semantic index (core/kb-index.ts): each article cut into chunks, each
+-- The knowledge base's semantic index (core/domain/knowledge-base/search-index.ts): each article cut into chunks, each
 -- chunk with its embedding. pgvector is not available everywhere Parley runs (the embedded
 -- PostgreSQL has no extensions), so vectors are plain bytes: float32, little-endian, unit
 -- length, ranked by the application (reading bytea and multiplying in JavaScript is about ten
--- times faster than unnest-ing real[] in SQL; see core/kb-index.ts).
+-- times faster than unnest-ing real[] in SQL; see core/domain/knowledge-base/search-index.ts).
 
 create table kb_chunks (
   id bigint generated always as identity primary key,

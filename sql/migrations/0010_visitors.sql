@@ -6,5 +6,5 @@ create table rate_windows (
   window_start timestamptz not null default now(),
   count integer not null default 0
 );
--- Stale windows are pruned by age (core/rate-windows.ts).
+-- Stale windows are pruned by age (core/domain/rate-windows.ts).
 create index rate_windows_start_idx on rate_windows (window_start);

@@ -12,7 +12,7 @@ alter table message_counters drop constraint message_counters_pkey;
 alter table message_counters add primary key (business_id, month, slot);
 
 -- Counts one agent or AI message against this UTC month's limit; reserved = false at the limit.
--- Call it last in the transaction (core/plans.ts): the slot's lock is held until commit.
+-- Call it last in the transaction (core/domain/plans.ts): the slot's lock is held until commit.
 create function reserve_monthly_message(p_business_id uuid, out plan_name text, out plan_max integer, out reserved boolean)
 language plpgsql volatile as $$
 declare

@@ -9,7 +9,7 @@
  *
  *   const fake = await startFakeMeta();
  *   fake.addWhatsAppNumber('1066', 'wa-token');
- *   whatsapp.send(config, message, { urls: { metaGraph: fake.graphUrl, ... }, ... });
+ *   whatsapp.send(config, message, { baseUrl: fake.graphUrl, ... });
  *   fake.failNext(1, { status: 400, code: 131047, message: 'Re-engagement message' });
  *
  * Builders for webhook bodies and `signedMetaWebhook` (X-Hub-Signature-256 over the exact bytes)

@@ -6,7 +6,7 @@
  *
  *   const fake = await startFakeTelegram();
  *   const token = fake.addBot({ username: 'acme_bot' });
- *   telegram.send({ bot_token: token }, message, { urls: { telegram: fake.url, ... }, ... });
+ *   telegram.send({ bot_token: token }, message, { baseUrl: fake.url, ... });
  *   fake.sent[0].text; fake.failNext(1, { status: 429, retryAfter: 7 });
  *
  * `telegramTextUpdate` builds an Update; `telegramWebhookRequest` / `postTelegramWebhook` deliver

@@ -3,7 +3,7 @@
  * account SID and auth token, the account in the path, form fields `To`/`From`/`Body`.
  *
  *   const fake = await startFakeTwilio({ accountSid, authToken, numbers: ['+15550001111'] });
- *   connector.send(config, message, { urls: { twilio: fake.url }, ... });
+ *   connector.send(config, message, { baseUrl: fake.url, ... });
  *   fake.messages[0].to; fake.failNext(1, 500, { code: 20500, message: 'Internal' });
  *
  * `signTwilioWebhook` signs an inbound webhook the way Twilio does.

@@ -4,7 +4,7 @@
  * match (so the consumer and token secrets are checked too).
  *
  *   const fake = await startFakeX({ credentials, user: { id: '1000', name: 'Acme', username: 'acme' } });
- *   connector.send(config, message, { urls: { x: fake.url, ... }, ... });
+ *   connector.send(config, message, { baseUrl: fake.url, ... });
  *   fake.dms[0].participantId; fake.failNext(1, 429, body, { 'x-rate-limit-reset': '…' });
  *
  * `signXWebhook` signs an Account Activity payload the way X does.

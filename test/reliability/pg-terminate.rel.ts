@@ -76,10 +76,24 @@ test('pg_terminate_backend of every connection, repeated under load: 2xx or 503 
     const after = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'After the storm' } });
     t.is(after.status, 200);
     const texts = [...accepted.map((a) => a.text), 'After the storm'];
-    await waitFor(async () => {
+    const undelivered = () => {
       const delivered = new Set(fake.whatsappSent.filter((m) => m.to === customerPhone).map((m) => m.body.text?.body));
-      return texts.every((text) => delivered.has(text));
-    }, 120_000, 'every accepted reply delivered');
+      return texts.filter((text) => !delivered.has(text));
+    };
+    try {
+      await waitFor(async () => undelivered().length === 0, 120_000, 'every accepted reply delivered');
+    } catch (error) {
+      // Say where the missing ones are stuck (message state, job attempts and error) before failing.
+      const stuck = await query(
+        app,
+        `select m.content, m.delivery_status, m.error, j.attempts, j.max_attempts, j.run_at, j.locked_by, j.last_error
+         from messages m left join graphile_worker.jobs j on j.key = 'message:' || m.id
+         where m.conversation_id = $1 and m.content = any($2)`,
+        [conversationId, undelivered()],
+      );
+      t.log(`undelivered: ${JSON.stringify(stuck)}`);
+      throw error;
+    }
     const ids = [...accepted.map((a) => a.id), after.body.id];
     await waitFor(async () => (await query(app, `select count(*)::int as n from messages where id = any($1) and delivery_status = 'sent'`, [ids]))[0].n === ids.length, 120_000, 'every accepted reply marked sent');
     t.log(`job runner restarts: ${worker.restarts}`);

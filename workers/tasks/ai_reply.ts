@@ -7,25 +7,24 @@
  * the AI already answered, or a newer customer message came in (that message's job answers).
  * These checks run again, under the conversation's row lock, in the transaction that writes.
  *
- * A reply is counted against the month, inserted as an `ai` message (queued on the
- * conversation's channel) and its `deliver_message` job enqueued, in one transaction. A handoff
- * sets `handoff_requested_at`/`handoff_reason`, moves an open conversation to `pending` and
- * publishes `handoff_requested`. Handoffs happen when no chunk is relevant enough
+ * A reply is sent as the `ai` sender of core/commands/messages.ts sendMessage (counted against
+ * the month, queued on the conversation's channel, delivered) in the re-check's transaction. A
+ * handoff (core/commands/conversations.ts requestHandoff) sets `handoff_requested_at`/
+ * `handoff_reason`, moves an open conversation to `pending` and publishes `handoff_requested`. Handoffs happen when no chunk is relevant enough
  * (AI_MIN_RELEVANCE), when the model says so or is unsure, when its answer is unusable, at
  * the monthly message limit, and when Ollama fails for good (a refusal, or the last attempt).
  */
 import { z } from 'zod';
 import type { JobHelpers } from 'graphile-worker';
-import { sql, type Queryable } from '../../core/db.ts';
+import { sql, type Queryable } from '../../core/adapters/postgres/db.ts';
 import type { Deps } from '../../core/deps.ts';
 import { HttpError } from '../../core/errors.ts';
-import { liveEvent } from '../../core/event-catalogue.ts';
-import { conversationUpdated, messageCreated, publishEvents, type PendingEvent } from '../../core/live-events.ts';
-import { enqueue } from '../../core/jobs.ts';
-import { reserveMonthlyMessage } from '../../core/plans.ts';
-import { searchKnowledgeBase } from '../../core/kb-index.ts';
-import { chatJson, OllamaError } from '../../core/ollama.ts';
-import { buildPrompt, CONTEXT_CHUNKS, decisionJsonSchema, handoffReasons, HISTORY_MESSAGES, parseDecision, pendingQuestion } from '../../core/ai-agent.ts';
+import { publishEvents, type PendingEvent } from '../../core/events/live.ts';
+import { requestHandoff } from '../../core/commands/conversations.ts';
+import { sendMessage } from '../../core/commands/messages.ts';
+import { searchKnowledgeBase } from '../../core/domain/knowledge-base/search-index.ts';
+import { chatJson, OllamaError } from '../../core/adapters/ollama.ts';
+import { buildPrompt, CONTEXT_CHUNKS, decisionJsonSchema, handoffReasons, HISTORY_MESSAGES, parseDecision, pendingQuestion } from '../../core/domain/ai-agent.ts';
 import { catalogueTask } from '../task.ts';
 
 const stateRow = z.object({
@@ -88,67 +87,29 @@ async function historyUntil(q: Queryable, s: State) {
   return [...rows].reverse();
 }
 
-/** Thrown inside a transaction to roll it back when a re-check says stay silent. */
-class Silent extends Error {}
-
-const touchedRow = z.object({
-  id: z.string(),
-  business_id: z.string(),
-  status: z.string(),
-  assignee_id: z.string().nullable(),
-  assigned_at: z.string().nullable(),
-  updated_at: z.string(),
-});
-
-/** Writes the AI's reply and its delivery job; returns the events to publish, or null when it must stay silent. */
+/** Writes the AI's reply and its delivery job (core/commands/messages.ts); returns the events to publish, or null when it must stay silent. */
 async function postReply(deps: Deps, messageId: string, reply: string): Promise<PendingEvent[] | null> {
-  try {
-    return await deps.db.transaction(async (tx) => {
-      // Lock order of core/commands/messages.ts: the conversation, then (last) the month's counter row.
-      const s = await loadState(tx, messageId, true);
-      if (!s || skipReason(s)) throw new Silent();
-      const message = await tx.one(sql.type(z.object({ id: z.string(), created_at: z.string() }))`
-        insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id)
-        values (${s.business_id}, ${s.conversation_id}, 'ai', null, ${reply}, '[]'::jsonb, 'queued', ${s.channel_id})
-        returning id, created_at`);
-      // first_response_at stays: it measures the first human agent's reply.
-      const touched = await tx.one(sql.type(touchedRow)`
-        update conversations set last_message_at = ${message.created_at}::timestamptz, updated_at = now()
-        where id = ${s.conversation_id}
-        returning id, business_id, status, assignee_id, assigned_at, updated_at`);
-      await enqueue(tx, 'deliver_message', { message_id: message.id });
-      // Last, so the business's counter row is locked only until the commit; at the limit it
-      // throws, and the transaction leaves no message, job or count behind.
-      await reserveMonthlyMessage(tx, s.business_id);
-      return [messageCreated(s.business_id, message.id), conversationUpdated(touched)];
-    });
-  } catch (error) {
-    if (error instanceof Silent) return null;
-    throw error;
-  }
+  return deps.db.transaction(async (tx) => {
+    // The re-check locks the conversation first, as sendMessage would (its lock order); at the
+    // monthly limit sendMessage throws, and the transaction leaves nothing behind.
+    const s = await loadState(tx, messageId, true);
+    if (!s || skipReason(s)) return null;
+    const sent = await sendMessage(tx, { businessId: s.business_id, conversationId: s.conversation_id, sender: { type: 'ai' }, content: reply, attachments: [] });
+    return sent.events;
+  });
 }
 
 /** Flags the conversation for a human; returns the events to publish, or null when it must stay silent. */
-async function requestHandoff(deps: Deps, messageId: string, reason: string): Promise<PendingEvent[] | null> {
+async function handoffUnlessSilent(deps: Deps, messageId: string, reason: string): Promise<PendingEvent[] | null> {
   return deps.db.transaction(async (tx) => {
     const s = await loadState(tx, messageId, true);
     if (!s || skipReason(s)) return null;
-    const row = await tx.one(sql.type(touchedRow.extend({ handoff_requested_at: z.string() }))`
-      update conversations set
-        handoff_requested_at = now(), handoff_reason = ${reason},
-        status = case when status = 'open' then 'pending' else status end,
-        updated_at = now()
-      where id = ${s.conversation_id}
-      returning id, business_id, status, assignee_id, assigned_at, updated_at, handoff_requested_at`);
-    return [
-      liveEvent('handoff_requested', { conversation_id: s.conversation_id, business_id: s.business_id, reason, at: row.handoff_requested_at }),
-      conversationUpdated(row),
-    ];
+    return requestHandoff(tx, { businessId: s.business_id, conversationId: s.conversation_id, reason });
   });
 }
 
 async function handOver(deps: Deps, messageId: string, reason: string): Promise<void> {
-  const events = await requestHandoff(deps, messageId, reason);
+  const events = await handoffUnlessSilent(deps, messageId, reason);
   if (!events) return;
   deps.logger.info({ message_id: messageId, reason }, 'AI agent handed the conversation to a human');
   await publishEvents(deps, events);

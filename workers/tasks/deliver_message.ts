@@ -8,16 +8,16 @@
  */
 import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
-import { sql, type Queryable } from '../../core/db.ts';
+import { sql, type Queryable } from '../../core/adapters/postgres/db.ts';
 import type { Deps } from '../../core/deps.ts';
 import { enqueue } from '../../core/jobs.ts';
-import { messageUpdated, publishEvents } from '../../core/live-events.ts';
-import { loadChannel } from '../../core/commands/channel-runtime.ts';
-import { webhookUrl } from '../../core/webhook-urls.ts';
-import { loadVisitorMessageEvent } from '../../core/visitor-messages.ts';
+import { messageUpdated, publishEvents } from '../../core/events/live.ts';
+import { loadChannel, type RuntimeChannel } from '../../core/commands/channel-runtime.ts';
+import { webhookUrl } from '../../core/domain/channels/webhook-urls.ts';
+import { loadVisitorMessageEvent } from '../../core/domain/visitors/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
-import { ConnectorError, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
+import { ConnectorError, type AnyConnector, type InternalSendResult, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
 import { catalogueTask } from '../task.ts';
 
 const messageRow = z.object({
@@ -53,12 +53,19 @@ async function markFailed(q: Queryable, messageId: string, reason: string): Prom
     where id = ${messageId} and external_id is null`);
 }
 
+const markSentWithoutId = (q: Queryable, messageId: string) =>
+  q.query(sql.unsafe`
+    update messages set delivery_status = 'sent', error = null, updated_at = now()
+    where id = ${messageId} and external_id is null`);
+
 /**
- * Marks a delivered message sent with the platform's id. The id is unique per channel (inbound
- * messages are deduplicated by it); if another message already holds it, the reply still went
- * out: it is `sent` without an id, since throwing would retry the job and send it again, 25 times.
+ * Marks a delivered message sent with the platform's id (none from the internal connectors,
+ * where Parley is the platform). The id is unique per channel (inbound messages are deduplicated
+ * by it); if another message already holds it, the reply still went out: it is `sent` without an
+ * id, since throwing would retry the job and send it again, 25 times.
  */
-async function recordSent(deps: Deps, messageId: string, externalId: string): Promise<void> {
+async function recordSent(deps: Deps, messageId: string, externalId: string | null): Promise<void> {
+  if (externalId === null) return void (await markSentWithoutId(deps.db, messageId));
   try {
     await deps.db.query(sql.unsafe`
       update messages set external_id = ${externalId}, delivery_status = 'sent', error = null, updated_at = now()
@@ -66,10 +73,25 @@ async function recordSent(deps: Deps, messageId: string, externalId: string): Pr
   } catch (error) {
     if (!(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
     deps.logger.warn({ message_id: messageId, external_id: externalId }, 'the platform id of a sent message is already taken on its channel: recorded as sent without it');
-    await deps.db.query(sql.unsafe`
-      update messages set delivery_status = 'sent', error = null, updated_at = now()
-      where id = ${messageId} and external_id is null`);
+    await markSentWithoutId(deps.db, messageId);
   }
+}
+
+/** The reply as the connector sends it; e-mail-like (threaded) connectors get the conversation's thread. */
+async function outboundOf(deps: Deps, row: z.infer<typeof messageRow>, connector: AnyConnector, channel: RuntimeChannel): Promise<OutboundMessage> {
+  return {
+    to: {
+      platformUserId: row.customer_platform_user_id ?? '',
+      name: row.customer_name ?? undefined,
+      email: row.customer_email ?? undefined,
+      phone: row.customer_phone ?? undefined,
+    },
+    text: row.content,
+    attachments: row.attachments,
+    messageId: row.id,
+    thread: connector.threaded ? { references: await threadReferences(deps.db, row.conversation_id, row.id), subject: row.subject ?? undefined } : undefined,
+    statusCallbackUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id) ?? undefined,
+  };
 }
 
 export default catalogueTask({
@@ -92,37 +114,16 @@ export default catalogueTask({
       return;
     }
     const connector = connectorFor(channel.type);
-    if (!connector) {
-      // webchat and widget: Parley itself is the platform; the visitor receives the message live.
-      await deps.db.query(sql.unsafe`
-        update messages set delivery_status = 'sent', updated_at = now() where id = ${row.id} and delivery_status in ('queued', 'failed')`);
-      await publishUpdated(deps, row);
-      // A widget visitor's open widgets show the reply (the /widget socket, core/visitor-messages.ts).
-      const visitorEvent = channel.type === 'widget' ? await loadVisitorMessageEvent(deps.db, row.id) : null;
-      if (visitorEvent) deps.events.publish(visitorEvent);
-      return;
-    }
-    if (!row.customer_platform_user_id) {
+    // Internal connectors (webchat, widget) deliver to whoever has the conversation open.
+    if (!connector.internal && !row.customer_platform_user_id) {
       await markFailed(deps.db, row.id, 'The conversation has no customer to deliver to');
       await publishUpdated(deps, row);
       return;
     }
-    const message: OutboundMessage = {
-      to: {
-        platformUserId: row.customer_platform_user_id,
-        name: row.customer_name ?? undefined,
-        email: row.customer_email ?? undefined,
-        phone: row.customer_phone ?? undefined,
-      },
-      text: row.content,
-      attachments: row.attachments,
-      messageId: row.id,
-      thread: channel.type === 'email' ? { references: await threadReferences(deps.db, row.conversation_id, row.id), subject: row.subject ?? undefined } : undefined,
-      statusCallbackUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id),
-    };
-    let result: SendResult;
+    const message = await outboundOf(deps, row, connector, channel);
+    let result: SendResult | InternalSendResult;
     try {
-      result = await connector.send(channel.config, message, connectorContext(deps.config));
+      result = await connector.send(channel.config, message, connectorContext(deps.config, connector));
     } catch (error) {
       const failure = error instanceof ConnectorError ? error : new ConnectorError('transient', (error as Error).message ?? String(error));
       if (failure.kind === 'permanent') {
@@ -147,5 +148,8 @@ export default catalogueTask({
     // Outside the try: a database error here is not the platform's failure (it must not mark the message failed).
     await recordSent(deps, row.id, result.externalId);
     await publishUpdated(deps, row);
+    // A widget visitor's open widgets show the reply (the /widget socket, core/domain/visitors/visitor-messages.ts).
+    const visitorEvent = connector.liveToVisitor ? await loadVisitorMessageEvent(deps.db, row.id) : null;
+    if (visitorEvent) deps.events.publish(visitorEvent);
   },
 });

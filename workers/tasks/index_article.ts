@@ -5,8 +5,8 @@
  * a transient one (unreachable, 5xx) throws so graphile-worker retries, and the last attempt
  * marks it `failed` too. A failed article stays saved; recreating it indexes it again.
  */
-import { indexArticle, markIndexFailed } from '../../core/kb-index.ts';
-import { OllamaError } from '../../core/ollama.ts';
+import { indexArticle, markIndexFailed } from '../../core/domain/knowledge-base/search-index.ts';
+import { OllamaError } from '../../core/adapters/ollama.ts';
 import { catalogueTask } from '../task.ts';
 
 export default catalogueTask({

@@ -4,9 +4,7 @@
  * `error` with the platform's reason, and polling stops until the channel is saved again (which
  * registers it anew): retrying a refused login every minute gets mail accounts locked.
  */
-import { sql } from '../../core/db.ts';
-import { liveEvent } from '../../core/event-catalogue.ts';
-import { loadChannel, updateChannelState } from '../../core/commands/channel-runtime.ts';
+import { loadChannel, setChannelStatus, updateChannelState } from '../../core/commands/channel-runtime.ts';
 import { storeInboundEvents } from '../../core/commands/inbound.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
@@ -19,16 +17,13 @@ export default catalogueTask({
     const channel = await loadChannel(deps.db, deps.config.encryptionKey, channel_id);
     if (!channel || !channel.is_active) return;
     const connector = connectorFor(channel.type);
-    if (!connector?.poll) return;
+    if (!connector.poll) return;
     let result: PollResult;
     try {
-      result = await connector.poll(channel.config, channel.state, connectorContext(deps.config));
+      result = await connector.poll(channel.config, channel.state, connectorContext(deps.config, connector));
     } catch (error) {
       if (!(error instanceof ConnectorError && error.kind === 'permanent')) throw error;
-      await deps.db.query(sql.unsafe`
-        update channels set status = 'error', last_error = ${error.message.slice(0, 1000)}, updated_at = now()
-        where id = ${channel.id}`);
-      deps.events.publish(liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status: 'error', at: new Date().toISOString() }));
+      deps.events.publish(await setChannelStatus(deps.db, channel, { status: 'error', lastError: error.message }));
       return;
     }
     const { events, state } = result;

@@ -6,7 +6,7 @@
  * key and a queue named after the channel, so they never overlap or pile up.
  */
 import { z } from 'zod';
-import { sql } from '../../core/db.ts';
+import { sql } from '../../core/adapters/postgres/db.ts';
 import { enqueue } from '../../core/jobs.ts';
 import { catalogueTask } from '../task.ts';
 

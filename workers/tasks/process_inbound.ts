@@ -5,7 +5,7 @@
  */
 import { processInboundEvent } from '../../core/commands/inbound.ts';
 import { drainInbound } from '../../core/commands/inbound-drain.ts';
-import { publishEvents, type PendingEvent } from '../../core/live-events.ts';
+import { publishEvents, type PendingEvent } from '../../core/events/live.ts';
 import { catalogueTask } from '../task.ts';
 
 export default catalogueTask({

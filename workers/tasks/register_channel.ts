@@ -7,11 +7,9 @@
  * remain, `error` once the last one failed) so the owner sees why a channel does not connect.
  */
 import { randomBytes } from 'node:crypto';
-import { sql } from '../../core/db.ts';
-import { liveEvent, type EventPayloads } from '../../core/event-catalogue.ts';
-import { loadChannel } from '../../core/commands/channel-runtime.ts';
+import { loadChannel, setChannelStatus } from '../../core/commands/channel-runtime.ts';
 import { accountTakenReason, routingKeyHeldElsewhere } from '../../core/commands/channels.ts';
-import { webhookUrl } from '../../core/webhook-urls.ts';
+import { webhookUrl } from '../../core/domain/channels/webhook-urls.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../../connectors/context.ts';
 import { ConnectorError, type RegisterResult } from '../../connectors/types.ts';
@@ -25,7 +23,8 @@ export default catalogueTask({
     if (!channel) return;
     const connector = connectorFor(channel.type);
     let result: RegisterResult;
-    if (!connector?.register) {
+    const webhook = webhookUrl(deps.config.publicUrl, channel.type, channel.id);
+    if (!connector.register) {
       result = { status: 'connected' };
     } else {
       // One secret per channel, kept across re-registrations, echoed by the platform on every webhook.
@@ -33,8 +32,8 @@ export default catalogueTask({
       try {
         result = await connector.register(
           channel.config,
-          { webhookUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id), secret, state: channel.state },
-          connectorContext(deps.config),
+          { webhookUrl: webhook ?? '', secret, state: channel.state },
+          connectorContext(deps.config, connector),
         );
         result = { ...result, state: { webhook_secret: secret, ...result.state } };
       } catch (error) {
@@ -55,23 +54,12 @@ export default catalogueTask({
       result = { status: 'error', last_error: accountTakenReason(channel.type), state: result.state };
       routingKey = null;
     }
-    await deps.db.query(sql.unsafe`
-      update channels set
-        status = ${result.status},
-        last_error = ${result.status === 'error' ? (result.last_error ?? 'Registration failed') : null},
-        state = state || ${sql.jsonb((result.state ?? {}) as never)},
-        routing_key = coalesce(${routingKey}, routing_key),
-        updated_at = now()
-      where id = ${channel.id}`);
-    publishChannelUpdated(deps, channel, result.status);
+    const lastError = result.status === 'error' ? (result.last_error ?? 'Registration failed') : null;
+    deps.events.publish(await setChannelStatus(deps.db, channel, { status: result.status, lastError, state: result.state, routingKey }));
   },
 });
 
 type ChannelRef = { id: string; business_id: string };
-
-function publishChannelUpdated(deps: Deps, channel: ChannelRef, status: EventPayloads['channel_updated']['status']): void {
-  deps.events.publish(liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status, at: new Date().toISOString() }));
-}
 
 /** A transient failure: its reason in last_error; `error` once no attempt is left (the job then shows in `parley jobs failed`). */
 async function recordFailedAttempt(deps: Deps, channel: ChannelRef, error: unknown, job: { attempts: number; max_attempts: number }): Promise<void> {
@@ -79,8 +67,5 @@ async function recordFailedAttempt(deps: Deps, channel: ChannelRef, error: unkno
   const reason = error instanceof Error && error.message ? error.message : String(error);
   const status = lastAttempt ? 'error' : 'pending';
   const progress = lastAttempt ? `gave up after ${job.attempts} attempts` : `attempt ${job.attempts} of ${job.max_attempts}, retrying`;
-  await deps.db.query(sql.unsafe`
-    update channels set status = ${status}, last_error = ${`${reason} (${progress})`}, updated_at = now()
-    where id = ${channel.id}`);
-  publishChannelUpdated(deps, channel, status);
+  deps.events.publish(await setChannelStatus(deps.db, channel, { status, lastError: `${reason} (${progress})` }));
 }

@@ -1,5 +1,5 @@
 /** send_email: system mail (invitations, verification links). */
-import { createMailer } from '../../core/mailer.ts';
+import { createMailer } from '../../core/adapters/mailer.ts';
 import { catalogueTask } from '../task.ts';
 
 export default catalogueTask({

@@ -1,7 +1,7 @@
 /** AI agent settings of the business: auto-reply on or off. */
 import { z } from '../../../core/zod.ts';
-import { sql } from '../../../core/db.ts';
-import { assertMayUseAutoReply } from '../../../core/plans.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
+import { setAiAutoReply } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';
 import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
 
@@ -17,7 +17,7 @@ export const readAiSettings = defineRoute({
   method: 'get',
   path: '/api/v1/ai/settings',
   summary: 'The business\'s AI agent settings',
-  description: 'Any member may read them. Caller without a business: 400.',
+  description: 'Any member may read them. Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   response: aiSettings,
@@ -36,7 +36,7 @@ export const updateAiSettings = defineRoute({
   description:
     'Owner or admin only; an agent gets 403 (it changes how the whole business answers customers, like the other business settings). ' +
     'Enabling on a plan without AI auto-reply (Free): 402 `feature_not_available`/`ai_auto_reply`. Disabling is always allowed. ' +
-    'Caller without a business: 400.',
+    'Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   body: aiSettings,
@@ -44,13 +44,8 @@ export const updateAiSettings = defineRoute({
   errors: [400, 402, 403],
   handler: async ({ body, caller, deps }) => {
     const { businessId } = requireRole(requireMembership(caller, noBusiness.organization), managers, 'Only the owner or an admin can change the AI settings');
-    return deps.db.transaction(async (tx) => {
-      if (body.auto_reply_enabled) await assertMayUseAutoReply(tx, businessId);
-      return tx.one(sql.type(aiSettings)`
-        update businesses set ai_auto_reply_enabled = ${body.auto_reply_enabled}, updated_at = now()
-        where id = ${businessId}
-        returning ai_auto_reply_enabled as auto_reply_enabled`);
-    });
+    const enabled = await deps.db.transaction((tx) => setAiAutoReply(tx, businessId, body.auto_reply_enabled));
+    return { auto_reply_enabled: enabled };
   },
 });
 

@@ -1,6 +1,6 @@
 /** The analytics overview: the last 30 days of the caller's business. */
 import { z } from '../../../core/zod.ts';
-import { analyticsOverview } from '../../../core/analytics.ts';
+import { analyticsOverview } from '../../../core/domain/analytics.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
 
@@ -26,7 +26,7 @@ export const overview = defineRoute({
   summary: 'Analytics of the last 30 days',
   description:
     'The window is conversations whose `created_at` is within the last 30 days (except `quick_pulse_open` and `active_agents`, which are about now). ' +
-    'Any member may read it. Caller without a business: 400.',
+    'Any member may read it. Caller without a business: 400. See docs/decisions.md#analytics.',
   tags: ['Analytics'],
   auth: 'user',
   response: overviewSchema,

@@ -1,19 +1,19 @@
 /** Register, login, Google sign-in, logout, profile, e-mail verification. */
 import { z } from '../../../core/zod.ts';
-import { sql, type Queryable } from '../../../core/db.ts';
+import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { HttpError, badRequest, serviceUnavailable, tooManyRequests } from '../../../core/errors.ts';
-import { issueAccessToken, verifyPurposeToken } from '../../../core/tokens.ts';
-import { hashPassword, verifyPassword } from '../../../core/passwords.ts';
-import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/google.ts';
-import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/login-throttle.ts';
-import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount } from '../../../core/commands/accounts.ts';
+import { issueAccessToken, verifyPurposeToken } from '../../../core/domain/accounts/tokens.ts';
+import { hashPassword, verifyPassword } from '../../../core/domain/accounts/passwords.ts';
+import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/adapters/google.ts';
+import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/domain/accounts/login-throttle.ts';
+import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount, markEmailVerified, revokeAccessToken } from '../../../core/commands/accounts.ts';
 import { defineRoute } from '../../route.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
 import { googleBody, loginBody, meResponse, messageResponse, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
 import type { Config } from '../../../core/config.ts';
-import { rooms } from '../../../core/events.ts';
+import { rooms } from '../../../core/events/bus.ts';
 
 const tags = ['Authentication'];
 
@@ -25,7 +25,7 @@ export const register = defineRoute({
   method: 'post',
   path: '/api/v1/auth/register',
   summary: 'Create an account',
-  description: 'E-mail is trimmed and lower-cased. A verification mail is sent. An e-mail already registered gives 400 `Email already registered`.',
+  description: 'E-mail is trimmed and lower-cased. A verification mail is sent. An e-mail already registered gives 400 `Email already registered`. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'none',
   body: registerBody,
@@ -48,7 +48,7 @@ export const login = defineRoute({
   path: '/api/v1/auth/login',
   summary: 'Sign in with e-mail and password',
   description:
-    'Wrong e-mail or password: 401 `Incorrect email or password`. Ten failures for one e-mail from one address within 15 minutes: 429 with `Retry-After`, even for the right password. The address is the connecting peer, or behind TRUST_PROXY_HOPS proxies the one the outermost proxy saw; X-Forwarded-For entries a client adds itself are ignored.',
+    'Wrong e-mail or password: 401 `Incorrect email or password`. Ten failures for one e-mail from one address within 15 minutes: 429 with `Retry-After`, even for the right password. The address is the connecting peer, or behind TRUST_PROXY_HOPS proxies the one the outermost proxy saw; X-Forwarded-For entries a client adds itself are ignored. See docs/decisions.md#accounts-and-tokens and docs/decisions.md#rate-and-size-limits.',
   tags,
   auth: 'none',
   body: loginBody,
@@ -74,7 +74,7 @@ export const google = defineRoute({
   path: '/api/v1/auth/google',
   summary: 'Sign in with a Google ID token',
   description:
-    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified drops its password (whoever set it never proved the address). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503.',
+    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified drops its password (whoever set it never proved the address). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'none',
   body: googleBody,
@@ -124,15 +124,12 @@ export const logout = defineRoute({
   method: 'post',
   path: '/api/v1/auth/logout',
   summary: 'Revoke the current access token',
-  description: 'The token\'s `jti` is refused from now until the token would have expired, and live (Socket.IO) connections opened with it are closed.',
+  description: 'The token\'s `jti` is refused from now until the token would have expired, and live (Socket.IO) connections opened with it are closed. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
   response: messageResponse,
   handler: async ({ caller, deps }) => {
-    await deps.db.query(sql.unsafe`
-      insert into revoked_tokens (jti, expires_at) values (${caller.jti}, to_timestamp(${caller.exp}))
-      on conflict (jti) do nothing`);
-    await deps.db.query(sql.unsafe`delete from revoked_tokens where expires_at < now()`);
+    await revokeAccessToken(deps.db, { jti: caller.jti, exp: caller.exp });
     // Sockets opened with this token stop receiving events now, not at its expiry.
     deps.events.disconnect({ rooms: [rooms.session(caller.jti)] });
     return { message: 'Logged out' };
@@ -164,7 +161,7 @@ export const sendVerification = defineRoute({
   method: 'post',
   path: '/api/v1/auth/verify-email/send',
   summary: 'Send (again) the e-mail verification link',
-  description: 'Mails a signed link valid for three days; without SMTP_URL the mail is written to the log. Already verified: 400.',
+  description: 'Mails a signed link valid for three days; without SMTP_URL the mail is written to the log. Already verified: 400. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
   response: messageResponse,
@@ -181,7 +178,7 @@ export const confirmVerification = defineRoute({
   method: 'post',
   path: '/api/v1/auth/verify-email',
   summary: 'Confirm an e-mail address with the token from the link',
-  description: 'No bearer token needed: the link\'s token identifies the user. Invalid or expired: 400.',
+  description: 'No bearer token needed: the link\'s token identifies the user. Invalid or expired: 400. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'none',
   body: verifyEmailBody,
@@ -190,11 +187,8 @@ export const confirmVerification = defineRoute({
   handler: async ({ body, deps }) => {
     const verified = await verifyPurposeToken(deps.config.jwtSecret, 'verify-email', body.token);
     const updated = verified
-      ? await deps.db.maybeOne(sql.type(z.object({ id: z.string() }))`
-          update users set is_verified = true, updated_at = now()
-          where id = ${z.uuid().safeParse(verified.sub).success ? verified.sub : null} and email = ${String(verified.claims.email ?? '')}
-          returning id`)
-      : null;
+      ? await markEmailVerified(deps.db, z.uuid().safeParse(verified.sub).success ? verified.sub : null, String(verified.claims.email ?? ''))
+      : false;
     if (!updated) throw badRequest('Invalid or expired verification token');
     return { message: 'Email verified' };
   },

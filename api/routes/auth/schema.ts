@@ -1,7 +1,7 @@
 import { z } from '../../../core/zod.ts';
 import { userSchema } from '../../presenters/user.ts';
 import { businessSchema } from '../../presenters/business.ts';
-import { MAX_PASSWORD_BYTES } from '../../../core/passwords.ts';
+import { MAX_PASSWORD_BYTES } from '../../../core/domain/accounts/passwords.ts';
 
 const email = z
   .string()

@@ -2,7 +2,7 @@
 import { z } from '../../../core/zod.ts';
 import { badRequest, serviceUnavailable } from '../../../core/errors.ts';
 import { applyStripeEvent, paidPlans, startCheckout } from '../../../core/commands/billing.ts';
-import { isSignatureError, verifyStripeEvent } from '../../../core/stripe.ts';
+import { isSignatureError, verifyStripeEvent } from '../../../core/adapters/stripe.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 
@@ -18,7 +18,7 @@ export const checkoutUrl = defineRoute({
     '`/billing?checkout=success&session_id=…` or `/billing?checkout=cancelled`; the plan changes only when Stripe confirms the payment ' +
     '(POST /api/v1/billing/webhook). A business that already has a Stripe customer reuses it; otherwise the owner\'s e-mail is pre-filled. ' +
     '`plan` not `mini`/`pro`: 422. Not the owner: 403. The same or a lower plan than the current one: 400. ' +
-    'Stripe or the plan\'s price not configured: 503. Stripe refusing or unreachable: 502. Caller without a business: 400.',
+    'Stripe or the plan\'s price not configured: 503. Stripe refusing or unreachable: 502. Caller without a business: 400. See docs/decisions.md#billing.',
   tags,
   auth: 'user',
   query: z.object({ plan: z.enum(paidPlans).openapi({ description: 'The plan to upgrade to' }) }),
@@ -40,7 +40,7 @@ export const stripeWebhook = defineRoute({
     '`checkout.session.completed` (and `checkout.session.async_payment_succeeded`) with `payment_status` `paid` moves the business named by ' +
     '`client_reference_id` (else `metadata.business_id`) to `metadata.plan` at once and stores its Stripe customer and subscription ids. ' +
     'Each event id is applied once (a redelivery is acknowledged and changes nothing). A plan not above the current one is acknowledged and ' +
-    'ignored: plans never go down here. Every other event type is acknowledged with 200.',
+    'ignored: plans never go down here. Every other event type is acknowledged with 200. See docs/decisions.md#billing.',
   tags,
   auth: 'none',
   response: z.object({ received: z.literal(true) }),

@@ -1,6 +1,6 @@
 /** The caller's plan: its limits and the business's usage against each. */
 import { z } from '../../../core/zod.ts';
-import { planOf, usageOf } from '../../../core/plans.ts';
+import { planOf, usageOf } from '../../../core/domain/plans.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
 
@@ -27,7 +27,7 @@ export const readPlan = defineRoute({
   method: 'get',
   path: '/api/v1/business/plan',
   summary: 'The business\'s plan, its limits and current usage',
-  description: 'Any member may read it. Caller without a business: 404.',
+  description: 'Any member may read it. Caller without a business: 404. See docs/decisions.md#businesses-plans-and-limits.',
   tags: ['Business'],
   auth: 'user',
   response: planResponse,

@@ -1,12 +1,12 @@
 /** The caller's workspace: create, read, update. (The plan endpoint lives in plan.ts.) */
-import { sql } from '../../../core/db.ts';
-import { createBusiness } from '../../../core/commands/businesses.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
+import { createBusiness, updateBusiness } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';
 import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
 import { businessColumns, businessRow, businessSchema, presentBusiness } from '../../presenters/business.ts';
 import { createBusinessBody, updateBusinessBody } from './schema.ts';
 import { readPlan } from './plan.ts';
-import type { Queryable } from '../../../core/db.ts';
+import type { Queryable } from '../../../core/adapters/postgres/db.ts';
 
 const tags = ['Business'];
 
@@ -17,7 +17,7 @@ export const create = defineRoute({
   method: 'post',
   path: '/api/v1/business',
   summary: 'Create the caller\'s workspace',
-  description: 'Creates the business on plan Free, the caller\'s owner membership (agent number 1) and the built-in `webchat` channel. A user belongs to at most one business: 400 otherwise.',
+  description: 'Creates the business on plan Free, the caller\'s owner membership (agent number 1) and the built-in `webchat` channel. A user belongs to at most one business: 400 otherwise. See docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   body: createBusinessBody,
@@ -52,15 +52,7 @@ export const update = defineRoute({
   errors: [403, 404],
   handler: async ({ body, caller, deps }) => {
     const { businessId: id } = requireRole(requireMembership(caller, noBusiness.business), managers, 'Only the owner or an admin can change the business');
-    await deps.db.query(sql.unsafe`
-      update businesses set
-        name = coalesce(${body.name ?? null}, name),
-        website = coalesce(${body.website ?? null}, website),
-        industry = coalesce(${body.industry ?? null}, industry),
-        team_size = coalesce(${body.team_size ?? null}, team_size),
-        goal = coalesce(${body.goal ?? null}, goal),
-        updated_at = now()
-      where id = ${id}`);
+    await updateBusiness(deps.db, id, body);
     return loadBusiness(deps.db, id);
   },
 });

@@ -1,6 +1,6 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
 import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
-import { forgetCachedChannels } from '../../../core/channel-cache.ts';
+import { forgetCachedChannels } from '../../../core/domain/channels/channel-cache.ts';
 import { z } from '../../../core/zod.ts';
 import type { Caller } from '../../middlewares/auth.ts';
 import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
@@ -21,7 +21,7 @@ export const list = defineRoute({
   description:
     'Also answers at `/api/v1/channels/`. Any member may read. The built-in `webchat` channel comes first, then the others oldest first. ' +
     'Owner and admin see config values; an `agent` sees secret values (tokens, secrets, passwords, `verify_token`) as `********`. ' +
-    'A caller without a business: 400 `Organization not found`.',
+    'A caller without a business: 400 `Organization not found`. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
   response: z.array(channelSchema),
@@ -47,7 +47,7 @@ export const create = defineRoute({
     '`verify_token` when none is given, and the response config carries `_meta_setup_instructions`. ' +
     'Server hosts (`smtp_host`, `imap_host`) are checked first: one that is or resolves to a loopback, private, link-local or unspecified address is 400 naming the field ' +
     '(loopback and private networks are allowed when the server runs with ALLOW_PRIVATE_HOSTS=true; link-local and unspecified never are). ' +
-    'Every connection resolves the host again and connects only to the checked address; a refused or unresolvable host shows as `status: error` with the reason.',
+    'Every connection resolves the host again and connects only to the checked address; a refused or unresolvable host shows as `status: error` with the reason. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
   body: createChannelBody,
@@ -72,7 +72,7 @@ export const update = defineRoute({
     'it starts empty and must hold that type\'s required fields. A changed config or type sets `pending` and enqueues ' +
     '`register_channel` again (so does re-activating a platform channel). Server hosts are checked as on create. The built-in webchat channel cannot change type or be ' +
     'deactivated (400). Another business\'s channel: 404. WhatsApp, Instagram and X webhooks see the change at once on this API node ' +
-    'and within 5 seconds on others (their channel lookups are cached that long).',
+    'and within 5 seconds on others (their channel lookups are cached that long). See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
   params: channelIdParams,
@@ -101,7 +101,7 @@ export const reconnect = defineRoute({
   description:
     'For a platform channel in `error` once the cause is fixed on the platform\'s side (a restored token, an unblocked bot): ' +
     'sets `pending`, clears `last_error` and enqueues `register_channel`, without sending the credentials again; `channel_updated` follows. ' +
-    '`webchat` and `widget` channels have no platform (400); an inactive channel is reactivated with PATCH `is_active` (400). Another business\'s channel: 404.',
+    '`webchat` and `widget` channels have no platform (400); an inactive channel is reactivated with PATCH `is_active` (400). Another business\'s channel: 404. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
   params: channelIdParams,
@@ -121,7 +121,7 @@ export const remove = defineRoute({
   summary: 'Delete a channel (owner or admin)',
   description:
     'Permanent. Its conversations and customers stay, with no channel. The built-in webchat channel cannot be deleted (400). ' +
-    'A widget\'s channel may be deleted; the widget stays and a new `widget` channel can be created for it.',
+    'A widget\'s channel may be deleted; the widget stays and a new `widget` channel can be created for it. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
   params: channelIdParams,

@@ -1,12 +1,13 @@
 import { z } from '../../../core/zod.ts';
+import { channelTypes } from '../../../connectors/index.ts';
 
 const typeField = z.string().openapi({
-  description: 'One of `webchat`, `widget`, `email`, `whatsapp`, `telegram`, `instagram`, `x`, `sms`; anything else is 400 `Invalid channel type`',
+  description: `One of ${channelTypes.map((type) => `\`${type}\``).join(', ')}; anything else is 400 \`Invalid channel type\``,
   example: 'telegram',
 });
 
 const configField = z.looseObject({}).openapi({
-  description: 'Fields by type (decisions.md): missing required fields are 400 naming them; unknown keys are dropped',
+  description: 'Fields by type (`GET /api/v1/channel-types` lists them): missing required fields are 400 naming them; unknown keys are dropped',
   example: { bot_token: '123456:ABC-DEF' },
 });
 

@@ -5,7 +5,7 @@
  * one millisecond would otherwise be skipped or repeated at a page boundary.
  */
 import type { FragmentSqlToken } from 'slonik';
-import { sql } from '../../../core/db.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
 import { z } from '../../../core/zod.ts';
 
 export type Cursor = { at: string; id: string };

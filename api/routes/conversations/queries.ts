@@ -1,6 +1,6 @@
 /** Reads behind the conversation routes, each scoped to the caller's business. */
 import { z } from '../../../core/zod.ts';
-import { sql, type Queryable } from '../../../core/db.ts';
+import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../../core/presenters/conversation.ts';
 import { customersByIds } from '../../../core/presenters/inbox-reads.ts';

@@ -1,9 +1,9 @@
 /** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
 import { z } from '../../../core/zod.ts';
-import { sql } from '../../../core/db.ts';
-import { publishEvents } from '../../../core/live-events.ts';
-import { resolveAttachments } from '../../../core/uploads.ts';
-import { sendAgentMessage } from '../../../core/commands/messages.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
+import { publishEvents } from '../../../core/events/live.ts';
+import { resolveAttachments } from '../../../core/domain/uploads.ts';
+import { sendMessage } from '../../../core/commands/messages.ts';
 import {
   assignConversationToAgentNumber,
   closeConversation,
@@ -42,7 +42,7 @@ export const create = defineRoute({
     '`business_id` must be the caller\'s business (404 `Business not found`). `customer_id` is a customer `uuid` of the business (400 otherwise). ' +
     '`channel_id` is an active channel of the business (400 `Channel not found`); without it the business\'s built-in `webchat` channel is used, and `channel_type` follows the channel. ' +
     'With `initial_message` (1–10,000 characters, trimmed) an `agent` message by the caller is sent exactly like POST …/messages: it counts against the monthly limit ' +
-    '(403 at the limit, and then no conversation is created), is queued for delivery and sets `first_response_at`. Status is `open`. The trailing slash of the path is optional.',
+    '(403 at the limit, and then no conversation is created), is queued for delivery and sets `first_response_at`. Status is `open`. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   body: createConversationBody,
@@ -74,7 +74,7 @@ export const list = defineRoute({
   summary: 'List conversations',
   description:
     'Most recently updated first, each with its `customer` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history). ' +
-    '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional.',
+    '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   query: listConversationsQuery,
@@ -145,7 +145,7 @@ export const send = defineRoute({
     'the stored name, type and size replace what the client sends. In one transaction the message is counted against the monthly limit ' +
     '(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation\'s `updated_at` and ' +
     '`last_message_at` move, `first_response_at` is set by the first agent message, a `pending` conversation becomes `open` (other states are kept), ' +
-    'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow.',
+    'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow. See docs/decisions.md#messages-and-delivery and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   params: conversationParams,
@@ -154,13 +154,13 @@ export const send = defineRoute({
   errors: [400, 403, 404],
   handler: async ({ params, body, caller, deps }) => {
     const { businessId } = requireMembership(caller, noBusiness.business);
-    // One statement writes everything (sendAgentMessage): no transaction around it. 404 for
+    // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
-    const sent = await sendAgentMessage(deps.db, {
+    const sent = await sendMessage(deps.db, {
       businessId,
       conversationId: params.conversation_id,
-      senderId: caller.userId,
+      sender: { type: 'agent', userId: caller.userId },
       content: body.content,
       attachments,
     });
@@ -173,7 +173,7 @@ export const resolve = defineRoute({
   method: 'put',
   path: '/api/v1/conversations/:conversation_id/resolve',
   summary: 'Resolve a conversation',
-  description: 'From any other state; records who resolved it. Already resolved: 200 `{detail}` and nothing changes.',
+  description: 'From any other state; records who resolved it. Already resolved: 200 `{detail}` and nothing changes. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   params: conversationParams,
@@ -194,7 +194,7 @@ export const close = defineRoute({
   method: 'put',
   path: '/api/v1/conversations/:conversation_id/close',
   summary: 'Close a conversation',
-  description: 'From any other state. Already closed: 200 `{detail}` and nothing changes. A customer writing again later starts a new conversation.',
+  description: 'From any other state. Already closed: 200 `{detail}` and nothing changes. A customer writing again later starts a new conversation. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   params: conversationParams,
@@ -214,7 +214,7 @@ export const reopen = defineRoute({
   path: '/api/v1/conversations/:conversation_id/reopen',
   summary: 'Reopen a conversation',
   description:
-    'Sets `open` from any state and clears `resolved_at`, `closed_at` and who resolved it (an open conversation is left unchanged). Returns the Conversation.',
+    'Sets `open` from any state and clears `resolved_at`, `closed_at` and who resolved it (an open conversation is left unchanged). Returns the Conversation. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   params: conversationParams,
@@ -238,7 +238,7 @@ export const assign = defineRoute({
   description:
     '`agent_id` is the member\'s integer `agent_number` (see GET /api/v1/team/members); the conversation stores that member\'s user id, which `assignee_id` shows elsewhere. ' +
     'Any member may assign. An unknown number, or an inactive member: 404 `Agent not found`; not an integer: 422. A `pending` conversation becomes `open` (as with the team assign). ' +
-    'Events `conversation_assigned` (to the assignee) and `conversation_updated`.',
+    'Events `conversation_assigned` (to the assignee) and `conversation_updated`. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   params: assignParams,

@@ -18,7 +18,7 @@ import {
   uploadContentType,
   uploadPath,
   uploadUrl,
-} from '../../../core/uploads.ts';
+} from '../../../core/domain/uploads.ts';
 import { defineRoute } from '../../route.ts';
 import { findConversation } from './queries.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
@@ -79,7 +79,7 @@ export const upload = defineRoute({
   description:
     'Multipart form with the file in field `file` (422 when missing or empty), at most 10 MiB (413). Accepted: common image (JPEG, PNG, GIF, WebP, HEIC), audio, video, PDF, ' +
     'plain text/CSV and office documents; a generic `application/octet-stream` is judged by the file extension; anything else (HTML, SVG, scripts, archives…) is 415. ' +
-    'Returns `{url, filename, content_type, size}`: pass it in `attachments` of POST …/messages. The URL is absolute and unguessable and is readable without a token.',
+    'Returns `{url, filename, content_type, size}`: pass it in `attachments` of POST …/messages. The URL is absolute and unguessable and is readable without a token. See docs/decisions.md#messages-and-delivery.',
   tags: ['Conversations'],
   auth: 'user',
   params: conversationParams,
@@ -139,7 +139,7 @@ export const serve = defineRoute({
   summary: 'Read an uploaded file (public)',
   description:
     'No token: the unguessable URL is the credential. Served with the stored content type, `X-Content-Type-Options: nosniff` and a sandboxing CSP; ' +
-    'images inline, everything else as a download (`Content-Disposition: attachment`). Single byte ranges are honoured (206) for media players. 404 for an unknown key.',
+    'images inline, everything else as a download (`Content-Disposition: attachment`). Single byte ranges are honoured (206) for media players. 404 for an unknown key. See docs/decisions.md#messages-and-delivery.',
   tags: ['Conversations'],
   auth: 'none',
   publicCors: true,

@@ -1,6 +1,6 @@
 /** The business's customers: search and read. Customers are created by inbound messages. */
 import { z } from '../../../core/zod.ts';
-import { sql } from '../../../core/db.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
@@ -18,7 +18,7 @@ export const list = defineRoute({
   summary: 'List or search customers',
   description:
     'Newest first. `q` matches a case-insensitive substring of the name, e-mail or phone. `limit` 1–200 (default 50). ' +
-    'When more exist, the `X-Next-Cursor` response header holds the value to pass as `before` for the next page.',
+    'When more exist, the `X-Next-Cursor` response header holds the value to pass as `before` for the next page. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   query: listCustomersQuery,
@@ -49,7 +49,7 @@ export const read = defineRoute({
   method: 'get',
   path: '/api/v1/customers/:id',
   summary: 'Read a customer',
-  description: '`id` is the customer\'s integer id; another business\'s customer is 404.',
+  description: '`id` is the customer\'s integer id; another business\'s customer is 404. See docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   params: customerParams,

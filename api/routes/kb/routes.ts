@@ -1,12 +1,10 @@
 /** The knowledge base: list, create (queued for indexing), delete, semantic search. */
 import { z } from '../../../core/zod.ts';
-import { sql } from '../../../core/db.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
 import { notFound, serviceUnavailable } from '../../../core/errors.ts';
-import { enqueue } from '../../../core/jobs.ts';
-import { searchKnowledgeBase } from '../../../core/kb-index.ts';
-import { bumpIndexVersion } from '../../../core/kb-vector-cache.ts';
-import { OllamaError } from '../../../core/ollama.ts';
-import { assertMayAddArticle } from '../../../core/plans.ts';
+import { addKbArticle, deleteKbArticle } from '../../../core/commands/articles.ts';
+import { searchKnowledgeBase } from '../../../core/domain/knowledge-base/search-index.ts';
+import { OllamaError } from '../../../core/adapters/ollama.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
 import { articleColumns, articleRow, articleSchema, presentArticle } from '../../presenters/article.ts';
@@ -20,7 +18,7 @@ export const listArticles = defineRoute({
   method: 'get',
   path: '/api/v1/kb/articles',
   summary: 'The business\'s knowledge base articles, newest first',
-  description: 'Any member may read them. Ties on `created_at` are ordered by id, newest first. Caller without a business: 400 (as for create).',
+  description: 'Any member may read them. Ties on `created_at` are ordered by id, newest first. Caller without a business: 400 (as for create). See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   response: z.array(articleSchema),
@@ -45,7 +43,7 @@ export const createArticle = defineRoute({
     'duplicates dropped, default `[]`. The plan\'s article count reached: 402 `limit_exceeded`/`kb_articles`. ' +
     'The row and its `index_article` job (key `article:<id>`) are written in one transaction; the article starts with `index_status` `pending`. ' +
     'Indexing is retried while Ollama is unreachable or failing (5xx), up to 8 attempts over about half an hour; a refusal (e.g. the embedding ' +
-    'model is not installed) fails at once. If indexing fails the article stays saved (`failed`) and can be recreated to retry. Caller without a business: 400.',
+    'model is not installed) fails at once. If indexing fails the article stays saved (`failed`) and can be recreated to retry. Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   body: createArticleBody,
@@ -54,12 +52,7 @@ export const createArticle = defineRoute({
   handler: async ({ body, caller, deps }) => {
     const { businessId } = requireMembership(caller, noBusiness.organization);
     const row = await deps.db.transaction(async (tx) => {
-      await assertMayAddArticle(tx, businessId);
-      const { id } = await tx.one(sql.type(z.object({ id: z.number() }))`
-        insert into kb_articles (business_id, title, content, tags, created_by)
-        values (${businessId}, ${body.title}, ${body.content}, ${sql.array(body.tags, 'text')}, ${caller.userId})
-        returning id`);
-      await enqueue(tx, 'index_article', { article_id: id });
+      const id = await addKbArticle(tx, { businessId, title: body.title, content: body.content, tags: body.tags, createdBy: caller.userId });
       return tx.one(sql.type(articleRow)`
         select ${articleColumns} from kb_articles a join businesses b on b.id = a.business_id where a.id = ${id}`);
     });
@@ -73,7 +66,7 @@ export const deleteArticle = defineRoute({
   summary: 'Delete a knowledge base article',
   description:
     'Any member may delete. Removal is permanent and takes the article out of search at once (its index rows go with it); ' +
-    'an indexing job not yet started is dropped. Unknown id or another business\'s article: 404. Non-integer id: 422.',
+    'an indexing job not yet started is dropped. Unknown id or another business\'s article: 404. Non-integer id: 422. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   params: articleParams,
@@ -82,15 +75,7 @@ export const deleteArticle = defineRoute({
   handler: async ({ params, caller, deps }) => {
     // Deleting answers 404 for a caller without a business: there is no article of theirs to find.
     const { businessId } = requireMembership(caller, articleNotFound);
-    const deleted = await deps.db.transaction(async (tx) => {
-      const row = await tx.maybeOne(sql.type(z.object({ id: z.number() }))`
-        delete from kb_articles where id = ${params.article_id} and business_id = ${businessId} returning id`);
-      if (!row) return false;
-      await tx.query(sql.unsafe`select graphile_worker.remove_job(${`article:${row.id}`})`);
-      // Last, so the business's version row stays locked for one statement; commits with the delete.
-      await bumpIndexVersion(tx, businessId);
-      return true;
-    });
+    const deleted = await deps.db.transaction((tx) => deleteKbArticle(tx, { businessId, articleId: params.article_id }));
     if (!deleted) throw articleNotFound();
     return { message: 'Article deleted' };
   },
@@ -119,7 +104,7 @@ export const searchArticles = defineRoute({
     'are left out, so the list may be shorter than `limit` (1–20, default 5) or empty. Articles still `pending` or `failed` are not searchable. ' +
     'A deleted article disappears from the results at once. `q` missing or blank: 422. Caller without a business: 400. ' +
     'When the embedding service cannot be reached or refuses (model not installed), the answer is 503 `{detail}`: there is no keyword ' +
-    'fallback, because its scores would not be comparable with the semantic ones; a business with nothing indexed gets `[]` without it.',
+    'fallback, because its scores would not be comparable with the semantic ones; a business with nothing indexed gets `[]` without it. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   query: searchQuery,

@@ -1,6 +1,7 @@
-/** Liveness, readiness, the OpenAPI document and the docs page. */
+/** Liveness, readiness, the OpenAPI document, the docs page and the decisions page. */
+import { readFile } from 'node:fs/promises';
 import { z } from '../../../core/zod.ts';
-import { sql } from '../../../core/db.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
 import { serviceUnavailable } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
 import { docsPage } from '../../docs-page.ts';
@@ -47,4 +48,22 @@ export const docs = defineRoute({
   },
 });
 
-export default [healthz, readyz, docs];
+/** The repository's docs/decisions.md, so the links in the OpenAPI document work from a running server too. */
+const decisionsFile = new URL('../../../docs/decisions.md', import.meta.url);
+
+export const decisions = defineRoute({
+  method: 'get',
+  path: '/docs/decisions',
+  summary: 'The decisions Parley took where its interface contract was silent (Markdown)',
+  description: 'The repository\'s docs/decisions.md as `text/markdown`: what Parley does where its contract is silent or contradictory, by topic.',
+  tags: ['System'],
+  auth: 'none',
+  responseContentType: 'text/markdown',
+  response: z.string(),
+  handler: async ({ ctx }) => {
+    ctx.type = 'text/markdown; charset=utf-8';
+    ctx.body = await readFile(decisionsFile, 'utf8');
+  },
+});
+
+export default [healthz, readyz, docs, decisions];

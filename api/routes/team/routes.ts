@@ -1,10 +1,9 @@
 /** The team: roster, invitations, removal, availability, pending handoffs, assignment. */
 import { z } from '../../../core/zod.ts';
-import { sql } from '../../../core/db.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
 import { badRequest } from '../../../core/errors.ts';
+import { assignConversation, assignmentEvents } from '../../../core/commands/conversations.ts';
 import {
-  assignConversation,
-  assignmentEvents,
   inviteMember,
   inviteRoles,
   memberStatuses,
@@ -13,7 +12,7 @@ import {
   type InviteRole,
   type MemberStatus,
 } from '../../../core/commands/team.ts';
-import { conversationUpdated, publishEvents } from '../../../core/live-events.ts';
+import { conversationUpdated, publishEvents } from '../../../core/events/live.ts';
 import { defineRoute } from '../../route.ts';
 import { managers, noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
@@ -28,7 +27,7 @@ import {
   statusBody,
   statusResponse,
 } from './schema.ts';
-import { rooms } from '../../../core/events.ts';
+import { rooms } from '../../../core/events/bus.ts';
 
 const tags = ['Team'];
 
@@ -36,7 +35,7 @@ export const listMembers = defineRoute({
   method: 'get',
   path: '/api/v1/team/members',
   summary: 'The business\'s team members',
-  description: 'Every member of the caller\'s business, the owner included, ordered by `agent_number`. Any role may read it. Caller without a business: 400.',
+  description: 'Every member of the caller\'s business, the owner included, ordered by `agent_number`. Any role may read it. Caller without a business: 400. See docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   response: z.array(teamMemberSchema),
@@ -59,7 +58,7 @@ export const removeMemberRoute = defineRoute({
   description:
     'Deletes the membership; the user keeps their account and may join or create another business, and their agent number is never given out again. ' +
     'Their `open` and `pending` conversations lose their assignee (`conversation_updated` to the business for each), and their live (Socket.IO) connections are closed. ' +
-    'Another business\'s member: 404. The owner cannot be removed: 400.',
+    'Another business\'s member: 404. The owner cannot be removed: 400. See docs/decisions.md#team-and-availability.',
   tags,
   auth: 'user',
   params: memberParams,
@@ -81,7 +80,7 @@ export const updateStatus = defineRoute({
   summary: 'Set the caller\'s availability',
   description:
     'A value other than `live`, `away`, `offline` is 400 (a missing or non-string `status` is 422). Caller without a business: 400. ' +
-    'Publishes `agent_status_changed` `{business_id, user_id, member_id, status, at}` to the business, also when the value is unchanged.',
+    'Publishes `agent_status_changed` `{business_id, user_id, member_id, status, at}` to the business, also when the value is unchanged. See docs/decisions.md#team-and-availability.',
   tags,
   auth: 'user',
   body: statusBody,
@@ -110,7 +109,7 @@ export const pendingHandoffs = defineRoute({
   summary: 'Conversations the AI agent handed to a human that nobody has taken yet',
   description:
     'Conversations of the business with a handoff request that no human has taken over since: not assigned since the request, ' +
-    'not resolved since, and still `open` or `pending` (a closed conversation needs nobody). Newest request first. Caller without a business: 400.',
+    'not resolved since, and still `open` or `pending` (a closed conversation needs nobody). Newest request first. Caller without a business: 400. See docs/decisions.md#team-and-availability.',
   tags,
   auth: 'user',
   response: z.array(pendingHandoffSchema),
@@ -138,7 +137,7 @@ export const invite = defineRoute({
   description:
     'Membership is immediate: status `offline`, `is_active` true, the next `agent_number`. The user is told by e-mail (a `send_email` job in the same transaction). ' +
     '`role` other than `agent`/`admin`: 400. Unknown e-mail: 404. Already a member here: 400; member of another business: 400 `User already belongs to another business`. ' +
-    'The plan\'s additional agents (owner not counted) all taken: 402. Caller without a business: 400.',
+    'The plan\'s additional agents (owner not counted) all taken: 402. Caller without a business: 400. See docs/decisions.md#team-and-availability and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   query: inviteQuery,
@@ -167,7 +166,7 @@ export const assign = defineRoute({
   description:
     '`agent_id` is the member\'s `user_id`. Any conversation state may be assigned; a `pending` one becomes `open`. ' +
     'Conversation not in the business: 404. Assignee not an active member: 400. ' +
-    'Publishes `conversation_assigned` `{conversation_id, business_id, assignee_id, assigned_by, at}` to the assignee and `conversation_updated` to the business.',
+    'Publishes `conversation_assigned` `{conversation_id, business_id, assignee_id, assigned_by, at}` to the assignee and `conversation_updated` to the business. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   params: conversationParams,

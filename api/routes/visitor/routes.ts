@@ -5,8 +5,8 @@
  */
 import { z } from '../../../core/zod.ts';
 import { listVisitorMessages, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE } from '../../../core/commands/visitors.ts';
-import { publishEvents } from '../../../core/live-events.ts';
-import { issueVisitorToken, verifyVisitorToken } from '../../../core/visitor-tokens.ts';
+import { publishEvents } from '../../../core/events/live.ts';
+import { issueVisitorToken, verifyVisitorToken } from '../../../core/domain/visitors/visitor-tokens.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { defineRoute } from '../../route.ts';
 import { listVisitorMessagesQuery, sendVisitorMessageBody, sessionResponse, startSessionBody, visitorMessageSchema } from './schema.ts';
@@ -17,7 +17,7 @@ const tags = ['Website visitors'];
 const visitorAuth =
   'Authenticated with `Authorization: Bearer <visitor_token>` (from POST /api/v1/visitor/sessions). No header: 401 `Not authenticated`; ' +
   'a bad or expired token, an access token, or a visitor that no longer exists: 401 `Could not validate credentials`. ' +
-  'The widget\'s channel made inactive: 404 `Widget not found`. Any origin may call it (CORS `*`).';
+  'The widget\'s channel made inactive: 404 `Widget not found`. Any origin may call it (CORS `*`). See docs/decisions.md#website-widget-and-visitors.';
 
 export const startSession = defineRoute({
   method: 'post',
@@ -32,7 +32,7 @@ export const startSession = defineRoute({
     'The page must be on the widget\'s `domain` or one of its subdomains, judged by the `Origin` header (only the host counts; `*` allows every site; ' +
     'pages on localhost and 127.0.0.1 are allowed unless NODE_ENV=production): another site gets 403 `{detail}`. A request without `Origin` ' +
     'comes from no web page (a mobile app, a server) and is allowed. ' +
-    'The widget calls it with a visitor\'s first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`).',
+    'The widget calls it with a visitor\'s first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`). See docs/decisions.md#website-widget-and-visitors and docs/decisions.md#rate-and-size-limits.',
   tags,
   auth: 'none',
   publicCors: true,

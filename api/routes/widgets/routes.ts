@@ -1,20 +1,17 @@
 /** Website widgets: create and update (owner only), and the two public reads the embed script makes. */
 import { z } from '../../../core/zod.ts';
-import { sql, type Queryable } from '../../../core/db.ts';
-import { badRequest, notFound } from '../../../core/errors.ts';
-import { createChannel, listChannels } from '../../../core/commands/channels.ts';
-import { assertMayAddChannel } from '../../../core/plans.ts';
+import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
+import { notFound } from '../../../core/errors.ts';
+import { listChannels } from '../../../core/commands/channels.ts';
+import { createWidget, updateWidget } from '../../../core/commands/widgets.ts';
 import type { Caller } from '../../middlewares/auth.ts';
 import { noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { defineRoute } from '../../route.ts';
-import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../presenters/widget.ts';
+import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../../core/presenters/widget.ts';
 import { presentPublicChannel, publicChannelSchema } from '../../presenters/channel.ts';
 import { createWidgetBody, publicWidgetIdParams, updateWidgetBody, widgetIdParams } from './schema.ts';
-import { UniqueIntegrityConstraintViolationError } from 'slonik';
 
 const tags = ['Widgets'];
-
-const domainTaken = () => badRequest('A widget for this domain already exists');
 
 const owner = (caller: Caller) =>
   requireRole(requireMembership(caller, noBusiness.organization), ownerOnly, 'Only the business owner can manage widgets');
@@ -40,7 +37,7 @@ export const create = defineRoute({
   description:
     'Creates the widget and, in the same transaction, its `widget` channel (config `{widget_id}`, `connected` at once), which counts ' +
     'against the plan\'s channels (402 when full; Free allows widget channels). `domain` is trimmed and lower-cased; one widget per ' +
-    'domain per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403.',
+    'domain per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
   body: createWidgetBody,
@@ -48,21 +45,7 @@ export const create = defineRoute({
   errors: [400, 402, 403],
   handler: async ({ body, caller, deps }) => {
     const member = owner(caller);
-    const row = await deps.db.transaction(async (tx) => {
-      // The business row is locked (and the channel slot checked) before the widget insert: that
-      // insert takes a key-share lock on the business, and upgrading it later in createChannel
-      // deadlocked concurrent creations in one business.
-      await assertMayAddChannel(tx, member.businessId, 'widget');
-      const widget = await tx.maybeOne(sql.type(widgetRow)`
-        insert into widgets (business_id, name, domain, welcome_heading, welcome_tagline, primary_color, show_online_badge, logo_url, config)
-        values (${member.businessId}, ${body.name}, ${body.domain}, ${body.welcome_heading}, ${body.welcome_tagline},
-                ${body.primary_color}, ${body.show_online_badge}, ${body.logo_url}, ${sql.jsonb(body.config as never)})
-        on conflict (business_id, domain) do nothing
-        returning ${widgetColumns}`);
-      if (!widget) throw domainTaken();
-      await createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: 'widget', config: { widget_id: widget.id }, isActive: true });
-      return widget;
-    });
+    const row = await deps.db.transaction((tx) => createWidget(tx, deps.config.encryptionKey, { businessId: member.businessId, fields: body }));
     return presentWidget(row);
   },
 });
@@ -73,7 +56,7 @@ export const update = defineRoute({
   summary: 'Change a website widget (owner only)',
   description:
     'Omitted fields keep their value; `logo_url: null` removes the logo; `config` replaces the stored one. A new domain must not be ' +
-    'another widget\'s of the business (400). Another business\'s or an unknown widget: 404.',
+    'another widget\'s of the business (400). Another business\'s or an unknown widget: 404. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
   params: widgetIdParams,
@@ -82,25 +65,7 @@ export const update = defineRoute({
   errors: [400, 403, 404],
   handler: async ({ params, body, caller, deps }) => {
     const member = owner(caller);
-    const row = await deps.db.transaction(async (tx) => {
-      const current = await tx.maybeOne(sql.type(widgetRow)`
-        select ${widgetColumns} from widgets where id = ${params.widget_id} and business_id = ${member.businessId} for update`);
-      if (!current) throw notFound('Widget not found');
-      const next = { ...current, ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) };
-      try {
-        return await tx.one(sql.type(widgetRow)`
-          update widgets set
-            name = ${next.name}, domain = ${next.domain}, welcome_heading = ${next.welcome_heading},
-            welcome_tagline = ${next.welcome_tagline}, primary_color = ${next.primary_color},
-            show_online_badge = ${next.show_online_badge}, logo_url = ${next.logo_url},
-            config = ${sql.jsonb(next.config as never)}, updated_at = now()
-          where id = ${current.id}
-          returning ${widgetColumns}`);
-      } catch (error) {
-        if (error instanceof UniqueIntegrityConstraintViolationError) throw domainTaken();
-        throw error;
-      }
-    });
+    const row = await deps.db.transaction((tx) => updateWidget(tx, { businessId: member.businessId, widgetId: params.widget_id, changes: body }));
     return presentWidget(row);
   },
 });
@@ -109,7 +74,7 @@ export const read = defineRoute({
   method: 'get',
   path: '/api/v1/widget/:widget_id',
   summary: 'A widget\'s public configuration (no token)',
-  description: 'For the embed script on any origin (CORS `*`). Adds `is_online`: some active member of the business is `live`. Unknown or malformed id: 404.',
+  description: 'For the embed script on any origin (CORS `*`). Adds `is_online`: some active member of the business is `live`. Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'none',
   publicCors: true,
@@ -126,7 +91,7 @@ export const channels = defineRoute({
   method: 'get',
   path: '/api/v1/widget/:widget_id/channels',
   summary: 'The active channels of the widget\'s business (no token)',
-  description: 'For the embed script on any origin (CORS `*`). `config` is always `{}`: public reads never show credentials. Unknown or malformed id: 404.',
+  description: 'For the embed script on any origin (CORS `*`). `config` is always `{}`: public reads never show credentials. Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'none',
   publicCors: true,

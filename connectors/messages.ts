@@ -1,0 +1,88 @@
+/**
+ * The normalized shapes a connector speaks: what a webhook or a poll yields (customer messages,
+ * delivery receipts) and what a send takes and returns. Platform formats stop at the connector.
+ */
+export type InboundAttachment = {
+  /** A URL the platform serves the file at, when it gives one. */
+  url?: string;
+  /** The platform's file id (Telegram file_id, WhatsApp media id), when it gives one. */
+  platform_file_id?: string;
+  filename?: string;
+  content_type?: string;
+  /** Bytes, when known. */
+  size?: number;
+};
+
+/** One customer message, normalized. */
+export type InboundMessage = {
+  kind: 'message';
+  /** Which channel it belongs to, for endpoints shared by many channels (WhatsApp phone_number_id, Instagram account id, X for_user_id). */
+  routingKey?: string;
+  /** The platform's message id: unique per channel; a redelivery has the same one. */
+  externalId: string;
+  from: {
+    /** The customer's id on the platform (chat id, wa_id, PSID, phone, e-mail address). */
+    platformUserId: string;
+    name?: string;
+    email?: string;
+    phone?: string;
+  };
+  text: string;
+  attachments: InboundAttachment[];
+  /** When the platform says it was sent (ISO 8601). */
+  sentAt: string;
+  /** E-mail only: Message-IDs from In-Reply-To and References, nearest parent first. */
+  references?: string[];
+  /** E-mail only. */
+  subject?: string;
+};
+
+/** A platform's delivery receipt for a message Parley sent. */
+export type DeliveryReceipt = {
+  kind: 'receipt';
+  routingKey?: string;
+  /** The platform's id of the message Parley sent (what send() returned). */
+  externalId: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  /** The platform's reason, for `failed`. */
+  error?: string;
+  at: string;
+};
+
+export type InboundEvent = InboundMessage | DeliveryReceipt;
+
+export type OutboundAttachment = { url: string; filename: string; content_type: string; size: number };
+
+export type OutboundMessage = {
+  /** The customer: platformUserId is what InboundMessage.from.platformUserId was. */
+  to: { platformUserId: string; name?: string; email?: string; phone?: string };
+  text: string;
+  attachments: OutboundAttachment[];
+  /** Parley's message id (used to build e-mail Message-IDs). */
+  messageId: string;
+  /** E-mail threading: the Message-IDs of the conversation so far, oldest first, and its subject. */
+  thread?: { references: string[]; subject?: string };
+  /**
+   * Where the platform should post this message's delivery receipts, for platforms that take it
+   * per message (Twilio `statusCallback`): the channel's webhook URL. Omitted: no receipts asked.
+   */
+  statusCallbackUrl?: string;
+};
+
+export type SendResult = {
+  /** The platform's id for the sent message (e-mail: the Message-ID Parley set). */
+  externalId: string;
+};
+
+/** What the internal connectors (webchat, widget) return: Parley is the platform, there is no other id. */
+export type InternalSendResult = { externalId: null };
+
+export type RegisterResult = {
+  /** What the platform said, for the channel's `status`. */
+  status: 'connected' | 'error';
+  last_error?: string;
+  /** Connector state to keep (e.g. `{mode: 'polling'}` or a webhook secret). */
+  state?: Record<string, unknown>;
+};
+
+export type PollResult = { events: InboundEvent[]; state: Record<string, unknown> };

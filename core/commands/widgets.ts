@@ -1,0 +1,64 @@
+/**
+ * Website widgets: create one with its `widget` channel, change one. Each runs in the caller's
+ * transaction. Lock order: the business row (the plan's channel count) before the widget insert,
+ * which takes a key-share lock on the business (createChannel would otherwise upgrade it later
+ * and deadlock concurrent creations in one business).
+ */
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { assertMayAddChannel } from '../domain/plans.ts';
+import { widgetColumns, widgetRow, type WidgetRow } from '../presenters/widget.ts';
+import { createChannel } from './channels.ts';
+import { widgetChannelType } from '../../connectors/index.ts';
+
+/** What the owner sets (lengths and formats checked by the route: api/routes/widgets/schema.ts). */
+export type WidgetFields = Pick<
+  WidgetRow,
+  'name' | 'domain' | 'welcome_heading' | 'welcome_tagline' | 'primary_color' | 'show_online_badge' | 'logo_url' | 'config'
+>;
+
+const domainTaken = () => badRequest('A widget for this domain already exists');
+
+/**
+ * Creates the widget and its `widget` channel (config `{widget_id}`, connected at once), which
+ * counts against the plan's channels (402 when full). 400 when the business has a widget for the domain.
+ */
+export async function createWidget(tx: Queryable, encryptionKey: Uint8Array, input: { businessId: string; fields: WidgetFields }): Promise<WidgetRow> {
+  await assertMayAddChannel(tx, input.businessId, widgetChannelType);
+  const f = input.fields;
+  const widget = await tx.maybeOne(sql.type(widgetRow)`
+    insert into widgets (business_id, name, domain, welcome_heading, welcome_tagline, primary_color, show_online_badge, logo_url, config)
+    values (${input.businessId}, ${f.name}, ${f.domain}, ${f.welcome_heading}, ${f.welcome_tagline},
+            ${f.primary_color}, ${f.show_online_badge}, ${f.logo_url}, ${sql.jsonb(f.config as never)})
+    on conflict (business_id, domain) do nothing
+    returning ${widgetColumns}`);
+  if (!widget) throw domainTaken();
+  await createChannel(tx, encryptionKey, { businessId: input.businessId, type: widgetChannelType, config: { widget_id: widget.id }, isActive: true });
+  return widget;
+}
+
+/**
+ * Changes the given fields (undefined keeps a field; `logo_url: null` removes the logo; `config`
+ * replaces the stored one). 404 for another business's or an unknown widget, 400 when the new
+ * domain is another widget's of the business.
+ */
+export async function updateWidget(tx: Queryable, input: { businessId: string; widgetId: string; changes: Partial<WidgetFields> }): Promise<WidgetRow> {
+  const current = await tx.maybeOne(sql.type(widgetRow)`
+    select ${widgetColumns} from widgets where id = ${input.widgetId} and business_id = ${input.businessId} for update`);
+  if (!current) throw notFound('Widget not found');
+  const next = { ...current, ...Object.fromEntries(Object.entries(input.changes).filter(([, v]) => v !== undefined)) };
+  try {
+    return await tx.one(sql.type(widgetRow)`
+      update widgets set
+        name = ${next.name}, domain = ${next.domain}, welcome_heading = ${next.welcome_heading},
+        welcome_tagline = ${next.welcome_tagline}, primary_color = ${next.primary_color},
+        show_online_badge = ${next.show_online_badge}, logo_url = ${next.logo_url},
+        config = ${sql.jsonb(next.config as never)}, updated_at = now()
+      where id = ${current.id}
+      returning ${widgetColumns}`);
+  } catch (error) {
+    if (error instanceof UniqueIntegrityConstraintViolationError) throw domainTaken();
+    throw error;
+  }
+}

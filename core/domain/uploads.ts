@@ -1,0 +1,217 @@
+/**
+ * Files agents attach to replies. Each upload is stored once under DATA_DIR/uploads/<key>, where
+ * the key is 256 random bits: the public URL is a capability (platforms fetch attachments
+ * without our token), so it must be unguessable. The uploads row records which business owns
+ * it and the type it is served with.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { validationError, type ValidationIssue } from '../errors.ts';
+
+/** Largest accepted file: 10 MiB. */
+export const maxUploadBytes = 10 * 1024 * 1024;
+
+/**
+ * Types a support conversation needs and every browser shows safely. No HTML, SVG or scripts:
+ * files are served from the API's own origin.
+ */
+export const uploadTypesByExtension: Readonly<Record<string, string>> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/opus',
+  wav: 'audio/wav',
+  weba: 'audio/webm',
+  amr: 'audio/amr',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  '3gp': 'video/3gpp',
+  ogv: 'video/ogg',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  rtf: 'application/rtf',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ppt: 'application/vnd.ms-powerpoint',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odp: 'application/vnd.oasis.opendocument.presentation',
+};
+
+/** Aliases browsers and platforms send for the same types. */
+const typeAliases: Readonly<Record<string, string>> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'audio/mp3': 'audio/mpeg',
+  'audio/x-wav': 'audio/wav',
+  'audio/wave': 'audio/wav',
+  'audio/x-m4a': 'audio/mp4',
+  'audio/m4a': 'audio/mp4',
+  'text/rtf': 'application/rtf',
+  'text/comma-separated-values': 'text/csv',
+};
+
+export const allowedUploadTypes: ReadonlySet<string> = new Set(Object.values(uploadTypesByExtension));
+
+/**
+ * The type a file is stored and served with, or null when it is not accepted. A generic or
+ * missing declared type falls back to the file name's extension.
+ */
+export function uploadContentType(declared: string | null | undefined, filename: string): string | null {
+  const bare = (declared ?? '').split(';')[0].trim().toLowerCase();
+  const type = typeAliases[bare] ?? bare;
+  if (allowedUploadTypes.has(type)) return type;
+  if (type === '' || type === 'application/octet-stream') {
+    const ext = path.extname(filename).slice(1).toLowerCase();
+    return uploadTypesByExtension[ext] ?? null;
+  }
+  return null;
+}
+
+/** A file name safe to store and send back in Content-Disposition: no directories or control characters. */
+export function cleanFilename(name: string | null | undefined): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned;
+}
+
+export const isImageType = (contentType: string) => contentType.startsWith('image/');
+
+/** 32 random bytes, base64url: 43 characters. */
+export const newStorageKey = () => randomBytes(32).toString('base64url');
+export const storageKeyPattern = /^[A-Za-z0-9_-]{43}$/;
+
+export const uploadsDir = (dataDir: string) => path.join(dataDir, 'uploads');
+export const uploadPath = (dataDir: string, key: string) => path.join(uploadsDir(dataDir), key);
+
+const uploadsRoute = '/api/v1/uploads/';
+
+/** The public, absolute URL of a stored upload. */
+export const uploadUrl = (publicUrl: string, key: string) => `${publicUrl}${uploadsRoute}${key}`;
+
+/** The storage key in one of our upload URLs, or null for any other URL. */
+export function storageKeyOf(publicUrl: string, url: string): string | null {
+  const prefix = `${publicUrl}${uploadsRoute}`;
+  if (!url.startsWith(prefix)) return null;
+  const key = url.slice(prefix.length);
+  return storageKeyPattern.test(key) ? key : null;
+}
+
+export const uploadRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  storage_key: z.string(),
+  filename: z.string(),
+  content_type: z.string(),
+  size: z.number(),
+});
+export type UploadRow = z.infer<typeof uploadRow>;
+
+/** What a message stores per attachment and a connector sends. */
+export type Attachment = { url: string; filename: string; content_type: string; size: number };
+
+export const attachmentOf = (publicUrl: string, row: UploadRow): Attachment => ({
+  url: uploadUrl(publicUrl, row.storage_key),
+  filename: row.filename,
+  content_type: row.content_type,
+  size: row.size,
+});
+
+/** Moves a file across devices too (the temp dir is often another file system). */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await copyFile(from, to);
+    await unlink(from);
+  }
+}
+
+/**
+ * Moves a received temp file into storage and records it. The file lands before the row, so a
+ * row never points at a missing file; a failed insert removes the file again.
+ */
+export async function storeUpload(
+  q: Queryable,
+  input: {
+    dataDir: string;
+    businessId: string;
+    conversationId: string;
+    uploadedBy: string;
+    tempPath: string;
+    filename: string;
+    contentType: string;
+    /** Bytes. */
+    size: number;
+  },
+): Promise<UploadRow> {
+  const key = newStorageKey();
+  const target = uploadPath(input.dataDir, key);
+  await mkdir(uploadsDir(input.dataDir), { recursive: true });
+  await moveFile(input.tempPath, target);
+  try {
+    return await q.one(sql.type(uploadRow)`
+      insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, uploaded_by)
+      values (${input.businessId}, ${input.conversationId}, ${key}, ${input.filename}, ${input.contentType}, ${input.size}, ${input.uploadedBy})
+      returning id, business_id, storage_key, filename, content_type, size`);
+  } catch (error) {
+    await unlink(target).catch(() => {});
+    throw error;
+  }
+}
+
+export async function findUpload(q: Queryable, key: string): Promise<UploadRow | null> {
+  if (!storageKeyPattern.test(key)) return null;
+  return q.maybeOne(sql.type(uploadRow)`
+    select id, business_id, storage_key, filename, content_type, size from uploads where storage_key = ${key}`);
+}
+
+/**
+ * Checks attachments a client sends with a message: each URL must be an upload of this
+ * business. The stored values replace what the client said about name, type and size.
+ * 422 on `body.<field>.<i>.url` otherwise.
+ */
+export async function resolveAttachments(
+  q: Queryable,
+  input: { businessId: string; publicUrl: string; attachments: { url: string }[]; field?: string },
+): Promise<Attachment[]> {
+  if (input.attachments.length === 0) return [];
+  const keys = input.attachments.map((a) => storageKeyOf(input.publicUrl, a.url));
+  const known = keys.filter((k): k is string => k !== null);
+  const rows = known.length
+    ? await q.any(sql.type(uploadRow)`
+        select id, business_id, storage_key, filename, content_type, size from uploads
+        where business_id = ${input.businessId} and storage_key = any(${sql.array(known, 'text')})`)
+    : [];
+  const byKey = new Map(rows.map((r) => [r.storage_key, r]));
+  const issues: ValidationIssue[] = [];
+  const resolved: Attachment[] = [];
+  keys.forEach((key, i) => {
+    const row = key ? byKey.get(key) : undefined;
+    if (!row) {
+      issues.push({ loc: ['body', input.field ?? 'attachments', i, 'url'], msg: 'Not a file uploaded to this business', type: 'value_error' });
+      return;
+    }
+    resolved.push(attachmentOf(input.publicUrl, row));
+  });
+  if (issues.length) throw validationError(issues);
+  return resolved;
+}

@@ -1,0 +1,60 @@
+/**
+ * Messages as a website visitor sees them, for the visitor API and the `/widget` socket alike:
+ * the customer's own messages and the replies of agents and the AI agent, without what is
+ * internal to the business (sender ids, delivery status, platform ids, errors). System
+ * messages are internal and never shown.
+ *
+ * Live replies reach the visitor's sockets in the Socket.IO namespace `/widget`, room
+ * `visitor:<customer uuid>` (api/realtime-widget.ts joins it), as `message_created` with this
+ * shape. Workers publish them through the same bus as every other event.
+ */
+import { z } from 'zod';
+import { sql, type Queryable } from '../../adapters/postgres/db.ts';
+import { liveEvent, type LiveEvent } from '../../events/catalogue.ts';
+import { widgetChannelType } from '../../../connectors/index.ts';
+
+export const visitorSenderTypes = ['customer', 'agent', 'ai'] as const;
+
+export const visitorMessageRow = z.object({
+  id: z.string(),
+  conversation_id: z.string(),
+  sender_type: z.enum(visitorSenderTypes),
+  content: z.string(),
+  attachments: z.array(z.record(z.string(), z.unknown())),
+  created_at: z.string(),
+});
+export type VisitorMessage = z.infer<typeof visitorMessageRow>;
+
+/** The columns visitorMessageRow reads, for `select ${visitorMessageColumns} from messages m`. */
+export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
+
+/** The predicate on `messages m` of what a visitor may see. */
+export const visibleToVisitor = sql.fragment`m.sender_type in ('customer', 'agent', 'ai')`;
+
+export const presentVisitorMessage = (row: VisitorMessage): VisitorMessage => ({
+  id: row.id,
+  conversation_id: row.conversation_id,
+  sender_type: row.sender_type,
+  content: row.content,
+  attachments: row.attachments,
+  created_at: row.created_at,
+});
+
+/** The `/widget` event that shows a message to its visitor live. */
+export const visitorMessageEvent = (customerId: string, message: VisitorMessage): LiveEvent =>
+  liveEvent('visitor_message_created', presentVisitorMessage(message), customerId);
+
+/**
+ * The event for one message of a widget conversation, or null when the message is not for a
+ * visitor (another channel type, a system message, no customer). For deliver_message: a reply
+ * on a widget channel is delivered by publishing it to the visitor's sockets.
+ */
+export async function loadVisitorMessageEvent(q: Queryable, messageId: string): Promise<LiveEvent | null> {
+  const row = await q.maybeOne(sql.type(visitorMessageRow.extend({ customer_id: z.string() }))`
+    select ${visitorMessageColumns}, c.customer_id
+    from messages m join conversations c on c.id = m.conversation_id
+    where m.id = ${messageId} and c.channel_type = ${widgetChannelType} and c.customer_id is not null and ${visibleToVisitor}`);
+  if (!row) return null;
+  const { customer_id: customerId, ...message } = row;
+  return visitorMessageEvent(customerId, message);
+}

@@ -1,0 +1,77 @@
+/**
+ * Every live event, in one catalogue: its payload type and the rooms that receive it. Events are
+ * built only by liveEvent() (or the loaders of core/events/live.ts that call it), so a payload
+ * that does not fit its event fails type-checking, and no publisher chooses rooms by hand.
+ *
+ * Payloads keep the ids, state and `at` (ISO 8601 UTC) every event has always carried; the
+ * message and conversation events add the object itself, built by the REST presenter, so a
+ * dashboard gets from an event exactly what GET returns (README "Realtime").
+ */
+import type { ConversationListItem } from '../presenters/conversation.ts';
+import type { Message } from '../presenters/message.ts';
+import type { VisitorMessage } from '../domain/visitors/visitor-messages.ts';
+import { rooms, WIDGET_NAMESPACE } from './bus.ts';
+
+type Ids = { business_id: string; at: string };
+type ConversationIds = Ids & { conversation_id: string };
+type MessageIds = ConversationIds & { message_id: string };
+
+/** Payload of each event, by catalogue key. */
+export type EventPayloads = {
+  agent_status_changed: Ids & { user_id: string; member_id: string; status: 'live' | 'away' | 'offline' };
+  /** `at`: when it was assigned. */
+  conversation_assigned: ConversationIds & { assignee_id: string; assigned_by: string };
+  /** `conversation`: the entry GET /conversations lists; `at`: its `created_at`. */
+  conversation_created: ConversationIds & { conversation: ConversationListItem };
+  /** `conversation`: the entry GET /conversations lists; `at`: its `updated_at`. */
+  conversation_updated: ConversationIds & Pick<ConversationListItem, 'status' | 'assignee_id' | 'assigned_at'> & { conversation: ConversationListItem };
+  /** `message`: as GET …/messages shows it; `at`: its `created_at`. */
+  message_created: MessageIds & Pick<Message, 'sender_type'> & { message: Message };
+  /** `message`: as GET …/messages shows it (with the new `delivery_status`). */
+  message_updated: MessageIds & Pick<Message, 'delivery_status'> & { message: Message };
+  handoff_requested: ConversationIds & { reason: string };
+  /** `status`: the channel's registration status. */
+  channel_updated: Ids & { channel_id: string; status: 'pending' | 'connected' | 'error' };
+  /** A website visitor's message as the visitor API shows it; sent as `message_created` in `/widget`. */
+  visitor_message_created: VisitorMessage;
+};
+
+export type EventKey = keyof EventPayloads;
+
+/** Where an event goes. `A` is who receives it when the payload does not say (a visitor's customer id). */
+type EventRoute<P, A> = {
+  rooms: (payload: P, audience: A) => string[];
+  /** The name on the wire, when it is not the key. */
+  name?: string;
+  /** Socket.IO namespace; default `/` (dashboards). */
+  namespace?: string;
+};
+
+const toBusiness = { rooms: (p: { business_id: string }) => [rooms.business(p.business_id)] };
+const toConversation = { rooms: (p: { business_id: string; conversation_id: string }) => [rooms.business(p.business_id), rooms.conversation(p.conversation_id)] };
+
+const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visitor_message_created' ? string : undefined> } = {
+  agent_status_changed: toBusiness,
+  conversation_assigned: { rooms: (p) => [rooms.user(p.assignee_id)] },
+  conversation_created: toBusiness,
+  conversation_updated: toBusiness,
+  message_created: toConversation,
+  message_updated: toConversation,
+  handoff_requested: toBusiness,
+  channel_updated: toBusiness,
+  visitor_message_created: { name: 'message_created', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)] },
+};
+
+/** An event built from the catalogue; what the bus carries (core/events/bus.ts ParleyEvent), typed. */
+export type LiveEvent = {
+  [K in EventKey]: { name: string; rooms: string[]; payload: EventPayloads[K]; namespace?: string };
+}[EventKey];
+
+type AudienceArgs<K extends EventKey> = K extends 'visitor_message_created' ? [customerId: string] : [];
+
+export function liveEvent<K extends EventKey>(key: K, payload: EventPayloads[K], ...[audience]: AudienceArgs<K>): LiveEvent {
+  // The signature matched the payload to this entry; here it is any entry.
+  const route = catalogue[key] as EventRoute<EventPayloads[K], string | undefined>;
+  const event = { name: route.name ?? key, rooms: route.rooms(payload, audience), payload } as LiveEvent;
+  return route.namespace ? { ...event, namespace: route.namespace } : event;
+}

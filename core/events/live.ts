@@ -1,0 +1,85 @@
+/**
+ * Events whose payload carries a presented object (a message, a conversation list entry) are
+ * built after the transaction commits: a command returns what to load, and publishEvents()
+ * reads it then, through the same reads as REST (core/presenters/inbox-reads.ts). So the object
+ * is what a GET would return at that moment, and building it costs the write's transaction no
+ * time and no locks; a read that fails there loses live events (a dashboard refresh), never the
+ * write. However many events a call publishes (an inbound batch), it reads a fixed number of
+ * queries per business: one for the messages, three for the conversations.
+ */
+import type { Queryable } from '../adapters/postgres/db.ts';
+import type { Deps } from '../deps.ts';
+import { liveEvent, type LiveEvent } from './catalogue.ts';
+import { conversationListItems, messagesByIds } from '../presenters/inbox-reads.ts';
+import type { ConversationListItem } from '../presenters/conversation.ts';
+import type { Message } from '../presenters/message.ts';
+
+/** An event whose object is read after commit; one gone by then (deleted) gives no event. */
+type Deferred =
+  | { load: 'message_created' | 'message_updated'; businessId: string; messageId: string }
+  | { load: 'conversation_created' | 'conversation_updated'; businessId: string; conversationId: string };
+
+/** What commands return for their caller to publish after commit. */
+export type PendingEvent = LiveEvent | Deferred;
+
+/** `message_created` for a message just inserted. */
+export const messageCreated = (businessId: string, messageId: string): PendingEvent => ({ load: 'message_created', businessId, messageId });
+/** `message_updated` for a message whose delivery status moved. */
+export const messageUpdated = (businessId: string, messageId: string): PendingEvent => ({ load: 'message_updated', businessId, messageId });
+/** `conversation_created` for a conversation just opened. */
+export const conversationCreated = (businessId: string, conversationId: string): PendingEvent => ({ load: 'conversation_created', businessId, conversationId });
+/** `conversation_updated` for one conversation a command changed (its row's `id` and `business_id`). */
+export const conversationUpdated = (c: { id: string; business_id: string }): PendingEvent => ({ load: 'conversation_updated', businessId: c.business_id, conversationId: c.id });
+
+/** `message_created` for a message the caller holds as presented (nothing to read). */
+export function messageCreatedEvent(businessId: string, message: Message): LiveEvent {
+  const ids = { message_id: message.id, conversation_id: message.conversation_id, business_id: businessId };
+  return liveEvent('message_created', { ...ids, sender_type: message.sender_type, at: message.created_at, message });
+}
+
+type Loaded = { messages: Map<string, Message>; conversations: Map<string, ConversationListItem> };
+
+/** Every object the deferred events need, business by business. */
+async function loadObjects(q: Queryable, deferred: Deferred[]): Promise<Loaded> {
+  const loaded: Loaded = { messages: new Map(), conversations: new Map() };
+  for (const businessId of new Set(deferred.map((d) => d.businessId))) {
+    const mine = deferred.filter((d) => d.businessId === businessId);
+    const messageIds = mine.flatMap((d) => ('messageId' in d ? [d.messageId] : []));
+    const conversationIds = mine.flatMap((d) => ('conversationId' in d ? [d.conversationId] : []));
+    const [messages, conversations] = await Promise.all([messagesByIds(q, businessId, messageIds), conversationListItems(q, businessId, conversationIds)]);
+    for (const [id, message] of messages) loaded.messages.set(id, message);
+    for (const [id, conversation] of conversations) loaded.conversations.set(id, conversation);
+  }
+  return loaded;
+}
+
+function build(d: Deferred, loaded: Loaded): LiveEvent | null {
+  if ('messageId' in d) {
+    const message = loaded.messages.get(d.messageId);
+    if (!message) return null;
+    if (d.load === 'message_created') return messageCreatedEvent(d.businessId, message);
+    const ids = { message_id: message.id, conversation_id: message.conversation_id, business_id: d.businessId };
+    return liveEvent('message_updated', { ...ids, delivery_status: message.delivery_status, at: new Date().toISOString(), message });
+  }
+  const conversation = loaded.conversations.get(d.conversationId);
+  if (!conversation) return null;
+  const ids = { conversation_id: conversation.id, business_id: d.businessId };
+  if (d.load === 'conversation_created') return liveEvent('conversation_created', { ...ids, at: conversation.created_at, conversation });
+  const { status, assignee_id, assigned_at } = conversation;
+  return liveEvent('conversation_updated', { ...ids, status, assignee_id, assigned_at, at: conversation.updated_at, conversation });
+}
+
+/** Publishes, in order, what a committed command returned. */
+export async function publishEvents(deps: Pick<Deps, 'db' | 'events' | 'logger'>, pending: readonly PendingEvent[]): Promise<void> {
+  const deferred = pending.filter((p): p is Deferred => 'load' in p);
+  let loaded: Loaded = { messages: new Map(), conversations: new Map() };
+  try {
+    if (deferred.length) loaded = await loadObjects(deps.db, deferred);
+  } catch (error) {
+    deps.logger.warn({ err: (error as Error).message }, 'live events not built');
+  }
+  for (const item of pending) {
+    const event = 'load' in item ? build(item, loaded) : item;
+    if (event) deps.events.publish(event);
+  }
+}
