@@ -105,7 +105,12 @@ export type Connector<C = ChannelConfig> = {
   onWidgetOnlyPlans?: boolean;
   /** Delivered replies are pushed to the website visitor's open widgets (the /widget socket). */
   liveToVisitor?: boolean;
-  /** Replies carry the conversation's thread (earlier Message-IDs and subject): e-mail. */
+  /**
+   * Conversations are threads the platform names (e-mail): an inbound message joins the
+   * conversation of a message its `references` name (none: a new conversation), and replies
+   * carry the conversation's thread (earlier Message-IDs and subject). Otherwise a customer's
+   * message joins their latest conversation on the channel.
+   */
   threaded?: boolean;
   /** The config fields (decisions.md "Required config by type"); unknown keys are dropped. */
   config: readonly ConfigField[];

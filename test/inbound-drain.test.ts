@@ -196,3 +196,21 @@ test.serial('a changed app secret or a deleted channel applies to the next webho
   const stale: InboundMessage = { kind: 'message', externalId: 'wamid.C4', from: { platformUserId: '15550006001' }, text: 'stale', attachments: [], sentAt: new Date().toISOString() };
   t.deepEqual(await storeInboundEvents(app.deps.db, { id: channel.id, business_id: owner.businessId, type: 'whatsapp' }, [stale], null), []);
 });
+
+test.serial('threading by References is the connector\'s: a WhatsApp message that names another conversation\'s message still joins its customer\'s latest conversation', async (t) => {
+  const channel = await whatsappChannel();
+  const inbound = { id: channel.id, business_id: owner.businessId, type: 'whatsapp' };
+  const message = (platformUserId: string, externalId: string, references?: string[]): InboundMessage =>
+    ({ kind: 'message', externalId, from: { platformUserId }, text: externalId, attachments: [], sentAt: new Date().toISOString(), ...(references ? { references } : {}) });
+  await storeInboundEvents(app.deps.db, inbound, [message('15550007001', 'wamid.T1'), message('15550007002', 'wamid.T2')], null);
+  t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 2, failed: 0 });
+  // Only a threaded connector (e-mail) threads by references; here they are ignored.
+  await storeInboundEvents(app.deps.db, inbound, [message('15550007001', 'wamid.T3', ['wamid.T2'])], null);
+  t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 1, failed: 0 });
+  const rows = await query(app, `
+    select m.external_id, c.id as conversation, cu.platform_user_id as who from messages m
+    join conversations c on c.id = m.conversation_id join customers cu on cu.id = c.customer_id
+    where m.channel_id = $1 order by m.external_id`, [channel.id]);
+  t.deepEqual(rows.map((r) => [r.external_id, r.who]), [['wamid.T1', '15550007001'], ['wamid.T2', '15550007002'], ['wamid.T3', '15550007001']]);
+  t.is(rows[2].conversation, rows[0].conversation, 'the customer\'s own conversation, not the one the references name');
+});

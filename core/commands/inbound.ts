@@ -12,6 +12,7 @@ import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../events/live.ts';
 import { enqueueAiReply } from '../domain/ai-agent.ts';
 import { storableText } from '../domain/storable-text.ts';
+import { connectorFor } from '../../connectors/index.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
 export type InboundChannel = { id: string; business_id: string; type: string };
@@ -111,18 +112,23 @@ const appliedRow = z.object({ idx: z.number(), applied_message_id: z.string(), a
 
 /**
  * Customer messages into the inbox, in order, in one round trip: each customer upserted,
- * threaded into a conversation (e-mail by References, others the customer's latest on the
- * channel; resolved reopens, closed starts a new one), each message stored once per channel and
- * external id. The rules live in the SQL functions inbound_apply_message (migration 0020) and
- * inbound_apply_messages (0023): seven statements per message became one call per batch.
+ * threaded into a conversation (a threaded connector's, e-mail's, by References; others the
+ * customer's latest on the channel; resolved reopens, closed starts a new one), each message
+ * stored once per channel and external id. The rules live in the SQL functions
+ * inbound_apply_message and inbound_apply_messages (migrations 0020 and 0023, threading as of
+ * 0056): seven statements per message became one call per batch.
  */
 export async function applyMessages(tx: Queryable, channel: InboundChannel, messages: InboundMessage[], options: ApplyOptions = {}): Promise<PendingEvent[]> {
   if (messages.length === 0) return [];
   // Stored events come from our connectors, but a message without a sender or id must fail here,
   // not become a customer with no platform id in SQL.
   for (const message of messages) storedMessage.parse(message);
+  // A threaded connector's messages thread by their references (none: a new conversation);
+  // the SQL threads a message by References exactly when it carries them.
+  const threaded = connectorFor(channel.type).threaded === true;
+  const applicable = messages.map((message) => ({ ...message, references: threaded ? (message.references ?? []) : undefined }));
   const applied = await tx.any(sql.type(appliedRow)`
-    select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(messages as never)})`);
+    select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(applicable as never)})`);
   const events: PendingEvent[] = [];
   for (const row of applied) {
     const { applied_message_id: messageId, applied_conversation_id: conversationId } = row;
