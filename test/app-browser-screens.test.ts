@@ -33,6 +33,7 @@ test.before(async () => {
   owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Pro' });
   // Something to look at: a visitor's question, an agent's answer, an article.
   const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } });
+  await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'help.example.com', name: 'Help centre', primary_color: '#0F766E' } });
   const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Marta Visitor', email: 'marta@example.com' } });
   const visitor = { authorization: `Bearer ${session.body.visitor_token}` };
   const first = await app.request('POST', '/api/v1/visitor/messages', { headers: visitor, body: { content: 'Do you ship to Norway?' } });
@@ -110,6 +111,25 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
     await context.close();
   });
 }
+
+browserTest('the widget page shows every widget of the business, oldest first, read in one request', async (t) => {
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  const reads: string[] = [];
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (/^\/api\/v1\/(widget|channels)\b/.test(pathname)) reads.push(`${request.method()} ${pathname}`);
+  });
+  await page.goto(`${app.url}/app/settings/widget`);
+  const cards = page.getByRole('listitem', { name: /^Widget for / });
+  await cards.first().waitFor();
+  await page.waitForLoadState('networkidle');
+  const domains = (await app.sql(`select domain from widgets where business_id = $1 order by created_at, id`, [owner.businessId])).map((r) => r.domain);
+  t.true(domains.length >= 2);
+  t.deepEqual(await cards.evaluateAll((items) => items.map((li) => li.getAttribute('aria-label'))), domains.map((d) => `Widget for ${d}`));
+  t.deepEqual(reads, ['GET /api/v1/widget/']);
+  t.deepEqual(errors, []);
+  await context.close();
+});
 
 /** The smallest PNG: one purple pixel. */
 const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwAFCwJ/lxjv3QAAAABJRU5ErkJggg==', 'base64');

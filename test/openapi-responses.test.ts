@@ -134,6 +134,7 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/widget/{widget_id}', () => app.request('GET', `/api/v1/widget/${widget.id}`)],
     ['get /api/v1/widget/{widget_id}/channels', () => app.request('GET', `/api/v1/widget/${widget.id}/channels`)],
     ['post /api/v1/widget/create', () => req('POST', '/api/v1/widget/create', { body: { domain: 'second.example' } })],
+    ['get /api/v1/widget', () => req('GET', '/api/v1/widget/')],
     ['post /api/v1/kb/articles', () => req('POST', '/api/v1/kb/articles', { body: { title: 'Refunds', content: 'Refunds take five days.' } })],
     ['get /api/v1/kb/articles', () => req('GET', '/api/v1/kb/articles')],
     ['get /api/v1/kb/search', () => req('GET', '/api/v1/kb/search', { query: { q: 'refund' } })],

@@ -180,6 +180,63 @@ test('update: 401, 400 without business, 403 non-owner, 404 unknown or another b
   t.deepEqual(badBody.body.detail.map((d: any) => d.loc.join('.')).sort(), ['body.name', 'body.primary_color']);
 });
 
+// ---------- GET /widget/ (the business's widgets)
+
+test('list: every widget of the business, oldest first, as create and update return them, with and without the trailing slash', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const m = await createWidget(ws, { domain: 'm.example', name: 'Middle' });
+  const z = await createWidget(ws, { domain: 'z.example', primary_color: '#123456' });
+  const a = await createWidget(ws, { domain: 'a.example', config: { position: 'left' } });
+  // Creation times that are neither creation nor id nor domain order: z, then m, then a.
+  await app.sql(`update widgets set created_at = now() - interval '1 hour' where id = $1`, [z.id]);
+  const zNow = (await app.request('GET', `/api/v1/widget/${z.id}`)).body;
+  // A later change does not move a widget.
+  const renamed = await app.request('PUT', `/api/v1/widget/update/${m.id}`, { token: ws.token, body: { name: 'Renamed' } });
+  t.is(renamed.status, 200, renamed.text);
+  const { is_online: _, ...zWidget } = zNow;
+  for (const path of ['/api/v1/widget/', '/api/v1/widget']) {
+    const res = await app.request('GET', path, { token: ws.token });
+    t.is(res.status, 200, `${path}: ${res.text}`);
+    t.deepEqual(res.body, [zWidget, renamed.body, a], path);
+  }
+});
+
+test('list: another business\'s widgets are not listed; a business without widgets gets []', async (t) => {
+  const ws = await createWorkspace(app);
+  const mine = await createWidget(ws, { domain: 'mine.example' });
+  const other = await createWorkspace(app);
+  await createWidget(other, { domain: 'theirs.example' });
+  await createWidget(other, { domain: 'mine.example' });
+  const res = await app.request('GET', '/api/v1/widget/', { token: ws.token });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body, [mine]);
+  const empty = await createWorkspace(app);
+  const none = await app.request('GET', '/api/v1/widget/', { token: empty.token });
+  t.deepEqual([none.status, none.body], [200, []]);
+});
+
+test('list: owner, admin and agent may all read it', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const widgets = [await createWidget(ws, { domain: 'one.example' }), await createWidget(ws, { domain: 'two.example' })];
+  const members = { owner: ws, admin: await addMember(app, ws.businessId, 'admin'), agent: await addMember(app, ws.businessId, 'agent') };
+  for (const [role, member] of Object.entries(members)) {
+    const res = await app.request('GET', '/api/v1/widget/', { token: member.token });
+    t.is(res.status, 200, `${role}: ${res.text}`);
+    t.deepEqual(res.body, widgets, role);
+  }
+});
+
+test('list: 401 without a token, 400 for a caller without a business', async (t) => {
+  for (const path of ['/api/v1/widget/', '/api/v1/widget']) {
+    const anon = await app.request('GET', path);
+    t.is(anon.status, 401, path);
+    t.deepEqual(anon.body, { detail: 'Not authenticated' });
+  }
+  const loner = await registerUser(app);
+  const none = await app.request('GET', '/api/v1/widget/', { token: loner.token });
+  t.deepEqual([none.status, none.body], [400, { detail: 'Organization not found' }]);
+});
+
 test('public read: no token, is_online follows live members, CORS for any origin', async (t) => {
   const ws = await createWorkspace(app);
   const widget = await createWidget(ws, { domain: 'public.example' });
@@ -237,6 +294,8 @@ test('public channel list: active channels of the owning business, config always
 
 test('the OpenAPI document describes the widget routes', async (t) => {
   const doc = await app.request('GET', '/api/v1/openapi.json');
+  t.deepEqual(doc.body.paths['/api/v1/widget'].get.security, [{ bearerAuth: [] }]);
+  t.is(doc.body.paths['/api/v1/widget'].get.responses['200'].content['application/json'].schema.items.$ref, '#/components/schemas/Widget');
   t.truthy(doc.body.paths['/api/v1/widget/create'].post);
   t.truthy(doc.body.paths['/api/v1/widget/update/{widget_id}'].put);
   t.deepEqual(doc.body.paths['/api/v1/widget/{widget_id}'].get.security, []);

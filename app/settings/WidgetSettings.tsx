@@ -2,17 +2,13 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { isOwner } from '../session.ts';
-import type { Channel, Widget } from '../types.ts';
+import type { Widget } from '../types.ts';
 import { useLoad } from '../ui/useLoad.ts';
 import { CopyBox, Section } from './Section.tsx';
 import { WidgetForm } from './WidgetForm.tsx';
 
-/** The business's widgets, found through their `widget` channels. */
-async function loadWidgets(): Promise<Widget[]> {
-  const channels = await api.get<Channel[]>('/api/v1/channels');
-  const ids = channels.filter((c) => c.type === 'widget' && typeof c.config.widget_id === 'string').map((c) => c.config.widget_id as string);
-  return Promise.all(ids.map((id) => api.get<Widget>(`/api/v1/widget/${id}`)));
-}
+/** The business's widgets, oldest first, in one request. */
+const loadWidgets = () => api.get<Widget[]>('/api/v1/widget/');
 
 const snippet = (w: Widget) => `<script src="${location.origin}/widget.js" data-widget-id="${w.id}" async></script>`;
 

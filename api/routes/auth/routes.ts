@@ -140,6 +140,12 @@ export const me = defineRoute({
   method: 'get',
   path: '/api/v1/auth/me',
   summary: 'The signed-in user, their business and role',
+  description:
+    'What a client reads after signing in (and on every start with a kept token) to know who it is and where to go: `user` (the account, ' +
+    'with `is_verified`), `business` (the workspace the user is an active member of, or `null` before they create or join one), ' +
+    '`onboarding_complete` (`true` exactly when `business` is not null: send the user to onboarding while it is `false`) and `team_role` ' +
+    '(`owner`, `admin` or `agent` in that business, `null` without one: what the client may show, e.g. widget editing for the owner). ' +
+    'A missing, expired or revoked token: 401. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
   response: meResponse,

@@ -1,4 +1,4 @@
-/** Website widgets: create and update (owner only), and the two public reads the embed script makes. */
+/** Website widgets: the business's list (any member), create and update (owner only), and the two public reads the embed script makes. */
 import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
@@ -29,6 +29,28 @@ async function publicWidget(q: Queryable, widgetId: string) {
   if (!row) throw notFound('Widget not found');
   return row;
 }
+
+export const list = defineRoute({
+  method: 'get',
+  // Also answers `/api/v1/widget/` (a trailing slash is optional on every route).
+  path: '/api/v1/widget',
+  summary: 'The business\'s widgets',
+  description:
+    'Every widget of the caller\'s business in one request, oldest first, each as create and update return it (without the public read\'s `is_online`). ' +
+    'Any member may read (owner, admin, agent: agents copy the embed snippet too). The interface contract has no such list; without it a dashboard ' +
+    'finds widgets through the business\'s `widget` channels and reads each one. The trailing slash of the path is optional. ' +
+    'A caller without a business: 400 `Organization not found`. See docs/decisions.md#website-widget-and-visitors.',
+  tags,
+  auth: 'user',
+  response: z.array(widgetSchema),
+  errors: [400],
+  handler: async ({ caller, deps }) => {
+    const { businessId } = requireMembership(caller, noBusiness.organization);
+    const rows = await deps.db.any(sql.type(widgetRow)`
+      select ${widgetColumns} from widgets where business_id = ${businessId} order by created_at, id`);
+    return rows.map(presentWidget);
+  },
+});
 
 export const create = defineRoute({
   method: 'post',
@@ -105,4 +127,4 @@ export const channels = defineRoute({
   },
 });
 
-export default [create, update, read, channels];
+export default [list, create, update, read, channels];
