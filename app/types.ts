@@ -1,4 +1,8 @@
-/** The API objects the app reads (see GET /api/v1/openapi.json for every field). */
+/**
+ * The API objects the app reads (see GET /api/v1/openapi.json for every field). Written by hand
+ * (the bundle imports nothing from the server); test/app-types.check.ts type-checks them against
+ * the server's response schemas.
+ */
 
 export type Role = 'owner' | 'admin' | 'agent';
 export type Availability = 'live' | 'away' | 'offline';

@@ -4,7 +4,7 @@ import { analyticsOverview } from '../../../core/domain/analytics.ts';
 import { defineRoute } from '../../route.ts';
 import { noBusiness, requireMembership } from '../../policies.ts';
 
-const overviewSchema = z
+export const overviewSchema = z
   .object({
     total_conversations: z.number().int().openapi({ description: 'Conversations created in the last 30 days' }),
     avg_first_response: z.number().int().openapi({ description: 'Seconds from creation to the first agent reply, mean over the window\'s conversations that have one, rounded; 0 when none' }),
