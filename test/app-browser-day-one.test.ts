@@ -89,7 +89,7 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   snippet = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>);
   const [widget] = await app.sql(`select id from widgets where domain = '127.0.0.1'`);
   t.is(snippet, `<script src="${app.url}/widget.js" data-widget-id="${widget.id}" async></script>`);
-  await shoot(page, 'widget-desktop');
+  await shoot(page, 'day-one-widget-desktop');
 
   // Available, so the widget says so; then the inbox, waiting.
   await page.getByLabel('Your availability').selectOption('live');
@@ -140,7 +140,7 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   await page.getByRole('list', { name: 'Conversations' }).waitFor();
   await page.goto(`${app.url}/app/settings/widget`);
   await page.getByRole('button', { name: 'Copy embed snippet' }).waitFor();
-  await shoot(page, 'widget-phone');
+  await shoot(page, 'day-one-widget-phone');
 
   t.log(`screenshots in ${shots}`);
   t.deepEqual(errors, []);
