@@ -1,9 +1,11 @@
 /**
  * Live events over Socket.IO on this origin (auth: the access token). Events carry ids and
- * the new state; listeners re-read what they show through the REST API. After a dropped
- * connection comes back, `resync` listeners re-read everything, so nothing sent meanwhile
- * is missed. When the server closes or refuses the connection on purpose, `onClosedByServer`
- * listeners decide what follows (sign in again, onboarding, or connect again).
+ * the new state; listeners re-read what they show through the REST API. Every time the
+ * connection comes up (the first time too, not only after a drop) `onResync` listeners re-read
+ * what they show once: the page reads through REST before its connection is up, and whatever
+ * happened between that read and the connect (or while the connection was down) reached no
+ * socket of this tab. When the server closes or refuses the connection on purpose,
+ * `onClosedByServer` listeners decide what follows (sign in again, onboarding, or connect again).
  */
 import { signal } from '@preact/signals';
 import { io, type Socket } from 'socket.io-client';
@@ -17,8 +19,6 @@ export const liveState = signal<'connecting' | 'live' | 'reconnecting'>('connect
 const listeners = new Set<Listener>();
 const resyncListeners = new Set<() => void>();
 const closedListeners = new Set<() => void>();
-/** Any connection before this one (also of an earlier socket, replaced after a refusal): what came meanwhile must be re-read. */
-let everConnected = false;
 let socket: Socket | null = null;
 
 const EVENTS = [
@@ -39,8 +39,8 @@ export function connectLive(token: string): void {
   s.on('connect', () => {
     if (socket !== s) return;
     liveState.value = 'live';
-    if (everConnected) for (const listener of resyncListeners) listener();
-    everConnected = true;
+    // From here on the server sends this tab every event: one re-read catches up on the rest.
+    for (const listener of resyncListeners) listener();
   });
   s.on('disconnect', (reason) => {
     if (socket !== s) return;
@@ -69,6 +69,7 @@ export function onLive(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
+/** Called on every connect, the first included: re-read what the live events keep current. */
 export function onResync(listener: () => void): () => void {
   resyncListeners.add(listener);
   return () => resyncListeners.delete(listener);

@@ -27,8 +27,13 @@ export async function loadMe(): Promise<Me> {
   return profile;
 }
 
+let memberLoads = 0;
+
+/** Reads the team (availability included); when reads overlap, the last one started wins. */
 export async function loadMembers(): Promise<void> {
+  const mine = ++memberLoads;
   const list = await api.get<Member[]>('/api/v1/team/members');
+  if (mine !== memberLoads) return;
   members.value = list;
   myMember.value = list.find((m) => m.user_id === me.value?.user.id) ?? null;
 }

@@ -1,6 +1,7 @@
 /**
  * Every screen of the agent app in a real browser, on a desktop and on a phone, with a
- * channel connected through its form (never raw JSON) and its registration shown live.
+ * channel connected through its form (never raw JSON) and its registration shown live (also
+ * when it ended before the page's live connection was up).
  * Screenshots go to test-artifacts/app/ (look at them: they are the product's face).
  */
 import test from 'ava';
@@ -9,8 +10,8 @@ import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { startTestWorker } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { startTestWorker, waitFor } from './helpers/worker.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, liveConnectionGate, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
 import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 
@@ -66,6 +67,25 @@ browserTest('a channel is connected through its form and its registration shows 
   const [row] = await app.sql(`select status from channels where type = 'telegram' and business_id = $1`, [owner.businessId]);
   t.is(row.status, 'connected');
   await shoot(page, 'channels-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest("a channel's registration that ends before the live connection is up shows once it is", async (t) => {
+  const team = await createWorkspace(app, { name: 'Cleo Channels', plan: 'Pro' });
+  const gate = liveConnectionGate();
+  const { page, context, errors } = await appPage(browser, app.url, team.token, DESKTOP, gate.hold);
+  await page.goto(`${app.url}/app/settings/channels`);
+  await page.getByRole('heading', { name: 'Connect a channel' }).waitFor();
+  await waitFor(async () => gate.opening(), 10_000, 'the app opening its live connection');
+  // Connected elsewhere (another tab, the API) and registered, all before this tab's socket is up.
+  const created = await app.request('POST', '/api/v1/channels', { token: team.token, body: { type: 'telegram', config: { bot_token: fake.addBot({ username: 'cleo_help_bot' }) } } });
+  t.is(created.status, 200, created.text);
+  await waitFor(async () => app.events.some((e) => e.name === 'channel_updated' && e.payload.channel_id === created.body.id && e.payload.status === 'connected'), 20_000, 'the registration');
+  const card = page.getByRole('listitem', { name: /Telegram/ });
+  t.is(await card.count(), 0, 'not shown while the connection is held');
+  gate.release();
+  await card.getByText('Connected').waitFor({ timeout: 10_000 });
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -1,14 +1,15 @@
 /**
  * The agent app's sessions and habits in a real browser: the mailed verification link, the
  * Stripe return page, a revoked token sending the agent to sign in, two tabs at once (with the
- * title counter of a hidden one), and `j`/`k` through the list.
+ * title counter of a hidden one), catching up on what came before the live connection was up
+ * or while it was down, and `j`/`k` through the list.
  */
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/worker.ts';
-import { appPage, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+import { appPage, browserTest, DESKTOP, hasChromium, launchChromium, liveConnectionGate, noteIfSkipped, PHONE } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-session');
 
@@ -30,11 +31,21 @@ test.after.always(async () => {
   await app?.close();
 });
 
+/** A new website visitor; `write` sends a message (the first one opens the conversation) and returns its conversation id. */
+async function newVisitor(name: string): Promise<{ write: (content: string) => Promise<string> }> {
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
+  return {
+    write: async (content) => {
+      const sent = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content } });
+      if (sent.status !== 200) throw new Error(sent.text);
+      return sent.body.conversation_id;
+    },
+  };
+}
+
 /** A new website visitor writes in; returns the conversation id. */
 async function visitorWrites(name: string, content: string): Promise<string> {
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
-  const sent = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content } });
-  return sent.body.conversation_id;
+  return (await newVisitor(name)).write(content);
 }
 
 browserTest('the verification link verifies the address and the banner goes away', async (t) => {
@@ -79,8 +90,8 @@ browserTest('two tabs follow the inbox live; a hidden one counts new messages in
   const second = await context.newPage();
   await second.goto(`${app.url}/app/inbox`);
   await second.getByRole('heading', { name: 'Inbox' }).waitFor();
-  // Both tabs' live connections are up before the customer writes (the app reads the list
-  // first and connects after: an event in between is caught up only on a later reconnect).
+  // Both tabs' live connections are up before the customer writes: the hidden tab's title
+  // counts live events, not what a tab catches up on when its connection comes up.
   const ownerSockets = () => [...app.web.realtime.io.sockets.sockets.values()].filter((s) => s.handshake.auth.token === owner.token);
   await waitFor(async () => ownerSockets().length >= 2, 10_000, 'both tabs connected');
   // The second tab goes to the background.
@@ -110,6 +121,48 @@ browserTest('after a dropped connection the app catches up on what it missed', a
   // Back online: the banner goes (it may still show for a moment after the list caught up).
   await page.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: 15_000 });
   t.is(await page.getByText('Reconnecting…').count(), 0, 'back online');
+  await context.close();
+});
+
+browserTest('what arrives before the live connection is first up is shown once it is', async (t) => {
+  const early = await newVisitor('Ada Early');
+  const earlyId = await early.write('First question');
+  // A token of its own, to change this agent's availability without touching other tabs' sessions.
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  // The app's live connection is held back: the page reads through REST meanwhile.
+  const gate = liveConnectionGate();
+  const { page, context, errors } = await appPage(browser, app.url, login.body.access_token, DESKTOP, gate.hold);
+  const list = page.getByRole('list', { name: 'Conversations' });
+  await list.getByRole('link', { name: /Ada Early/ }).click();
+  const messages = page.getByRole('log', { name: 'Messages' });
+  await messages.getByText('First question').waitFor();
+  await waitFor(async () => gate.opening(), 10_000, 'the app opening its live connection');
+  t.not(await page.getByRole('combobox', { name: 'Your availability' }).inputValue(), 'away');
+
+  // Before the connection is up: a new conversation, a new message in the open one, and this
+  // agent set away from elsewhere. No socket of this tab hears of them.
+  await visitorWrites('Bo Before-Connect', 'Hello before you were connected');
+  await early.write('Second question');
+  t.is((await app.request('PATCH', '/api/v1/team/status', { token: login.body.access_token, body: { status: 'away' } })).status, 200);
+  t.is(await list.getByRole('link', { name: /Bo Before-Connect/ }).count(), 0, 'not shown while the connection is held');
+  t.is(await messages.getByText('Second question').count(), 0);
+
+  // The connection comes up: the page catches up once, without a reload.
+  const reads: string[] = [];
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (request.method() === 'GET' && pathname.startsWith('/api/v1/')) reads.push(pathname);
+  });
+  gate.release();
+  await list.getByRole('link', { name: /Bo Before-Connect/ }).waitFor({ timeout: 10_000 });
+  await messages.getByText('Second question').waitFor({ timeout: 10_000 });
+  await waitFor(async () => (await page.getByRole('combobox', { name: 'Your availability' }).inputValue()) === 'away', 10_000, 'the availability re-read');
+  const count = (path: string) => reads.filter((p) => p === path).length;
+  t.is(count('/api/v1/conversations'), 1, 'one re-read of the list');
+  t.is(count(`/api/v1/conversations/${earlyId}`), 1, 'one re-read of the open conversation');
+  t.is(count('/api/v1/team/members'), 1, 'one re-read of the team');
+  t.deepEqual(errors, []);
+  await app.request('PATCH', '/api/v1/team/status', { token: login.body.access_token, body: { status: 'offline' } });
   await context.close();
 });
 

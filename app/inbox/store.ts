@@ -1,6 +1,8 @@
 /**
  * The conversation list for the current filters, re-read through the REST API when a live
- * event says something changed (debounced) and after a reconnect, so nothing is missed.
+ * event says something changed and whenever the live connection comes up (the first time
+ * too: what arrived between the first read and the connect is caught up), debounced into one
+ * read. When reads overlap, the last one started wins.
  */
 import { effect, signal } from '@preact/signals';
 import { getPage, qs } from '../api.ts';

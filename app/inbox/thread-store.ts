@@ -1,6 +1,7 @@
 /**
  * The open conversation (GET /conversations/{id}: customer and latest 100 messages), re-read
- * when a live event names it or after a reconnect.
+ * when a live event names it and whenever the live connection comes up (the first time too),
+ * debounced into one read. When reads overlap, the last one started wins.
  */
 import { signal } from '@preact/signals';
 import { api } from '../api.ts';
@@ -13,16 +14,18 @@ export const thread = signal<ConversationDetail | null>(null);
 export const threadError = signal<string | null>(null);
 
 let current: string | null = null;
+let generation = 0;
 
 export async function loadThread(id: string): Promise<void> {
+  const mine = ++generation;
   try {
     const detail = await api.get<ConversationDetail>(`/api/v1/conversations/${id}`);
-    if (id !== current) return;
+    if (id !== current || mine !== generation) return; // another conversation, or a newer read of this one, wins
     thread.value = detail;
     threadError.value = null;
     if (!document.hidden) markSeen(id, detail.messages.at(-1)?.created_at);
   } catch (e) {
-    if (id === current) threadError.value = (e as Error).message;
+    if (id === current && mine === generation) threadError.value = (e as Error).message;
   }
 }
 

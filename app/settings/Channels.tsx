@@ -2,7 +2,7 @@
 import { useEffect } from 'preact/hooks';
 import { api } from '../api.ts';
 import { channelTypes } from '../channel-types.ts';
-import { onLive } from '../live.ts';
+import { onLive, onResync } from '../live.ts';
 import { linkClick } from '../router.ts';
 import { isManager } from '../session.ts';
 import type { Channel, PlanInfo } from '../types.ts';
@@ -18,8 +18,12 @@ const listOf = (names: string[]) => (names.length > 1 ? `${names.slice(0, -1).jo
 export function Channels() {
   const { data, error, reload } = useLoad(() => api.get<Channel[]>('/api/v1/channels'));
   const plan = useLoad(() => api.get<PlanInfo>('/api/v1/business/plan'));
-  // Registration runs in the background: its outcome arrives as channel_updated.
-  useEffect(() => onLive((e) => e.name === 'channel_updated' && void reload()), [reload]);
+  // Registration runs in the background: its outcome arrives as channel_updated. The list is
+  // read again whenever the live connection comes up (an outcome before it reached no socket).
+  useEffect(() => {
+    const stops = [onLive((e) => e.name === 'channel_updated' && void reload()), onResync(() => void reload())];
+    return () => stops.forEach((stop) => stop());
+  }, [reload]);
   return (
     <Section
       title="Channels"

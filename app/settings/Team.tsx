@@ -1,7 +1,6 @@
 /** Team members with their availability; the owner invites and removes. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { onLive } from '../live.ts';
 import { isOwner, loadMembers, me, members } from '../session.ts';
 import { Avatar } from '../ui/Avatar.tsx';
 import { Field } from '../ui/Field.tsx';
@@ -43,8 +42,8 @@ function InviteForm() {
 }
 
 export function Team() {
+  // Availability changes live through the shell (AppShell), which this page is always inside.
   useEffect(() => void loadMembers(), []);
-  useEffect(() => onLive((e) => e.name === 'agent_status_changed' && void loadMembers()), []);
   const remove = useAction(async (id: string) => {
     await api.delete(`/api/v1/team/members/${id}`);
     await loadMembers();

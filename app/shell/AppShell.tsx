@@ -1,7 +1,7 @@
 /** The signed-in frame: navigation (a sidebar, a bottom bar on phones) around the current page. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { onLive } from '../live.ts';
+import { onLive, onResync } from '../live.ts';
 import { currentLocation, linkClick } from '../router.ts';
 import { loadMembers, me, signOut } from '../session.ts';
 import { Logo } from '../ui/Logo.tsx';
@@ -32,8 +32,13 @@ export function AppShell() {
   const path = currentLocation.value.path;
   const [askNotify, setAskNotify] = useState(canAskForNotifications());
   useEffect(() => followNotifications(), []);
-  // Teammates' availability changes live (the assignee menu and the team page use it).
-  useEffect(() => onLive((e) => e.name === 'agent_status_changed' && void loadMembers()), []);
+  // Teammates' availability changes live (the assignee menu and the team page use it), and is
+  // read again whenever the live connection comes up (a change before it reached no socket).
+  useEffect(() => {
+    const refresh = () => void loadMembers().catch(() => {}); // kept as shown; the next event or connect reads again
+    const stops = [onLive((e) => e.name === 'agent_status_changed' && refresh()), onResync(refresh)];
+    return () => stops.forEach((stop) => stop());
+  }, []);
   const page = path.startsWith('/app/settings') ? <Settings /> : path.startsWith('/app/analytics') ? <Analytics /> : <Inbox />;
   return (
     <div class="shell">

@@ -33,15 +33,46 @@ export function artifactDir(name: string): string {
   return dir;
 }
 
-/** A signed-in app tab: the token is where the app keeps it, as after signing in. */
-export async function appPage(browser: Browser, appUrl: string, token: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+/**
+ * A signed-in app tab: the token is where the app keeps it, as after signing in. `prepare`
+ * runs on the context before the app loads (to route its requests or its WebSocket, say).
+ */
+export async function appPage(
+  browser: Browser,
+  appUrl: string,
+  token: string,
+  viewport = DESKTOP,
+  prepare?: (context: BrowserContext) => Promise<void>,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport });
   await context.addInitScript((t) => localStorage.setItem('parley.token', t), token);
+  await prepare?.(context);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${appUrl}/app/inbox`);
   return { context, page, errors };
+}
+
+/**
+ * Holds the app's live connection (its Socket.IO WebSocket) back until `release()`, so the page
+ * reads through REST with no socket up; `opening()` says whether the app has tried to connect.
+ * Pass `hold` as appPage's `prepare`.
+ */
+export function liveConnectionGate(): { hold: (context: BrowserContext) => Promise<void>; release: () => void; opening: () => boolean } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let opening = false;
+  const hold = (context: BrowserContext) =>
+    context.routeWebSocket(
+      (url) => url.pathname.startsWith('/socket.io/'),
+      async (ws) => {
+        opening = true;
+        await released;
+        ws.connectToServer();
+      },
+    );
+  return { hold, release, opening: () => opening };
 }
 
 /**
