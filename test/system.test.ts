@@ -71,6 +71,7 @@ test('GET /readyz is 503 when the database is unreachable; /healthz stays 200', 
     const ready = await server.fetch('/readyz');
     t.is(ready.status, 503);
     t.deepEqual(await ready.json(), { detail: 'Database unreachable' });
+    t.is(ready.headers.get('retry-after'), null, 'as /readyz\'s description says: a prober keeps its own schedule');
     t.is((await server.fetch('/healthz')).status, 200);
   } finally {
     await server.close();
@@ -186,9 +187,12 @@ test('GET /docs/decisions revalidates by ETag, one per representation', async (t
   t.is((await app.request('GET', '/docs/decisions', { headers: { accept: 'text/markdown', 'if-none-match': markdownTag } })).status, 304);
 });
 
-test('the OpenAPI document gives both types of /docs/decisions', async (t) => {
+test('the OpenAPI document describes /healthz, /readyz, /docs, and both types of /docs/decisions', async (t) => {
   const doc = (await app.request('GET', '/api/v1/openapi.json')).body;
   t.deepEqual(Object.keys(doc.paths['/docs/decisions'].get.responses['200'].content), ['text/html', 'text/markdown']);
+  t.regex(doc.paths['/healthz'].get.description, /liveness/i);
+  t.regex(doc.paths['/readyz'].get.description, /503/);
+  t.regex(doc.paths['/docs'].get.description, /openapi\.json/);
 });
 
 test('every response carries X-Request-Id; a sane one sent by the client is echoed', async (t) => {

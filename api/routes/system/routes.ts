@@ -11,6 +11,9 @@ export const healthz = defineRoute({
   method: 'get',
   path: '/healthz',
   summary: 'Liveness: the process is up',
+  description:
+    'For a liveness probe (restart the process when it stops answering). Answers 200 `{"status":"ok"}` as long as the process ' +
+    'serves HTTP, without touching PostgreSQL or Redis: a database outage, which a restart would not fix, does not fail it.',
   tags: ['System'],
   auth: 'none',
   response: z.object({ status: z.literal('ok') }),
@@ -21,6 +24,11 @@ export const readyz = defineRoute({
   method: 'get',
   path: '/readyz',
   summary: 'Readiness: the database is reachable',
+  description:
+    'For a readiness probe or a load balancer\'s health check (send this process traffic only while it answers 200; ' +
+    'docker-compose\'s `web` health check is this). Runs `select 1` on PostgreSQL: 200 `{"status":"ready"}` when it answers, ' +
+    '503 `{"detail":"Database unreachable"}` when it refuses or does not answer within `DB_TIMEOUT` seconds (default 5), ' +
+    'without `Retry-After` (a prober asks again on its own schedule). Redis is not checked: REST answers without it.',
   tags: ['System'],
   auth: 'none',
   response: z.object({ status: z.literal('ready') }),
@@ -39,6 +47,10 @@ export const docs = defineRoute({
   method: 'get',
   path: '/docs',
   summary: 'Readable API documentation (HTML)',
+  description:
+    'For people: a self-contained page (no CDN) that loads `/api/v1/openapi.json` and lists every operation by tag with ' +
+    'its parameters, body and responses; each `docs/decisions.md#…` a description names links to that topic of `/docs/decisions`. ' +
+    'Tools should read the OpenAPI document.',
   tags: ['System'],
   auth: 'none',
   responseContentType: 'text/html',
