@@ -1,6 +1,7 @@
 /**
  * A readable, self-contained docs page at /docs: it loads /api/v1/openapi.json and lists every
- * endpoint by tag with its parameters, body and responses. No CDN, so it works offline.
+ * endpoint by tag with its parameters, body and responses. No CDN, so it works offline. Every
+ * `docs/decisions.md#<heading>` a description names links to that topic of /docs/decisions.
  */
 export const docsPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Parley API</title>
@@ -14,10 +15,13 @@ summary{cursor:pointer;font-family:ui-monospace,monospace}
 .m{display:inline-block;min-width:64px;font-weight:700;text-transform:uppercase}
 .get{color:#0a7d32}.post{color:#7650FF}.put,.patch{color:#b36b00}.delete{color:#c62828}
 pre{background:#f4f4fa;padding:8px;overflow:auto;font-size:13px}.lock{color:#888}
+header a{color:#fff}
 </style></head><body><header><h1>Parley API</h1><div id="desc"></div></header><main id="main">Loading…</main>
 <script>
 fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
   const esc=s=>String(s).replace(/[&<>]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;'}[c]));
+  // Applied to escaped text: an anchor is [a-z0-9-] only, so nothing else becomes markup.
+  const links=s=>s.replace(/docs\\/decisions\\.md(#[a-z0-9-]+)?/g,(m,h)=>'<a href="/docs/decisions'+(h||'')+'">'+m+'</a>');
   const schemas=(doc.components&&doc.components.schemas)||{};
   // Shared schemas are $refs in the document: show them inline (once per branch, so cycles end).
   const inline=(v,seen=[])=>{
@@ -27,7 +31,7 @@ fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
     return Object.fromEntries(Object.entries(v).map(([k,x])=>[k,inline(x,seen)]));
   };
   const show=v=>JSON.stringify(inline(v),null,2);
-  document.getElementById('desc').innerHTML='<pre style="background:transparent;color:#fff;white-space:pre-wrap">'+esc(doc.info.description||'')+'</pre>';
+  document.getElementById('desc').innerHTML='<pre style="background:transparent;color:#fff;white-space:pre-wrap">'+links(esc(doc.info.description||''))+'</pre>';
   const byTag={};
   for(const [path,ops] of Object.entries(doc.paths)) for(const [method,op] of Object.entries(ops)){
     const tag=(op.tags&&op.tags[0])||'Other';(byTag[tag]=byTag[tag]||[]).push({path,method,op});}
@@ -36,7 +40,7 @@ fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
     html+='<h2>'+esc(tag)+'</h2>';
     for(const {path,method,op} of list){
       html+='<details><summary><span class="m '+method+'">'+method+'</span> '+esc(path)+' — '+esc(op.summary||'')+(op.security&&op.security.length?' <span class="lock">🔒</span>':'')+'</summary>';
-      if(op.description) html+='<p>'+esc(op.description)+'</p>';
+      if(op.description) html+='<p>'+links(esc(op.description))+'</p>';
       if(op.parameters&&op.parameters.length) html+='<h4>Parameters</h4><pre>'+esc(op.parameters.map(p=>p.in+' '+p.name+(p.required?' (required)':'')+': '+JSON.stringify(inline(p.schema))).join('\\n'))+'</pre>';
       const body=op.requestBody&&op.requestBody.content&&Object.values(op.requestBody.content)[0];
       if(body) html+='<h4>Body</h4><pre>'+esc(show(body.schema))+'</pre>';

@@ -54,8 +54,12 @@ export type RouteDefinition<P, Q, B, A extends AuthMode> = {
   body?: z.ZodType<B>;
   /** Response body schema, for the OpenAPI document. */
   response?: z.ZodType;
-  /** Response content type when not JSON (e.g. `text/plain` for webhook handshakes). */
-  responseContentType?: string;
+  /**
+   * Response content type when not JSON (e.g. `text/plain` for webhook handshakes), or the types
+   * the route negotiates by `Accept` (the first is what a client gets without asking), each
+   * documented with the `response` schema.
+   */
+  responseContentType?: string | string[];
   /** Error statuses this route can answer, documented with their body shapes. */
   errors?: number[];
   /**
@@ -196,7 +200,9 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
     responses: {
       200: {
         description: 'Success',
-        content: route.response ? { [route.responseContentType ?? 'application/json']: { schema: route.response } } : undefined,
+        content: route.response
+          ? Object.fromEntries([route.responseContentType ?? 'application/json'].flat().map((type) => [type, { schema: route.response! }]))
+          : undefined,
       },
       ...errorResponses([...statuses].sort()),
     },

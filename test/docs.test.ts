@@ -1,32 +1,21 @@
 /**
  * docs/decisions.md is where the OpenAPI document and the README send readers for what Parley
  * decided where its contract was silent: every `docs/decisions.md#anchor` they name must be a
- * heading of that file (as GitHub renders it), so no link lands at the top of the page.
+ * heading of that file, with the id GitHub and GET /docs/decisions give it, so no link lands at
+ * the top of the page. The ids come from api/decisions-page.ts, the renderer the server uses.
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { buildOpenApiDocument } from '../api/openapi.ts';
 import { allRoutes } from '../api/routes/index.ts';
+import { headingIds, renderMarkdown } from '../api/decisions-page.ts';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const decisions = read('docs/decisions.md');
 const readme = read('README.md');
 
-/** GitHub's heading anchor: lower-case, punctuation dropped, spaces → '-', repeats get -1, -2 … */
-function headingAnchors(markdown: string): Set<string> {
-  const anchors = new Set<string>();
-  let fenced = false;
-  for (const line of markdown.split('\n')) {
-    if (line.startsWith('```')) fenced = !fenced;
-    const heading = !fenced && /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
-    if (!heading) continue;
-    const base = heading[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
-    let anchor = base;
-    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`;
-    anchors.add(anchor);
-  }
-  return anchors;
-}
+/** The ids the served page gives the headings (GitHub's anchors), from the renderer itself. */
+const headingAnchors = (markdown: string) => new Set(headingIds(markdown));
 
 /** Every anchor a text links in docs/decisions.md (the placeholder `#…` is not a link). */
 function referencedAnchors(text: string): string[] {
@@ -40,8 +29,19 @@ const strings = (value: unknown): string[] =>
   typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : [];
 
 test('the anchor rule is GitHub\'s', (t) => {
-  const anchors = headingAnchors('# Decisions\n## Businesses, plans and limits\n## Errors & validation\n```\n## not a heading\n```\n## Billing\n## Billing\n');
-  t.deepEqual([...anchors], ['decisions', 'businesses-plans-and-limits', 'errors--validation', 'billing', 'billing-1']);
+  const anchors = headingAnchors('# Decisions\n## Businesses, plans and limits\n## Errors & validation\n```\n## not a heading\n```\n## Billing\n## Billing\n### `DB_TIMEOUT` — *the* wait\n');
+  t.deepEqual([...anchors], ['decisions', 'businesses-plans-and-limits', 'errors--validation', 'billing', 'billing-1', 'db_timeout--the-wait']);
+});
+
+test('raw HTML and script links in the Markdown come out as text, never as markup', (t) => {
+  const html = renderMarkdown(
+    '## Tricks\n\n<script>alert(1)</script>\n\nInline <img src=x onerror="alert(2)"> and [a link](javascript:alert(3)).\n\n<div onclick="alert(4)">block</div>\n',
+  );
+  t.true(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), html);
+  t.true(html.includes('&lt;img src=x onerror=&quot;alert(2)&quot;&gt;'), html);
+  t.true(html.includes('&lt;div onclick=&quot;alert(4)&quot;&gt;'), html);
+  for (const markup of ['<script', '<img', '<div', 'href="javascript:']) t.false(html.includes(markup), markup);
+  t.regex(html, /<h2 id="tricks">/);
 });
 
 test('every docs/decisions.md#anchor of the OpenAPI document is a heading of docs/decisions.md', (t) => {

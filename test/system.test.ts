@@ -71,6 +71,7 @@ test('GET /readyz is 503 when the database is unreachable; /healthz stays 200', 
     const ready = await server.fetch('/readyz');
     t.is(ready.status, 503);
     t.deepEqual(await ready.json(), { detail: 'Database unreachable' });
+    t.is(ready.headers.get('retry-after'), null, 'as /readyz\'s description says: a prober keeps its own schedule');
     t.is((await server.fetch('/healthz')).status, 200);
   } finally {
     await server.close();
@@ -125,11 +126,73 @@ test('GET /docs is an HTML page that reads the OpenAPI document', async (t) => {
   t.true(res.text.includes('/api/v1/openapi.json'));
 });
 
-test('GET /docs/decisions serves docs/decisions.md as Markdown', async (t) => {
-  const res = await app.request('GET', '/docs/decisions');
-  t.is(res.status, 200);
-  t.regex(res.headers.get('content-type') ?? '', /^text\/markdown; charset=utf-8/);
-  t.is(res.text, readFileSync(new URL('../docs/decisions.md', import.meta.url), 'utf8'));
+const decisionsMarkdown = readFileSync(new URL('../docs/decisions.md', import.meta.url), 'utf8');
+
+/** Every `docs/decisions.md#anchor` the OpenAPI document names (the placeholder `#…` is not one). */
+function linkedAnchors(document: unknown): string[] {
+  const text = JSON.stringify(document);
+  return [...new Set([...text.matchAll(/docs\/decisions\.md#([a-z0-9_-]+)/g)].map((m) => m[1]))];
+}
+
+test('GET /docs/decisions is an HTML page by default, with an element for every anchor the OpenAPI document links', async (t) => {
+  const anchors = linkedAnchors((await app.request('GET', '/api/v1/openapi.json')).body);
+  t.true(anchors.length >= 10, anchors.join());
+  const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  for (const headers of [{}, { accept: browserAccept }, { accept: 'application/json' }] as Record<string, string>[]) {
+    const res = await app.request('GET', '/docs/decisions', { headers });
+    t.is(res.status, 200);
+    t.regex(res.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
+    t.regex(res.headers.get('vary') ?? '', /Accept/);
+    const ids = new Set([...res.text.matchAll(/<[a-z0-9]+ id="([^"]+)"/g)].map((m) => m[1]));
+    t.deepEqual(anchors.filter((anchor) => !ids.has(anchor)), [], JSON.stringify(headers));
+  }
+  const page = await app.request('GET', '/docs/decisions');
+  t.regex(page.text, /^<!doctype html>/i);
+  t.regex(page.text, /<title>Decisions Parley took where its contract was silent · Parley<\/title>/);
+  t.regex(page.text, /<a href="\/docs">/);
+  t.regex(page.text, /<h2 id="rate-and-size-limits">.*Rate and size limits/);
+  t.regex(page.text, /<table>[\s\S]*<td>10,000 characters<\/td>/);
+  t.false(page.text.includes('## '), 'no Markdown heading left unrendered');
+  // Nothing on the page may run: no script, and a policy that would refuse one.
+  t.false(/<script/i.test(page.text));
+  const policy = page.headers.get('content-security-policy') ?? '';
+  t.regex(policy, /default-src 'none'/);
+  t.false(/script-src|unsafe-inline/.test(policy), policy);
+});
+
+test('GET /docs/decisions with Accept: text/markdown is the Markdown source', async (t) => {
+  for (const accept of ['text/markdown', 'text/markdown, text/html;q=0.5']) {
+    const res = await app.request('GET', '/docs/decisions', { headers: { accept } });
+    t.is(res.status, 200);
+    t.regex(res.headers.get('content-type') ?? '', /^text\/markdown; charset=utf-8/);
+    t.regex(res.headers.get('vary') ?? '', /Accept/);
+    t.is(res.text, decisionsMarkdown);
+  }
+});
+
+test('GET /docs/decisions revalidates by ETag, one per representation', async (t) => {
+  const html = await app.request('GET', '/docs/decisions');
+  const markdown = await app.request('GET', '/docs/decisions', { headers: { accept: 'text/markdown' } });
+  const htmlTag = html.headers.get('etag') ?? '';
+  const markdownTag = markdown.headers.get('etag') ?? '';
+  t.regex(htmlTag, /^"[\w-]+"$/);
+  t.regex(markdownTag, /^"[\w-]+"$/);
+  t.not(htmlTag, markdownTag);
+  t.is(html.headers.get('cache-control'), 'no-cache');
+  const again = await app.request('GET', '/docs/decisions', { headers: { 'if-none-match': htmlTag } });
+  t.is(again.status, 304);
+  t.is(again.text, '');
+  // The other representation's tag does not match this one.
+  t.is((await app.request('GET', '/docs/decisions', { headers: { 'if-none-match': markdownTag } })).status, 200);
+  t.is((await app.request('GET', '/docs/decisions', { headers: { accept: 'text/markdown', 'if-none-match': markdownTag } })).status, 304);
+});
+
+test('the OpenAPI document describes /healthz, /readyz, /docs, and both types of /docs/decisions', async (t) => {
+  const doc = (await app.request('GET', '/api/v1/openapi.json')).body;
+  t.deepEqual(Object.keys(doc.paths['/docs/decisions'].get.responses['200'].content), ['text/html', 'text/markdown']);
+  t.regex(doc.paths['/healthz'].get.description, /liveness/i);
+  t.regex(doc.paths['/readyz'].get.description, /503/);
+  t.regex(doc.paths['/docs'].get.description, /openapi\.json/);
 });
 
 test('every response carries X-Request-Id; a sane one sent by the client is echoed', async (t) => {
