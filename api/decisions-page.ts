@@ -47,6 +47,8 @@ li{margin:6px 0}
 export const decisionsContentSecurityPolicy = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`,
+  // The empty icon (so a browser does not ask for a /favicon.ico there is none of).
+  'img-src data:',
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
@@ -60,6 +62,7 @@ export function decisionsPage(source: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(`${title} · Parley`)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <style>${style}</style></head>
 <body><header><strong>Parley API</strong><a href="/docs">← API reference</a><a href="/api/v1/openapi.json">OpenAPI document</a></header>
 <main>

@@ -33,8 +33,7 @@ async function openTab(viewport: { width: number; height: number }) {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
-    // Neither page names an icon, so the browser asks for /favicon.ico, which is 404.
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(`${message.text()} ${message.location().url}`);
+    if (message.type() === 'error') errors.push(`${message.text()} ${message.location().url}`);
   });
   return { context, page, errors };
 }

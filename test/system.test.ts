@@ -124,6 +124,12 @@ test('GET /docs is an HTML page that reads the OpenAPI document', async (t) => {
   t.regex(res.headers.get('content-type') ?? '', /^text\/html/);
   t.regex(res.text, /^<!doctype html>/i);
   t.true(res.text.includes('/api/v1/openapi.json'));
+  // Its own script and stylesheet run by their hashes; nothing else may run, load or be fetched elsewhere.
+  const policy = res.headers.get('content-security-policy') ?? '';
+  t.regex(policy, /default-src 'none'/);
+  t.regex(policy, /script-src 'sha256-[A-Za-z0-9+/]+=*'(;|$)/);
+  t.regex(policy, /connect-src 'self'/);
+  t.false(/unsafe-inline|unsafe-eval/.test(policy));
 });
 
 const decisionsMarkdown = readFileSync(new URL('../docs/decisions.md', import.meta.url), 'utf8');

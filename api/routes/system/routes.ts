@@ -4,7 +4,7 @@ import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { serviceUnavailable } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
-import { docsPage } from '../../docs-page.ts';
+import { docsContentSecurityPolicy, docsPage } from '../../docs-page.ts';
 import { etagOf, matchesEtag } from '../../http-cache.ts';
 
 export const healthz = defineRoute({
@@ -57,6 +57,8 @@ export const docs = defineRoute({
   response: z.string(),
   handler: async ({ ctx }) => {
     ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', docsContentSecurityPolicy);
+    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.body = docsPage;
   },
 });
