@@ -30,6 +30,10 @@ export function inboxOf(app: TestApp, token: string) {
 
   const messageById = async (conversationId: string, id: string) => (await messagesOf(conversationId)).find((m) => m.id === id);
 
+  /** The delivery job of an agent's message, while graphile-worker still holds it. */
+  const deliveryJob = async (messageId: string) =>
+    (await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]))[0];
+
   return {
     channelOf,
 
@@ -83,8 +87,7 @@ export function inboxOf(app: TestApp, token: string) {
         return message && statuses.includes(message.delivery_status) ? message : null;
       }, 30_000, `message ${statuses.join('/')}`),
 
-    /** The delivery job of an agent's message, while graphile-worker still holds it. */
-    deliveryJob: async (messageId: string) => (await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]))[0],
+    deliveryJob,
 
     /**
      * The delivery job once the worker has let go of it: undefined when it completed, else the row waiting for its retry.
@@ -92,7 +95,7 @@ export function inboxOf(app: TestApp, token: string) {
      */
     releasedDeliveryJob: (messageId: string) =>
       waitFor(async () => {
-        const [job] = await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]);
+        const job = await deliveryJob(messageId);
         return !job ? { job: undefined } : job.locked_at === null ? { job } : null;
       }, 20_000, 'delivery job released').then((found) => found.job),
   };
