@@ -6,10 +6,10 @@
  * refuses `javascript:` links, so nothing in the Markdown can put a script on the page; the page
  * itself has no script and a Content-Security-Policy that allows none.
  */
-import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import anchor from 'markdown-it-anchor';
 import { slug } from 'github-slugger';
+import { inlinePagePolicy } from './inline-page-policy.ts';
 
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, {
   slugify: (title: string) => slug(title),
@@ -44,15 +44,7 @@ li{margin:6px 0}
 @media (max-width:600px){header,main{padding-left:16px;padding-right:16px}h1{font-size:23px}}`;
 
 /** The only style the page has, allowed by its hash; nothing else may load or run. */
-export const decisionsContentSecurityPolicy = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`,
-  // The empty icon (so a browser does not ask for a /favicon.ico there is none of).
-  'img-src data:',
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const decisionsContentSecurityPolicy = inlinePagePolicy({ style });
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

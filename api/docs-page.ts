@@ -5,7 +5,7 @@
  * Its one script and one stylesheet are allowed by their hashes (docsContentSecurityPolicy);
  * nothing else may run or load, and the script may fetch only from this origin.
  */
-import { createHash } from 'node:crypto';
+import { inlinePagePolicy } from './inline-page-policy.ts';
 
 const style = `body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d1d2b;background:#fafaff}
 header{background:#7650FF;color:#fff;padding:16px 32px}main{max-width:1000px;margin:0 auto;padding:16px 32px}
@@ -53,19 +53,7 @@ const script = `fetch('/api/v1/openapi.json').then(r=>r.json()).then(doc=>{
 }).catch(e=>{document.getElementById('main').textContent='Could not load the OpenAPI document: '+e});
 `;
 
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
-
-export const docsContentSecurityPolicy = [
-  "default-src 'none'",
-  `script-src ${sha256(script)}`,
-  `style-src ${sha256(style)}`,
-  "connect-src 'self'",
-  // The empty icon (so a browser does not ask for a /favicon.ico there is none of).
-  "img-src data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const docsContentSecurityPolicy = inlinePagePolicy({ style, script, fetchesOwnOrigin: true });
 
 export const docsPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Parley API</title>
