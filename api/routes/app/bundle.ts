@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { bundleOnce } from '../../bundle-once.ts';
+import { buildOnce } from '../../build-once.ts';
 
 const appDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'app');
 
@@ -55,4 +55,4 @@ async function buildAppBundle(): Promise<AppBundle> {
 }
 
 /** The bundle, built once; a failed build is retried by the next request. */
-export const appBundle = bundleOnce(buildAppBundle, 'agent app', 'The app is not available right now');
+export const appBundle = buildOnce(buildAppBundle, 'agent app', 'The app is not available right now');

@@ -9,7 +9,7 @@ import { z } from '../../../core/zod.ts';
 import { notFound } from '../../../core/errors.ts';
 import type { Deps } from '../../../core/deps.ts';
 import { defineRoute } from '../../route.ts';
-import { etagOf, matchesEtag } from '../../http-cache.ts';
+import { etagOf, sendTagged } from '../../http-cache.ts';
 import { appBundle, type AppBundle } from './bundle.ts';
 
 const page = { tags: ['Agent app'], auth: 'none' as const, hidden: true };
@@ -47,21 +47,6 @@ ${google}
 </head><body><div id="root"></div><noscript>Parley needs JavaScript.</noscript></body></html>`;
 }
 
-/** Sends bytes gzipped when the client takes it, answering 304 to a matching ETag. */
-function send(ctx: Context, body: Buffer, gzip: Buffer | null, etag: string): void {
-  ctx.set('ETag', etag);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.vary('Accept-Encoding');
-  if (matchesEtag(ctx.get('If-None-Match'), etag)) {
-    ctx.status = 304;
-    return;
-  }
-  if (gzip && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    ctx.set('Content-Encoding', 'gzip');
-    ctx.body = gzip;
-  } else ctx.body = body;
-}
-
 async function serveShell(ctx: Context, deps: Deps): Promise<void> {
   const bundle = await appBundle(deps.logger);
   const html = Buffer.from(shellHtml(bundle, deps.config.GOOGLE_CLIENT_ID));
@@ -69,7 +54,7 @@ async function serveShell(ctx: Context, deps: Deps): Promise<void> {
   ctx.set('Cache-Control', 'no-cache');
   ctx.set('Content-Security-Policy', contentSecurityPolicy(Boolean(deps.config.GOOGLE_CLIENT_ID)));
   ctx.set('Referrer-Policy', 'same-origin');
-  send(ctx, html, null, etagOf(html));
+  sendTagged(ctx, html, etagOf(html), { gzip: null });
 }
 
 export const asset = defineRoute({
@@ -84,7 +69,7 @@ export const asset = defineRoute({
     if (!file) throw notFound('Not Found');
     ctx.type = file.contentType;
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    send(ctx, file.body, file.gzip, etagOf(file.body));
+    sendTagged(ctx, file.body, etagOf(file.body), { gzip: file.gzip });
   },
 });
 

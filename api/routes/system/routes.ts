@@ -5,7 +5,8 @@ import { sql } from '../../../core/adapters/postgres/db.ts';
 import { serviceUnavailable } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
 import { docsContentSecurityPolicy, docsPage } from '../../docs-page.ts';
-import { etagOf, matchesEtag } from '../../http-cache.ts';
+import { etagOf, sendTagged } from '../../http-cache.ts';
+import { buildOnce } from '../../build-once.ts';
 
 export const healthz = defineRoute({
   method: 'get',
@@ -74,21 +75,14 @@ type Decisions = { markdown: Representation; html: Representation & { contentSec
  * of the release). markdown-it is imported only then, so a process nobody asks for the page
  * never loads it. A failed read is tried again by the next request.
  */
-let decisionsOnce: Promise<Decisions> | null = null;
-function loadDecisions(): Promise<Decisions> {
-  decisionsOnce ??= (async () => {
-    const [source, page] = await Promise.all([readFile(decisionsFile, 'utf8'), import('../../decisions-page.ts')]);
-    const html = page.decisionsPage(source);
-    return {
-      markdown: { body: source, etag: etagOf(source) },
-      html: { body: html, etag: etagOf(html), contentSecurityPolicy: page.decisionsContentSecurityPolicy },
-    };
-  })().catch((error: unknown) => {
-    decisionsOnce = null;
-    throw error;
-  });
-  return decisionsOnce;
-}
+const loadDecisions = buildOnce(async (): Promise<Decisions> => {
+  const [source, page] = await Promise.all([readFile(decisionsFile, 'utf8'), import('../../decisions-page.ts')]);
+  const html = page.decisionsPage(source);
+  return {
+    markdown: { body: source, etag: etagOf(source) },
+    html: { body: html, etag: etagOf(html), contentSecurityPolicy: page.decisionsContentSecurityPolicy },
+  };
+}, 'the decisions page', 'The decisions page is not available right now');
 
 export const decisions = defineRoute({
   method: 'get',
@@ -103,25 +97,20 @@ export const decisions = defineRoute({
   tags: ['System'],
   auth: 'none',
   responseContentType: ['text/html', 'text/markdown'],
+  errors: [503],
   response: z.string(),
-  handler: async ({ ctx }) => {
-    const page = await loadDecisions();
+  handler: async ({ ctx, deps }) => {
+    const page = await loadDecisions(deps.logger);
     const wantsMarkdown = ctx.accepts('text/html', 'text/markdown') === 'text/markdown';
     const { body, etag } = wantsMarkdown ? page.markdown : page.html;
     ctx.vary('Accept');
     ctx.set('Cache-Control', 'no-cache');
-    ctx.set('ETag', etag);
-    ctx.set('X-Content-Type-Options', 'nosniff');
     if (wantsMarkdown) ctx.type = 'text/markdown; charset=utf-8';
     else {
       ctx.type = 'text/html; charset=utf-8';
       ctx.set('Content-Security-Policy', page.html.contentSecurityPolicy);
     }
-    if (matchesEtag(ctx.get('If-None-Match'), etag)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = body;
+    sendTagged(ctx, body, etag);
   },
 });
 

@@ -7,9 +7,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from '../../../core/zod.ts';
-import { bundleOnce } from '../../bundle-once.ts';
+import { buildOnce } from '../../build-once.ts';
 import { defineRoute } from '../../route.ts';
-import { etagOf, matchesEtag } from '../../http-cache.ts';
+import { etagOf, sendTagged } from '../../http-cache.ts';
 
 const entryPoint = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'widget', 'main.ts');
 
@@ -34,7 +34,7 @@ async function buildBundle(): Promise<Bundle> {
 }
 
 /** The bundle, built once; a failed build is retried by the next request. */
-export const widgetBundle = bundleOnce(buildBundle, 'widget.js', 'The widget script is not available right now');
+export const widgetBundle = buildOnce(buildBundle, 'widget.js', 'The widget script is not available right now');
 
 export default defineRoute({
   method: 'get',
@@ -53,13 +53,7 @@ export default defineRoute({
   handler: async ({ ctx, deps }) => {
     const { code, etag } = await widgetBundle(deps.logger);
     ctx.set('Cache-Control', 'public, max-age=86400');
-    ctx.set('ETag', etag);
-    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = 'text/javascript; charset=utf-8';
-    if (matchesEtag(ctx.get('If-None-Match'), etag)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = code;
+    sendTagged(ctx, code, etag);
   },
 });
