@@ -210,12 +210,40 @@ browserTest('signing out on a phone (from Settings → Your account) ends the se
   await context.close();
 });
 
-browserTest('a long list shows 50 conversations, then more on request', async (t) => {
-  const busy = await createWorkspace(app, { name: 'Busy Owner' });
-  for (let i = 0; i < 55; i++) {
+/** A workspace with `n` open conversations, its owner's token and the conversations' ids. */
+async function busyWorkspace(name: string, n: number): Promise<{ busy: Workspace; ids: string[] }> {
+  const busy = await createWorkspace(app, { name });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
     const res = await app.request('POST', '/api/v1/conversations', { token: busy.token, body: { business_id: busy.businessId } });
     if (res.status !== 200) throw new Error(res.text);
+    ids.push(res.body.id);
   }
+  return { busy, ids };
+}
+
+/** A gate for some of a page's requests: they wait until `open()`; `seen()` counts those that came. */
+function requestGate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let seen = 0;
+  return {
+    hold: async (route: import('playwright-core').Route) => {
+      seen++;
+      await opened;
+      await route.continue();
+    },
+    open: () => open(),
+    seen: () => seen,
+  };
+}
+
+const listUrl = (url: URL) => url.pathname === '/api/v1/conversations';
+const isShowMore = (url: URL) => listUrl(url) && url.searchParams.has('before');
+const isReRead = (url: URL) => listUrl(url) && !url.searchParams.has('before');
+
+browserTest('a long list shows 50 conversations, then more on request', async (t) => {
+  const { busy } = await busyWorkspace('Busy Owner', 55);
   const { page, context } = await appPage(browser, app.url, busy.token);
   const rows = page.getByRole('list', { name: 'Conversations' }).getByRole('listitem');
   await page.getByRole('button', { name: 'Show more' }).waitFor();
@@ -224,5 +252,89 @@ browserTest('a long list shows 50 conversations, then more on request', async (t
   await rows.nth(54).waitFor();
   t.is(await rows.count(), 55);
   t.is(await page.getByRole('button', { name: /Show more|Loading/ }).count(), 0, 'nothing more to show');
+  await context.close();
+});
+
+browserTest('"Show more" is kept when the live connection comes up and an event arrives while its page loads', async (t) => {
+  const { busy, ids } = await busyWorkspace('Busy Connecting', 55);
+  const gate = liveConnectionGate();
+  const { page, context, errors } = await appPage(browser, app.url, busy.token, DESKTOP, gate.hold);
+  const rows = page.getByRole('list', { name: 'Conversations' }).getByRole('listitem');
+  await page.getByRole('button', { name: 'Show more' }).waitFor();
+  await waitFor(async () => gate.opening(), 10_000, 'the app opening its live connection');
+  t.is(await rows.count(), 50);
+
+  // The page "Show more" asks for is held until the connection is up and an event came.
+  const more = requestGate();
+  await page.route((url) => isShowMore(url), more.hold);
+  const reReads: string[] = [];
+  page.on('requestfinished', (request) => {
+    const url = new URL(request.url());
+    if (isReRead(url)) reReads.push(url.searchParams.get('limit') ?? '');
+  });
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await waitFor(async () => more.seen() === 1, 10_000, 'the "Show more" request');
+
+  // The live connection comes up (a catch-up re-read), then an event names a conversation (another).
+  const sockets = () => [...app.web.realtime.io.sockets.sockets.values()].filter((s) => s.handshake.auth.token === busy.token);
+  gate.release();
+  await waitFor(async () => sockets().length > 0 && reReads.length >= 1, 10_000, 'the catch-up re-read');
+  const assigned = await app.request('PUT', `/api/v1/conversations/${ids[0]}/assign/1`, { token: busy.token });
+  t.is(assigned.status, 200);
+  await waitFor(async () => reReads.length >= 2, 10_000, 'the re-read the event asked for');
+  more.open();
+
+  await rows.nth(54).waitFor();
+  await page.waitForLoadState('networkidle');
+  t.is(await rows.count(), 55, 'the page asked for is still shown');
+  t.true(reReads.every((limit) => limit === '100'), `re-reads keep the rows asked for (limits ${reReads.join(', ')})`);
+  t.is(await page.getByRole('button', { name: /Show more|Loading/ }).count(), 0, 'nothing more to show');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('"Show more" is kept when a re-read that started before the click answers after it', async (t) => {
+  const { busy } = await busyWorkspace('Busy Re-reading', 55);
+  const gate = liveConnectionGate();
+  const { page, context, errors } = await appPage(browser, app.url, busy.token, DESKTOP, gate.hold);
+  const rows = page.getByRole('list', { name: 'Conversations' }).getByRole('listitem');
+  await page.getByRole('button', { name: 'Show more' }).waitFor();
+  await waitFor(async () => gate.opening(), 10_000, 'the app opening its live connection');
+
+  // The catch-up re-read of the connect is held: it asked for one page, before the click.
+  const reRead = requestGate();
+  await page.route((url) => isReRead(url), reRead.hold);
+  gate.release();
+  await waitFor(async () => reRead.seen() === 1, 10_000, 'the catch-up re-read');
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await rows.nth(54).waitFor();
+
+  // The stale re-read answers (50 rows) after the page came: the list reads again, with 55.
+  const limits: string[] = [];
+  page.on('requestfinished', (request) => {
+    const url = new URL(request.url());
+    if (isReRead(url)) limits.push(url.searchParams.get('limit') ?? '');
+  });
+  await page.unroute((url) => isReRead(url), reRead.hold);
+  reRead.open();
+  await waitFor(async () => limits.includes('100'), 10_000, 'a re-read of the rows asked for');
+  await page.waitForLoadState('networkidle');
+  t.is(await rows.count(), 55);
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('a change of filters still starts again from one page', async (t) => {
+  const { busy } = await busyWorkspace('Busy Filtering', 55);
+  const { page, context } = await appPage(browser, app.url, busy.token);
+  const rows = page.getByRole('list', { name: 'Conversations' }).getByRole('listitem');
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await rows.nth(54).waitFor();
+  // Open only (all 55 are open): the same conversations, but a new list of one page.
+  await page.getByRole('combobox', { name: 'Status' }).selectOption('open');
+  await page.waitForURL(/status=open/);
+  await page.getByRole('button', { name: 'Show more' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  t.is(await rows.count(), 50);
   await context.close();
 });

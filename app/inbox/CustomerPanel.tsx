@@ -24,7 +24,15 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
   useEffect(() => {
     setHistory(null);
     if (!c.customer_id) return;
-    api.get<ConversationListItem[]>(`/api/v1/conversations${qs({ customer_id: c.customer_id, limit: 20 })}`).then(setHistory, () => setHistory([]));
+    // An answer for the customer shown before (the agent moved on) must not land under this one.
+    let current = true;
+    api.get<ConversationListItem[]>(`/api/v1/conversations${qs({ customer_id: c.customer_id, limit: 20 })}`).then(
+      (list) => current && setHistory(list),
+      () => current && setHistory([]),
+    );
+    return () => {
+      current = false;
+    };
   }, [c.customer_id, c.status]);
   const name = customer?.name || 'Visitor';
   const past = (history ?? []).filter((h) => h.id !== c.id);

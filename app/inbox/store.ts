@@ -2,7 +2,13 @@
  * The conversation list for the current filters, re-read through the REST API when a live
  * event says something changed and whenever the live connection comes up (the first time
  * too: what arrived between the first read and the connect is caught up), debounced into one
- * read. When reads overlap, the last one started wins.
+ * read.
+ *
+ * Two kinds of read overlap: re-reads of the top of the list and "Show more" pages. A re-read
+ * reads at least as many rows as the agent asked to see (`wanted`, raised the moment "Show
+ * more" is clicked), so a page answered after a re-read started may be dropped without losing
+ * anything: that re-read brings the same rows. A re-read that started before the click reads
+ * again with the larger count. Only a change of filters resets the list to one page.
  */
 import { effect, signal } from '@preact/signals';
 import { getPage, qs } from '../api.ts';
@@ -13,37 +19,58 @@ import { filters, type Filters } from './filters.ts';
 
 /** Conversations per page of the list. */
 const PAGE = 50;
+/** The API's largest page: a re-read of more rows than this follows the cursor. */
+const MAX_PAGE = 200;
 
 export const conversations = signal<ConversationListItem[]>([]);
 export const listState = signal<'loading' | 'ready' | 'error'>('loading');
 export const listError = signal<string | null>(null);
 /** Cursor of the page after those shown; null when everything is shown. */
 export const nextCursor = signal<string | null>(null);
-/** How many conversations the list shows: live re-reads keep at least the pages loaded. */
-let shownCount = PAGE;
 
-let generation = 0;
+/** How many rows the agent asked to see: one page, plus one more per "Show more". */
+let wanted = PAGE;
+/** Bumped by a change of filters: answers for older filters are dropped. */
+let filterEpoch = 0;
+/** Bumped by every re-read: the latest one started is the one applied. */
+let reads = 0;
 
 function query(f: Filters, limit: number, before?: string): string {
   const assignee = f.view === 'mine' ? me.value?.user.id : f.view === 'unassigned' ? 'none' : undefined;
   return qs({ status: f.status === 'active' ? 'open,pending' : f.status, channel_type: f.channel, assignee_id: assignee, limit, before });
 }
 
+/** The first `count` rows for the filters, by keyset pages of at most MAX_PAGE. */
+async function readTop(f: Filters, count: number): Promise<{ items: ConversationListItem[]; next: string | null }> {
+  const items: ConversationListItem[] = [];
+  let next: string | null = null;
+  do {
+    const page: { items: ConversationListItem[]; next: string | null } = await getPage<ConversationListItem>(`/api/v1/conversations${query(f, Math.min(MAX_PAGE, count - items.length), next ?? undefined)}`);
+    items.push(...page.items);
+    next = page.next;
+  } while (next && items.length < count);
+  return { items, next };
+}
+
 export async function loadConversations(showLoading = false): Promise<void> {
-  const mine = ++generation;
   if (showLoading) {
+    filterEpoch++;
+    wanted = PAGE;
     listState.value = 'loading';
-    shownCount = PAGE;
   }
+  const mine = ++reads;
+  const epoch = filterEpoch;
+  const count = wanted;
   try {
-    const page = await getPage<ConversationListItem>(`/api/v1/conversations${query(filters.value, Math.min(200, shownCount))}`);
-    if (mine !== generation) return; // a newer filter's answer wins
+    const page = await readTop(filters.value, count);
+    if (mine !== reads || epoch !== filterEpoch) return; // a newer read (or filter) wins
+    if (count < wanted) return void loadConversations(); // "Show more" was asked meanwhile: read the larger list
     conversations.value = page.items;
     nextCursor.value = page.next;
     listState.value = 'ready';
     listError.value = null;
   } catch (e) {
-    if (mine !== generation) return;
+    if (mine !== reads || epoch !== filterEpoch) return;
     listError.value = (e as Error).message;
     listState.value = conversations.value.length ? 'ready' : 'error';
   }
@@ -53,13 +80,16 @@ export async function loadConversations(showLoading = false): Promise<void> {
 export async function loadMore(): Promise<void> {
   const cursor = nextCursor.value;
   if (!cursor) return;
-  const mine = generation;
+  // Raised before the request: any re-read from now on reads this page too.
+  wanted = Math.max(wanted, conversations.value.length + PAGE);
+  const epoch = filterEpoch;
+  const readsAtClick = reads;
   const page = await getPage<ConversationListItem>(`/api/v1/conversations${query(filters.value, PAGE, cursor)}`);
-  if (mine !== generation) return;
+  if (epoch !== filterEpoch) return; // other filters: the list was reset
+  if (readsAtClick !== reads) return; // a re-read started since the click reads `wanted` rows, this page included
   const known = new Set(conversations.value.map((c) => c.id));
   conversations.value = [...conversations.value, ...page.items.filter((c) => !known.has(c.id))];
   nextCursor.value = page.next;
-  shownCount = conversations.value.length;
 }
 
 let timer: ReturnType<typeof setTimeout> | undefined;
