@@ -1,21 +1,23 @@
 /**
- * Who may do what: pure checks on the authenticated caller, shared by every route group.
+ * Who may do what: ONE table of actions → roles. A route names its action (`policy:` in
+ * defineRoute); the router authorizes the caller against this table before the handler runs and
+ * hands it the caller's membership; the OpenAPI description of the operation says who may call;
+ * `GET /api/v1/auth/me` sends the same table, resolved for the caller, as `can`, which the agent
+ * app uses instead of role logic of its own. A new action is a new line here.
  *
- *   const member = requireRole(requireMembership(caller, noBusiness.organization), managers, 'Only the owner or an admin can …');
- *
- * The spec answers a caller without a business differently by area, so each route passes the
- * answer it owes (one of `noBusiness`, or its own); role refusals are always 403 with the
- * route's own sentence.
+ * Each action also says what a caller without a business gets, because the contract answers
+ * that differently by area (see docs/decisions.md#businesses-plans-and-limits).
  */
 import { badRequest, forbidden, notFound, type HttpError } from '../core/errors.ts';
 import type { Caller, Role } from './middlewares/auth.ts';
 
 export type Member = NonNullable<Caller['member']>;
 
-/** The owner and admins: they change the business's settings, channels and assignments. */
-export const managers: readonly Role[] = ['owner', 'admin'];
+const everyone: readonly Role[] = ['owner', 'admin', 'agent'];
+/** The owner and admins: the business's settings, channels and assignments by user id. */
+const managers: readonly Role[] = ['owner', 'admin'];
 /** The owner alone: plan, widgets, who is on the team. */
-export const ownerOnly: readonly Role[] = ['owner'];
+const ownerOnly: readonly Role[] = ['owner'];
 
 /** What a caller without a business gets, by area. */
 export const noBusiness = {
@@ -25,16 +27,73 @@ export const noBusiness = {
   business: (): HttpError => notFound('Business not found'),
   /** 400 `User is not in a business`: team. */
   team: (): HttpError => badRequest('User is not in a business'),
+  /** 404 `Article not found`: deleting an article (there is no article of theirs to find). */
+  article: (): HttpError => notFound('Article not found'),
 };
 
-/** The caller's active membership; a caller without one gets `whenNone()`. */
-export function requireMembership(caller: Caller, whenNone: () => HttpError): Member {
-  if (!caller.member) throw whenNone();
+type Rule = {
+  roles: readonly Role[];
+  /** The 403 `detail` for a member whose role is not in `roles` (omitted when every role may). */
+  refusal?: string;
+  /** The error for a caller without a business. */
+  noBusiness: () => HttpError;
+};
+
+export const policies = {
+  'business.read': { roles: everyone, noBusiness: noBusiness.business },
+  'business.update': { roles: managers, refusal: 'Only the owner or an admin can change the business', noBusiness: noBusiness.business },
+  'plan.read': { roles: everyone, noBusiness: noBusiness.business },
+  'billing.checkout': { roles: ownerOnly, refusal: 'Only the business owner can change the plan', noBusiness: noBusiness.organization },
+
+  'channels.read': { roles: everyone, noBusiness: noBusiness.organization },
+  'channels.manage': { roles: managers, refusal: 'Only the owner or an admin can manage channels', noBusiness: noBusiness.organization },
+  'widgets.read': { roles: everyone, noBusiness: noBusiness.organization },
+  'widgets.manage': { roles: ownerOnly, refusal: 'Only the business owner can manage widgets', noBusiness: noBusiness.organization },
+
+  'team.read': { roles: everyone, noBusiness: noBusiness.team },
+  'team.set_own_status': { roles: everyone, noBusiness: noBusiness.team },
+  'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
+  'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
+  'handoffs.read': { roles: everyone, noBusiness: noBusiness.team },
+
+  'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
+  'conversations.create': { roles: everyone, noBusiness: noBusiness.business },
+  'conversations.reply': { roles: everyone, noBusiness: noBusiness.business },
+  'conversations.change_status': { roles: everyone, noBusiness: noBusiness.business },
+  /** By agent number (PUT …/assign/{agent_id}): the contract lets any member assign there. */
+  'conversations.assign_by_number': { roles: everyone, noBusiness: noBusiness.business },
+  /** By user id (POST /team/assign/…): the contract keeps it to the owner and admins. */
+  'conversations.assign_by_user': { roles: managers, refusal: 'Only the owner or an admin can assign conversations', noBusiness: noBusiness.team },
+  'customers.read': { roles: everyone, noBusiness: noBusiness.business },
+
+  'kb.read': { roles: everyone, noBusiness: noBusiness.organization },
+  'kb.write': { roles: everyone, noBusiness: noBusiness.organization },
+  'kb.delete': { roles: everyone, noBusiness: noBusiness.article },
+  'ai_settings.read': { roles: everyone, noBusiness: noBusiness.organization },
+  'ai_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change the AI settings', noBusiness: noBusiness.organization },
+  'analytics.read': { roles: everyone, noBusiness: noBusiness.organization },
+} as const satisfies Record<string, Rule>;
+
+export type Action = keyof typeof policies;
+export const actions = Object.keys(policies) as Action[];
+
+/** The caller's membership when their role may do `action`: otherwise the action's own 400/404 (no business) or 403. */
+export function authorize(caller: Caller, action: Action): Member {
+  const rule: Rule = policies[action];
+  if (!caller.member) throw rule.noBusiness();
+  if (!rule.roles.includes(caller.member.role)) throw forbidden(rule.refusal ?? 'Not allowed');
   return caller.member;
 }
 
-/** The member, when their role is one of `roles`; otherwise 403 with `detail`. */
-export function requireRole(member: Member, roles: readonly Role[], detail: string): Member {
-  if (!roles.includes(member.role)) throw forbidden(detail);
-  return member;
+/** Every action, and whether `role` may do it (all false without a business): `can` on GET /auth/me. */
+export function abilities(role: Role | null): Record<Action, boolean> {
+  return Object.fromEntries(actions.map((action) => [action, role !== null && (policies[action].roles as readonly Role[]).includes(role)])) as Record<Action, boolean>;
+}
+
+const roleNames = (roles: readonly Role[]) => (roles.length === everyone.length ? 'any member (owner, admin or agent)' : roles.join(' or '));
+
+/** The sentence each operation's OpenAPI description ends with. */
+export function policyText(action: Action): string {
+  const rule: Rule = policies[action];
+  return `Who may call: ${roleNames(rule.roles)} (policy \`${action}\`${rule.refusal ? `; others get 403` : ''}).`;
 }

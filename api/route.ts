@@ -24,6 +24,7 @@ import { authenticateVisitor } from './middlewares/visitor-auth.ts';
 import { toValidationIssues, type Source } from './validation.ts';
 import { unsafeInputIssues } from './input-guard.ts';
 import { errorResponses } from './openapi-errors.ts';
+import { authorize, policies, policyText, type Action, type Member } from './policies.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>>;
@@ -31,17 +32,19 @@ type AnyObject = z.ZodType<Record<string, unknown>>;
 /** Who may call: anyone, a user with an access token, or a website visitor with a visitor token. */
 export type AuthMode = 'none' | 'user' | 'visitor';
 
-export type HandlerInput<P, Q, B, A extends AuthMode> = {
+export type HandlerInput<P, Q, B, A extends AuthMode, Pol extends Action | undefined = undefined> = {
   params: P;
   query: Q;
   body: B;
   /** The authenticated user, or the visitor on `visitor` routes; null on public routes. */
   caller: A extends 'user' ? Caller : A extends 'visitor' ? Visitor : null;
+  /** The caller's membership, authorized for the route's `policy` (on routes that name one). */
+  member: Pol extends Action ? Member : undefined;
   deps: Deps;
   ctx: Context;
 };
 
-export type RouteDefinition<P, Q, B, A extends AuthMode> = {
+export type RouteDefinition<P, Q, B, A extends AuthMode, Pol extends Action | undefined = undefined> = {
   method: Method;
   /** Koa path syntax (`/api/v1/things/:thing_id`); shown as `{thing_id}` in OpenAPI. */
   path: string;
@@ -49,6 +52,12 @@ export type RouteDefinition<P, Q, B, A extends AuthMode> = {
   description?: string;
   tags: string[];
   auth: A;
+  /**
+   * The action of api/policies.ts this route performs (`user` routes of a business): checked
+   * after validation and before the handler, which receives the caller's `member`; the
+   * OpenAPI description says who may call. Routes for callers without a business name none.
+   */
+  policy?: Pol;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -72,13 +81,13 @@ export type RouteDefinition<P, Q, B, A extends AuthMode> = {
   publicCors?: boolean;
   /** Not part of the API (the agent app's pages): left out of the OpenAPI document. */
   hidden?: boolean;
-  handler: (input: HandlerInput<P, Q, B, A>) => Promise<unknown>;
+  handler: (input: HandlerInput<P, Q, B, A, Pol>) => Promise<unknown>;
 };
 
-export type AnyRoute = RouteDefinition<any, any, any, AuthMode>;
+export type AnyRoute = RouteDefinition<any, any, any, AuthMode, Action | undefined>;
 
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, A extends AuthMode = 'user'>(
-  route: RouteDefinition<P, Q, B, A>,
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, A extends AuthMode = 'user', Pol extends Action | undefined = undefined>(
+  route: RouteDefinition<P, Q, B, A, Pol>,
 ): AnyRoute {
   return route as AnyRoute;
 }
@@ -167,7 +176,8 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
     const rawBody = (ctx.request as { body?: unknown }).body;
     const body = parsePart(route.body, rawBody === undefined ? {} : rawBody, 'body', issues);
     if (issues.length > 0) throw validationError(issues);
-    const result = await route.handler({ params, query, body, caller: caller as never, deps, ctx });
+    const member = route.policy ? authorize(caller as Caller, route.policy) : undefined;
+    const result = await route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx });
     if (result !== undefined && ctx.body === undefined) {
       ctx.status = 200;
       ctx.body = result;
@@ -189,11 +199,13 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
   if (route.auth !== 'none') statuses.add(401);
   if (takesJson) [413, 415].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(422);
+  if (route.policy && (policies[route.policy] as { refusal?: string }).refusal) statuses.add(403);
   registry.registerPath({
+    ...(route.policy ? { 'x-parley-policy': route.policy } : {}),
     method: route.method,
     path: toOpenApiPath(route.path),
     summary: route.summary,
-    description: route.description,
+    description: route.policy ? [route.description, policyText(route.policy)].filter(Boolean).join(' ') : route.description,
     tags: route.tags,
     security: route.auth === 'user' ? [{ bearerAuth: [] }] : route.auth === 'visitor' ? [{ visitorToken: [] }] : [],
     request,

@@ -1,18 +1,18 @@
 /** Who is signed in: the profile (GET /auth/me) and the caller's team membership. */
-import { computed, signal } from '@preact/signals';
+import { signal } from '@preact/signals';
 import { api, setUnauthorizedHandler } from './api.ts';
 import { loadChannelTypes } from './channel-types.ts';
 import { navigate } from './router.ts';
 import { storeToken, token } from './session-token.ts';
-import type { Me, Member } from './types.ts';
+import type { Action, Me, Member } from './types.ts';
 
 export const me = signal<Me | null>(null);
 /** The caller's own membership (availability, agent number); null without a workspace. */
 export const myMember = signal<Member | null>(null);
 export const members = signal<Member[]>([]);
 
-export const isManager = computed(() => me.value?.team_role === 'owner' || me.value?.team_role === 'admin');
-export const isOwner = computed(() => me.value?.team_role === 'owner');
+/** Whether the signed-in user may do `action` now, as the server's policy table says (GET /auth/me `can`). */
+export const can = (action: Action): boolean => me.value?.can[action] === true;
 
 let loads = 0;
 

@@ -33,7 +33,37 @@ export type ChannelTypeInfo = {
 
 export type User = { id: string; email: string; full_name: string; is_verified: boolean; is_google_account: boolean; avatar_url: string | null };
 export type Business = { id: string; name: string; website: string; industry: string; team_size: string; goal: string; created_at: string };
-export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null };
+/** An action of the server's policy table (api/policies.ts); test/app-types.check.ts keeps the two lists equal. */
+export type Action =
+  | 'business.read'
+  | 'business.update'
+  | 'plan.read'
+  | 'billing.checkout'
+  | 'channels.read'
+  | 'channels.manage'
+  | 'widgets.read'
+  | 'widgets.manage'
+  | 'team.read'
+  | 'team.set_own_status'
+  | 'team.invite'
+  | 'team.remove'
+  | 'handoffs.read'
+  | 'conversations.read'
+  | 'conversations.create'
+  | 'conversations.reply'
+  | 'conversations.change_status'
+  | 'conversations.assign_by_number'
+  | 'conversations.assign_by_user'
+  | 'customers.read'
+  | 'kb.read'
+  | 'kb.write'
+  | 'kb.delete'
+  | 'ai_settings.read'
+  | 'ai_settings.update'
+  | 'analytics.read';
+
+/** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
+export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };
 
 export type Attachment = { url?: string; filename?: string; content_type?: string; size?: number };
 

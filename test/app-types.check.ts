@@ -11,6 +11,7 @@ import type * as App from '../app/types.ts';
 import type { userSchema } from '../api/presenters/user.ts';
 import type { businessSchema } from '../api/presenters/business.ts';
 import type { meResponse } from '../api/routes/auth/schema.ts';
+import type { Action } from '../api/policies.ts';
 import type { Message } from '../core/presenters/message.ts';
 import type { Customer } from '../core/presenters/customer.ts';
 import type { Conversation, ConversationListItem } from '../core/presenters/conversation.ts';
@@ -32,6 +33,9 @@ export type AppTypesFitTheServer = [
   Holds<Fits<z.infer<typeof userSchema>, App.User>>,
   Holds<Fits<z.infer<typeof businessSchema>, App.Business>>,
   Holds<Fits<z.infer<typeof meResponse>, App.Me>>,
+  // The app's list of policy actions is the server's, both ways: a typo in the app fails too.
+  Holds<Fits<Action, App.Action>>,
+  Holds<Fits<App.Action, Action>>,
   Holds<Fits<Message, App.Message>>,
   Holds<Fits<Customer, App.Customer>>,
   Holds<Fits<Conversation, App.ConversationDetail>>,

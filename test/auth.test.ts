@@ -439,7 +439,8 @@ test('me shows the user, then the business and role once a workspace exists', as
   const { email, token } = await registered('profile');
   const before = await me(token);
   t.is(before.status, 200, before.text);
-  t.deepEqual(Object.keys(before.body).sort(), ['business', 'onboarding_complete', 'team_role', 'user']);
+  t.deepEqual(Object.keys(before.body).sort(), ['business', 'can', 'onboarding_complete', 'team_role', 'user']);
+  t.true(Object.values(before.body.can).every((allowed) => allowed === false), 'without a business nothing is allowed');
   t.deepEqual(Object.keys(before.body.user).sort(), ['avatar_url', 'email', 'full_name', 'id', 'is_google_account', 'is_verified']);
   t.like(before.body, { business: null, onboarding_complete: false, team_role: null });
   t.is(before.body.user.email, email);
@@ -450,6 +451,7 @@ test('me shows the user, then the business and role once a workspace exists', as
   const after = await me(token);
   t.is(after.status, 200);
   t.like(after.body, { onboarding_complete: true, team_role: 'owner' });
+  t.like(after.body.can, { 'widgets.manage': true, 'team.invite': true, 'channels.manage': true, 'conversations.reply': true });
   t.like(after.body.business, { id: created.body.id, name: 'Acme Support', website: 'https://acme.example', industry: '', team_size: '', goal: '' });
   t.regex(after.body.business.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.is(after.body.user.id, before.body.user.id);
@@ -466,6 +468,8 @@ test('me shows a member their role in the business they joined', async (t) => {
     insert into team_members (business_id, user_id, role, agent_number) values (${business.body.id}, ${agentId}, 'agent', 2)`);
   const profile = await me(agent.token);
   t.like(profile.body, { onboarding_complete: true, team_role: 'agent' });
+  // What an agent may do comes from the policy table: reply and read, not manage.
+  t.like(profile.body.can, { 'conversations.reply': true, 'kb.write': true, 'channels.manage': false, 'widgets.manage': false, 'team.invite': false, 'conversations.assign_by_user': false });
   t.is(profile.body.business.id, business.body.id);
   // A deactivated membership no longer counts.
   await app.deps.db.query(sql.unsafe`update team_members set is_active = false where user_id = ${agentId}`);

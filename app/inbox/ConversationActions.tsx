@@ -1,6 +1,6 @@
 /** Assign (to me or a teammate), resolve, close, reopen: each re-reads the thread and the list. */
 import { api } from '../api.ts';
-import { isManager, me, members } from '../session.ts';
+import { can, me, members } from '../session.ts';
 import type { ConversationDetail } from '../types.ts';
 import { useAction } from '../ui/useAction.ts';
 import { Notice } from '../ui/Notice.tsx';
@@ -40,7 +40,7 @@ export function AssignActions({ conversation: c }: { conversation: ConversationD
   const assignTo = (userId: string) => act.run(() => api.post(`/api/v1/team/assign/${c.id}?agent_id=${encodeURIComponent(userId)}`));
   return (
     <div class="actions">
-      {isManager.value && (
+      {can('conversations.assign_by_user') && (
         <select class="input small" aria-label="Assignee" value={c.assignee_id ?? ''} disabled={act.busy} onChange={(e) => e.currentTarget.value && void assignTo(e.currentTarget.value)}>
           <option value="" disabled>Unassigned</option>
           {members.value.filter((m) => m.is_active).map((m) => (

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { linkClick } from '../router.ts';
-import { isManager } from '../session.ts';
+import { can } from '../session.ts';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { useLoad } from '../ui/useLoad.ts';
@@ -37,7 +37,7 @@ export function AiSettings() {
             <div class="small muted">{on ? 'The AI agent answers new customer messages.' : 'Off: every conversation waits for a human.'}</div>
           </div>
           <label class="switch">
-            <input type="checkbox" role="switch" aria-label="AI auto-reply" checked={on} disabled={!isManager.value} onChange={(e) => void save.run(e.currentTarget.checked)} />
+            <input type="checkbox" role="switch" aria-label="AI auto-reply" checked={on} disabled={!can('ai_settings.update')} onChange={(e) => void save.run(e.currentTarget.checked)} />
             <span aria-hidden="true" />
           </label>
         </div>

@@ -1,6 +1,6 @@
 /** One connected channel: its state, the setup its platform still needs, and what can be done with it. */
 import { api } from '../api.ts';
-import { isManager } from '../session.ts';
+import { can } from '../session.ts';
 import type { Channel } from '../types.ts';
 import { channelLabel, channelTypeInfo, channelValue } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
@@ -47,7 +47,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
             <span class={`status-dot ${c.is_active ? c.status : 'inactive'}`} /> {c.is_active ? STATUS_TEXT[c.status] : 'Inactive'}
           </div>
         </div>
-        {isManager.value && !c.is_builtin && (
+        {can('channels.manage') && !c.is_builtin && (
           <div class="card-actions">
             {platform && c.is_active && c.status === 'error' && (
               <button class="btn small" disabled={act.busy} onClick={() => act.run(() => api.post(`/api/v1/channels/${c.id}/reconnect`))}>Reconnect</button>
@@ -66,7 +66,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
         )}
       </div>
       {c.status === 'error' && c.last_error && <Notice>{c.last_error}</Notice>}
-      {isManager.value && <SetupSteps channel={c} />}
+      {can('channels.manage') && <SetupSteps channel={c} />}
       <Notice>{act.error}</Notice>
     </li>
   );

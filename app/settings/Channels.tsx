@@ -4,7 +4,7 @@ import { api } from '../api.ts';
 import { channelTypes } from '../channel-types.ts';
 import { onLive, onResync } from '../live.ts';
 import { linkClick } from '../router.ts';
-import { isManager } from '../session.ts';
+import { can } from '../session.ts';
 import type { Channel, PlanInfo } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
 import { useLoad } from '../ui/useLoad.ts';
@@ -36,7 +36,7 @@ export function Channels() {
           <ChannelCard key={c.id} channel={c} onChange={reload} />
         ))}
       </ul>
-      {isManager.value ? (
+      {can('channels.manage') ? (
         <>
           <h3 class="subhead">Connect a channel</h3>
           {plan.data?.plan === 'Free' && (

@@ -2,7 +2,7 @@
 import { useEffect } from 'preact/hooks';
 import { api } from '../api.ts';
 import { currentLocation } from '../router.ts';
-import { isOwner } from '../session.ts';
+import { can } from '../session.ts';
 import type { PlanInfo } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
@@ -60,7 +60,7 @@ export function Plan() {
               <div class="card stack">
                 <div class="plan-name">{u.name}</div>
                 <p class="small muted">{u.pitch}</p>
-                {isOwner.value ? (
+                {can('billing.checkout') ? (
                   <button class="btn primary" disabled={upgrade.busy} onClick={() => upgrade.run(u.plan)}>Upgrade to {u.name}</button>
                 ) : (
                   <p class="small muted">Ask the workspace owner to upgrade.</p>

@@ -1,7 +1,7 @@
 /** Team members with their availability; the owner invites and removes. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { isOwner, loadMembers, me, members } from '../session.ts';
+import { can, loadMembers, me, members } from '../session.ts';
 import { Avatar } from '../ui/Avatar.tsx';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
@@ -60,7 +60,7 @@ export function Team() {
               <div class="small muted">{m.email} · {m.role}</div>
             </div>
             <span class="small"><span class={`dot ${m.status}`} /> {STATUS[m.status]}</span>
-            {isOwner.value && m.role !== 'owner' && (
+            {can('team.remove') && m.role !== 'owner' && (
               <button class="btn small danger" disabled={remove.busy} onClick={() => confirm(`Remove ${m.name} from the team?`) && remove.run(m.id)} aria-label={`Remove ${m.name}`}>
                 Remove
               </button>
@@ -69,7 +69,7 @@ export function Team() {
         ))}
       </ul>
       <Notice>{remove.error}</Notice>
-      {isOwner.value && (
+      {can('team.invite') && (
         <>
           <h3 class="subhead">Invite a teammate</h3>
           <InviteForm />

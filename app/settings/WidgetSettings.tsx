@@ -1,7 +1,7 @@
 /** The website widget: create one per site, tune its look, copy the snippet that embeds it. */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { isOwner } from '../session.ts';
+import { can } from '../session.ts';
 import type { Widget } from '../types.ts';
 import { useLoad } from '../ui/useLoad.ts';
 import { CopyBox, Section } from './Section.tsx';
@@ -23,7 +23,7 @@ function WidgetCard({ widget: w, onSaved }: { widget: Widget; onSaved: () => voi
           <div class="card-title">{w.name}</div>
           <div class="small muted">{w.domain}</div>
         </div>
-        {isOwner.value && <button class="btn small" onClick={() => setEditing(true)}>Edit</button>}
+        {can('widgets.manage') && <button class="btn small" onClick={() => setEditing(true)}>Edit</button>}
       </div>
       <p class="small">Paste this just before <code>&lt;/body&gt;</code> on every page of {w.domain}:</p>
       <CopyBox label="Embed snippet" value={snippet(w)} multiline />
@@ -42,7 +42,7 @@ export function WidgetSettings() {
           <WidgetCard key={w.id} widget={w} onSaved={() => void reload()} />
         ))}
       </ul>
-      {!isOwner.value ? (
+      {!can('widgets.manage') ? (
         list.length === 0 && <p class="muted">No widget yet. The workspace owner can create one here.</p>
       ) : creating || list.length === 0 ? (
         <>

@@ -14,6 +14,7 @@ import { decryptJson, DecryptError, encryptJson } from '../crypto.ts';
 import { checkHost, HostRefusedError, type HostRules } from '../adapters/host-safety.ts';
 import { hostConfigFields, normalizeChannelConfig, routingOf, type ChannelConfig } from '../domain/channels/channel-config.ts';
 import { channelTypes, connectorFor, isChannelType } from '../../connectors/index.ts';
+import type { AfterCommit } from './run-command.ts';
 
 export const channelRow = z.object({
   id: z.string(),
@@ -133,13 +134,17 @@ export type CreateChannelInput = {
   isActive: boolean;
 };
 
+/** A channel as a write left it; the webhook routing lookups cached in this process are stale after it. */
+export type ChannelChange = { channel: ChannelRow } & AfterCommit;
+const changed = (channel: ChannelRow): ChannelChange => ({ channel, forget: ['channels'] });
+
 /**
  * Creates a channel in the caller's transaction. Checks in order: type (400), plan (402),
  * config (400), widget ownership (400), routing key unused (400). Platform channels start
  * `pending` with a `register_channel` job; internal ones (webchat, widget: Parley is the
  * platform) start `connected` without one. (Workers read channels through core/commands/channel-runtime.ts.)
  */
-export async function createChannel(tx: Queryable, key: Uint8Array, input: CreateChannelInput): Promise<ChannelRow> {
+export async function createChannel(tx: Queryable, key: Uint8Array, input: CreateChannelInput): Promise<ChannelChange> {
   const type = parseChannelType(input.type);
   await assertMayAddChannel(tx, input.businessId, type);
   const config = normalizeChannelConfig(type, input.config);
@@ -154,7 +159,7 @@ export async function createChannel(tx: Queryable, key: Uint8Array, input: Creat
     returning ${channelColumns}`);
   if (!row) throw routingTaken(type);
   if (!internal) await enqueueRegistration(tx, row.id);
-  return row;
+  return changed(row);
 }
 
 export type UpdateChannelInput = {
@@ -186,7 +191,7 @@ const sameConfig = (a: ChannelConfig, b: ChannelConfig) =>
  * so does re-activating an inactive platform channel. The built-in webchat channel keeps
  * its type and stays active.
  */
-export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: string, channelId: string, input: UpdateChannelInput): Promise<ChannelRow> {
+export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: string, channelId: string, input: UpdateChannelInput): Promise<ChannelChange> {
   const current = await findChannel(tx, businessId, channelId, { lock: true });
   if (!current) throw notFound('Channel not found');
   const type = input.type === undefined ? current.type : parseChannelType(input.type);
@@ -227,7 +232,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
       where id = ${channelId}
       returning ${channelColumns}`);
     if (register) await enqueueRegistration(tx, row.id);
-    return row;
+    return changed(row);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError) throw routingTaken(type);
     throw error;
@@ -240,7 +245,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
  * Sets `pending` without error and enqueues `register_channel`. Webchat and widget channels
  * have no platform (400); an inactive channel is reactivated through update instead (400).
  */
-export async function reconnectChannel(tx: Queryable, businessId: string, channelId: string): Promise<ChannelRow> {
+export async function reconnectChannel(tx: Queryable, businessId: string, channelId: string): Promise<ChannelChange> {
   const current = await findChannel(tx, businessId, channelId, { lock: true });
   if (!current) throw notFound('Channel not found');
   if (connectorFor(current.type).internal) throw badRequest('This channel has no platform to reconnect to');
@@ -250,13 +255,14 @@ export async function reconnectChannel(tx: Queryable, businessId: string, channe
     where id = ${channelId}
     returning ${channelColumns}`);
   await enqueueRegistration(tx, row.id);
-  return row;
+  return changed(row);
 }
 
 /** Deletes a channel of the business (404 otherwise); its conversations stay, with no channel. */
-export async function deleteChannel(tx: Queryable, businessId: string, channelId: string): Promise<void> {
+export async function deleteChannel(tx: Queryable, businessId: string, channelId: string): Promise<AfterCommit> {
   const current = await findChannel(tx, businessId, channelId, { lock: true });
   if (!current) throw notFound('Channel not found');
   if (current.is_builtin) throw badRequest('The built-in webchat channel cannot be deleted');
   await tx.query(sql.unsafe`delete from channels where id = ${channelId}`);
+  return { forget: ['channels'] };
 }

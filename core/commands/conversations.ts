@@ -147,6 +147,15 @@ export async function assignConversationToAgentNumber(
   return { events: assignmentEvents(assigned, input.assignedBy) };
 }
 
+/** The team assign (by user id, POST /team/assign/…): assignConversation with the events it owes. */
+export async function assignConversationToUser(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; assigneeUserId: string; assignedBy: string },
+): Promise<{ events: PendingEvent[] }> {
+  const assigned = await assignConversation(tx, input);
+  return { events: assignmentEvents(assigned, input.assignedBy) };
+}
+
 const assignedRow = updatedConversationRow.extend({ assignee_id: z.string(), assigned_at: z.string() });
 export type AssignedConversation = z.infer<typeof assignedRow>;
 

@@ -14,6 +14,9 @@ import { assertMayAddAgent } from '../domain/plans.ts';
 import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 import { findUserByEmail } from './accounts.ts';
 import { updatedConversationColumns, updatedConversationRow } from './conversations.ts';
+import { conversationUpdated } from '../events/live.ts';
+import { rooms } from '../events/bus.ts';
+import type { AfterCommit } from './run-command.ts';
 
 export type InviteRole = 'agent' | 'admin';
 export type MemberStatus = 'live' | 'away' | 'offline';
@@ -73,13 +76,14 @@ export type UnassignedConversation = z.infer<typeof unassignedRow>;
 
 /**
  * Deletes the membership (the user keeps their account and may join or create another
- * business); their open and pending conversations lose their assignee. 404 when the member is
- * not in the business, 400 for the owner.
+ * business); their open and pending conversations lose their assignee (`conversation_updated`
+ * for each) and their live connections are closed after commit. 404 when the member is not in
+ * the business, 400 for the owner.
  */
 export async function removeMember(
   tx: Queryable,
   input: { businessId: string; memberId: string },
-): Promise<{ userId: string; unassigned: UnassignedConversation[] }> {
+): Promise<{ userId: string; unassigned: UnassignedConversation[] } & AfterCommit> {
   const member = await tx.maybeOne(sql.type(z.object({ user_id: z.string(), role: z.string() }))`
     select user_id, role from team_members
     where id = ${input.memberId} and business_id = ${input.businessId}
@@ -91,17 +95,23 @@ export async function removeMember(
     where business_id = ${input.businessId} and assignee_id = ${member.user_id} and status in ('open', 'pending')
     returning ${updatedConversationColumns}`);
   await tx.query(sql.unsafe`delete from team_members where id = ${input.memberId}`);
-  return { userId: member.user_id, unassigned: [...unassigned] };
+  return {
+    userId: member.user_id,
+    unassigned: [...unassigned],
+    events: unassigned.map(conversationUpdated),
+    // The removed member's open dashboards would otherwise keep receiving the business's events.
+    disconnectRooms: [rooms.user(member.user_id)],
+  };
 }
 
 const statusRow = z.object({ id: z.string(), user_id: z.string(), business_id: z.string(), status: z.enum(['live', 'away', 'offline']), updated_at: z.string() });
 
-/** Sets the member's availability; returns the `agent_status_changed` event to publish. 404 when the membership is gone. */
-export async function setMemberStatus(q: Queryable, input: { businessId: string; memberId: string; status: MemberStatus }): Promise<LiveEvent> {
+/** Sets the member's availability (one statement); `agent_status_changed` follows, even when unchanged. 404 when the membership is gone. */
+export async function setMemberStatus(q: Queryable, input: { businessId: string; memberId: string; status: MemberStatus }): Promise<{ events: LiveEvent[] }> {
   const row = await q.maybeOne(sql.type(statusRow)`
     update team_members set status = ${input.status}, updated_at = now()
     where id = ${input.memberId} and business_id = ${input.businessId} and is_active
     returning id, user_id, business_id, status, updated_at`);
   if (!row) throw notFound('Team member not found');
-  return liveEvent('agent_status_changed', { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at });
+  return { events: [liveEvent('agent_status_changed', { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at })] };
 }

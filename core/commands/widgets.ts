@@ -34,6 +34,7 @@ export async function createWidget(tx: Queryable, encryptionKey: Uint8Array, inp
     on conflict (business_id, domain) do nothing
     returning ${widgetColumns}`);
   if (!widget) throw domainTaken();
+  // A widget channel is found by its widget id, never through the webhook routing cache: nothing to forget.
   await createChannel(tx, encryptionKey, { businessId: input.businessId, type: widgetChannelType, config: { widget_id: widget.id }, isActive: true });
   return widget;
 }

@@ -3,7 +3,7 @@ import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { setAiAutoReply } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';
-import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['AI'];
 
@@ -20,10 +20,11 @@ export const readAiSettings = defineRoute({
   description: 'Any member may read them. Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
+  policy: 'ai_settings.read',
   response: aiSettings,
   errors: [400],
-  handler: async ({ caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.organization);
+  handler: async ({ member, deps }) => {
+    const { businessId } = member;
     return deps.db.one(sql.type(aiSettings)`
       select ai_auto_reply_enabled as auto_reply_enabled from businesses where id = ${businessId}`);
   },
@@ -39,12 +40,13 @@ export const updateAiSettings = defineRoute({
     'Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
+  policy: 'ai_settings.update',
   body: aiSettings,
   response: aiSettings,
   errors: [400, 402, 403],
-  handler: async ({ body, caller, deps }) => {
-    const { businessId } = requireRole(requireMembership(caller, noBusiness.organization), managers, 'Only the owner or an admin can change the AI settings');
-    const enabled = await deps.db.transaction((tx) => setAiAutoReply(tx, businessId, body.auto_reply_enabled));
+  handler: async ({ body, member, deps }) => {
+    const { businessId } = member;
+    const { enabled } = await runCommand(deps, async (tx) => ({ enabled: await setAiAutoReply(tx, businessId, body.auto_reply_enabled) }));
     return { auto_reply_enabled: enabled };
   },
 });

@@ -2,7 +2,6 @@
 import { z } from '../../../core/zod.ts';
 import { analyticsOverview } from '../../../core/domain/analytics.ts';
 import { defineRoute } from '../../route.ts';
-import { noBusiness, requireMembership } from '../../policies.ts';
 
 export const overviewSchema = z
   .object({
@@ -29,10 +28,11 @@ export const overview = defineRoute({
     'Any member may read it. Caller without a business: 400. See docs/decisions.md#analytics.',
   tags: ['Analytics'],
   auth: 'user',
+  policy: 'analytics.read',
   response: overviewSchema,
   errors: [400],
-  handler: async ({ caller, deps }) => {
-    return analyticsOverview(deps.db, requireMembership(caller, noBusiness.organization).businessId);
+  handler: async ({ member, deps }) => {
+    return analyticsOverview(deps.db, member.businessId);
   },
 });
 

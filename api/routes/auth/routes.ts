@@ -8,6 +8,7 @@ import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from 
 import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/domain/accounts/login-throttle.ts';
 import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount, markEmailVerified, revokeAccessToken } from '../../../core/commands/accounts.ts';
 import { defineRoute } from '../../route.ts';
+import { abilities } from '../../policies.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
@@ -144,7 +145,7 @@ export const me = defineRoute({
     'What a client reads after signing in (and on every start with a kept token) to know who it is and where to go: `user` (the account, ' +
     'with `is_verified`), `business` (the workspace the user is an active member of, or `null` before they create or join one), ' +
     '`onboarding_complete` (`true` exactly when `business` is not null: send the user to onboarding while it is `false`) and `team_role` ' +
-    '(`owner`, `admin` or `agent` in that business, `null` without one: what the client may show, e.g. widget editing for the owner). ' +
+    '(`owner`, `admin` or `agent` in that business, `null` without one) and `can`: every action of the policy table (api/policies.ts) with whether this caller may do it, which is what a client uses to decide what to show (e.g. `widgets.manage` for widget editing). ' +
     'A missing, expired or revoked token: 401. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
@@ -159,6 +160,7 @@ export const me = defineRoute({
       business: business ? presentBusiness(business) : null,
       onboarding_complete: business !== null,
       team_role: business ? caller.member!.role : null,
+      can: abilities(business ? caller.member!.role : null),
     };
   },
 });

@@ -2,6 +2,7 @@ import { z } from '../../../core/zod.ts';
 import { userSchema } from '../../presenters/user.ts';
 import { businessSchema } from '../../presenters/business.ts';
 import { MAX_PASSWORD_BYTES } from '../../../core/domain/accounts/passwords.ts';
+import { actions, type Action } from '../../policies.ts';
 
 const email = z
   .string()
@@ -42,6 +43,9 @@ export const meResponse = z
     business: z.union([businessSchema, z.null()]), // not .nullable(): see core/presenters/conversation.ts
     onboarding_complete: z.boolean(),
     team_role: z.enum(['owner', 'admin', 'agent']).nullable(),
+    can: z
+      .record(z.enum(actions as [Action, ...Action[]]), z.boolean())
+      .describe('Every action of the policy table and whether this caller may do it now (all `false` without a business). Clients decide what to show from it, never from `team_role`.'),
   })
   .openapi('Profile');
 

@@ -4,7 +4,6 @@ import { badRequest, serviceUnavailable } from '../../../core/errors.ts';
 import { applyStripeEvent, paidPlans, startCheckout } from '../../../core/commands/billing.ts';
 import { isSignatureError, verifyStripeEvent } from '../../../core/adapters/stripe.ts';
 import { defineRoute } from '../../route.ts';
-import { noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 
 const tags = ['Billing'];
 
@@ -21,11 +20,12 @@ export const checkoutUrl = defineRoute({
     'Stripe or the plan\'s price not configured: 503. Stripe refusing or unreachable: 502. Caller without a business: 400. See docs/decisions.md#billing.',
   tags,
   auth: 'user',
+  policy: 'billing.checkout',
   query: z.object({ plan: z.enum(paidPlans).openapi({ description: 'The plan to upgrade to' }) }),
   response: z.object({ url: z.url() }).openapi('CheckoutUrl'),
   errors: [400, 403, 502, 503],
-  handler: async ({ query, caller, deps }) => {
-    const { businessId } = requireRole(requireMembership(caller, noBusiness.organization), ownerOnly, 'Only the business owner can change the plan');
+  handler: async ({ query, caller, member, deps }) => {
+    const { businessId } = member;
     return startCheckout(deps, { businessId, plan: query.plan, ownerEmail: caller.email });
   },
 });

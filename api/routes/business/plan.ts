@@ -2,7 +2,6 @@
 import { z } from '../../../core/zod.ts';
 import { planOf, usageOf } from '../../../core/domain/plans.ts';
 import { defineRoute } from '../../route.ts';
-import { noBusiness, requireMembership } from '../../policies.ts';
 
 export const planResponse = z
   .object({
@@ -30,10 +29,11 @@ export const readPlan = defineRoute({
   description: 'Any member may read it. Caller without a business: 404. See docs/decisions.md#businesses-plans-and-limits.',
   tags: ['Business'],
   auth: 'user',
+  policy: 'plan.read',
   response: planResponse,
   errors: [404],
-  handler: async ({ caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
+  handler: async ({ member, deps }) => {
+    const { businessId } = member;
     const [plan, usage] = await Promise.all([planOf(deps.db, businessId), usageOf(deps.db, businessId)]);
     return {
       plan: plan.name,

@@ -2,11 +2,11 @@
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { createBusiness, updateBusiness } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';
-import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
 import { businessColumns, businessRow, businessSchema, presentBusiness } from '../../presenters/business.ts';
 import { createBusinessBody, updateBusinessBody } from './schema.ts';
 import { readPlan } from './plan.ts';
 import type { Queryable } from '../../../core/adapters/postgres/db.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['Business'];
 
@@ -24,7 +24,7 @@ export const create = defineRoute({
   response: businessSchema,
   errors: [400],
   handler: async ({ body, caller, deps }) =>
-    deps.db.transaction(async (tx) => loadBusiness(tx, await createBusiness(tx, caller.userId, body))),
+    runCommand(deps, async (tx) => loadBusiness(tx, await createBusiness(tx, caller.userId, body))),
 });
 
 export const read = defineRoute({
@@ -33,10 +33,11 @@ export const read = defineRoute({
   summary: 'The caller\'s workspace',
   tags,
   auth: 'user',
+  policy: 'business.read',
   response: businessSchema,
   errors: [404],
-  handler: async ({ caller, deps }) => {
-    return loadBusiness(deps.db, requireMembership(caller, noBusiness.business).businessId);
+  handler: async ({ member, deps }) => {
+    return loadBusiness(deps.db, member.businessId);
   },
 });
 
@@ -47,11 +48,12 @@ export const update = defineRoute({
   description: 'Omitted fields keep their value.',
   tags,
   auth: 'user',
+  policy: 'business.update',
   body: updateBusinessBody,
   response: businessSchema,
   errors: [403, 404],
-  handler: async ({ body, caller, deps }) => {
-    const { businessId: id } = requireRole(requireMembership(caller, noBusiness.business), managers, 'Only the owner or an admin can change the business');
+  handler: async ({ body, member, deps }) => {
+    const { businessId: id } = member;
     await updateBusiness(deps.db, id, body);
     return loadBusiness(deps.db, id);
   },

@@ -1,18 +1,12 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
 import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
-import { forgetCachedChannels } from '../../../core/domain/channels/channel-cache.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 import { z } from '../../../core/zod.ts';
-import type { Caller } from '../../middlewares/auth.ts';
-import { managers, noBusiness, requireMembership, requireRole } from '../../policies.ts';
 import { defineRoute } from '../../route.ts';
 import { channelSchema, presentChannel } from '../../presenters/channel.ts';
 import { channelIdParams, createChannelBody, messageResponse, updateChannelBody } from './schema.ts';
 
 const tags = ['Channels'];
-
-/** Channels hold the business's platform credentials: only the owner and admins change them. */
-const manager = (caller: Caller) =>
-  requireRole(requireMembership(caller, noBusiness.organization), managers, 'Only the owner or an admin can manage channels');
 
 export const list = defineRoute({
   method: 'get',
@@ -24,10 +18,10 @@ export const list = defineRoute({
     'A caller without a business: 400 `Organization not found`. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
+  policy: 'channels.read',
   response: z.array(channelSchema),
   errors: [400],
-  handler: async ({ caller, deps }) => {
-    const member = requireMembership(caller, noBusiness.organization);
+  handler: async ({ member, deps }) => {
     const rows = await listChannels(deps.db, member.businessId);
     return rows.map((row) => presentChannel(row, deps.config.encryptionKey, { masked: member.role === 'agent', publicUrl: deps.config.publicUrl }));
   },
@@ -50,16 +44,16 @@ export const create = defineRoute({
     'Every connection resolves the host again and connects only to the checked address; a refused or unresolvable host shows as `status: error` with the reason. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
+  policy: 'channels.manage',
   body: createChannelBody,
   response: channelSchema,
   errors: [400, 402, 403],
-  handler: async ({ body, caller, deps }) => {
-    const member = manager(caller);
+  handler: async ({ body, member, deps }) => {
     await assertConfigHostsAllowed(body.config, { allowPrivate: deps.config.ALLOW_PRIVATE_HOSTS });
-    const row = await deps.db.transaction((tx) =>
+    const { channel } = await runCommand(deps, (tx) =>
       createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: body.type, config: body.config, isActive: body.is_active }),
     );
-    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
+    return presentChannel(channel, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
   },
 });
 
@@ -75,22 +69,21 @@ export const update = defineRoute({
     'and within 5 seconds on others (their channel lookups are cached that long). See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
+  policy: 'channels.manage',
   params: channelIdParams,
   body: updateChannelBody,
   response: channelSchema,
   errors: [400, 402, 403, 404],
-  handler: async ({ params, body, caller, deps }) => {
-    const member = manager(caller);
+  handler: async ({ params, body, member, deps }) => {
     await assertConfigHostsAllowed(body.config, { allowPrivate: deps.config.ALLOW_PRIVATE_HOSTS });
-    const row = await deps.db.transaction((tx) =>
+    const { channel } = await runCommand(deps, (tx) =>
       updateChannel(tx, deps.config.encryptionKey, member.businessId, params.channel_id, {
         type: body.type,
         config: body.config,
         isActive: body.is_active,
       }),
     );
-    forgetCachedChannels();
-    return presentChannel(row, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
+    return presentChannel(channel, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
   },
 });
 
@@ -104,14 +97,13 @@ export const reconnect = defineRoute({
     '`webchat` and `widget` channels have no platform (400); an inactive channel is reactivated with PATCH `is_active` (400). Another business\'s channel: 404. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
+  policy: 'channels.manage',
   params: channelIdParams,
   response: channelSchema,
   errors: [400, 403, 404],
-  handler: async ({ params, caller, deps }) => {
-    const member = manager(caller);
-    const row = await deps.db.transaction((tx) => reconnectChannel(tx, member.businessId, params.channel_id));
-    forgetCachedChannels();
-    return presentChannel(row, deps.config.encryptionKey, { masked: false, publicUrl: deps.config.publicUrl });
+  handler: async ({ params, member, deps }) => {
+    const { channel } = await runCommand(deps, (tx) => reconnectChannel(tx, member.businessId, params.channel_id));
+    return presentChannel(channel, deps.config.encryptionKey, { masked: false, publicUrl: deps.config.publicUrl });
   },
 });
 
@@ -124,13 +116,12 @@ export const remove = defineRoute({
     'A widget\'s channel may be deleted; the widget stays and a new `widget` channel can be created for it. See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
+  policy: 'channels.manage',
   params: channelIdParams,
   response: messageResponse,
   errors: [400, 403, 404],
-  handler: async ({ params, caller, deps }) => {
-    const member = manager(caller);
-    await deps.db.transaction((tx) => deleteChannel(tx, member.businessId, params.channel_id));
-    forgetCachedChannels();
+  handler: async ({ params, member, deps }) => {
+    await runCommand(deps, (tx) => deleteChannel(tx, member.businessId, params.channel_id));
     return { message: 'Channel deleted' };
   },
 });

@@ -1,7 +1,7 @@
 /** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
-import { publishEvents } from '../../../core/events/live.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendMessage } from '../../../core/commands/messages.ts';
 import {
@@ -12,7 +12,7 @@ import {
   resolveConversation,
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
-import { noBusiness, requireMembership } from '../../policies.ts';
+import { noBusiness } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
 import { findConversation, loadConversation, messagePage } from './queries.ts';
@@ -45,13 +45,14 @@ export const create = defineRoute({
     '(403 at the limit, and then no conversation is created), is queued for delivery and sets `first_response_at`. Status is `open`. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'conversations.create',
   body: createConversationBody,
   response: conversationSchema,
   errors: [400, 403, 404],
-  handler: async ({ body, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
+  handler: async ({ body, caller, member, deps }) => {
+    const { businessId } = member;
     if (businessId !== body.business_id) throw noBusiness.business();
-    const { conversation, events } = await deps.db.transaction(async (tx) => {
+    const { conversation } = await runCommand(deps, async (tx) => {
       const created = await createConversation(tx, {
         businessId,
         createdBy: caller.userId,
@@ -61,7 +62,6 @@ export const create = defineRoute({
       });
       return { conversation: await loadConversation(tx, businessId, created.conversationId), events: created.events };
     });
-    await publishEvents(deps, events);
     return conversation;
   },
 });
@@ -77,11 +77,12 @@ export const list = defineRoute({
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'conversations.read',
   query: listConversationsQuery,
   response: z.array(conversationListItemSchema),
   errors: [404],
-  handler: async ({ query, caller, deps, ctx }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
+  handler: async ({ query, member, deps, ctx }) => {
+    const { businessId } = member;
     const conditions = [sql.fragment`c.business_id = ${businessId}`];
     if (query.status) conditions.push(sql.fragment`c.status = any(${sql.array(query.status, 'text')})`);
     if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
@@ -109,10 +110,11 @@ export const read = defineRoute({
   description: 'With its `customer` and its latest 100 `messages`, oldest first (older ones: GET …/messages).',
   tags,
   auth: 'user',
+  policy: 'conversations.read',
   params: conversationParams,
   response: conversationSchema,
   errors: [404],
-  handler: async ({ params, caller, deps }) => loadConversation(deps.db, requireMembership(caller, noBusiness.business).businessId, params.conversation_id),
+  handler: async ({ params, member, deps }) => loadConversation(deps.db, member.businessId, params.conversation_id),
 });
 
 export const listMessages = defineRoute({
@@ -124,12 +126,13 @@ export const listMessages = defineRoute({
     'When older messages exist, the `X-Next-Cursor` response header holds the cursor for them.',
   tags,
   auth: 'user',
+  policy: 'conversations.read',
   params: conversationParams,
   query: listMessagesQuery,
   response: z.array(messageSchema),
   errors: [404],
-  handler: async ({ params, query, caller, deps, ctx }) => {
-    const conversation = await findConversation(deps.db, requireMembership(caller, noBusiness.business).businessId, params.conversation_id);
+  handler: async ({ params, query, member, deps, ctx }) => {
+    const conversation = await findConversation(deps.db, member.businessId, params.conversation_id);
     const { messages, next } = await messagePage(deps.db, conversation.id, query.limit, query.before);
     if (next) ctx.set('X-Next-Cursor', next);
     return messages;
@@ -148,23 +151,21 @@ export const send = defineRoute({
     'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow. See docs/decisions.md#messages-and-delivery and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
+  policy: 'conversations.reply',
   params: conversationParams,
   body: sendMessageBody,
   response: messageSchema,
   errors: [400, 403, 404],
-  handler: async ({ params, body, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
+  handler: async ({ params, body, caller, member, deps }) => {
+    const { businessId } = member;
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
-    const sent = await sendMessage(deps.db, {
-      businessId,
-      conversationId: params.conversation_id,
-      sender: { type: 'agent', userId: caller.userId },
-      content: body.content,
-      attachments,
-    });
-    await publishEvents(deps, sent.events);
+    const sent = await runCommand(
+      deps,
+      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content: body.content, attachments }),
+      { oneStatement: true },
+    );
     return sent.message;
   },
 });
@@ -176,16 +177,14 @@ export const resolve = defineRoute({
   description: 'From any other state; records who resolved it. Already resolved: 200 `{detail}` and nothing changes. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'conversations.change_status',
   params: conversationParams,
   response: resolvedResponse,
   errors: [404],
-  handler: async ({ params, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
-    const result = await deps.db.transaction((tx) =>
-      resolveConversation(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId }),
-    );
+  handler: async ({ params, caller, member, deps }) => {
+    const { businessId } = member;
+    const result = await runCommand(deps, (tx) => resolveConversation(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId }));
     if (!result.changed) return { detail: 'Conversation is already resolved' };
-    await publishEvents(deps, result.events);
     return { resolved_at: result.at };
   },
 });
@@ -197,14 +196,14 @@ export const close = defineRoute({
   description: 'From any other state. Already closed: 200 `{detail}` and nothing changes. A customer writing again later starts a new conversation. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'conversations.change_status',
   params: conversationParams,
   response: closedResponse,
   errors: [404],
-  handler: async ({ params, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
-    const result = await deps.db.transaction((tx) => closeConversation(tx, { businessId, conversationId: params.conversation_id }));
+  handler: async ({ params, member, deps }) => {
+    const { businessId } = member;
+    const result = await runCommand(deps, (tx) => closeConversation(tx, { businessId, conversationId: params.conversation_id }));
     if (!result.changed) return { detail: 'Conversation is already closed' };
-    await publishEvents(deps, result.events);
     return { closed_at: result.at };
   },
 });
@@ -217,16 +216,16 @@ export const reopen = defineRoute({
     'Sets `open` from any state and clears `resolved_at`, `closed_at` and who resolved it (an open conversation is left unchanged). Returns the Conversation. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'conversations.change_status',
   params: conversationParams,
   response: conversationSchema,
   errors: [404],
-  handler: async ({ params, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
-    const { conversation, events } = await deps.db.transaction(async (tx) => {
+  handler: async ({ params, member, deps }) => {
+    const { businessId } = member;
+    const { conversation } = await runCommand(deps, async (tx) => {
       const result = await reopenConversation(tx, { businessId, conversationId: params.conversation_id });
       return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
     });
-    await publishEvents(deps, events);
     return conversation;
   },
 });
@@ -241,15 +240,15 @@ export const assign = defineRoute({
     'Events `conversation_assigned` (to the assignee) and `conversation_updated`. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'conversations.assign_by_number',
   params: assignParams,
   response: assignResponse,
   errors: [404],
-  handler: async ({ params, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
-    const { events } = await deps.db.transaction((tx) =>
+  handler: async ({ params, caller, member, deps }) => {
+    const { businessId } = member;
+    await runCommand(deps, (tx) =>
       assignConversationToAgentNumber(tx, { businessId, conversationId: params.conversation_id, agentNumber: params.agent_id, assignedBy: caller.userId }),
     );
-    await publishEvents(deps, events);
     return { assignee_id: params.agent_id };
   },
 });

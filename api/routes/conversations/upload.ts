@@ -21,7 +21,6 @@ import {
 } from '../../../core/domain/uploads.ts';
 import { defineRoute } from '../../route.ts';
 import { findConversation } from './queries.ts';
-import { noBusiness, requireMembership } from '../../policies.ts';
 import { conversationParams, uploadParams, uploadResponse } from './schema.ts';
 
 const tooLarge = () => new HttpError(413, { detail: `File too large: the limit is ${maxUploadBytes / (1024 * 1024)} MiB` });
@@ -82,12 +81,13 @@ export const upload = defineRoute({
     'Returns `{url, filename, content_type, size}`: pass it in `attachments` of POST …/messages. The URL is absolute and unguessable and is readable without a token. See docs/decisions.md#messages-and-delivery.',
   tags: ['Conversations'],
   auth: 'user',
+  policy: 'conversations.reply',
   params: conversationParams,
   bodyParser: multipart,
   response: uploadResponse,
   errors: [404, 413, 415],
-  handler: async ({ params, caller, deps, ctx }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
+  handler: async ({ params, caller, member, deps, ctx }) => {
+    const { businessId } = member;
     await findConversation(deps.db, businessId, params.conversation_id);
     const files = (ctx.request as { files?: Record<string, File | File[]> }).files ?? {};
     const field = files.file;

@@ -3,7 +3,6 @@ import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
-import { noBusiness, requireMembership } from '../../policies.ts';
 import { customerColumns, customerRow, customerSchema, presentCustomer } from '../../../core/presenters/customer.ts';
 import { customerParams, listCustomersQuery } from './schema.ts';
 
@@ -21,11 +20,12 @@ export const list = defineRoute({
     'When more exist, the `X-Next-Cursor` response header holds the value to pass as `before` for the next page. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'customers.read',
   query: listCustomersQuery,
   response: z.array(customerSchema),
   errors: [404],
-  handler: async ({ query, caller, deps, ctx }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
+  handler: async ({ query, member, deps, ctx }) => {
+    const { businessId } = member;
     const conditions = [sql.fragment`cu.business_id = ${businessId}`];
     if (query.q) {
       const pattern = containsPattern(query.q);
@@ -52,11 +52,12 @@ export const read = defineRoute({
   description: '`id` is the customer\'s integer id; another business\'s customer is 404. See docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
+  policy: 'customers.read',
   params: customerParams,
   response: customerSchema,
   errors: [404],
-  handler: async ({ params, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.business);
+  handler: async ({ params, member, deps }) => {
+    const { businessId } = member;
     const row = await deps.db.maybeOne(sql.type(customerRow)`
       select ${customerColumns}
       from customers cu join businesses b on b.id = cu.business_id

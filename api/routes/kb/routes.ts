@@ -6,9 +6,9 @@ import { addKbArticle, deleteKbArticle } from '../../../core/commands/articles.t
 import { searchKnowledgeBase } from '../../../core/domain/knowledge-base/search-index.ts';
 import { OllamaError } from '../../../core/adapters/ollama.ts';
 import { defineRoute } from '../../route.ts';
-import { noBusiness, requireMembership } from '../../policies.ts';
 import { articleColumns, articleRow, articleSchema, presentArticle } from '../../presenters/article.ts';
 import { articleParams, createArticleBody, messageResponse, searchQuery, searchResult } from './schema.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['Knowledge base'];
 
@@ -21,10 +21,11 @@ export const listArticles = defineRoute({
   description: 'Any member may read them. Ties on `created_at` are ordered by id, newest first. Caller without a business: 400 (as for create). See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
+  policy: 'kb.read',
   response: z.array(articleSchema),
   errors: [400],
-  handler: async ({ caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.organization);
+  handler: async ({ member, deps }) => {
+    const { businessId } = member;
     const rows = await deps.db.any(sql.type(articleRow)`
       select ${articleColumns}
       from kb_articles a join businesses b on b.id = a.business_id
@@ -46,12 +47,13 @@ export const createArticle = defineRoute({
     'model is not installed) fails at once. If indexing fails the article stays saved (`failed`) and can be recreated to retry. Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
+  policy: 'kb.write',
   body: createArticleBody,
   response: articleSchema,
   errors: [400, 402],
-  handler: async ({ body, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.organization);
-    const row = await deps.db.transaction(async (tx) => {
+  handler: async ({ body, caller, member, deps }) => {
+    const { businessId } = member;
+    const row = await runCommand(deps, async (tx) => {
       const id = await addKbArticle(tx, { businessId, title: body.title, content: body.content, tags: body.tags, createdBy: caller.userId });
       return tx.one(sql.type(articleRow)`
         select ${articleColumns} from kb_articles a join businesses b on b.id = a.business_id where a.id = ${id}`);
@@ -69,13 +71,13 @@ export const deleteArticle = defineRoute({
     'an indexing job not yet started is dropped. Unknown id or another business\'s article: 404. Non-integer id: 422. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
+  policy: 'kb.delete',
   params: articleParams,
   response: messageResponse,
   errors: [404],
-  handler: async ({ params, caller, deps }) => {
-    // Deleting answers 404 for a caller without a business: there is no article of theirs to find.
-    const { businessId } = requireMembership(caller, articleNotFound);
-    const deleted = await deps.db.transaction((tx) => deleteKbArticle(tx, { businessId, articleId: params.article_id }));
+  handler: async ({ params, member, deps }) => {
+    const { businessId } = member;
+    const { deleted } = await runCommand(deps, async (tx) => ({ deleted: await deleteKbArticle(tx, { businessId, articleId: params.article_id }) }));
     if (!deleted) throw articleNotFound();
     return { message: 'Article deleted' };
   },
@@ -107,11 +109,12 @@ export const searchArticles = defineRoute({
     'fallback, because its scores would not be comparable with the semantic ones; a business with nothing indexed gets `[]` without it. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
+  policy: 'kb.read',
   query: searchQuery,
   response: z.array(searchResult),
   errors: [400, 503],
-  handler: async ({ query, caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.organization);
+  handler: async ({ query, member, deps }) => {
+    const { businessId } = member;
     try {
       const matches = await searchKnowledgeBase(deps.db, deps.config, businessId, query.q, {
         limit: query.limit,

@@ -2,7 +2,8 @@
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { badRequest } from '../../../core/errors.ts';
-import { assignConversation, assignmentEvents } from '../../../core/commands/conversations.ts';
+import { assignConversationToUser } from '../../../core/commands/conversations.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 import {
   inviteMember,
   inviteRoles,
@@ -12,9 +13,7 @@ import {
   type InviteRole,
   type MemberStatus,
 } from '../../../core/commands/team.ts';
-import { conversationUpdated, publishEvents } from '../../../core/events/live.ts';
 import { defineRoute } from '../../route.ts';
-import { managers, noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
 import {
   assignQuery,
@@ -27,7 +26,6 @@ import {
   statusBody,
   statusResponse,
 } from './schema.ts';
-import { rooms } from '../../../core/events/bus.ts';
 
 const tags = ['Team'];
 
@@ -38,10 +36,11 @@ export const listMembers = defineRoute({
   description: 'Every member of the caller\'s business, the owner included, ordered by `agent_number`. Any role may read it. Caller without a business: 400. See docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
+  policy: 'team.read',
   response: z.array(teamMemberSchema),
   errors: [400],
-  handler: async ({ caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.team);
+  handler: async ({ member, deps }) => {
+    const { businessId } = member;
     const rows = await deps.db.any(sql.type(teamMemberRow)`
       select ${teamMemberColumns}
       from team_members m join users u on u.id = m.user_id
@@ -61,15 +60,12 @@ export const removeMemberRoute = defineRoute({
     'Another business\'s member: 404. The owner cannot be removed: 400. See docs/decisions.md#team-and-availability.',
   tags,
   auth: 'user',
+  policy: 'team.remove',
   params: memberParams,
   response: messageResponse,
   errors: [400, 403, 404],
-  handler: async ({ params, caller, deps }) => {
-    const me = requireRole(requireMembership(caller, noBusiness.team), ownerOnly, 'Only the business owner can remove team members');
-    const result = await deps.db.transaction((tx) => removeMember(tx, { businessId: me.businessId, memberId: params.member_id }));
-    await publishEvents(deps, result.unassigned.map(conversationUpdated));
-    // The removed member's open dashboards would otherwise keep receiving the business's events.
-    deps.events.disconnect({ rooms: [rooms.user(result.userId)] });
+  handler: async ({ params, member, deps }) => {
+    await runCommand(deps, (tx) => removeMember(tx, { businessId: member.businessId, memberId: params.member_id }));
     return { message: 'Team member removed' };
   },
 });
@@ -83,14 +79,13 @@ export const updateStatus = defineRoute({
     'Publishes `agent_status_changed` `{business_id, user_id, member_id, status, at}` to the business, also when the value is unchanged. See docs/decisions.md#team-and-availability.',
   tags,
   auth: 'user',
+  policy: 'team.set_own_status',
   body: statusBody,
   response: statusResponse,
   errors: [400, 404],
-  handler: async ({ body, caller, deps }) => {
-    const me = requireMembership(caller, noBusiness.team);
+  handler: async ({ body, member, deps }) => {
     if (!memberStatuses.includes(body.status)) throw badRequest('Invalid status. Use one of: live, away, offline');
-    const event = await setMemberStatus(deps.db, { businessId: me.businessId, memberId: me.id, status: body.status as MemberStatus });
-    deps.events.publish(event);
+    await runCommand(deps, (q) => setMemberStatus(q, { businessId: member.businessId, memberId: member.id, status: body.status as MemberStatus }), { oneStatement: true });
     return { status: body.status as MemberStatus };
   },
 });
@@ -112,10 +107,11 @@ export const pendingHandoffs = defineRoute({
     'not resolved since, and still `open` or `pending` (a closed conversation needs nobody). Newest request first. Caller without a business: 400. See docs/decisions.md#team-and-availability.',
   tags,
   auth: 'user',
+  policy: 'handoffs.read',
   response: z.array(pendingHandoffSchema),
   errors: [400],
-  handler: async ({ caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.team);
+  handler: async ({ member, deps }) => {
+    const { businessId } = member;
     // Served by conversations_handoff_idx (business_id, handoff_requested_at desc) where handoff_requested_at is not null.
     const rows = await deps.db.any(sql.type(pendingHandoffRow)`
       select id, customer_id, coalesce(handoff_reason, '') as handoff_reason, status, created_at
@@ -140,22 +136,22 @@ export const invite = defineRoute({
     'The plan\'s additional agents (owner not counted) all taken: 402. Caller without a business: 400. See docs/decisions.md#team-and-availability and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
+  policy: 'team.invite',
   query: inviteQuery,
   response: inviteResponse,
   errors: [400, 402, 403, 404],
-  handler: async ({ query, caller, deps }) => {
-    const me = requireRole(requireMembership(caller, noBusiness.team), ownerOnly, 'Only the business owner can invite team members');
+  handler: async ({ query, caller, member, deps }) => {
     if (!inviteRoles.includes(query.role)) throw badRequest('Invalid role. Use agent or admin');
-    const member = await deps.db.transaction((tx) =>
+    const invited = await runCommand(deps, (tx) =>
       inviteMember(tx, {
-        businessId: me.businessId,
+        businessId: member.businessId,
         email: query.email,
         role: query.role as InviteRole,
         invitedBy: caller.fullName,
         appUrl: deps.config.APP_URL ?? deps.config.publicUrl,
       }),
     );
-    return { message: `${query.email} added to the team as ${query.role}`, team_member_id: member.memberId };
+    return { message: `${query.email} added to the team as ${query.role}`, team_member_id: invited.memberId };
   },
 });
 
@@ -169,16 +165,15 @@ export const assign = defineRoute({
     'Publishes `conversation_assigned` `{conversation_id, business_id, assignee_id, assigned_by, at}` to the assignee and `conversation_updated` to the business. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
+  policy: 'conversations.assign_by_user',
   params: conversationParams,
   query: assignQuery,
   response: messageResponse,
   errors: [400, 403, 404],
-  handler: async ({ params, query, caller, deps }) => {
-    const me = requireRole(requireMembership(caller, noBusiness.team), managers, 'Only the owner or an admin can assign conversations');
-    const conversation = await deps.db.transaction((tx) =>
-      assignConversation(tx, { businessId: me.businessId, conversationId: params.conversation_id, assigneeUserId: query.agent_id }),
+  handler: async ({ params, query, caller, member, deps }) => {
+    await runCommand(deps, (tx) =>
+      assignConversationToUser(tx, { businessId: member.businessId, conversationId: params.conversation_id, assigneeUserId: query.agent_id, assignedBy: caller.userId }),
     );
-    await publishEvents(deps, assignmentEvents(conversation, caller.userId));
     return { message: 'Conversation assigned' };
   },
 });

@@ -5,7 +5,7 @@
  */
 import { z } from '../../../core/zod.ts';
 import { listVisitorMessages, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE } from '../../../core/commands/visitors.ts';
-import { publishEvents } from '../../../core/events/live.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 import { issueVisitorToken, verifyVisitorToken } from '../../../core/domain/visitors/visitor-tokens.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { defineRoute } from '../../route.ts';
@@ -78,12 +78,12 @@ export const sendMessage = defineRoute({
   response: visitorMessageSchema,
   errors: [404, 429],
   handler: async ({ body, caller, deps }) => {
-    const { message, events } = await sendVisitorMessage(deps.db, caller, {
-      content: body.content,
-      attachments: body.attachments,
-      clientMessageId: body.client_message_id,
-    });
-    await publishEvents(deps, events);
+    // sendVisitorMessage keeps its own atomicity on the pool (its own transaction when it needs one).
+    const { message } = await runCommand(
+      deps,
+      () => sendVisitorMessage(deps.db, caller, { content: body.content, attachments: body.attachments, clientMessageId: body.client_message_id }),
+      { oneStatement: true },
+    );
     return message;
   },
 });

@@ -24,6 +24,7 @@ import { connectors } from '../../../connectors/index.ts';
 import type { AnyConnector, HandshakeLookup, InboundEvent, WebhookHandshake, WebhookRequest, WebhookSpec } from '../../../connectors/types.ts';
 import { defineRoute, type AnyRoute } from '../../route.ts';
 import { rawBody } from '../../middlewares/raw-body.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['Webhooks'];
 
@@ -68,12 +69,16 @@ function verify(deps: Deps, webhook: Webhook, request: WebhookRequest, channel: 
 async function store(deps: Deps, batches: { channel: RuntimeChannel; events: InboundEvent[] }[], raw: Buffer): Promise<number> {
   if (batches.every((b) => b.events.length === 0)) return 0;
   const text = raw.toString('utf8');
-  if (batches.length === 1) return (await storeInboundEvents(deps.db, batches[0].channel, batches[0].events, text)).length;
-  return deps.db.transaction(async (tx) => {
-    let stored = 0;
-    for (const { channel, events } of batches) stored += (await storeInboundEvents(tx, channel, events, text)).length;
-    return stored;
-  });
+  const { stored } = await runCommand(
+    deps,
+    async (q) => {
+      let stored = 0;
+      for (const { channel, events } of batches) stored += (await storeInboundEvents(q, channel, events, text)).length;
+      return { stored };
+    },
+    { oneStatement: batches.length === 1 },
+  );
+  return stored;
 }
 
 /** A webhook addressed to one channel by its id (in the path, or a handshake's query). */

@@ -4,17 +4,13 @@ import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { listChannels } from '../../../core/commands/channels.ts';
 import { createWidget, updateWidget } from '../../../core/commands/widgets.ts';
-import type { Caller } from '../../middlewares/auth.ts';
-import { noBusiness, ownerOnly, requireMembership, requireRole } from '../../policies.ts';
 import { defineRoute } from '../../route.ts';
 import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../../core/presenters/widget.ts';
 import { presentPublicChannel, publicChannelSchema } from '../../presenters/channel.ts';
 import { createWidgetBody, publicWidgetIdParams, updateWidgetBody, widgetIdParams } from './schema.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['Widgets'];
-
-const owner = (caller: Caller) =>
-  requireRole(requireMembership(caller, noBusiness.organization), ownerOnly, 'Only the business owner can manage widgets');
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -42,10 +38,11 @@ export const list = defineRoute({
     'A caller without a business: 400 `Organization not found`. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
+  policy: 'widgets.read',
   response: z.array(widgetSchema),
   errors: [400],
-  handler: async ({ caller, deps }) => {
-    const { businessId } = requireMembership(caller, noBusiness.organization);
+  handler: async ({ member, deps }) => {
+    const { businessId } = member;
     const rows = await deps.db.any(sql.type(widgetRow)`
       select ${widgetColumns} from widgets where business_id = ${businessId} order by created_at, id`);
     return rows.map(presentWidget);
@@ -62,12 +59,12 @@ export const create = defineRoute({
     'domain per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
+  policy: 'widgets.manage',
   body: createWidgetBody,
   response: widgetSchema,
   errors: [400, 402, 403],
-  handler: async ({ body, caller, deps }) => {
-    const member = owner(caller);
-    const row = await deps.db.transaction((tx) => createWidget(tx, deps.config.encryptionKey, { businessId: member.businessId, fields: body }));
+  handler: async ({ body, member, deps }) => {
+    const row = await runCommand(deps, (tx) => createWidget(tx, deps.config.encryptionKey, { businessId: member.businessId, fields: body }));
     return presentWidget(row);
   },
 });
@@ -81,13 +78,13 @@ export const update = defineRoute({
     'another widget\'s of the business (400). Another business\'s or an unknown widget: 404. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
+  policy: 'widgets.manage',
   params: widgetIdParams,
   body: updateWidgetBody,
   response: widgetSchema,
   errors: [400, 403, 404],
-  handler: async ({ params, body, caller, deps }) => {
-    const member = owner(caller);
-    const row = await deps.db.transaction((tx) => updateWidget(tx, { businessId: member.businessId, widgetId: params.widget_id, changes: body }));
+  handler: async ({ params, body, member, deps }) => {
+    const row = await runCommand(deps, (tx) => updateWidget(tx, { businessId: member.businessId, widgetId: params.widget_id, changes: body }));
     return presentWidget(row);
   },
 });

@@ -1,0 +1,48 @@
+/**
+ * The one way a caller commits a command: run it in a transaction, and only once that has
+ * committed do what the command asked for afterwards (publish its live events, drop the
+ * per-process caches it made stale, close live connections that lost their right to exist).
+ * Commands say what follows their write by returning it beside their result (`AfterCommit`), so
+ * no route has to remember it: a route that forgot would show dashboards stale objects, or
+ * route webhooks to a deleted channel for the cache's lifetime.
+ *
+ *   const { channel } = await runCommand(deps, (tx) => updateChannel(tx, key, businessId, id, changes));
+ */
+import type { Queryable } from '../adapters/postgres/db.ts';
+import type { Deps } from '../deps.ts';
+import { forgetCachedChannels } from '../domain/channels/channel-cache.ts';
+import { publishEvents, type PendingEvent } from '../events/live.ts';
+
+/** What a command's write makes necessary once it has committed. Every field is optional. */
+export type AfterCommit = {
+  /** Live events, published in order (objects read after the commit; see events/live.ts). */
+  events?: readonly PendingEvent[];
+  /** Per-process caches the write made stale. `channels`: the webhook routing lookups. */
+  forget?: readonly 'channels'[];
+  /** Socket.IO rooms whose live connections are to be closed (e.g. a removed member's user room). */
+  disconnectRooms?: readonly string[];
+};
+
+export type RunOptions = {
+  /**
+   * The command is one SQL statement (atomic by itself): it runs on the pool without a
+   * transaction around it, which saves the BEGIN and COMMIT round trips on hot paths.
+   */
+  oneStatement?: boolean;
+};
+
+/** Runs `command`, commits, then carries out its AfterCommit; returns the command's result. */
+export async function runCommand<T extends object>(
+  deps: Pick<Deps, 'db' | 'events' | 'logger'>,
+  command: (q: Queryable) => Promise<T>,
+  options: RunOptions = {},
+): Promise<T> {
+  const result = options.oneStatement ? await command(deps.db) : await deps.db.transaction((tx) => command(tx));
+  // A command with nothing to do afterwards returns no AfterCommit fields (TypeScript would
+  // refuse such a result as an AfterCommit: none of its fields in common).
+  const after = result as AfterCommit;
+  if (after.forget?.includes('channels')) forgetCachedChannels();
+  if (after.disconnectRooms?.length) deps.events.disconnect({ rooms: [...after.disconnectRooms] });
+  if (after.events?.length) await publishEvents(deps, after.events);
+  return result;
+}
