@@ -12,7 +12,7 @@ const webchat: Connector = {
   internal: true,
   config: [{ key: 'name', required: false, label: 'Name' }],
   duplicateAccountMessage: 'This account is already connected to a channel',
-  setup: { intro: 'Every business has a built-in web chat channel: it needs no setup.', steps: [] },
+  setup: { intro: 'Every workspace has a built-in web chat channel: it needs no setup.', steps: [] },
   send: async () => ({ externalId: null }),
 };
 
