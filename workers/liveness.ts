@@ -9,7 +9,9 @@
  * A pool that ends (stop(), or on its own after a database error) stops beating at once; so
  * does one the supervisor gives up on while it is still ending (supervisor.ts). Its
  * rows are deleted only when it holds no job; otherwise they age out, and the jobs it left
- * locked (a completion it could not record) are released like a dead worker's.
+ * locked (a completion it could not record) are released like a dead worker's. Jobs locked
+ * longer than the timeout by an id that has no heartbeat at all (its beats all failed) are
+ * released the same way.
  */
 import type { WorkerEvents } from 'graphile-worker';
 import { z } from 'zod';
@@ -37,10 +39,20 @@ export function trackLiveness(db: Db, events: WorkerEvents, timeoutSeconds: numb
           select id, now() from unnest(${sql.array([...poolOf.keys()], 'text')}) as id
           on conflict (worker_id) do update set seen_at = now()`);
       }
+      // Dead: stopped beating. Orphans: hold jobs locked longer than the timeout but never
+      // recorded a beat (a pool created while the database was cutting connections, whose
+      // every beat failed, then given up): nobody would ever release their jobs otherwise.
       const dead = await db.anyFirst(sql.type(z.object({ worker_id: z.string() }))`
-        delete from worker_heartbeats
-        where seen_at < now() - make_interval(secs => ${timeoutSeconds})
-        returning worker_id`);
+        with dead as (
+          delete from worker_heartbeats
+          where seen_at < now() - make_interval(secs => ${timeoutSeconds})
+          returning worker_id
+        )
+        select worker_id from dead
+        union
+        select distinct j.locked_by from graphile_worker._private_jobs j
+        where j.locked_by is not null and j.locked_at < now() - make_interval(secs => ${timeoutSeconds})
+          and not exists (select 1 from worker_heartbeats h where h.worker_id = j.locked_by)`);
       if (dead.length > 0) {
         await db.query(sql.unsafe`select graphile_worker.force_unlock_workers(${sql.array([...dead], 'text')})`);
         logger.warn({ workers: dead }, 'unlocked the jobs of workers that stopped beating');

@@ -81,6 +81,24 @@ export async function superviseRunner(start: () => Promise<Runner>, options: Sup
     replace(current, message);
   });
 
+  // graphile-worker 0.18 looks up its task ids once per runner and caches the promise
+  // (taskIdentifiers.ts getTaskDetails): when that first lookup fails (its connection cut),
+  // the cache keeps the rejected promise, and every later job fetch of that runner fails with
+  // the very same error object, forever, while the database is fine. A fetch failing anew gets
+  // a new error; the same object twice in a row is that poisoned cache, and only a new runner
+  // (new options, new cache) fetches jobs again. (Seen under pg_terminate_backend storms:
+  // test/reliability/pg-terminate.rel.ts.)
+  let lastFetchError: unknown = null;
+  let retiredPool: string | null = null;
+  events.on('worker:getJob:error', ({ worker, error }) => {
+    const again = error === lastFetchError;
+    lastFetchError = error;
+    if (!again || stopped || worker.workerPool.id !== currentPool || retiredPool === currentPool) return;
+    retiredPool = currentPool;
+    logger.warn({ err: error }, 'worker runner cached a failed task lookup: replacing it');
+    worker.workerPool.gracefulShutdown('graphile-worker cached a failed task lookup; a new runner takes over');
+  });
+
   const watch = (runner: Runner) => {
     current = runner;
     runner.promise.then(
