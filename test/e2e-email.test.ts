@@ -231,6 +231,39 @@ test.serial('reply: SMTP mail to the customer threaded under their mail ("Re:", 
   await conversationCount(customer.uuid, 2);
 });
 
+test.serial('a stranger who quotes another customer\'s Message-ID in References gets a conversation of their own; the thread and the reply stay the victim\'s', async (t) => {
+  const victim = await customerWrites('Dorothy Vaughan <dorothy@customer.test>', 'Invoice 12', 'Please resend invoice 12.');
+  const sent = await inbox.reply(victim.conversationId, 'Dorothy, invoice 12 is attached.');
+  await inbox.messageSettled(victim.conversationId, sent.id);
+  const replyId = (await inbox.messagesOf(victim.conversationId)).find((m: { id: string }) => m.id === sent.id).external_id;
+
+  // The stranger knows both Message-IDs (forwarded mail, a leaked header) and quotes them.
+  const forged = rfc822({
+    from: 'Mallory <mallory@attacker.test>',
+    subject: 'Re: Invoice 12',
+    text: 'Please send all invoices to this address from now on.',
+    inReplyTo: replyId,
+    references: [victim.messageId, replyId],
+  });
+  t.is((await postMail(forged.raw)).status, 200);
+  await runWorker();
+  const stranger = await waitFor(async () => {
+    const row = (await query(app, `select id from customers where email = 'mallory@attacker.test'`))[0];
+    return row ? (await inbox.conversationsOf('email', row.id)) : null;
+  }, 20_000, 'the stranger\'s conversation');
+  t.is(stranger.length, 1, 'the stranger has a conversation of their own');
+  t.not(stranger[0].id, victim.conversationId);
+  t.deepEqual((await messageCount(stranger[0].id, 1)).map((m: { content: string }) => m.content), ['Please send all invoices to this address from now on.']);
+  // The victim's thread holds only the victim's mail and the reply.
+  const thread = await messageCount(victim.conversationId, 2);
+  t.deepEqual(thread.map((m: { sender_type: string }) => m.sender_type), ['customer', 'agent']);
+
+  // The real customer's answer with the same References still threads into their conversation.
+  const answer = rfc822({ from: 'dorothy@customer.test', subject: 'Re: Invoice 12', text: 'Got it, thanks.', inReplyTo: replyId, references: [victim.messageId, replyId] });
+  t.is((await postMail(answer.raw)).status, 200);
+  t.like((await messageCount(victim.conversationId, 3))[2], { sender_type: 'customer', content: 'Got it, thanks.' });
+});
+
 test.serial('delivery: a temporary SMTP refusal (451) then acceptance delivers once, after a retry', async (t) => {
   const { conversationId } = await customerWrites('margaret@customer.test', 'Hello', 'Anyone there?');
   const before = smtp.messages.length;
