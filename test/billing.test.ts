@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 import { startFakeStripe, type FakeStripe } from './fakes/stripe.ts';
+import { startTestWorker, waitFor } from './helpers/worker.ts';
 
 const SECRET_KEY = 'sk_test_parley_fake';
 const WEBHOOK_SECRET = 'whsec_parley_test_secret';
@@ -151,13 +152,20 @@ type EventOptions = {
   metadataBusinessId?: string;
   plan?: string;
   paymentStatus?: string;
+  /** The price the session sold (kept by the fake Stripe); by default the configured price of `plan`. */
+  price?: string;
   extra?: Record<string, unknown>;
 };
+
+const PRICES: Record<string, string> = { mini: 'price_mini_123', pro: 'price_pro_456' };
 
 function checkoutEvent(o: EventOptions) {
   const metadata: Record<string, string> = {};
   if (o.metadataBusinessId ?? o.businessId) metadata.business_id = (o.metadataBusinessId ?? o.businessId)!;
   if (o.plan) metadata.plan = o.plan;
+  const sessionId = `cs_test_${randomBytes(8).toString('hex')}`;
+  const price = o.price ?? (o.plan ? PRICES[o.plan] : undefined);
+  if (price) stripe.setSessionPrice(sessionId, price);
   return {
     id: o.id ?? `evt_${randomBytes(10).toString('hex')}`,
     object: 'event',
@@ -167,7 +175,7 @@ function checkoutEvent(o: EventOptions) {
     type: o.type ?? 'checkout.session.completed',
     data: {
       object: {
-        id: `cs_test_${randomBytes(8).toString('hex')}`,
+        id: sessionId,
         object: 'checkout.session',
         mode: 'subscription',
         client_reference_id: o.businessId ?? null,
@@ -313,8 +321,11 @@ test('webhook: the business may come from metadata; unknown or malformed busines
     t.is(res.status, 200, `${businessId}: ${res.text}`);
     t.deepEqual(await eventRows(event.id), [{ id: event.id, type: 'checkout.session.completed', business_id: null }]);
   }
+  // A session Stripe does not know, or one that sold another product's price: acknowledged, nothing changes.
   const noPlan = checkoutEvent({ businessId: ws.businessId });
   t.is((await deliver(app, JSON.stringify(noPlan))).status, 200);
+  const otherPrice = checkoutEvent({ businessId: ws.businessId, plan: 'pro', price: 'price_some_other_product' });
+  t.is((await deliver(app, JSON.stringify(otherPrice))).status, 200);
   t.is((await businessRow(ws.businessId)).plan, 'Mini');
 });
 
@@ -323,4 +334,112 @@ test('webhook: documented in OpenAPI as public', async (t) => {
   const op = doc.body.paths['/api/v1/billing/webhook'].post;
   t.deepEqual(op.security, []);
   t.truthy(doc.body.paths['/api/v1/billing/checkout-url'].get.responses['503']);
+});
+
+// ---------- the subscription after checkout ----------
+
+/** A signed Stripe event of `type` about `object`. */
+const stripeEvent = (type: string, object: Record<string, unknown>) => ({
+  id: `evt_${randomBytes(10).toString('hex')}`,
+  object: 'event',
+  api_version: '2025-01-27.acacia',
+  created: Math.floor(Date.now() / 1000),
+  livemode: false,
+  type,
+  data: { object },
+});
+
+const subscription = (id: string, status: string, price = PRICES.pro) => ({
+  id,
+  object: 'subscription',
+  status,
+  items: { object: 'list', data: [{ id: 'si_1', object: 'subscription_item', price: { id: price, object: 'price' } }] },
+});
+
+/** A workspace on `plan` holding the Stripe subscription `sub_<random>`, as after a paid checkout. */
+async function subscribed(plan: 'Mini' | 'Pro') {
+  const ws = await createWorkspace(app, { plan });
+  const subscriptionId = `sub_${randomBytes(6).toString('hex')}`;
+  await app.sql(`update businesses set stripe_subscription_id = $2, stripe_customer_id = 'cus_1' where id = $1`, [ws.businessId, subscriptionId]);
+  return { ws, subscriptionId };
+}
+
+test('webhook: the plan comes from the price the checkout sold, not from metadata.plan', async (t) => {
+  const ws = await createWorkspace(app);
+  // metadata says pro, but the session sold the Mini price.
+  const event = checkoutEvent({ businessId: ws.businessId, plan: 'pro', price: PRICES.mini });
+  t.is((await deliver(app, JSON.stringify(event))).status, 200);
+  t.is((await businessRow(ws.businessId)).plan, 'Mini');
+  t.true(stripe.requests.some((r) => r.method === 'GET' && r.path === `/v1/checkout/sessions/${event.data.object.id}/line_items`), 'asked Stripe what was sold');
+});
+
+test('webhook: a cancelled subscription lands on Free at once (deleted, or updated to canceled or unpaid)', async (t) => {
+  for (const [type, status] of [['customer.subscription.deleted', 'canceled'], ['customer.subscription.updated', 'canceled'], ['customer.subscription.updated', 'unpaid']]) {
+    const { ws, subscriptionId } = await subscribed('Pro');
+    const res = await deliver(app, JSON.stringify(stripeEvent(type, subscription(subscriptionId, status))));
+    t.is(res.status, 200, res.text);
+    t.is((await businessRow(ws.businessId)).plan, 'Free', `${type} ${status}`);
+    // Free's limits apply at once: AI auto-reply is refused.
+    t.is((await app.request('PUT', '/api/v1/ai/settings', { token: ws.token, body: { auto_reply_enabled: true } })).status, 402);
+  }
+  // Another business's subscription id changes nothing here.
+  const { ws } = await subscribed('Mini');
+  t.is((await deliver(app, JSON.stringify(stripeEvent('customer.subscription.deleted', subscription('sub_unknown', 'canceled'))))).status, 200);
+  t.is((await businessRow(ws.businessId)).plan, 'Mini');
+});
+
+test('webhook: what exists beyond Free stays after a cancellation; nothing new is allowed past it', async (t) => {
+  const { ws, subscriptionId } = await subscribed('Pro');
+  for (const domain of ['a.example.com', 'b.example.com']) {
+    t.is((await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain } })).status, 200);
+  }
+  await deliver(app, JSON.stringify(stripeEvent('customer.subscription.deleted', subscription(subscriptionId, 'canceled'))));
+  t.is((await businessRow(ws.businessId)).plan, 'Free');
+  const channels = await app.request('GET', '/api/v1/channels', { token: ws.token });
+  t.is(channels.body.filter((c: { type: string }) => c.type === 'widget').length, 2, 'existing channels stay');
+  const telegram = await app.request('POST', '/api/v1/channels', { token: ws.token, body: { type: 'telegram', config: { bot_token: '123:abc' } } });
+  t.is(telegram.status, 402, 'no new integration on Free');
+});
+
+test('webhook: past due keeps the plan through the grace period, then end_billing_grace moves it to Free; a payment ends the grace', async (t) => {
+  const late = await subscribed('Pro');
+  const paying = await subscribed('Pro');
+  for (const s of [late, paying]) {
+    t.is((await deliver(app, JSON.stringify(stripeEvent('customer.subscription.updated', subscription(s.subscriptionId, 'past_due'))))).status, 200);
+    t.is((await businessRow(s.ws.businessId)).plan, 'Pro', 'still Pro during the grace');
+  }
+  const [{ past_due_since }] = await app.sql(`select past_due_since from businesses where id = $1`, [late.ws.businessId]);
+  t.truthy(past_due_since);
+  // The second one pays: active again, the grace is over.
+  await deliver(app, JSON.stringify(stripeEvent('customer.subscription.updated', subscription(paying.subscriptionId, 'active'))));
+  // Eight days later.
+  await app.sql(`update businesses set past_due_since = now() - interval '8 days' where id = $1`, [late.ws.businessId]);
+  const worker = await startTestWorker(app, { only: ['end_billing_grace'] });
+  try {
+    await app.sql(`select graphile_worker.add_job('end_billing_grace', '{}'::json)`);
+    await waitFor(async () => (await businessRow(late.ws.businessId)).plan === 'Free', 20_000, 'the late business on Free');
+  } finally {
+    await worker.stop();
+  }
+  t.like(await app.sql(`select plan, past_due_since from businesses where id = $1`, [paying.ws.businessId]).then((r) => r[0]), { plan: 'Pro', past_due_since: null });
+});
+
+test('webhook: a plan changed in Stripe (an active subscription on another price) applies', async (t) => {
+  const { ws, subscriptionId } = await subscribed('Pro');
+  t.is((await deliver(app, JSON.stringify(stripeEvent('customer.subscription.updated', subscription(subscriptionId, 'active', PRICES.mini))))).status, 200);
+  t.is((await businessRow(ws.businessId)).plan, 'Mini');
+});
+
+test('webhook: a failed invoice payment e-mails the owner', async (t) => {
+  const { ws, subscriptionId } = await subscribed('Mini');
+  const res = await deliver(app, JSON.stringify(stripeEvent('invoice.payment_failed', { id: 'in_1', object: 'invoice', subscription: subscriptionId, amount_due: 1900, currency: 'usd' })));
+  t.is(res.status, 200, res.text);
+  const mails = await app.sql(
+    `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+     where k.identifier = 'send_email' and j.payload->>'to' = $1 and j.payload->>'subject' = 'Parley: your payment failed'`,
+    [ws.email],
+  );
+  t.is(mails.length, 1);
+  t.regex(mails[0].payload.text, /7 days/);
+  t.is((await businessRow(ws.businessId)).plan, 'Mini', 'the plan stays until Stripe gives up');
 });

@@ -13,4 +13,6 @@ import { jobCatalogue, type JobName } from '../core/jobs.ts';
 export const crontab: (CronItem & { task: JobName })[] = [
   // Channels that cannot push (Telegram without https, IMAP mailboxes): one poll each minute.
   { task: 'poll_channels', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.poll_channels.maxAttempts } },
+  // Past-due subscriptions whose grace period is over go to Free.
+  { task: 'end_billing_grace', match: '17 * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.end_billing_grace.maxAttempts } },
 ];

@@ -1,12 +1,13 @@
 /**
- * Upgrades through Stripe: a hosted Checkout Session to start one, the signed
- * `checkout.session.completed` callback to apply it. Plans only ever go up here; each Stripe
- * event id is applied once, recorded in the same transaction as its effect.
+ * Plans through Stripe: a hosted Checkout Session to start an upgrade, the signed webhook events
+ * to apply it and to follow the subscription afterwards (cancelled, unpaid, past due, changed
+ * in Stripe). Each Stripe event id is applied once, recorded in the same transaction as its effect.
  */
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { sql, type Db } from '../adapters/postgres/db.ts';
+import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
+import { enqueue } from '../jobs.ts';
 import { HttpError, badRequest, serviceUnavailable } from '../errors.ts';
 import type { Logger } from '../adapters/logger.ts';
 import { planNames, type PlanName } from '../domain/plans.ts';
@@ -89,9 +90,17 @@ export async function startCheckout(deps: { db: Db; config: Config; logger: Logg
 export type StripeEventOutcome =
   | { kind: 'duplicate' }
   | { kind: 'ignored'; reason: string }
-  | { kind: 'upgraded'; businessId: string; plan: PlanName };
+  | { kind: 'upgraded'; businessId: string; plan: PlanName }
+  | { kind: 'plan_changed'; businessId: string; plan: PlanName }
+  | { kind: 'ended'; businessId: string }
+  | { kind: 'past_due'; businessId: string }
+  | { kind: 'payment_failed_mailed'; businessId: string };
+
+/** How long a past-due subscription keeps its plan before the business goes to Free. */
+export const PAST_DUE_GRACE_DAYS = 7;
 
 const sessionFields = z.object({
+  id: z.string().nullish(),
   client_reference_id: z.string().nullish(),
   payment_status: z.string().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
@@ -99,20 +108,64 @@ const sessionFields = z.object({
   subscription: z.union([z.string(), z.object({ id: z.string() })]).nullish(),
 });
 
+const subscriptionFields = z.object({
+  id: z.string(),
+  status: z.string(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  items: z.object({ data: z.array(z.object({ price: z.object({ id: z.string() }) })) }).nullish(),
+});
+
+const invoiceFields = z.object({
+  subscription: z.union([z.string(), z.object({ id: z.string() })]).nullish(),
+  // Newer API versions name the subscription under parent.subscription_details.
+  parent: z.object({ subscription_details: z.object({ subscription: z.union([z.string(), z.object({ id: z.string() })]).nullish() }).nullish() }).nullish(),
+  amount_due: z.number().nullish(),
+  currency: z.string().nullish(),
+});
+
 const idOf = (v: string | { id: string } | null | undefined) => (v == null ? null : typeof v === 'string' ? v : v.id);
 
 /** Event types whose Checkout Session may complete a paid upgrade. */
 const checkoutEvents = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+const subscriptionEvents = new Set(['customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted']);
+/** Subscription states in which Stripe no longer collects: the business is on Free at once. */
+const endedStatuses = new Set(['canceled', 'unpaid', 'incomplete_expired']);
+
+/** The plan a configured Stripe price sells; null for any other price. */
+export function planForPrice(config: Pick<Config, 'STRIPE_PRICE_MINI' | 'STRIPE_PRICE_PRO'>, priceId: string | null | undefined): PlanName | null {
+  if (!priceId) return null;
+  for (const plan of paidPlans) if (stripePriceFor(config, plan) === priceId) return planNameOf[plan];
+  return null;
+}
+
+export type StripeEventContext = {
+  config: Pick<Config, 'STRIPE_PRICE_MINI' | 'STRIPE_PRICE_PRO' | 'APP_URL' | 'publicUrl'>;
+  /** The price a Checkout Session sold (its first line item), asked from Stripe: the plan comes from it, never from metadata. */
+  checkoutPrice: (sessionId: string) => Promise<string | null>;
+};
+
+type Event = Pick<Stripe.Event, 'id' | 'type'> & { data: { object: unknown } };
 
 /**
  * Applies a verified Stripe event once. The event id is claimed first (`on conflict do
- * nothing`), so a redelivery, even one racing the first, changes nothing. A paid checkout
- * upgrades the business at once and keeps its Stripe customer and subscription ids; a plan not
- * above the current one is acknowledged and ignored (no downgrades).
+ * nothing`), so a redelivery, even one racing the first, changes nothing.
+ *
+ * - A paid checkout upgrades the business at once to the plan of the price it sold (asked
+ *   from Stripe; `metadata.plan` is not trusted) and keeps its customer and subscription ids; a
+ *   plan not above the current one is acknowledged and ignored.
+ * - Subscription events find the business by subscription id: `deleted`, or a status of
+ *   `canceled`, `unpaid` or `incomplete_expired` → Free at once; `past_due` → the plan stays for
+ *   PAST_DUE_GRACE_DAYS from the first past-due event (end_billing_grace moves it to Free
+ *   after); `active`/`trialing` → the plan of its price (a change made in Stripe), grace ended.
+ * - `invoice.payment_failed` mails the owner.
+ * What exists beyond a lower plan's limits stays; nothing new is allowed past them.
  */
-export async function applyStripeEvent(db: Db, event: Pick<Stripe.Event, 'id' | 'type'> & { data: { object: unknown } }): Promise<StripeEventOutcome> {
+export async function applyStripeEvent(db: Db, event: Event, context: StripeEventContext): Promise<StripeEventOutcome> {
+  // The only network call, before the transaction: the price a paid checkout sold.
+  const session = checkoutEvents.has(event.type) ? sessionFields.safeParse(event.data.object) : null;
+  const paidSession = session?.success && session.data.payment_status === 'paid' && session.data.id ? session.data : null;
+  const soldPrice = paidSession ? await context.checkoutPrice(paidSession.id!) : null;
   return db.transaction(async (tx) => {
-    const session = checkoutEvents.has(event.type) ? sessionFields.safeParse(event.data.object) : null;
     const claimedBusiness = session?.success ? businessIdOf(session.data) : null;
     const business = claimedBusiness
       ? await tx.maybeOne(sql.type(z.object({ id: z.string() }))`select id from businesses where id = ${claimedBusiness} for update`)
@@ -121,18 +174,20 @@ export async function applyStripeEvent(db: Db, event: Pick<Stripe.Event, 'id' | 
       insert into stripe_events (id, type, business_id) values (${event.id}, ${event.type}, ${business?.id ?? null})
       on conflict (id) do nothing returning id`);
     if (!claimed) return { kind: 'duplicate' };
+    if (subscriptionEvents.has(event.type)) return applySubscription(tx, event, context);
+    if (event.type === 'invoice.payment_failed') return mailPaymentFailed(tx, event, context);
     if (!session) return { kind: 'ignored', reason: `event type ${event.type} is not handled` };
     if (!session.success) return { kind: 'ignored', reason: 'not a checkout session' };
     if (session.data.payment_status !== 'paid') return { kind: 'ignored', reason: `payment_status ${session.data.payment_status ?? 'missing'}` };
     if (!business) return { kind: 'ignored', reason: 'unknown business' };
-    const planParam = session.data.metadata?.plan?.toLowerCase();
-    if (planParam !== 'mini' && planParam !== 'pro') return { kind: 'ignored', reason: `unknown plan ${planParam ?? 'missing'}` };
-    const target = planNameOf[planParam];
+    const target = planForPrice(context.config, soldPrice);
+    if (!target) return { kind: 'ignored', reason: `the session sold no configured price (${soldPrice ?? 'none'})` };
     const upgraded = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
       update businesses b set
         plan = ${target},
         stripe_customer_id = coalesce(${idOf(session.data.customer)}, b.stripe_customer_id),
         stripe_subscription_id = coalesce(${idOf(session.data.subscription)}, b.stripe_subscription_id),
+        past_due_since = null,
         updated_at = now()
       from plans current, plans target
       where b.id = ${business.id} and current.name = b.plan and target.name = ${target} and target.rank > current.rank
@@ -140,6 +195,72 @@ export async function applyStripeEvent(db: Db, event: Pick<Stripe.Event, 'id' | 
     if (!upgraded) return { kind: 'ignored', reason: `already on ${target} or higher` };
     return { kind: 'upgraded', businessId: business.id, plan: target };
   });
+}
+
+/** The business holding a subscription: by its id, else (a first event) by the metadata Parley set at checkout. */
+async function businessOfSubscription(tx: Queryable, subscriptionId: string | null, metadataBusinessId?: string | null): Promise<string | null> {
+  if (!subscriptionId) return null;
+  const byId = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+    select id from businesses where stripe_subscription_id = ${subscriptionId} for update`);
+  if (byId) return byId;
+  if (!metadataBusinessId || !z.uuid().safeParse(metadataBusinessId).success) return null;
+  return tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+    select id from businesses where id = ${metadataBusinessId} and stripe_subscription_id is null for update`);
+}
+
+async function applySubscription(tx: Queryable, event: Event, context: StripeEventContext): Promise<StripeEventOutcome> {
+  const parsed = subscriptionFields.safeParse(event.data.object);
+  if (!parsed.success) return { kind: 'ignored', reason: 'not a subscription' };
+  const subscription = parsed.data;
+  const businessId = await businessOfSubscription(tx, subscription.id, subscription.metadata?.business_id);
+  if (!businessId) return { kind: 'ignored', reason: 'no business holds this subscription' };
+  if (event.type === 'customer.subscription.deleted' || endedStatuses.has(subscription.status)) {
+    await tx.query(sql.unsafe`
+      update businesses set plan = 'Free', past_due_since = null, updated_at = now() where id = ${businessId}`);
+    return { kind: 'ended', businessId };
+  }
+  if (subscription.status === 'past_due') {
+    await tx.query(sql.unsafe`
+      update businesses set past_due_since = coalesce(past_due_since, now()), updated_at = now() where id = ${businessId}`);
+    return { kind: 'past_due', businessId };
+  }
+  if (subscription.status !== 'active' && subscription.status !== 'trialing') return { kind: 'ignored', reason: `status ${subscription.status}` };
+  const plan = planForPrice(context.config, subscription.items?.data[0]?.price.id);
+  if (!plan) return { kind: 'ignored', reason: 'the subscription sells no configured price' };
+  await tx.query(sql.unsafe`
+    update businesses set plan = ${plan}, stripe_subscription_id = ${subscription.id}, past_due_since = null, updated_at = now()
+    where id = ${businessId}`);
+  return { kind: 'plan_changed', businessId, plan };
+}
+
+async function mailPaymentFailed(tx: Queryable, event: Event, context: StripeEventContext): Promise<StripeEventOutcome> {
+  const parsed = invoiceFields.safeParse(event.data.object);
+  const subscriptionId = parsed.success ? (idOf(parsed.data.subscription) ?? idOf(parsed.data.parent?.subscription_details?.subscription)) : null;
+  const businessId = await businessOfSubscription(tx, subscriptionId);
+  if (!businessId) return { kind: 'ignored', reason: 'no business holds this subscription' };
+  const owner = await tx.one(sql.type(z.object({ email: z.string(), plan: z.string() }))`
+    select u.email, b.plan from businesses b
+    join team_members m on m.business_id = b.id and m.role = 'owner'
+    join users u on u.id = m.user_id
+    where b.id = ${businessId}`);
+  const billingUrl = `${(context.config.APP_URL ?? context.config.publicUrl).replace(/\/+$/, '')}/app/settings/plan`;
+  await enqueue(tx, 'send_email', {
+    to: owner.email,
+    subject: 'Parley: your payment failed',
+    text:
+      `Stripe could not collect the payment for your Parley ${owner.plan} plan.\n\n` +
+      `Please update your payment method in Stripe. If the subscription stays unpaid for ${PAST_DUE_GRACE_DAYS} days, ` +
+      `your workspace moves to the Free plan: what you have stays, but nothing new beyond Free's limits.\n\n${billingUrl}\n`,
+  });
+  return { kind: 'payment_failed_mailed', businessId };
+}
+
+/** Ends the grace of subscriptions past due for longer than PAST_DUE_GRACE_DAYS: those businesses go to Free. Returns their ids. */
+export async function endBillingGrace(q: Queryable): Promise<readonly string[]> {
+  return q.anyFirst(sql.type(z.object({ id: z.string() }))`
+    update businesses set plan = 'Free', past_due_since = null, updated_at = now()
+    where past_due_since < now() - make_interval(days => ${PAST_DUE_GRACE_DAYS})
+    returning id`);
 }
 
 /** The business the session was opened for: client_reference_id, else metadata.business_id; only a UUID is looked up. */

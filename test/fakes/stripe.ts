@@ -26,6 +26,8 @@ export type FakeStripe = {
   requests: FakeStripeRequest[];
   /** When set, the next checkout request is answered with this status and a Stripe error body. */
   failNext: (status: number, message?: string) => void;
+  /** The price a session sold, as Stripe keeps it (sessions created through the fake are recorded by themselves). */
+  setSessionPrice: (sessionId: string, priceId: string) => void;
   close: () => Promise<void>;
 };
 
@@ -49,6 +51,7 @@ const required: [string, (v: string) => boolean][] = [
 export async function startFakeStripe(options: { secretKey: string }): Promise<FakeStripe> {
   const requests: FakeStripeRequest[] = [];
   let failure: { status: number; message: string } | null = null;
+  const sessionPrices = new Map<string, string>();
 
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -60,6 +63,21 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
 
     if (req.headers.authorization !== `Bearer ${options.secretKey}`) {
       return stripeError(res, 401, 'invalid_request_error', 'Invalid API Key provided');
+    }
+    // GET /v1/checkout/sessions/{id}/line_items: what the session sold, as a Stripe list.
+    const lineItems = /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/.exec(path);
+    if (req.method === 'GET' && lineItems) {
+      const price = sessionPrices.get(decodeURIComponent(lineItems[1]));
+      if (!price) return stripeError(res, 404, 'invalid_request_error', `No such checkout.session: '${lineItems[1]}'`, 'session');
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
+      return res.end(
+        JSON.stringify({
+          object: 'list',
+          url: path,
+          has_more: false,
+          data: [{ id: `li_${randomBytes(6).toString('hex')}`, object: 'item', quantity: 1, price: { id: price, object: 'price' } }],
+        }),
+      );
     }
     if (req.method !== 'POST' || path !== '/v1/checkout/sessions') {
       return stripeError(res, 404, 'invalid_request_error', `Unrecognized request URL (${req.method}: ${path})`);
@@ -80,6 +98,7 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
       return stripeError(res, status, status >= 500 ? 'api_error' : 'invalid_request_error', message);
     }
     const id = `cs_test_${randomBytes(12).toString('hex')}`;
+    sessionPrices.set(id, form['line_items[0][price]']);
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
     res.end(
       JSON.stringify({
@@ -105,6 +124,7 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
     failNext: (status, message = 'Something went wrong') => {
       failure = { status, message };
     },
+    setSessionPrice: (sessionId, priceId) => void sessionPrices.set(sessionId, priceId),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

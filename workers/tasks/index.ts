@@ -8,5 +8,6 @@ import pollChannels from './poll_channels.ts';
 import pollChannel from './poll_channel.ts';
 import indexArticle from './index_article.ts';
 import aiReply from './ai_reply.ts';
+import endBillingGrace from './end_billing_grace.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace];

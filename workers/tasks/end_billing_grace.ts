@@ -1,0 +1,15 @@
+/**
+ * end_billing_grace (crontab, hourly): a subscription Stripe reported past due keeps its plan
+ * for PAST_DUE_GRACE_DAYS; after that the business goes to Free (what exists stays, nothing new
+ * beyond Free's limits). A payment in between ends the grace (an `active` subscription event).
+ */
+import { endBillingGrace } from '../../core/commands/billing.ts';
+import { catalogueTask } from '../task.ts';
+
+export default catalogueTask({
+  name: 'end_billing_grace',
+  run: async (_payload, deps) => {
+    const ended = await endBillingGrace(deps.db);
+    if (ended.length > 0) deps.logger.info({ businesses: ended }, 'past-due grace over: moved to Free');
+  },
+});
