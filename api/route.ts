@@ -81,6 +81,8 @@ export type RouteDefinition<P, Q, B, A extends AuthMode, Pol extends Action | un
   publicCors?: boolean;
   /** Not part of the API (the agent app's pages): left out of the OpenAPI document. */
   hidden?: boolean;
+  /** The success status (default 200; 202 where the work is accepted and done later, e.g. a mail sent). */
+  successStatus?: 200 | 202;
   handler: (input: HandlerInput<P, Q, B, A, Pol>) => Promise<unknown>;
 };
 
@@ -179,7 +181,7 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
     const member = route.policy ? authorize(caller as Caller, route.policy) : undefined;
     const result = await route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx });
     if (result !== undefined && ctx.body === undefined) {
-      ctx.status = 200;
+      ctx.status = route.successStatus ?? 200;
       ctx.body = result;
     }
   };
@@ -210,8 +212,8 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
     security: route.auth === 'user' ? [{ bearerAuth: [] }] : route.auth === 'visitor' ? [{ visitorToken: [] }] : [],
     request,
     responses: {
-      200: {
-        description: 'Success',
+      [route.successStatus ?? 200]: {
+        description: route.successStatus === 202 ? 'Accepted' : 'Success',
         content: route.response
           ? Object.fromEntries([route.responseContentType ?? 'application/json'].flat().map((type) => [type, { schema: route.response! }]))
           : undefined,

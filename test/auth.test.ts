@@ -330,6 +330,112 @@ test('google: linking an unverified account drops the password nobody proved; a 
   t.is((await login(verified.email, PASSWORD)).status, 200);
 });
 
+test('google: linking an unverified account ends every session the squatter had and removes the team they let in', async (t) => {
+  // Someone registers pat@… (never verifies), builds a workspace and invites a second account of theirs as admin.
+  const squatter = await registered('pat');
+  const workspace = await app.request('POST', '/api/v1/business', { token: squatter.token, body: { name: 'Pat Support' } });
+  t.is(workspace.status, 200, workspace.text);
+  const planted = await registered('planted');
+  await app.deps.db.query(sql.unsafe`update businesses set plan = 'Mini' where id = ${workspace.body.id}`);
+  t.is((await app.request('POST', `/api/v1/team/invite?email=${encodeURIComponent(planted.email)}&role=admin`, { token: squatter.token })).status, 200);
+  t.is((await me(planted.token)).body.business?.id, workspace.body.id);
+
+  // The real Pat signs in with Google.
+  const pat = await googleSignIn(await google.signIdToken({ email: squatter.email }));
+  t.is(pat.status, 200, pat.text);
+  t.is((await me(squatter.token)).status, 401, 'the squatter\'s token stopped working at once');
+  t.is((await login(squatter.email, PASSWORD)).status, 401, 'and their password is gone');
+  const patProfile = await me(pat.body.access_token);
+  t.like(patProfile.body, { team_role: 'owner' });
+  t.is(patProfile.body.business.id, workspace.body.id, 'the workspace stays with the address\'s owner');
+  const members = await app.request('GET', '/api/v1/team/members', { token: pat.body.access_token });
+  t.deepEqual(members.body.map((m: { email: string }) => m.email), [squatter.email], 'the planted admin is out');
+  t.is((await me(planted.token)).body.business, null, 'the planted admin reads nothing of Pat\'s');
+
+  // A verified account linking Google keeps its sessions and team.
+  const verified = await registered('verified-keeps');
+  await app.deps.db.query(sql.unsafe`update users set is_verified = true where email = ${verified.email}`);
+  t.is((await googleSignIn(await google.signIdToken({ email: verified.email }))).status, 200);
+  t.is((await me(verified.token)).status, 200);
+});
+
+test('logout-all ends every session of the user on every token, and only theirs', async (t) => {
+  const { email, token } = await registered('everywhere');
+  const second = (await login(email, PASSWORD)).body.access_token;
+  const other = await registered('bystander');
+  t.is((await app.request('POST', '/api/v1/auth/logout-all', { token })).status, 200);
+  for (const old of [token, second]) t.is((await me(old)).status, 401);
+  t.is((await me(other.token)).status, 200, 'another user is untouched');
+  const fresh = await login(email, PASSWORD);
+  t.is((await me(fresh.body.access_token)).status, 200, 'signing in again works');
+});
+
+test('password change: the current password is checked, every other session ends, the caller gets a new token', async (t) => {
+  const { email, token } = await registered('changer');
+  const other = (await login(email, PASSWORD)).body.access_token;
+  const wrong = await app.request('POST', '/api/v1/auth/password', { token, body: { current_password: 'not it at all', new_password: 'a brand new secret' } });
+  t.is(wrong.status, 401);
+  t.deepEqual(wrong.body, { detail: 'Incorrect password' });
+  const short = await app.request('POST', '/api/v1/auth/password', { token, body: { current_password: PASSWORD, new_password: 'short' } });
+  t.is(short.status, 422);
+  const changed = await app.request('POST', '/api/v1/auth/password', { token, body: { current_password: PASSWORD, new_password: 'a brand new secret' } });
+  t.is(changed.status, 200, changed.text);
+  for (const old of [token, other]) t.is((await me(old)).status, 401);
+  t.is((await me(changed.body.access_token)).status, 200);
+  t.is((await login(email, PASSWORD)).status, 401);
+  t.is((await login(email, 'a brand new secret')).status, 200);
+  // A Google-only account has no password to change.
+  const googleOnly = await googleSignIn(await google.signIdToken({ email: uniqueEmail('google-only') }));
+  const none = await app.request('POST', '/api/v1/auth/password', { token: googleOnly.body.access_token, body: { current_password: 'anything', new_password: 'a brand new secret' } });
+  t.is(none.status, 400);
+});
+
+/** The reset link mailed to `email` (the latest), as the send_email job holds it. */
+async function resetLinkFor(email: string): Promise<string | null> {
+  const mails = (await mailJobsTo(email)).filter((m) => m.payload.subject === 'Reset your Parley password');
+  const text = String(mails.at(-1)?.payload.text ?? '');
+  return /(\S+\/reset-password\?token=\S+)/.exec(text)?.[1] ?? null;
+}
+
+test('password reset: the same 202 for known and unknown addresses; the mailed link sets a new password once and ends every session', async (t) => {
+  const { email, token } = await registered('forgetful');
+  const known = await app.request('POST', '/api/v1/auth/password-reset', { body: { email } });
+  const unknown = await app.request('POST', '/api/v1/auth/password-reset', { body: { email: uniqueEmail('nobody') } });
+  t.is(known.status, 202);
+  t.deepEqual(unknown, { ...unknown, status: 202, body: known.body }, 'an unknown address gets the very same answer');
+  const link = await resetLinkFor(email);
+  t.truthy(link, 'a link was mailed');
+  const resetToken = new URL(link!).searchParams.get('token')!;
+  const mail = (await mailJobsTo(email)).at(-1)!;
+  t.regex(String(mail.payload.text), /^Someone asked to reset the password/, 'no user-written text in the mail');
+
+  const bad = await app.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token: 'garbage', password: 'a new long secret' } });
+  t.is(bad.status, 400);
+  const done = await app.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token: resetToken, password: 'a new long secret' } });
+  t.is(done.status, 200, done.text);
+  t.is((await me(token)).status, 401, 'the old session ended');
+  t.like((await me(done.body.access_token)).body.user, { email, is_verified: true });
+  t.is((await login(email, 'a new long secret')).status, 200);
+  const again = await app.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token: resetToken, password: 'yet another secret' } });
+  t.is(again.status, 400, 'the link works once');
+  t.deepEqual(again.body, { detail: 'This password reset link is invalid, expired or already used' });
+
+  // An expired link (signed an hour and more ago) is refused too.
+  const user = (await me(done.body.access_token)).body.user;
+  const generation = (await app.sql('select token_generation from users where id = $1', [user.id]))[0].token_generation;
+  const expired = await issuePurposeToken(app.deps.config.jwtSecret, 'password-reset', user.id, -1, { email, gen: String(generation) });
+  t.is((await app.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token: expired, password: 'yet another secret' } })).status, 400);
+});
+
+test('password reset: at most 3 mails an hour per address, then 429 with Retry-After', async (t) => {
+  const { email } = await registered('reset-limit');
+  for (let i = 0; i < 3; i++) t.is((await app.request('POST', '/api/v1/auth/password-reset', { body: { email } })).status, 202);
+  const limited = await app.request('POST', '/api/v1/auth/password-reset', { body: { email } });
+  t.is(limited.status, 429);
+  t.truthy(Number(limited.headers.get('retry-after')) > 0);
+  t.is((await mailJobsTo(email)).filter((m) => m.payload.subject === 'Reset your Parley password').length, 3);
+});
+
 test('google: the Google account id wins over a changed e-mail address', async (t) => {
   const sub = `sub-${randomBytes(6).toString('hex')}`;
   const first = await googleSignIn(await google.signIdToken({ sub, email: uniqueEmail('old-address') }));

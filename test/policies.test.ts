@@ -54,6 +54,8 @@ const withoutBusiness = new Set([
   'post /api/v1/auth/logout',
   'get /api/v1/auth/me',
   'post /api/v1/auth/verify-email/send',
+  'post /api/v1/auth/password',
+  'post /api/v1/auth/logout-all',
   'post /api/v1/business',
   'get /api/v1/channel-types',
 ]);

@@ -70,7 +70,7 @@ test('malformed headers are 401 Could not validate credentials', async (t) => {
 test('an expired token is refused', async (t) => {
   assertInvalid(t, await bearer(await signed({ iat: now() - 7200, exp: now() - 60 })), 'expired');
   // Same through the issuer: a token with a lifetime already over.
-  assertInvalid(t, await bearer(await issueAccessToken(app.deps.config.jwtSecret, user.userId, -1)), 'negative ttl');
+  assertInvalid(t, await bearer(await issueAccessToken(app.deps.config.jwtSecret, user.userId, -1, 0)), 'negative ttl');
 });
 
 test('a token signed with another key is refused', async (t) => {
@@ -78,7 +78,7 @@ test('a token signed with another key is refused', async (t) => {
   const other = await startTestApp();
   try {
     // Valid for another deployment (another key), with this deployment's user id.
-    const foreign = await issueAccessToken(other.deps.config.jwtSecret, user.userId, 600);
+    const foreign = await issueAccessToken(other.deps.config.jwtSecret, user.userId, 600, 0);
     assertInvalid(t, await bearer(foreign), 'other deployment');
   } finally {
     await other.close();
@@ -138,7 +138,7 @@ test('a deleted user\'s token is refused', async (t) => {
 
 test('verifyAccessToken: null for anything but a valid access token', async (t) => {
   const key = app.deps.config.jwtSecret;
-  const token = await issueAccessToken(key, user.userId, 60);
+  const token = await issueAccessToken(key, user.userId, 60, 0);
   t.like(await verifyAccessToken(key, token), { sub: user.userId });
   t.is(await verifyAccessToken(key, ''), null);
   t.is(await verifyAccessToken(key, 'a.b.c'), null);

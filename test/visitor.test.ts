@@ -337,7 +337,7 @@ test('401: no header, a bad or expired token, an access token, another purpose\'
   const claims = { widget_id: s.widgetId, visitor_id: v.visitor_id };
   const bad = [
     'garbage',
-    await issueAccessToken(key, s.userId, 3600),
+    await issueAccessToken(key, s.userId, 3600, 0),
     await issuePurposeToken(key, 'verify-email', customer.id, 3600, claims),
     await issuePurposeToken(key, 'visitor', customer.id, -10, claims),
     await issuePurposeToken(new TextEncoder().encode('x'.repeat(48)), 'visitor', customer.id, 3600, claims),
@@ -468,7 +468,7 @@ test('the /widget socket refuses a missing or bad token, an access token and a v
   t.is(missing.message, 'Not authenticated');
   t.deepEqual(missing.data, { detail: 'Not authenticated' });
   t.is((await refused({ visitor_token: 'garbage' })).message, 'Could not validate credentials');
-  t.is((await refused({ visitor_token: await issueAccessToken(app.deps.config.jwtSecret, s.userId, 3600) })).message, 'Could not validate credentials');
+  t.is((await refused({ visitor_token: await issueAccessToken(app.deps.config.jwtSecret, s.userId, 3600, 0) })).message, 'Could not validate credentials');
   t.is((await refused({ token: v.visitor_token })).message, 'Not authenticated', 'the dashboards\' auth key is not read');
   await query(app, `delete from customers where platform_user_id = $1`, [v.visitor_id]);
   t.is((await refused({ visitor_token: v.visitor_token })).message, 'Could not validate credentials');

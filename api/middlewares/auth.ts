@@ -1,6 +1,7 @@
 /**
- * Bearer authentication: verifies the JWT (HS256 only), refuses revoked tokens, and loads the
- * caller with their active membership in one query.
+ * Bearer authentication: verifies the JWT (HS256 only), refuses revoked tokens and tokens of an
+ * earlier generation (every session ended at once: password reset or change, sign out
+ * everywhere), and loads the caller with their active membership in one query.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -44,7 +45,7 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array)
     select u.id, u.email, u.full_name, m.id as member_id, m.business_id, m.role, m.agent_number
     from users u
     left join team_members m on m.user_id = u.id and m.is_active
-    where u.id = ${claims.sub}
+    where u.id = ${claims.sub} and u.token_generation = ${claims.gen}
       and not exists (select 1 from revoked_tokens r where r.jti = ${claims.jti})`);
   if (!row) throw invalidCredentials();
   return {

@@ -4,6 +4,8 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { enqueue } from '../jobs.ts';
 import { issuePurposeToken } from '../domain/accounts/tokens.ts';
 import type { Config } from '../config.ts';
+import { rooms } from '../events/bus.ts';
+import type { AfterCommit } from './run-command.ts';
 
 export const accountRow = z.object({
   id: z.string(),
@@ -13,10 +15,12 @@ export const accountRow = z.object({
   is_verified: z.boolean(),
   is_google_account: z.boolean(),
   avatar_url: z.string().nullable(),
+  /** Access tokens of another generation are refused (see migration 0080). */
+  token_generation: z.number(),
 });
 export type AccountRow = z.infer<typeof accountRow>;
 
-const accountColumns = sql.fragment`id, email, full_name, password_hash, is_verified, is_google_account, avatar_url`;
+const accountColumns = sql.fragment`id, email, full_name, password_hash, is_verified, is_google_account, avatar_url, token_generation`;
 
 export async function findUserByEmail(q: Queryable, email: string): Promise<AccountRow | null> {
   return q.maybeOne(sql.type(accountRow)`select ${accountColumns} from users where email = ${email}`);
@@ -31,17 +35,48 @@ export async function findUserByGoogleSub(q: Queryable, googleSub: string): Prom
 }
 
 /**
- * Marks an existing account as signed in with Google (the e-mail is now proven). A password
- * set while the address was still unverified may belong to whoever registered the address
- * first (account pre-hijacking), so it is dropped; a verified account keeps its password.
+ * Marks an existing account as signed in with Google (the e-mail is now proven). An account
+ * whose e-mail was never verified may have been registered by someone else first (account
+ * pre-hijacking), so linking it drops the password and moves the token generation on: every
+ * token issued so far stops working, and the account's live connections are closed after
+ * commit (google-sign-in.ts also takes back the team such an account let in). A verified
+ * account keeps its password and sessions. Returns the generation new tokens carry.
  */
-export async function linkGoogleAccount(q: Queryable, userId: string, google: { sub: string; picture: string | null }): Promise<void> {
+export async function linkGoogleAccount(
+  q: Queryable,
+  userId: string,
+  google: { sub: string; picture: string | null },
+): Promise<{ generation: number; wasVerified: boolean } & AfterCommit> {
+  const linked = await q.one(sql.type(z.object({ was_verified: z.boolean(), token_generation: z.number() }))`
+    with before as (select id, is_verified from users where id = ${userId} for update)
+    update users u set is_google_account = true, is_verified = true,
+           password_hash = case when b.is_verified then u.password_hash else null end,
+           token_generation = case when b.is_verified then u.token_generation else u.token_generation + 1 end,
+           google_sub = coalesce(u.google_sub, ${google.sub}),
+           avatar_url = coalesce(u.avatar_url, ${google.picture}), updated_at = now()
+    from before b where u.id = b.id
+    returning b.is_verified as was_verified, u.token_generation`);
+  if (linked.was_verified) return { generation: linked.token_generation, wasVerified: true };
+  return { generation: linked.token_generation, wasVerified: false, disconnectRooms: [rooms.user(userId)] };
+}
+
+/**
+ * Ends every session of the user: the token generation moves on, so every access token issued
+ * so far is refused on every node, and the user's live connections are closed after commit.
+ * Returns the new generation (a token issued with it is the only kind that works from now on).
+ */
+export async function endAllSessions(q: Queryable, userId: string): Promise<{ generation: number } & AfterCommit> {
+  const generation = await q.oneFirst(sql.type(z.object({ token_generation: z.number() }))`
+    update users set token_generation = token_generation + 1, updated_at = now() where id = ${userId} returning token_generation`);
+  return { generation, disconnectRooms: [rooms.user(userId)] };
+}
+
+/** Sets a new password (bcrypt hash) and ends every session; `verified` marks the e-mail proven (a mailed reset link was opened). */
+export async function setPassword(q: Queryable, userId: string, passwordHash: string, options: { verified?: boolean } = {}): Promise<{ generation: number } & AfterCommit> {
   await q.query(sql.unsafe`
-    update users set is_google_account = true, is_verified = true,
-           password_hash = case when is_verified then password_hash else null end,
-           google_sub = coalesce(google_sub, ${google.sub}),
-           avatar_url = coalesce(avatar_url, ${google.picture}), updated_at = now()
+    update users set password_hash = ${passwordHash}, is_verified = is_verified or ${options.verified ?? false}, updated_at = now()
     where id = ${userId}`);
+  return endAllSessions(q, userId);
 }
 
 /** Inserts a user; null when the e-mail (or the Google account) is already registered. */

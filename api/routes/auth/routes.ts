@@ -1,25 +1,30 @@
 /** Register, login, Google sign-in, logout, profile, e-mail verification. */
 import { z } from '../../../core/zod.ts';
-import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
+import { sql } from '../../../core/adapters/postgres/db.ts';
 import { HttpError, badRequest, serviceUnavailable, tooManyRequests } from '../../../core/errors.ts';
 import { issueAccessToken, verifyPurposeToken } from '../../../core/domain/accounts/tokens.ts';
 import { hashPassword, verifyPassword } from '../../../core/domain/accounts/passwords.ts';
 import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/adapters/google.ts';
 import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/domain/accounts/login-throttle.ts';
-import { enqueueVerificationMail, findUserByEmail, findUserByGoogleSub, findUserById, insertUser, linkGoogleAccount, markEmailVerified, revokeAccessToken } from '../../../core/commands/accounts.ts';
+import { endAllSessions, enqueueVerificationMail, findUserByEmail, findUserById, insertUser, markEmailVerified, revokeAccessToken, setPassword } from '../../../core/commands/accounts.ts';
+import { googleSignIn } from '../../../core/commands/google-sign-in.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
+import { enqueuePasswordResetMail, PASSWORD_RESET_RATE_PER_ADDRESS, PASSWORD_RESET_RATE_PER_IP, PASSWORD_RESET_TTL_SECONDS, verifyPasswordResetToken } from '../../../core/commands/password-reset.ts';
+import { takeRateAllowance } from '../../../core/domain/rate-windows.ts';
 import { defineRoute } from '../../route.ts';
 import { abilities } from '../../policies.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
-import { googleBody, loginBody, meResponse, messageResponse, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
+import { changePasswordBody, googleBody, loginBody, meResponse, messageResponse, passwordResetBody, passwordResetConfirmBody, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
 import type { Config } from '../../../core/config.ts';
 import { rooms } from '../../../core/events/bus.ts';
 
 const tags = ['Authentication'];
 
-async function tokenFor(config: Config, userId: string) {
-  return { access_token: await issueAccessToken(config.jwtSecret, userId, config.ACCESS_TOKEN_TTL), token_type: 'bearer' as const };
+/** An access token of the user's current token generation (older generations are refused). */
+async function tokenFor(config: Config, user: { id: string; token_generation: number }) {
+  return { access_token: await issueAccessToken(config.jwtSecret, user.id, config.ACCESS_TOKEN_TTL, user.token_generation), token_type: 'bearer' as const };
 }
 
 export const register = defineRoute({
@@ -34,13 +39,13 @@ export const register = defineRoute({
   errors: [400],
   handler: async ({ body, deps }) => {
     const passwordHash = await hashPassword(body.password, deps.config.BCRYPT_ROUNDS);
-    const user = await deps.db.transaction(async (tx) => {
+    const user = await runCommand(deps, async (tx) => {
       const created = await insertUser(tx, { email: body.email, fullName: body.full_name, passwordHash });
       if (!created) throw badRequest('Email already registered');
       await enqueueVerificationMail(tx, deps.config, created);
       return created;
     });
-    return tokenFor(deps.config, user.id);
+    return tokenFor(deps.config, user);
   },
 });
 
@@ -66,7 +71,7 @@ export const login = defineRoute({
       throw new HttpError(401, { detail: 'Incorrect email or password' });
     }
     await loginSucceeded(deps.db, body.email, ip);
-    return tokenFor(deps.config, user.id);
+    return tokenFor(deps.config, user);
   },
 });
 
@@ -75,7 +80,7 @@ export const google = defineRoute({
   path: '/api/v1/auth/google',
   summary: 'Sign in with a Google ID token',
   description:
-    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified drops its password (whoever set it never proved the address). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503. See docs/decisions.md#accounts-and-tokens.',
+    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified takes back what whoever registered the address first could hold: its password, every token issued before (refused from now on, live connections closed) and the other members of a workspace it owns (removed; the owner invites again those they know). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'none',
   body: googleBody,
@@ -93,31 +98,8 @@ export const google = defineRoute({
       throw serviceUnavailable('Google sign-in is temporarily unavailable');
     }
     if (!identity) throw new HttpError(401, { detail: 'Invalid Google token' });
-    // Google's `sub` is the stable identity (the address of a Google account can change); the
-    // e-mail links a Google sign-in to an account registered with a password.
-    const findExisting = async (tx: Queryable) => (await findUserByGoogleSub(tx, identity.sub)) ?? (await findUserByEmail(tx, identity.email));
-    const userId = await deps.db.transaction(async (tx) => {
-      const existing = await findExisting(tx);
-      if (existing) {
-        await linkGoogleAccount(tx, existing.id, identity);
-        return existing.id;
-      }
-      const created = await insertUser(tx, {
-        email: identity.email,
-        fullName: (identity.name?.trim() || identity.email.split('@')[0]).slice(0, 100),
-        passwordHash: null,
-        isVerified: true,
-        isGoogle: true,
-        googleSub: identity.sub,
-        avatarUrl: identity.picture,
-      });
-      if (created) return created.id;
-      // Created concurrently by another request: sign that account in.
-      const raced = await findExisting(tx);
-      if (!raced) throw new Error('Google account neither inserted nor found');
-      return raced.id;
-    });
-    return tokenFor(deps.config, userId);
+    const signedIn = await runCommand(deps, (tx) => googleSignIn(tx, identity));
+    return tokenFor(deps.config, { id: signedIn.userId, token_generation: signedIn.generation });
   },
 });
 
@@ -202,4 +184,103 @@ export const confirmVerification = defineRoute({
   },
 });
 
-export default [register, login, google, logout, me, sendVerification, confirmVerification];
+export const requestPasswordReset = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/password-reset',
+  summary: 'Mail a password-reset link',
+  description:
+    'Always 202 with the same body, whether or not an account has this address (the answer tells nobody who has an account). ' +
+    `For an account, a single-use link to \`APP_URL/reset-password?token=…\` valid ${PASSWORD_RESET_TTL_SECONDS / 60} minutes is mailed. ` +
+    `At most ${PASSWORD_RESET_RATE_PER_ADDRESS.limit} requests an hour per address and ${PASSWORD_RESET_RATE_PER_IP.limit} per client address: 429 with \`Retry-After\`. See docs/decisions.md#accounts-and-tokens.`,
+  tags,
+  auth: 'none',
+  body: passwordResetBody,
+  response: messageResponse,
+  successStatus: 202,
+  errors: [429],
+  handler: async ({ body, deps, ctx }) => {
+    const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
+    await runCommand(deps, async (tx) => {
+      const wait = Math.max(
+        await takeRateAllowance(tx, `password-reset:address:${body.email}`, PASSWORD_RESET_RATE_PER_ADDRESS),
+        await takeRateAllowance(tx, `password-reset:ip:${ip}`, PASSWORD_RESET_RATE_PER_IP),
+      );
+      if (wait > 0) throw tooManyRequests('Too many password reset requests. Try again later.', wait);
+      const user = await findUserByEmail(tx, body.email);
+      if (user) await enqueuePasswordResetMail(tx, deps.config, user);
+      return {};
+    });
+    return { message: 'If an account uses this address, a link to choose a new password is on its way.' };
+  },
+});
+
+export const confirmPasswordReset = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/password-reset/confirm',
+  summary: 'Choose a new password with the token from the reset link',
+  description:
+    'No bearer token needed: the link\'s token identifies the account. The password follows the registration rules (422). ' +
+    'A token that is invalid, expired or already used (every password change and sign-out-everywhere voids it): 400. ' +
+    'The e-mail counts as verified (the link reached it), every other session ends (earlier tokens are refused, live connections closed), ' +
+    'and the answer is a new access token. See docs/decisions.md#accounts-and-tokens.',
+  tags,
+  auth: 'none',
+  body: passwordResetConfirmBody,
+  response: tokenResponse,
+  errors: [400],
+  handler: async ({ body, deps }) => {
+    const passwordHash = await hashPassword(body.password, deps.config.BCRYPT_ROUNDS);
+    const changed = await runCommand(deps, async (tx) => {
+      const userId = await verifyPasswordResetToken(tx, deps.config, body.token);
+      if (!userId) throw badRequest('This password reset link is invalid, expired or already used');
+      return { userId, ...(await setPassword(tx, userId, passwordHash, { verified: true })) };
+    });
+    return tokenFor(deps.config, { id: changed.userId, token_generation: changed.generation });
+  },
+});
+
+export const changePassword = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/password',
+  summary: 'Change the signed-in user\'s password',
+  description:
+    '`current_password` must be right (401 `Incorrect password`; failures count toward the login lockout, 429 with `Retry-After`). ' +
+    'An account without a password (signed up with Google) sets one through the reset link instead: 400. ' +
+    'Every session ends, this one included; the answer is a new access token for the caller. See docs/decisions.md#accounts-and-tokens.',
+  tags,
+  auth: 'user',
+  body: changePasswordBody,
+  response: tokenResponse,
+  errors: [400, 401, 429],
+  handler: async ({ body, caller, deps, ctx }) => {
+    const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
+    const user = (await findUserById(deps.db, caller.userId))!;
+    if (!user.password_hash) throw badRequest('This account has no password yet: use "Forgot password?" to set one');
+    const wait = await beginLoginAttempt(deps.db, user.email, ip);
+    if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
+    if (!(await verifyPassword(body.current_password, user.password_hash, deps.config.BCRYPT_ROUNDS))) {
+      await loginFailed(deps.db, user.email, ip);
+      throw new HttpError(401, { detail: 'Incorrect password' });
+    }
+    await loginSucceeded(deps.db, user.email, ip);
+    const passwordHash = await hashPassword(body.new_password, deps.config.BCRYPT_ROUNDS);
+    const changed = await runCommand(deps, (tx) => setPassword(tx, user.id, passwordHash));
+    return tokenFor(deps.config, { id: user.id, token_generation: changed.generation });
+  },
+});
+
+export const logoutAll = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/logout-all',
+  summary: 'Sign out everywhere',
+  description: 'Ends every session of the user, this one included: every access token issued so far is refused from now on, on every node, and live connections are closed. See docs/decisions.md#accounts-and-tokens.',
+  tags,
+  auth: 'user',
+  response: messageResponse,
+  handler: async ({ caller, deps }) => {
+    await runCommand(deps, (tx) => endAllSessions(tx, caller.userId));
+    return { message: 'Signed out everywhere' };
+  },
+});
+
+export default [register, login, google, logout, me, sendVerification, confirmVerification, requestPasswordReset, confirmPasswordReset, changePassword, logoutAll];

@@ -33,6 +33,12 @@ export const googleBody = z.object({ id_token: z.string().min(1) });
 
 export const verifyEmailBody = z.object({ token: z.string().min(1) });
 
+export const passwordResetBody = z.object({ email });
+
+export const passwordResetConfirmBody = z.object({ token: z.string().min(1), password });
+
+export const changePasswordBody = z.object({ current_password: z.string().min(1), new_password: password });
+
 export const tokenResponse = z
   .object({ access_token: z.string(), token_type: z.literal('bearer') })
   .openapi('AccessToken');

@@ -6,10 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 
-export type AccessTokenClaims = { sub: string; jti: string; exp: number };
+/** `gen`: the user's token generation at issue (users.token_generation); a token of an older one is refused. */
+export type AccessTokenClaims = { sub: string; jti: string; exp: number; gen: number };
 
-export async function issueAccessToken(key: Uint8Array, userId: string, ttlSeconds: number): Promise<string> {
-  return new SignJWT({})
+export async function issueAccessToken(key: Uint8Array, userId: string, ttlSeconds: number, generation: number): Promise<string> {
+  return new SignJWT({ gen: generation })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(userId)
     .setJti(randomUUID())
@@ -24,7 +25,10 @@ export async function verifyAccessToken(key: Uint8Array, token: string): Promise
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], typ: 'JWT' });
     if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return null;
     if (payload.purpose !== undefined) return null;
-    return { sub: payload.sub, jti: payload.jti, exp: payload.exp };
+    // Tokens issued before generations existed carry none: generation 0.
+    const gen = payload.gen === undefined ? 0 : payload.gen;
+    if (typeof gen !== 'number' || !Number.isInteger(gen)) return null;
+    return { sub: payload.sub, jti: payload.jti, exp: payload.exp, gen };
   } catch {
     return null;
   }
