@@ -118,7 +118,7 @@ function emitToRooms(io: Server, event: ParleyEvent): void {
 
 function disconnectRooms(io: Server, cut: SocketCut): void {
   // io.in([]) would select every socket.
-  if (cut.rooms.length) (cut.namespace ? io.of(cut.namespace) : io).in(cut.rooms).disconnectSockets(true);
+  if (cut.rooms.length) (cut.namespace ? io.of(cut.namespace) : io).in(cut.rooms).except(cut.except ?? []).disconnectSockets(true);
 }
 
 /** The token-check error a client sees in `connect_error`: the REST 401 text. */

@@ -53,7 +53,9 @@ async function exchange<T>(method: string, path: string, body?: unknown, init: {
   }
   const text = await response.text();
   const parsed = text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : null;
-  if (response.status === 401 && headers.authorization) onUnauthorized();
+  // Only a refusal of the token still in use signs out: an answer to a request sent with a token
+  // replaced meanwhile (a password change hands this tab a new one) says nothing about the new one.
+  if (response.status === 401 && headers.authorization && headers.authorization === `Bearer ${token.value}`) onUnauthorized();
   if (!response.ok) throw new ApiError(response.status, messageOf(response.status, parsed));
   return { body: parsed as T, headers: response.headers };
 }

@@ -10,12 +10,14 @@ import { connectLive, disconnectLive, onClosedByServer } from './live.ts';
 import { SignIn } from './auth/SignIn.tsx';
 import { SignUp } from './auth/SignUp.tsx';
 import { VerifyEmail } from './auth/VerifyEmail.tsx';
+import { ForgotPassword } from './auth/ForgotPassword.tsx';
+import { ResetPassword } from './auth/ResetPassword.tsx';
 import { Onboarding } from './auth/Onboarding.tsx';
 import { AppShell } from './shell/AppShell.tsx';
 import { Loading } from './ui/Loading.tsx';
 import { Redirect } from './ui/Redirect.tsx';
 
-const PUBLIC = ['/app/signin', '/app/signup', '/app/verify-email'];
+const PUBLIC = ['/app/signin', '/app/signup', '/app/verify-email', '/app/forgot-password', '/app/reset-password'];
 const loadError = signal<string | null>(null);
 
 function App() {
@@ -44,8 +46,11 @@ function App() {
   }, [token.value, businessId]);
 
   if (path === '/app/verify-email') return <VerifyEmail />;
+  // A reset link works signed in or not (it signs in as the account it names).
+  if (path === '/app/reset-password') return <ResetPassword />;
   if (!signedIn) {
     if (path === '/app/signup') return <SignUp />;
+    if (path === '/app/forgot-password') return <ForgotPassword />;
     return path === '/app/signin' ? <SignIn /> : <Redirect to="/app/signin" />;
   }
   if (loadError.value) return <Loading error={loadError.value} />;

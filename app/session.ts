@@ -52,6 +52,13 @@ function forget(): void {
   members.value = [];
 }
 
+/** Ends every session of the account (every device), this one included. */
+export async function signOutEverywhere(): Promise<void> {
+  await api.post('/api/v1/auth/logout-all');
+  forget();
+  navigate('/app/signin', { replace: true });
+}
+
 export async function signOut(): Promise<void> {
   await api.post('/api/v1/auth/logout').catch(() => {});
   forget();

@@ -203,7 +203,7 @@ browserTest('signing out on a phone (from Settings → Your account) ends the se
   const login = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
   const { page, context } = await appPage(browser, app.url, login.body.access_token, PHONE);
   await page.goto(`${app.url}/app/settings/account`);
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   t.is(await page.evaluate(() => localStorage.getItem('parley.token')), null);
   t.is((await app.request('GET', '/api/v1/auth/me', { token: login.body.access_token })).status, 401, 'the token is revoked');

@@ -28,6 +28,9 @@ export function SignIn() {
       <form onSubmit={onSubmit} class="stack">
         <Field label="Email" type="email" autoComplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         <Field label="Password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <p class="small forgot">
+          <a href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>Forgot password?</a>
+        </p>
         <Notice>{error}</Notice>
         <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>

@@ -1,10 +1,44 @@
-/** Who is signed in on this device, and signing out (the sidebar's link is hidden on phones). */
-import { me, signOut } from '../session.ts';
+/** Who is signed in on this device: signing out (here or everywhere) and changing the password (the sidebar's link is hidden on phones). */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { storeToken } from '../session-token.ts';
+import { me, signOut, signOutEverywhere } from '../session.ts';
 import { Avatar } from '../ui/Avatar.tsx';
+import { Field } from '../ui/Field.tsx';
+import { Notice } from '../ui/Notice.tsx';
+import { useAction } from '../ui/useAction.ts';
 import { Section } from './Section.tsx';
+
+function ChangePassword() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [done, setDone] = useState(false);
+  const { busy, error, onSubmit } = useAction(async () => {
+    setDone(false);
+    const res = await api.post<{ access_token: string }>('/api/v1/auth/password', { current_password: current, new_password: next });
+    // Every other session ended: this tab carries on with the new token.
+    storeToken(res.access_token);
+    setCurrent('');
+    setNext('');
+    setDone(true);
+  });
+  return (
+    <form class="card stack" onSubmit={onSubmit} aria-label="Change password">
+      <h3 class="subhead">Change password</h3>
+      <Field label="Current password" type="password" autoComplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+      <Field label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters. Your other devices will be signed out." value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+      <Notice>{error}</Notice>
+      {done && <Notice kind="success">Password changed. Your other devices were signed out.</Notice>}
+      <div>
+        <button class="btn" type="submit" disabled={busy}>{busy ? 'Saving…' : 'Change password'}</button>
+      </div>
+    </form>
+  );
+}
 
 export function Account() {
   const user = me.value?.user;
+  const everywhere = useAction(signOutEverywhere);
   if (!user) return null;
   return (
     <Section title="Your account">
@@ -17,8 +51,17 @@ export function Account() {
             {user.is_google_account ? ' · Google account' : ''} · {me.value?.team_role} of {me.value?.business?.name}
           </div>
         </div>
-        <button class="btn" onClick={() => signOut()}>Sign out</button>
+        <button class="btn" type="button" onClick={() => signOut()}>Sign out</button>
       </div>
+      <ChangePassword />
+      <div class="card card-row">
+        <div class="grow">
+          <div class="card-title">Sign out everywhere</div>
+          <div class="small muted">Ends every session of your account, on every device and browser, this one included.</div>
+        </div>
+        <button class="btn danger" type="button" disabled={everywhere.busy} onClick={() => everywhere.run()}>Sign out everywhere</button>
+      </div>
+      <Notice>{everywhere.error}</Notice>
     </Section>
   );
 }

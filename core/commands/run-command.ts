@@ -21,6 +21,8 @@ export type AfterCommit = {
   forget?: readonly 'channels'[];
   /** Socket.IO rooms whose live connections are to be closed (e.g. a removed member's user room). */
   disconnectRooms?: readonly string[];
+  /** Rooms spared by `disconnectRooms` (e.g. the caller's own session, which carries on with a new token). */
+  keepRooms?: readonly string[];
 };
 
 export type RunOptions = {
@@ -42,7 +44,7 @@ export async function runCommand<T extends object>(
   // refuse such a result as an AfterCommit: none of its fields in common).
   const after = result as AfterCommit;
   if (after.forget?.includes('channels')) forgetCachedChannels();
-  if (after.disconnectRooms?.length) deps.events.disconnect({ rooms: [...after.disconnectRooms] });
+  if (after.disconnectRooms?.length) deps.events.disconnect({ rooms: [...after.disconnectRooms], except: after.keepRooms ? [...after.keepRooms] : undefined });
   if (after.events?.length) await publishEvents(deps, after.events);
   return result;
 }

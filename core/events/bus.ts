@@ -15,7 +15,8 @@ export type ParleyEvent = {
 };
 
 /** Live connections to end: every socket in any of these rooms of the namespace (default `/`). */
-export type SocketCut = { rooms: string[]; namespace?: string };
+/** Sockets in any of `rooms` (of `namespace`), except those also in one of `except`. */
+export type SocketCut = { rooms: string[]; namespace?: string; except?: string[] };
 
 export type EventBus = {
   publish: (event: ParleyEvent) => void;

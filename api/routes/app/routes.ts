@@ -109,5 +109,6 @@ export default [
   clientRoutes,
   redirect('/', '/app', 'The home page: the agent app'),
   redirect('/verify-email', '/app/verify-email', 'The link of the verification mail'),
+  redirect('/reset-password', '/app/reset-password', 'The link of the password-reset mail'),
   redirect('/billing', '/app/settings/plan', 'Where Stripe Checkout returns'),
 ];

@@ -244,14 +244,14 @@ export const changePassword = defineRoute({
   path: '/api/v1/auth/password',
   summary: 'Change the signed-in user\'s password',
   description:
-    '`current_password` must be right (401 `Incorrect password`; failures count toward the login lockout, 429 with `Retry-After`). ' +
+    '`current_password` must be right (400 `Incorrect password`, not 401: the session itself is valid; failures count toward the login lockout, 429 with `Retry-After`). ' +
     'An account without a password (signed up with Google) sets one through the reset link instead: 400. ' +
     'Every session ends, this one included; the answer is a new access token for the caller. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
   body: changePasswordBody,
   response: tokenResponse,
-  errors: [400, 401, 429],
+  errors: [400, 429],
   handler: async ({ body, caller, deps, ctx }) => {
     const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
     const user = (await findUserById(deps.db, caller.userId))!;
@@ -260,11 +260,13 @@ export const changePassword = defineRoute({
     if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
     if (!(await verifyPassword(body.current_password, user.password_hash, deps.config.BCRYPT_ROUNDS))) {
       await loginFailed(deps.db, user.email, ip);
-      throw new HttpError(401, { detail: 'Incorrect password' });
+      // 400, not 401: the session is fine (a 401 would tell a client its token is gone).
+      throw badRequest('Incorrect password');
     }
     await loginSucceeded(deps.db, user.email, ip);
     const passwordHash = await hashPassword(body.new_password, deps.config.BCRYPT_ROUNDS);
-    const changed = await runCommand(deps, (tx) => setPassword(tx, user.id, passwordHash));
+    // The caller's own live connection is spared: this tab carries on with the new token (it reconnects with it).
+    const changed = await runCommand(deps, async (tx) => ({ ...(await setPassword(tx, user.id, passwordHash)), keepRooms: [rooms.session(caller.jti)] }));
     return tokenFor(deps.config, { id: user.id, token_generation: changed.generation });
   },
 });

@@ -1,0 +1,41 @@
+/** The page the reset mail links to (APP_URL/reset-password?token=… lands here): choose a new password, then you are signed in. */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { currentLocation, linkClick } from '../router.ts';
+import { signedIn } from '../session.ts';
+import { Field } from '../ui/Field.tsx';
+import { Notice } from '../ui/Notice.tsx';
+import { useAction } from '../ui/useAction.ts';
+import { AuthLayout } from './AuthLayout.tsx';
+
+export function ResetPassword() {
+  const token = currentLocation.value.query.get('token');
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const { busy, error, onSubmit } = useAction(async (): Promise<void> => {
+    if (password !== repeat) throw new Error('The two passwords differ.');
+    const res = await api.post<{ access_token: string }>('/api/v1/auth/password-reset/confirm', { token, password });
+    await signedIn(res.access_token);
+  });
+  if (!token) {
+    return (
+      <AuthLayout title="Reset your password">
+        <Notice>This link has no reset token. Open the link from the e-mail again.</Notice>
+        <a class="btn primary block" href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>Ask for a new link</a>
+      </AuthLayout>
+    );
+  }
+  return (
+    <AuthLayout title="Choose a new password" subtitle="Every other session of your account will be signed out.">
+      <form onSubmit={onSubmit} class="stack">
+        <Field label="New password" type="password" autoComplete="new-password" required minLength={8} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        <Field label="Repeat it" type="password" autoComplete="new-password" required minLength={8} value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
+        <Notice>{error}</Notice>
+        <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Saving…' : 'Set password and sign in'}</button>
+      </form>
+      <p class="auth-switch">
+        <a href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>Ask for a new link</a>
+      </p>
+    </AuthLayout>
+  );
+}
