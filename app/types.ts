@@ -55,6 +55,7 @@ export type Action =
   | 'conversations.assign_by_number'
   | 'conversations.assign_by_user'
   | 'customers.read'
+  | 'search.read'
   | 'kb.read'
   | 'kb.write'
   | 'kb.delete'

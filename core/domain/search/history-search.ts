@@ -1,0 +1,229 @@
+/**
+ * Search over a business's whole history (GET /api/v1/search): messages by their words,
+ * customers by partial name, e-mail or phone, and conversations by either. Newest first, paged
+ * by keyset cursors over (timestamp, id), every statement scoped to one business.
+ *
+ * Words: PostgreSQL full text with the language-neutral `simple` configuration and
+ * `websearch_to_tsquery` (what people type in a search box: words are ANDed, "quoted phrases",
+ * `or`, `-excluded`; never a syntax error). Partial values: trigram-indexed substring matches
+ * (pg_trgm). Index choice and measurements: sql/migrations/0070_search.sql, bench/rows/search.ts.
+ */
+import { z } from 'zod';
+import type { FragmentSqlToken } from 'slonik';
+import { sql, type Queryable } from '../../adapters/postgres/db.ts';
+import { digitsOf, headline, markDigits, markSubstring, splitTagged, type Segment } from './highlight.ts';
+
+export const searchTypes = ['conversations', 'customers', 'messages'] as const;
+export type SearchType = (typeof searchTypes)[number];
+
+/** A keyset position: the row's timestamp with microseconds in UTC (ISO) and its id. */
+export type SearchCursor = { at: string; id: string };
+
+export type SearchInput = {
+  businessId: string;
+  /** What the member typed, trimmed, 1–200 characters (checked by the route). */
+  text: string;
+  /** Results after this position (the previous page's last), or null for the first page. */
+  after: SearchCursor | null;
+  /** Results per page. */
+  limit: number;
+};
+
+export type Page<T> = { results: T[]; next: SearchCursor | null };
+
+export type MessageHit = {
+  id: string;
+  conversation_id: string;
+  sender_type: string;
+  created_at: string;
+  customer: { uuid: string; name: string } | null;
+  snippet: Segment[];
+};
+
+export type CustomerHit = {
+  uuid: string;
+  /** The customer's integer number (the id in /customers/{id}). */
+  id: number;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  created_at: string;
+  /** Their most recently active conversation, to open it from the result; null when none. */
+  latest_conversation_id: string | null;
+  snippet: Segment[];
+};
+
+export type ConversationHit = {
+  id: string;
+  status: string;
+  channel_type: string;
+  updated_at: string;
+  customer: { uuid: string; name: string; email: string | null; phone: string | null } | null;
+  /** Why it was found: a message's words, or its customer's name, e-mail or phone. */
+  matched_in: 'message' | 'customer';
+  snippet: Segment[];
+};
+
+const tsquery = (text: string) => sql.fragment`websearch_to_tsquery('simple'::regconfig, ${text})`;
+
+/** `to_char` with microseconds in UTC: ISO strings from the row parser keep only milliseconds. */
+const micros = (column: FragmentSqlToken) => sql.fragment`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** Rows strictly after the cursor in (timestamp desc, id desc) order. */
+const afterCursor = (at: FragmentSqlToken, id: FragmentSqlToken, cursor: SearchCursor | null) =>
+  cursor ? sql.fragment`and (${at}, ${id}) < (${cursor.at}::timestamptz, ${cursor.id}::uuid)` : sql.fragment``;
+
+/** LIKE pattern for a substring, with the wildcards of the text taken literally. */
+const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Digits to compare with phone numbers: when the text looks like (part of) a number with at least 3 digits. */
+function phoneDigits(text: string): string {
+  return /^[\d\s+().\-\/]+$/.test(text) && digitsOf(text).length >= 3 ? digitsOf(text) : '';
+}
+
+/** The customer (alias `cu`) has the text in their name or e-mail, or its digits in their phone. */
+function customerMatches(text: string): FragmentSqlToken {
+  const pattern = containsPattern(text);
+  const digits = phoneDigits(text);
+  return sql.fragment`(cu.name ilike ${pattern} or cu.email ilike ${pattern}
+    ${digits ? sql.fragment`or regexp_replace(cu.phone, '\D', '', 'g') like ${containsPattern(digits)}` : sql.fragment``})`;
+}
+
+function pageOf<T, R extends { cursor_at: string; id: string }>(rows: readonly R[], limit: number, present: (row: R) => T): Page<T> {
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  return { results: shown.map(present), next: rows.length > limit && last ? { at: last.cursor_at, id: last.id } : null };
+}
+
+const messageRow = z.object({
+  id: z.string(),
+  conversation_id: z.string(),
+  sender_type: z.string(),
+  created_at: z.string(),
+  cursor_at: z.string(),
+  customer_uuid: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  tagged: z.string(),
+});
+
+/** Messages whose words match, newest first (private notes included: only members search). */
+export async function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
+  const query = tsquery(input.text);
+  // The page is chosen first and only its rows get a headline (ts_headline re-reads the text).
+  const rows = await q.any(sql.type(messageRow)`
+    select p.id, p.conversation_id, p.sender_type, p.created_at, ${micros(sql.fragment`p.created_at`)} as cursor_at,
+           cu.id as customer_uuid, cu.name as customer_name, ${headline(sql.fragment`p.content`, query)} as tagged
+    from (
+      select m.id, m.conversation_id, m.sender_type, m.created_at, m.content
+      from messages m
+      where m.business_id = ${input.businessId} and m.search_vector @@ ${query}
+        ${afterCursor(sql.fragment`m.created_at`, sql.fragment`m.id`, input.after)}
+      order by m.created_at desc, m.id desc
+      limit ${input.limit + 1}
+    ) p
+    join conversations c on c.id = p.conversation_id
+    left join customers cu on cu.id = c.customer_id
+    order by p.created_at desc, p.id desc`);
+  return pageOf(rows, input.limit, (r) => ({
+    id: r.id,
+    conversation_id: r.conversation_id,
+    sender_type: r.sender_type,
+    created_at: r.created_at,
+    customer: r.customer_uuid ? { uuid: r.customer_uuid, name: r.customer_name ?? '' } : null,
+    snippet: splitTagged(r.tagged),
+  }));
+}
+
+const customerRow = z.object({
+  id: z.string(),
+  number: z.number(),
+  name: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  created_at: z.string(),
+  cursor_at: z.string(),
+  latest_conversation_id: z.string().nullable(),
+});
+
+/** The matched field of a customer, marked: the name first, then the e-mail, then the phone. */
+function customerSnippet(row: { name: string; email: string | null; phone: string | null }, text: string): Segment[] {
+  const lower = text.toLowerCase();
+  if (row.name.toLowerCase().includes(lower)) return markSubstring(row.name, text);
+  if (row.email?.toLowerCase().includes(lower)) return markSubstring(row.email, text);
+  const digits = phoneDigits(text);
+  if (row.phone && digits && digitsOf(row.phone).includes(digits)) return markDigits(row.phone, digits);
+  return [{ text: row.name || row.email || row.phone || '', match: false }];
+}
+
+/** Customers with the text in their name or e-mail, or its digits in their phone, newest first. */
+export async function searchCustomers(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
+  const rows = await q.any(sql.type(customerRow)`
+    select cu.id, cu.number, cu.name, cu.email, cu.phone, cu.created_at, ${micros(sql.fragment`cu.created_at`)} as cursor_at,
+           (select c.id from conversations c where c.customer_id = cu.id order by c.updated_at desc limit 1) as latest_conversation_id
+    from customers cu
+    where cu.business_id = ${input.businessId} and ${customerMatches(input.text)}
+      ${afterCursor(sql.fragment`cu.created_at`, sql.fragment`cu.id`, input.after)}
+    order by cu.created_at desc, cu.id desc
+    limit ${input.limit + 1}`);
+  return pageOf(rows, input.limit, (r) => ({
+    uuid: r.id,
+    id: r.number,
+    name: r.name,
+    email: r.email,
+    phone: r.phone,
+    created_at: r.created_at,
+    latest_conversation_id: r.latest_conversation_id,
+    snippet: customerSnippet(r, input.text),
+  }));
+}
+
+const conversationRow = z.object({
+  id: z.string(),
+  status: z.string(),
+  channel_type: z.string(),
+  updated_at: z.string(),
+  cursor_at: z.string(),
+  customer_uuid: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  customer_phone: z.string().nullable(),
+  tagged: z.string().nullable(),
+});
+
+/**
+ * Conversations with a matching message or a matching customer, most recently updated first
+ * (the inbox's order). The snippet is the newest matching message, else the customer's field.
+ */
+export async function searchConversations(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
+  const query = tsquery(input.text);
+  const rows = await q.any(sql.type(conversationRow)`
+    select p.id, p.status, p.channel_type, p.updated_at, ${micros(sql.fragment`p.updated_at`)} as cursor_at,
+           cu.id as customer_uuid, cu.name as customer_name, cu.email as customer_email, cu.phone as customer_phone,
+           (select ${headline(sql.fragment`m.content`, query)} from messages m
+            where m.conversation_id = p.id and m.search_vector @@ ${query}
+            order by m.created_at desc, m.id desc limit 1) as tagged
+    from (
+      select c.id, c.status, c.channel_type, c.updated_at, c.customer_id
+      from conversations c
+      where c.business_id = ${input.businessId}
+        and (c.id in (select m.conversation_id from messages m where m.business_id = ${input.businessId} and m.search_vector @@ ${query})
+             or c.customer_id in (select cu.id from customers cu where cu.business_id = ${input.businessId} and ${customerMatches(input.text)}))
+        ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, input.after)}
+      order by c.updated_at desc, c.id desc
+      limit ${input.limit + 1}
+    ) p
+    left join customers cu on cu.id = p.customer_id
+    order by p.updated_at desc, p.id desc`);
+  return pageOf(rows, input.limit, (r) => {
+    const customer = r.customer_uuid ? { uuid: r.customer_uuid, name: r.customer_name ?? '', email: r.customer_email, phone: r.customer_phone } : null;
+    return {
+      id: r.id,
+      status: r.status,
+      channel_type: r.channel_type,
+      updated_at: r.updated_at,
+      customer,
+      matched_in: r.tagged !== null ? 'message' : 'customer',
+      snippet: r.tagged !== null ? splitTagged(r.tagged) : customer ? customerSnippet(customer, input.text) : [],
+    };
+  });
+}
