@@ -8,38 +8,38 @@
  */
 import { z } from 'zod';
 import { sql, type Queryable } from '../../adapters/postgres/db.ts';
-import type { KbMatch } from './search-index.ts';
+import { queryWords } from '../search/highlight.ts';
+import { chunkText, type KbMatch } from './search-index.ts';
 
-const START = '\uE000';
-const STOP = '\uE001';
-/** The passages around the matches, about 100 words in up to three fragments (the model's context, the result's snippet). */
-const EXCERPT_OPTIONS = `StartSel=${START}, StopSel=${STOP}, MaxWords=40, MinWords=20, MaxFragments=3, FragmentDelimiter=" … "`;
+const row = z.object({ id: z.number(), title: z.string(), content: z.string(), rank: z.number() });
 
-const row = z.object({ id: z.number(), title: z.string(), excerpt: z.string(), rank: z.number() });
+/** The article's passage (a chunk as the semantic index cuts them) holding the most query words; the first on a tie. */
+function bestPassage(content: string, words: Set<string>): { ordinal: number; text: string } {
+  const chunks = chunkText(content);
+  let best = { ordinal: 0, text: chunks[0] ?? content, hits: -1 };
+  chunks.forEach((text, ordinal) => {
+    const hits = text.toLowerCase().split(/[^\p{L}\p{M}\p{N}_]+/u).filter((w) => words.has(w)).length;
+    if (hits > best.hits) best = { ordinal, text, hits };
+  });
+  return best;
+}
 
 /**
  * The business's articles containing the words of `text`, best first (ts_rank_cd, scaled to
- * 0–1; ties by article id). `content` of each match is its matching passages as plain text;
- * `ordinal` is -1 (not a chunk of the semantic index).
+ * 0–1; ties by article id). `content` of each match is its passage (about 800 characters) with
+ * the most query words, as the semantic index would cut it.
  */
 export async function textSearchArticles(q: Queryable, businessId: string, text: string, limit: number): Promise<KbMatch[]> {
   const query = sql.fragment`websearch_to_tsquery('simple'::regconfig, ${text})`;
   const rows = await q.any(sql.type(row)`
-    select p.id, p.title, p.rank,
-           ts_headline('simple'::regconfig, translate(p.content, ${START + STOP}, ''), ${query}, ${EXCERPT_OPTIONS}) as excerpt
-    from (
-      select a.id, a.title, a.content, ts_rank_cd(a.search_vector, ${query}, 32)::float8 as rank
-      from kb_articles a
-      where a.business_id = ${businessId} and a.search_vector @@ ${query}
-      order by rank desc, a.id
-      limit ${limit}
-    ) p
-    order by p.rank desc, p.id`);
-  return rows.map((r) => ({
-    articleId: r.id,
-    title: r.title,
-    ordinal: -1,
-    content: r.excerpt.replaceAll(START, '').replaceAll(STOP, '').replace(/\s+/g, ' ').trim(),
-    score: r.rank,
-  }));
+    select a.id, a.title, a.content, ts_rank_cd(a.search_vector, ${query}, 32)::float8 as rank
+    from kb_articles a
+    where a.business_id = ${businessId} and a.search_vector @@ ${query}
+    order by rank desc, a.id
+    limit ${limit}`);
+  const words = queryWords(text);
+  return rows.map((r) => {
+    const passage = bestPassage(r.content, words);
+    return { articleId: r.id, title: r.title, ordinal: passage.ordinal, content: passage.text, score: r.rank };
+  });
 }

@@ -1,45 +1,52 @@
 /**
- * Highlighted snippets as data, never as markup: PostgreSQL's ts_headline marks the matched
- * words with two private-use characters (removed from the text first, so a customer cannot
- * forge a mark), and splitTagged turns its answer into `[{text, match}]` segments that a client
- * renders as text nodes. Nothing a customer wrote is ever interpreted as HTML.
+ * Highlighted snippets as data, never as markup: `[{text, match}]` pieces that a client renders
+ * as text nodes, so nothing a customer wrote is ever interpreted as HTML. The pieces are cut
+ * here from the stored text, exactly as written (PostgreSQL's ts_headline was tried and drops
+ * what its parser reads as tags, `<b>`, and punctuation at fragment ends: a snippet must not
+ * change what the customer wrote).
  */
-import { sql } from '../../adapters/postgres/db.ts';
-import type { FragmentSqlToken } from 'slonik';
 
 /** One piece of a snippet; `match` pieces are the words the query found. */
 export type Segment = { text: string; match: boolean };
 
-const START = '\uE000';
-const STOP = '\uE001';
+/** A word as PostgreSQL's parser cuts text: letters, marks, digits (the `simple` configuration lower-cases it). */
+const WORD = /([\p{L}\p{M}\p{N}_]+)/u;
 
-/** Options of ts_headline: about 30 words around the matches, at most two fragments. */
-const HEADLINE_OPTIONS = `StartSel=${START}, StopSel=${STOP}, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
+/** The words of a search box query, lower-cased, without websearch's operators (`or`, quotes, `-`). */
+export function queryWords(text: string): Set<string> {
+  const words = text.toLowerCase().split(WORD).filter((_, i) => i % 2 === 1);
+  return new Set(words.filter((w) => w !== 'or'));
+}
 
-/** `ts_headline` of `text` for `query` (a tsquery fragment), with the marks splitTagged reads. */
-export const headline = (text: FragmentSqlToken, query: FragmentSqlToken) =>
-  sql.fragment`ts_headline('simple'::regconfig, translate(${text}, ${START + STOP}, ''), ${query}, ${HEADLINE_OPTIONS})`;
+/** Words of context kept around the first match, before and in all. */
+const BEFORE = 10;
+const WORDS = 36;
 
-/** ts_headline's marked text → segments (adjacent pieces of the same kind merged, empty ones dropped). */
-export function splitTagged(tagged: string): Segment[] {
-  const out: Segment[] = [];
-  const push = (text: string, match: boolean) => {
-    if (!text) return;
-    const last = out.at(-1);
-    if (last && last.match === match) last.text += text;
-    else out.push({ text, match });
-  };
-  let rest = tagged.replace(/\s+/g, ' ').trim();
-  while (rest) {
-    const start = rest.indexOf(START);
-    if (start < 0) break;
-    push(rest.slice(0, start), false);
-    const stop = rest.indexOf(STOP, start + 1);
-    const end = stop < 0 ? rest.length : stop;
-    push(rest.slice(start + 1, end), true);
-    rest = rest.slice(end + 1);
+/**
+ * `text` with the words of `words` marked: the whole text when it is short, else about
+ * WORDS words from a little before the first match, with `…` where it was cut.
+ */
+export function markWords(text: string, words: Set<string>): Segment[] {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const parts = flat.split(WORD); // even: between words, odd: words
+  const firstWord = parts.findIndex((p, i) => i % 2 === 1 && words.has(p.toLowerCase()));
+  let from = 0;
+  let to = parts.length;
+  if (parts.length > 2 * WORDS + 1) {
+    from = Math.max(0, (firstWord < 0 ? 1 : firstWord) - 2 * BEFORE);
+    if (from % 2 === 0 && from > 0) from -= 1;
+    to = Math.min(parts.length, from + 2 * WORDS);
   }
-  push(rest.replaceAll(STOP, ''), false);
+  const out: Segment[] = [];
+  const push = (piece: string, match: boolean) => {
+    if (!piece) return;
+    const last = out.at(-1);
+    if (last && last.match === match) last.text += piece;
+    else out.push({ text: piece, match });
+  };
+  if (from > 0) push('… ', false);
+  for (let i = from; i < to; i++) push(parts[i]!, i % 2 === 1 && words.has(parts[i]!.toLowerCase()));
+  if (to < parts.length) push(' …', false);
   return out;
 }
 

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { FragmentSqlToken } from 'slonik';
 import { sql, type Queryable } from '../../adapters/postgres/db.ts';
-import { digitsOf, headline, markDigits, markSubstring, splitTagged, type Segment } from './highlight.ts';
+import { digitsOf, markDigits, markSubstring, markWords, queryWords, type Segment } from './highlight.ts';
 
 export const searchTypes = ['conversations', 'customers', 'messages'] as const;
 export type SearchType = (typeof searchTypes)[number];
@@ -86,7 +86,7 @@ function customerMatches(text: string): FragmentSqlToken {
   const pattern = containsPattern(text);
   const digits = phoneDigits(text);
   return sql.fragment`(cu.name ilike ${pattern} or cu.email ilike ${pattern}
-    ${digits ? sql.fragment`or regexp_replace(cu.phone, '\D', '', 'g') like ${containsPattern(digits)}` : sql.fragment``})`;
+    ${digits ? sql.fragment`or regexp_replace(cu.phone, '\\D', '', 'g') like ${containsPattern(digits)}` : sql.fragment``})`;
 }
 
 function pageOf<T, R extends { cursor_at: string; id: string }>(rows: readonly R[], limit: number, present: (row: R) => T): Page<T> {
@@ -103,16 +103,15 @@ const messageRow = z.object({
   cursor_at: z.string(),
   customer_uuid: z.string().nullable(),
   customer_name: z.string().nullable(),
-  tagged: z.string(),
+  content: z.string(),
 });
 
 /** Messages whose words match, newest first (private notes included: only members search). */
 export async function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
   const query = tsquery(input.text);
-  // The page is chosen first and only its rows get a headline (ts_headline re-reads the text).
   const rows = await q.any(sql.type(messageRow)`
     select p.id, p.conversation_id, p.sender_type, p.created_at, ${micros(sql.fragment`p.created_at`)} as cursor_at,
-           cu.id as customer_uuid, cu.name as customer_name, ${headline(sql.fragment`p.content`, query)} as tagged
+           cu.id as customer_uuid, cu.name as customer_name, p.content
     from (
       select m.id, m.conversation_id, m.sender_type, m.created_at, m.content
       from messages m
@@ -124,13 +123,14 @@ export async function searchMessages(q: Queryable, input: SearchInput): Promise<
     join conversations c on c.id = p.conversation_id
     left join customers cu on cu.id = c.customer_id
     order by p.created_at desc, p.id desc`);
+  const words = queryWords(input.text);
   return pageOf(rows, input.limit, (r) => ({
     id: r.id,
     conversation_id: r.conversation_id,
     sender_type: r.sender_type,
     created_at: r.created_at,
     customer: r.customer_uuid ? { uuid: r.customer_uuid, name: r.customer_name ?? '' } : null,
-    snippet: splitTagged(r.tagged),
+    snippet: markWords(r.content, words),
   }));
 }
 
@@ -187,7 +187,7 @@ const conversationRow = z.object({
   customer_name: z.string().nullable(),
   customer_email: z.string().nullable(),
   customer_phone: z.string().nullable(),
-  tagged: z.string().nullable(),
+  matched_content: z.string().nullable(),
 });
 
 /**
@@ -199,9 +199,9 @@ export async function searchConversations(q: Queryable, input: SearchInput): Pro
   const rows = await q.any(sql.type(conversationRow)`
     select p.id, p.status, p.channel_type, p.updated_at, ${micros(sql.fragment`p.updated_at`)} as cursor_at,
            cu.id as customer_uuid, cu.name as customer_name, cu.email as customer_email, cu.phone as customer_phone,
-           (select ${headline(sql.fragment`m.content`, query)} from messages m
+           (select m.content from messages m
             where m.conversation_id = p.id and m.search_vector @@ ${query}
-            order by m.created_at desc, m.id desc limit 1) as tagged
+            order by m.created_at desc, m.id desc limit 1) as matched_content
     from (
       select c.id, c.status, c.channel_type, c.updated_at, c.customer_id
       from conversations c
@@ -214,6 +214,7 @@ export async function searchConversations(q: Queryable, input: SearchInput): Pro
     ) p
     left join customers cu on cu.id = p.customer_id
     order by p.updated_at desc, p.id desc`);
+  const words = queryWords(input.text);
   return pageOf(rows, input.limit, (r) => {
     const customer = r.customer_uuid ? { uuid: r.customer_uuid, name: r.customer_name ?? '', email: r.customer_email, phone: r.customer_phone } : null;
     return {
@@ -222,8 +223,8 @@ export async function searchConversations(q: Queryable, input: SearchInput): Pro
       channel_type: r.channel_type,
       updated_at: r.updated_at,
       customer,
-      matched_in: r.tagged !== null ? 'message' : 'customer',
-      snippet: r.tagged !== null ? splitTagged(r.tagged) : customer ? customerSnippet(customer, input.text) : [],
+      matched_in: r.matched_content !== null ? 'message' : 'customer',
+      snippet: r.matched_content !== null ? markWords(r.matched_content, words) : customer ? customerSnippet(customer, input.text) : [],
     };
   });
 }
