@@ -8,6 +8,7 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
+import { searchMessages, type SearchCursor } from '../core/domain/search/history-search.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -190,6 +191,34 @@ test('paging: keyset cursor in X-Next-Cursor, passed back as cursor, no row twic
   t.true(seen.every((id, i) => i === 0 || at.get(seen[i - 1]!)! >= at.get(id)!), 'newest first across pages');
   const customersPage = await search(ws.token, { q: 'x', type: 'customers', limit: 1 });
   t.is(customersPage.status, 200);
+});
+
+test('the bounded walk and the GIN step agree: every window size gives the same pages as one unbounded pass', async (t) => {
+  const ws = await createWorkspace(app);
+  const c = await conversation(ws, null, '2026-07-01T00:00:00Z');
+  // 60 messages, one second apart; "common" in every other one, "rare" in three (the oldest among them).
+  const rare: string[] = [];
+  const common: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    const words = [i % 2 === 0 ? 'common' : 'filler', [3, 4, 50].includes(i) ? 'rare' : ''].join(' ');
+    const id = await message(ws, c, words, new Date(Date.UTC(2026, 6, 1, 0, 0, i)).toISOString());
+    if (words.includes('rare')) rare.unshift(id);
+    if (words.includes('common')) common.unshift(id);
+  }
+  const all = async (text: string, walkWindows: number[]) => {
+    const ids: string[] = [];
+    let after: SearchCursor | null = null;
+    do {
+      const page = await searchMessages(app.deps.db, { businessId: ws.businessId, text, after, limit: 4, walkWindows });
+      ids.push(...page.results.map((r) => r.id));
+      after = page.next;
+    } while (after);
+    return ids;
+  };
+  for (const windows of [[], [1], [5], [5, 10], [1000]]) {
+    t.deepEqual(await all('rare', windows), rare, `rare, windows ${windows}`);
+    t.deepEqual(await all('common', windows), common, `common, windows ${windows}`);
+  }
 });
 
 test('isolation: another business\'s messages, customers and conversations are never found', async (t) => {

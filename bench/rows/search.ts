@@ -52,7 +52,9 @@ async function seedBusiness(pool: pg.Pool, businessId: string, messages: number)
               || case when random() < 0.00002 then ' needle' else '' end,
             c.created_at + g * interval '3 minutes', c.created_at + g * interval '3 minutes'
      from conversations c, generate_series(1, ${PER_CONVERSATION}) g
-     where c.business_id = $1`,
+     where c.business_id = $1
+     -- stored in time order, as messages arrive
+     order by c.created_at + g * interval '3 minutes'`,
     [businessId],
   );
 }
