@@ -27,10 +27,11 @@ create index customers_business_name_trgm_idx on customers using gin (business_i
 create index customers_business_email_trgm_idx on customers using gin (business_id, email gin_trgm_ops) where email is not null;
 create index customers_business_phone_digits_trgm_idx on customers
   using gin (business_id, (regexp_replace(phone, '\D', '', 'g')) gin_trgm_ops) where phone is not null;
--- Superseded by the per-business ones above (0004 created them only where pg_trgm was available).
+-- Superseded by the per-business ones above (0004 created them only where pg_trgm was available);
+-- customers_phone_trgm_idx stays for GET /customers?q=, which matches the phone as typed.
 drop index if exists customers_name_trgm_idx;
 drop index if exists customers_email_trgm_idx;
-drop index if exists customers_phone_trgm_idx;
+create index if not exists customers_phone_trgm_idx on customers using gin (phone gin_trgm_ops);
 
 -- Knowledge base articles: full text answers without any model. The title weighs more than the body.
 alter table kb_articles add column search_vector tsvector generated always as (
