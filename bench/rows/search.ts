@@ -110,7 +110,7 @@ export const search: Row = {
            order by m.created_at desc, m.id desc limit 21`,
           [workspace.businessId, q],
         );
-        plans.push(`=== messages: ${q} ===`, ...rows.map((r) => r['QUERY PLAN'] as string), '');
+        plans.push(`=== messages: ${q}: the planner's own choice for the one-statement query (the endpoint bounds it instead: WALK_WINDOWS) ===`, ...rows.map((r) => r['QUERY PLAN'] as string), '');
       }
       writeFileSync(path.join(root, 'bench', 'results', 'search-plan.txt'), plans.join('\n'));
       const get = (i: number): Request => {
