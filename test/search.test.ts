@@ -115,6 +115,18 @@ test('a reply sent through the API is searchable at once', async (t) => {
   t.deepEqual((await search(ws.token, { q: 'voucher' })).body.map((r: { id: string }) => r.id), [created.body.id], 'and its conversation');
 });
 
+test('the longest message the API takes (10,000 characters of distinct words) is stored and found', async (t) => {
+  const ws = await createWorkspace(app);
+  const created = await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId, channel_type: 'webchat' } });
+  const words = Array.from({ length: 1200 }, (_, i) => `w${i.toString(36)}x${(i * 7919).toString(36)}`);
+  const content = `${words.join(' ')} zebracrossing`.slice(0, 10_000);
+  const sent = await app.request('POST', `/api/v1/conversations/${created.body.id}/messages`, { token: ws.token, body: { content } });
+  t.is(sent.status, 200, sent.text.slice(0, 300));
+  const res = await search(ws.token, { q: words[600]!, type: 'messages' });
+  t.deepEqual(res.body.map((r: { id: string }) => r.id), [sent.body.id]);
+  t.deepEqual(marked(res.body[0].snippet), [words[600]]);
+});
+
 test('customers: part of a name, part of an e-mail, phone digits however formatted; newest first; the field marked', async (t) => {
   const ws = await createWorkspace(app);
   const kowalczyk = await customer(ws, { name: 'Marta Kowalczyk', email: 'marta@post.example', phone: '+48 601 234 567', at: '2026-03-01T00:00:00Z' });

@@ -10,16 +10,16 @@ create extension if not exists btree_gin;
 
 -- Messages: the words of the text with the language-neutral `simple` configuration (lower-cased
 -- words, no stemming, no stop words), so a word of any language is found as written. Stored, not
--- an expression index, so the btree below can carry it and test words without reading the table.
+-- an expression index: the walk below tests many messages' words, and recomputing to_tsvector for each would cost more.
 alter table messages add column search_vector tsvector generated always as (to_tsvector('simple'::regconfig, content)) stored;
 
 -- Two paths (core/domain/search/history-search.ts, WALK_WINDOWS): the business's newest messages
--- are walked in time order and tested word by word, index-only because the btree carries the
--- words; when the words are rarer than that walk can find, the GIN index returns the older
--- matches, few enough to sort. Measured on 1,000,000 messages of one business: the walk costs
--- about 2 µs a message index-only against 25 µs reading the table (bench/rows/search.ts).
+-- are walked in time order and tested word by word; when the words are rarer than that walk can
+-- find, the GIN index returns the older matches, few enough to sort. The btree does not carry
+-- the words (INCLUDE search_vector would make the walk index-only, about ten times faster, but a
+-- long message's vector exceeds a btree entry's 2.7 kB and its INSERT would fail).
 create index messages_business_search_idx on messages using gin (business_id, search_vector);
-create index messages_business_created_idx on messages (business_id, created_at desc, id desc) include (search_vector);
+create index messages_business_created_idx on messages (business_id, created_at desc, id desc);
 
 -- Customers: partial names, e-mail addresses and phone numbers (trigrams), within one business.
 -- The phone is compared by its digits, so "555 0102" finds "+1 (555) 010-2030"'s neighbours as typed either way.
