@@ -65,6 +65,8 @@ export const policies = {
   /** By user id (POST /team/assign/…): the contract keeps it to the owner and admins. */
   'conversations.assign_by_user': { roles: managers, refusal: 'Only the owner or an admin can assign conversations', noBusiness: noBusiness.team },
   'customers.read': { roles: everyone, noBusiness: noBusiness.business },
+  /** GET /search: every conversation, customer and message of the business, private notes included. */
+  'search.read': { roles: everyone, noBusiness: noBusiness.business },
 
   'kb.read': { roles: everyone, noBusiness: noBusiness.organization },
   'kb.write': { roles: everyone, noBusiness: noBusiness.organization },

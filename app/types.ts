@@ -55,6 +55,7 @@ export type Action =
   | 'conversations.assign_by_number'
   | 'conversations.assign_by_user'
   | 'customers.read'
+  | 'search.read'
   | 'kb.read'
   | 'kb.write'
   | 'kb.delete'
@@ -153,3 +154,30 @@ export type Overview = {
   median_handle_time: number;
   customer_happiness: number;
 };
+
+/** A piece of a search snippet (GET /api/v1/search): render `text` as text, highlighted when `match`. */
+export type SnippetSegment = { text: string; match: boolean };
+/** One result of GET /api/v1/search, by `type`. */
+export type HistoryHit =
+  | { type: 'message'; id: string; conversation_id: string; sender_type: string; created_at: string; customer: { uuid: string; name: string } | null; snippet: SnippetSegment[] }
+  | {
+      type: 'customer';
+      uuid: string;
+      id: number;
+      name: string;
+      email: string | null;
+      phone: string | null;
+      created_at: string;
+      latest_conversation_id: string | null;
+      snippet: SnippetSegment[];
+    }
+  | {
+      type: 'conversation';
+      id: string;
+      status: string;
+      channel_type: string;
+      updated_at: string;
+      customer: { uuid: string; name: string; email: string | null; phone: string | null } | null;
+      matched_in: 'message' | 'customer';
+      snippet: SnippetSegment[];
+    };

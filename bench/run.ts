@@ -25,9 +25,10 @@ import { outboundDelivery } from './rows/outbound-delivery.ts';
 import { socketFanout } from './rows/socket-fanout.ts';
 import { kbSearch } from './rows/kb-search.ts';
 import { analytics } from './rows/analytics.ts';
+import { search } from './rows/search.ts';
 
-// Analytics last: its million messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout, kbSearch, analytics];
+// Search and analytics last: their millions of messages would make every later row's tables bigger.
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout, kbSearch, search, analytics];
 
 /** A bad command line: exit 2 with the message. */
 class UsageError extends Error {}

@@ -329,6 +329,51 @@ test('Ollama failing: a transient error is retried (thrown) until the last attem
   t.is((await conversation(b.conversationId)).handoff_reason, handoffReasons.unavailable);
 });
 
+test.serial('no embedding model: the agent grounds on the article found by the customer\'s words (full text) and answers', async (t) => {
+  const ws = await aiWorkspace();
+  ollama.models.delete('nomic-embed-text');
+  try {
+    // The script matches the business's name (in the system prompt): the customer's words stay the article's words.
+    const marker = unique('fulltext');
+    await query(app, 'update businesses set name = $1 where id = $2', [marker, ws.businessId]);
+    ollama.scriptChat(marker, reply('Refunds reach your card within five business days.'));
+    const { conversationId, messageId } = await customerSays(ws, 'refund order card', `visitor-${marker}`);
+    await takeAiJob(conversationId);
+    await runAiReply(messageId, 1, 3);
+    const [chat] = chatsMentioning(marker);
+    t.truthy(chat, 'the chat model was asked');
+    t.regex(chat!.messages[0]!.content, /Article: Refund policy/, 'grounded on the refund article, found by its words');
+    t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer', 'ai']);
+    t.is((await conversation(conversationId)).handoff_requested_at, null);
+  } finally {
+    ollama.models.add('nomic-embed-text');
+  }
+});
+
+test.serial('Ollama stopped: an article found by its words is not "no knowledge"; without a chat model the agent is retried, then hands over as unavailable', async (t) => {
+  // Saved while Ollama is down: never embedded, still found by its words.
+  const ws = await aiWorkspace({ article: false });
+  ollama.setDown(true);
+  try {
+    const created = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: { title: 'Refund policy', content: REFUND } });
+    t.is(created.status, 200);
+    const search = await app.request('GET', '/api/v1/kb/search', { token: ws.token, query: { q: 'refund order' } });
+    t.is(search.status, 200, 'knowledge-base search answers for agents with Ollama stopped');
+    t.deepEqual(search.body.map((r: { article_id: number }) => r.article_id), [created.body.id]);
+    const { conversationId, messageId } = await customerSays(ws, 'refund order', 'visitor-down');
+    await takeAiJob(conversationId);
+    await t.throwsAsync(runAiReply(messageId, 1, 3), { instanceOf: OllamaError }, 'the chat request failed: retried');
+    t.is((await conversation(conversationId)).handoff_requested_at, null, 'not handed over as "no knowledge"');
+    await runAiReply(messageId, 3, 3);
+    const conv = await conversation(conversationId);
+    t.is(conv.handoff_reason, handoffReasons.unavailable);
+    t.is(conv.status, 'pending');
+    t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer']);
+  } finally {
+    ollama.setDown(false);
+  }
+});
+
 // ---------------------------------------------------------------- when the agent stays out
 
 test('Free plan, or auto-reply off: no ai_reply job', async (t) => {

@@ -213,3 +213,59 @@ browserTest('knowledge base: an article is added, indexed, found by a search, an
   t.deepEqual(errors, []);
   await context.close();
 });
+
+for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  browserTest(`search: / or Ctrl+K opens it, results by type with the words marked, a result opens its conversation (${device})`, async (t) => {
+    const team = await createWorkspace(app, { name: `Sam Search ${device}`, plan: 'Pro' });
+    // A history to search: two customers, a conversation each, words in two languages.
+    const [kasia] = await app.sql(`insert into customers (business_id, name, email, phone) values ($1, 'Kasia Nowakowska', 'kasia@post.example', '+48 601 234 567') returning id`, [team.businessId]);
+    const [ole] = await app.sql(`insert into customers (business_id, name, email) values ($1, 'Ole Nordmann', 'ole@fjord.example') returning id`, [team.businessId]);
+    const conversationOf = async (customerId: string, lines: [string, string][]) => {
+      const [c] = await app.sql(`insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now()) returning id`, [team.businessId, customerId]);
+      for (const [sender, content] of lines) {
+        await app.sql(`insert into messages (business_id, conversation_id, sender_type, content) values ($1, $2, $3, $4)`, [team.businessId, c.id, sender, content]);
+      }
+      return c.id as string;
+    };
+    const kasiaChat = await conversationOf(kasia.id, [['customer', 'Moja przesyłka nie dotarła, numer zamówienia 48213.'], ['agent', 'Sprawdzam przesyłkę, chwileczkę.']]);
+    await conversationOf(ole.id, [['customer', 'Is the parcel to Bergen delayed? <b>Tracking</b> says nothing.']]);
+    const { page, context, errors } = await appPage(browser, app.url, team.token, viewport);
+    await page.goto(`${app.url}/app/inbox`);
+    await page.getByRole('list', { name: 'Conversations' }).waitFor();
+    // "/" outside a text field opens the search.
+    await page.keyboard.press('/');
+    const dialog = page.getByRole('dialog', { name: 'Search' });
+    const box = dialog.getByRole('searchbox', { name: 'Search conversations, customers and messages' });
+    await box.waitFor();
+    t.true(await box.evaluate((el: any) => el === el.ownerDocument.activeElement), 'the search box has the focus');
+    await shoot(page, `search-empty-${device}`);
+    await box.fill('przesyłka');
+    const messages = dialog.getByRole('region', { name: 'Messages' });
+    await messages.locator('mark', { hasText: 'przesyłka' }).waitFor();
+    await dialog.getByRole('region', { name: 'Conversations' }).getByText('Kasia Nowakowska').waitFor();
+    await dialog.getByRole('region', { name: 'Customers' }).getByText('No customers match').waitFor();
+    await shoot(page, `search-results-${device}`);
+    t.deepEqual(await unnamedControls(page), [], 'every control of the search has an accessible name');
+    // A customer by part of their phone number, a message whose text looks like markup shown as text.
+    await box.fill('601 234');
+    await dialog.getByRole('region', { name: 'Customers' }).locator('mark', { hasText: '601 234' }).waitFor();
+    await box.fill('bergen');
+    await messages.getByText('<b>Tracking</b> says nothing.', { exact: false }).waitFor();
+    t.is(await messages.locator('b').count(), 0, 'the customer\'s "<b>" is text, not bold');
+    await shoot(page, `search-text-as-typed-${device}`);
+    // Escape closes; Ctrl+K opens it again.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.keyboard.press('Control+k');
+    await box.waitFor();
+    await box.fill('48213');
+    const hit = messages.getByRole('link', { name: /Kasia Nowakowska/ });
+    await hit.click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForURL(`**/app/inbox/${kasiaChat}?status=any`);
+    await page.getByRole('log', { name: 'Messages' }).getByText('Sprawdzam przesyłkę, chwileczkę.').waitFor();
+    await shoot(page, `search-opened-${device}`);
+    t.deepEqual(errors, []);
+    await context.close();
+  });
+}

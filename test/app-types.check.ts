@@ -19,6 +19,7 @@ import type { ChannelOutput } from '../api/presenters/channel.ts';
 import type { WidgetOutput } from '../core/presenters/widget.ts';
 import type { articleSchema } from '../api/presenters/article.ts';
 import type { searchResult } from '../api/routes/kb/schema.ts';
+import type { searchHit } from '../api/routes/search/schema.ts';
 import type { teamMemberSchema } from '../api/presenters/team-member.ts';
 import type { planResponse } from '../api/routes/business/plan.ts';
 import type { overviewSchema } from '../api/routes/analytics/routes.ts';
@@ -44,6 +45,7 @@ export type AppTypesFitTheServer = [
   Holds<Fits<WidgetOutput, App.Widget>>,
   Holds<Fits<z.infer<typeof articleSchema>, App.Article>>,
   Holds<Fits<z.infer<typeof searchResult>, App.SearchHit>>,
+  Holds<Fits<z.infer<typeof searchHit>, App.HistoryHit>>,
   Holds<Fits<z.infer<typeof teamMemberSchema>, App.Member>>,
   Holds<Fits<z.infer<typeof planResponse>, App.PlanInfo>>,
   Holds<Fits<z.infer<typeof overviewSchema>, App.Overview>>,

@@ -3,7 +3,8 @@
  * articles are chunked, embedded and marked `indexed`; search ranks within the caller's
  * business only; deletion takes an article out of search at once; Ollama failures leave the
  * article saved and `failed` (permanent at once, transient after the last attempt) and a
- * recreated article indexes; search answers 503 while Ollama is unreachable.
+ * recreated article indexes; search answers from full text while Ollama is unreachable, and fuses
+ * full text with the semantic ranking when it is up.
  *
  * Tests that change the fake's global behaviour (down, failures, missing model) are serial;
  * ava runs them before the concurrent ones.
@@ -176,21 +177,59 @@ test.serial('a 5xx from Ollama is retried and the article then indexes', async (
   t.is((await statusOf(article.id)).index_error, null);
 });
 
-test.serial('search answers 503 while Ollama is unreachable, and again 200 once it is back', async (t) => {
+test.serial('Ollama unreachable: search still answers from full text, finding the one article with the word, indexed or not', async (t) => {
   const ws = await createWorkspace(app);
-  await indexed(ws, 'Refunds', REFUND);
+  const refund = await indexed(ws, 'Refunds', REFUND);
+  await indexed(ws, 'Passwords', PASSWORD);
   ollama.setDown(true);
   try {
+    const before = ollama.embedRequests.length;
     const res = await search(ws, 'refund');
-    t.is(res.status, 503);
-    t.is(typeof res.body.detail, 'string');
-    t.regex(res.body.detail, /unavailable/);
+    t.is(res.status, 200);
+    t.deepEqual(res.body.map((r: { article_id: number }) => r.article_id), [refund.id]);
+    t.regex(res.body[0].snippet, /refund/i);
+    t.is(res.body[0].score, 1, 'first in the only ranking that answered');
+    t.is(ollama.embedRequests.length, before, 'the fake was down: no embedding reached it');
+    // Saved while Ollama is down: never embedded (pending), found by its words at once.
+    const pending = await createArticle(ws, 'Gift cards', 'Gift cards never expire and can be used online or in a store.');
+    t.is((await statusOf(pending.id)).index_status, 'pending');
+    const gift = await search(ws, 'gift cards expire');
+    t.is(gift.status, 200);
+    t.deepEqual(gift.body.map((r: { article_id: number }) => r.article_id), [pending.id]);
+    t.deepEqual((await search(ws, 'xylophone')).body, []);
   } finally {
     ollama.setDown(false);
   }
   ollama.failNext(1, 404, 'model "nomic-embed-text" not found, try pulling it first');
-  t.is((await search(ws, 'refund')).status, 503, 'a refused embedding is 503 too');
-  t.is((await search(ws, 'refund')).status, 200);
+  const refused = await search(ws, 'refund');
+  t.is(refused.status, 200, 'a refused embedding (model not installed) answers from full text too');
+  t.deepEqual(refused.body.map((r: { article_id: number }) => r.article_id), [refund.id]);
+});
+
+test('full text finds words of any language as written (no English stemming or stop words)', async (t) => {
+  const ws = await createWorkspace(app);
+  const de = await createArticle(ws, 'Rücksendung', 'Die Rücksendung ist innerhalb von 30 Tagen kostenlos. Bitte legen Sie den Lieferschein bei.');
+  const ru = await createArticle(ws, 'Доставка', 'Доставка по всей России занимает от трёх до пяти дней.');
+  t.deepEqual((await search(ws, 'Lieferschein')).body.map((r: { article_id: number }) => r.article_id), [de.id]);
+  t.deepEqual((await search(ws, 'rücksendung')).body.map((r: { article_id: number }) => r.article_id), [de.id], 'case-insensitive, umlaut kept');
+  t.deepEqual((await search(ws, 'доставка')).body.map((r: { article_id: number }) => r.article_id), [ru.id]);
+  t.deepEqual((await search(ws, '"пяти дней"')).body.map((r: { article_id: number }) => r.article_id), [ru.id], 'a quoted phrase');
+  t.deepEqual((await search(ws, 'доставка -россии')).body, [], 'an excluded word');
+});
+
+test('with embeddings, both rankings are fused: an article with the words and the meaning scores 1, one found by meaning alone is listed too', async (t) => {
+  const ws = await createWorkspace(app);
+  const refund = await indexed(ws, 'Refund policy', REFUND);
+  const shipping = await indexed(ws, 'Shipping times', SHIPPING);
+  // Every word in the refund article: first in both rankings.
+  const both = await search(ws, 'refund card');
+  t.is(both.body[0].article_id, refund.id);
+  t.is(both.body[0].score, 1);
+  // "xylophone" is in no article, so full text finds nothing; the embedding still relates "parcel" to the shipping article.
+  const meaning = await search(ws, 'parcel xylophone');
+  t.is(meaning.status, 200);
+  t.is(meaning.body[0].article_id, shipping.id);
+  t.true(meaning.body[0].score > 0 && meaning.body[0].score <= 1);
 });
 
 // ---------------------------------------------------------------- indexing and search
@@ -326,11 +365,12 @@ test('search validation: q required and not blank, limit 1–20 (422); no busine
   t.deepEqual(anon.body, { detail: 'Not authenticated' });
 });
 
-test('the search route is documented with its 503', async (t) => {
+test('the search route is documented as answering without a model (no 503)', async (t) => {
   const res = await app.request('GET', '/api/v1/openapi.json');
   t.is(res.status, 200);
   const op = res.body.paths['/api/v1/kb/search']?.get;
   t.truthy(op);
-  t.truthy(op.responses['503']);
-  t.regex(op.description, /503/);
+  t.falsy(op.responses['503']);
+  t.regex(op.description, /full text/);
+  t.regex(op.description, /reciprocal rank fusion/);
 });

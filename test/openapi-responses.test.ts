@@ -139,6 +139,7 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['post /api/v1/kb/articles', () => req('POST', '/api/v1/kb/articles', { body: { title: 'Refunds', content: 'Refunds take five days.' } })],
     ['get /api/v1/kb/articles', () => req('GET', '/api/v1/kb/articles')],
     ['get /api/v1/kb/search', () => req('GET', '/api/v1/kb/search', { query: { q: 'refund' } })],
+    ['get /api/v1/search', () => req('GET', '/api/v1/search', { query: { q: 'hi', type: 'messages' } })],
     ['delete /api/v1/kb/articles/{article_id}', async () => req('DELETE', `/api/v1/kb/articles/${(await req('GET', '/api/v1/kb/articles')).body[0].id}`)],
     ['get /api/v1/analytics/overview', () => req('GET', '/api/v1/analytics/overview')],
     ['get /api/v1/ai/settings', () => req('GET', '/api/v1/ai/settings')],

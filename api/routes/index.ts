@@ -15,6 +15,7 @@ import billing from './billing/routes.ts';
 import ai from './ai/routes.ts';
 import webhooks from './webhooks/routes.ts';
 import visitor from './visitor/routes.ts';
+import search from './search/routes.ts';
 import agentApp from './app/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
@@ -24,6 +25,7 @@ export const allRoutes: AnyRoute[] = [
   ...team,
   ...conversations,
   ...customers,
+  ...search,
   ...channels,
   ...channelTypes,
   ...widgets,

@@ -3,13 +3,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { onLive, onResync } from '../live.ts';
 import { currentLocation, linkClick } from '../router.ts';
-import { loadMembers, me, signOut } from '../session.ts';
+import { can, loadMembers, me, signOut } from '../session.ts';
 import { Logo } from '../ui/Logo.tsx';
 import { Inbox } from '../inbox/Inbox.tsx';
 import { Settings } from '../settings/Settings.tsx';
 import { Analytics } from '../analytics/Analytics.tsx';
 import { Availability } from './Availability.tsx';
 import { askForNotifications, canAskForNotifications, followNotifications } from './notifications.ts';
+import { followSearchKeys, SearchDialog, searchOpen } from '../search/SearchDialog.tsx';
 
 const NAV = [
   { to: '/app/inbox', label: 'Inbox', icon: 'M3 13h5l2 3h4l2-3h5 M5 5h14l2 8v6H3v-6z' },
@@ -32,6 +33,7 @@ export function AppShell() {
   const path = currentLocation.value.path;
   const [askNotify, setAskNotify] = useState(canAskForNotifications());
   useEffect(() => followNotifications(), []);
+  useEffect(() => followSearchKeys(), []);
   // Teammates' availability changes live (the assignee menu and the team page use it), and is
   // read again whenever the live connection comes up (a change before it reached no socket).
   useEffect(() => {
@@ -54,6 +56,14 @@ export function AppShell() {
               </a>
             </li>
           ))}
+          {can('search.read') && (
+            <li>
+              <button class="nav-item nav-search" aria-label="Search all history" aria-keyshortcuts="/ Control+K" title="Search (/ or Ctrl+K)" onClick={() => (searchOpen.value = true)}>
+                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14z M20 20l-4-4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" /></svg>
+                <span>Search</span>
+              </button>
+            </li>
+          )}
         </ul>
         <div class="sidebar-foot">
           {askNotify && <button class="link small" onClick={() => askForNotifications().then(() => setAskNotify(false))}>Turn on notifications</button>}
@@ -68,6 +78,7 @@ export function AppShell() {
         <VerifyBanner />
         {page}
       </main>
+      <SearchDialog />
     </div>
   );
 }

@@ -10,8 +10,10 @@
  * A reply is sent as the `ai` sender of core/commands/messages.ts sendMessage (counted against
  * the month, queued on the conversation's channel, delivered) in the re-check's transaction. A
  * handoff (core/commands/conversations.ts requestHandoff) sets `handoff_requested_at`/
- * `handoff_reason`, moves an open conversation to `pending` and publishes `handoff_requested`. Handoffs happen when no chunk is relevant enough
- * (AI_MIN_RELEVANCE), when the model says so or is unsure, when its answer is unusable, at
+ * `handoff_reason`, moves an open conversation to `pending` and publishes `handoff_requested`. The knowledge comes from the
+ * fused full-text and semantic search (semantic passages below AI_MIN_RELEVANCE left out), so with Ollama's
+ * embeddings down the articles that contain the customer's words still ground it; without the chat model it
+ * cannot compose an answer and hands over. Handoffs happen when nothing relevant is found, when the model says so or is unsure, when its answer is unusable, at
  * the monthly message limit, and when Ollama fails for good (a refusal, or the last attempt).
  */
 import { z } from 'zod';
@@ -22,7 +24,7 @@ import { HttpError } from '../../core/errors.ts';
 import { publishEvents, type PendingEvent } from '../../core/events/live.ts';
 import { requestHandoff } from '../../core/commands/conversations.ts';
 import { sendMessage } from '../../core/commands/messages.ts';
-import { searchKnowledgeBase } from '../../core/domain/knowledge-base/search-index.ts';
+import { hybridSearch } from '../../core/domain/knowledge-base/hybrid-search.ts';
 import { chatJson, OllamaError } from '../../core/adapters/ollama.ts';
 import { buildPrompt, CONTEXT_CHUNKS, decisionJsonSchema, handoffReasons, HISTORY_MESSAGES, parseDecision, pendingQuestion } from '../../core/domain/ai-agent.ts';
 import { catalogueTask } from '../task.ts';
@@ -143,11 +145,18 @@ async function answer(deps: Deps, helpers: JobHelpers, messageId: string): Promi
   const history = await historyUntil(deps.db, state);
   const question = pendingQuestion(history);
   if (question === '') return handOver(deps, messageId, handoffReasons.noText);
-  const knowledge = await viaOllama(deps, helpers, messageId, () =>
-    searchKnowledgeBase(deps.db, deps.config, state.business_id, question, { limit: CONTEXT_CHUNKS, perArticle: false, minScore: deps.config.AI_MIN_RELEVANCE }),
-  );
-  if (!knowledge) return;
-  if (knowledge.length === 0) return handOver(deps, messageId, handoffReasons.noKnowledge);
+  // Full text always answers; the semantic side joins when Ollama embeds (core/domain/knowledge-base/hybrid-search.ts).
+  const { matches: knowledge, semanticError } = await hybridSearch(deps.db, deps.config, deps.logger, state.business_id, question, {
+    limit: CONTEXT_CHUNKS,
+    perArticle: false,
+    minScore: deps.config.AI_MIN_RELEVANCE,
+  });
+  if (knowledge.length === 0) {
+    // Nothing by words and no meaning to compare: that is Ollama's failure (retried, then
+    // "AI agent unavailable"), not proof that the knowledge base has no answer.
+    if (semanticError) return void (await viaOllama(deps, helpers, messageId, () => Promise.reject(semanticError)));
+    return handOver(deps, messageId, handoffReasons.noKnowledge);
+  }
   const content = await viaOllama(deps, helpers, messageId, () =>
     chatJson(deps.config, buildPrompt({ businessName: state.business_name, history, knowledge }), decisionJsonSchema),
   );

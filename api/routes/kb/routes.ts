@@ -1,10 +1,9 @@
-/** The knowledge base: list, create (queued for indexing), delete, semantic search. */
+/** The knowledge base: list, create (queued for indexing), delete, search (full text, fused with semantic search when embeddings are available). */
 import { z } from '../../../core/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
-import { notFound, serviceUnavailable } from '../../../core/errors.ts';
+import { notFound } from '../../../core/errors.ts';
 import { addKbArticle, deleteKbArticle } from '../../../core/commands/articles.ts';
-import { searchKnowledgeBase } from '../../../core/domain/knowledge-base/search-index.ts';
-import { OllamaError } from '../../../core/adapters/ollama.ts';
+import { hybridSearch } from '../../../core/domain/knowledge-base/hybrid-search.ts';
 import { defineRoute } from '../../route.ts';
 import { articleColumns, articleRow, articleSchema, presentArticle } from '../../presenters/article.ts';
 import { articleParams, createArticleBody, messageResponse, searchQuery, searchResult } from './schema.ts';
@@ -92,41 +91,35 @@ function snippetOf(text: string, max = 200): string {
   return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/** How long a search waits for the query's embedding before answering 503. */
-const SEARCH_EMBED_TIMEOUT_MS = 10_000;
+/** How long a search waits for the query's embedding before answering with the full-text ranking alone. */
+const SEARCH_EMBED_TIMEOUT_MS = 5_000;
 
 export const searchArticles = defineRoute({
   method: 'get',
   path: '/api/v1/kb/search',
-  summary: 'Semantic search over the business\'s knowledge base',
+  summary: 'Search the business\'s knowledge base (full text, fused with semantic search when embeddings are available)',
   description:
-    'Any member may search. The query is embedded by the configured Ollama model and compared with every indexed passage (chunks of about ' +
-    '800 characters) of the caller\'s business only; each article appears once, with its best passage as `snippet` (about 200 characters) ' +
-    'and that passage\'s cosine similarity as `score` (0–1, four decimals), best first (ties by article id). Passages with no similarity at all ' +
-    'are left out, so the list may be shorter than `limit` (1–20, default 5) or empty. Articles still `pending` or `failed` are not searchable. ' +
-    'A deleted article disappears from the results at once. `q` missing or blank: 422. Caller without a business: 400. ' +
-    'When the embedding service cannot be reached or refuses (model not installed), the answer is 503 `{detail}`: there is no keyword ' +
-    'fallback, because its scores would not be comparable with the semantic ones; a business with nothing indexed gets `[]` without it. See docs/decisions.md#knowledge-base-and-ai.',
+    'Any member may search. Always answers, with or without a model: the articles whose title or text contains every word of `q` (full text in any language, ' +
+    'words compared as written; `"a phrase"`, `or`, `-word` as in a search box), ranked by how often and how close together they appear, title above body; ' +
+    'every saved article is found this way at once, whether or not it is indexed for embeddings. When the configured Ollama embedding model answers and ' +
+    'articles are indexed, the query is also compared with every indexed passage (chunks of about 800 characters) and the two rankings are fused by ' +
+    'reciprocal rank fusion, so an article found by meaning without the exact words is listed too. When Ollama cannot be reached (or does not answer within ' +
+    '5 seconds) the full-text ranking is the answer. Each article appears once, with its best passage as `snippet` (about 200 characters), best first (ties by article id); ' +
+    '`score` is the fused rank score scaled to 0–1 (1: first in every ranking that answered). The list may be shorter than `limit` (1–20, default 5) or empty. ' +
+    'A deleted article disappears from the results at once. `q` missing or blank: 422. Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   policy: 'kb.read',
   query: searchQuery,
   response: z.array(searchResult),
-  errors: [400, 503],
+  errors: [400],
   handler: async ({ query, member, deps }) => {
-    const { businessId } = member;
-    try {
-      const matches = await searchKnowledgeBase(deps.db, deps.config, businessId, query.q, {
-        limit: query.limit,
-        perArticle: true,
-        timeoutMs: SEARCH_EMBED_TIMEOUT_MS,
-      });
-      return matches.map((m) => ({ article_id: m.articleId, title: m.title, snippet: snippetOf(m.content), score: Math.round(m.score * 10_000) / 10_000 }));
-    } catch (error) {
-      if (!(error instanceof OllamaError)) throw error;
-      deps.logger.warn({ error: error.message }, 'knowledge base search: embedding failed');
-      throw serviceUnavailable('Knowledge base search is unavailable right now: the embedding service cannot be reached. Try again shortly.');
-    }
+    const { matches } = await hybridSearch(deps.db, deps.config, deps.logger, member.businessId, query.q, {
+      limit: query.limit,
+      perArticle: true,
+      timeoutMs: SEARCH_EMBED_TIMEOUT_MS,
+    });
+    return matches.map((m) => ({ article_id: m.articleId, title: m.title, snippet: snippetOf(m.content), score: Math.round(m.score * 10_000) / 10_000 }));
   },
 });
 

@@ -28,6 +28,6 @@ export const searchResult = z
     article_id: z.number().int().openapi({ description: 'The article\'s integer id' }),
     title: z.string(),
     snippet: z.string().openapi({ description: 'The article\'s best-matching passage, at most about 200 characters' }),
-    score: z.number().openapi({ description: 'Cosine similarity of that passage to the query, 0–1, four decimals' }),
+    score: z.number().openapi({ description: 'Fused reciprocal-rank score scaled to 0–1, four decimals: 1 is first in every ranking that answered (full text, and semantic when available)' }),
   })
   .openapi('KbSearchResult');
