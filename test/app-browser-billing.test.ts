@@ -40,13 +40,13 @@ test.after.always(async () => {
 });
 
 /** Stripe's confirmation that the checkout was paid, signed as Stripe signs it. */
-async function stripeConfirms(businessId: string, plan: 'mini' | 'pro'): Promise<void> {
+async function stripeConfirms(businessId: string, plan: 'mini' | 'pro', sessionId: string): Promise<void> {
   const payload = JSON.stringify({
     id: `evt_${randomBytes(8).toString('hex')}`,
     object: 'event',
     type: 'checkout.session.completed',
     created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `cs_test_${randomBytes(6).toString('hex')}`, object: 'checkout.session', mode: 'subscription', client_reference_id: businessId, metadata: { business_id: businessId, plan }, payment_status: 'paid', status: 'complete' } },
+    data: { object: { id: sessionId, object: 'checkout.session', mode: 'subscription', client_reference_id: businessId, metadata: { business_id: businessId, plan }, payment_status: 'paid', status: 'complete' } },
   });
   const res = await app.request('POST', '/api/v1/billing/webhook', {
     rawBody: payload,
@@ -68,7 +68,9 @@ browserTest('the owner upgrades through Stripe Checkout and comes back to the ne
   t.like(session.form, { 'metadata[plan]': 'mini', 'metadata[business_id]': owner.businessId });
   t.true(session.form.success_url!.startsWith(`${app.url}/billing?checkout=success`), session.form.success_url);
 
-  await stripeConfirms(owner.businessId, 'mini');
+  // The session the fake Stripe created: Parley asks it which price was sold.
+  const sessionId = String(stripe.sessionIds.at(-1));
+  await stripeConfirms(owner.businessId, 'mini', sessionId);
   // Stripe sends the buyer back with the session id filled in.
   await page.goto(session.form.success_url!.replace('{CHECKOUT_SESSION_ID}', 'cs_test_1'));
   await page.getByText('Thank you! Your payment went through').waitFor();

@@ -28,6 +28,8 @@ export type FakeStripe = {
   failNext: (status: number, message?: string) => void;
   /** The price a session sold, as Stripe keeps it (sessions created through the fake are recorded by themselves). */
   setSessionPrice: (sessionId: string, priceId: string) => void;
+  /** Ids of the Checkout Sessions the fake created, oldest first. */
+  sessionIds: string[];
   close: () => Promise<void>;
 };
 
@@ -52,6 +54,7 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
   const requests: FakeStripeRequest[] = [];
   let failure: { status: number; message: string } | null = null;
   const sessionPrices = new Map<string, string>();
+  const sessionIds: string[] = [];
 
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -99,6 +102,7 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
     }
     const id = `cs_test_${randomBytes(12).toString('hex')}`;
     sessionPrices.set(id, form['line_items[0][price]']);
+    sessionIds.push(id);
     res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
     res.end(
       JSON.stringify({
@@ -125,6 +129,7 @@ export async function startFakeStripe(options: { secretKey: string }): Promise<F
       failure = { status, message };
     },
     setSessionPrice: (sessionId, priceId) => void sessionPrices.set(sessionId, priceId),
+    sessionIds,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
