@@ -22,13 +22,14 @@ import { inboundDrain } from './rows/inbound-drain.ts';
 import { inboundLatency } from './rows/inbound-latency.ts';
 import { agentReply } from './rows/agent-reply.ts';
 import { outboundDelivery } from './rows/outbound-delivery.ts';
+import { replyOrder } from './rows/reply-order.ts';
 import { socketFanout } from './rows/socket-fanout.ts';
 import { kbSearch } from './rows/kb-search.ts';
 import { analytics } from './rows/analytics.ts';
 import { search } from './rows/search.ts';
 
 // Search and analytics last: their millions of messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, socketFanout, kbSearch, search, analytics];
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, replyOrder, socketFanout, kbSearch, search, analytics];
 
 /** A bad command line: exit 2 with the message. */
 class UsageError extends Error {}

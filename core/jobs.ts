@@ -8,7 +8,6 @@
  * Jobs are added inside the caller's transaction (graphile_worker.add_job through the same
  * slonik connection), so a job exists exactly when the rows that asked for it do.
  */
-import type { FragmentSqlToken, SqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql, type Queryable } from './adapters/postgres/db.ts';
 
@@ -47,8 +46,16 @@ const channelId = z.object({ channel_id: z.uuid() });
 export const jobCatalogue = {
   /** System mail: invitations, verification links. */
   send_email: job({ payload: z.object({ to: z.email(), subject: z.string().min(1), text: z.string() }) }),
-  /** An agent or AI reply out through its channel; re-enqueued with `runAt` on a platform's Retry-After. */
-  deliver_message: job({ payload: messageId, jobKey: (p) => `message:${p.message_id}` }),
+  /**
+   * Replies out through their channel. `{conversation_id}`: the conversation's delivery drain,
+   * its queued replies oldest first (core/commands/delivery-drain.ts); storing a reply arms it
+   * through the SQL function delivery_arm_drain (migration 0081), which spells this key too.
+   * `{message_id}`: a reply that failed for good, queued again (`parley jobs retry`).
+   */
+  deliver_message: job({
+    payload: z.union([z.object({ conversation_id: z.uuid() }), messageId]),
+    jobKey: (p) => ('conversation_id' in p ? `deliver:${p.conversation_id}` : `message:${p.message_id}`),
+  }),
   /**
    * Inbound events into customer, conversation and message rows. `{channel_id}`: the drain of a
    * channel's pending events, in arrival order (core/commands/inbound-drain.ts); storing events
@@ -108,40 +115,6 @@ export async function enqueue<N extends JobName>(q: Queryable, name: N, payload:
     jobKeyMode: spec.jobKeyMode,
     runAt: extra?.runAt,
   });
-}
-
-/** Catalogue entries whose key and queue depend on the payload alone. */
-type SelfContainedJob = { [N in JobName]: undefined extends JobContext<N> ? N : never }[JobName];
-type PayloadFields<N extends JobName> = { [F in keyof z.input<Spec<N>['payload']>]-?: SqlToken };
-
-/**
- * The entry's graphile_worker.add_job call as a SQL expression, for a job added inside a larger
- * statement (e.g. from a CTE's rows): `fields` gives each payload field as a SQL value, and the
- * entry's key and queue are built from them in SQL, so they are spelled only in the catalogue.
- */
-export function addJobExpression<N extends SelfContainedJob>(name: N, fields: PayloadFields<N>): FragmentSqlToken {
-  const spec: JobSpec<z.ZodType, any> = jobCatalogue[name];
-  const entries = Object.entries(fields as Record<string, SqlToken>);
-  const payload = sql.fragment`json_build_object(${sql.join(entries.map(([key, value]) => sql.fragment`${key}::text, ${value}`), sql.fragment`, `)})`;
-  return sql.fragment`graphile_worker.add_job(
-    identifier => ${name}::text,
-    payload => ${payload},
-    queue_name => ${textFromFields(spec.queueName, entries)}::text,
-    max_attempts => ${spec.maxAttempts ?? null}::int,
-    job_key => ${textFromFields(spec.jobKey, entries)}::text,
-    job_key_mode => ${spec.jobKeyMode ?? 'replace'}::text)`;
-}
-
-/**
- * A key or queue rule (a template of payload fields) evaluated in SQL: the rule runs once on
- * markers standing for the fields, and the text between markers is joined to the fields' SQL
- * values with `||`.
- */
-function textFromFields(rule: ((payload: any, context: undefined) => string | undefined) | undefined, entries: [string, SqlToken][]): FragmentSqlToken | null {
-  const text = rule?.(Object.fromEntries(entries.map(([key], i) => [key, `\u0000${i}\u0000`])), undefined);
-  if (text === undefined) return null;
-  const parts = text.split(/\u0000(\d+)\u0000/).map((part, i) => (i % 2 ? sql.fragment`(${entries[Number(part)]![1]})::text` : sql.fragment`${part}::text`));
-  return sql.fragment`(${sql.join(parts, sql.fragment` || `)})`;
 }
 
 type RawJobOptions = EnqueueOptions & Omit<JobSpec<z.ZodType, unknown>, 'payload' | 'jobKey' | 'queueName'> & { jobKey?: string; queueName?: string };

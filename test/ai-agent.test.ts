@@ -136,8 +136,8 @@ test.serial('end to end: an inbound message is answered by the worker with an ai
     const { conversationId } = await customerSays(ws, `${marker} How do I get a refund for my order?`);
     const ai = await waitFor(async () => (await messagesOf(conversationId)).find((m) => m.sender_type === 'ai'), 20_000, 'ai message');
     t.is(ai.content, 'You can get a refund within 30 days of delivery, from the order page.');
-    const [job] = await query(app, `select task_identifier from graphile_worker.jobs where key = $1`, [`message:${ai.id}`]);
-    t.is(job?.task_identifier, 'deliver_message');
+    const [job] = await query(app, `select task_identifier from graphile_worker.jobs where key = $1`, [`deliver:${conversationId}`]);
+    t.is(job?.task_identifier, 'deliver_message', 'the conversation\'s delivery drain is armed');
   } finally {
     await worker.stop();
   }
@@ -162,8 +162,8 @@ test('a grounded answer: an ai message (queued on the conversation\'s channel), 
   t.is(ai.delivery_status, 'queued');
   t.is(ai.sender_id, null);
   t.is(ai.channel_id, ws.channelId);
-  const jobs = await query(app, `select task_identifier from graphile_worker.jobs where key = $1`, [`message:${ai.id}`]);
-  t.deepEqual(jobs.map((j) => j.task_identifier), ['deliver_message']);
+  const jobs = await query(app, `select task_identifier from graphile_worker.jobs where key = $1`, [`deliver:${conversationId}`]);
+  t.deepEqual(jobs.map((j) => j.task_identifier), ['deliver_message'], 'the conversation\'s delivery drain is armed');
   t.is(await counter(ws.businessId), 1, 'an AI message counts against the month');
   const conv = await conversation(conversationId);
   t.is(conv.status, 'open');
@@ -305,7 +305,7 @@ test('at the monthly message limit the agent hands over instead of replying; not
   t.is(conv.status, 'pending');
   t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer']);
   t.is(await counter(ws.businessId), 5000);
-  t.is((await query(app, `select count(*)::int as n from graphile_worker.jobs j where task_identifier = 'deliver_message' and exists (select 1 from messages m where 'message:' || m.id = j.key and m.conversation_id = $1)`, [conversationId]))[0].n, 0);
+  t.is((await query(app, `select count(*)::int as n from graphile_worker.jobs j where task_identifier = 'deliver_message' and j.key = 'deliver:' || $1`, [conversationId]))[0].n, 0, 'no delivery drain armed');
 });
 
 test('Ollama failing: a transient error is retried (thrown) until the last attempt, then a handoff; a refusal hands over at once', async (t) => {

@@ -86,8 +86,8 @@ test('create with initial_message: an agent message by the caller, first_respons
   const [message] = res.body.messages;
   t.like(message, { conversation_id: res.body.id, sender_type: 'agent', sender_id: ws.userId, content: 'Hi! We saw your order.', attachments: [], delivery_status: 'queued' });
   t.is(res.body.first_response_at, message.created_at);
-  const job = await one(`select key from graphile_worker.jobs where task_identifier = 'deliver_message' and key = $1`, [`message:${message.id}`]);
-  t.truthy(job, 'deliver_message job with key message:<id>');
+  const job = await one(`select key from graphile_worker.jobs where task_identifier = 'deliver_message' and key = $1`, [`deliver:${res.body.id}`]);
+  t.truthy(job, 'the conversation\'s delivery drain (deliver_message, key deliver:<conversation id>) is armed');
   const counter = await one(`select sum(count)::int as count from message_counters where business_id = $1`, [ws.businessId]);
   t.is(counter.count, 1);
   const names = app.events.filter((e) => e.payload.conversation_id === res.body.id).map((e) => e.name);

@@ -109,7 +109,7 @@ async function deliveredAfterRetry(conversationId: string, messageId: string) {
     }, 20_000, 'the first attempt failed');
     const queued = (await inbox.messageById(conversationId, messageId)).delivery_status;
     // graphile-worker would wait exp(1) ≈ 2.7 s before the retry: bring the retry forward.
-    await query(app, 'update graphile_worker._private_jobs set run_at = now() where key = $1', [`message:${messageId}`]);
+    await inbox.retryNow(messageId);
     const delivered = await waitFor(async () => {
       const m = await inbox.messageById(conversationId, messageId);
       return m?.delivery_status === 'sent' ? m : null;

@@ -7,7 +7,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { sql } from '../core/adapters/postgres/db.ts';
-import { addJob, addJobExpression, enqueue, jobCatalogue, type JobName } from '../core/jobs.ts';
+import { addJob, enqueue, jobCatalogue, type JobName } from '../core/jobs.ts';
 import { allTasks } from '../workers/tasks/index.ts';
 import { crontab } from '../workers/crontab.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -48,6 +48,7 @@ test.serial('enqueue: the key, queue, attempts and payload come from the catalog
     max_attempts: 25,
     payload: { message_id: message },
   });
+  t.like(await job(await enqueue(app.deps.db, 'deliver_message', { conversation_id: conversation })), { key: `deliver:${conversation}`, payload: { conversation_id: conversation } });
   t.like(await job(await enqueue(app.deps.db, 'poll_channel', { channel_id: channel })), { key: `poll:${channel}`, queue_name: `poll:${channel}`, max_attempts: 1 });
   t.like(await job(await enqueue(app.deps.db, 'ai_reply', { message_id: message }, { conversationId: conversation })), { key: `ai:${conversation}`, max_attempts: 3 });
   t.like(await job(await enqueue(app.deps.db, 'process_inbound', { channel_id: channel })), { key: `inbound:${channel}`, queue_name: null, payload: { channel_id: channel } });
@@ -55,32 +56,11 @@ test.serial('enqueue: the key, queue, attempts and payload come from the catalog
   t.like(await job(await enqueue(app.deps.db, 'index_article', { article_id: 7 })), { key: 'article:7', max_attempts: 8 });
 });
 
-test.serial('addJobExpression: a job added inside a statement gets the key, queue, attempts and payload enqueue() gives', async (t) => {
-  const [channel, message] = [randomUUID(), randomUUID()];
-  const added = (expression: ReturnType<typeof addJobExpression>) =>
-    app.deps.db.oneFirst(sql.type(z.object({ id: z.coerce.string() }))`
-      with source as (select ${channel}::uuid as channel_id, ${message}::uuid as message_id)
-      select (${expression}).id from source s`);
-  t.like(await job(await added(addJobExpression('poll_channel', { channel_id: sql.fragment`s.channel_id` }))), {
-    task_identifier: 'poll_channel',
-    key: `poll:${channel}`,
-    queue_name: `poll:${channel}`,
-    max_attempts: 1,
-    payload: { channel_id: channel },
-  });
-  t.like(await job(await added(addJobExpression('deliver_message', { message_id: sql.fragment`s.message_id` }))), {
-    key: `message:${message}`,
-    queue_name: null,
-    max_attempts: 25,
-    payload: { message_id: message },
-  });
-});
-
 test.serial('enqueue refuses a payload its task would drop, and adds no job', async (t) => {
   const count = () => app.deps.db.oneFirst(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from graphile_worker.jobs where task_identifier in ('deliver_message', 'send_email')`);
   const before = await count();
   await t.throwsAsync(enqueue(app.deps.db, 'deliver_message', { message_id: 'not-a-uuid' }));
-  // @ts-expect-error: deliver_message takes {message_id}, not an article id
+  // @ts-expect-error: deliver_message takes {conversation_id} or {message_id}, not an article id
   await t.throwsAsync(enqueue(app.deps.db, 'deliver_message', { article_id: 1 }));
   // @ts-expect-error: send_email needs a subject
   await t.throwsAsync(enqueue(app.deps.db, 'send_email', { to: 'a@example.com', text: 'hi' }));

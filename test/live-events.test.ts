@@ -74,7 +74,7 @@ test('a customer message: conversation_created and message_created carry the GET
   const reply = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: ws.token, body: { content: 'On its way' } });
   const beforeDelivery = app.events.length;
   const helpers = { job: { id: '0', attempts: 1, max_attempts: 25 }, logger: { debug() {}, info() {}, warn() {}, error() {} } } as unknown as JobHelpers;
-  await deliverMessage.run({ message_id: reply.body.id }, app.deps, helpers);
+  await deliverMessage.run({ conversation_id: conversationId }, app.deps, helpers);
   const delivered = eventOf('message_updated', beforeDelivery, (p) => p.message_id === reply.body.id);
   const shown = (await messagesOf(ws, conversationId)).find((m) => m.id === reply.body.id);
   t.deepEqual(delivered.payload.message, shown);

@@ -23,25 +23,26 @@ async function row(sqlText: string, params: unknown[]): Promise<any> {
   return (await app.sql(sqlText, params))[0];
 }
 
-/** deliver_message jobs of a business's messages, with their keys and payloads. */
+/** The delivery drains (deliver_message jobs) of a business's conversations, with their keys and payloads. */
 async function deliveryJobs(businessId: string) {
   const rows = await app.sql(
     `select j.key, p.payload from graphile_worker.jobs j
      join graphile_worker._private_jobs p on p.id = j.id
      where j.task_identifier = 'deliver_message'
-       and (p.payload->>'message_id')::uuid in (select id from messages where business_id = $1)`,
+       and (p.payload->>'conversation_id')::uuid in (select id from conversations where business_id = $1)`,
     [businessId],
   );
-  return rows as { key: string; payload: { message_id: string } }[];
+  return rows as { key: string; payload: { conversation_id: string } }[];
 }
 
-/** deliver_message jobs whose message does not exist: a refused send must never leave one. */
+/** Delivery drains with no queued reply to deliver: a refused send must never arm one. */
 const orphanDeliveryJobs = async () =>
   Number(
     (
       await row(
         `select count(*) from graphile_worker.jobs j join graphile_worker._private_jobs p on p.id = j.id
-         where j.task_identifier = 'deliver_message' and not exists (select 1 from messages m where m.id = (p.payload->>'message_id')::uuid)`,
+         where j.task_identifier = 'deliver_message'
+           and not exists (select 1 from messages m where m.conversation_id = (p.payload->>'conversation_id')::uuid and m.delivery_status = 'queued')`,
         [],
       )
     ).count,
@@ -76,7 +77,7 @@ test('send: a queued agent message, its delivery job, the conversation touched, 
   t.is(message.channel_id, conv.channel_id, 'the message goes out through the conversation\'s channel');
   t.is(message.delivery_status, 'queued');
 
-  t.deepEqual(await deliveryJobs(ws.businessId), [{ key: `message:${res.body.id}`, payload: { message_id: res.body.id } }]);
+  t.deepEqual(await deliveryJobs(ws.businessId), [{ key: `deliver:${conv.id}`, payload: { conversation_id: conv.id } }], 'the conversation\'s delivery drain is armed');
 
   const after = await row(`select updated_at, last_message_at, first_response_at, status from conversations where id = $1`, [conv.id]);
   t.true(after.updated_at > before.updated_at);
@@ -94,7 +95,7 @@ test('send: a queued agent message, its delivery job, the conversation touched, 
   t.is(counter.count, 1);
 });
 
-test('send: first_response_at keeps the first reply; each send has its own job', async (t) => {
+test('send: first_response_at keeps the first reply; two sends arm one delivery drain, which takes both', async (t) => {
   const ws = await createWorkspace(app);
   const conv = await startConversation(ws);
   const first = await send(ws, conv.id, { content: 'one' });
@@ -103,8 +104,9 @@ test('send: first_response_at keeps the first reply; each send has its own job',
   const c = await row(`select first_response_at, last_message_at from conversations where id = $1`, [conv.id]);
   t.is(c.first_response_at.toISOString(), first.body.created_at);
   t.is(c.last_message_at.toISOString(), second.body.created_at);
-  const keys = (await deliveryJobs(ws.businessId)).map((j) => j.key).sort();
-  t.deepEqual(keys, [`message:${first.body.id}`, `message:${second.body.id}`].sort());
+  t.deepEqual((await deliveryJobs(ws.businessId)).map((j) => j.key), [`deliver:${conv.id}`], 'the second reply found the drain waiting: no second job');
+  const queued = await app.sql(`select id from messages where conversation_id = $1 and delivery_status = 'queued' order by created_at, id`, [conv.id]);
+  t.deepEqual(queued.map((m: any) => m.id), [first.body.id, second.body.id]);
 });
 
 test('send: a pending conversation becomes open; resolved and closed ones keep their state', async (t) => {

@@ -14,7 +14,6 @@ import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
-import { addJobExpression } from '../jobs.ts';
 import { conversationUpdated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
 import { messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import type { Attachment } from '../domain/uploads.ts';
@@ -22,7 +21,7 @@ import type { Attachment } from '../domain/uploads.ts';
 /**
  * Who sends, and so what sending does.
  * - `agent` (a member, by user id): counted against the month (403 at the limit), stored
- *   `queued` with `sender_id` = the user and delivered (`deliver_message`); sets the
+ *   `queued` with `sender_id` = the user and delivered (its conversation's delivery drain, delivery-drain.ts); sets the
  *   conversation's `first_response_at` when it is the first, and a `pending` conversation becomes `open`.
  * - `ai` (the AI agent): counted and delivered like an agent's reply, `sender_id` null; leaves
  *   `first_response_at` (it measures the first human reply) and the status alone.
@@ -80,7 +79,8 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       from deliverable d where exists (select 1 from reservation where reserved)
       returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, created_at
     ), job as (
-      ${rules.outbound ? sql.fragment`select (${addJobExpression('deliver_message', { message_id: sql.fragment`m.id` })}).id from message m` : sql.fragment`select null where false`}
+      -- Arms the conversation's delivery drain (migration 0081): a job only when none is waiting to run.
+      ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}
     ), touched as (
       -- The message's own timestamp, so first_response_at equals the first reply's created_at.
       update conversations c set

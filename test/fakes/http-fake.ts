@@ -25,16 +25,25 @@ export type FakeAnswer = { status: number; body?: unknown; headers?: Record<stri
 /** A scripted failure; `body` undefined lets the fake fill in its platform's error body for `status`. */
 export type FakeFailure = FakeAnswer;
 
+/** How long an answer waits: fixed ms, or per request. */
+export type Latency = number | ((request: RecordedRequest) => number | Promise<unknown>);
+
 export type Respond = (status: number, body?: unknown, headers?: Record<string, string>) => void;
 
 export type HttpFake = {
   /** `http://127.0.0.1:<port>` */
   origin: string;
   requests: RecordedRequest[];
-  /** The next `count` requests get `failure` instead of the normal answer. */
-  failNext: (count: number, failure: FakeFailure) => void;
-  /** Every answer waits this long first (a slow platform; default 0). */
-  setLatency: (ms: number) => void;
+  /**
+   * The next `count` requests get `failure` instead of the normal answer; with `match`, the
+   * next `count` requests that match it (e.g. to one recipient), others pass.
+   */
+  failNext: (count: number, failure: FakeFailure, match?: (request: RecordedRequest) => boolean) => void;
+  /**
+   * Every answer waits first (a slow platform; default 0): `ms`, or per request the ms a
+   * function gives (a random latency) or until the promise it returns settles.
+   */
+  setLatency: (latency: Latency) => void;
   close: () => Promise<void>;
 };
 
@@ -69,11 +78,10 @@ export async function startHttpFake(
   failureBody: (failure: FakeFailure) => unknown,
 ): Promise<HttpFake> {
   const requests: RecordedRequest[] = [];
-  const failures: FakeFailure[] = [];
-  let latency = 0;
+  const failures: { failure: FakeFailure; match?: (request: RecordedRequest) => boolean }[] = [];
+  let latency: Latency = 0;
   const server = createServer(async (req, res) => {
     const rawBody = await readAll(req);
-    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
     const url = new URL(req.url ?? '/', 'http://fake');
     const headers = headersOf(req);
     let json: unknown;
@@ -85,8 +93,15 @@ export async function startHttpFake(
       }
     }
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, rawBody, json };
+    const wait = typeof latency === 'number' ? latency : latency(recorded);
+    if (typeof wait === 'number') {
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    } else {
+      await wait;
+    }
     requests.push(recorded);
-    const failure = failures.shift();
+    const index = failures.findIndex((f) => !f.match || f.match(recorded));
+    const failure = index >= 0 ? failures.splice(index, 1)[0]!.failure : undefined;
     if (failure) return send(res, failure.status, failure.body === undefined ? failureBody(failure) : failure.body, failure.headers);
     try {
       await handle(recorded, (status, body, extra) => send(res, status, body, extra));
@@ -99,11 +114,11 @@ export async function startHttpFake(
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
-    failNext: (count, failure) => {
-      for (let i = 0; i < count; i += 1) failures.push(failure);
+    failNext: (count, failure, match) => {
+      for (let i = 0; i < count; i += 1) failures.push({ failure, match });
     },
-    setLatency: (ms) => {
-      latency = ms;
+    setLatency: (value) => {
+      latency = value;
     },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

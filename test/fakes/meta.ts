@@ -16,7 +16,7 @@
  * let webhook tests post what Meta would.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { startHttpFake, type FakeFailure, type RecordedRequest } from './http-fake.ts';
+import { startHttpFake, type FakeFailure, type Latency, type RecordedRequest } from './http-fake.ts';
 import type { WebhookRequest } from '../../connectors/types.ts';
 
 export const GRAPH_VERSION = 'v23.0';
@@ -47,10 +47,10 @@ export type FakeMeta = {
   addInstagramAccount: (accountId: string, accessToken: string) => void;
   /** Serves a WhatsApp media object: `GET {graph}/{mediaId}` → `{url, mime_type, …}`, then the bytes at that url (bearer required). */
   addMedia: (mediaId: string, accessToken: string, media: { mimeType: string; bytes: Buffer }) => void;
-  /** The next `count` Graph calls fail with a Graph error body (or `body` when given). */
-  failNext: (count: number, failure: GraphFailure) => void;
-  /** Every answer waits this long first (a slow platform). */
-  setLatency: (ms: number) => void;
+  /** The next `count` Graph calls (that `match`, when given) fail with a Graph error body (or `body` when given). */
+  failNext: (count: number, failure: GraphFailure, match?: (request: RecordedRequest) => boolean) => void;
+  /** Every answer waits first (a slow platform): ms, or per request (http-fake.ts Latency). */
+  setLatency: (latency: Latency) => void;
   close: () => Promise<void>;
 };
 
@@ -228,10 +228,10 @@ export async function startFakeMeta(): Promise<FakeMeta> {
       media.set(mediaId, { token: accessToken, ...item });
     },
     setLatency: server.setLatency,
-    failNext: (count, failure) => {
+    failNext: (count, failure, match) => {
       const headers = { ...(failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {}), ...failure.headers };
       // The failure body is built per request by the fallback above; keep the Graph fields on the failure itself.
-      server.failNext(count, { ...failure, headers });
+      server.failNext(count, { ...failure, headers }, match);
     },
     close: server.close,
   };

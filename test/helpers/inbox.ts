@@ -30,9 +30,39 @@ export function inboxOf(app: TestApp, token: string) {
 
   const messageById = async (conversationId: string, id: string) => (await messagesOf(conversationId)).find((m) => m.id === id);
 
-  /** The delivery job of an agent's message, while graphile-worker still holds it. */
+  /**
+   * What is left of an agent's reply's delivery: undefined once it is settled (sent or failed)
+   * and no delivery drain of its conversation is left; else its failed attempts, the last one's
+   * error, when it is tried again, and whether a worker holds a drain of its conversation now.
+   */
   const deliveryJob = async (messageId: string) =>
-    (await query(app, 'select id, attempts, last_error, locked_at from graphile_worker.jobs where key = $1', [`message:${messageId}`]))[0];
+    (
+      await query(
+        app,
+        `with drains as (
+           select p.locked_at from graphile_worker._private_jobs p
+           where p.task_id = (select id from graphile_worker._private_tasks where identifier = 'deliver_message')
+             and (p.payload->>'conversation_id' = (select conversation_id::text from messages where id = $1)
+                  or p.payload->>'message_id' = $1::text)
+         )
+         select m.delivery_attempts as attempts, m.error as last_error, m.next_delivery_at,
+                (select max(locked_at) from drains) as locked_at
+         from messages m
+         where m.id = $1 and (m.delivery_status = 'queued' or exists (select 1 from drains))`,
+        [messageId],
+      )
+    )[0];
+
+  /** Brings a reply's retry forward: graphile-worker's backoff would wait e^attempts seconds. */
+  const retryNow = async (messageId: string) => {
+    await query(app, `update messages set next_delivery_at = now() where id = $1 and delivery_status = 'queued'`, [messageId]);
+    await query(
+      app,
+      `update graphile_worker._private_jobs set run_at = now()
+       where key = (select 'deliver:' || conversation_id from messages where id = $1) and locked_at is null`,
+      [messageId],
+    );
+  };
 
   return {
     channelOf,
@@ -88,10 +118,12 @@ export function inboxOf(app: TestApp, token: string) {
       }, 30_000, `message ${statuses.join('/')}`),
 
     deliveryJob,
+    retryNow,
 
     /**
-     * The delivery job once the worker has let go of it: undefined when it completed, else the row waiting for its retry.
-     * The message row is settled inside the task, a moment before graphile-worker deletes or unlocks the job.
+     * The reply's delivery once the worker has let go of it: undefined when it is settled and
+     * its drain completed, else the reply waiting for its retry. The reply is settled inside
+     * the drain, a moment before graphile-worker deletes or unlocks the job.
      */
     releasedDeliveryJob: (messageId: string) =>
       waitFor(async () => {

@@ -86,8 +86,8 @@ test('pg_terminate_backend of every connection, repeated under load: 2xx or 503 
       // Say where the missing ones are stuck (message state, job attempts and error) before failing.
       const stuck = await query(
         app,
-        `select m.content, m.delivery_status, m.error, j.attempts, j.max_attempts, j.run_at, j.locked_by, j.last_error
-         from messages m left join graphile_worker.jobs j on j.key = 'message:' || m.id
+        `select m.content, m.delivery_status, m.error, m.delivery_attempts, m.next_delivery_at, j.attempts, j.max_attempts, j.run_at, j.locked_by, j.last_error
+         from messages m left join graphile_worker.jobs j on j.key = 'deliver:' || m.conversation_id
          where m.conversation_id = $1 and m.content = any($2)`,
         [conversationId, undelivered()],
       );

@@ -1,0 +1,274 @@
+/**
+ * The delivery drain of one conversation (deliver_message {conversation_id}): its queued replies
+ * go out through the channel one at a time, oldest first (created_at, id), so a customer
+ * receives them in the order they were stored — agent, AI and later senders alike. Different
+ * conversations drain in parallel (a job each).
+ *
+ * A reply that fails transiently (network, 5xx, 429) stays `queued` with a time to try again
+ * (the platform's Retry-After, else graphile-worker's own backoff, e^attempts seconds, and the
+ * attempt counted): the drain schedules itself for then and stops, so it holds back the
+ * replies after it in this conversation and nothing else. A permanent refusal, or the last of
+ * MAX_DELIVERY_ATTEMPTS, marks it `failed` with the reason and the next one goes. A reply that
+ * failed for good is also left as a failed job (deliver_message {message_id}), so `parley jobs
+ * failed` lists it and `parley jobs retry` queues it again.
+ *
+ * Arming: storing a reply calls the SQL function delivery_arm_drain (migration 0081), which
+ * writes a job only when no drain is waiting to run already: no job row and no NOTIFY per reply.
+ * A drain gives up its job key as it starts, so a reply stored while it runs arms the next one.
+ * The one gap — a reply whose transaction found the waiting job just before a worker took it —
+ * is closed by the STORE lock, as in the inbound drain: the drain's last look takes it
+ * exclusively and so waits for that reply's commit.
+ *
+ * One drain of a conversation at a time: a session advisory lock (DRAIN) on the drain's own
+ * connection, held while it sends (no transaction stays open across a platform call). A drain
+ * that finds it taken comes back in a second.
+ *
+ * At least once, never twice after a platform id: a reply is sent only while `queued`; a worker
+ * killed between the platform's answer and the update sends it again on the next drain.
+ */
+import { z } from 'zod';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import type { Deps } from '../deps.ts';
+import { enqueue } from '../jobs.ts';
+import { messageUpdated, publishEvents } from '../events/live.ts';
+import { loadChannel, type RuntimeChannel } from './channel-runtime.ts';
+import { webhookUrl } from '../domain/channels/webhook-urls.ts';
+import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
+import { connectorFor } from '../../connectors/index.ts';
+import { connectorContext } from '../../connectors/context.ts';
+import { ConnectorError, type AnyConnector, type InternalSendResult, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
+
+/**
+ * Advisory lock classes, keyed by hashtext(conversation id). STORE (also written in
+ * delivery_arm_drain, migration 0081): shared by every transaction storing a reply, exclusive in
+ * the drain's last look. DRAIN: one drain of a conversation at a time (a session lock).
+ */
+export const deliveryLocks = { store: 20_203, drain: 20_204 } as const;
+
+/** Attempts of one reply before it is `failed` (graphile-worker's default for a job: about three days of backoff). */
+export const MAX_DELIVERY_ATTEMPTS = 25;
+
+/** Replies one drain run sends before it hands its worker slot back (it arms its successor). */
+const RUN_LIMIT = 200;
+
+const replyRow = z.object({
+  id: z.string(),
+  business_id: z.string(),
+  conversation_id: z.string(),
+  content: z.string(),
+  attachments: z.array(z.object({ url: z.string(), filename: z.string(), content_type: z.string(), size: z.number() })),
+  delivery_attempts: z.number(),
+  /** Ms until the reply may be tried again (0 or less: now). */
+  wait_ms: z.number().nullable(),
+  channel_id: z.string().nullable(),
+  subject: z.string().nullable(),
+  customer_platform_user_id: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  customer_phone: z.string().nullable(),
+});
+type Reply = z.infer<typeof replyRow>;
+
+export type DrainOutcome = { sent: number; failed: number; waiting: boolean };
+
+type DrainJob = { id: string; abortSignal?: AbortSignal };
+
+/** Drains the conversation's queued replies; `job` is the drain's own job (its key is given up). */
+export async function drainDeliveries(deps: Deps, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
+  await deps.db.query(sql.unsafe`select delivery_drain_started(${job.id}::bigint, ${conversationId}::uuid)`);
+  return deps.db.connect(async (connection) => {
+    const locked = await connection.oneFirst(sql.type(z.object({ locked: z.boolean() }))`
+      select pg_try_advisory_lock(${deliveryLocks.drain}, hashtext(${conversationId})) as locked`);
+    if (!locked) {
+      // Another drain of this conversation runs; it may be past its last look, so come back.
+      await scheduleDrain(connection, conversationId, new Date(Date.now() + 1000));
+      return { sent: 0, failed: 0, waiting: true };
+    }
+    try {
+      return await drain(deps, connection, conversationId, job);
+    } finally {
+      await connection.query(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.drain}, hashtext(${conversationId}))`);
+    }
+  });
+}
+
+async function drain(deps: Deps, q: Queryable, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
+  const outcome: DrainOutcome = { sent: 0, failed: 0, waiting: false };
+  const channels = new Map<string, RuntimeChannel | null>();
+  for (let run = 0; ; run++) {
+    const reply = await oldestQueued(q, conversationId);
+    if (!reply) {
+      if (await morePending(q, conversationId)) continue;
+      return outcome;
+    }
+    if (run >= RUN_LIMIT || job.abortSignal?.aborted) {
+      // Long enough: the rest goes on in a fresh job (the worker may be stopping, or others wait).
+      await scheduleDrain(q, conversationId, new Date());
+      return { ...outcome, waiting: true };
+    }
+    if (reply.wait_ms !== null && reply.wait_ms > 0) {
+      await scheduleDrain(q, conversationId, new Date(Date.now() + reply.wait_ms));
+      return { ...outcome, waiting: true };
+    }
+    if (reply.channel_id && !channels.has(reply.channel_id)) {
+      channels.set(reply.channel_id, await loadChannel(q, deps.config.encryptionKey, reply.channel_id));
+    }
+    const result = await deliverOne(deps, q, reply, reply.channel_id ? (channels.get(reply.channel_id) ?? null) : null);
+    if (result === 'retry') {
+      const next = await oldestQueued(q, conversationId);
+      await scheduleDrain(q, conversationId, new Date(Date.now() + Math.max(0, next?.wait_ms ?? 0)));
+      return { ...outcome, waiting: true };
+    }
+    outcome[result] += 1;
+  }
+}
+
+/** The conversation's oldest queued reply, with what sending it needs. */
+const oldestQueued = (q: Queryable, conversationId: string) =>
+  q.maybeOne(sql.type(replyRow)`
+    select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_attempts,
+           (extract(epoch from m.next_delivery_at - clock_timestamp()) * 1000)::float8 as wait_ms,
+           c.channel_id, c.subject,
+           cu.platform_user_id as customer_platform_user_id, cu.name as customer_name,
+           cu.email as customer_email, cu.phone as customer_phone
+    from messages m
+    join conversations c on c.id = m.conversation_id
+    left join customers cu on cu.id = c.customer_id
+    where m.conversation_id = ${conversationId} and m.delivery_status = 'queued'
+    order by m.created_at, m.id
+    limit 1`);
+
+/**
+ * The last look: with the STORE lock held exclusively, every transaction that was storing a
+ * reply to this conversation has committed, so its reply is visible here (or it armed a new drain).
+ */
+const morePending = (q: Queryable, conversationId: string) =>
+  q.transaction(async (tx) => {
+    await tx.query(sql.unsafe`select pg_advisory_xact_lock(${deliveryLocks.store}, hashtext(${conversationId}))`);
+    return tx.exists(sql.unsafe`select 1 from messages where conversation_id = ${conversationId} and delivery_status = 'queued'`);
+  });
+
+/** The next drain of the conversation at `at` (an earlier waiting one is moved to `at`). */
+const scheduleDrain = (q: Queryable, conversationId: string, at: Date) => enqueue(q, 'deliver_message', { conversation_id: conversationId }, { runAt: at });
+
+/** Sends one reply and records the outcome; 'retry' when it waits for another attempt. */
+async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: RuntimeChannel | null): Promise<'sent' | 'failed' | 'retry'> {
+  if (!channel) return settleFailed(deps, q, reply, 'The conversation\'s channel was deleted', false);
+  const connector = connectorFor(channel.type);
+  // Internal connectors (webchat, widget) deliver to whoever has the conversation open.
+  if (!connector.internal && !reply.customer_platform_user_id) return settleFailed(deps, q, reply, 'The conversation has no customer to deliver to', false);
+  let result: SendResult | InternalSendResult;
+  try {
+    result = await connector.send(channel.config, await outboundOf(deps, q, reply, connector, channel), connectorContext(deps.config, connector));
+  } catch (error) {
+    const failure = error instanceof ConnectorError ? error : new ConnectorError('transient', (error as Error).message ?? String(error));
+    if (failure.kind === 'permanent') return settleFailed(deps, q, reply, failure.message, false);
+    // The platform's Retry-After is a wait it asked for, not a failed attempt (as before the
+    // drains: it re-enqueued a fresh job); anything else counts, with graphile-worker's backoff
+    // for a job's attempt n: e^min(n, 10) seconds.
+    const retryAfter = failure.retryAfterSeconds && failure.retryAfterSeconds > 0 ? failure.retryAfterSeconds : null;
+    const attempts = reply.delivery_attempts + (retryAfter ? 0 : 1);
+    if (attempts >= MAX_DELIVERY_ATTEMPTS) return settleFailed(deps, q, reply, failure.message, true);
+    const waitSeconds = retryAfter ?? Math.exp(Math.min(attempts, 10));
+    await q.query(sql.unsafe`
+      update messages set delivery_attempts = ${attempts}, error = ${failure.message.slice(0, 1000)},
+             next_delivery_at = clock_timestamp() + make_interval(secs => ${waitSeconds}), updated_at = now()
+      where id = ${reply.id} and delivery_status = 'queued'`);
+    deps.logger.info({ message_id: reply.id, attempts, retry_in_s: waitSeconds }, 'reply delivery failed transiently: the conversation waits for its retry');
+    return 'retry';
+  }
+  // Outside the try: a database error here is not the platform's failure (it must not mark the reply failed).
+  await recordSent(deps, q, reply.id, result.externalId);
+  await publishEvents(deps, [messageUpdated(reply.business_id, reply.id)]);
+  // A widget visitor's open widgets show the reply (the /widget socket, core/domain/visitors/visitor-messages.ts).
+  const visitorEvent = connector.liveToVisitor ? await loadVisitorMessageEvent(q, reply.id) : null;
+  if (visitorEvent) deps.events.publish(visitorEvent);
+  return 'sent';
+}
+
+/**
+ * `failed` with the reason; when the attempts ran out, also a failed job for the operator
+ * (`parley jobs failed` shows it with the reason, `parley jobs retry` queues the reply again).
+ */
+async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: string, exhausted: boolean): Promise<'failed'> {
+  await q.transaction(async (tx) => {
+    await tx.query(sql.unsafe`
+      update messages set delivery_status = 'failed', error = ${reason.slice(0, 1000)}, next_delivery_at = null, updated_at = now()
+      where id = ${reply.id} and external_id is null`);
+    if (exhausted) {
+      const jobId = await enqueue(tx, 'deliver_message', { message_id: reply.id });
+      await tx.query(sql.unsafe`select graphile_worker.permanently_fail_jobs(array[${jobId}::bigint], ${`Delivery failed after ${MAX_DELIVERY_ATTEMPTS} attempts: ${reason}`.slice(0, 2000)})`);
+    }
+  });
+  await publishEvents(deps, [messageUpdated(reply.business_id, reply.id)]);
+  return 'failed';
+}
+
+const markSentWithoutId = (q: Queryable, messageId: string) =>
+  q.query(sql.unsafe`
+    update messages set delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
+    where id = ${messageId} and external_id is null`);
+
+/**
+ * Marks a delivered reply sent with the platform's id (none from the internal connectors, where
+ * Parley is the platform). The id is unique per channel (inbound messages are deduplicated by
+ * it); if another message already holds it, the reply still went out: it is `sent` without an
+ * id, since failing here would send it again.
+ */
+async function recordSent(deps: Deps, q: Queryable, messageId: string, externalId: string | null): Promise<void> {
+  if (externalId === null) return void (await markSentWithoutId(q, messageId));
+  try {
+    await q.transaction((tx) =>
+      tx.query(sql.unsafe`
+        update messages set external_id = ${externalId}, delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
+        where id = ${messageId} and external_id is null`),
+    );
+  } catch (error) {
+    if (!(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
+    deps.logger.warn({ message_id: messageId, external_id: externalId }, 'the platform id of a sent message is already taken on its channel: recorded as sent without it');
+    await markSentWithoutId(q, messageId);
+  }
+}
+
+async function threadReferences(q: Queryable, conversationId: string, messageId: string): Promise<string[]> {
+  const rows = await q.any(sql.type(z.object({ external_id: z.string() }))`
+    select external_id from messages
+    where conversation_id = ${conversationId} and external_id is not null and id <> ${messageId}
+    order by created_at, id`);
+  return rows.map((r) => r.external_id);
+}
+
+/** The reply as the connector sends it; e-mail-like (threaded) connectors get the conversation's thread. */
+async function outboundOf(deps: Deps, q: Queryable, reply: Reply, connector: AnyConnector, channel: RuntimeChannel): Promise<OutboundMessage> {
+  return {
+    to: {
+      platformUserId: reply.customer_platform_user_id ?? '',
+      name: reply.customer_name ?? undefined,
+      email: reply.customer_email ?? undefined,
+      phone: reply.customer_phone ?? undefined,
+    },
+    text: reply.content,
+    attachments: reply.attachments,
+    messageId: reply.id,
+    thread: connector.threaded ? { references: await threadReferences(q, reply.conversation_id, reply.id), subject: reply.subject ?? undefined } : undefined,
+    statusCallbackUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id) ?? undefined,
+  };
+}
+
+/**
+ * `parley jobs retry` of a reply that failed for good (deliver_message {message_id}), and a
+ * reply's job from before the drains: the reply is queued again (a fresh count of attempts) and
+ * its conversation's drain armed. A reply already sent is left alone.
+ */
+export async function requeueReply(deps: Deps, messageId: string): Promise<void> {
+  const requeued = await deps.db.transaction(async (tx) => {
+    const row = await tx.maybeOne(sql.type(z.object({ conversation_id: z.string(), business_id: z.string() }))`
+      update messages set delivery_status = 'queued', delivery_attempts = 0, next_delivery_at = null, error = null, updated_at = now()
+      where id = ${messageId} and external_id is null and delivery_status in ('queued', 'failed')
+      returning conversation_id, business_id`);
+    if (row) await tx.query(sql.unsafe`select delivery_arm_drain(${row.conversation_id}::uuid)`);
+    return row;
+  });
+  if (requeued) await publishEvents(deps, [messageUpdated(requeued.business_id, messageId)]);
+}

@@ -1,0 +1,144 @@
+/**
+ * Replies reach the customer in the order they were stored (issue 16), through the
+ * conversation's delivery drain (core/commands/delivery-drain.ts): quick replies against a
+ * platform whose answer time varies, a transient failure that holds back only its own
+ * conversation, a permanent one that lets the next reply go, and two workers draining two
+ * conversations at the same time. (A worker killed mid-drain: test/e2e-crash.test.ts.)
+ */
+import test from 'ava';
+import type { RecordedRequest } from './fakes/http-fake.ts';
+import { whatsappTextPayload } from './fakes/meta.ts';
+import { whatsappConversation, type WhatsAppConversation } from './helpers/whatsapp-conversation.ts';
+import { query, startTestWorker, waitFor } from './helpers/worker.ts';
+
+let setup: WhatsAppConversation;
+test.before(async () => {
+  setup = await whatsappConversation();
+});
+test.after.always(() => setup?.close());
+
+/** A conversation of a new WhatsApp customer on the same channel (the inbound drain stores it). */
+async function customerWrites(phone: string): Promise<string> {
+  const { app } = setup;
+  const res = await fetch(`${app.url}/api/v1/webhooks/whatsapp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(whatsappTextPayload({ phoneNumberId: '1066', from: phone, id: `wamid.${phone}`, text: 'Hi there' })),
+  });
+  if (res.status !== 200) throw new Error(await res.text());
+  const worker = await startTestWorker(app, { only: ['process_inbound'] });
+  try {
+    const [row] = await waitFor(async () => {
+      const rows = await query(app, `select c.id from conversations c join customers cu on cu.id = c.customer_id where cu.platform_user_id = $1`, [phone]);
+      return rows.length ? rows : null;
+    });
+    return row.id;
+  } finally {
+    await worker.stop();
+  }
+}
+
+const textsTo = (phone: string) => setup.fake.whatsappSent.filter((m) => m.to === phone).map((m) => m.body.text?.body as string);
+const toPhone = (phone: string) => (request: RecordedRequest) => request.json?.to === phone;
+const statusOf = async (id: string) => (await query(setup.app, 'select delivery_status, delivery_attempts, error from messages where id = $1', [id]))[0];
+
+test.serial('30 quick replies to one customer, the platform answering in 0–40 ms: all arrive, once each, in the order they were sent', async (t) => {
+  const { app, fake, inbox, conversationId, customerPhone } = setup;
+  fake.setLatency(() => Math.floor(Math.random() * 41));
+  const before = textsTo(customerPhone).length;
+  // Each reply is answered 200 before the next is typed, while the worker already delivers.
+  const worker = await startTestWorker(app, { only: ['deliver_message'], concurrency: 5 });
+  const texts = Array.from({ length: 30 }, (_, i) => `Quick reply ${i + 1}`);
+  try {
+    for (const text of texts) await inbox.reply(conversationId, text);
+    await waitFor(async () => textsTo(customerPhone).length - before >= 30 || null, 60_000, '30 replies at the platform');
+    await waitFor(async () => (await query(app, `select count(*)::int as n from messages where conversation_id = $1 and delivery_status = 'queued'`, [conversationId]))[0].n === 0 || null);
+  } finally {
+    await worker.stop();
+    fake.setLatency(0);
+  }
+  t.deepEqual(textsTo(customerPhone).slice(before), texts);
+});
+
+test.serial('a transient failure holds back the replies after it in its conversation, and nothing else; the retry sends them in order', async (t) => {
+  const { app, fake, inbox } = setup;
+  const [held, other] = ['15550002001', '15550002002'];
+  const heldConversation = await customerWrites(held);
+  const otherConversation = await customerWrites(other);
+  fake.failNext(1, { status: 500 }, (request) => toPhone(held)(request) && request.json?.text?.body === 'held 2');
+  const heldReplies: { id: string }[] = [];
+  for (const text of ['held 1', 'held 2', 'held 3']) heldReplies.push(await inbox.reply(heldConversation, text));
+  for (const text of ['other 1', 'other 2', 'other 3']) await inbox.reply(otherConversation, text);
+
+  const worker = await startTestWorker(app, { only: ['deliver_message'] });
+  try {
+    await waitFor(async () => textsTo(other).length === 3 || null, 20_000, 'the other conversation delivered');
+    const waiting = await waitFor(async () => {
+      const job = await inbox.deliveryJob(heldReplies[1]!.id);
+      return job?.attempts === 1 && job.locked_at === null ? job : null;
+    }, 20_000, 'the failed attempt recorded');
+    t.truthy(waiting.last_error, 'the reason of the failed attempt is on the reply');
+    t.deepEqual(textsTo(other), ['other 1', 'other 2', 'other 3'], 'the other conversation was not held back');
+    t.deepEqual(textsTo(held), ['held 1'], 'the reply after the failed one waits for it');
+    t.like(await statusOf(heldReplies[2]!.id), { delivery_status: 'queued', delivery_attempts: 0 });
+
+    await inbox.retryNow(heldReplies[1]!.id);
+    await waitFor(async () => textsTo(held).length === 3 || null, 20_000, 'the held conversation delivered after the retry');
+  } finally {
+    await worker.stop();
+  }
+  t.deepEqual(textsTo(held), ['held 1', 'held 2', 'held 3']);
+  for (const reply of heldReplies) t.like(await statusOf(reply.id), { delivery_status: 'sent', error: null });
+});
+
+test.serial('a permanent refusal fails that reply with the platform\'s reason and lets the next one go', async (t) => {
+  const { app, fake, inbox } = setup;
+  const phone = '15550002003';
+  const conversation = await customerWrites(phone);
+  fake.failNext(1, { status: 400, code: 131047, message: '(#131047) Re-engagement message' }, (request) => request.json?.text?.body === 'refused');
+  const refused = await inbox.reply(conversation, 'refused');
+  const next = await inbox.reply(conversation, 'goes anyway');
+  const worker = await startTestWorker(app, { only: ['deliver_message'] });
+  try {
+    await inbox.messageSettled(conversation, next.id, ['sent']);
+  } finally {
+    await worker.stop();
+  }
+  const failed = await statusOf(refused.id);
+  t.is(failed.delivery_status, 'failed');
+  t.regex(failed.error, /131047/);
+  t.deepEqual(textsTo(phone), ['goes anyway']);
+  t.is(await inbox.releasedDeliveryJob(refused.id), undefined, 'a refusal is not retried');
+});
+
+test.serial('two workers drain two conversations at the same time', async (t) => {
+  const { app, fake, inbox } = setup;
+  const [first, second] = ['15550002004', '15550002005'];
+  const conversations = [await customerWrites(first), await customerWrites(second)];
+  // The platform answers no send until both conversations' sends are in flight together
+  // (or after 15 s, which fails the test: one worker would then be waiting for the other).
+  let arrived = 0;
+  let releaseBoth!: () => void;
+  const both = new Promise<void>((resolve) => (releaseBoth = resolve));
+  let together = false;
+  fake.setLatency((request) => {
+    if (!toPhone(first)(request) && !toPhone(second)(request)) return 0;
+    arrived += 1;
+    if (arrived === 2) {
+      together = true;
+      releaseBoth();
+    }
+    return Promise.race([both, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+  });
+  await inbox.reply(conversations[0]!, 'to the first');
+  await inbox.reply(conversations[1]!, 'to the second');
+  // One slot each: any parallelism comes from having two workers.
+  const workers = [await startTestWorker(app, { only: ['deliver_message'], concurrency: 1 }), await startTestWorker(app, { only: ['deliver_message'], concurrency: 1 })];
+  try {
+    await waitFor(async () => (textsTo(first).length === 1 && textsTo(second).length === 1) || null, 30_000, 'both delivered');
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    fake.setLatency(0);
+  }
+  t.true(together, 'both sends were at the platform at once');
+});
