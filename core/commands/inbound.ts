@@ -52,7 +52,7 @@ export async function storeInboundEvents(q: Queryable, channel: InboundChannel, 
       where ch.id = ${channel.id} and ch.is_active
       -- seq follows the events' order in the webhook
       order by e.n
-      on conflict (channel_id, dedupe_key) do nothing
+      on conflict (channel_id, dedupe_key, business_id) do nothing
       returning id
     ), armed as (
       select inbound_arm_drain(${channel.id}) from (select 1 from stored limit 1) as any_stored
