@@ -54,6 +54,8 @@ export const policies = {
   'team.set_own_status': { roles: everyone, noBusiness: noBusiness.team },
   'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
   'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
+  /** Leaving on one's own: every member but the owner, whose business it is. */
+  'team.leave': { roles: ['admin', 'agent'], refusal: 'The business owner cannot leave their own business', noBusiness: noBusiness.team },
   'handoffs.read': { roles: everyone, noBusiness: noBusiness.team },
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },

@@ -47,6 +47,7 @@ export type Action =
   | 'team.set_own_status'
   | 'team.invite'
   | 'team.remove'
+  | 'team.leave'
   | 'handoffs.read'
   | 'conversations.read'
   | 'conversations.create'

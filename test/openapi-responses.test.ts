@@ -104,6 +104,12 @@ async function operationCalls(): Promise<[string, Call][]> {
       return res;
     }],
     ['get /api/v1/team/members', () => req('GET', '/api/v1/team/members')],
+    ['post /api/v1/team/leave', async () => {
+      const leaver = await registerUser(app);
+      const added = await req('POST', '/api/v1/team/invite', { query: { email: leaver.email, role: 'agent' } });
+      if (added.status !== 200) return added;
+      return req('POST', '/api/v1/team/leave', { token: leaver.token });
+    }],
     ['patch /api/v1/team/status', () => req('PATCH', '/api/v1/team/status', { body: { status: 'live' } })],
     ['get /api/v1/team/pending-handoffs', () => req('GET', '/api/v1/team/pending-handoffs')],
     ['post /api/v1/team/assign/{conversation_id}', () => req('POST', `/api/v1/team/assign/${conversation.id}`, { query: { agent_id: member.userId } })],
