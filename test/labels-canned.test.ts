@@ -201,7 +201,7 @@ test('conversation labels: conversation_updated fires on a change (with labels),
   const events = app.events.slice(mark).filter((e) => e.name === 'conversation_updated' && e.payload.conversation_id === conv);
   t.is(events.length, 1);
   t.deepEqual(events[0]!.rooms, [`business:${ws.businessId}`]);
-  t.deepEqual(events[0]!.payload.conversation.labels, ['VIP']);
+  t.deepEqual((events[0]!.payload as any).conversation.labels, ['VIP']);
 
   const again = app.events.length;
   await setLabels(ws.token, conv, ['vip']);
@@ -211,7 +211,7 @@ test('conversation labels: conversation_updated fires on a change (with labels),
   await setLabels(ws.token, conv, []);
   const clearEvents = app.events.slice(cleared).filter((e) => e.name === 'conversation_updated' && e.payload.conversation_id === conv);
   t.is(clearEvents.length, 1);
-  t.deepEqual(clearEvents[0]!.payload.conversation.labels, []);
+  t.deepEqual((clearEvents[0]!.payload as any).conversation.labels, []);
 
   t.is((await app.request('GET', `/api/v1/conversations/${conv}`, { token: ws.token })).body.updated_at, before);
 });

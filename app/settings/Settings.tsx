@@ -3,6 +3,8 @@ import { currentLocation, linkClick } from '../router.ts';
 import { Channels } from './Channels.tsx';
 import { WidgetSettings } from './WidgetSettings.tsx';
 import { Knowledge } from './Knowledge.tsx';
+import { Labels } from './Labels.tsx';
+import { CannedResponses } from './CannedResponses.tsx';
 import { Team } from './Team.tsx';
 import { Plan } from './Plan.tsx';
 import { AiSettings } from './AiSettings.tsx';
@@ -12,6 +14,8 @@ const SECTIONS = [
   { id: 'channels', label: 'Channels', page: Channels },
   { id: 'widget', label: 'Website widget', page: WidgetSettings },
   { id: 'knowledge', label: 'Knowledge base', page: Knowledge },
+  { id: 'labels', label: 'Labels', page: Labels },
+  { id: 'canned-responses', label: 'Canned responses', page: CannedResponses },
   { id: 'team', label: 'Team', page: Team },
   { id: 'plan', label: 'Plan & billing', page: Plan },
   { id: 'ai', label: 'AI agent', page: AiSettings },
