@@ -104,7 +104,7 @@ browserTest('labels and canned responses: manage in settings, label and filter, 
   await shoot(page, 'canned-picker-desktop');
   await page.keyboard.press('Enter');
   const rendered = "Hi Casey Customer, thanks for writing to Olive Owner's Co. Olive Owner";
-  await page.waitForFunction((want) => (document.querySelector('textarea[aria-label="Reply"]') as HTMLTextAreaElement | null)?.value === want, rendered);
+  await page.waitForFunction((want) => (globalThis as any).document.querySelector('textarea[aria-label="Reply"]')?.value === want, rendered);
   t.false(await picker.isVisible());
   await page.keyboard.press('Enter');
   await page.getByRole('log', { name: 'Messages' }).getByText(rendered).waitFor();
@@ -143,7 +143,7 @@ browserTest('labels and canned responses at phone width', async (t) => {
   await page.getByRole('listbox', { name: 'Canned responses' }).getByRole('option').nth(1).waitFor();
   await shoot(page, 'canned-picker-phone');
   await page.getByRole('option', { name: /\/refund/ }).click();
-  await page.waitForFunction(() => (document.querySelector('textarea[aria-label="Reply"]') as HTMLTextAreaElement | null)?.value === 'Your refund of {{order.total}} is on its way, Casey Customer.');
+  await page.waitForFunction(() => (globalThis as any).document.querySelector('textarea[aria-label="Reply"]')?.value === 'Your refund of {{order.total}} is on its way, Casey Customer.');
   const [row] = await app.sql(`select count(*)::int as n from conversation_labels where conversation_id = $1`, [casey]);
   t.is(row.n, 2);
 
