@@ -66,6 +66,14 @@ export const policies = {
   'conversations.assign_by_number': { roles: everyone, noBusiness: noBusiness.business },
   /** By user id (POST /team/assign/…): the contract keeps it to the owner and admins. */
   'conversations.assign_by_user': { roles: managers, refusal: 'Only the owner or an admin can assign conversations', noBusiness: noBusiness.team },
+  /** PUT …/labels: any member tags a conversation with the business's labels (as in Chatwoot). */
+  'conversations.label': { roles: everyone, noBusiness: noBusiness.business },
+  /** The label set is the business's vocabulary: owners and admins shape it (Chatwoot: administrators), everyone reads it. */
+  'labels.read': { roles: everyone, noBusiness: noBusiness.business },
+  'labels.manage': { roles: managers, refusal: 'Only the owner or an admin can manage labels', noBusiness: noBusiness.business },
+  /** Saved replies are the team's own: any member lists, renders, adds, edits and deletes them (Chatwoot lets agents manage them too). */
+  'canned_responses.read': { roles: everyone, noBusiness: noBusiness.business },
+  'canned_responses.manage': { roles: everyone, noBusiness: noBusiness.business },
   'customers.read': { roles: everyone, noBusiness: noBusiness.business },
   /** GET /search: every conversation, customer and message of the business, private notes included. */
   'search.read': { roles: everyone, noBusiness: noBusiness.business },

@@ -29,6 +29,20 @@ alter table businesses add constraint businesses_plan_fkey FOREIGN KEY (plan) RE
 CREATE INDEX businesses_past_due_idx ON public.businesses USING btree (past_due_since) WHERE (past_due_since IS NOT NULL);
 CREATE INDEX businesses_stripe_subscription_idx ON public.businesses USING btree (stripe_subscription_id) WHERE (stripe_subscription_id IS NOT NULL);
 
+create table canned_responses (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  short_code text not null,
+  content text not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table canned_responses add constraint canned_responses_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table canned_responses add constraint canned_responses_content_check CHECK (((char_length(content) >= 1) AND (char_length(content) <= 10000)));
+alter table canned_responses add constraint canned_responses_pkey PRIMARY KEY (business_id, id);
+alter table canned_responses add constraint canned_responses_short_code_check CHECK (((char_length(short_code) >= 1) AND (char_length(short_code) <= 50)));
+CREATE UNIQUE INDEX canned_responses_business_code_key ON public.canned_responses USING btree (business_id, lower(short_code));
+
 create table channels (
   id uuid default gen_random_uuid() not null,
   business_id uuid not null,
@@ -52,6 +66,18 @@ CREATE INDEX channels_business_idx ON public.channels USING btree (business_id, 
 CREATE UNIQUE INDEX channels_one_builtin_idx ON public.channels USING btree (business_id) WHERE is_builtin;
 CREATE UNIQUE INDEX channels_routing_key_unique_idx ON public.channels USING btree (type, routing_key) WHERE (routing_key IS NOT NULL);
 CREATE INDEX channels_verify_token_idx ON public.channels USING btree (type, verify_token) WHERE (verify_token IS NOT NULL);
+
+create table conversation_labels (
+  business_id uuid not null,
+  conversation_id uuid not null,
+  label_id uuid not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table conversation_labels add constraint conversation_labels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table conversation_labels add constraint conversation_labels_business_id_label_id_fkey FOREIGN KEY (business_id, label_id) REFERENCES labels(business_id, id) ON DELETE CASCADE;
+alter table conversation_labels add constraint conversation_labels_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
+alter table conversation_labels add constraint conversation_labels_pkey PRIMARY KEY (business_id, conversation_id, label_id);
+CREATE INDEX conversation_labels_label_idx ON public.conversation_labels USING btree (business_id, label_id, conversation_id);
 
 create table conversations (
   id uuid default gen_random_uuid() not null,
@@ -183,6 +209,22 @@ create table kb_index_versions (
 alter table kb_index_versions add constraint kb_index_versions_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table kb_index_versions add constraint kb_index_versions_pkey PRIMARY KEY (business_id);
 alter table kb_index_versions add constraint kb_index_versions_version_check CHECK ((version > 0));
+
+create table labels (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  name text not null,
+  color text not null,
+  description text default ''::text not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table labels add constraint labels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table labels add constraint labels_color_check CHECK ((color ~ '^#[0-9a-f]{6}$'::text));
+alter table labels add constraint labels_description_check CHECK ((char_length(description) <= 200));
+alter table labels add constraint labels_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 50)));
+alter table labels add constraint labels_pkey PRIMARY KEY (business_id, id);
+CREATE UNIQUE INDEX labels_business_name_key ON public.labels USING btree (business_id, lower(name));
 
 create table login_failures (
   id bigint generated always as identity not null,

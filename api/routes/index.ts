@@ -16,6 +16,8 @@ import ai from './ai/routes.ts';
 import webhooks from './webhooks/routes.ts';
 import visitor from './visitor/routes.ts';
 import search from './search/routes.ts';
+import labels from './labels/routes.ts';
+import cannedResponses from './canned-responses/routes.ts';
 import agentApp from './app/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
@@ -26,6 +28,8 @@ export const allRoutes: AnyRoute[] = [
   ...conversations,
   ...customers,
   ...search,
+  ...labels,
+  ...cannedResponses,
   ...channels,
   ...channelTypes,
   ...widgets,

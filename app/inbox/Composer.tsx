@@ -1,10 +1,12 @@
-/** The reply box: Enter sends, Shift+Enter breaks the line; files are uploaded first, then referenced. */
+/** The reply box: Enter sends, Shift+Enter breaks the line; `/` opens the canned responses; files are uploaded first, then referenced. */
 import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { Attachment, Message } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
+import { can } from '../session.ts';
+import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
 
 export function Composer({ conversationId, channelLabel }: { conversationId: string; channelLabel: string }) {
   const [text, setText] = useState('');
@@ -12,6 +14,17 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
   const [error, setError] = useState<string | null>(null);
   const picker = useRef<HTMLInputElement>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const canned = useCannedPicker(can('canned_responses.read') ? text : '', conversationId, (content) => {
+    setText(content);
+    // After the render: the caret at the end, ready to edit or send.
+    requestAnimationFrame(() => {
+      const box = input.current;
+      if (!box) return;
+      box.focus();
+      box.setSelectionRange(content.length, content.length);
+    });
+  }, setError);
 
   async function upload(list: FileList | null): Promise<void> {
     if (!list?.length) return;
@@ -51,6 +64,7 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
   }
 
   const onKeyDown = (e: KeyboardEvent) => {
+    if (canned.onKeyDown(e)) return e.preventDefault();
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       void send();
@@ -70,10 +84,15 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
           ))}
         </ul>
       )}
+      <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <textarea
+        ref={input}
         class="composer-input"
         aria-label="Reply"
-        placeholder={`Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line)`}
+        placeholder={`Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`}
+        aria-autocomplete="list"
+        aria-controls={canned.open ? `canned-${conversationId}` : undefined}
+        aria-activedescendant={canned.open ? `canned-${conversationId}-${canned.active}` : undefined}
         rows={3}
         value={text}
         onInput={(e) => setText(e.currentTarget.value)}
