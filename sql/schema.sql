@@ -233,6 +233,8 @@ create table login_failures (
   at timestamp with time zone default now() not null
 );
 alter table login_failures add constraint login_failures_pkey PRIMARY KEY (id);
+CREATE INDEX login_failures_address_idx ON public.login_failures USING btree (ip, at);
+CREATE INDEX login_failures_at_idx ON public.login_failures USING btree (at);
 CREATE INDEX login_failures_lookup_idx ON public.login_failures USING btree (email, ip, at);
 
 create table message_counters (
