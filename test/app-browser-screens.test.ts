@@ -214,6 +214,30 @@ browserTest('knowledge base: an article is added, indexed, found by a search, an
   await context.close();
 });
 
+browserTest('knowledge base: 50 articles at first, "Show more" brings the rest, and a re-read keeps them', async (t) => {
+  const team = await createWorkspace(app, { name: 'Kai Knowledge', plan: 'Pro' });
+  await app.sql(
+    `insert into kb_articles (business_id, title, content, index_status, created_at)
+     select $1, 'Article ' || lpad(g::text, 2, '0'), 'Text', 'indexed', now() - make_interval(mins => 60 - g) from generate_series(1, 55) g`,
+    [team.businessId],
+  );
+  const { page, context, errors } = await appPage(browser, app.url, team.token);
+  await page.goto(`${app.url}/app/settings/knowledge`);
+  const list = page.getByRole('list', { name: 'Articles' }).getByRole('listitem');
+  await list.nth(49).waitFor();
+  t.is(await list.count(), 50);
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await list.nth(54).waitFor();
+  t.is(await page.getByRole('button', { name: 'Show more' }).count(), 0);
+  // Deleting one re-reads the list: the 54 left stay shown.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Delete Article 55' }).click();
+  await page.getByRole('listitem', { name: 'Article 55' }).waitFor({ state: 'detached' });
+  t.is(await list.count(), 54);
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
   browserTest(`search: / or Ctrl+K opens it, results by type with the words marked, a result opens its conversation (${device})`, async (t) => {
     const team = await createWorkspace(app, { name: `Sam Search ${device}`, plan: 'Pro' });

@@ -17,7 +17,7 @@ import { conversationColumns, conversationListItemSchema, conversationRow, conve
 import { messageSchema } from '../../../core/presenters/message.ts';
 import { findConversation, loadConversation, messagePage } from './queries.ts';
 import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
-import { cursorColumn, encodeCursor } from './cursor.ts';
+import { cursorColumn, encodeCursor } from '../../cursor.ts';
 import {
   assignParams,
   assignResponse,

@@ -1,7 +1,7 @@
 import { z } from '../../../core/zod.ts';
 import { intParam } from '../../validation.ts';
 import { channelTypes, conversationStatuses } from '../../../core/presenters/conversation.ts';
-import { cursorParam } from './cursor.ts';
+import { cursorParam } from '../../cursor.ts';
 
 /** Message text: surrounding whitespace trimmed, then 1–10,000 characters. */
 const messageText = z.string().trim().min(1).max(10_000);

@@ -1,6 +1,6 @@
 import { z } from '../../../core/zod.ts';
 import { intParam } from '../../validation.ts';
-import { cursorParam } from '../conversations/cursor.ts';
+import { cursorParam } from '../../cursor.ts';
 import { searchTypes } from '../../../core/domain/search/history-search.ts';
 
 export const searchQuery = z.object({
