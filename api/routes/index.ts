@@ -16,6 +16,7 @@ import ai from './ai/routes.ts';
 import webhooks from './webhooks/routes.ts';
 import visitor from './visitor/routes.ts';
 import search from './search/routes.ts';
+import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
@@ -26,6 +27,7 @@ export const allRoutes: AnyRoute[] = [
   ...conversations,
   ...customers,
   ...search,
+  ...mentions,
   ...channels,
   ...channelTypes,
   ...widgets,
