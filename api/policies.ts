@@ -58,9 +58,8 @@ export const policies = {
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.create': { roles: everyone, noBusiness: noBusiness.business },
+  /** Replies and private notes (POST …/messages, with or without `private`) alike. */
   'conversations.reply': { roles: everyone, noBusiness: noBusiness.business },
-  /** A private note (POST …/messages with `private: true`), naming members to mention. */
-  'conversations.note': { roles: everyone, noBusiness: noBusiness.business },
   /** GET /mentions: the caller's own mentions only, whatever the role. */
   'mentions.read': { roles: everyone, noBusiness: noBusiness.business },
   'mentions.mark_read': { roles: everyone, noBusiness: noBusiness.business },

@@ -51,7 +51,6 @@ export type Action =
   | 'conversations.read'
   | 'conversations.create'
   | 'conversations.reply'
-  | 'conversations.note'
   | 'mentions.read'
   | 'mentions.mark_read'
   | 'conversations.change_status'

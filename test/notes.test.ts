@@ -369,7 +369,7 @@ test('roles: every member may write notes, mention and read their mentions; no b
     t.is((await app.request('PATCH', `/api/v1/mentions/${mine.body[0].id}/read`, { token: target.token })).status, 200);
   }
   const me = await app.request('GET', '/api/v1/auth/me', { token: agent.token });
-  t.like(me.body.can, { 'conversations.note': true, 'mentions.read': true, 'mentions.mark_read': true });
+  t.like(me.body.can, { 'conversations.reply': true, 'mentions.read': true, 'mentions.mark_read': true });
 
   const loner = await registerUser(app);
   const none = await mentions(loner.token);

@@ -42,7 +42,8 @@ export const mentionSchema = z
     mentioned_by_name: z.string().nullable().openapi({ description: 'The author\'s full name (null once the account is gone)' }),
     customer_name: z.string().nullable().openapi({ description: 'Name of the conversation\'s customer, when it has one' }),
     conversation_status: z.string().openapi({ description: 'The conversation\'s status now' }),
-    message: messageSchema.openapi({ description: 'The note, as GET …/messages shows it (`private: true`)' }),
+    // The note as GET …/messages shows it (`private: true`); the named schema as it is (another description would be a second `Message`).
+    message: messageSchema,
     read_at: z.string().nullable().openapi({ description: 'When the member marked it read (PATCH …/read); null while unread' }),
     created_at: z.string(),
   })

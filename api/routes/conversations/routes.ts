@@ -14,7 +14,7 @@ import {
   resolveConversation,
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
-import { authorize, noBusiness, policyText } from '../../policies.ts';
+import { noBusiness } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
 import { findConversation, loadConversation, messagePage } from './queries.ts';
@@ -156,7 +156,6 @@ export const send = defineRoute({
     '(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted. ' +
     'Only `message_created` follows. `mentions`: membership ids of active members of this business (400 naming the first that is not; 400 without `private: true`); ' +
     'each mentioned member gets a Mention (GET /api/v1/mentions), the event `mention_created` in their own room and, when their availability is `offline`, an e-mail. ' +
-    `Notes: ${policyText('conversations.note')} ` +
     'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
@@ -170,7 +169,6 @@ export const send = defineRoute({
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
     if (body.mentions.length && !body.private) throw badRequest('Mentions are only allowed in private notes (private: true)');
-    if (body.private) authorize(caller, 'conversations.note');
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     if (body.private) {
       const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
