@@ -4,7 +4,7 @@
  * whenever the live connection comes up (what arrived meanwhile reached no socket of this tab).
  */
 import { signal } from '@preact/signals';
-import { api, getPage, qs } from '../api.ts';
+import { api, getPageWithHeaders, qs } from '../api.ts';
 import { onLive, onResync } from '../live.ts';
 import type { Mention } from '../types.ts';
 
@@ -31,7 +31,7 @@ export async function loadMentions(): Promise<void> {
 }
 
 async function fetchPage(before?: string): Promise<{ items: Mention[]; next: string | null; unread: number }> {
-  const page = await getPage<Mention>(`/api/v1/mentions${qs({ limit: 30, before })}`);
+  const page = await getPageWithHeaders<Mention>(`/api/v1/mentions${qs({ limit: 30, before })}`);
   return { items: page.items, next: page.next, unread: Number(page.headers.get('X-Unread-Count') ?? 0) };
 }
 
