@@ -99,14 +99,17 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
     if (!completion) return;
     const caret = completion.start + 1 + completion.query.length;
     const next = `${text.slice(0, completion.start)}@${member.name} ${text.slice(caret)}`;
+    const at = completion.start + member.name.length + 2;
+    // Written to the field at once (not after the render), so keys typed right after land at the caret.
+    const el = input.current;
+    if (el) {
+      el.value = next;
+      el.setSelectionRange(at, at);
+      el.focus();
+    }
     setText(next);
     setPicked((current) => (current.some((m) => m.id === member.id) ? current : [...current, member]));
     setCompletion(null);
-    const at = completion.start + member.name.length + 2;
-    requestAnimationFrame(() => {
-      input.current?.focus();
-      input.current?.setSelectionRange(at, at);
-    });
   }
 
   const onKeyDown = (e: KeyboardEvent) => {
@@ -153,7 +156,7 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
         <button type="button" role="tab" aria-selected={mode === 'note'} class={`mode-tab note${mode === 'note' ? ' active' : ''}`} onClick={() => switchTo('note')}>
           Private note
         </button>
-        {mode === 'note' && <span class="muted small mode-hint">Only your team sees notes · @ to mention</span>}
+        {mode === 'note' && <span class="muted small mode-hint">Only your team sees notes</span>}
       </div>
       {files.length > 0 && (
         <ul class="composer-files" aria-label="Attachments">
