@@ -54,6 +54,8 @@ export const policies = {
   'team.set_own_status': { roles: everyone, noBusiness: noBusiness.team },
   'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
   'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
+  /** Leaving on one's own: every member but the owner, whose business it is. */
+  'team.leave': { roles: ['admin', 'agent'], refusal: 'The business owner cannot leave their own business', noBusiness: noBusiness.team },
   'handoffs.read': { roles: everyone, noBusiness: noBusiness.team },
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
@@ -68,6 +70,14 @@ export const policies = {
   'conversations.assign_by_number': { roles: everyone, noBusiness: noBusiness.business },
   /** By user id (POST /team/assign/…): the contract keeps it to the owner and admins. */
   'conversations.assign_by_user': { roles: managers, refusal: 'Only the owner or an admin can assign conversations', noBusiness: noBusiness.team },
+  /** PUT …/labels: any member tags a conversation with the business's labels (as in Chatwoot). */
+  'conversations.label': { roles: everyone, noBusiness: noBusiness.business },
+  /** The label set is the business's vocabulary: owners and admins shape it (Chatwoot: administrators), everyone reads it. */
+  'labels.read': { roles: everyone, noBusiness: noBusiness.business },
+  'labels.manage': { roles: managers, refusal: 'Only the owner or an admin can manage labels', noBusiness: noBusiness.business },
+  /** Saved replies are the team's own: any member lists, renders, adds, edits and deletes them (Chatwoot lets agents manage them too). */
+  'canned_responses.read': { roles: everyone, noBusiness: noBusiness.business },
+  'canned_responses.manage': { roles: everyone, noBusiness: noBusiness.business },
   'customers.read': { roles: everyone, noBusiness: noBusiness.business },
   /** GET /search: every conversation, customer and message of the business, private notes included. */
   'search.read': { roles: everyone, noBusiness: noBusiness.business },

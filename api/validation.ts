@@ -6,8 +6,26 @@
  */
 import { z } from '../core/zod.ts';
 import type { ValidationIssue } from '../core/errors.ts';
+import { HIDDEN_OR_CONTROL } from '../core/domain/display-names.ts';
 
 export type Source = 'body' | 'query' | 'path';
+
+/**
+ * A name people read (a person's full name, a business's name): trimmed, 1 to `max`
+ * characters, no control characters or bidi overrides (422 `string_pattern_mismatch`).
+ * Letters of every script, emoji and joiners stay allowed.
+ */
+export function displayName(max = 100) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((value) => !HIDDEN_OR_CONTROL.test(value), {
+      message: 'String should not contain control characters or bidirectional overrides',
+      params: { type: 'string_pattern_mismatch' },
+    });
+}
 
 /** The largest value of a PostgreSQL `integer` (int4) column. */
 export const INT4_MAX = 2_147_483_647;

@@ -59,6 +59,15 @@ export async function signOutEverywhere(): Promise<void> {
   navigate('/app/signin', { replace: true });
 }
 
+/** Leaves the business (not its owner): the account stays signed in, with no workspace, and may create its own. */
+export async function leaveTeam(): Promise<void> {
+  await api.post('/api/v1/team/leave');
+  myMember.value = null;
+  members.value = [];
+  await loadMe();
+  navigate('/app/onboarding', { replace: true });
+}
+
 export async function signOut(): Promise<void> {
   await api.post('/api/v1/auth/logout').catch(() => {});
   forget();

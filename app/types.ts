@@ -47,6 +47,7 @@ export type Action =
   | 'team.set_own_status'
   | 'team.invite'
   | 'team.remove'
+  | 'team.leave'
   | 'handoffs.read'
   | 'conversations.read'
   | 'conversations.create'
@@ -56,6 +57,11 @@ export type Action =
   | 'conversations.change_status'
   | 'conversations.assign_by_number'
   | 'conversations.assign_by_user'
+  | 'conversations.label'
+  | 'labels.read'
+  | 'labels.manage'
+  | 'canned_responses.read'
+  | 'canned_responses.manage'
   | 'customers.read'
   | 'search.read'
   | 'kb.read'
@@ -113,9 +119,14 @@ export type Conversation = {
   last_message_at: string | null;
   handoff_reason: string | null;
   customer: Customer | null;
+  /** Label names, alphabetical. */
+  labels: string[];
 };
 export type ConversationListItem = Conversation & { last_message: Message | null };
 export type ConversationDetail = Conversation & { messages: Message[] };
+
+export type Label = { id: string; name: string; color: string; description: string; created_at: string; updated_at: string };
+export type CannedResponse = { id: string; short_code: string; content: string; created_at: string; updated_at: string };
 
 export type Member = {
   id: string;

@@ -49,7 +49,7 @@ export const jobCatalogue = {
   /**
    * Replies out through their channel. `{conversation_id}`: the conversation's delivery drain,
    * its queued replies oldest first (core/commands/delivery-drain.ts); storing a reply arms it
-   * through the SQL function delivery_arm_drain (migration 0081), which spells this key too.
+   * through the SQL function delivery_arm_drain (migration 0085), which spells this key too.
    * `{message_id}`: a reply that failed for good, queued again (`parley jobs retry`).
    */
   deliver_message: job({
@@ -59,7 +59,7 @@ export const jobCatalogue = {
   /**
    * Inbound events into customer, conversation and message rows. `{channel_id}`: the drain of a
    * channel's pending events, in arrival order (core/commands/inbound-drain.ts); storing events
-   * arms it through the SQL function inbound_arm_drain (migration 0021), which spells this key
+   * arms it through the SQL function inbound_arm_drain (migrations 0021, 0085), which spells this key
    * too. `{event_id}`: one event the drain failed on, retried alone.
    */
   process_inbound: job({

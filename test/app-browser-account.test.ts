@@ -8,7 +8,7 @@ import test from 'ava';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/worker.ts';
 import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
 
@@ -97,6 +97,7 @@ browserTest('changing the password signs out the other tab; "Sign out everywhere
     const token = (await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: name === 'desktop' ? password : 'changed in the app' } })).body.access_token;
     const { page, context, errors } = await appPage(browser, app.url, token, viewport);
     await page.goto(`${app.url}/app/settings/account`);
+    await page.getByRole('button', { name: 'Sign out everywhere' }).waitFor();
     if (name === 'desktop') {
       const form = page.getByRole('form', { name: 'Change password' });
       await form.getByLabel('Current password').fill('not the password');
@@ -120,4 +121,31 @@ browserTest('changing the password signs out the other tab; "Sign out everywhere
     t.deepEqual(errors, []);
     await context.close();
   }
+});
+
+browserTest('an invited agent leaves the team from Settings → Your account and lands on creating a workspace; the owner sees no such button', async (t) => {
+  const team = await createWorkspace(app, { name: 'Lena Leader', plan: 'Mini' });
+  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    const agent = await registerUser(app, `Ivo ${name}`);
+    const invited = await app.request('POST', '/api/v1/team/invite', { token: team.token, query: { email: agent.email, role: 'agent' } });
+    t.is(invited.status, 200, invited.text);
+    const { page, context, errors } = await appPage(browser, app.url, agent.token, viewport);
+    await page.goto(`${app.url}/app/settings/account`);
+    await page.getByRole('button', { name: 'Leave team' }).waitFor();
+    await page.getByRole('button', { name: 'Leave team' }).scrollIntoViewIfNeeded();
+    t.true(await page.evaluate(() => { const g = globalThis as any; return g.document.documentElement.scrollWidth <= g.innerWidth; }), 'nothing wider than the screen');
+    await page.screenshot({ path: path.join(shots, `leave-${name}.png`) });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Leave team' }).click();
+    await page.waitForURL(/\/app\/onboarding/);
+    t.is((await app.sql('select 1 from team_members where user_id = $1', [agent.userId])).length, 0);
+    t.is((await app.request('GET', '/api/v1/auth/me', { token: agent.token })).body.business, null);
+    t.deepEqual(errors, []);
+    await context.close();
+  }
+  const { page, context } = await appPage(browser, app.url, team.token, DESKTOP);
+  await page.goto(`${app.url}/app/settings/account`);
+  await page.getByRole('button', { name: 'Sign out everywhere' }).waitFor();
+  t.is(await page.getByRole('button', { name: 'Leave team' }).count(), 0);
+  await context.close();
 });

@@ -25,6 +25,7 @@ import type { teamMemberSchema } from '../api/presenters/team-member.ts';
 import type { planResponse } from '../api/routes/business/plan.ts';
 import type { overviewSchema } from '../api/routes/analytics/routes.ts';
 import type { channelTypeSchema } from '../api/routes/channel-types/schema.ts';
+import type { CannedResponse, Label } from '../core/presenters/label.ts';
 
 /** `true` only when every value the server may send is one the app's type accepts. */
 type Fits<Server, AppType> = [Server] extends [AppType] ? true : false;
@@ -52,4 +53,6 @@ export type AppTypesFitTheServer = [
   Holds<Fits<z.infer<typeof planResponse>, App.PlanInfo>>,
   Holds<Fits<z.infer<typeof overviewSchema>, App.Overview>>,
   Holds<Fits<z.infer<typeof channelTypeSchema>, App.ChannelTypeInfo>>,
+  Holds<Fits<Label, App.Label>>,
+  Holds<Fits<CannedResponse, App.CannedResponse>>,
 ];

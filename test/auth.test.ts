@@ -61,6 +61,20 @@ const issues = (body: { detail: { loc: (string | number)[]; type: string }[] }) 
 
 // ─── register ──────────────────────────────────────────────────────────────────────────────
 
+test('register: a name with control characters or bidi overrides is 422 and creates nothing; any script and emoji are fine', async (t) => {
+  for (const full_name of ['Ada\u0007', 'Ada\nLovelace', 'Ada \u202egnp.exe', 'Ada\u2066x\u2069', 'A\u0085da']) {
+    const email = uniqueEmail('name');
+    const res = await register({ email, full_name, password: PASSWORD });
+    t.is(res.status, 422, JSON.stringify(full_name));
+    t.deepEqual(issues(res.body), [['body.full_name', 'string_pattern_mismatch']]);
+    t.is((await app.sql('select 1 from users where email = $1', [email])).length, 0);
+  }
+  for (const full_name of ['Zoë Ünal', '李小龙', 'محمد', 'Ana 👩‍💻']) {
+    const res = await register({ email: uniqueEmail('name-ok'), full_name, password: PASSWORD });
+    t.is(res.status, 200, `${full_name}: ${res.text}`);
+  }
+});
+
 test('register returns a bearer JWT for the new user', async (t) => {
   const email = uniqueEmail();
   const res = await register({ email, full_name: 'Ada Lovelace', password: PASSWORD });
@@ -652,6 +666,20 @@ test('verification: the mailed link verifies the address; sending again after th
   t.is(again.status, 400);
   t.deepEqual(again.body, { detail: 'Email already verified' });
   t.is((await mailJobsTo(email)).length, 2);
+});
+
+test('verification: resends are limited per account (429 with Retry-After, no mail); the mail carries no user-written text', async (t) => {
+  const { email, token } = await registered('verify-limit');
+  await app.sql(`update users set full_name = 'Click https://evil.example now' where email = $1`, [email]);
+  for (let i = 0; i < 3; i++) t.is((await app.request('POST', '/api/v1/auth/verify-email/send', { token })).status, 200);
+  const refused = await app.request('POST', '/api/v1/auth/verify-email/send', { token });
+  t.is(refused.status, 429);
+  t.deepEqual(refused.body, { detail: 'Too many verification e-mails. Try again later.' });
+  const retryAfter = Number(refused.headers.get('retry-after'));
+  t.true(retryAfter >= 1 && retryAfter <= 3600, String(retryAfter));
+  const mails = await mailJobsTo(email);
+  t.is(mails.length, 4, 'the registration mail and three resends');
+  for (const mail of mails) t.false(String(mail.payload.text).includes('evil.example'), 'no name in mail to an unproven address');
 });
 
 test('verification: bad, expired, foreign and misused tokens are 400', async (t) => {

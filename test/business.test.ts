@@ -70,6 +70,19 @@ test('create: two at once make one business and one 400', async (t) => {
   t.is(await businessCount(user.userId), 1);
 });
 
+test('a business name with control characters or bidi overrides is 422, on create and on update', async (t) => {
+  const user = await registerUser(app);
+  const bad = await app.request('POST', '/api/v1/business', { token: user.token, body: { name: 'Acme\u202e' } });
+  t.is(bad.status, 422);
+  t.deepEqual(bad.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['body.name', 'string_pattern_mismatch']]);
+  t.is((await app.sql('select 1 from team_members where user_id = $1', [user.userId])).length, 0);
+  const ws = await createWorkspace(app);
+  const update = await app.request('PATCH', '/api/v1/business', { token: ws.token, body: { name: 'Acme\r\nBcc: x' } });
+  t.is(update.status, 422);
+  const [row] = await app.sql('select name from businesses where id = $1', [ws.businessId]);
+  t.not(row.name, 'Acme\r\nBcc: x');
+});
+
 test('create: bad bodies are 422 and write nothing', async (t) => {
   const user = await registerUser(app);
   const cases: [unknown, string, string][] = [

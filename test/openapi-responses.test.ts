@@ -74,6 +74,8 @@ async function operationCalls(): Promise<[string, Call][]> {
   await channel('x', { api_key: 'k', api_secret: 'x-secret', access_token: 'a', access_token_secret: 's', bearer_token: 'b' });
   let invited = '';
   let upload = '';
+  let labelId = '';
+  let cannedId = '';
   const smsForm = { From: '+15552223333', To: '+15550001111', Body: 'hi', MessageSid: 'SM1', AccountSid: 'AC1' };
   const smsPath = `/api/v1/webhooks/sms/${sms.id}`;
   const xBody = JSON.stringify({ for_user_id: '42', direct_message_events: [] });
@@ -104,6 +106,12 @@ async function operationCalls(): Promise<[string, Call][]> {
       return res;
     }],
     ['get /api/v1/team/members', () => req('GET', '/api/v1/team/members')],
+    ['post /api/v1/team/leave', async () => {
+      const leaver = await registerUser(app);
+      const added = await req('POST', '/api/v1/team/invite', { query: { email: leaver.email, role: 'agent' } });
+      if (added.status !== 200) return added;
+      return req('POST', '/api/v1/team/leave', { token: leaver.token });
+    }],
     ['patch /api/v1/team/status', () => req('PATCH', '/api/v1/team/status', { body: { status: 'live' } })],
     ['get /api/v1/team/pending-handoffs', () => req('GET', '/api/v1/team/pending-handoffs')],
     ['post /api/v1/team/assign/{conversation_id}', () => req('POST', `/api/v1/team/assign/${conversation.id}`, { query: { agent_id: member.userId } })],
@@ -150,6 +158,24 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/kb/articles', () => req('GET', '/api/v1/kb/articles')],
     ['get /api/v1/kb/search', () => req('GET', '/api/v1/kb/search', { query: { q: 'refund' } })],
     ['get /api/v1/search', () => req('GET', '/api/v1/search', { query: { q: 'hi', type: 'messages' } })],
+    ['post /api/v1/labels', async () => {
+      const res = await req('POST', '/api/v1/labels', { body: { name: 'Docs', color: '#123abc', description: 'For the docs' } });
+      labelId = res.body.id;
+      return res;
+    }],
+    ['get /api/v1/labels', () => req('GET', '/api/v1/labels')],
+    ['patch /api/v1/labels/{label_id}', () => req('PATCH', `/api/v1/labels/${labelId}`, { body: { color: '#abcdef' } })],
+    ['put /api/v1/conversations/{conversation_id}/labels', () => req('PUT', `/api/v1/conversations/${conversation.id}/labels`, { body: { labels: ['Docs'] } })],
+    ['delete /api/v1/labels/{label_id}', () => req('DELETE', `/api/v1/labels/${labelId}`)],
+    ['post /api/v1/canned-responses', async () => {
+      const res = await req('POST', '/api/v1/canned-responses', { body: { short_code: 'hi', content: 'Hi {{customer.name}}' } });
+      cannedId = res.body.id;
+      return res;
+    }],
+    ['get /api/v1/canned-responses', () => req('GET', '/api/v1/canned-responses', { query: { q: 'hi' } })],
+    ['patch /api/v1/canned-responses/{canned_response_id}', () => req('PATCH', `/api/v1/canned-responses/${cannedId}`, { body: { content: 'Hello {{customer.name}}' } })],
+    ['post /api/v1/canned-responses/{canned_response_id}/render', () => req('POST', `/api/v1/canned-responses/${cannedId}/render`, { body: { conversation_id: conversation.id } })],
+    ['delete /api/v1/canned-responses/{canned_response_id}', () => req('DELETE', `/api/v1/canned-responses/${cannedId}`)],
     ['delete /api/v1/kb/articles/{article_id}', async () => req('DELETE', `/api/v1/kb/articles/${(await req('GET', '/api/v1/kb/articles')).body[0].id}`)],
     ['get /api/v1/analytics/overview', () => req('GET', '/api/v1/analytics/overview')],
     ['get /api/v1/ai/settings', () => req('GET', '/api/v1/ai/settings')],

@@ -91,6 +91,7 @@ test('foreign keys between business tables without business_id are the documente
         where a.attrelid = c.conrelid and a.attname = 'business_id' and a.attnum = any(c.conkey))
     order by 1`);
   t.deepEqual(missing, [
+    'conversation_labels -> conversations conversation_labels_conversation_id_fkey',
     'conversations -> channels conversations_channel_id_fkey',
     'conversations -> customers conversations_customer_id_fkey',
     'customers -> channels customers_channel_id_fkey',

@@ -25,7 +25,7 @@ async function invite(ws: Workspace, role: 'agent' | 'admin' = 'agent', name = '
 async function inviteJobs(email: string) {
   const rows = await app.sql(
     `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
-     where k.identifier = 'send_email' and j.payload->>'to' = $1 and j.payload->>'subject' like 'You have been added%'`,
+     where k.identifier = 'send_email' and j.payload->>'to' = $1 and j.payload->>'subject' = 'You were added to a team on Parley'`,
     [email],
   );
   return rows.map((r) => r.payload as { to: string; subject: string; text: string });
@@ -115,8 +115,10 @@ test('invite: immediate offline membership, next agent number, invitation mail q
   t.is(business[0].next_agent_number, 3);
   const jobs = await inviteJobs(user.email);
   t.is(jobs.length, 1);
-  t.regex(jobs[0].text, /Ivy Invitee/);
-  t.regex(jobs[0].text, /as an agent/);
+  // Parley's words first; what the inviter wrote (the team's name, their own) only below, labelled.
+  t.true(jobs[0].text.startsWith('Hello,\n\nYou were added to a team on Parley as an agent.'), jobs[0].text);
+  t.regex(jobs[0].text, /\n\nTeam name: .+\nAdded by: .+\n$/);
+  t.notRegex(jobs[0].text.split('\n\n').slice(0, 3).join('\n'), /Team name|Added by/);
   const me = await app.request('GET', '/api/v1/auth/me', { token: user.token });
   t.is(me.body.team_role, 'agent');
   t.is(me.body.business.id, ws.businessId);
@@ -321,6 +323,40 @@ test('remove: unknown id and another business\'s member are 404, a non-UUID is 4
   const bad = await app.request('DELETE', '/api/v1/team/members/42', { token: a.token });
   t.is(bad.status, 422);
   t.deepEqual(bad.body.detail.map((d: any) => [d.loc, d.type]), [[['path', 'member_id'], 'uuid_parsing']]);
+});
+
+test('leave: an agent leaves on their own; their conversations lose the assignee; they may then create their own workspace', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Mini' });
+  const agent = await invite(ws);
+  const conversation = await app.request('POST', '/api/v1/conversations/', { token: ws.token, body: { business_id: ws.businessId } });
+  t.is(conversation.status, 200, conversation.text);
+  t.is((await app.request('POST', `/api/v1/team/assign/${conversation.body.id}`, { token: ws.token, query: { agent_id: agent.userId } })).status, 200);
+  const before = await app.request('GET', '/api/v1/auth/me', { token: agent.token });
+  t.true(before.body.can['team.leave']);
+  const res = await app.request('POST', '/api/v1/team/leave', { token: agent.token });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body, { message: 'You left the team' });
+  t.is((await app.sql('select 1 from team_members where id = $1', [agent.memberId])).length, 0);
+  t.deepEqual((await app.sql('select assignee_id from conversations where id = $1', [conversation.body.id]))[0], { assignee_id: null });
+  const me = await app.request('GET', '/api/v1/auth/me', { token: agent.token });
+  t.is(me.status, 200, 'the account and its token stay');
+  t.is(me.body.business, null);
+  const own = await app.request('POST', '/api/v1/business', { token: agent.token, body: { name: 'My own' } });
+  t.is(own.status, 200, own.text);
+  t.is((await app.request('POST', '/api/v1/team/leave', { token: agent.token })).status, 403, 'the owner of the new one cannot leave it');
+});
+
+test('leave: the owner cannot (403, nothing changes); without a business it is 400; without a token 401', async (t) => {
+  const ws = await createWorkspace(app);
+  const res = await app.request('POST', '/api/v1/team/leave', { token: ws.token });
+  t.is(res.status, 403);
+  t.deepEqual(res.body, { detail: 'The business owner cannot leave their own business' });
+  t.is((await app.sql('select 1 from team_members where user_id = $1', [ws.userId])).length, 1);
+  t.false((await app.request('GET', '/api/v1/auth/me', { token: ws.token })).body.can['team.leave']);
+  const loner = await registerUser(app);
+  const none = await app.request('POST', '/api/v1/team/leave', { token: loner.token });
+  t.deepEqual([none.status, none.body], [400, { detail: 'User is not in a business' }]);
+  t.is((await app.request('POST', '/api/v1/team/leave')).status, 401);
 });
 
 // ---------- PATCH /team/status

@@ -17,6 +17,7 @@ import type { WorkerEvents } from 'graphile-worker';
 import { z } from 'zod';
 import { sql, type Db } from '../core/adapters/postgres/db.ts';
 import type { Logger } from '../core/adapters/logger.ts';
+import { holdsJobs, staleLockHolders } from '../core/adapters/graphile-internals.ts';
 
 export type Liveness = {
   /** Stops beating for a pool (and its workers) that will run no job again, before it has ended. */
@@ -50,9 +51,8 @@ export function trackLiveness(db: Db, events: WorkerEvents, timeoutSeconds: numb
         )
         select worker_id from dead
         union
-        select distinct j.locked_by from graphile_worker._private_jobs j
-        where j.locked_by is not null and j.locked_at < now() - make_interval(secs => ${timeoutSeconds})
-          and not exists (select 1 from worker_heartbeats h where h.worker_id = j.locked_by)`);
+        select stale.locked_by from (${staleLockHolders(timeoutSeconds)}) as stale
+        where not exists (select 1 from worker_heartbeats h where h.worker_id = stale.locked_by)`);
       if (dead.length > 0) {
         await db.query(sql.unsafe`select graphile_worker.force_unlock_workers(${sql.array([...dead], 'text')})`);
         logger.warn({ workers: dead }, 'unlocked the jobs of workers that stopped beating');
@@ -73,7 +73,7 @@ export function trackLiveness(db: Db, events: WorkerEvents, timeoutSeconds: numb
       await db
         .query(sql.unsafe`
           delete from worker_heartbeats h where worker_id = any(${sql.array(ids, 'text')})
-          and not exists (select 1 from graphile_worker._private_jobs j where j.locked_by = h.worker_id)`)
+          and not ${holdsJobs(sql.fragment`h.worker_id`)}`)
         .catch((error) => logger.warn({ err: error }, 'could not remove the heartbeats of a stopped worker pool'));
     });
 

@@ -13,6 +13,7 @@ import { parseCronItems, run, type CronItem, type Runner, type TaskList, type Wo
 import pg from 'pg';
 import type { Deps } from '../core/deps.ts';
 import { workerLogger } from '../core/adapters/worker-logger.ts';
+import { assertGraphileWorkerVersion, makeLastAttempt } from '../core/adapters/graphile-internals.ts';
 import { crontab as defaultCrontab } from './crontab.ts';
 import { allTasks } from './tasks/index.ts';
 import { trackLiveness } from './liveness.ts';
@@ -50,8 +51,12 @@ export function buildTaskList(deps: Deps, tasks: AnyTask[], handBack?: ShutdownG
       if (await handBack?.(helpers.job)) throw new Error('worker pool is stopping: job handed back to the queue unrun');
       const parsed = task.payload.safeParse(raw);
       if (!parsed.success) {
-        deps.logger.error({ task: task.name, job_id: helpers.job.id, issues: parsed.error.issues }, 'invalid job payload: dropped');
-        return;
+        // Failed for good, not dropped: `parley jobs failed` shows it with the parse error, and
+        // `parley jobs show` its payload. Retrying the same payload would fail the same way.
+        const detail = parsed.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ');
+        deps.logger.error({ task: task.name, job_id: helpers.job.id, issues: parsed.error.issues }, 'invalid job payload: failed for good');
+        if (helpers.job.locked_by) await makeLastAttempt(deps.db, helpers.job.id, helpers.job.locked_by);
+        throw new Error(`invalid ${task.name} payload: ${detail}`);
       }
       await task.run(parsed.data, deps, helpers);
     };
@@ -80,6 +85,7 @@ async function runWithOwnPool(connectionString: string, deps: Deps, start: (pgPo
 }
 
 export async function startWorker(deps: Deps, options: WorkerOptions): Promise<SupervisedRunner> {
+  assertGraphileWorkerVersion();
   const available = options.tasks ?? allTasks;
   const only = options.only;
   if (only) {

@@ -7,7 +7,8 @@
  * that follows matches nothing: it only touches jobs still locked by the pool.)
  */
 import type { Job, WorkerEvents } from 'graphile-worker';
-import { sql, type Db } from '../core/adapters/postgres/db.ts';
+import type { Db } from '../core/adapters/postgres/db.ts';
+import { handBackJob } from '../core/adapters/graphile-internals.ts';
 
 /** Call with a job about to run: true when its pool is shutting down and the job was handed back. */
 export type ShutdownGuard = (job: Job) => Promise<boolean>;
@@ -18,15 +19,7 @@ export function shutdownGuard(db: Db, events: WorkerEvents): ShutdownGuard {
   events.on('pool:release', ({ workerPool }) => closing.delete(workerPool.id));
   return async (job) => {
     if (!job.locked_by || !closing.has(job.locked_by)) return false;
-    await db.query(sql.unsafe`
-      with returned as (
-        update graphile_worker._private_jobs
-        set attempts = greatest(0, attempts - 1), locked_by = null, locked_at = null
-        where id = ${job.id} and locked_by = ${job.locked_by}
-        returning job_queue_id
-      )
-      update graphile_worker._private_job_queues q set locked_by = null, locked_at = null
-      from returned where q.id = returned.job_queue_id and q.locked_by = ${job.locked_by}`);
+    await handBackJob(db, job.id, job.locked_by);
     return true;
   };
 }

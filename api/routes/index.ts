@@ -16,6 +16,8 @@ import ai from './ai/routes.ts';
 import webhooks from './webhooks/routes.ts';
 import visitor from './visitor/routes.ts';
 import search from './search/routes.ts';
+import labels from './labels/routes.ts';
+import cannedResponses from './canned-responses/routes.ts';
 import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
 
@@ -27,6 +29,8 @@ export const allRoutes: AnyRoute[] = [
   ...conversations,
   ...customers,
   ...search,
+  ...labels,
+  ...cannedResponses,
   ...mentions,
   ...channels,
   ...channelTypes,

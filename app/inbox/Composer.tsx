@@ -1,16 +1,17 @@
 /**
- * The reply box: Enter sends, Shift+Enter breaks the line; files are uploaded first, then referenced.
+ * The reply box: Enter sends, Shift+Enter breaks the line; `/` opens the canned responses; files are uploaded first, then referenced.
  * The Reply / Note switch: a note is private to the team (never sent to the customer) and
  * completes `@` with team members; the members still named `@Name` in the text when it is sent
  * are its `mentions`.
  */
 import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { me, members } from '../session.ts';
+import { can, me, members } from '../session.ts';
 import type { Attachment, Member, Message } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
+import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
 
 type Mode = 'reply' | 'note';
 
@@ -42,6 +43,16 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
   const [completion, setCompletion] = useState<{ start: number; query: string; index: number } | null>(null);
   const picker = useRef<HTMLInputElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
+  const canned = useCannedPicker(can('canned_responses.read') ? text : '', conversationId, (content) => {
+    setText(content);
+    // After the render: the caret at the end, ready to edit or send.
+    requestAnimationFrame(() => {
+      const box = input.current;
+      if (!box) return;
+      box.focus();
+      box.setSelectionRange(content.length, content.length);
+    });
+  }, setError);
 
   const options = mode === 'note' && completion ? suggestions(completion.query) : [];
 
@@ -131,6 +142,7 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
         return;
       }
     }
+    if (canned.onKeyDown(e)) return e.preventDefault();
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       void send();
@@ -168,6 +180,7 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
           ))}
         </ul>
       )}
+      <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <div class="composer-field">
         {options.length > 0 && completion && (
           <ul class="mention-suggest" role="listbox" aria-label="Mention a teammate" id="mention-suggest">
@@ -190,10 +203,20 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
           ref={input}
           class="composer-input"
           aria-label={mode === 'note' ? 'Private note' : 'Reply'}
-          aria-autocomplete={mode === 'note' ? 'list' : undefined}
-          aria-controls={options.length ? 'mention-suggest' : undefined}
-          aria-activedescendant={options.length && completion ? `mention-option-${options[Math.min(completion.index, options.length - 1)].id}` : undefined}
-          placeholder={mode === 'note' ? 'Write a note for your team… Type @ to mention someone.' : `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line)`}
+          aria-autocomplete="list"
+          aria-controls={options.length ? 'mention-suggest' : canned.open ? `canned-${conversationId}` : undefined}
+          aria-activedescendant={
+            options.length && completion
+              ? `mention-option-${options[Math.min(completion.index, options.length - 1)].id}`
+              : canned.open
+                ? `canned-${conversationId}-${canned.active}`
+                : undefined
+          }
+          placeholder={
+            mode === 'note'
+              ? 'Write a note for your team… Type @ to mention someone.'
+              : `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`
+          }
           rows={3}
           value={text}
           onInput={onInput}

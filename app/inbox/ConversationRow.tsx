@@ -4,6 +4,7 @@ import { me, members } from '../session.ts';
 import { Avatar } from '../ui/Avatar.tsx';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { shortTime } from '../ui/time.ts';
+import { LabelChip } from '../ui/LabelChip.tsx';
 import type { ConversationListItem } from '../types.ts';
 import { inboxUrl } from './filters.ts';
 import { isUnread } from './unread.ts';
@@ -38,6 +39,13 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
             {c.status === 'pending' && <span class="pill warn">Pending</span>}
             {unread && <span class="unread-dot" title="Unread" />}
           </span>
+          {c.labels.length > 0 && (
+            <span class="conv-labels" aria-label={`Labels: ${c.labels.join(', ')}`}>
+              {c.labels.map((name) => (
+                <LabelChip name={name} />
+              ))}
+            </span>
+          )}
         </span>
       </a>
     </li>

@@ -2,6 +2,8 @@
 import { useEffect } from 'preact/hooks';
 import { linkClick } from '../router.ts';
 import { followInbox } from './store.ts';
+import { loadLabels } from './labels.ts';
+import { onResync } from '../live.ts';
 import { selectedId } from './filters.ts';
 import { ListHeader } from './ListHeader.tsx';
 import { ConversationList } from './ConversationList.tsx';
@@ -23,6 +25,11 @@ function NoSelection() {
 
 export function Inbox() {
   useEffect(() => followInbox(), []);
+  // Labels change rarely and send no event: read them on entering the inbox and on every reconnect.
+  useEffect(() => {
+    void loadLabels().catch(() => {});
+    return onResync(() => void loadLabels().catch(() => {}));
+  }, []);
   const id = selectedId.value;
   return (
     <div class={`inbox${id ? ' has-selection' : ''}`}>

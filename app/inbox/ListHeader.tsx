@@ -1,8 +1,9 @@
-/** Views (Mine / Unassigned / All) and the status and channel filters above the list. */
+/** Views (Mine / Unassigned / All) and the status, channel and label filters above the list. */
 import { liveState } from '../live.ts';
 import { navigate } from '../router.ts';
 import { channelTypes } from '../channel-types.ts';
 import { filters, inboxUrl, STATUSES, VIEWS, type Filters } from './filters.ts';
+import { labels } from './labels.ts';
 
 export function ListHeader() {
   const f = filters.value;
@@ -32,6 +33,15 @@ export function ListHeader() {
             <option value={t.type}>{t.label}</option>
           ))}
         </select>
+        {(labels.value.length > 0 || f.label) && (
+          <select class="input small" aria-label="Label" value={f.label} onChange={(e) => go({ label: e.currentTarget.value })}>
+            <option value="">All labels</option>
+            {f.label && !labels.value.some((l) => l.name === f.label) && <option value={f.label}>{f.label}</option>}
+            {labels.value.map((l) => (
+              <option value={l.name}>{l.name}</option>
+            ))}
+          </select>
+        )}
       </div>
     </div>
   );

@@ -9,6 +9,7 @@ import { inboxUrl } from './filters.ts';
 import { followThread, thread, threadError } from './thread-store.ts';
 import { AssignActions, StatusActions } from './ConversationActions.tsx';
 import { Composer } from './Composer.tsx';
+import { ConversationLabels } from './ConversationLabels.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
 
@@ -44,6 +45,7 @@ export function Thread({ id }: { id: string }) {
                 <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
               </span>
+              <ConversationLabels conversation={c} />
             </div>
             <StatusActions conversation={c} />
           </div>

@@ -1,4 +1,4 @@
-/** The inbox's view and filters live in the URL (?view=&status=&channel=), so a reload or a shared link keeps them. */
+/** The inbox's view and filters live in the URL (?view=&status=&channel=&label=), so a reload or a shared link keeps them. */
 import { computed } from '@preact/signals';
 import { qs } from '../api.ts';
 import { currentLocation } from '../router.ts';
@@ -7,7 +7,8 @@ import type { ChannelType, ConversationStatus } from '../types.ts';
 export type View = 'mine' | 'unassigned' | 'all';
 /** `active` (open and pending: waiting for the team) is the default; '' is any status. */
 export type StatusFilter = ConversationStatus | 'active' | '';
-export type Filters = { view: View; status: StatusFilter; channel: ChannelType | '' };
+/** `label`: a label name ('' is any). */
+export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string };
 
 export const VIEWS: { id: View; label: string }[] = [
   { id: 'mine', label: 'Mine' },
@@ -28,7 +29,7 @@ export const filters = computed<Filters>(() => {
   const view = (['mine', 'unassigned', 'all'] as const).find((v) => v === q.get('view')) ?? 'all';
   const raw = q.get('status');
   const status = raw === null ? 'active' : raw === 'any' ? '' : (STATUSES.find((s) => s.id === raw)?.id ?? 'active');
-  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'] };
+  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '' };
 });
 
 /** The selected conversation: /app/inbox/<id>. */
@@ -37,5 +38,5 @@ export const selectedId = computed(() => currentLocation.value.path.match(/^\/ap
 /** The inbox URL for these filters (and optionally a conversation). */
 export function inboxUrl(next: Partial<Filters>, conversationId: string | null = selectedId.value): string {
   const f = { ...filters.value, ...next };
-  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel })}`;
+  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label })}`;
 }

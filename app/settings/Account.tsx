@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { storeToken } from '../session-token.ts';
-import { me, signOut, signOutEverywhere } from '../session.ts';
+import { can, leaveTeam, me, signOut, signOutEverywhere } from '../session.ts';
 import { Avatar } from '../ui/Avatar.tsx';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
@@ -39,6 +39,7 @@ function ChangePassword() {
 export function Account() {
   const user = me.value?.user;
   const everywhere = useAction(signOutEverywhere);
+  const leave = useAction(leaveTeam);
   if (!user) return null;
   return (
     <Section title="Your account">
@@ -62,6 +63,23 @@ export function Account() {
         <button class="btn danger" type="button" disabled={everywhere.busy} onClick={() => everywhere.run()}>Sign out everywhere</button>
       </div>
       <Notice>{everywhere.error}</Notice>
+      {can('team.leave') && (
+        <div class="card card-row">
+          <div class="grow">
+            <div class="card-title">Leave team</div>
+            <div class="small muted">You stop being a member of {me.value?.business?.name}: its conversations assigned to you go back to the team. Your account stays, and you can create your own workspace.</div>
+          </div>
+          <button
+            class="btn danger"
+            type="button"
+            disabled={leave.busy}
+            onClick={() => confirm(`Leave ${me.value?.business?.name ?? 'this team'}?`) && leave.run()}
+          >
+            Leave team
+          </button>
+        </div>
+      )}
+      <Notice>{leave.error}</Notice>
     </Section>
   );
 }

@@ -1,8 +1,11 @@
 /** Settings sections; owners and admins change what the API lets them, agents read. */
+import { useEffect, useRef } from 'preact/hooks';
 import { currentLocation, linkClick } from '../router.ts';
 import { Channels } from './Channels.tsx';
 import { WidgetSettings } from './WidgetSettings.tsx';
 import { Knowledge } from './Knowledge.tsx';
+import { Labels } from './Labels.tsx';
+import { CannedResponses } from './CannedResponses.tsx';
 import { Team } from './Team.tsx';
 import { Plan } from './Plan.tsx';
 import { AiSettings } from './AiSettings.tsx';
@@ -12,6 +15,8 @@ const SECTIONS = [
   { id: 'channels', label: 'Channels', page: Channels },
   { id: 'widget', label: 'Website widget', page: WidgetSettings },
   { id: 'knowledge', label: 'Knowledge base', page: Knowledge },
+  { id: 'labels', label: 'Labels', page: Labels },
+  { id: 'canned-responses', label: 'Canned responses', page: CannedResponses },
   { id: 'team', label: 'Team', page: Team },
   { id: 'plan', label: 'Plan & billing', page: Plan },
   { id: 'ai', label: 'AI agent', page: AiSettings },
@@ -22,6 +27,9 @@ export function Settings() {
   const id = currentLocation.value.path.split('/')[3] ?? 'channels';
   const section = SECTIONS.find((s) => s.id === id) ?? SECTIONS[0]!;
   const Page = section.page;
+  // On a phone the sections are one scrolling row: keep the open one in sight.
+  const active = useRef<HTMLAnchorElement>(null);
+  useEffect(() => active.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' }), [section.id]);
   return (
     <div class="settings">
       <nav class="settings-nav" aria-label="Settings">
@@ -31,7 +39,7 @@ export function Settings() {
             const to = `/app/settings/${s.id}`;
             return (
               <li>
-                <a href={to} class={s.id === section.id ? 'active' : ''} aria-current={s.id === section.id ? 'page' : undefined} onClick={(e) => linkClick(e, to)}>
+                <a href={to} ref={s.id === section.id ? active : undefined} class={s.id === section.id ? 'active' : ''} aria-current={s.id === section.id ? 'page' : undefined} onClick={(e) => linkClick(e, to)}>
                   {s.label}
                 </a>
               </li>

@@ -1,7 +1,7 @@
 /**
  * Job administration for operators (`parley jobs …`): read graphile-worker's queue and revive
- * failed jobs. Reads go through the `graphile_worker.jobs` view (the payload through
- * `_private_jobs`); writes through WorkerUtils.
+ * failed jobs. Reads go through the `graphile_worker.jobs` view (the payload and job existence
+ * through core/adapters/graphile-internals.ts); writes through WorkerUtils.
  *
  * States: `running` = locked by a live worker (a lock older than four hours is a dead worker's,
  * which graphile-worker itself ignores); `failed` = attempts used up (attempts >= max_attempts)
@@ -11,6 +11,7 @@
 import type { WorkerUtils } from 'graphile-worker';
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { existingJobIds, jobPayload } from '../adapters/graphile-internals.ts';
 
 const jobSummary = z.object({
   id: z.coerce.string(),
@@ -76,9 +77,8 @@ export async function listRetryingJobs(db: Queryable, filter: { task?: string } 
 
 export async function findJob(db: Queryable, id: string): Promise<JobDetail | null> {
   return db.maybeOne(sql.type(jobDetail)`
-    select ${summaryColumns}, j.queue_name, j.priority, j.key, j.locked_at, j.locked_by, j.revision, j.flags, p.payload
+    select ${summaryColumns}, j.queue_name, j.priority, j.key, j.locked_at, j.locked_by, j.revision, j.flags, ${jobPayload(sql.fragment`j.id`)} as payload
     from graphile_worker.jobs j
-    join graphile_worker._private_jobs p on p.id = j.id
     where j.id = ${id}::bigint`);
 }
 
@@ -111,8 +111,7 @@ export type RetryResult = {
 export async function retryJobs(utils: WorkerUtils, ids: string[]): Promise<RetryResult> {
   const unique = [...new Set(ids)];
   return utils.withPgClient(async (client) => {
-    const existing = await client.query<{ id: string }>('select id::text from graphile_worker._private_jobs where id = any($1::bigint[])', [unique]);
-    const found = new Set(existing.rows.map((r) => r.id));
+    const found = await existingJobIds(client, unique);
     const rescheduled = await client.query<{ id: string }>(
       'select id::text from graphile_worker.reschedule_jobs($1::bigint[], run_at := now(), attempts := 0)',
       [unique.filter((id) => found.has(id))],

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { enqueue } from '../jobs.ts';
+import type { RateLimit } from '../domain/rate-windows.ts';
 import { issuePurposeToken } from '../domain/accounts/tokens.ts';
 import type { Config } from '../config.ts';
 import { rooms } from '../events/bus.ts';
@@ -94,15 +95,23 @@ export async function insertUser(
 
 const VERIFY_TTL_SECONDS = 3 * 24 * 3600;
 
-/** Enqueues the verification mail (a signed link valid for three days) in the caller's transaction. */
-export async function enqueueVerificationMail(q: Queryable, config: Config, user: { id: string; email: string; full_name: string }): Promise<void> {
+/** Verification mails on request (`POST /auth/verify-email/send`): per account and per address. */
+export const VERIFY_RESEND_RATE_PER_USER: RateLimit = { limit: 3, windowSeconds: 3600 };
+export const VERIFY_RESEND_RATE_PER_ADDRESS: RateLimit = { limit: 5, windowSeconds: 24 * 3600 };
+
+/**
+ * Enqueues the verification mail (a signed link valid for three days) in the caller's
+ * transaction. The address has not agreed to anything yet, so the mail carries no text its
+ * recipient did not write: no name, only Parley's words and the link.
+ */
+export async function enqueueVerificationMail(q: Queryable, config: Config, user: { id: string; email: string }): Promise<void> {
   const token = await issuePurposeToken(config.jwtSecret, 'verify-email', user.id, VERIFY_TTL_SECONDS, { email: user.email });
   const base = config.APP_URL ?? config.publicUrl;
   const link = `${base.replace(/\/+$/, '')}/verify-email?token=${encodeURIComponent(token)}`;
   await enqueue(q, 'send_email', {
     to: user.email,
     subject: 'Confirm your e-mail address for Parley',
-    text: `Hi ${user.full_name},\n\nConfirm your e-mail address by opening this link within three days:\n\n${link}\n\nIf you did not sign up for Parley, ignore this mail.\n`,
+    text: `Hello,\n\nSomeone signed up for Parley with this address. To confirm it, open this link within three days:\n\n${link}\n\nIf it was not you, ignore this mail: nothing happens without the link.\n`,
   });
 }
 

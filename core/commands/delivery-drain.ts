@@ -12,7 +12,7 @@
  * failed for good is also left as a failed job (deliver_message {message_id}), so `parley jobs
  * failed` lists it and `parley jobs retry` queues it again.
  *
- * Arming: storing a reply calls the SQL function delivery_arm_drain (migration 0081), which
+ * Arming: storing a reply calls the SQL function delivery_arm_drain (migration 0085), which
  * writes a job only when no drain is waiting to run already: no job row and no NOTIFY per reply.
  * A drain gives up its job key as it starts, so a reply stored while it runs arms the next one.
  * The one gap — a reply whose transaction found the waiting job just before a worker took it —
@@ -41,7 +41,7 @@ import { ConnectorError, type AnyConnector, type InternalSendResult, type Outbou
 
 /**
  * Advisory lock classes, keyed by hashtext(conversation id). STORE (also written in
- * delivery_arm_drain, migration 0081): shared by every transaction storing a reply, exclusive in
+ * delivery_arm_drain, migration 0085): shared by every transaction storing a reply, exclusive in
  * the drain's last look. DRAIN: one drain of a conversation at a time (a session lock).
  */
 export const deliveryLocks = { store: 20_203, drain: 20_204 } as const;

@@ -15,6 +15,7 @@ import type { PendingEvent } from '../events/live.ts';
 import { findUserByEmail, findUserByGoogleSub, insertUser, linkGoogleAccount } from './accounts.ts';
 import type { AfterCommit } from './run-command.ts';
 import { removeMember } from './team.ts';
+import { withoutHiddenCharacters } from '../domain/display-names.ts';
 
 export async function googleSignIn(tx: Queryable, identity: GoogleIdentity): Promise<{ userId: string; generation: number } & AfterCommit> {
   // Google's `sub` is the stable identity (the address of a Google account can change); the
@@ -24,7 +25,7 @@ export async function googleSignIn(tx: Queryable, identity: GoogleIdentity): Pro
   if (existing) return link(tx, existing.id, identity);
   const created = await insertUser(tx, {
     email: identity.email,
-    fullName: (identity.name?.trim() || identity.email.split('@')[0]).slice(0, 100),
+    fullName: (withoutHiddenCharacters(identity.name ?? '').trim() || identity.email.split('@')[0]).slice(0, 100),
     passwordHash: null,
     isVerified: true,
     isGoogle: true,

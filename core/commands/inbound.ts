@@ -23,7 +23,7 @@ const dedupeKey = (event: InboundEvent) => (event.kind === 'message' ? event.ext
 
 /**
  * Advisory lock namespaces (the two-key form, apart from the one-key locks elsewhere), keyed by
- * hashtext(channel id). STORE (also written in inbound_arm_drain, migration 0021): shared by
+ * hashtext(channel id). STORE (also written in inbound_arm_drain, migrations 0021 and 0085): shared by
  * every transaction storing a channel's events, taken before it arms the drain; the drain
  * takes it exclusively for its last look, so it waits for every event being stored and sees
  * it. DRAIN: one drain of a channel at a time. The drain's job key is `inbound:<channel id>`.
@@ -35,7 +35,7 @@ export const inboundLocks = { store: 20_201, drain: 20_202 } as const;
  * the caller's transaction); returns the ids of events not seen before. A channel deleted or
  * deactivated meanwhile stores nothing (webhooks may have found it in a cache).
  *
- * Arming (the SQL function inbound_arm_drain, migration 0021, when something new was stored)
+ * Arming (the SQL function inbound_arm_drain, migrations 0021 and 0085, when something new was stored)
  * takes the shared STORE lock until commit (see inboundLocks), then leaves a drain job that has
  * not started yet as it is, or else enqueues one (beside a running drain, whose key
  * graphile-worker then clears).

@@ -88,7 +88,7 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       from deliverable d where exists (select 1 from reservation where reserved)
       returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, created_at
     ), job as (
-      -- Arms the conversation's delivery drain (migration 0081): a job only when none is waiting to run.
+      -- Arms the conversation's delivery drain (migration 0085): a job only when none is waiting to run.
       ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}
     ), touched as (
       -- The message's own timestamp, so first_response_at equals the first reply's created_at.

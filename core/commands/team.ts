@@ -53,12 +53,16 @@ export async function inviteMember(
     await assertNotMember(tx, user.id, input.businessId);
     throw badRequest('User already belongs to another business');
   }
+  // The recipient did not ask for this: Parley's words come first, the inviter's (the team's
+  // name, their own) only below, quoted as what they are.
+  const appUrl = input.appUrl.replace(/\/+$/, '');
   await enqueue(tx, 'send_email', {
     to: user.email,
-    subject: `You have been added to ${business.name} on Parley`,
+    subject: 'You were added to a team on Parley',
     text:
-      `Hi ${user.full_name},\n\n${input.invitedBy} added you to the ${business.name} team on Parley as ${input.role === 'admin' ? 'an admin' : 'an agent'}.\n\n` +
-      `Sign in with this e-mail address to start answering conversations:\n\n${input.appUrl.replace(/\/+$/, '')}\n`,
+      `Hello,\n\nYou were added to a team on Parley as ${input.role === 'admin' ? 'an admin' : 'an agent'}. Sign in with this address to see it:\n\n${appUrl}\n\n` +
+      `If you do not want to be on this team, choose "Leave team" in the app (Settings). Until you sign in, nothing is shared with you by mail.\n\n` +
+      `Team name: ${business.name}\nAdded by: ${input.invitedBy}\n`,
   });
   return { memberId: member.id, userId: user.id, agentNumber: business.agent_number };
 }

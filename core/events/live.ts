@@ -5,7 +5,7 @@
  * is what a GET would return at that moment, and building it costs the write's transaction no
  * time and no locks; a read that fails there loses live events (a dashboard refresh), never the
  * write. However many events a call publishes (an inbound batch), it reads a fixed number of
- * queries per business: one for the messages, three for the conversations, one for the mentions.
+ * queries per business: one for the messages, four for the conversations, one for the mentions.
  */
 import type { Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';

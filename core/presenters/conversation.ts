@@ -52,6 +52,7 @@ const conversationFields = {
   // z.union, not .nullable(): zod-to-openapi 9 turns a nullable named schema into an allOf that refuses null
   // (and marks the component itself nullable); the union is `anyOf: [$ref, null]`.
   customer: z.union([customerSchema, z.null()]),
+  labels: z.array(z.string()).openapi({ description: 'The names of its labels (GET /api/v1/labels), in alphabetical order' }),
 };
 
 export const conversationSchema = z
@@ -65,7 +66,7 @@ export const conversationListItemSchema = z
   .openapi('ConversationListItem');
 export type ConversationListItem = z.infer<typeof conversationListItemSchema>;
 
-const base = (row: ConversationRow, customer: Customer | null) => ({
+const base = (row: ConversationRow, customer: Customer | null, labels: string[]) => ({
   id: row.id,
   business_id: row.business_id,
   customer_id: row.customer_id,
@@ -82,14 +83,15 @@ const base = (row: ConversationRow, customer: Customer | null) => ({
   last_message_at: row.last_message_at,
   handoff_reason: row.handoff_reason,
   customer,
+  labels,
 });
 
-export const presentConversation = (row: ConversationRow, customer: Customer | null, messages: Message[]): Conversation => ({
-  ...base(row, customer),
+export const presentConversation = (row: ConversationRow, customer: Customer | null, labels: string[], messages: Message[]): Conversation => ({
+  ...base(row, customer, labels),
   messages,
 });
 
-export const presentConversationListItem = (row: ConversationRow, customer: Customer | null, lastMessage: Message | null): ConversationListItem => ({
-  ...base(row, customer),
+export const presentConversationListItem = (row: ConversationRow, customer: Customer | null, labels: string[], lastMessage: Message | null): ConversationListItem => ({
+  ...base(row, customer, labels),
   last_message: lastMessage,
 });

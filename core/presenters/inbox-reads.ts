@@ -3,6 +3,7 @@
  * so a dashboard gets the same object from an event as from a GET. Each read is a fixed number
  * of queries, however many objects it returns.
  */
+import { z } from '../zod.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationColumns, conversationRow, presentConversationListItem, type ConversationListItem, type ConversationRow } from './conversation.ts';
 import { customerColumns, customerRow, presentCustomer, type Customer } from './customer.ts';
@@ -32,10 +33,36 @@ export async function lastMessages(q: Queryable, conversationIds: string[]): Pro
   return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
 }
 
+const labelNameRow = z.object({ conversation_id: z.string(), name: z.string() });
+
+/** Each conversation's label names, in alphabetical order (one query however many conversations). */
+export async function labelsByConversation(q: Queryable, rows: readonly Pick<ConversationRow, 'id' | 'business_id'>[]): Promise<Map<string, string[]>> {
+  const byConversation = new Map<string, string[]>();
+  if (rows.length === 0) return byConversation;
+  const businesses = [...new Set(rows.map((r) => r.business_id))];
+  const found = await q.any(sql.type(labelNameRow)`
+    select cl.conversation_id, l.name
+    from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
+    where cl.business_id = any(${sql.array(businesses, 'uuid')}) and cl.conversation_id = any(${sql.array([...new Set(rows.map((r) => r.id))], 'uuid')})
+    order by lower(l.name)`);
+  for (const r of found) {
+    const names = byConversation.get(r.conversation_id);
+    if (names) names.push(r.name);
+    else byConversation.set(r.conversation_id, [r.name]);
+  }
+  return byConversation;
+}
+
 /** Conversation list entries (GET /conversations) for rows already read, in their order. */
 export async function presentConversationListItems(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
-  const [customers, latest] = await Promise.all([customersByIds(q, rows.map((r) => r.customer_id)), lastMessages(q, rows.map((r) => r.id))]);
-  return rows.map((r) => presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, latest.get(r.id) ?? null));
+  const [customers, latest, labels] = await Promise.all([
+    customersByIds(q, rows.map((r) => r.customer_id)),
+    lastMessages(q, rows.map((r) => r.id)),
+    labelsByConversation(q, rows),
+  ]);
+  return rows.map((r) =>
+    presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, labels.get(r.id) ?? [], latest.get(r.id) ?? null),
+  );
 }
 
 /** The list entries of these conversations of the business (others are left out), keyed by id. */

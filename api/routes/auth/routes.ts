@@ -6,7 +6,7 @@ import { issueAccessToken, verifyPurposeToken } from '../../../core/domain/accou
 import { hashPassword, verifyPassword } from '../../../core/domain/accounts/passwords.ts';
 import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/adapters/google.ts';
 import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/domain/accounts/login-throttle.ts';
-import { endAllSessions, enqueueVerificationMail, findUserByEmail, findUserById, insertUser, markEmailVerified, revokeAccessToken, setPassword } from '../../../core/commands/accounts.ts';
+import { VERIFY_RESEND_RATE_PER_ADDRESS, VERIFY_RESEND_RATE_PER_USER, endAllSessions, enqueueVerificationMail, findUserByEmail, findUserById, insertUser, markEmailVerified, revokeAccessToken, setPassword } from '../../../core/commands/accounts.ts';
 import { googleSignIn } from '../../../core/commands/google-sign-in.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { enqueuePasswordResetMail, PASSWORD_RESET_RATE_PER_ADDRESS, PASSWORD_RESET_RATE_PER_IP, PASSWORD_RESET_TTL_SECONDS, verifyPasswordResetToken } from '../../../core/commands/password-reset.ts';
@@ -151,15 +151,26 @@ export const sendVerification = defineRoute({
   method: 'post',
   path: '/api/v1/auth/verify-email/send',
   summary: 'Send (again) the e-mail verification link',
-  description: 'Mails a signed link valid for three days; without SMTP_URL the mail is written to the log. Already verified: 400. See docs/decisions.md#accounts-and-tokens.',
+  description:
+    'Mails a signed link valid for three days; without SMTP_URL the mail is written to the log. Already verified: 400. ' +
+    `At most ${VERIFY_RESEND_RATE_PER_USER.limit} an hour per account and ${VERIFY_RESEND_RATE_PER_ADDRESS.limit} a day per address: 429 with \`Retry-After\`. ` +
+    'The mail carries no user-written text (the address has not agreed to anything yet). See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
   response: messageResponse,
-  errors: [400],
+  errors: [400, 429],
   handler: async ({ caller, deps }) => {
-    const user = (await findUserById(deps.db, caller.userId))!;
-    if (user.is_verified) throw badRequest('Email already verified');
-    await enqueueVerificationMail(deps.db, deps.config, user);
+    await runCommand(deps, async (tx) => {
+      const user = (await findUserById(tx, caller.userId))!;
+      if (user.is_verified) throw badRequest('Email already verified');
+      const wait = Math.max(
+        await takeRateAllowance(tx, `verify-email:user:${user.id}`, VERIFY_RESEND_RATE_PER_USER),
+        await takeRateAllowance(tx, `verify-email:address:${user.email}`, VERIFY_RESEND_RATE_PER_ADDRESS),
+      );
+      if (wait > 0) throw tooManyRequests('Too many verification e-mails. Try again later.', wait);
+      await enqueueVerificationMail(tx, deps.config, user);
+      return {};
+    });
     return { message: 'Verification email sent' };
   },
 });

@@ -3,6 +3,7 @@ import { userSchema } from '../../presenters/user.ts';
 import { businessSchema } from '../../presenters/business.ts';
 import { MAX_PASSWORD_BYTES } from '../../../core/domain/accounts/passwords.ts';
 import { actions, type Action } from '../../policies.ts';
+import { displayName } from '../../validation.ts';
 
 const email = z
   .string()
@@ -20,7 +21,7 @@ const password = z
 
 export const registerBody = z.object({
   email,
-  full_name: z.string().trim().min(1).max(100),
+  full_name: displayName(),
   password,
 });
 

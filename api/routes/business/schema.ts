@@ -1,9 +1,10 @@
 import { z } from '../../../core/zod.ts';
+import { displayName } from '../../validation.ts';
 
 const free = z.string().trim().max(200);
 
 export const createBusinessBody = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: displayName(),
   website: free.default(''),
   industry: free.default(''),
   team_size: free.default(''),
@@ -11,7 +12,7 @@ export const createBusinessBody = z.object({
 });
 
 export const updateBusinessBody = z.object({
-  name: z.string().trim().min(1).max(100).optional(),
+  name: displayName().optional(),
   website: free.optional(),
   industry: free.optional(),
   team_size: free.optional(),

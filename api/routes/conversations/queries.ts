@@ -3,7 +3,7 @@ import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../../core/presenters/conversation.ts';
-import { customersByIds } from '../../../core/presenters/inbox-reads.ts';
+import { customersByIds, labelsByConversation } from '../../../core/presenters/inbox-reads.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../../../core/presenters/message.ts';
 import { cursorColumn, encodeCursor, type Cursor } from './cursor.ts';
 
@@ -34,10 +34,11 @@ export async function messagePage(q: Queryable, conversationId: string, limit: n
   return { messages: page.reverse().map(presentMessage), next };
 }
 
-/** The Conversation object: with its customer and its latest 100 messages, oldest first. */
+/** The Conversation object: with its customer, its labels and its latest 100 messages, oldest first. */
 export async function loadConversation(q: Queryable, businessId: string, id: string): Promise<Conversation> {
   const row = await findConversation(q, businessId, id);
   const customers = await customersByIds(q, [row.customer_id]);
+  const labels = await labelsByConversation(q, [row]);
   const { messages } = await messagePage(q, row.id, 100);
-  return presentConversation(row, row.customer_id ? (customers.get(row.customer_id) ?? null) : null, messages);
+  return presentConversation(row, row.customer_id ? (customers.get(row.customer_id) ?? null) : null, labels.get(row.id) ?? [], messages);
 }

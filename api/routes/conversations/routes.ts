@@ -75,7 +75,7 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    'Most recently updated first, each with its `customer` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history). ' +
+    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing). ' +
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
@@ -91,6 +91,13 @@ export const list = defineRoute({
     else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
     if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
     if (query.customer_id) conditions.push(sql.fragment`c.customer_id = ${query.customer_id}`);
+    if (query.label) {
+      const label = await deps.db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+        select id from labels where business_id = ${businessId} and lower(name) = lower(${query.label})`);
+      if (!label) return [];
+      conditions.push(sql.fragment`exists (
+        select 1 from conversation_labels cl where cl.business_id = c.business_id and cl.conversation_id = c.id and cl.label_id = ${label})`);
+    }
     if (query.before) conditions.push(sql.fragment`(c.updated_at, c.id) < (${query.before.at}::timestamptz, ${query.before.id}::uuid)`);
     const rows = await deps.db.any(sql.type(pagedConversationRow)`
       select ${conversationColumns}, ${cursorColumn(sql.fragment`c.updated_at`)} as cursor_at
@@ -109,7 +116,7 @@ export const read = defineRoute({
   method: 'get',
   path: '/api/v1/conversations/:conversation_id',
   summary: 'Read a conversation',
-  description: 'With its `customer` and its latest 100 `messages`, oldest first (older ones: GET …/messages).',
+  description: 'With its `customer`, its `labels` and its latest 100 `messages`, oldest first (older ones: GET …/messages).',
   tags,
   auth: 'user',
   policy: 'conversations.read',

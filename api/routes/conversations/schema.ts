@@ -55,6 +55,7 @@ export const listConversationsQuery = z.object({
     .openapi({ type: 'string', description: 'A member\'s user id, or `none` for unassigned conversations' }),
   channel_type: z.enum(channelTypes).optional(),
   customer_id: z.uuid().optional().openapi({ description: 'A customer `uuid`: only that customer\'s conversations' }),
+  label: z.string().trim().min(1).max(50).optional().openapi({ description: 'A label name (case-insensitive): only conversations carrying it (none when the business has no such label)' }),
   limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
 });

@@ -70,6 +70,25 @@ export const removeMemberRoute = defineRoute({
   },
 });
 
+export const leaveTeam = defineRoute({
+  method: 'post',
+  path: '/api/v1/team/leave',
+  summary: 'Leave the business (any member but the owner)',
+  description:
+    'Ends the caller\'s own membership, as the owner\'s removal does: their `open` and `pending` conversations lose their assignee ' +
+    '(`conversation_updated` for each) and their live connections are closed. The account stays; its tokens keep working, and the user may ' +
+    'create their own business or be invited to another. The owner: 403. Caller without a business: 400. See docs/decisions.md#team-and-availability.',
+  tags,
+  auth: 'user',
+  policy: 'team.leave',
+  response: messageResponse,
+  errors: [400, 403],
+  handler: async ({ member, deps }) => {
+    await runCommand(deps, (tx) => removeMember(tx, { businessId: member.businessId, memberId: member.id }));
+    return { message: 'You left the team' };
+  },
+});
+
 export const updateStatus = defineRoute({
   method: 'patch',
   path: '/api/v1/team/status',
@@ -178,4 +197,4 @@ export const assign = defineRoute({
   },
 });
 
-export default [listMembers, removeMemberRoute, updateStatus, pendingHandoffs, invite, assign];
+export default [listMembers, removeMemberRoute, leaveTeam, updateStatus, pendingHandoffs, invite, assign];

@@ -1,8 +1,12 @@
 /**
  * Forward-only migrations: sql/migrations/NNNN_name.sql in order, each in its own
- * transaction, recorded in schema_migrations. graphile-worker installs its own schema the
- * same way (runMigrations). Concurrent starters serialize on an advisory lock.
+ * transaction, recorded in schema_migrations with the file's sha256. A migration is never
+ * edited once applied: a file whose checksum differs from the one recorded stops the run (add
+ * a new migration instead), and two files with one number are refused before anything runs.
+ * graphile-worker installs its own schema the same way (runMigrations). Concurrent starters
+ * serialize on an advisory lock.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +20,24 @@ const silentLogger = new WorkerLogger(() => () => {});
 
 export type MigrationResult = { applied: string[] };
 
-export async function migrate(connectionString: string): Promise<MigrationResult> {
+export type MigrationFile = { name: string; text: string };
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The migration files in order; throws on two files with the same number. */
+export function migrationFiles(dir: string = migrationsDir): MigrationFile[] {
+  const names = readdirSync(dir).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+  const byNumber = new Map<string, string>();
+  for (const name of names) {
+    const other = byNumber.get(name.slice(0, 4));
+    if (other) throw new Error(`two migrations numbered ${name.slice(0, 4)}: ${other} and ${name}; renumber the unreleased one`);
+    byNumber.set(name.slice(0, 4), name);
+  }
+  return names.map((name) => ({ name, text: readFileSync(path.join(dir, name), 'utf8') }));
+}
+
+/** `dir`: the migrations folder (tests point it elsewhere). */
+export async function migrate(connectionString: string, dir: string = migrationsDir): Promise<MigrationResult> {
   const client = new pg.Client({ connectionString });
   await client.connect();
   const applied: string[] = [];
@@ -24,21 +45,32 @@ export async function migrate(connectionString: string): Promise<MigrationResult
     await client.query('select pg_advisory_lock($1)', [LOCK_ID]);
     await client.query(`create table if not exists schema_migrations (
       name text primary key, applied_at timestamptz not null default now())`);
-    const done = new Set((await client.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
-    const files = readdirSync(migrationsDir).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+    await client.query('alter table schema_migrations add column if not exists checksum text');
+    const files = migrationFiles(dir);
+    const recorded = new Map(
+      (await client.query<{ name: string; checksum: string | null }>('select name, checksum from schema_migrations')).rows.map((r) => [r.name, r.checksum]),
+    );
     for (const file of files) {
-      if (done.has(file)) continue;
-      const text = readFileSync(path.join(migrationsDir, file), 'utf8');
+      if (!recorded.has(file.name)) continue;
+      const checksum = recorded.get(file.name);
+      // Applied before checksums were recorded: this file's text is taken as the one applied.
+      if (checksum === null) await client.query('update schema_migrations set checksum = $2 where name = $1', [file.name, sha256(file.text)]);
+      else if (checksum !== sha256(file.text)) {
+        throw new Error(`migration ${file.name} was changed after it was applied to this database; restore it and put the change in a new migration`);
+      }
+    }
+    for (const file of files) {
+      if (recorded.has(file.name)) continue;
       await client.query('begin');
       try {
-        await client.query(text);
-        await client.query('insert into schema_migrations (name) values ($1)', [file]);
+        await client.query(file.text);
+        await client.query('insert into schema_migrations (name, checksum) values ($1, $2)', [file.name, sha256(file.text)]);
         await client.query('commit');
       } catch (error) {
         await client.query('rollback');
-        throw new Error(`migration ${file} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${file.name} failed: ${(error as Error).message}`);
       }
-      applied.push(file);
+      applied.push(file.name);
     }
     await runMigrations({ connectionString, logger: silentLogger });
   } finally {

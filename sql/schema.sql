@@ -1,0 +1,640 @@
+-- Generated from sql/migrations by `npm run db:schema`: do not edit.
+-- test/sql-schema.test.ts fails when it is stale.
+
+create extension btree_gin;
+create extension pg_trgm;
+
+create table businesses (
+  id uuid default gen_random_uuid() not null,
+  number bigint generated always as identity not null,
+  name text not null,
+  website text default ''::text not null,
+  industry text default ''::text not null,
+  team_size text default ''::text not null,
+  goal text default ''::text not null,
+  owner_id uuid not null,
+  plan text default 'Free'::text not null,
+  next_agent_number integer default 1 not null,
+  ai_auto_reply_enabled boolean default false not null,
+  stripe_customer_id text,
+  stripe_subscription_id text,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  past_due_since timestamp with time zone
+);
+alter table businesses add constraint businesses_number_key UNIQUE (number);
+alter table businesses add constraint businesses_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE RESTRICT;
+alter table businesses add constraint businesses_pkey PRIMARY KEY (id);
+alter table businesses add constraint businesses_plan_fkey FOREIGN KEY (plan) REFERENCES plans(name) ON DELETE RESTRICT;
+CREATE INDEX businesses_past_due_idx ON public.businesses USING btree (past_due_since) WHERE (past_due_since IS NOT NULL);
+CREATE INDEX businesses_stripe_subscription_idx ON public.businesses USING btree (stripe_subscription_id) WHERE (stripe_subscription_id IS NOT NULL);
+
+create table canned_responses (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  short_code text not null,
+  content text not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table canned_responses add constraint canned_responses_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table canned_responses add constraint canned_responses_content_check CHECK (((char_length(content) >= 1) AND (char_length(content) <= 10000)));
+alter table canned_responses add constraint canned_responses_pkey PRIMARY KEY (business_id, id);
+alter table canned_responses add constraint canned_responses_short_code_check CHECK (((char_length(short_code) >= 1) AND (char_length(short_code) <= 50)));
+CREATE UNIQUE INDEX canned_responses_business_code_key ON public.canned_responses USING btree (business_id, lower(short_code));
+
+create table channels (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  type text not null,
+  is_builtin boolean default false not null,
+  config_encrypted text,
+  routing_key text,
+  verify_token text,
+  is_active boolean default true not null,
+  status text default 'pending'::text not null,
+  last_error text,
+  state jsonb default '{}'::jsonb not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table channels add constraint channels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table channels add constraint channels_pkey PRIMARY KEY (id);
+alter table channels add constraint channels_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'connected'::text, 'error'::text])));
+alter table channels add constraint channels_type_check CHECK ((type = ANY (ARRAY['webchat'::text, 'widget'::text, 'email'::text, 'whatsapp'::text, 'telegram'::text, 'instagram'::text, 'x'::text, 'sms'::text])));
+CREATE INDEX channels_business_idx ON public.channels USING btree (business_id, created_at);
+CREATE UNIQUE INDEX channels_one_builtin_idx ON public.channels USING btree (business_id) WHERE is_builtin;
+CREATE UNIQUE INDEX channels_routing_key_unique_idx ON public.channels USING btree (type, routing_key) WHERE (routing_key IS NOT NULL);
+CREATE INDEX channels_verify_token_idx ON public.channels USING btree (type, verify_token) WHERE (verify_token IS NOT NULL);
+
+create table conversation_labels (
+  business_id uuid not null,
+  conversation_id uuid not null,
+  label_id uuid not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table conversation_labels add constraint conversation_labels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table conversation_labels add constraint conversation_labels_business_id_label_id_fkey FOREIGN KEY (business_id, label_id) REFERENCES labels(business_id, id) ON DELETE CASCADE;
+alter table conversation_labels add constraint conversation_labels_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
+alter table conversation_labels add constraint conversation_labels_pkey PRIMARY KEY (business_id, conversation_id, label_id);
+CREATE INDEX conversation_labels_label_idx ON public.conversation_labels USING btree (business_id, label_id, conversation_id);
+
+create table conversations (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  customer_id uuid,
+  channel_id uuid,
+  channel_type text not null,
+  status text default 'open'::text not null,
+  assignee_id uuid,
+  assigned_at timestamp with time zone,
+  first_response_at timestamp with time zone,
+  resolved_at timestamp with time zone,
+  resolved_by uuid,
+  closed_at timestamp with time zone,
+  handoff_requested_at timestamp with time zone,
+  handoff_reason text,
+  last_message_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  subject text
+);
+alter table conversations add constraint conversations_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL;
+alter table conversations add constraint conversations_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table conversations add constraint conversations_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
+alter table conversations add constraint conversations_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES customers(id) ON DELETE SET NULL;
+alter table conversations add constraint conversations_pkey PRIMARY KEY (id);
+alter table conversations add constraint conversations_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES users(id) ON DELETE SET NULL;
+alter table conversations add constraint conversations_status_check CHECK ((status = ANY (ARRAY['open'::text, 'pending'::text, 'resolved'::text, 'closed'::text])));
+CREATE INDEX conversations_assignee_idx ON public.conversations USING btree (assignee_id, updated_at DESC) WHERE (assignee_id IS NOT NULL);
+CREATE INDEX conversations_business_channel_type_idx ON public.conversations USING btree (business_id, channel_type, updated_at DESC, id DESC);
+CREATE INDEX conversations_business_created_idx ON public.conversations USING btree (business_id, created_at) INCLUDE (channel_type, resolved_by, resolved_at, first_response_at);
+CREATE INDEX conversations_business_status_idx ON public.conversations USING btree (business_id, status, updated_at DESC, id DESC);
+CREATE INDEX conversations_business_updated_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC);
+CREATE INDEX conversations_channel_idx ON public.conversations USING btree (channel_id) WHERE (channel_id IS NOT NULL);
+CREATE INDEX conversations_customer_idx ON public.conversations USING btree (customer_id, updated_at DESC) WHERE (customer_id IS NOT NULL);
+CREATE INDEX conversations_handoff_idx ON public.conversations USING btree (business_id, handoff_requested_at DESC) WHERE (handoff_requested_at IS NOT NULL);
+
+create table customers (
+  id uuid default gen_random_uuid() not null,
+  number bigint generated always as identity not null,
+  business_id uuid not null,
+  channel_id uuid,
+  platform_user_id text,
+  name text default ''::text not null,
+  email text,
+  phone text,
+  external_id text,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table customers add constraint customers_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table customers add constraint customers_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
+alter table customers add constraint customers_number_key UNIQUE (number, business_id);
+alter table customers add constraint customers_pkey PRIMARY KEY (id);
+CREATE INDEX customers_business_email_trgm_idx ON public.customers USING gin (business_id, email gin_trgm_ops) WHERE (email IS NOT NULL);
+CREATE INDEX customers_business_idx ON public.customers USING btree (business_id, created_at DESC);
+CREATE INDEX customers_business_name_trgm_idx ON public.customers USING gin (business_id, name gin_trgm_ops);
+CREATE INDEX customers_business_number_idx ON public.customers USING btree (business_id, number DESC);
+CREATE INDEX customers_business_phone_digits_trgm_idx ON public.customers USING gin (business_id, regexp_replace(phone, '\D'::text, ''::text, 'g'::text) gin_trgm_ops) WHERE (phone IS NOT NULL);
+CREATE INDEX customers_phone_trgm_idx ON public.customers USING gin (phone gin_trgm_ops);
+CREATE UNIQUE INDEX customers_platform_idx ON public.customers USING btree (channel_id, platform_user_id, business_id) WHERE (platform_user_id IS NOT NULL);
+
+create table inbound_events (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  channel_id uuid not null,
+  kind text not null,
+  dedupe_key text not null,
+  event jsonb not null,
+  raw_body text,
+  received_at timestamp with time zone default now() not null,
+  processed_at timestamp with time zone,
+  seq bigint generated always as identity not null,
+  failed_at timestamp with time zone,
+  last_error text
+);
+alter table inbound_events add constraint inbound_events_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table inbound_events add constraint inbound_events_channel_dedupe_key UNIQUE (channel_id, dedupe_key, business_id);
+alter table inbound_events add constraint inbound_events_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE CASCADE;
+alter table inbound_events add constraint inbound_events_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'receipt'::text])));
+alter table inbound_events add constraint inbound_events_pkey PRIMARY KEY (id);
+CREATE INDEX inbound_events_pending_idx ON public.inbound_events USING btree (channel_id, seq) WHERE ((processed_at IS NULL) AND (failed_at IS NULL));
+CREATE INDEX inbound_events_unprocessed_idx ON public.inbound_events USING btree (received_at) WHERE (processed_at IS NULL);
+
+create table kb_articles (
+  id bigint generated always as identity not null,
+  business_id uuid not null,
+  title text not null,
+  content text not null,
+  tags text[] default '{}'::text[] not null,
+  index_status text default 'pending'::text not null,
+  index_error text,
+  created_by uuid,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  search_vector tsvector generated always as ((setweight(to_tsvector('simple'::regconfig, title), 'A'::"char") || setweight(to_tsvector('simple'::regconfig, content), 'B'::"char"))) stored
+);
+alter table kb_articles add constraint kb_articles_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table kb_articles add constraint kb_articles_created_by_fkey FOREIGN KEY (created_by) REFERENCES users(id) ON DELETE SET NULL;
+alter table kb_articles add constraint kb_articles_index_status_check CHECK ((index_status = ANY (ARRAY['pending'::text, 'indexed'::text, 'failed'::text])));
+alter table kb_articles add constraint kb_articles_pkey PRIMARY KEY (id);
+CREATE INDEX kb_articles_business_idx ON public.kb_articles USING btree (business_id, created_at DESC, id DESC);
+CREATE INDEX kb_articles_business_search_idx ON public.kb_articles USING gin (business_id, search_vector);
+
+create table kb_chunks (
+  id bigint generated always as identity not null,
+  article_id bigint not null,
+  business_id uuid not null,
+  ordinal integer not null,
+  content text not null,
+  model text not null,
+  dims integer not null,
+  embedding bytea not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table kb_chunks add constraint kb_chunks_article_id_fkey FOREIGN KEY (article_id) REFERENCES kb_articles(id) ON DELETE CASCADE;
+alter table kb_chunks add constraint kb_chunks_article_ordinal_key UNIQUE (article_id, ordinal, business_id);
+alter table kb_chunks add constraint kb_chunks_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table kb_chunks add constraint kb_chunks_check CHECK ((length(embedding) = (dims * 4)));
+alter table kb_chunks add constraint kb_chunks_dims_check CHECK ((dims > 0));
+alter table kb_chunks add constraint kb_chunks_ordinal_check CHECK ((ordinal >= 0));
+alter table kb_chunks add constraint kb_chunks_pkey PRIMARY KEY (id);
+CREATE INDEX kb_chunks_business_model_idx ON public.kb_chunks USING btree (business_id, model);
+
+create table kb_index_versions (
+  business_id uuid not null,
+  version bigint not null
+);
+alter table kb_index_versions add constraint kb_index_versions_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table kb_index_versions add constraint kb_index_versions_pkey PRIMARY KEY (business_id);
+alter table kb_index_versions add constraint kb_index_versions_version_check CHECK ((version > 0));
+
+create table labels (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  name text not null,
+  color text not null,
+  description text default ''::text not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table labels add constraint labels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table labels add constraint labels_color_check CHECK ((color ~ '^#[0-9a-f]{6}$'::text));
+alter table labels add constraint labels_description_check CHECK ((char_length(description) <= 200));
+alter table labels add constraint labels_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 50)));
+alter table labels add constraint labels_pkey PRIMARY KEY (business_id, id);
+CREATE UNIQUE INDEX labels_business_name_key ON public.labels USING btree (business_id, lower(name));
+
+create table login_failures (
+  id bigint generated always as identity not null,
+  email text not null,
+  ip text not null,
+  at timestamp with time zone default now() not null
+);
+alter table login_failures add constraint login_failures_pkey PRIMARY KEY (id);
+CREATE INDEX login_failures_lookup_idx ON public.login_failures USING btree (email, ip, at);
+
+create table mentions (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  member_id uuid not null,
+  message_id uuid not null,
+  conversation_id uuid not null,
+  mentioned_by uuid,
+  created_at timestamp with time zone default now() not null,
+  read_at timestamp with time zone
+);
+alter table mentions add constraint mentions_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table mentions add constraint mentions_business_id_member_id_fkey FOREIGN KEY (business_id, member_id) REFERENCES team_members(business_id, id) ON DELETE CASCADE;
+alter table mentions add constraint mentions_business_id_message_id_member_id_key UNIQUE (business_id, message_id, member_id);
+alter table mentions add constraint mentions_pkey PRIMARY KEY (business_id, id);
+CREATE INDEX mentions_member_idx ON public.mentions USING btree (business_id, member_id, ((read_at IS NOT NULL)), created_at DESC, id DESC);
+
+create table message_counters (
+  business_id uuid not null,
+  month date not null,
+  count integer default 0 not null,
+  slot smallint default 0 not null,
+  quota integer default 0 not null,
+  quota_for integer default 0 not null
+);
+alter table message_counters add constraint message_counters_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table message_counters add constraint message_counters_pkey PRIMARY KEY (business_id, month, slot);
+
+create table messages (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  conversation_id uuid not null,
+  sender_type text not null,
+  sender_id uuid,
+  content text not null,
+  attachments jsonb default '[]'::jsonb not null,
+  delivery_status text,
+  channel_id uuid,
+  external_id text,
+  error text,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  search_vector tsvector generated always as (to_tsvector('simple'::regconfig, content)) stored,
+  delivery_attempts smallint default 0 not null,
+  next_delivery_at timestamp with time zone,
+  private boolean default false not null
+);
+alter table messages add constraint messages_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table messages add constraint messages_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
+alter table messages add constraint messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
+alter table messages add constraint messages_delivery_status_check CHECK ((delivery_status = ANY (ARRAY['queued'::text, 'sent'::text, 'delivered'::text, 'read'::text, 'failed'::text])));
+alter table messages add constraint messages_pkey PRIMARY KEY (id);
+alter table messages add constraint messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES users(id) ON DELETE SET NULL;
+alter table messages add constraint messages_sender_type_check CHECK ((sender_type = ANY (ARRAY['agent'::text, 'customer'::text, 'ai'::text, 'system'::text])));
+CREATE INDEX messages_business_created_idx ON public.messages USING btree (business_id, created_at DESC, id DESC);
+CREATE INDEX messages_business_search_idx ON public.messages USING gin (business_id, search_vector);
+CREATE UNIQUE INDEX messages_channel_external_idx ON public.messages USING btree (channel_id, external_id, business_id) WHERE (external_id IS NOT NULL);
+CREATE INDEX messages_conversation_idx ON public.messages USING btree (conversation_id, created_at, id);
+CREATE INDEX messages_external_idx ON public.messages USING btree (external_id) WHERE (external_id IS NOT NULL);
+CREATE INDEX messages_queued_idx ON public.messages USING btree (conversation_id, created_at, id) WHERE (delivery_status = 'queued'::text);
+
+create table plans (
+  name text not null,
+  rank integer not null,
+  max_additional_agents integer not null,
+  max_channels integer not null,
+  widget_channels_only boolean not null,
+  max_kb_articles integer not null,
+  max_messages_per_month integer not null,
+  ai_auto_reply boolean not null
+);
+alter table plans add constraint plans_name_check CHECK ((name = ANY (ARRAY['Free'::text, 'Mini'::text, 'Pro'::text])));
+alter table plans add constraint plans_pkey PRIMARY KEY (name);
+alter table plans add constraint plans_rank_key UNIQUE (rank);
+
+create table rate_windows (
+  key text not null,
+  window_start timestamp with time zone default now() not null,
+  count integer default 0 not null
+);
+alter table rate_windows add constraint rate_windows_pkey PRIMARY KEY (key);
+CREATE INDEX rate_windows_start_idx ON public.rate_windows USING btree (window_start);
+
+create table revoked_tokens (
+  jti uuid not null,
+  expires_at timestamp with time zone not null
+);
+alter table revoked_tokens add constraint revoked_tokens_pkey PRIMARY KEY (jti);
+CREATE INDEX revoked_tokens_expires_idx ON public.revoked_tokens USING btree (expires_at);
+
+create table schema_migrations (
+  name text not null,
+  applied_at timestamp with time zone default now() not null,
+  checksum text
+);
+alter table schema_migrations add constraint schema_migrations_pkey PRIMARY KEY (name);
+
+create table stripe_events (
+  id text not null,
+  type text not null,
+  business_id uuid,
+  received_at timestamp with time zone default now() not null
+);
+alter table stripe_events add constraint stripe_events_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE SET NULL;
+alter table stripe_events add constraint stripe_events_pkey PRIMARY KEY (id);
+
+create table team_members (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  user_id uuid not null,
+  role text not null,
+  status text default 'offline'::text not null,
+  is_active boolean default true not null,
+  agent_number integer not null,
+  invited_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table team_members add constraint team_members_business_id_agent_number_key UNIQUE (business_id, agent_number);
+alter table team_members add constraint team_members_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table team_members add constraint team_members_business_id_key UNIQUE (business_id, id);
+alter table team_members add constraint team_members_pkey PRIMARY KEY (id);
+alter table team_members add constraint team_members_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'agent'::text])));
+alter table team_members add constraint team_members_status_check CHECK ((status = ANY (ARRAY['live'::text, 'away'::text, 'offline'::text])));
+alter table team_members add constraint team_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE;
+alter table team_members add constraint team_members_user_id_key UNIQUE (user_id);
+CREATE INDEX team_members_business_idx ON public.team_members USING btree (business_id, agent_number);
+
+create table uploads (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  conversation_id uuid,
+  storage_key text not null,
+  filename text not null,
+  content_type text not null,
+  size integer not null,
+  uploaded_by uuid,
+  created_at timestamp with time zone default now() not null
+);
+alter table uploads add constraint uploads_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table uploads add constraint uploads_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE SET NULL;
+alter table uploads add constraint uploads_pkey PRIMARY KEY (id);
+alter table uploads add constraint uploads_storage_key_key UNIQUE (storage_key, business_id);
+alter table uploads add constraint uploads_uploaded_by_fkey FOREIGN KEY (uploaded_by) REFERENCES users(id) ON DELETE SET NULL;
+CREATE INDEX uploads_business_idx ON public.uploads USING btree (business_id, created_at);
+
+create table users (
+  id uuid default gen_random_uuid() not null,
+  email text not null,
+  full_name text not null,
+  password_hash text,
+  is_verified boolean default false not null,
+  is_google_account boolean default false not null,
+  google_sub text,
+  avatar_url text,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  token_generation integer default 0 not null
+);
+alter table users add constraint users_email_check CHECK ((email = lower(email)));
+alter table users add constraint users_email_key UNIQUE (email);
+alter table users add constraint users_google_sub_key UNIQUE (google_sub);
+alter table users add constraint users_pkey PRIMARY KEY (id);
+
+create table widgets (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  name text default 'Chat Widget'::text not null,
+  domain text not null,
+  welcome_heading text default 'Hi there!'::text not null,
+  welcome_tagline text default 'We make it simple to connect with us. Ask us anything, or share your feedback.'::text not null,
+  primary_color text default '#7650FF'::text not null,
+  show_online_badge boolean default true not null,
+  logo_url text,
+  config jsonb default '{}'::jsonb not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table widgets add constraint widgets_business_id_domain_key UNIQUE (business_id, domain);
+alter table widgets add constraint widgets_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table widgets add constraint widgets_pkey PRIMARY KEY (id);
+CREATE INDEX widgets_business_created_idx ON public.widgets USING btree (business_id, created_at, id);
+
+create table worker_heartbeats (
+  worker_id text not null,
+  seen_at timestamp with time zone default now() not null
+);
+alter table worker_heartbeats add constraint worker_heartbeats_pkey PRIMARY KEY (worker_id);
+CREATE INDEX worker_heartbeats_seen_idx ON public.worker_heartbeats USING btree (seen_at);
+
+CREATE OR REPLACE FUNCTION public.delivery_arm_drain(p_conversation_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_advisory_xact_lock_shared(20203, hashtext(p_conversation_id::text));
+  if graphile_job_waiting('deliver:' || p_conversation_id::text, false) then
+    return;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'deliver_message',
+    payload => json_build_object('conversation_id', p_conversation_id::text),
+    job_key => 'deliver:' || p_conversation_id::text
+  );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.delivery_drain_started(p_job_id bigint, p_conversation_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform graphile_job_release_key(p_job_id, 'deliver:' || p_conversation_id::text);
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.graphile_job_release_key(p_job_id bigint, p_key text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update graphile_worker._private_jobs set key = null where id = p_job_id and key = p_key;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.graphile_job_waiting(p_key text, p_unattempted boolean)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+begin
+  return exists (
+    select 1 from graphile_worker._private_jobs j
+    where j.key = p_key and j.locked_at is null and (not p_unattempted or j.attempts = 0)
+  );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.inbound_apply_message(p_business_id uuid, p_channel_id uuid, p_channel_type text, p_from_id text, p_from_name text, p_from_email text, p_from_phone text, p_external_id text, p_text text, p_attachments jsonb, p_subject text, p_references text[])
+ RETURNS TABLE(applied_message_id uuid, applied_conversation_id uuid, opened_conversation boolean)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_customer uuid;
+  v_conversation uuid;
+  v_status text;
+  v_opened boolean := false;
+  v_message uuid;
+begin
+  perform pg_advisory_xact_lock(hashtext(p_channel_id::text || ':' || p_from_id));
+  if exists (select 1 from messages m where m.channel_id = p_channel_id and m.external_id = p_external_id) then
+    return;
+  end if;
+
+  insert into customers as cu (business_id, channel_id, platform_user_id, name, email, phone)
+  values (p_business_id, p_channel_id, p_from_id, p_from_name, p_from_email, p_from_phone)
+  on conflict (channel_id, platform_user_id, business_id) where platform_user_id is not null do update set
+    name = case when excluded.name <> '' then excluded.name else cu.name end,
+    email = coalesce(excluded.email, cu.email),
+    phone = coalesce(excluded.phone, cu.phone),
+    updated_at = now()
+  returning cu.id into v_customer;
+
+  if p_references is not null then
+    select c.id, c.status into v_conversation, v_status
+    from messages m join conversations c on c.id = m.conversation_id
+    where m.channel_id = p_channel_id and m.external_id = any(p_references)
+      and c.customer_id = v_customer
+    order by array_position(p_references, m.external_id), m.created_at desc
+    limit 1;
+  else
+    select c.id, c.status into v_conversation, v_status
+    from conversations c
+    where c.customer_id = v_customer and c.channel_id = p_channel_id
+    order by c.updated_at desc, c.id desc
+    limit 1;
+  end if;
+
+  if v_conversation is not null and v_status <> 'closed' then
+    update conversations c set
+      status = case when c.status = 'resolved' then 'open' else c.status end,
+      resolved_at = case when c.status = 'resolved' then null else c.resolved_at end,
+      resolved_by = case when c.status = 'resolved' then null else c.resolved_by end,
+      last_message_at = clock_timestamp(), updated_at = clock_timestamp()
+    where c.id = v_conversation;
+  else
+    insert into conversations as c (business_id, customer_id, channel_id, channel_type, status, subject, last_message_at, created_at, updated_at)
+    values (p_business_id, v_customer, p_channel_id, p_channel_type, 'open', p_subject, clock_timestamp(), clock_timestamp(), clock_timestamp())
+    returning c.id into v_conversation;
+    v_opened := true;
+  end if;
+
+  insert into messages as m (business_id, conversation_id, sender_type, content, attachments, channel_id, external_id, created_at, updated_at)
+  values (p_business_id, v_conversation, 'customer', p_text, p_attachments, p_channel_id, p_external_id, clock_timestamp(), clock_timestamp())
+  on conflict (channel_id, external_id, business_id) where external_id is not null do nothing
+  returning m.id into v_message;
+  if v_message is null then
+    return;
+  end if;
+  return query select v_message, v_conversation, v_opened;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.inbound_apply_messages(p_business_id uuid, p_channel_id uuid, p_channel_type text, p_messages jsonb)
+ RETURNS TABLE(idx integer, applied_message_id uuid, applied_conversation_id uuid, opened_conversation boolean)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_message jsonb;
+  v_index integer := 0;
+begin
+  for v_message in select value from jsonb_array_elements(p_messages) loop
+    return query
+      select v_index, a.applied_message_id, a.applied_conversation_id, a.opened_conversation
+      from inbound_apply_message(
+        p_business_id, p_channel_id, p_channel_type,
+        v_message->'from'->>'platformUserId', coalesce(v_message->'from'->>'name', ''),
+        v_message->'from'->>'email', v_message->'from'->>'phone',
+        v_message->>'externalId', v_message->>'text', coalesce(v_message->'attachments', '[]'::jsonb),
+        v_message->>'subject',
+        case when jsonb_typeof(v_message->'references') = 'array'
+          then array(select jsonb_array_elements_text(v_message->'references')) end
+      ) as a;
+    v_index := v_index + 1;
+  end loop;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.inbound_arm_drain(p_channel_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_advisory_xact_lock_shared(20201, hashtext(p_channel_id::text));
+  if graphile_job_waiting('inbound:' || p_channel_id::text, true) then
+    return;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'process_inbound',
+    payload => json_build_object('channel_id', p_channel_id::text),
+    job_key => 'inbound:' || p_channel_id::text
+  );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.reserve_monthly_message(p_business_id uuid, OUT plan_name text, OUT plan_max integer, OUT reserved boolean)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+declare
+  slots constant integer := 8;
+  v_month date := date_trunc('month', now() at time zone 'utc')::date;
+  v_slot smallint;
+  v_total bigint;
+  v_free integer;
+begin
+  select p.name, p.max_messages_per_month into plan_name, plan_max
+  from businesses b join plans p on p.name = b.plan where b.id = p_business_id;
+
+  -- Fast path: a slot with quota left, split from the current limit, that no one holds now.
+  select c.slot into v_slot from message_counters c
+  where c.business_id = p_business_id and c.month = v_month and c.count < c.quota and c.quota_for = plan_max
+  order by random() limit 1
+  for update skip locked;
+  if found then
+    update message_counters set count = count + 1
+    where business_id = p_business_id and month = v_month and slot = v_slot;
+    reserved := true;
+    return;
+  end if;
+
+  -- Exact path: every slot locked (in slot order), then counted (each statement of a volatile
+  -- function sees what committed before it, so every fast path that held a slot is counted).
+  insert into message_counters (business_id, month, slot) values (p_business_id, v_month, 0) on conflict do nothing;
+  perform 1 from message_counters where business_id = p_business_id and month = v_month order by slot for update;
+  select coalesce(sum(count), 0) into v_total from message_counters where business_id = p_business_id and month = v_month;
+  if v_total >= plan_max then
+    reserved := false;
+    return;
+  end if;
+  update message_counters set count = count + 1 where business_id = p_business_id and month = v_month and slot = 0;
+  v_free := plan_max - v_total - 1;
+  if v_free >= 2 * slots then
+    -- Split what is left: slot i may count up to its count plus its share.
+    insert into message_counters (business_id, month, slot)
+    select p_business_id, v_month, s from generate_series(1, slots - 1) as s on conflict do nothing;
+    update message_counters c set
+      quota = c.count + v_free / slots + case when c.slot < v_free % slots then 1 else 0 end,
+      quota_for = plan_max
+    where c.business_id = p_business_id and c.month = v_month;
+  else
+    -- Close to the limit: exact path only.
+    update message_counters c set quota = c.count, quota_for = plan_max
+    where c.business_id = p_business_id and c.month = v_month;
+  end if;
+  reserved := true;
+end;
+$function$
+;

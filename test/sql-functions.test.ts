@@ -1,0 +1,94 @@
+/**
+ * Parley's SQL functions called directly, as the TypeScript calls them (sql/schema.sql lists
+ * them): the inbound batch with the JSON keys of connectors/messages.ts, the monthly counter,
+ * the delivery drain's start. The graphile-worker helpers and the drains' arming are in
+ * test/graphile-internals.test.ts.
+ */
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import type { InboundMessage } from '../connectors/messages.ts';
+import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace } from './helpers/fixtures.ts';
+
+let app: TestApp;
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(() => app?.close());
+
+async function channel(businessId: string, type: 'telegram' | 'email'): Promise<string> {
+  const [row] = await app.sql(`insert into channels (business_id, type, is_active) values ($1, $2, true) returning id`, [businessId, type]);
+  return row.id;
+}
+
+const message = (externalId: string, from: string, text: string, extra: Partial<InboundMessage> = {}): InboundMessage => ({
+  kind: 'message',
+  externalId,
+  from: { platformUserId: from, name: `Name of ${from}`, email: `${from}@example.com` },
+  text,
+  attachments: [],
+  sentAt: new Date().toISOString(),
+  ...extra,
+});
+
+type Applied = { idx: number; applied_message_id: string; applied_conversation_id: string; opened_conversation: boolean };
+
+const apply = async (businessId: string, channelId: string, type: string, messages: object[]): Promise<Applied[]> =>
+  app.sql(`select * from inbound_apply_messages($1, $2, $3, $4::jsonb)`, [businessId, channelId, type, JSON.stringify(messages)]);
+
+test('inbound_apply_messages: a batch opens one conversation per customer, in order; a redelivered id is stored once', async (t) => {
+  const ws = await createWorkspace(app);
+  const ch = await channel(ws.businessId, 'telegram');
+  const applied = await apply(ws.businessId, ch, 'telegram', [message('m1', 'ann', 'hello'), message('m2', 'bob', 'hi'), message('m3', 'ann', 'again')]);
+  t.deepEqual(applied.map((a) => [a.idx, a.opened_conversation]), [[0, true], [1, true], [2, false]]);
+  t.is(applied[0]!.applied_conversation_id, applied[2]!.applied_conversation_id);
+  t.not(applied[0]!.applied_conversation_id, applied[1]!.applied_conversation_id);
+  const [customer] = await app.sql(`select name, email, platform_user_id, business_id from customers where channel_id = $1 and platform_user_id = 'ann'`, [ch]);
+  t.deepEqual(customer, { name: 'Name of ann', email: 'ann@example.com', platform_user_id: 'ann', business_id: ws.businessId });
+  const again = await apply(ws.businessId, ch, 'telegram', [message('m1', 'ann', 'hello')]);
+  t.deepEqual(again, [], 'a redelivery adds nothing');
+  const [{ n }] = await app.sql(`select count(*)::int as n from messages where channel_id = $1`, [ch]);
+  t.is(n, 3);
+});
+
+test('inbound_apply_messages: references thread only into the same customer\'s conversation', async (t) => {
+  const ws = await createWorkspace(app);
+  const ch = await channel(ws.businessId, 'email');
+  const [first] = await apply(ws.businessId, ch, 'email', [message('<a@x>', 'ann', 'question', { references: [], subject: 'Help' })]);
+  const [reply] = await apply(ws.businessId, ch, 'email', [message('<b@x>', 'ann', 'more', { references: ['<a@x>'] })]);
+  t.is(reply!.applied_conversation_id, first!.applied_conversation_id);
+  t.false(reply!.opened_conversation);
+  const [forged] = await apply(ws.businessId, ch, 'email', [message('<c@x>', 'mallory', 'forged', { references: ['<a@x>'] })]);
+  t.true(forged!.opened_conversation, "another sender quoting ann's Message-ID opens their own conversation");
+  const [{ subject }] = await app.sql(`select subject from conversations where id = $1`, [first!.applied_conversation_id]);
+  t.is(subject, 'Help');
+});
+
+test('reserve_monthly_message: counts up to the plan\'s monthly limit exactly, then refuses', async (t) => {
+  const ws = await createWorkspace(app);
+  const [{ max }] = await app.sql(`select max_messages_per_month as max from plans where name = 'Free'`);
+  let reserved = 0;
+  for (let i = 0; i < max + 3; i++) {
+    const [row] = await app.sql(`select * from reserve_monthly_message($1)`, [ws.businessId]);
+    t.is(row.plan_name, 'Free');
+    t.is(row.plan_max, max);
+    if (row.reserved) reserved += 1;
+  }
+  t.is(reserved, max);
+  const [{ total }] = await app.sql(`select sum(count)::int as total from message_counters where business_id = $1`, [ws.businessId]);
+  t.is(total, max);
+});
+
+test('delivery_drain_started: the running drain gives up its key, so the next reply arms a new drain', async (t) => {
+  const conversationId = randomUUID();
+  await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
+  const [job] = await app.sql(`select id::text from graphile_worker.jobs where key = $1`, [`deliver:${conversationId}`]);
+  t.truthy(job);
+  await app.sql(`select delivery_drain_started($1::bigint, $2)`, [job.id, randomUUID()]);
+  t.is((await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key, `deliver:${conversationId}`, "another conversation's id changes nothing");
+  await app.sql(`select delivery_drain_started($1::bigint, $2)`, [job.id, conversationId]);
+  t.is((await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key, null);
+  await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
+  const jobs = await app.sql(`select id::text from graphile_worker.jobs where id = $1::bigint or key = $2 order by id`, [job.id, `deliver:${conversationId}`]);
+  t.is(jobs.length, 2);
+});
