@@ -60,7 +60,11 @@ export const policies = {
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.create': { roles: everyone, noBusiness: noBusiness.business },
+  /** Replies and private notes (POST …/messages, with or without `private`) alike. */
   'conversations.reply': { roles: everyone, noBusiness: noBusiness.business },
+  /** GET /mentions: the caller's own mentions only, whatever the role. */
+  'mentions.read': { roles: everyone, noBusiness: noBusiness.business },
+  'mentions.mark_read': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.change_status': { roles: everyone, noBusiness: noBusiness.business },
   /** By agent number (PUT …/assign/{agent_id}): the contract lets any member assign there. */
   'conversations.assign_by_number': { roles: everyone, noBusiness: noBusiness.business },

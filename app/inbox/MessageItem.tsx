@@ -1,4 +1,4 @@
-/** One message of the thread: whose it is, its attachments (images inline), and its delivery. */
+/** One message of the thread: whose it is, its attachments (images inline), and its delivery; private notes marked as such. */
 import type { Attachment, Member, Message } from '../types.ts';
 import { clockTime } from '../ui/time.ts';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
@@ -21,6 +21,15 @@ function AttachmentView({ file }: { file: Attachment }) {
   );
 }
 
+/** A note's text with each `@Name` of a teammate highlighted (as text, never markup). */
+function NoteText({ text, members }: { text: string; members: Member[] }) {
+  const names = members.map((x) => `@${x.name}`).filter((n) => n.length > 1).sort((a, b) => b.length - a.length);
+  if (!names.length) return <>{text}</>;
+  const escaped = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const parts = text.split(new RegExp(`(${escaped.join('|')})`, 'g'));
+  return <>{parts.map((part, i) => (i % 2 === 1 ? <span class="mention-chip">{part}</span> : part))}</>;
+}
+
 function author(m: Message, customerName: string, members: Member[]): string {
   if (m.sender_type === 'customer') return customerName;
   if (m.sender_type === 'ai') return 'AI agent';
@@ -37,14 +46,15 @@ export function MessageItem({ message: m, customerName, members }: { message: Me
     );
   const outbound = m.sender_type !== 'customer';
   return (
-    <div class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}`} data-id={m.id}>
+    <div class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}`} data-id={m.id} data-private={m.private ? 'true' : undefined}>
       <div class="msg-meta">
         <span class="msg-author">{author(m, customerName, members)}</span>
         {m.sender_type === 'ai' && <span class="pill accent">AI</span>}
+        {m.private && <span class="pill note-tag" title="Only your team sees this note">Private note</span>}
         <time dateTime={m.created_at}>{clockTime(m.created_at)}</time>
       </div>
       <div class="msg-bubble">
-        {m.content && <p class="msg-text">{m.content}</p>}
+        {m.content && <p class="msg-text">{m.private ? <NoteText text={m.content} members={members} /> : m.content}</p>}
         {m.attachments.map((file) => (
           <AttachmentView file={file} />
         ))}
