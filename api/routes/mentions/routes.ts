@@ -5,7 +5,7 @@ import { runCommand } from '../../../core/commands/run-command.ts';
 import { markMentionRead } from '../../../core/commands/notes.ts';
 import { notFound } from '../../../core/errors.ts';
 import { mentionColumns, mentionJoins, mentionRow, mentionSchema, mentionsByIds, presentMention, type Mention } from '../../../core/presenters/mention.ts';
-import { cursorColumn } from '../conversations/cursor.ts';
+import { cursorColumn } from '../../cursor.ts';
 import { defineRoute } from '../../route.ts';
 import { encodeMentionCursor, listMentionsQuery, mentionParams, type MentionCursor } from './schema.ts';
 
