@@ -5,13 +5,15 @@
  * its client in X-Forwarded-For.
  */
 import test from 'ava';
-import { LOGIN_MAX_FAILURES_PER_ADDRESS, loginAddressKey } from '../core/domain/accounts/login-throttle.ts';
+import { loginAddressKey } from '../core/domain/accounts/login-throttle.ts';
+
+const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { registerUser } from './helpers/fixtures.ts';
 
 let app: TestApp;
 test.before(async () => {
-  app = await startTestApp({ env: { TRUST_PROXY_HOPS: '1' } });
+  app = await startTestApp({ env: { TRUST_PROXY_HOPS: '1', LOGIN_MAX_FAILURES_PER_ADDRESS: String(LOGIN_MAX_FAILURES_PER_ADDRESS) } });
 });
 test.after.always(() => app?.close());
 

@@ -14,6 +14,7 @@ import {
   resolveConversation,
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
+import { authorize } from '../../policies.ts';
 import { noBusiness } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
@@ -259,16 +260,18 @@ export const assign = defineRoute({
   summary: 'Assign a conversation by agent number',
   description:
     '`agent_id` is the member\'s integer `agent_number` (see GET /api/v1/team/members); the conversation stores that member\'s user id, which `assignee_id` shows elsewhere. ' +
-    'Any member may assign. An unknown number, or an inactive member: 404 `Agent not found`; not an integer: 422. A `pending` conversation becomes `open` (as with the team assign). ' +
+    'Any member may take a conversation (their own `agent_number`); assigning it to another member takes the owner or an admin (policy `conversations.assign`; others get 403). An unknown number, or an inactive member: 404 `Agent not found`; not an integer: 422. A `pending` conversation becomes `open` (as with the team assign). ' +
     'Events `conversation_assigned` (to the assignee) and `conversation_updated`. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
-  policy: 'conversations.assign_by_number',
+  policy: 'conversations.take',
   params: assignParams,
   response: assignResponse,
-  errors: [404],
+  errors: [403, 404],
   handler: async ({ params, caller, member, deps }) => {
     const { businessId } = member;
+    // Someone else's number: the same rule as POST /team/assign.
+    if (params.agent_id !== member.agentNumber) authorize(caller, 'conversations.assign');
     await runCommand(deps, (tx) =>
       assignConversationToAgentNumber(tx, { businessId, conversationId: params.conversation_id, agentNumber: params.agent_id, assignedBy: caller.userId }),
     );

@@ -1,7 +1,8 @@
 /**
  * The login rate limit: ten failed logins for one e-mail from one client address within
  * 15 minutes lock that pair out until the oldest of those failures is 15 minutes old; and
- * fifty failed logins from one client address, whatever the e-mails, lock that address out
+ * LOGIN_MAX_FAILURES_PER_ADDRESS (default fifty) failed logins from one client address, whatever
+ * the e-mails, lock that address out
  * the same way (one address trying many accounts). An IPv6 client is its /64 (one subscriber's
  * network; a host picks any address in it); an IPv4-mapped IPv6 address is its IPv4 address.
  * Failures are rows in Postgres, so every API node sees the same count; each attempt also
@@ -17,7 +18,6 @@ import { sql, type Queryable } from '../../adapters/postgres/db.ts';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_MAX_FAILURES = 10;
-export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
 
 /** The address failures are counted under: IPv4 as is, IPv6 as its /64 (`2001:db8:1:2::/64`). */
 export function loginAddressKey(address: string): string {
@@ -36,7 +36,7 @@ export function loginAddressKey(address: string): string {
  * (settle with loginSucceeded or loginFailed), else the seconds until the pair may try again;
  * a refused attempt is withdrawn, so trying while locked does not extend the lock.
  */
-export async function beginLoginAttempt(q: Queryable, email: string, address: string): Promise<number> {
+export async function beginLoginAttempt(q: Queryable, email: string, address: string, maxPerAddress: number): Promise<number> {
   const ip = loginAddressKey(address);
   const id = await q.oneFirst(sql.type(z.object({ id: z.number() }))`
     insert into login_failures (email, ip) values (${email}, ${ip}) returning id`);
@@ -55,11 +55,11 @@ export async function beginLoginAttempt(q: Queryable, email: string, address: st
       from (select at from login_failures
             where ip = ${ip} and id <> ${id}
               and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
-            order by at desc limit ${LOGIN_MAX_FAILURES_PER_ADDRESS}) recent
+            order by at desc limit ${maxPerAddress}) recent
     ) address`);
   const waits = [
     counts.n >= LOGIN_MAX_FAILURES ? (counts.retry_after ?? 1) : 0,
-    counts.n_address >= LOGIN_MAX_FAILURES_PER_ADDRESS ? (counts.retry_after_address ?? 1) : 0,
+    counts.n_address >= maxPerAddress ? (counts.retry_after_address ?? 1) : 0,
   ];
   if (Math.max(...waits) <= 0) return 0;
   await q.query(sql.unsafe`delete from login_failures where id = ${id}`);
