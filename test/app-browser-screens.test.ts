@@ -214,6 +214,34 @@ browserTest('knowledge base: an article is added, indexed, found by a search, an
   await context.close();
 });
 
+browserTest('an image a visitor links from another site is shown as a link, never loaded; Parley\'s own uploads still show inline', async (t) => {
+  const team = await createWorkspace(app, { name: 'Tia Tracker', plan: 'Pro' });
+  const [customer] = await app.sql(`insert into customers (business_id, name) values ($1, 'Pixel Sender') returning id`, [team.businessId]);
+  const [conversation] = await app.sql(
+    `insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now()) returning id`,
+    [team.businessId, customer.id],
+  );
+  await app.sql(
+    `insert into messages (business_id, conversation_id, sender_type, content, attachments) values ($1, $2, 'customer', 'See my screenshot', $3::jsonb)`,
+    [team.businessId, conversation.id, JSON.stringify([{ url: 'https://tracker.example/pixel.png?agent=1', filename: 'screenshot.png', content_type: 'image/png', size: 68 }])],
+  );
+  const { page, context, errors } = await appPage(browser, app.url, team.token);
+  const thirdParty: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).host === 'tracker.example') thirdParty.push(request.url());
+  });
+  await page.goto(`${app.url}/app/inbox/${conversation.id}`);
+  const link = page.getByRole('link', { name: /screenshot\.png/ });
+  await link.waitFor();
+  t.is(await link.getAttribute('href'), 'https://tracker.example/pixel.png?agent=1');
+  t.regex((await link.textContent()) ?? '', /tracker\.example/);
+  t.is(await page.locator('img[src*="tracker.example"]').count(), 0);
+  t.deepEqual(thirdParty, []);
+  await shoot(page, 'foreign-image-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
 browserTest('knowledge base: 50 articles at first, "Show more" brings the rest, and a re-read keeps them', async (t) => {
   const team = await createWorkspace(app, { name: 'Kai Knowledge', plan: 'Pro' });
   await app.sql(

@@ -5,8 +5,27 @@ import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 
 const STATUS_LABELS = { queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
 
+/** The host of a URL that is not Parley's own, or null for Parley's (its uploads). */
+function foreignHost(url: string): string | null {
+  try {
+    const parsed = new URL(url, location.href);
+    return parsed.origin === location.origin ? null : parsed.host;
+  } catch {
+    return 'an unknown address';
+  }
+}
+
 function AttachmentView({ file }: { file: Attachment }) {
   if (!file.url) return <span class="attachment">{file.filename ?? 'Attachment'}</span>;
+  // An image Parley does not serve is only linked: loading it would tell whoever chose the URL
+  // (a visitor, a customer) that an agent is looking, and from where.
+  const host = foreignHost(file.url);
+  if (host !== null)
+    return (
+      <a class="attachment" href={file.url} target="_blank" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer">
+        <PaperclipIcon /> {file.filename ?? 'Attachment'} <span class="muted">· {host}</span>
+      </a>
+    );
   if (file.content_type?.startsWith('image/'))
     return (
       <a href={file.url} target="_blank" rel="noopener noreferrer" class="attachment-image">
