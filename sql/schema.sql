@@ -56,7 +56,8 @@ create table channels (
   last_error text,
   state jsonb default '{}'::jsonb not null,
   created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null
+  updated_at timestamp with time zone default now() not null,
+  routing_proven boolean default false not null
 );
 alter table channels add constraint channels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table channels add constraint channels_pkey PRIMARY KEY (id);
@@ -64,7 +65,8 @@ alter table channels add constraint channels_status_check CHECK ((status = ANY (
 alter table channels add constraint channels_type_check CHECK ((type = ANY (ARRAY['webchat'::text, 'widget'::text, 'email'::text, 'whatsapp'::text, 'telegram'::text, 'instagram'::text, 'x'::text, 'sms'::text])));
 CREATE INDEX channels_business_idx ON public.channels USING btree (business_id, created_at);
 CREATE UNIQUE INDEX channels_one_builtin_idx ON public.channels USING btree (business_id) WHERE is_builtin;
-CREATE UNIQUE INDEX channels_routing_key_unique_idx ON public.channels USING btree (type, routing_key) WHERE (routing_key IS NOT NULL);
+CREATE INDEX channels_routing_key_idx ON public.channels USING btree (type, routing_key) WHERE (routing_key IS NOT NULL);
+CREATE UNIQUE INDEX channels_routing_key_unique_idx ON public.channels USING btree (type, routing_key) WHERE ((routing_key IS NOT NULL) AND routing_proven);
 CREATE INDEX channels_verify_token_idx ON public.channels USING btree (type, verify_token) WHERE (verify_token IS NOT NULL);
 
 create table conversation_labels (
