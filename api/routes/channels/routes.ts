@@ -1,7 +1,7 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
 import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { defineRoute } from '../../route.ts';
 import { channelSchema, presentChannel } from '../../presenters/channel.ts';
 import { channelIdParams, createChannelBody, messageResponse, updateChannelBody } from './schema.ts';

@@ -1,5 +1,5 @@
 /** The team: roster, invitations, removal, availability, pending handoffs, assignment. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { badRequest } from '../../../core/errors.ts';
 import { assignConversationToUser } from '../../../core/commands/conversations.ts';
