@@ -67,7 +67,10 @@ export type Action =
   | 'kb.delete'
   | 'ai_settings.read'
   | 'ai_settings.update'
-  | 'analytics.read';
+  | 'analytics.read'
+  | 'api_keys.manage'
+  | 'webhooks.manage'
+  | 'audit_log.read';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
 export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };
