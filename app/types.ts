@@ -195,3 +195,30 @@ export type HistoryHit =
       matched_in: 'message' | 'customer';
       snippet: SnippetSegment[];
     };
+
+/** An API key as listed (never the key itself); `key` only in the answer to creating it. */
+export type ApiKeyScope = 'read' | 'write' | 'admin';
+export type ApiKey = { id: string; name: string; scopes: ApiKeyScope[]; prefix: string; created_by: string | null; created_by_name: string | null; created_at: string; last_used_at: string | null };
+export type Webhook = { id: string; url: string; events: string[]; active: boolean; disabled_reason: string | null; last_success_at: string | null; created_at: string; updated_at: string };
+export type WebhookDelivery = {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  response_status: number | null;
+  response_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+};
+export type AuditEntry = {
+  id: string;
+  action: string;
+  actor: { type: 'user' | 'api_key' | 'system'; user_id: string | null; api_key_id: string | null; name: string };
+  target_type: string;
+  target_id: string | null;
+  details: Record<string, unknown>;
+  created_at: string;
+};
