@@ -177,7 +177,8 @@ export function webhookEventsOf(pending: readonly PendingEvent[] | undefined): M
   for (const event of pending ?? []) {
     if ('load' in event) {
       if ('messageId' in event) add(event.businessId, { type: event.load === 'message_created' ? 'message.created' : 'message.updated', message_id: event.messageId });
-      else add(event.businessId, { type: event.load === 'conversation_created' ? 'conversation.created' : 'conversation.updated', conversation_id: event.conversationId });
+      else if ('conversationId' in event) add(event.businessId, { type: event.load === 'conversation_created' ? 'conversation.created' : 'conversation.updated', conversation_id: event.conversationId });
+      // Mentions are one member's own notifications: not a business event.
       continue;
     }
     // Website visitors' own copies (namespace /widget) repeat a dashboard event.

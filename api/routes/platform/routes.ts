@@ -19,7 +19,7 @@ import {
 import { actorOf, auditPage, type auditRow } from '../../../core/domain/platform/audit.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
-import { cursorColumn, encodeCursor, type Cursor } from '../conversations/cursor.ts';
+import { cursorColumn, encodeCursor, type Cursor } from '../../cursor.ts';
 import {
   apiKeyParams,
   apiKeySchema,

@@ -1,6 +1,6 @@
 import { z } from '../../../core/zod.ts';
 import { intParam } from '../../validation.ts';
-import { cursorParam } from '../conversations/cursor.ts';
+import { cursorParam } from '../../cursor.ts';
 import { webhookEventTypes } from '../../../core/commands/webhooks-out.ts';
 import { auditActions } from '../../../core/domain/platform/audit.ts';
 
