@@ -9,5 +9,7 @@ import pollChannel from './poll_channel.ts';
 import indexArticle from './index_article.ts';
 import aiReply from './ai_reply.ts';
 import endBillingGrace from './end_billing_grace.ts';
+import dispatchWebhooks from './dispatch_webhooks.ts';
+import deliverWebhook from './deliver_webhook.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, dispatchWebhooks, deliverWebhook];
