@@ -84,6 +84,11 @@ export const policies = {
   'ai_settings.read': { roles: everyone, noBusiness: noBusiness.organization },
   'ai_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change the AI settings', noBusiness: noBusiness.organization },
   'analytics.read': { roles: everyone, noBusiness: noBusiness.organization },
+  /** Routing: every member sees how work is routed (and their own load); the owner and admins change it. */
+  'assignment_settings.read': { roles: everyone, noBusiness: noBusiness.business },
+  'assignment_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change auto-assignment', noBusiness: noBusiness.business },
+  'business_hours.read': { roles: everyone, noBusiness: noBusiness.business },
+  'business_hours.update': { roles: managers, refusal: 'Only the owner or an admin can change business hours', noBusiness: noBusiness.business },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof policies;

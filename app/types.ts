@@ -67,7 +67,11 @@ export type Action =
   | 'kb.delete'
   | 'ai_settings.read'
   | 'ai_settings.update'
-  | 'analytics.read';
+  | 'analytics.read'
+  | 'assignment_settings.read'
+  | 'assignment_settings.update'
+  | 'business_hours.read'
+  | 'business_hours.update';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
 export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };

@@ -19,6 +19,7 @@ import search from './search/routes.ts';
 import labels from './labels/routes.ts';
 import cannedResponses from './canned-responses/routes.ts';
 import agentApp from './app/routes.ts';
+import settings from './settings/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
   ...system,
@@ -37,6 +38,7 @@ export const allRoutes: AnyRoute[] = [
   ...analytics,
   ...billing,
   ...ai,
+  ...settings,
   ...webhooks,
   ...visitor,
   ...agentApp,

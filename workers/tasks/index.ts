@@ -9,5 +9,7 @@ import pollChannel from './poll_channel.ts';
 import indexArticle from './index_article.ts';
 import aiReply from './ai_reply.ts';
 import endBillingGrace from './end_billing_grace.ts';
+import autoAssign from './auto_assign.ts';
+import outOfHoursReply from './out_of_hours_reply.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, autoAssign, outOfHoursReply];

@@ -2,7 +2,8 @@
  * Messages as a website visitor sees them, for the visitor API and the `/widget` socket alike:
  * the customer's own messages and the replies of agents and the AI agent, without what is
  * internal to the business (sender ids, delivery status, platform ids, errors). System
- * messages are internal and never shown.
+ * messages are internal and not shown, but for those delivered to the customer (the
+ * out-of-hours notice: a `system` message with a delivery status).
  *
  * Live replies reach the visitor's sockets in the Socket.IO namespace `/widget`, room
  * `visitor:<customer uuid>` (api/realtime-widget.ts joins it), as `message_created` with this
@@ -13,7 +14,7 @@ import { sql, type Queryable } from '../../adapters/postgres/db.ts';
 import { liveEvent, type LiveEvent } from '../../events/catalogue.ts';
 import { widgetChannelType } from '../../../connectors/index.ts';
 
-export const visitorSenderTypes = ['customer', 'agent', 'ai'] as const;
+export const visitorSenderTypes = ['customer', 'agent', 'ai', 'system'] as const;
 
 export const visitorMessageRow = z.object({
   id: z.string(),
@@ -29,7 +30,7 @@ export type VisitorMessage = z.infer<typeof visitorMessageRow>;
 export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
 
 /** The predicate on `messages m` of what a visitor may see. */
-export const visibleToVisitor = sql.fragment`m.sender_type in ('customer', 'agent', 'ai')`;
+export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null))`;
 
 export const presentVisitorMessage = (row: VisitorMessage): VisitorMessage => ({
   id: row.id,
