@@ -36,9 +36,14 @@ export function awayText(widget: Pick<PublicWidget, 'business_hours'>, now = new
   if (!hours.next_open_at) return 'We\'re away right now.';
   const at = new Date(hours.next_open_at);
   if (isNaN(at.getTime())) return 'We\'re away right now.';
-  const sameDay = at.toDateString() === now.toDateString();
+  const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
   const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  const when = sameDay ? `today at ${time}` : `${at.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' })}, ${time}`;
+  const when =
+    at.toDateString() === now.toDateString()
+      ? `today at ${time}`
+      : at.toDateString() === tomorrow.toDateString()
+        ? `tomorrow at ${time}`
+        : `${at.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' })}, ${time}`;
   return `We're away right now. Back ${when}.`;
 }
 
@@ -117,7 +122,8 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
   const nodes = new Map<string, HTMLElement>();
 
   const setOnline = (online: boolean) => {
-    status.hidden = !widget.show_online_badge;
+    // Out of hours the away line says it all: "online" beside it would promise an answer now.
+    status.hidden = !widget.show_online_badge || !hours.hidden;
     dot.className = online ? 'dot online' : 'dot';
     statusText.textContent = online ? 'We\'re online' : 'We\'ll reply as soon as we can';
   };

@@ -10,6 +10,8 @@ import { Team } from './Team.tsx';
 import { Plan } from './Plan.tsx';
 import { AiSettings } from './AiSettings.tsx';
 import { Account } from './Account.tsx';
+import { Assignment } from './Assignment.tsx';
+import { BusinessHours } from './BusinessHours.tsx';
 
 const SECTIONS = [
   { id: 'channels', label: 'Channels', page: Channels },
@@ -18,6 +20,8 @@ const SECTIONS = [
   { id: 'labels', label: 'Labels', page: Labels },
   { id: 'canned-responses', label: 'Canned responses', page: CannedResponses },
   { id: 'team', label: 'Team', page: Team },
+  { id: 'assignment', label: 'Assignment', page: Assignment },
+  { id: 'business-hours', label: 'Business hours', page: BusinessHours },
   { id: 'plan', label: 'Plan & billing', page: Plan },
   { id: 'ai', label: 'AI agent', page: AiSettings },
   { id: 'account', label: 'Your account', page: Account },
