@@ -53,7 +53,7 @@ export const weekSchema = z
     const problem = weekProblem(week as Week);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
-  .openapi('BusinessWeek', { description: 'Shifts per weekday (local times); a day left out or `[]` is closed. A shift past midnight is two shifts (Mon 22:00–24:00, Tue 00:00–02:00).' });
+  .openapi({ description: 'Replaces the whole week. Shifts per weekday (local times); a day left out or `[]` is closed. A shift past midnight is two shifts (Mon 22:00–24:00, Tue 00:00–02:00).' });
 
 const holiday = z
   .string()
@@ -80,7 +80,7 @@ export const updateBusinessHoursBody = z.object({
     .max(64)
     .refine(isTimeZone, 'must be an IANA time zone name such as Europe/Berlin')
     .optional(),
-  week: weekSchema.optional().openapi({ description: 'Replaces the whole week' }),
+  week: weekSchema.optional(),
   holidays: z.array(holiday).max(366).optional().openapi({ description: 'Replaces the list; up to 366 dates' }),
   out_of_hours_message: z.string().trim().min(1).max(2000).optional(),
 });
