@@ -15,7 +15,7 @@ import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 import type { Deps } from '../core/deps.ts';
 import { HttpError, validationError, type ValidationIssue } from '../core/errors.ts';
 import type { Visitor } from '../core/commands/visitors.ts';

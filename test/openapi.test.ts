@@ -67,7 +67,7 @@ test('no two different schemas share a component name (the later one would silen
 });
 
 test('the walk above sees a clash: two routes naming different schemas alike', async (t) => {
-  const { z } = await import('../core/zod.ts');
+  const { z } = await import('../lib/zod.ts');
   const a = z.object({ message: z.string() }).openapi('Clash');
   const b = z.object({ content: z.string() }).openapi('Clash');
   const route = (response: z.ZodType) => ({ method: 'get', path: '/x', summary: '', tags: [], auth: 'none', response, handler: async () => ({}) }) as AnyRoute;

@@ -65,11 +65,8 @@ export function Thread({ id }: { id: string }) {
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
           ))}
         </div>
-        {c.channel_id ? (
-          <Composer conversationId={c.id} channelLabel={channelLabel(c.channel_type)} />
-        ) : (
-          <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered.</Notice>
-        )}
+        {!c.channel_id && <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered. Private notes still can be written.</Notice>}
+        <Composer key={c.id} conversationId={c.id} channelLabel={channelLabel(c.channel_type)} canReply={Boolean(c.channel_id)} />
       </section>
       <CustomerPanel conversation={c} open={customerOpen} onClose={() => setCustomerOpen(false)} />
     </div>

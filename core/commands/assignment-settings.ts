@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { notFound } from '../errors.ts';
-import { armAutoAssign } from './auto-assign.ts';
+import { armAutoAssign } from './auto-assign-arm.ts';
 
 export const DEFAULT_MAX_OPEN_PER_AGENT = 10;
 

@@ -29,16 +29,10 @@ import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import type { PendingEvent } from '../events/live.ts';
 import { assignmentEvents } from './conversations.ts';
-
-export const assignLocks = { arm: 20_205 } as const;
+import { assignLocks } from './auto-assign-arm.ts';
 
 /** Conversations one batch assigns at most (bounds how long it holds their row locks). */
 const BATCH_SIZE = 100;
-
-/** Arms the business's auto_assign job when auto-assignment is on (a no-op otherwise). */
-export async function armAutoAssign(q: Queryable, businessId: string): Promise<void> {
-  await q.query(sql.unsafe`select auto_assign_arm(${businessId})`);
-}
 
 const settingsRow = z.object({ max_open_per_agent: z.number(), cursor_agent_number: z.number().nullable(), ai_active: z.boolean() });
 const agentRow = z.object({ user_id: z.string(), agent_number: z.number(), capacity: z.number(), load: z.number() });

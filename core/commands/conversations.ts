@@ -11,7 +11,7 @@ import { liveEvent } from '../events/catalogue.ts';
 import { conversationCreated, conversationUpdated, type PendingEvent } from '../events/live.ts';
 import type { Attachment } from '../domain/uploads.ts';
 import { sendMessage } from './messages.ts';
-import { armAutoAssign } from './auto-assign.ts';
+import { armAutoAssign } from './auto-assign-arm.ts';
 
 /** What conversation updates return: the ids conversationUpdated() takes, and what assignments and state changes report. */
 export const updatedConversationRow = z.object({

@@ -32,11 +32,12 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { messageUpdated, publishEvents } from '../events/live.ts';
-import { loadChannel, type RuntimeChannel } from './channel-runtime.ts';
+import { loadChannel } from './channel-runtime.ts';
+import type { RuntimeChannel } from '../domain/channels/runtime-channel.ts';
 import { webhookUrl } from '../domain/channels/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
-import { connectorContext } from '../../connectors/context.ts';
+import { connectorContext } from '../domain/channels/connector-context.ts';
 import { ConnectorError, type AnyConnector, type InternalSendResult, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
 
 /**

@@ -17,7 +17,7 @@ import { updatedConversationColumns, updatedConversationRow } from './conversati
 import { conversationUpdated } from '../events/live.ts';
 import { rooms } from '../events/bus.ts';
 import type { AfterCommit } from './run-command.ts';
-import { armAutoAssign } from './auto-assign.ts';
+import { armAutoAssign } from './auto-assign-arm.ts';
 
 export type InviteRole = 'agent' | 'admin';
 export type MemberStatus = 'live' | 'away' | 'offline';

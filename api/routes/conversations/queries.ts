@@ -1,11 +1,11 @@
 /** Reads behind the conversation routes, each scoped to the caller's business. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../../core/presenters/conversation.ts';
 import { customersByIds, labelsByConversation } from '../../../core/presenters/inbox-reads.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../../../core/presenters/message.ts';
-import { cursorColumn, encodeCursor, type Cursor } from './cursor.ts';
+import { cursorColumn, encodeCursor, type Cursor } from '../../cursor.ts';
 
 export async function findConversation(q: Queryable, businessId: string, id: string): Promise<ConversationRow> {
   const row = await q.maybeOne(sql.type(conversationRow)`

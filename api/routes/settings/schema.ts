@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { isTimeZone, minutesOf, weekProblem, type Week } from '../../../core/domain/business-hours.ts';
 
 // ---- Assignment

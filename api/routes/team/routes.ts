@@ -1,5 +1,5 @@
 /** The team: roster, invitations, removal, availability, pending handoffs, assignment. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { badRequest } from '../../../core/errors.ts';
 import { assignConversationToUser } from '../../../core/commands/conversations.ts';
@@ -184,7 +184,7 @@ export const assign = defineRoute({
     'Publishes `conversation_assigned` `{conversation_id, business_id, assignee_id, assigned_by, at}` to the assignee and `conversation_updated` to the business. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
-  policy: 'conversations.assign_by_user',
+  policy: 'conversations.assign',
   params: conversationParams,
   query: assignQuery,
   response: messageResponse,

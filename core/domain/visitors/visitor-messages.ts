@@ -2,8 +2,8 @@
  * Messages as a website visitor sees them, for the visitor API and the `/widget` socket alike:
  * the customer's own messages and the replies of agents and the AI agent, without what is
  * internal to the business (sender ids, delivery status, platform ids, errors). System
- * messages are internal and not shown, but for those delivered to the customer (the
- * out-of-hours notice: a `system` message with a delivery status).
+ * messages and the team's private notes are internal and never shown, but for a system
+ * message delivered to the customer (the out-of-hours notice: one with a delivery status).
  *
  * Live replies reach the visitor's sockets in the Socket.IO namespace `/widget`, room
  * `visitor:<customer uuid>` (api/realtime-widget.ts joins it), as `message_created` with this
@@ -13,33 +13,13 @@ import { z } from 'zod';
 import { sql, type Queryable } from '../../adapters/postgres/db.ts';
 import { liveEvent, type LiveEvent } from '../../events/catalogue.ts';
 import { widgetChannelType } from '../../../connectors/index.ts';
-
-export const visitorSenderTypes = ['customer', 'agent', 'ai', 'system'] as const;
-
-export const visitorMessageRow = z.object({
-  id: z.string(),
-  conversation_id: z.string(),
-  sender_type: z.enum(visitorSenderTypes),
-  content: z.string(),
-  attachments: z.array(z.record(z.string(), z.unknown())),
-  created_at: z.string(),
-});
-export type VisitorMessage = z.infer<typeof visitorMessageRow>;
+import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '../../presenters/visitor-message.ts';
 
 /** The columns visitorMessageRow reads, for `select ${visitorMessageColumns} from messages m`. */
 export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
 
 /** The predicate on `messages m` of what a visitor may see. */
-export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null))`;
-
-export const presentVisitorMessage = (row: VisitorMessage): VisitorMessage => ({
-  id: row.id,
-  conversation_id: row.conversation_id,
-  sender_type: row.sender_type,
-  content: row.content,
-  attachments: row.attachments,
-  created_at: row.created_at,
-});
+export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null)) and not m.private`;
 
 /** The `/widget` event that shows a message to its visitor live. */
 export const visitorMessageEvent = (customerId: string, message: VisitorMessage): LiveEvent =>
