@@ -175,7 +175,8 @@ test.serial('register: points the number\'s SMS URL at the webhook', async (t) =
 
 test.serial('register: a sender that is not a number of the account stays connected, unconfigured', async (t) => {
   const result = await sms.register!({ ...config, from_number: 'PARLEY' }, { webhookUrl, secret: 's', state: {} }, context);
-  t.deepEqual(result, { status: 'connected', state: { sms_url_configured: false } });
+  // Connected, but nothing ties the sender to the account: it claims no number (channels' routing_proven).
+  t.deepEqual(result, { status: 'connected', proven: false, state: { sms_url_configured: false } });
 });
 
 test.serial('register: bad credentials are an error; an outage is retried', async (t) => {
