@@ -11,6 +11,11 @@ export type InboundAttachment = {
   content_type?: string;
   /** Bytes, when known. */
   size?: number;
+  /**
+   * E-mail only: the MIME part's bytes, base64 (the message carries them; nothing to download).
+   * Kept in the stored inbound event only: fetch_attachment reads them from there, the message never holds them.
+   */
+  content_base64?: string;
 };
 
 /** One customer message, normalized. */
@@ -67,6 +72,8 @@ export type OutboundMessage = {
    * per message (Twilio `statusCallback`): the channel's webhook URL. Omitted: no receipts asked.
    */
   statusCallbackUrl?: string;
+  /** A WhatsApp template message instead of free text (`text` is its rendered body, for the record). */
+  template?: { name: string; language: string; parameters: string[] };
 };
 
 export type SendResult = {

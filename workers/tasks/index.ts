@@ -9,5 +9,6 @@ import pollChannel from './poll_channel.ts';
 import indexArticle from './index_article.ts';
 import aiReply from './ai_reply.ts';
 import endBillingGrace from './end_billing_grace.ts';
+import fetchAttachment from './fetch_attachment.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment];
