@@ -47,6 +47,11 @@ export type FakeMeta = {
   addInstagramAccount: (accountId: string, accessToken: string) => void;
   /** Serves a WhatsApp media object: `GET {graph}/{mediaId}` → `{url, mime_type, …}`, then the bytes at that url (bearer required). */
   addMedia: (mediaId: string, accessToken: string, media: { mimeType: string; bytes: Buffer }) => void;
+  /**
+   * An Instagram attachment as the webhook links it: a signed CDN URL (returned) that serves the
+   * bytes without a token and 403s when the signature is wrong or missing, as lookaside.fbsbx.com does.
+   */
+  addInstagramAsset: (media: { mimeType: string; bytes: Buffer }) => string;
   /** The next `count` Graph calls (that `match`, when given) fail with a Graph error body (or `body` when given). */
   failNext: (count: number, failure: GraphFailure, match?: (request: RecordedRequest) => boolean) => void;
   /** Every answer waits first (a slow platform): ms, or per request (http-fake.ts Latency). */
@@ -85,6 +90,7 @@ export async function startFakeMeta(): Promise<FakeMeta> {
   const numbers = new Map<string, string>();
   const accounts = new Map<string, string>();
   const media = new Map<string, { token: string; mimeType: string; bytes: Buffer }>();
+  const assets = new Map<string, { signature: string; mimeType: string; bytes: Buffer }>();
   const whatsappSent: FakeWhatsAppMessage[] = [];
   const instagramSent: FakeInstagramMessage[] = [];
   const requests: FakeMeta['requests'] = [];
@@ -97,8 +103,17 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     const graph = new RegExp(`^/graph/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
     const insta = new RegExp(`^/instagram/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
     const download = /^\/media-download\/([^/]+)$/.exec(request.path);
-    const product = graph ? (graph[2] ? 'whatsapp' : 'media') : insta ? 'instagram' : download ? 'media' : 'unknown';
+    const cdn = request.path === '/ig_messaging_cdn/';
+    const product = graph ? (graph[2] ? 'whatsapp' : 'media') : insta ? 'instagram' : download || cdn ? 'media' : 'unknown';
     requests.push({ ...request, product });
+
+    if (cdn) {
+      const query = request.query;
+      const asset = assets.get(query.get('asset_id') ?? '');
+      if (!asset) return respond(404, 'Not found');
+      if (query.get('signature') !== asset.signature) return respond(403, 'URL signature mismatch');
+      return respond(200, asset.bytes, { 'content-type': asset.mimeType });
+    }
 
     const bearer = bearerOf(request);
     const authFailure = (expected: string | undefined): boolean => {
@@ -223,6 +238,12 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     },
     addInstagramAccount: (accountId, accessToken) => {
       accounts.set(accountId, accessToken);
+    },
+    addInstagramAsset: (item) => {
+      const id = String(Date.now()) + randomBytes(4).readUInt32BE(0);
+      const signature = randomBytes(16).toString('base64url');
+      assets.set(id, { signature, ...item });
+      return `${origin}/ig_messaging_cdn/?asset_id=${id}&signature=${signature}`;
     },
     addMedia: (mediaId, accessToken, item) => {
       media.set(mediaId, { token: accessToken, ...item });
