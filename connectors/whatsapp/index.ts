@@ -25,6 +25,7 @@ const whatsapp: WebhookConnector<WhatsAppConfig> = {
   config: [
     { key: 'phone_number_id', required: true, label: 'Phone number ID' },
     { key: 'access_token', required: true, secret: true, label: 'Access token' },
+    { key: 'business_account_id', required: false, label: 'WhatsApp Business Account ID (for templates)' },
     ...metaWebhookFields,
   ],
   normalize: { complete: completeMetaConfig },

@@ -4,6 +4,7 @@ import { runCommand } from '../../../core/commands/run-command.ts';
 import { z } from '../../../core/zod.ts';
 import { defineRoute } from '../../route.ts';
 import { channelSchema, presentChannel } from '../../presenters/channel.ts';
+import templateRoutes from './templates.ts';
 import { channelIdParams, createChannelBody, messageResponse, updateChannelBody } from './schema.ts';
 
 const tags = ['Channels'];
@@ -126,4 +127,4 @@ export const remove = defineRoute({
   },
 });
 
-export default [list, create, update, reconnect, remove];
+export default [list, create, update, reconnect, remove, ...templateRoutes];

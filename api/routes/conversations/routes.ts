@@ -4,6 +4,7 @@ import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendMessage } from '../../../core/commands/messages.ts';
+import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
 import {
   assignConversationToAgentNumber,
   closeConversation,
@@ -155,7 +156,9 @@ export const send = defineRoute({
     'the stored name, type and size replace what the client sends. In one transaction the message is counted against the monthly limit ' +
     '(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation\'s `updated_at` and ' +
     '`last_message_at` move, `first_response_at` is set by the first agent message, a `pending` conversation becomes `open` (other states are kept), ' +
-    'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow. See docs/decisions.md#messages-and-delivery and docs/decisions.md#businesses-plans-and-limits.',
+    'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. ' +
+    'WhatsApp: a free-form reply after the 24-hour window (`reply_window_expires_at` of the conversation) is 422 `reply_window_closed` at once; ' +
+    '`template: {name, language, parameters}` sends an approved template instead (inside or outside the window; 422 when not approved or the parameter count differs), stored with its rendered body as `content`. Events `message_created` and `conversation_updated` follow. See docs/decisions.md#messages-and-delivery and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   policy: 'conversations.reply',
@@ -167,10 +170,13 @@ export const send = defineRoute({
     const { businessId } = member;
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
+    // WhatsApp's 24-hour window and templates: refused here, before anything is stored.
+    const rendered = await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template ?? null });
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+    const content = rendered ?? body.content ?? '';
     const sent = await runCommand(
       deps,
-      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content: body.content, attachments }),
+      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null }),
       { oneStatement: true },
     );
     return sent.message;
