@@ -8,7 +8,8 @@ import { thread } from './thread-store.ts';
 import { can } from '../session.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
 
-export function Composer({ conversationId, channelLabel }: { conversationId: string; channelLabel: string }) {
+/** `closedReason`: free-form replies are refused now (WhatsApp's window closed): the box says why and does not send. */
+export function Composer({ conversationId, channelLabel, closedReason = null }: { conversationId: string; channelLabel: string; closedReason?: string | null }) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
@@ -47,7 +48,7 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
 
   async function send(): Promise<void> {
     const content = text.trim() || files.map((f) => f.filename).join(', ');
-    if (!content || busy) return;
+    if (!content || busy || closedReason) return;
     setBusy('sending');
     setError(null);
     try {
@@ -89,7 +90,8 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
         ref={input}
         class="composer-input"
         aria-label="Reply"
-        placeholder={`Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`}
+        placeholder={closedReason ?? `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`}
+        disabled={Boolean(closedReason)}
         aria-autocomplete="list"
         aria-controls={canned.open ? `canned-${conversationId}` : undefined}
         aria-activedescendant={canned.open ? `canned-${conversationId}-${canned.active}` : undefined}
@@ -103,7 +105,7 @@ export function Composer({ conversationId, channelLabel }: { conversationId: str
         <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
           <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
         </button>
-        <button type="submit" class="btn primary" disabled={Boolean(busy) || (!text.trim() && !files.length)}>
+        <button type="submit" class="btn primary" disabled={Boolean(busy) || Boolean(closedReason) || (!text.trim() && !files.length)}>
           Send
         </button>
       </div>

@@ -12,13 +12,16 @@ import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
+import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
 
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
   const log = useRef<HTMLDivElement>(null);
   // Narrow screens keep the customer panel behind a button.
   const [customerOpen, setCustomerOpen] = useState(false);
+  const [templateOpen, setTemplateOpen] = useState(false);
   const c = thread.value?.id === id ? thread.value : null;
+  const windowLeft = useWindowLeft(c?.reply_window_expires_at ?? null);
   const count = c?.messages.length ?? 0;
   useEffect(() => {
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
@@ -65,8 +68,18 @@ export function Thread({ id }: { id: string }) {
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
           ))}
         </div>
+        {c.channel_id && c.channel_type === 'whatsapp' && (
+          <>
+            <ReplyWindowBar conversation={c} left={windowLeft} onTemplate={() => setTemplateOpen(!templateOpen)} />
+            {templateOpen && <TemplatePicker conversation={c} onClose={() => setTemplateOpen(false)} />}
+          </>
+        )}
         {c.channel_id ? (
-          <Composer conversationId={c.id} channelLabel={channelLabel(c.channel_type)} />
+          <Composer
+            conversationId={c.id}
+            channelLabel={channelLabel(c.channel_type)}
+            closedReason={c.channel_type === 'whatsapp' && !(windowLeft !== null && windowLeft > 0) ? 'The 24-hour window is closed: send a template' : null}
+          />
         ) : (
           <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered.</Notice>
         )}
