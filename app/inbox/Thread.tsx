@@ -26,6 +26,24 @@ export function Thread({ id }: { id: string }) {
   useEffect(() => {
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
   }, [count, id]);
+  // Images and players take their height when loaded: stay at the bottom when the agent was there.
+  useEffect(() => {
+    const box = log.current;
+    if (!box) return;
+    let atBottom = true;
+    const onScroll = () => (atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80);
+    const onLoad = () => {
+      if (atBottom) box.scrollTop = box.scrollHeight;
+    };
+    box.addEventListener('scroll', onScroll);
+    box.addEventListener('load', onLoad, true);
+    box.addEventListener('loadedmetadata', onLoad, true);
+    return () => {
+      box.removeEventListener('scroll', onScroll);
+      box.removeEventListener('load', onLoad, true);
+      box.removeEventListener('loadedmetadata', onLoad, true);
+    };
+  }, [id, Boolean(c)]);
 
   const back = inboxUrl({}, null);
   if (!c)
