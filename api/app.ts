@@ -21,6 +21,11 @@ export function createApp(deps: Deps, routes: AnyRoute[] = allRoutes): Koa {
     ctx.body = document;
   });
   const publicEndpoints = routes.filter((r) => r.publicCors).map((r) => ({ method: r.method.toUpperCase(), path: pathPattern(r.path) }));
+  // Every answer, errors included: browsers never guess a type other than the one sent.
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    await next();
+  });
   app.use(requestId);
   app.use(errorsAndAccessLog(deps.logger));
   app.use(cors(deps.config.CORS_ORIGINS, publicEndpoints));

@@ -60,12 +60,20 @@ export const policies = {
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.create': { roles: everyone, noBusiness: noBusiness.business },
+  /** Replies and private notes (POST …/messages, with or without `private`) alike. */
   'conversations.reply': { roles: everyone, noBusiness: noBusiness.business },
+  /** GET /mentions: the caller's own mentions only, whatever the role. */
+  'mentions.read': { roles: everyone, noBusiness: noBusiness.business },
+  'mentions.mark_read': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.change_status': { roles: everyone, noBusiness: noBusiness.business },
-  /** By agent number (PUT …/assign/{agent_id}): the contract lets any member assign there. */
-  'conversations.assign_by_number': { roles: everyone, noBusiness: noBusiness.business },
-  /** By user id (POST /team/assign/…): the contract keeps it to the owner and admins. */
-  'conversations.assign_by_user': { roles: managers, refusal: 'Only the owner or an admin can assign conversations', noBusiness: noBusiness.team },
+  /**
+   * Assignment is one rule on both routes: any member may take a conversation (assign it to
+   * themselves: PUT …/assign/{their own agent_number}, the app's "Assign to me"); assigning it to
+   * someone else takes the owner or an admin (PUT with another member's number, or POST
+   * /team/assign, which the contract keeps to the owner and admins altogether).
+   */
+  'conversations.take': { roles: everyone, noBusiness: noBusiness.business },
+  'conversations.assign': { roles: managers, refusal: 'Only the owner or an admin can assign conversations to others', noBusiness: noBusiness.team },
   /** PUT …/labels: any member tags a conversation with the business's labels (as in Chatwoot). */
   'conversations.label': { roles: everyone, noBusiness: noBusiness.business },
   /** The label set is the business's vocabulary: owners and admins shape it (Chatwoot: administrators), everyone reads it. */

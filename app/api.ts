@@ -32,8 +32,14 @@ export async function request<T>(method: string, path: string, body?: unknown, i
 
 /** A list and the cursor of its next page (`X-Next-Cursor`, null on the last page). */
 export async function getPage<T>(path: string): Promise<{ items: T[]; next: string | null }> {
+  const { items, next } = await getPageWithHeaders<T>(path);
+  return { items, next };
+}
+
+/** getPage, with the response's headers (e.g. `X-Unread-Count`). */
+export async function getPageWithHeaders<T>(path: string): Promise<{ items: T[]; next: string | null; headers: Headers }> {
   const { body, headers } = await exchange<T[]>('GET', path);
-  return { items: body, next: headers.get('X-Next-Cursor') };
+  return { items: body, next: headers.get('X-Next-Cursor'), headers };
 }
 
 async function exchange<T>(method: string, path: string, body?: unknown, init: { form?: FormData } = {}): Promise<{ body: T; headers: Headers }> {

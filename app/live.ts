@@ -30,6 +30,7 @@ const EVENTS = [
   'agent_status_changed',
   'channel_updated',
   'handoff_requested',
+  'mention_created',
 ];
 
 export function connectLive(token: string): void {

@@ -52,9 +52,11 @@ export type Action =
   | 'conversations.read'
   | 'conversations.create'
   | 'conversations.reply'
+  | 'mentions.read'
+  | 'mentions.mark_read'
   | 'conversations.change_status'
-  | 'conversations.assign_by_number'
-  | 'conversations.assign_by_user'
+  | 'conversations.take'
+  | 'conversations.assign'
   | 'conversations.label'
   | 'labels.read'
   | 'labels.manage'
@@ -94,6 +96,23 @@ export type Message = {
   attachments: Attachment[];
   delivery_status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | null;
   error: string | null;
+  /** A private note of the team: never shown to the customer. */
+  private: boolean;
+  created_at: string;
+};
+
+/** One mention of the signed-in member in a private note (GET /api/v1/mentions). */
+export type Mention = {
+  id: string;
+  member_id: string;
+  conversation_id: string;
+  message_id: string;
+  mentioned_by: string | null;
+  mentioned_by_name: string | null;
+  customer_name: string | null;
+  conversation_status: string;
+  message: Message;
+  read_at: string | null;
   created_at: string;
 };
 
@@ -183,7 +202,7 @@ export type Overview = {
 export type SnippetSegment = { text: string; match: boolean };
 /** One result of GET /api/v1/search, by `type`. */
 export type HistoryHit =
-  | { type: 'message'; id: string; conversation_id: string; sender_type: string; created_at: string; customer: { uuid: string; name: string } | null; snippet: SnippetSegment[] }
+  | { type: 'message'; id: string; conversation_id: string; sender_type: string; private: boolean; created_at: string; customer: { uuid: string; name: string } | null; snippet: SnippetSegment[] }
   | {
       type: 'customer';
       uuid: string;

@@ -90,6 +90,13 @@ export type RegisterResult = {
   last_error?: string;
   /** Connector state to keep (e.g. `{mode: 'polling'}` or a webhook secret). */
   state?: Record<string, unknown>;
+  /**
+   * Whether the platform accepted these credentials for the account the channel names (its
+   * routing key): only then is the account the channel's alone. Default: `connected` proves it.
+   * False for a connection that could not be tied to the account (an SMS sender id that is not
+   * a number of the Twilio account).
+   */
+  proven?: boolean;
 };
 
 export type PollResult = { events: InboundEvent[]; state: Record<string, unknown> };

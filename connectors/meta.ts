@@ -35,7 +35,8 @@ function queryValue(query: MetaSubscriptionQuery, key: string): string | undefin
 /**
  * The GET handshake: when `hub.mode` is `subscribe` and `hub.verify_token` equals one of
  * `verifyTokens` (the channels' tokens), returns `{challenge, verifyToken}` (answer 200 with the
- * raw challenge as text/plain); otherwise null (answer 403).
+ * raw challenge as text/plain); otherwise null (answer 403), also for a challenge that is not
+ * 1 to 128 letters and digits.
  */
 export function verifyMetaSubscription(
   query: MetaSubscriptionQuery,
@@ -44,7 +45,9 @@ export function verifyMetaSubscription(
   const mode = queryValue(query, 'hub.mode');
   const token = queryValue(query, 'hub.verify_token');
   const challenge = queryValue(query, 'hub.challenge');
-  if (mode !== 'subscribe' || !token || challenge === undefined) return null;
+  // Echoed as the answer's body: only letters and digits (Meta sends a number), so the handshake
+  // cannot be used to make Parley's origin serve text of someone else's choosing.
+  if (mode !== 'subscribe' || !token || challenge === undefined || !/^[A-Za-z0-9]{1,128}$/.test(challenge)) return null;
   let matched: string | null = null;
   for (const candidate of verifyTokens) {
     if (candidate && safeEqual(candidate, token)) matched = candidate;
@@ -206,7 +209,7 @@ export function verifyMetaWebhook(request: WebhookRequest, appSecret: string | u
 function metaHandshake(label: string): WebhookHandshake<{ verify_token?: string }> {
   return {
     summary: `${label}: Meta's subscription handshake`,
-    description: 'Answers `hub.challenge` as text when `hub.mode` is `subscribe` and `hub.verify_token` is the `verify_token` of an active channel of this type; 403 otherwise.',
+    description: 'Answers `hub.challenge` as text when `hub.mode` is `subscribe`, `hub.verify_token` is the `verify_token` of an active channel of this type and the challenge is 1 to 128 letters and digits; 403 otherwise.',
     responseContentType: 'text/plain',
     response: z.string(),
     errors: [403],

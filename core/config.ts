@@ -123,6 +123,12 @@ const envSchema = z.object({
    */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /**
+   * Failed logins from one client address (an IPv6 /64), whatever the e-mails, within 15 minutes
+   * before that address is refused (default 50). Raise it when many people sign in from behind
+   * one NAT address.
+   */
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100000).default(50),
+  /**
    * Refuse WhatsApp and Instagram webhook posts for channels without an `app_secret` (nothing
    * can check them). Default: on when NODE_ENV=production, off otherwise.
    */

@@ -72,7 +72,8 @@ create table channels (
   last_error text,
   state jsonb default '{}'::jsonb not null,
   created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null
+  updated_at timestamp with time zone default now() not null,
+  routing_proven boolean default false not null
 );
 alter table channels add constraint channels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table channels add constraint channels_pkey PRIMARY KEY (id);
@@ -81,7 +82,8 @@ alter table channels add constraint channels_type_check CHECK ((type = ANY (ARRA
 CREATE INDEX channels_business_idx ON public.channels USING btree (business_id, created_at);
 CREATE UNIQUE INDEX channels_id_business_key ON public.channels USING btree (id, business_id);
 CREATE UNIQUE INDEX channels_one_builtin_idx ON public.channels USING btree (business_id) WHERE is_builtin;
-CREATE UNIQUE INDEX channels_routing_key_unique_idx ON public.channels USING btree (type, routing_key) WHERE (routing_key IS NOT NULL);
+CREATE INDEX channels_routing_key_idx ON public.channels USING btree (type, routing_key) WHERE (routing_key IS NOT NULL);
+CREATE UNIQUE INDEX channels_routing_key_unique_idx ON public.channels USING btree (type, routing_key) WHERE ((routing_key IS NOT NULL) AND routing_proven);
 CREATE INDEX channels_verify_token_idx ON public.channels USING btree (type, verify_token) WHERE (verify_token IS NOT NULL);
 
 create table conversation_labels (
@@ -262,7 +264,25 @@ create table login_failures (
   at timestamp with time zone default now() not null
 );
 alter table login_failures add constraint login_failures_pkey PRIMARY KEY (id);
+CREATE INDEX login_failures_address_idx ON public.login_failures USING btree (ip, at);
+CREATE INDEX login_failures_at_idx ON public.login_failures USING btree (at);
 CREATE INDEX login_failures_lookup_idx ON public.login_failures USING btree (email, ip, at);
+
+create table mentions (
+  id uuid default gen_random_uuid() not null,
+  business_id uuid not null,
+  member_id uuid not null,
+  message_id uuid not null,
+  conversation_id uuid not null,
+  mentioned_by uuid,
+  created_at timestamp with time zone default now() not null,
+  read_at timestamp with time zone
+);
+alter table mentions add constraint mentions_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table mentions add constraint mentions_business_id_member_id_fkey FOREIGN KEY (business_id, member_id) REFERENCES team_members(business_id, id) ON DELETE CASCADE;
+alter table mentions add constraint mentions_business_id_message_id_member_id_key UNIQUE (business_id, message_id, member_id);
+alter table mentions add constraint mentions_pkey PRIMARY KEY (business_id, id);
+CREATE INDEX mentions_member_idx ON public.mentions USING btree (business_id, member_id, ((read_at IS NOT NULL)), created_at DESC, id DESC);
 
 create table message_counters (
   business_id uuid not null,
@@ -292,6 +312,7 @@ create table messages (
   search_vector tsvector generated always as (to_tsvector('simple'::regconfig, content)) stored,
   delivery_attempts smallint default 0 not null,
   next_delivery_at timestamp with time zone,
+  private boolean default false not null,
   template jsonb
 );
 alter table messages add constraint messages_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -367,6 +388,7 @@ create table team_members (
 );
 alter table team_members add constraint team_members_business_id_agent_number_key UNIQUE (business_id, agent_number);
 alter table team_members add constraint team_members_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table team_members add constraint team_members_business_id_key UNIQUE (business_id, id);
 alter table team_members add constraint team_members_pkey PRIMARY KEY (id);
 alter table team_members add constraint team_members_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'agent'::text])));
 alter table team_members add constraint team_members_status_check CHECK ((status = ANY (ARRAY['live'::text, 'away'::text, 'offline'::text])));

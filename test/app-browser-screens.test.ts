@@ -214,6 +214,58 @@ browserTest('knowledge base: an article is added, indexed, found by a search, an
   await context.close();
 });
 
+browserTest('an image a visitor links from another site is shown as a link, never loaded; Parley\'s own uploads still show inline', async (t) => {
+  const team = await createWorkspace(app, { name: 'Tia Tracker', plan: 'Pro' });
+  const [customer] = await app.sql(`insert into customers (business_id, name) values ($1, 'Pixel Sender') returning id`, [team.businessId]);
+  const [conversation] = await app.sql(
+    `insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now()) returning id`,
+    [team.businessId, customer.id],
+  );
+  await app.sql(
+    `insert into messages (business_id, conversation_id, sender_type, content, attachments) values ($1, $2, 'customer', 'See my screenshot', $3::jsonb)`,
+    [team.businessId, conversation.id, JSON.stringify([{ url: 'https://tracker.example/pixel.png?agent=1', filename: 'screenshot.png', content_type: 'image/png', size: 68 }])],
+  );
+  const { page, context, errors } = await appPage(browser, app.url, team.token);
+  const thirdParty: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).host === 'tracker.example') thirdParty.push(request.url());
+  });
+  await page.goto(`${app.url}/app/inbox/${conversation.id}`);
+  const link = page.getByRole('link', { name: /screenshot\.png/ });
+  await link.waitFor();
+  t.is(await link.getAttribute('href'), 'https://tracker.example/pixel.png?agent=1');
+  t.regex((await link.textContent()) ?? '', /tracker\.example/);
+  t.is(await page.locator('img[src*="tracker.example"]').count(), 0);
+  t.deepEqual(thirdParty, []);
+  await shoot(page, 'foreign-image-desktop');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('knowledge base: 50 articles at first, "Show more" brings the rest, and a re-read keeps them', async (t) => {
+  const team = await createWorkspace(app, { name: 'Kai Knowledge', plan: 'Pro' });
+  await app.sql(
+    `insert into kb_articles (business_id, title, content, index_status, created_at)
+     select $1, 'Article ' || lpad(g::text, 2, '0'), 'Text', 'indexed', now() - make_interval(mins => 60 - g) from generate_series(1, 55) g`,
+    [team.businessId],
+  );
+  const { page, context, errors } = await appPage(browser, app.url, team.token);
+  await page.goto(`${app.url}/app/settings/knowledge`);
+  const list = page.getByRole('list', { name: 'Articles' }).getByRole('listitem');
+  await list.nth(49).waitFor();
+  t.is(await list.count(), 50);
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await list.nth(54).waitFor();
+  t.is(await page.getByRole('button', { name: 'Show more' }).count(), 0);
+  // Deleting one re-reads the list: the 54 left stay shown.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Delete Article 55' }).click();
+  await page.getByRole('listitem', { name: 'Article 55' }).waitFor({ state: 'detached' });
+  t.is(await list.count(), 54);
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
 for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
   browserTest(`search: / or Ctrl+K opens it, results by type with the words marked, a result opens its conversation (${device})`, async (t) => {
     const team = await createWorkspace(app, { name: `Sam Search ${device}`, plan: 'Pro' });

@@ -589,7 +589,7 @@ test('me shows a member their role in the business they joined', async (t) => {
   const profile = await me(agent.token);
   t.like(profile.body, { onboarding_complete: true, team_role: 'agent' });
   // What an agent may do comes from the policy table: reply and read, not manage.
-  t.like(profile.body.can, { 'conversations.reply': true, 'kb.write': true, 'channels.manage': false, 'widgets.manage': false, 'team.invite': false, 'conversations.assign_by_user': false });
+  t.like(profile.body.can, { 'conversations.reply': true, 'kb.write': true, 'channels.manage': false, 'widgets.manage': false, 'team.invite': false, 'conversations.assign': false });
   t.is(profile.body.business.id, business.body.id);
   // A deactivated membership no longer counts.
   await app.deps.db.query(sql.unsafe`update team_members set is_active = false where user_id = ${agentId}`);

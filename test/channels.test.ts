@@ -1,4 +1,5 @@
 import test from 'ava';
+import { channelsByRoutingKey, proveAccount } from '../core/commands/channel-runtime.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 import { decryptJson } from '../core/crypto.ts';
@@ -209,10 +210,18 @@ test('whatsapp and instagram: verify_token generated when absent, setup instruct
   t.is(listed.config.verify_token, wa.config.verify_token);
 });
 
-test('an account already connected to a channel cannot be connected again (any business)', async (t) => {
+/** What a registration that proved the account leaves (the worker is not running in this file). */
+const proven = (channelId: string) => app.sql(`update channels set routing_proven = true, status = 'connected' where id = $1`, [channelId]);
+
+test('an account a channel proved it holds cannot be connected again (any business); before the proof it blocks nobody', async (t) => {
   const a = await createWorkspace(app, { plan: 'Pro' });
   const b = await createWorkspace(app, { plan: 'Pro' });
-  await createChannel(a, { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'x' } });
+  const first = await createChannel(a, { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'x' } });
+  // Unproven (its registration has not run): a phone number id is public, so naming it claims nothing.
+  const meanwhile = await app.request('POST', '/api/v1/channels/', { token: b.token, body: { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'y' } } });
+  t.is(meanwhile.status, 200, meanwhile.text);
+  t.is((await app.request('DELETE', `/api/v1/channels/${meanwhile.body.id}`, { token: b.token })).status, 200);
+  await proven(first.id);
   const again = await app.request('POST', '/api/v1/channels/', { token: b.token, body: { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'y' } } });
   t.is(again.status, 400);
   t.deepEqual(again.body, { detail: 'This WhatsApp phone number is already connected to a channel' });
@@ -220,11 +229,11 @@ test('an account already connected to a channel cannot be connected again (any b
   t.is(await registerJobCount(b.businessId), 0);
 });
 
-test('one channel per Telegram bot and per SMS number across businesses: a second is 400 at create and at update, with no row or job', async (t) => {
+test('one proven channel per Telegram bot and per SMS number across businesses: a second is 400 at create and at update, with no row or job', async (t) => {
   const a = await createWorkspace(app, { plan: 'Pro' });
   const b = await createWorkspace(app, { plan: 'Pro' });
-  await createChannel(a, telegram('424242:FIRST-secret'));
-  await createChannel(a, { type: 'sms', config: { account_sid: 'AC42', auth_token: 't', from_number: '+1 555 424 2424' } });
+  await proven((await createChannel(a, telegram('424242:FIRST-secret'))).id);
+  await proven((await createChannel(a, { type: 'sms', config: { account_sid: 'AC42', auth_token: 't', from_number: '+1 555 424 2424' } })).id);
   // The bot id (before the colon) names the bot, whatever the rest of the token; a number matches however it is written.
   const bot = await app.request('POST', '/api/v1/channels/', { token: b.token, body: telegram('424242:REGENERATED-secret') });
   t.deepEqual([bot.status, bot.body], [400, { detail: 'This Telegram bot is already connected to a channel' }]);
@@ -235,6 +244,33 @@ test('one channel per Telegram bot and per SMS number across businesses: a secon
   const own = await createChannel(b, telegram('434343:OWN'));
   const moved = await app.request('PATCH', `/api/v1/channels/${own.id}`, { token: b.token, body: { config: { bot_token: '424242:FIRST-secret' } } });
   t.deepEqual([moved.status, moved.body], [400, { detail: 'This Telegram bot is already connected to a channel' }]);
+});
+
+test('proving an account: the channel holds it alone, unproven channels of it elsewhere end in error saying why; a second proof fails', async (t) => {
+  const squatter = await createWorkspace(app, { plan: 'Pro' });
+  const owner = await createWorkspace(app, { plan: 'Pro' });
+  const squat = await createChannel(squatter, { type: 'sms', config: { account_sid: 'AC66', auth_token: 'fake', from_number: '+1 555 777 0000' } });
+  const real = await createChannel(owner, { type: 'sms', config: { account_sid: 'AC77', auth_token: 'real', from_number: '+15557770000' } });
+  const claim = await proveAccount(app.deps.db, { id: real.id, type: 'sms' }, '+15557770000', 'Another business proved it');
+  t.true(claim.proven);
+  t.deepEqual(claim.events.map((e) => [e.name, (e.payload as { channel_id?: string }).channel_id, (e.payload as { status?: string }).status]), [['channel_updated', squat.id, 'error']]);
+  const [row] = await app.sql(`select status, last_error, routing_proven from channels where id = $1`, [squat.id]);
+  t.deepEqual(row, { status: 'error', last_error: 'Another business proved it', routing_proven: false });
+  t.true((await app.sql(`select routing_proven from channels where id = $1`, [real.id]))[0].routing_proven);
+  const second = await proveAccount(app.deps.db, { id: squat.id, type: 'sms' }, '+15557770000', 'x');
+  t.deepEqual(second, { proven: false, events: [] });
+});
+
+test('webhook routing: an account\'s proven channel alone receives its events; before any proof, every unproven one', async (t) => {
+  const owner = await createWorkspace(app, { plan: 'Pro' });
+  const stranger = await createWorkspace(app, { plan: 'Pro' });
+  const real = await createChannel(owner, { type: 'whatsapp', config: { phone_number_id: 'PN-route', access_token: 'real' } });
+  const squat = await createChannel(stranger, { type: 'whatsapp', config: { phone_number_id: 'PN-route', access_token: 'guess' } });
+  const routed = async () =>
+    (await channelsByRoutingKey(app.deps.db, app.deps.config.encryptionKey, 'whatsapp', 'PN-route')).map((c) => c.id).sort();
+  t.deepEqual(await routed(), [real.id, squat.id].sort(), 'nobody proved it yet');
+  await proven(real.id);
+  t.deepEqual(await routed(), [real.id], "a stranger's channel never sees (nor fails the signature of) the owner's events");
 });
 
 test('Free plan: non-widget types are 402 feature_locked/integrations; no row, no job', async (t) => {

@@ -450,9 +450,17 @@ test('assign: by agent number, storing the member\'s user id; 404 unknown agent,
   const read = await app.request('GET', `/api/v1/conversations/${conv.id}`, { token: agent.token });
   t.is(read.body.assignee_id, agent.userId, 'elsewhere assignee_id is the user id');
 
-  // The owner is agent number 1.
+  // One rule with POST /team/assign: an agent takes a conversation (their own number), only the
+  // owner or an admin gives it to someone else. The owner is agent number 1.
+  await app.sql(`update conversations set assignee_id = null where id = $1`, [conv.id]);
   const toOwner = await app.request('PUT', `/api/v1/conversations/${conv.id}/assign/1`, { token: agent.token });
-  t.deepEqual(toOwner.body, { assignee_id: 1 });
+  t.deepEqual([toOwner.status, toOwner.body], [403, { detail: 'Only the owner or an admin can assign conversations to others' }]);
+  t.is((await one(`select assignee_id from conversations where id = $1`, [conv.id])).assignee_id, null, 'unchanged');
+  const taken = await app.request('PUT', `/api/v1/conversations/${conv.id}/assign/2`, { token: agent.token });
+  t.deepEqual([taken.status, taken.body], [200, { assignee_id: 2 }]);
+  t.is((await one(`select assignee_id from conversations where id = $1`, [conv.id])).assignee_id, agent.userId);
+  const toOwnerByOwner = await app.request('PUT', `/api/v1/conversations/${conv.id}/assign/1`, { token: ws.token });
+  t.deepEqual(toOwnerByOwner.body, { assignee_id: 1 });
   t.is((await one(`select assignee_id from conversations where id = $1`, [conv.id])).assignee_id, ws.userId);
 
   for (const unknown of ['99', '0', '2147483647']) {

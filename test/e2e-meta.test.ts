@@ -176,10 +176,16 @@ test.serial('WhatsApp: GET handshake answers the challenge for the channel\'s ve
   t.is(ok.status, 200);
   t.is(await ok.text(), '1158201444');
   t.regex(ok.headers.get('content-type') ?? '', /^text\/plain/);
+  t.is(ok.headers.get('x-content-type-options'), 'nosniff');
   const refusals: Record<string, string>[] = [
     { 'hub.mode': 'subscribe', 'hub.verify_token': 'not-the-token', 'hub.challenge': '1' },
     { 'hub.mode': 'unsubscribe', 'hub.verify_token': WA.verifyToken, 'hub.challenge': '1' },
     { 'hub.mode': 'subscribe', 'hub.challenge': '1' },
+    // Only letters and digits are echoed: no markup, no text of someone else's choosing.
+    { 'hub.mode': 'subscribe', 'hub.verify_token': WA.verifyToken, 'hub.challenge': '<script>alert(1)</script>' },
+    { 'hub.mode': 'subscribe', 'hub.verify_token': WA.verifyToken, 'hub.challenge': 'pay now at evil.example' },
+    { 'hub.mode': 'subscribe', 'hub.verify_token': WA.verifyToken, 'hub.challenge': '' },
+    { 'hub.mode': 'subscribe', 'hub.verify_token': WA.verifyToken, 'hub.challenge': '1'.repeat(129) },
   ];
   for (const params of refusals) {
     const refused = await handshake(params);

@@ -130,6 +130,29 @@ test.serial('a bad bot token: status error with Telegram\'s reason in last_error
   t.is(job, undefined, 'a refusal is not retried');
 });
 
+test.serial('squatting: a stranger\'s channel naming the bot with a made-up token fails, and does not keep the owner from connecting it', async (t) => {
+  const stranger = await createWorkspace(app, { plan: 'Pro' });
+  const realToken = fake.addBot({ username: 'squatted_bot' });
+  const botId = realToken.split(':')[0];
+  // Bot ids are public (t.me links, the bot's own messages): the stranger names it with a made-up token first.
+  const squat = await createTelegramChannel(app, stranger, `${botId}:made-up-token`);
+  const own = await createTelegramChannel(app, owner, realToken);
+  await untilWorked(app, async () => {
+    const [a, b] = [await channelRow(app, squat), await channelRow(app, own)];
+    return a.status !== 'pending' && b.status !== 'pending';
+  }, 'both registrations finished');
+  t.like(await channelRow(app, own), { status: 'connected', last_error: null });
+  // Its own registration was refused, or the owner's proof came first: either way it says why.
+  const refused = await channelRow(app, squat);
+  t.is(refused.status, 'error');
+  t.regex(refused.last_error, /^(Unauthorized|Another business connected this Telegram account with credentials the platform accepted for it)/);
+  const [held] = await query(app, 'select routing_proven from channels where id = $1', [own]);
+  t.true(held.routing_proven);
+  // Now the bot is the owner's: naming it again is refused at once.
+  const again = await app.request('POST', '/api/v1/channels/', { token: stranger.token, body: { type: 'telegram', config: { bot_token: `${botId}:another-guess` } } });
+  t.deepEqual([again.status, again.body], [400, { detail: 'This Telegram bot is already connected to a channel' }]);
+});
+
 // Inbound
 
 test.serial('inbound: the 200 comes after the event and its job are stored; the worker puts customer, conversation and message in the inbox', async (t) => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp, type TestResponse } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 
 let app: TestApp;
@@ -175,4 +175,28 @@ test('a deleted article frees its plan slot', async (t) => {
   t.is((await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: article(6) })).status, 402);
   t.is((await app.request('DELETE', `/api/v1/kb/articles/${ids[0]}`, { token: ws.token })).status, 200);
   t.is((await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: article(6) })).status, 200);
+});
+
+test('list: keyset pages of `limit`, newest first, with X-Next-Cursor; a bad cursor is 422', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Mini' });
+  const made: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: { title: `Article ${i}`, content: 'Text' } });
+    t.is(res.status, 200, res.text);
+    made.push(res.body.id);
+  }
+  const seen: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const res: TestResponse = await app.request('GET', '/api/v1/kb/articles', { token: ws.token, query: { limit: 2, ...(cursor ? { cursor } : {}) } });
+    t.is(res.status, 200, res.text);
+    seen.push(...res.body.map((a: any) => a.id));
+    cursor = res.headers.get('x-next-cursor');
+  } while (cursor);
+  t.deepEqual(seen, [...made].reverse());
+  const uuidCursor = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000000Z', '6f1c1c64-2a4e-4f36-9a5e-5b6a1c1d2e3f'])).toString('base64url');
+  for (const query of [{ cursor: 'garbage' }, { cursor: uuidCursor }, { limit: 0 }]) {
+    const res = await app.request('GET', '/api/v1/kb/articles', { token: ws.token, query: query as Record<string, string | number | undefined> });
+    t.is(res.status, 422, JSON.stringify(query));
+  }
 });

@@ -120,6 +120,16 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/conversations/{conversation_id}', () => req('GET', `/api/v1/conversations/${conversation.id}`)],
     ['post /api/v1/conversations/{conversation_id}/messages', () => req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Reply' } })],
     ['get /api/v1/conversations/{conversation_id}/messages', () => req('GET', `/api/v1/conversations/${conversation.id}/messages`)],
+    [
+      'get /api/v1/mentions',
+      async () => {
+        // A note naming the owner, so the list has a Mention to check against the schema.
+        const owner = (await req('GET', '/api/v1/team/members')).body.find((m: any) => m.user_id === ws.userId);
+        await req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Note', private: true, mentions: [owner.id] } });
+        return req('GET', '/api/v1/mentions');
+      },
+    ],
+    ['patch /api/v1/mentions/{mention_id}/read', async () => req('PATCH', `/api/v1/mentions/${(await req('GET', '/api/v1/mentions')).body[0].id}/read`)],
     ['put /api/v1/conversations/{conversation_id}/assign/{agent_id}', () => req('PUT', `/api/v1/conversations/${conversation.id}/assign/1`)],
     ['put /api/v1/conversations/{conversation_id}/resolve', () => req('PUT', `/api/v1/conversations/${conversation.id}/resolve`)],
     ['put /api/v1/conversations/{conversation_id}/reopen', () => req('PUT', `/api/v1/conversations/${conversation.id}/reopen`)],

@@ -55,6 +55,17 @@ test('GET /healthz is 200 without touching the database', async (t) => {
   t.deepEqual(res.body, { status: 'ok' });
 });
 
+test('every answer carries X-Content-Type-Options: nosniff, errors and 404s included', async (t) => {
+  const answers = [
+    await app.request('GET', '/healthz'),
+    await app.request('GET', '/api/v1/auth/me'),
+    await app.request('GET', '/api/v1/no-such-route'),
+    await app.request('POST', '/api/v1/auth/login', { body: { email: 'x' } }),
+  ];
+  t.deepEqual(answers.map((r) => r.status), [200, 401, 404, 422]);
+  for (const res of answers) t.is(res.headers.get('x-content-type-options'), 'nosniff');
+});
+
 test('GET /readyz is 200 when the database answers', async (t) => {
   const res = await app.request('GET', '/readyz');
   t.is(res.status, 200);

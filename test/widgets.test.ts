@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { startTestApp, type TestApp, type TestResponse } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 
 let app: TestApp;
@@ -300,4 +300,44 @@ test('the OpenAPI document describes the widget routes', async (t) => {
   t.truthy(doc.body.paths['/api/v1/widget/update/{widget_id}'].put);
   t.deepEqual(doc.body.paths['/api/v1/widget/{widget_id}'].get.security, []);
   t.truthy(doc.body.paths['/api/v1/widget/{widget_id}/channels'].get);
+});
+
+test('list: keyset pages of `limit` oldest first with X-Next-Cursor; a bad cursor or limit is 422', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const made = [];
+  for (let i = 0; i < 5; i++) made.push((await createWidget(ws, { domain: `page${i}.example` })).id);
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const res: TestResponse = await app.request('GET', '/api/v1/widget', { token: ws.token, query: { limit: 2, ...(cursor ? { cursor } : {}) } });
+    t.is(res.status, 200, res.text);
+    t.true(res.body.length <= 2);
+    seen.push(...res.body.map((w: any) => w.id));
+    cursor = res.headers.get('x-next-cursor');
+    pages += 1;
+  } while (cursor);
+  t.deepEqual(seen, made);
+  t.is(pages, 3);
+  for (const query of [{ cursor: 'garbage' }, { limit: 0 }, { limit: 201 }, { cursor: Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000000Z', '12'])).toString('base64url') }]) {
+    const res = await app.request('GET', '/api/v1/widget', { token: ws.token, query: query as Record<string, string | number | undefined> });
+    t.is(res.status, 422, JSON.stringify(query));
+  }
+});
+
+test('a business has at most 20 widgets (400, nothing written); config is at most 16 KB as JSON (422)', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  for (let i = 0; i < 20; i++) await createWidget(ws, { domain: `site${i}.example` });
+  const refused = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: 'one-more.example' } });
+  t.deepEqual([refused.status, refused.body], [400, { detail: 'A business may have at most 20 widgets' }]);
+  t.deepEqual(await counts(ws.businessId), { widgets: 20, widget_channels: 20 });
+
+  const other = await createWorkspace(app);
+  const big = { blob: 'x'.repeat(16 * 1024) };
+  const tooBig = await app.request('POST', '/api/v1/widget/create', { token: other.token, body: { domain: 'big.example', config: big } });
+  t.is(tooBig.status, 422);
+  t.deepEqual(tooBig.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['body.config', 'too_long']]);
+  const fits = await createWidget(other, { domain: 'fits.example', config: { blob: 'x'.repeat(16 * 1024 - 20) } });
+  const update = await app.request('PUT', `/api/v1/widget/update/${fits.id}`, { token: other.token, body: { config: big } });
+  t.is(update.status, 422);
 });

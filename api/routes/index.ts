@@ -18,6 +18,7 @@ import visitor from './visitor/routes.ts';
 import search from './search/routes.ts';
 import labels from './labels/routes.ts';
 import cannedResponses from './canned-responses/routes.ts';
+import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
@@ -30,6 +31,7 @@ export const allRoutes: AnyRoute[] = [
   ...search,
   ...labels,
   ...cannedResponses,
+  ...mentions,
   ...channels,
   ...channelTypes,
   ...widgets,

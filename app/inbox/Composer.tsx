@@ -1,19 +1,51 @@
-/** The reply box: Enter sends, Shift+Enter breaks the line; `/` opens the canned responses; files are uploaded first, then referenced. */
+/**
+ * The reply box: Enter sends, Shift+Enter breaks the line; `/` opens the canned responses; files are uploaded first, then referenced.
+ * The Reply / Note switch: a note is private to the team (never sent to the customer) and
+ * completes `@` with team members; the members still named `@Name` in the text when it is sent
+ * are its `mentions`.
+ */
 import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import type { Attachment, Message } from '../types.ts';
+import { can, me, members } from '../session.ts';
+import type { Attachment, Member, Message } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
-import { can } from '../session.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
 
+<<<<<<< HEAD
 /** `closedReason`: free-form replies are refused now (WhatsApp's window closed): the box says why and does not send. */
 export function Composer({ conversationId, channelLabel, closedReason = null }: { conversationId: string; channelLabel: string; closedReason?: string | null }) {
+=======
+type Mode = 'reply' | 'note';
+
+/** The `@query` being typed right before the caret, if any: where it starts and what it says. */
+function mentionQuery(text: string, caret: number): { start: number; query: string } | null {
+  const before = text.slice(0, caret);
+  const match = /(^|\s)@([^\s@]{0,30})$/.exec(before);
+  if (!match) return null;
+  return { start: caret - match[2].length - 1, query: match[2].toLowerCase() };
+}
+
+/** Active teammates whose name or e-mail starts a word with the query, at most 6. */
+function suggestions(query: string): Member[] {
+  return members.value
+    .filter((m) => m.is_active)
+    .filter((m) => !query || m.name.toLowerCase().split(/\s+/).some((w) => w.startsWith(query)) || m.email.toLowerCase().startsWith(query))
+    .slice(0, 6);
+}
+
+export function Composer({ conversationId, channelLabel, canReply = true }: { conversationId: string; channelLabel: string; canReply?: boolean }) {
+>>>>>>> main
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
   const [error, setError] = useState<string | null>(null);
+  const [chosenMode, setMode] = useState<Mode>('reply');
+  const mode: Mode = canReply ? chosenMode : 'note';
+  /** Members picked from the completion list (by membership id). */
+  const [picked, setPicked] = useState<Member[]>([]);
+  const [completion, setCompletion] = useState<{ start: number; query: string; index: number } | null>(null);
   const picker = useRef<HTMLInputElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const canned = useCannedPicker(can('canned_responses.read') ? text : '', conversationId, (content) => {
@@ -26,6 +58,8 @@ export function Composer({ conversationId, channelLabel, closedReason = null }: 
       box.setSelectionRange(content.length, content.length);
     });
   }, setError);
+
+  const options = mode === 'note' && completion ? suggestions(completion.query) : [];
 
   async function upload(list: FileList | null): Promise<void> {
     if (!list?.length) return;
@@ -52,9 +86,15 @@ export function Composer({ conversationId, channelLabel, closedReason = null }: 
     setBusy('sending');
     setError(null);
     try {
-      const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, { content, attachments: files });
+      const body =
+        mode === 'note'
+          ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
+          : { content, attachments: files };
+      const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
       setText('');
       setFiles([]);
+      setPicked([]);
+      setCompletion(null);
       const open = thread.value;
       if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
     } catch (e) {
@@ -64,7 +104,49 @@ export function Composer({ conversationId, channelLabel, closedReason = null }: 
     }
   }
 
+  function onInput(e: Event): void {
+    const el = e.currentTarget as HTMLTextAreaElement;
+    setText(el.value);
+    const found = mode === 'note' ? mentionQuery(el.value, el.selectionStart ?? el.value.length) : null;
+    setCompletion(found ? { ...found, index: 0 } : null);
+  }
+
+  function choose(member: Member): void {
+    if (!completion) return;
+    const caret = completion.start + 1 + completion.query.length;
+    const next = `${text.slice(0, completion.start)}@${member.name} ${text.slice(caret)}`;
+    const at = completion.start + member.name.length + 2;
+    // Written to the field at once (not after the render), so keys typed right after land at the caret.
+    const el = input.current;
+    if (el) {
+      el.value = next;
+      el.setSelectionRange(at, at);
+      el.focus();
+    }
+    setText(next);
+    setPicked((current) => (current.some((m) => m.id === member.id) ? current : [...current, member]));
+    setCompletion(null);
+  }
+
   const onKeyDown = (e: KeyboardEvent) => {
+    if (options.length && completion) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        const step = e.key === 'ArrowDown' ? 1 : -1;
+        setCompletion({ ...completion, index: (completion.index + step + options.length) % options.length });
+        return;
+      }
+      if (e.key === 'Enter' || e.key === 'Tab') {
+        e.preventDefault();
+        choose(options[Math.min(completion.index, options.length - 1)]);
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        setCompletion(null);
+        return;
+      }
+    }
     if (canned.onKeyDown(e)) return e.preventDefault();
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
@@ -72,9 +154,27 @@ export function Composer({ conversationId, channelLabel, closedReason = null }: 
     }
   };
 
+  const switchTo = (next: Mode) => {
+    setMode(next);
+    setCompletion(null);
+    input.current?.focus();
+  };
+
+  const myId = me.value?.user.id;
   return (
-    <form class="composer" onSubmit={(e) => (e.preventDefault(), void send())}>
+    <form class={`composer${mode === 'note' ? ' note-mode' : ''}`} onSubmit={(e) => (e.preventDefault(), void send())}>
       <Notice>{error}</Notice>
+      <div class="composer-modes" role="tablist" aria-label="Reply or private note">
+        {canReply && (
+          <button type="button" role="tab" aria-selected={mode === 'reply'} class={`mode-tab${mode === 'reply' ? ' active' : ''}`} onClick={() => switchTo('reply')}>
+            Reply
+          </button>
+        )}
+        <button type="button" role="tab" aria-selected={mode === 'note'} class={`mode-tab note${mode === 'note' ? ' active' : ''}`} onClick={() => switchTo('note')}>
+          Private note
+        </button>
+        {mode === 'note' && <span class="muted small mode-hint">Only your team sees notes</span>}
+      </div>
       {files.length > 0 && (
         <ul class="composer-files" aria-label="Attachments">
           {files.map((f, i) => (
@@ -86,6 +186,7 @@ export function Composer({ conversationId, channelLabel, closedReason = null }: 
         </ul>
       )}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
+<<<<<<< HEAD
       <textarea
         ref={input}
         class="composer-input"
@@ -100,13 +201,63 @@ export function Composer({ conversationId, channelLabel, closedReason = null }: 
         onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={onKeyDown}
       />
+=======
+      <div class="composer-field">
+        {options.length > 0 && completion && (
+          <ul class="mention-suggest" role="listbox" aria-label="Mention a teammate" id="mention-suggest">
+            {options.map((m, i) => (
+              <li
+                role="option"
+                id={`mention-option-${m.id}`}
+                aria-selected={i === completion.index}
+                class={i === completion.index ? 'active' : ''}
+                onMouseDown={(e) => (e.preventDefault(), choose(m))}
+              >
+                <strong>{m.name}</strong>
+                {m.user_id === myId ? <span class="muted small"> (you)</span> : null}
+                <span class="muted small"> {m.email}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <textarea
+          ref={input}
+          class="composer-input"
+          aria-label={mode === 'note' ? 'Private note' : 'Reply'}
+          aria-autocomplete="list"
+          aria-controls={options.length ? 'mention-suggest' : canned.open ? `canned-${conversationId}` : undefined}
+          aria-activedescendant={
+            options.length && completion
+              ? `mention-option-${options[Math.min(completion.index, options.length - 1)].id}`
+              : canned.open
+                ? `canned-${conversationId}-${canned.active}`
+                : undefined
+          }
+          placeholder={
+            mode === 'note'
+              ? 'Write a note for your team… Type @ to mention someone.'
+              : `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`
+          }
+          rows={3}
+          value={text}
+          onInput={onInput}
+          onKeyDown={onKeyDown}
+          onBlur={() => setCompletion(null)}
+        />
+      </div>
+>>>>>>> main
       <div class="composer-bar">
         <input ref={picker} type="file" multiple hidden onChange={(e) => void upload(e.currentTarget.files)} aria-label="Attach files" />
         <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
           <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
         </button>
+<<<<<<< HEAD
         <button type="submit" class="btn primary" disabled={Boolean(busy) || Boolean(closedReason) || (!text.trim() && !files.length)}>
           Send
+=======
+        <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (!text.trim() && !files.length)}>
+          {mode === 'note' ? 'Add note' : 'Send'}
+>>>>>>> main
         </button>
       </div>
     </form>

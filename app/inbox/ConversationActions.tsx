@@ -40,7 +40,7 @@ export function AssignActions({ conversation: c }: { conversation: ConversationD
   const assignTo = (userId: string) => act.run(() => api.post(`/api/v1/team/assign/${c.id}?agent_id=${encodeURIComponent(userId)}`));
   return (
     <div class="actions">
-      {can('conversations.assign_by_user') && (
+      {can('conversations.assign') && (
         <select class="input small" aria-label="Assignee" value={c.assignee_id ?? ''} disabled={act.busy} onChange={(e) => e.currentTarget.value && void assignTo(e.currentTarget.value)}>
           <option value="" disabled>Unassigned</option>
           {members.value.filter((m) => m.is_active).map((m) => (

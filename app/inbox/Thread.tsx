@@ -86,6 +86,7 @@ export function Thread({ id }: { id: string }) {
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
           ))}
         </div>
+<<<<<<< HEAD
         {c.channel_id && c.channel_type === 'whatsapp' && (
           <>
             <ReplyWindowBar conversation={c} left={windowLeft} onTemplate={() => setTemplateOpen(!templateOpen)} />
@@ -101,6 +102,10 @@ export function Thread({ id }: { id: string }) {
         ) : (
           <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered.</Notice>
         )}
+=======
+        {!c.channel_id && <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered. Private notes still can be written.</Notice>}
+        <Composer key={c.id} conversationId={c.id} channelLabel={channelLabel(c.channel_type)} canReply={Boolean(c.channel_id)} />
+>>>>>>> main
       </section>
       <CustomerPanel conversation={c} open={customerOpen} onClose={() => setCustomerOpen(false)} />
     </div>

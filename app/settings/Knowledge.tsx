@@ -1,6 +1,6 @@
 /** Knowledge base articles the AI agent answers from: index status, add, delete, try a search. */
-import { useEffect, useState } from 'preact/hooks';
-import { api, qs } from '../api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, getPage, qs } from '../api.ts';
 import type { Article, SearchHit } from '../types.ts';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
@@ -9,6 +9,20 @@ import { useLoad } from '../ui/useLoad.ts';
 import { Section } from './Section.tsx';
 
 const INDEX = { pending: 'Indexing…', indexed: 'Indexed', failed: 'Indexing failed' } as const;
+
+const PAGE = 50;
+
+/** The newest `count` articles (page by page), and whether older ones exist. */
+async function loadArticles(count: number): Promise<{ articles: Article[]; more: boolean }> {
+  const articles: Article[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { items: Article[]; next: string | null } = await getPage<Article>(`/api/v1/kb/articles${qs({ limit: Math.min(200, Math.max(PAGE, count - articles.length)), cursor })}`);
+    articles.push(...page.items);
+    cursor = page.next;
+  } while (cursor && articles.length < count);
+  return { articles, more: cursor !== null };
+}
 
 function NewArticle({ onSaved }: { onSaved: () => void }) {
   const [title, setTitle] = useState('');
@@ -54,7 +68,14 @@ function Search() {
 }
 
 export function Knowledge() {
-  const { data, error, reload } = useLoad(() => api.get<Article[]>('/api/v1/kb/articles'));
+  // A re-read (after a change, or while indexing) keeps as many articles as are shown: "Show more" is never undone.
+  const shown = useRef(PAGE);
+  const { data: loaded, error, reload } = useLoad(() => loadArticles(shown.current));
+  const data = loaded?.articles ?? null;
+  const more = useAction(async () => {
+    shown.current = (data?.length ?? 0) + PAGE;
+    await reload();
+  });
   // Indexing runs in the background and sends no event: look again while some article waits.
   const indexing = (data ?? []).some((a) => a.index_status === 'pending');
   useEffect(() => {
@@ -81,6 +102,11 @@ export function Knowledge() {
           </li>
         ))}
       </ul>
+      {loaded?.more && (
+        <div>
+          <button class="btn" type="button" disabled={more.busy} onClick={() => more.run()}>{more.busy ? 'Loading…' : 'Show more'}</button>
+        </div>
+      )}
       {data?.length === 0 && <p class="muted">No articles yet. Add your shipping, returns and pricing answers first: they are what customers ask most.</p>}
       <Notice>{remove.error}</Notice>
       <h3 class="subhead">Add an article</h3>

@@ -11,9 +11,12 @@ import { Analytics } from '../analytics/Analytics.tsx';
 import { Availability } from './Availability.tsx';
 import { askForNotifications, canAskForNotifications, followNotifications } from './notifications.ts';
 import { followSearchKeys, SearchDialog, searchOpen } from '../search/SearchDialog.tsx';
+import { Mentions } from '../mentions/Mentions.tsx';
+import { followMentions, unreadMentions } from '../mentions/store.ts';
 
 const NAV = [
   { to: '/app/inbox', label: 'Inbox', icon: 'M3 13h5l2 3h4l2-3h5 M5 5h14l2 8v6H3v-6z' },
+  { to: '/app/mentions', label: 'Mentions', icon: 'M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0z M16 12v1.5a2.5 2.5 0 0 0 5 0V12a9 9 0 1 0-3.5 7.1' },
   { to: '/app/analytics', label: 'Analytics', icon: 'M4 20V10 M10 20V4 M16 20v-7 M22 20H2' },
   { to: '/app/settings', label: 'Settings', icon: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8z M4 12h2 M18 12h2 M12 4v2 M12 18v2 M6.3 6.3l1.4 1.4 M16.3 16.3l1.4 1.4 M6.3 17.7l1.4-1.4 M16.3 7.7l1.4-1.4' },
 ];
@@ -34,6 +37,7 @@ export function AppShell() {
   const [askNotify, setAskNotify] = useState(canAskForNotifications());
   useEffect(() => followNotifications(), []);
   useEffect(() => followSearchKeys(), []);
+  useEffect(() => followMentions(), []);
   // Teammates' availability changes live (the assignee menu and the team page use it), and is
   // read again whenever the live connection comes up (a change before it reached no socket).
   useEffect(() => {
@@ -41,7 +45,8 @@ export function AppShell() {
     const stops = [onLive((e) => e.name === 'agent_status_changed' && refresh()), onResync(refresh)];
     return () => stops.forEach((stop) => stop());
   }, []);
-  const page = path.startsWith('/app/settings') ? <Settings /> : path.startsWith('/app/analytics') ? <Analytics /> : <Inbox />;
+  const page = path.startsWith('/app/settings') ? <Settings /> : path.startsWith('/app/analytics') ? <Analytics /> : path.startsWith('/app/mentions') ? <Mentions /> : <Inbox />;
+  const unread = unreadMentions.value;
   return (
     <div class="shell">
       <nav class="sidebar" aria-label="Main">
@@ -53,6 +58,9 @@ export function AppShell() {
               <a href={item.to} class={`nav-item${path.startsWith(item.to) ? ' active' : ''}`} aria-current={path.startsWith(item.to) ? 'page' : undefined} onClick={(e) => linkClick(e, item.to)}>
                 <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d={item.icon} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" /></svg>
                 <span>{item.label}</span>
+                {item.to === '/app/mentions' && unread > 0 && (
+                  <span class="nav-badge" aria-label={`${unread} unread`}>{unread > 99 ? '99+' : unread}</span>
+                )}
               </a>
             </li>
           ))}

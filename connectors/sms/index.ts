@@ -74,7 +74,7 @@ async function register(
   try {
     const numbers = await client.incomingPhoneNumbers.list({ phoneNumber: config.from_number, limit: 1 });
     const number = numbers[0];
-    if (!number) return { status: 'connected', state: { ...input.state, sms_url_configured: false } };
+    if (!number) return { status: 'connected', proven: false, state: { ...input.state, sms_url_configured: false } };
     await client.incomingPhoneNumbers(number.sid).update({ smsUrl: input.webhookUrl, smsMethod: 'POST' });
     return { status: 'connected', state: { ...input.state, sms_url_configured: true, phone_number_sid: number.sid } };
   } catch (error) {

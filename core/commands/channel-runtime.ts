@@ -1,5 +1,6 @@
 /** A channel as the workers and webhooks need it: its decrypted config and connector state. */
 import { z } from 'zod';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { decryptJson } from '../crypto.ts';
 import { cachedChannels } from '../domain/channels/channel-cache.ts';
@@ -44,11 +45,17 @@ export async function loadChannel(q: Queryable, key: Uint8Array, channelId: stri
   return row ? toRuntime(key, row) : null;
 }
 
-/** Active channels of a type whose routing key (phone_number_id, account id, X user id) matches. */
+/**
+ * Active channels of a type whose routing key (phone_number_id, account id, X user id) matches:
+ * the one that proved it holds the account when there is one (a stranger's unproven channel of
+ * the same public id gets nothing), else the unproven ones (registration still running).
+ */
 export async function channelsByRoutingKey(q: Queryable, key: Uint8Array, type: string, routingKey: string): Promise<RuntimeChannel[]> {
-  const rows = await q.any(sql.type(channelRow)`
-    select ${columns} from channels where type = ${type} and routing_key = ${routingKey} and is_active`);
-  return rows.map((row) => toRuntime(key, row));
+  const rows = await q.any(sql.type(channelRow.extend({ routing_proven: z.boolean() }))`
+    select ${columns}, routing_proven from channels where type = ${type} and routing_key = ${routingKey} and is_active
+    order by routing_proven desc, created_at, id`);
+  const proven = rows.filter((row) => row.routing_proven);
+  return (proven.length ? proven : rows).map((row) => toRuntime(key, row));
 }
 
 /** channelsByRoutingKey through the short-lived cache of core/domain/channels/channel-cache.ts (shared webhook endpoints). */
@@ -95,4 +102,30 @@ export async function setChannelStatus(
       updated_at = now()
     where id = ${channel.id}`);
   return liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status: outcome.status, at: new Date().toISOString() });
+}
+
+/**
+ * The channel's registration proved it holds the platform account `routingKey`: the account is
+ * now the channel's alone (false when another channel proved it first), and every other channel
+ * naming the account without having proved it ends in `error` saying why. Returns the
+ * `channel_updated` events of those channels.
+ */
+export async function proveAccount(
+  q: Queryable,
+  channel: { id: string; type: string },
+  routingKey: string,
+  displacedReason: string,
+): Promise<{ proven: boolean; events: LiveEvent[] }> {
+  try {
+    await q.query(sql.unsafe`update channels set routing_key = ${routingKey}, routing_proven = true where id = ${channel.id}`);
+  } catch (error) {
+    if (error instanceof UniqueIntegrityConstraintViolationError) return { proven: false, events: [] };
+    throw error;
+  }
+  const displaced = await q.any(sql.type(z.object({ id: z.string(), business_id: z.string() }))`
+    update channels set status = 'error', last_error = ${displacedReason}, updated_at = now()
+    where type = ${channel.type} and routing_key = ${routingKey} and not routing_proven and id <> ${channel.id}
+    returning id, business_id`);
+  const at = new Date().toISOString();
+  return { proven: true, events: displaced.map((c) => liveEvent('channel_updated', { channel_id: c.id, business_id: c.business_id, status: 'error', at })) };
 }

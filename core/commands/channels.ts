@@ -98,9 +98,14 @@ export const accountTakenReason = (type: string): string => connectorFor(type).d
 
 const routingTaken = (type: string) => badRequest(accountTakenReason(type));
 
-/** True when another channel of the type already holds the routing key (a platform account). */
+/**
+ * True when another channel of the type holds the routing key (a platform account) and proved it
+ * (its registration showed the platform accepts its credentials for the account). Unproven,
+ * inactive or failed channels of the account hold nothing.
+ */
 export async function routingKeyHeldElsewhere(q: Queryable, type: string, routingKey: string, channelId: string): Promise<boolean> {
-  return q.exists(sql.unsafe`select 1 from channels where type = ${type} and routing_key = ${routingKey} and id <> ${channelId}`);
+  return q.exists(sql.unsafe`
+    select 1 from channels where type = ${type} and routing_key = ${routingKey} and routing_proven and id <> ${channelId}`);
 }
 
 /**
@@ -151,11 +156,14 @@ export async function createChannel(tx: Queryable, key: Uint8Array, input: Creat
   await assertWidgetsOfBusiness(tx, input.businessId, type, config);
   const { routingKey, verifyToken } = routingOf(type, config);
   const internal = connectorFor(type).internal === true;
+  // A platform account is taken only by a channel that proved it; an internal channel (a widget:
+  // Parley is the platform) proves it by being created.
+  if (routingKey && !internal && (await routingKeyHeldElsewhere(tx, type, routingKey, '00000000-0000-0000-0000-000000000000'))) throw routingTaken(type);
   const row = await tx.maybeOne(sql.type(channelRow)`
-    insert into channels (business_id, type, config_encrypted, routing_key, verify_token, is_active, status)
+    insert into channels (business_id, type, config_encrypted, routing_key, verify_token, is_active, status, routing_proven)
     values (${input.businessId}, ${type}, ${sealConfig(key, config)}, ${routingKey}, ${verifyToken}, ${input.isActive},
-            ${internal ? 'connected' : 'pending'})
-    on conflict (type, routing_key) where routing_key is not null do nothing
+            ${internal ? 'connected' : 'pending'}, ${internal && routingKey !== null})
+    on conflict (type, routing_key) where routing_key is not null and routing_proven do nothing
     returning ${channelColumns}`);
   if (!row) throw routingTaken(type);
   if (!internal) await enqueueRegistration(tx, row.id);
@@ -217,6 +225,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
     ? routingOf(type, nextConfig)
     : { routingKey: current.routing_key, verifyToken: current.verify_token };
   const register = !internal && (configChanged || (isActive && !current.is_active));
+  if (configChanged && routingKey && !internal && (await routingKeyHeldElsewhere(tx, type, routingKey, channelId))) throw routingTaken(type);
   try {
     const row = await tx.one(sql.type(channelRow)`
       update channels set
@@ -224,6 +233,8 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
         config_encrypted = ${configChanged ? sealConfig(key, nextConfig) : current.config_encrypted},
         routing_key = ${routingKey},
         verify_token = ${verifyToken},
+        -- Other credentials prove nothing yet: registration proves them again.
+        routing_proven = ${configChanged ? internal && routingKey !== null : sql.fragment`routing_proven`},
         is_active = ${isActive},
         status = ${register ? 'pending' : internal ? 'connected' : current.status},
         last_error = ${register || internal ? null : current.last_error},

@@ -28,9 +28,13 @@ import type { Attachment } from '../domain/uploads.ts';
  * - `system` (a note the app writes, e.g. about an assignment): not counted, not delivered to
  *   the customer (no job, `delivery_status` null), so it may be written where the channel is
  *   gone; visible in the inbox. Leaves `first_response_at` and the status alone.
- * Every kind moves the conversation's `last_message_at` (to the message's `created_at`) and `updated_at`.
+ * - `note` (a member's private note, by user id): stored as an `agent` message with `private`
+ *   true; not counted, not delivered (`delivery_status` null), so it may be written where the
+ *   channel is gone; leaves `first_response_at`, the status, `last_message_at` and `updated_at`
+ *   alone (the conversation neither reopens nor moves up the inbox: nothing happened for the customer).
+ * Every other kind moves the conversation's `last_message_at` (to the message's `created_at`) and `updated_at`.
  */
-export type MessageSender = { type: 'agent'; userId: string } | { type: 'ai' } | { type: 'system' };
+export type MessageSender = { type: 'agent'; userId: string } | { type: 'note'; userId: string } | { type: 'ai' } | { type: 'system' };
 
 export type SendMessageInput = {
   businessId: string;
@@ -49,13 +53,18 @@ const outcomeRow = z.object({ found: z.boolean(), deliverable: z.boolean() }).ca
 
 /** What the sender's kind decides; everything else in the statement is the same for all. */
 function rulesOf(sender: MessageSender) {
-  const isAgent = sender.type === 'agent';
+  const isNote = sender.type === 'note';
   return {
-    senderId: isAgent ? sender.userId : null,
+    senderId: sender.type === 'agent' || isNote ? sender.userId : null,
+    /** Stored as: a note is an agent's message, marked private. */
+    senderType: isNote ? 'agent' : sender.type,
+    private: isNote,
     /** Counted against the month and delivered through the channel (an outbound reply). */
-    outbound: sender.type !== 'system',
+    outbound: sender.type === 'agent' || sender.type === 'ai',
     /** A human's reply: the first one is the conversation's first response, and it takes a pending conversation back. */
-    human: isAgent,
+    human: sender.type === 'agent',
+    /** Moves the conversation's last_message_at and updated_at (its place in the inbox). */
+    touches: !isNote,
   };
 }
 
@@ -75,22 +84,32 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       select id, channel_id from conversation ${rules.outbound ? sql.fragment`where channel_id is not null` : sql.fragment``}
     ), ${rules.outbound ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
+<<<<<<< HEAD
       insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, template)
       select ${input.businessId}, d.id, ${input.sender.type}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
              ${rules.outbound ? 'queued' : null}, d.channel_id, ${input.template ? sql.jsonb(input.template) : null}::jsonb
+=======
+      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private)
+      select ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
+             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}
+>>>>>>> main
       from deliverable d where exists (select 1 from reservation where reserved)
-      returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, created_at
+      returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, created_at
     ), job as (
       -- Arms the conversation's delivery drain (migration 0085): a job only when none is waiting to run.
       ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}
     ), touched as (
       -- The message's own timestamp, so first_response_at equals the first reply's created_at.
-      update conversations c set
+      ${
+        rules.touches
+          ? sql.fragment`update conversations c set
         ${rules.human ? sql.fragment`first_response_at = coalesce(c.first_response_at, m.created_at),` : sql.fragment``}
         last_message_at = m.created_at,
         ${rules.human ? sql.fragment`status = case when c.status = 'pending' then 'open' else c.status end,` : sql.fragment``}
         updated_at = now()
-      from message m where c.id = m.conversation_id
+      from message m where c.id = m.conversation_id`
+          : sql.fragment`select null where false`
+      }
     )
     select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
            ${rules.outbound ? reservationColumns : sql.fragment`reservation.reserved`},
@@ -101,8 +120,7 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
   if (!row.deliverable) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
   if (rules.outbound) assertReserved(reservationRow.parse(row));
   const message = presentMessage(messageRow.parse(row));
-  return {
-    message,
-    events: [messageCreatedEvent(input.businessId, message), conversationUpdated({ id: input.conversationId, business_id: input.businessId })],
-  };
+  const created = messageCreatedEvent(input.businessId, message);
+  // A note leaves the conversation as it was: nothing to update on dashboards but the thread.
+  return { message, events: rules.touches ? [created, conversationUpdated({ id: input.conversationId, business_id: input.businessId })] : [created] };
 }

@@ -5,6 +5,7 @@
  * and deadlock concurrent creations in one business).
  */
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertMayAddChannel } from '../domain/plans.ts';
@@ -20,12 +21,18 @@ export type WidgetFields = Pick<
 
 const domainTaken = () => badRequest('A widget for this domain already exists');
 
+/** Widgets one business may have: one per site it runs, with room to spare (the list is read whole by the app). */
+export const MAX_WIDGETS_PER_BUSINESS = 20;
+
 /**
  * Creates the widget and its `widget` channel (config `{widget_id}`, connected at once), which
  * counts against the plan's channels (402 when full). 400 when the business has a widget for the domain.
  */
 export async function createWidget(tx: Queryable, encryptionKey: Uint8Array, input: { businessId: string; fields: WidgetFields }): Promise<WidgetRow> {
+  // The plan check locks the business row: two creates count one after the other.
   await assertMayAddChannel(tx, input.businessId, widgetChannelType);
+  const { n } = await tx.one(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from widgets where business_id = ${input.businessId}`);
+  if (n >= MAX_WIDGETS_PER_BUSINESS) throw badRequest(`A business may have at most ${MAX_WIDGETS_PER_BUSINESS} widgets`);
   const f = input.fields;
   const widget = await tx.maybeOne(sql.type(widgetRow)`
     insert into widgets (business_id, name, domain, welcome_heading, welcome_tagline, primary_color, show_online_badge, logo_url, config)

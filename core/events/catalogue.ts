@@ -9,6 +9,7 @@
  */
 import type { ConversationListItem } from '../presenters/conversation.ts';
 import type { Message } from '../presenters/message.ts';
+import type { Mention } from '../presenters/mention.ts';
 import type { VisitorMessage } from '../domain/visitors/visitor-messages.ts';
 import { rooms, WIDGET_NAMESPACE } from './bus.ts';
 
@@ -32,6 +33,11 @@ export type EventPayloads = {
   handoff_requested: ConversationIds & { reason: string };
   /** `status`: the channel's registration status. */
   channel_updated: Ids & { channel_id: string; status: 'pending' | 'connected' | 'error' };
+  /**
+   * A member was named in a private note; only to that member (their user room). `mention`: as
+   * GET /api/v1/mentions lists it; `at`: its `created_at`.
+   */
+  mention_created: MessageIds & { mention_id: string; member_id: string; user_id: string; mention: Mention };
   /** A website visitor's message as the visitor API shows it; sent as `message_created` in `/widget`. */
   visitor_message_created: VisitorMessage;
 };
@@ -59,6 +65,7 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   message_updated: toConversation,
   handoff_requested: toBusiness,
   channel_updated: toBusiness,
+  mention_created: { rooms: (p) => [rooms.user(p.user_id)] },
   visitor_message_created: { name: 'message_created', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)] },
 };
 

@@ -5,19 +5,21 @@
  * is what a GET would return at that moment, and building it costs the write's transaction no
  * time and no locks; a read that fails there loses live events (a dashboard refresh), never the
  * write. However many events a call publishes (an inbound batch), it reads a fixed number of
- * queries per business: one for the messages, four for the conversations.
+ * queries per business: one for the messages, four for the conversations, one for the mentions.
  */
 import type { Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { liveEvent, type LiveEvent } from './catalogue.ts';
 import { conversationListItems, messagesByIds } from '../presenters/inbox-reads.ts';
+import { mentionsByIds, type Mention } from '../presenters/mention.ts';
 import type { ConversationListItem } from '../presenters/conversation.ts';
 import type { Message } from '../presenters/message.ts';
 
 /** An event whose object is read after commit; one gone by then (deleted) gives no event. */
 type Deferred =
   | { load: 'message_created' | 'message_updated'; businessId: string; messageId: string }
-  | { load: 'conversation_created' | 'conversation_updated'; businessId: string; conversationId: string };
+  | { load: 'conversation_created' | 'conversation_updated'; businessId: string; conversationId: string }
+  | { load: 'mention_created'; businessId: string; mentionId: string };
 
 /** What commands return for their caller to publish after commit. */
 export type PendingEvent = LiveEvent | Deferred;
@@ -26,6 +28,8 @@ export type PendingEvent = LiveEvent | Deferred;
 export const messageCreated = (businessId: string, messageId: string): PendingEvent => ({ load: 'message_created', businessId, messageId });
 /** `message_updated` for a message whose delivery status moved. */
 export const messageUpdated = (businessId: string, messageId: string): PendingEvent => ({ load: 'message_updated', businessId, messageId });
+/** `mention_created` for a mention just stored (to the mentioned member). */
+export const mentionCreated = (businessId: string, mentionId: string): PendingEvent => ({ load: 'mention_created', businessId, mentionId });
 /** `conversation_created` for a conversation just opened. */
 export const conversationCreated = (businessId: string, conversationId: string): PendingEvent => ({ load: 'conversation_created', businessId, conversationId });
 /** `conversation_updated` for one conversation a command changed (its row's `id` and `business_id`). */
@@ -37,16 +41,22 @@ export function messageCreatedEvent(businessId: string, message: Message): LiveE
   return liveEvent('message_created', { ...ids, sender_type: message.sender_type, at: message.created_at, message });
 }
 
-type Loaded = { messages: Map<string, Message>; conversations: Map<string, ConversationListItem> };
+type Loaded = { messages: Map<string, Message>; conversations: Map<string, ConversationListItem>; mentions: Map<string, { userId: string; mention: Mention }> };
 
 /** Every object the deferred events need, business by business. */
 async function loadObjects(q: Queryable, deferred: Deferred[]): Promise<Loaded> {
-  const loaded: Loaded = { messages: new Map(), conversations: new Map() };
+  const loaded: Loaded = { messages: new Map(), conversations: new Map(), mentions: new Map() };
   for (const businessId of new Set(deferred.map((d) => d.businessId))) {
     const mine = deferred.filter((d) => d.businessId === businessId);
     const messageIds = mine.flatMap((d) => ('messageId' in d ? [d.messageId] : []));
     const conversationIds = mine.flatMap((d) => ('conversationId' in d ? [d.conversationId] : []));
-    const [messages, conversations] = await Promise.all([messagesByIds(q, businessId, messageIds), conversationListItems(q, businessId, conversationIds)]);
+    const mentionIds = mine.flatMap((d) => ('mentionId' in d ? [d.mentionId] : []));
+    const [messages, conversations, mentions] = await Promise.all([
+      messagesByIds(q, businessId, messageIds),
+      conversationListItems(q, businessId, conversationIds),
+      mentionsByIds(q, businessId, mentionIds),
+    ]);
+    for (const [id, mention] of mentions) loaded.mentions.set(id, mention);
     for (const [id, message] of messages) loaded.messages.set(id, message);
     for (const [id, conversation] of conversations) loaded.conversations.set(id, conversation);
   }
@@ -54,6 +64,13 @@ async function loadObjects(q: Queryable, deferred: Deferred[]): Promise<Loaded> 
 }
 
 function build(d: Deferred, loaded: Loaded): LiveEvent | null {
+  if ('mentionId' in d) {
+    const found = loaded.mentions.get(d.mentionId);
+    if (!found) return null;
+    const { mention } = found;
+    const ids = { business_id: d.businessId, conversation_id: mention.conversation_id, message_id: mention.message_id };
+    return liveEvent('mention_created', { ...ids, mention_id: mention.id, member_id: mention.member_id, user_id: found.userId, at: mention.created_at, mention });
+  }
   if ('messageId' in d) {
     const message = loaded.messages.get(d.messageId);
     if (!message) return null;
@@ -72,7 +89,7 @@ function build(d: Deferred, loaded: Loaded): LiveEvent | null {
 /** Publishes, in order, what a committed command returned. */
 export async function publishEvents(deps: Pick<Deps, 'db' | 'events' | 'logger'>, pending: readonly PendingEvent[]): Promise<void> {
   const deferred = pending.filter((p): p is Deferred => 'load' in p);
-  let loaded: Loaded = { messages: new Map(), conversations: new Map() };
+  let loaded: Loaded = { messages: new Map(), conversations: new Map(), mentions: new Map() };
   try {
     if (deferred.length) loaded = await loadObjects(deps.db, deferred);
   } catch (error) {

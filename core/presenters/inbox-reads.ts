@@ -18,14 +18,17 @@ export async function customersByIds(q: Queryable, ids: (string | null)[]): Prom
   return new Map(rows.map((r) => [r.id, presentCustomer(r)]));
 }
 
-/** Each conversation's latest message. */
+/**
+ * Each conversation's latest message the customer can see: a private note is left out, as it
+ * leaves `last_message_at` and the conversation's place in the inbox (docs/decisions.md#private-notes-and-mentions).
+ */
 export async function lastMessages(q: Queryable, conversationIds: string[]): Promise<Map<string, Message>> {
   if (conversationIds.length === 0) return new Map();
   const rows = await q.any(sql.type(messageRow)`
     select ${messageColumns}
     from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
     cross join lateral (
-      select * from messages m where m.conversation_id = ids.id order by m.created_at desc, m.id desc limit 1
+      select * from messages m where m.conversation_id = ids.id and not m.private order by m.created_at desc, m.id desc limit 1
     ) m`);
   return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
 }

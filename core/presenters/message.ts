@@ -15,12 +15,13 @@ export const messageRow = z.object({
   delivery_status: z.enum(deliveryStatuses).nullable(),
   external_id: z.string().nullable(),
   error: z.string().nullable(),
+  private: z.boolean(),
   created_at: z.string(),
 });
 export type MessageRow = z.infer<typeof messageRow>;
 
 /** The columns messageRow reads, for `select ${messageColumns} from messages m`. */
-export const messageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.sender_id, m.content, m.attachments, m.delivery_status, m.external_id, m.error, m.created_at`;
+export const messageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.sender_id, m.content, m.attachments, m.delivery_status, m.external_id, m.error, m.private, m.created_at`;
 
 export const attachmentSchema = z
   .object({
@@ -43,6 +44,9 @@ export const messageSchema = z
     delivery_status: z.enum(deliveryStatuses).nullable().openapi({ description: 'Outbound messages: queued → sent → delivered → read, or failed; null for customer messages' }),
     external_id: z.string().nullable().openapi({ description: 'The platform\'s message id, once known' }),
     error: z.string().nullable().openapi({ description: 'Why delivery failed, when it did' }),
+    private: z.boolean().openapi({
+      description: 'A private note of the team (POST …/messages with `private: true`): never delivered nor shown to the customer; `delivery_status` null. See docs/decisions.md#private-notes-and-mentions.',
+    }),
     created_at: z.string(),
   })
   .openapi('Message');
@@ -58,5 +62,6 @@ export const presentMessage = (row: MessageRow): Message => ({
   delivery_status: row.delivery_status,
   external_id: row.external_id,
   error: row.error,
+  private: row.private,
   created_at: row.created_at,
 });

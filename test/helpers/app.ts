@@ -72,6 +72,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     BCRYPT_ROUNDS: '4',
     // The fake platforms and mail servers run on 127.0.0.1; tests of the host checks turn it off.
     ALLOW_PRIVATE_HOSTS: 'true',
+    // Every test request comes from 127.0.0.1: the per-address login budget has its own test.
+    LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
     ...(options.redis ? { REDIS_URL: testRedisUrl } : {}),
     ...options.env,
   });

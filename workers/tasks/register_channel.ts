@@ -7,7 +7,7 @@
  * remain, `error` once the last one failed) so the owner sees why a channel does not connect.
  */
 import { randomBytes } from 'node:crypto';
-import { loadChannel, setChannelStatus } from '../../core/commands/channel-runtime.ts';
+import { loadChannel, proveAccount, setChannelStatus } from '../../core/commands/channel-runtime.ts';
 import { accountTakenReason, routingKeyHeldElsewhere } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/domain/channels/webhook-urls.ts';
 import { connectorFor } from '../../connectors/index.ts';
@@ -54,12 +54,27 @@ export default catalogueTask({
       result = { status: 'error', last_error: accountTakenReason(channel.type), state: result.state };
       routingKey = null;
     }
+    // The platform accepted these credentials for the account: it is this channel's alone, and a
+    // channel elsewhere that only named it (a public bot id, a number) is told why it is not.
+    const account = routingKey ?? channel.routing_key;
+    if (account && result.status === 'connected' && result.proven !== false && !connector.internal) {
+      const claim = await proveAccount(deps.db, channel, account, displacedReason(channel.type));
+      if (claim.proven) for (const event of claim.events) deps.events.publish(event);
+      else {
+        result = { status: 'error', last_error: accountTakenReason(channel.type), state: result.state };
+        routingKey = null;
+      }
+    }
     const lastError = result.status === 'error' ? (result.last_error ?? 'Registration failed') : null;
     deps.events.publish(await setChannelStatus(deps.db, channel, { status: result.status, lastError, state: result.state, routingKey }));
   },
 });
 
 type ChannelRef = { id: string; business_id: string };
+
+const displacedReason = (type: string) =>
+  `Another business connected this ${connectorFor(type).label} account with credentials the platform accepted for it; ` +
+  'this channel never proved it holds the account. Check the credentials, or remove the channel.';
 
 /** A transient failure: its reason in last_error; `error` once no attempt is left (the job then shows in `parley jobs failed`). */
 async function recordFailedAttempt(deps: Deps, channel: ChannelRef, error: unknown, job: { attempts: number; max_attempts: number }): Promise<void> {

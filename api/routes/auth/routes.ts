@@ -62,7 +62,7 @@ export const login = defineRoute({
   errors: [401, 429],
   handler: async ({ body, deps, ctx }) => {
     const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
-    const wait = await beginLoginAttempt(deps.db, body.email, ip);
+    const wait = await beginLoginAttempt(deps.db, body.email, ip, deps.config.LOGIN_MAX_FAILURES_PER_ADDRESS);
     if (wait > 0) throw tooManyRequests('Too many failed login attempts. Try again later.', wait);
     const user = await findUserByEmail(deps.db, body.email);
     const ok = await verifyPassword(body.password, user?.password_hash ?? null, deps.config.BCRYPT_ROUNDS);
@@ -267,7 +267,7 @@ export const changePassword = defineRoute({
     const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
     const user = (await findUserById(deps.db, caller.userId))!;
     if (!user.password_hash) throw badRequest('This account has no password yet: use "Forgot password?" to set one');
-    const wait = await beginLoginAttempt(deps.db, user.email, ip);
+    const wait = await beginLoginAttempt(deps.db, user.email, ip, deps.config.LOGIN_MAX_FAILURES_PER_ADDRESS);
     if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
     if (!(await verifyPassword(body.current_password, user.password_hash, deps.config.BCRYPT_ROUNDS))) {
       await loginFailed(deps.db, user.email, ip);

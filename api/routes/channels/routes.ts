@@ -35,8 +35,9 @@ export const create = defineRoute({
   description:
     'Also answers at `/api/v1/channels/`. Checks in order: role (403), type (400 `Invalid channel type`), plan (402: Free allows only `widget`, ' +
     'counts exclude the built-in webchat), config (400 naming missing or invalid fields), a `widget_id` of the business (400), ' +
-    'an account not already connected (400: a WhatsApp number, Instagram account, Telegram bot, SMS number or widget has one channel across all businesses; ' +
-    'an X account is known only at registration, where a second channel of it ends in `status: error` saying so). ' +
+    'an account not already held (400: a WhatsApp number, Instagram account, Telegram bot, SMS number or widget has one channel across all businesses ' +
+    'once that channel\'s registration proved the platform accepts its credentials for the account; until then naming an account claims nothing, and ' +
+    'when a channel proves it, the unproven channels of it elsewhere end in `status: error` saying why; an X account is known only at registration). ' +
     'The config is stored encrypted. Platform channels start `pending` and a `register_channel` job registers them with the platform ' +
     '(creation never waits for it); `webchat` and `widget` channels start `connected`. `whatsapp` and `instagram` get a generated ' +
     '`verify_token` when none is given, and the response config carries `_meta_setup_instructions`. ' +

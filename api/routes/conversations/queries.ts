@@ -5,7 +5,7 @@ import { notFound } from '../../../core/errors.ts';
 import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../../core/presenters/conversation.ts';
 import { customersByIds, labelsByConversation } from '../../../core/presenters/inbox-reads.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../../../core/presenters/message.ts';
-import { cursorColumn, encodeCursor, type Cursor } from './cursor.ts';
+import { cursorColumn, encodeCursor, type Cursor } from '../../cursor.ts';
 
 export async function findConversation(q: Queryable, businessId: string, id: string): Promise<ConversationRow> {
   const row = await q.maybeOne(sql.type(conversationRow)`

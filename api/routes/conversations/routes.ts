@@ -4,7 +4,12 @@ import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendMessage } from '../../../core/commands/messages.ts';
+<<<<<<< HEAD
 import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
+=======
+import { sendNote } from '../../../core/commands/notes.ts';
+import { badRequest } from '../../../core/errors.ts';
+>>>>>>> main
 import {
   assignConversationToAgentNumber,
   closeConversation,
@@ -13,12 +18,13 @@ import {
   resolveConversation,
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
+import { authorize } from '../../policies.ts';
 import { noBusiness } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
 import { findConversation, loadConversation, messagePage } from './queries.ts';
 import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
-import { cursorColumn, encodeCursor } from './cursor.ts';
+import { cursorColumn, encodeCursor } from '../../cursor.ts';
 import {
   assignParams,
   assignResponse,
@@ -156,9 +162,19 @@ export const send = defineRoute({
     'the stored name, type and size replace what the client sends. In one transaction the message is counted against the monthly limit ' +
     '(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation\'s `updated_at` and ' +
     '`last_message_at` move, `first_response_at` is set by the first agent message, a `pending` conversation becomes `open` (other states are kept), ' +
+<<<<<<< HEAD
     'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. ' +
     'WhatsApp: a free-form reply after the 24-hour window (`reply_window_expires_at` of the conversation) is 422 `reply_window_closed` at once; ' +
     '`template: {name, language, parameters}` sends an approved template instead (inside or outside the window; 422 when not approved or the parameter count differs), stored with its rendered body as `content`. Events `message_created` and `conversation_updated` follow. See docs/decisions.md#messages-and-delivery and docs/decisions.md#businesses-plans-and-limits.',
+=======
+    'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow. ' +
+    '**Private notes**: with `private: true` the message is a note for the team (`sender_type` `agent`, `private: true`, `delivery_status` null): never delivered to the channel, ' +
+    'never shown by the visitor API, the widget or the AI agent, not counted against the monthly limit (no 403), not a first response, and the conversation is left as it was ' +
+    '(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted. ' +
+    'Only `message_created` follows. `mentions`: membership ids of active members of this business (400 naming the first that is not; 400 without `private: true`); ' +
+    'each mentioned member gets a Mention (GET /api/v1/mentions), the event `mention_created` in their own room and, when their availability is `offline`, an e-mail. ' +
+    'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions and docs/decisions.md#businesses-plans-and-limits.',
+>>>>>>> main
   tags,
   auth: 'user',
   policy: 'conversations.reply',
@@ -170,10 +186,22 @@ export const send = defineRoute({
     const { businessId } = member;
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
+<<<<<<< HEAD
     // WhatsApp's 24-hour window and templates: refused here, before anything is stored.
     const rendered = await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template ?? null });
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     const content = rendered ?? body.content ?? '';
+=======
+    if (body.mentions.length && !body.private) throw badRequest('Mentions are only allowed in private notes (private: true)');
+    const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+    if (body.private) {
+      const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
+      const note = await runCommand(deps, (tx) =>
+        sendNote(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId, content: body.content, attachments, mentions: body.mentions, appUrl }),
+      );
+      return note.message;
+    }
+>>>>>>> main
     const sent = await runCommand(
       deps,
       (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null }),
@@ -249,16 +277,18 @@ export const assign = defineRoute({
   summary: 'Assign a conversation by agent number',
   description:
     '`agent_id` is the member\'s integer `agent_number` (see GET /api/v1/team/members); the conversation stores that member\'s user id, which `assignee_id` shows elsewhere. ' +
-    'Any member may assign. An unknown number, or an inactive member: 404 `Agent not found`; not an integer: 422. A `pending` conversation becomes `open` (as with the team assign). ' +
+    'Any member may take a conversation (their own `agent_number`); assigning it to another member takes the owner or an admin (policy `conversations.assign`; others get 403). An unknown number, or an inactive member: 404 `Agent not found`; not an integer: 422. A `pending` conversation becomes `open` (as with the team assign). ' +
     'Events `conversation_assigned` (to the assignee) and `conversation_updated`. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
-  policy: 'conversations.assign_by_number',
+  policy: 'conversations.take',
   params: assignParams,
   response: assignResponse,
-  errors: [404],
+  errors: [403, 404],
   handler: async ({ params, caller, member, deps }) => {
     const { businessId } = member;
+    // Someone else's number: the same rule as POST /team/assign.
+    if (params.agent_id !== member.agentNumber) authorize(caller, 'conversations.assign');
     await runCommand(deps, (tx) =>
       assignConversationToAgentNumber(tx, { businessId, conversationId: params.conversation_id, agentNumber: params.agent_id, assignedBy: caller.userId }),
     );

@@ -6,7 +6,8 @@ import { addKbArticle, deleteKbArticle } from '../../../core/commands/articles.t
 import { hybridSearch } from '../../../core/domain/knowledge-base/hybrid-search.ts';
 import { defineRoute } from '../../route.ts';
 import { articleColumns, articleRow, articleSchema, presentArticle } from '../../presenters/article.ts';
-import { articleParams, createArticleBody, messageResponse, searchQuery, searchResult } from './schema.ts';
+import { articleParams, createArticleBody, listArticlesQuery, messageResponse, searchQuery, searchResult } from './schema.ts';
+import { cursorColumn, encodeCursor } from '../../cursor.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['Knowledge base'];
@@ -17,20 +18,29 @@ export const listArticles = defineRoute({
   method: 'get',
   path: '/api/v1/kb/articles',
   summary: 'The business\'s knowledge base articles, newest first',
-  description: 'Any member may read them. Ties on `created_at` are ordered by id, newest first. Caller without a business: 400 (as for create). See docs/decisions.md#knowledge-base-and-ai.',
+  description:
+    'Any member may read them. Ties on `created_at` are ordered by id, newest first. `limit` 1–200 (default 50); when more exist, the ' +
+    '`X-Next-Cursor` response header holds the value to pass as `cursor` for the next page. Caller without a business: 400 (as for create). ' +
+    'See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',
   policy: 'kb.read',
+  query: listArticlesQuery,
   response: z.array(articleSchema),
   errors: [400],
-  handler: async ({ member, deps }) => {
+  handler: async ({ member, deps, query, ctx }) => {
     const { businessId } = member;
-    const rows = await deps.db.any(sql.type(articleRow)`
-      select ${articleColumns}
+    const rows = await deps.db.any(sql.type(articleRow.extend({ cursor_at: z.string(), cursor_id: z.string() }))`
+      select ${articleColumns}, ${cursorColumn(sql.fragment`a.created_at`)} as cursor_at, a.id::text as cursor_id
       from kb_articles a join businesses b on b.id = a.business_id
       where a.business_id = ${businessId}
-      order by a.created_at desc, a.id desc`);
-    return rows.map(presentArticle);
+        ${query.cursor ? sql.fragment`and (a.created_at, a.id) < (${query.cursor.at}::timestamptz, ${query.cursor.id}::bigint)` : sql.fragment``}
+      order by a.created_at desc, a.id desc
+      limit ${query.limit + 1}`);
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.cursor_id }));
+    return page.map(presentArticle);
   },
 });
 

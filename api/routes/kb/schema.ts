@@ -1,5 +1,11 @@
 import { z } from '../../../core/zod.ts';
+import { cursorParamOf } from '../../cursor.ts';
 import { intParam } from '../../validation.ts';
+
+export const listArticlesQuery = z.object({
+  limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
+  cursor: cursorParamOf('int8').optional(),
+});
 
 export const createArticleBody = z.object({
   title: z.string().trim().min(1).max(200),

@@ -3,7 +3,7 @@ import { z } from '../../../core/zod.ts';
 import { searchConversations, searchCustomers, searchMessages, type SearchInput } from '../../../core/domain/search/history-search.ts';
 import type { Queryable } from '../../../core/adapters/postgres/db.ts';
 import { defineRoute } from '../../route.ts';
-import { encodeCursor } from '../conversations/cursor.ts';
+import { encodeCursor } from '../../cursor.ts';
 import { searchHit, searchQuery, type SearchHit } from './schema.ts';
 
 const tags = ['Search'];

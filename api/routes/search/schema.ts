@@ -1,6 +1,6 @@
 import { z } from '../../../core/zod.ts';
 import { intParam } from '../../validation.ts';
-import { cursorParam } from '../conversations/cursor.ts';
+import { cursorParam } from '../../cursor.ts';
 import { searchTypes } from '../../../core/domain/search/history-search.ts';
 
 export const searchQuery = z.object({
@@ -30,6 +30,7 @@ const messageHit = z.object({
   id: z.uuid(),
   conversation_id: z.uuid(),
   sender_type: z.string(),
+  private: z.boolean().openapi({ description: 'A private note of the team (docs/decisions.md#private-notes-and-mentions)' }),
   created_at: z.string(),
   customer: z.object({ uuid: z.uuid(), name: z.string() }).nullable(),
   snippet,

@@ -184,7 +184,7 @@ export const assign = defineRoute({
     'Publishes `conversation_assigned` `{conversation_id, business_id, assignee_id, assigned_by, at}` to the assignee and `conversation_updated` to the business. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
-  policy: 'conversations.assign_by_user',
+  policy: 'conversations.assign',
   params: conversationParams,
   query: assignQuery,
   response: messageResponse,

@@ -3,11 +3,12 @@ import { z } from '../../../core/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { listChannels } from '../../../core/commands/channels.ts';
-import { createWidget, updateWidget } from '../../../core/commands/widgets.ts';
+import { MAX_WIDGETS_PER_BUSINESS, createWidget, updateWidget } from '../../../core/commands/widgets.ts';
+import { cursorColumn, encodeCursor } from '../../cursor.ts';
 import { defineRoute } from '../../route.ts';
 import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../../core/presenters/widget.ts';
 import { presentPublicChannel, publicChannelSchema } from '../../presenters/channel.ts';
-import { createWidgetBody, publicWidgetIdParams, updateWidgetBody, widgetIdParams } from './schema.ts';
+import { createWidgetBody, listWidgetsQuery, publicWidgetIdParams, updateWidgetBody, widgetIdParams } from './schema.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['Widgets'];
@@ -32,20 +33,29 @@ export const list = defineRoute({
   path: '/api/v1/widget',
   summary: 'The business\'s widgets',
   description:
-    'Every widget of the caller\'s business in one request, oldest first, each as create and update return it (without the public read\'s `is_online`). ' +
+    'The widgets of the caller\'s business, oldest first, each as create and update return it (without the public read\'s `is_online`). ' +
+    `\`limit\` 1–200 (default 50; a business has at most ${MAX_WIDGETS_PER_BUSINESS}); when more exist, the \`X-Next-Cursor\` response header holds the value to pass as \`cursor\` for the next page. ` +
     'Any member may read (owner, admin, agent: agents copy the embed snippet too). The interface contract has no such list; without it a dashboard ' +
     'finds widgets through the business\'s `widget` channels and reads each one. The trailing slash of the path is optional. ' +
     'A caller without a business: 400 `Organization not found`. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
   policy: 'widgets.read',
+  query: listWidgetsQuery,
   response: z.array(widgetSchema),
   errors: [400],
-  handler: async ({ member, deps }) => {
+  handler: async ({ member, deps, query, ctx }) => {
     const { businessId } = member;
-    const rows = await deps.db.any(sql.type(widgetRow)`
-      select ${widgetColumns} from widgets where business_id = ${businessId} order by created_at, id`);
-    return rows.map(presentWidget);
+    const rows = await deps.db.any(sql.type(widgetRow.extend({ cursor_at: z.string() }))`
+      select ${widgetColumns}, ${cursorColumn(sql.fragment`created_at`)} as cursor_at from widgets
+      where business_id = ${businessId}
+        ${query.cursor ? sql.fragment`and (created_at, id) > (${query.cursor.at}::timestamptz, ${query.cursor.id}::uuid)` : sql.fragment``}
+      order by created_at, id
+      limit ${query.limit + 1}`);
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.id }));
+    return page.map(presentWidget);
   },
 });
 
@@ -56,7 +66,7 @@ export const create = defineRoute({
   description:
     'Creates the widget and, in the same transaction, its `widget` channel (config `{widget_id}`, `connected` at once), which counts ' +
     'against the plan\'s channels (402 when full; Free allows widget channels). `domain` is trimmed and lower-cased; one widget per ' +
-    'domain per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403. See docs/decisions.md#website-widget-and-visitors.',
+    'domain per business (400); at most ' + MAX_WIDGETS_PER_BUSINESS + ' widgets per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
   policy: 'widgets.manage',

@@ -1,4 +1,6 @@
 import { z } from '../../../core/zod.ts';
+import { cursorParam } from '../../cursor.ts';
+import { intParam } from '../../validation.ts';
 
 const isHttpUrl = (value: string) => {
   try {
@@ -19,7 +21,15 @@ const primaryColor = z
   .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex color: #RGB or #RRGGBB')
   .openapi({ example: '#7650FF' });
 const logoUrl = z.string().trim().max(2048).refine(isHttpUrl, 'must be an http or https URL').nullable();
-const widgetConfig = z.record(z.string(), z.unknown()).openapi({ description: 'Free-form settings for the embedded widget' });
+/** A widget's free-form `config` is at most this many bytes as JSON (every page load of the widget reads it). */
+export const WIDGET_CONFIG_MAX_BYTES = 16 * 1024;
+const widgetConfig = z
+  .record(z.string(), z.unknown())
+  .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= WIDGET_CONFIG_MAX_BYTES, {
+    message: `config may be at most ${WIDGET_CONFIG_MAX_BYTES / 1024} KB as JSON`,
+    params: { type: 'too_long' },
+  })
+  .openapi({ description: `Free-form settings for the embedded widget, at most ${WIDGET_CONFIG_MAX_BYTES / 1024} KB as JSON` });
 
 export const createWidgetBody = z.object({
   domain,
@@ -47,3 +57,8 @@ export const widgetIdParams = z.object({ widget_id: z.uuid() });
 
 /** Public reads answer 404 for any id that names no widget, malformed ones included. */
 export const publicWidgetIdParams = z.object({ widget_id: z.string() });
+
+export const listWidgetsQuery = z.object({
+  limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
+  cursor: cursorParam.optional(),
+});

@@ -1,7 +1,12 @@
 /**
  * The login rate limit: ten failed logins for one e-mail from one client address within
- * 15 minutes lock that pair out until the oldest of those failures is 15 minutes old.
- * Failures are rows in Postgres, so every API node sees the same count.
+ * 15 minutes lock that pair out until the oldest of those failures is 15 minutes old; and
+ * LOGIN_MAX_FAILURES_PER_ADDRESS (default fifty) failed logins from one client address, whatever
+ * the e-mails, lock that address out
+ * the same way (one address trying many accounts). An IPv6 client is its /64 (one subscriber's
+ * network; a host picks any address in it); an IPv4-mapped IPv6 address is its IPv4 address.
+ * Failures are rows in Postgres, so every API node sees the same count; each attempt also
+ * removes a few failures older than the window, so the table stays small.
  *
  * An attempt is written as a failure BEFORE its password is checked and withdrawn only when it
  * turns out to be refused by the lock or the password is right. So attempts running in
@@ -14,32 +19,62 @@ import { sql, type Queryable } from '../../adapters/postgres/db.ts';
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_MAX_FAILURES = 10;
 
+/** The address failures are counted under: IPv4 as is, IPv6 as its /64 (`2001:db8:1:2::/64`). */
+export function loginAddressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head, tail] = address.toLowerCase().split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => (g || '0').replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 /**
  * Counts the attempt as a failure, then checks the lock: 0 when the password may be checked
  * (settle with loginSucceeded or loginFailed), else the seconds until the pair may try again;
  * a refused attempt is withdrawn, so trying while locked does not extend the lock.
  */
-export async function beginLoginAttempt(q: Queryable, email: string, ip: string): Promise<number> {
+export async function beginLoginAttempt(q: Queryable, email: string, address: string, maxPerAddress: number): Promise<number> {
+  const ip = loginAddressKey(address);
   const id = await q.oneFirst(sql.type(z.object({ id: z.number() }))`
     insert into login_failures (email, ip) values (${email}, ${ip}) returning id`);
-  const earlier = await q.one(sql.type(z.object({ n: z.number(), retry_after: z.number().nullable() }))`
-    select count(*)::int as n,
-           extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))::float8 as retry_after
-    from (select at from login_failures
-          where email = ${email} and ip = ${ip} and id <> ${id}
-            and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
-          order by at desc limit ${LOGIN_MAX_FAILURES}) recent`);
-  if (earlier.n < LOGIN_MAX_FAILURES) return 0;
+  const counts = await q.one(sql.type(z.object({ n: z.number(), retry_after: z.number().nullable(), n_address: z.number(), retry_after_address: z.number().nullable() }))`
+    select pair.n, pair.retry_after, address.n as n_address, address.retry_after as retry_after_address
+    from (
+      select count(*)::int as n,
+             extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))::float8 as retry_after
+      from (select at from login_failures
+            where email = ${email} and ip = ${ip} and id <> ${id}
+              and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
+            order by at desc limit ${LOGIN_MAX_FAILURES}) recent
+    ) pair, (
+      select count(*)::int as n,
+             extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))::float8 as retry_after
+      from (select at from login_failures
+            where ip = ${ip} and id <> ${id}
+              and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
+            order by at desc limit ${maxPerAddress}) recent
+    ) address`);
+  const waits = [
+    counts.n >= LOGIN_MAX_FAILURES ? (counts.retry_after ?? 1) : 0,
+    counts.n_address >= maxPerAddress ? (counts.retry_after_address ?? 1) : 0,
+  ];
+  if (Math.max(...waits) <= 0) return 0;
   await q.query(sql.unsafe`delete from login_failures where id = ${id}`);
-  return Math.max(1, Math.ceil(earlier.retry_after ?? 1));
+  return Math.max(1, Math.ceil(Math.max(...waits)));
 }
 
-/** The attempt failed: it stays counted. Failures older than the window are pruned. */
-export async function loginFailed(q: Queryable, email: string, ip: string): Promise<void> {
-  await q.query(sql.unsafe`delete from login_failures where email = ${email} and ip = ${ip} and at < now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})`);
+/** The attempt failed: it stays counted. A few failures older than the window (anyone's) are pruned. */
+export async function loginFailed(q: Queryable, _email: string, _address: string): Promise<void> {
+  await q.query(sql.unsafe`
+    delete from login_failures where id in (
+      select id from login_failures where at < now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
+      order by at limit 100 for update skip locked)`);
 }
 
 /** The password was right: this attempt and the pair's earlier failures no longer count. */
-export async function loginSucceeded(q: Queryable, email: string, ip: string): Promise<void> {
-  await q.query(sql.unsafe`delete from login_failures where email = ${email} and ip = ${ip}`);
+export async function loginSucceeded(q: Queryable, email: string, address: string): Promise<void> {
+  await q.query(sql.unsafe`delete from login_failures where email = ${email} and ip = ${loginAddressKey(address)}`);
 }

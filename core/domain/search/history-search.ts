@@ -37,6 +37,8 @@ export type MessageHit = {
   id: string;
   conversation_id: string;
   sender_type: string;
+  /** A private note of the team. */
+  private: boolean;
   created_at: string;
   customer: { uuid: string; name: string } | null;
   snippet: Segment[];
@@ -101,6 +103,7 @@ const messageRow = z.object({
   id: z.string(),
   conversation_id: z.string(),
   sender_type: z.string(),
+  private: z.boolean(),
   created_at: z.string(),
   cursor_at: z.string(),
   customer_uuid: z.string().nullable(),
@@ -165,16 +168,15 @@ async function matchingMessageIds(q: Queryable, businessId: string, text: string
 }
 
 /**
- * Messages whose words match, newest first.
- * PRIVATE NOTES (issue #22 item 1, landing on another branch as `messages.private`): notes are
- * included on purpose (only members can search, and notes are for members), so no filter here;
- * if a caller that is not a member ever searches, filter `not m.private` in matchingMessageIds.
+ * Messages whose words match, newest first, each marked `private` when it is a note. Notes are
+ * included on purpose (only members can search, and notes are for members); if a caller that is
+ * not a member ever searches, filter `not m.private` in matchingMessageIds.
  */
 export async function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
   const ids = await matchingMessageIds(q, input.businessId, input.text, input.after, input.limit + 1, input.walkWindows ?? WALK_WINDOWS);
   if (ids.length === 0) return { results: [], next: null };
   const rows = await q.any(sql.type(messageRow)`
-    select m.id, m.conversation_id, m.sender_type, m.created_at, ${micros(sql.fragment`m.created_at`)} as cursor_at,
+    select m.id, m.conversation_id, m.sender_type, m.private, m.created_at, ${micros(sql.fragment`m.created_at`)} as cursor_at,
            cu.id as customer_uuid, cu.name as customer_name, m.content
     from messages m
     join conversations c on c.id = m.conversation_id
@@ -186,6 +188,7 @@ export async function searchMessages(q: Queryable, input: SearchInput): Promise<
     id: r.id,
     conversation_id: r.conversation_id,
     sender_type: r.sender_type,
+    private: r.private,
     created_at: r.created_at,
     customer: r.customer_uuid ? { uuid: r.customer_uuid, name: r.customer_name ?? '' } : null,
     snippet: markWords(r.content, words),

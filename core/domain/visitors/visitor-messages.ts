@@ -2,7 +2,7 @@
  * Messages as a website visitor sees them, for the visitor API and the `/widget` socket alike:
  * the customer's own messages and the replies of agents and the AI agent, without what is
  * internal to the business (sender ids, delivery status, platform ids, errors). System
- * messages are internal and never shown.
+ * messages and the team's private notes are internal and never shown.
  *
  * Live replies reach the visitor's sockets in the Socket.IO namespace `/widget`, room
  * `visitor:<customer uuid>` (api/realtime-widget.ts joins it), as `message_created` with this
@@ -29,7 +29,7 @@ export type VisitorMessage = z.infer<typeof visitorMessageRow>;
 export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
 
 /** The predicate on `messages m` of what a visitor may see. */
-export const visibleToVisitor = sql.fragment`m.sender_type in ('customer', 'agent', 'ai')`;
+export const visibleToVisitor = sql.fragment`m.sender_type in ('customer', 'agent', 'ai') and not m.private`;
 
 export const presentVisitorMessage = (row: VisitorMessage): VisitorMessage => ({
   id: row.id,
