@@ -13,10 +13,6 @@ import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
 
-<<<<<<< HEAD
-/** `closedReason`: free-form replies are refused now (WhatsApp's window closed): the box says why and does not send. */
-export function Composer({ conversationId, channelLabel, closedReason = null }: { conversationId: string; channelLabel: string; closedReason?: string | null }) {
-=======
 type Mode = 'reply' | 'note';
 
 /** The `@query` being typed right before the caret, if any: where it starts and what it says. */
@@ -35,8 +31,8 @@ function suggestions(query: string): Member[] {
     .slice(0, 6);
 }
 
-export function Composer({ conversationId, channelLabel, canReply = true }: { conversationId: string; channelLabel: string; canReply?: boolean }) {
->>>>>>> main
+/** `closedReason`: replies are refused now (WhatsApp's window closed): the reply box says why and does not send; notes still work. */
+export function Composer({ conversationId, channelLabel, canReply = true, closedReason = null }: { conversationId: string; channelLabel: string; canReply?: boolean; closedReason?: string | null }) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
@@ -82,7 +78,7 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
 
   async function send(): Promise<void> {
     const content = text.trim() || files.map((f) => f.filename).join(', ');
-    if (!content || busy || closedReason) return;
+    if (!content || busy || (mode === 'reply' && closedReason)) return;
     setBusy('sending');
     setError(null);
     try {
@@ -186,22 +182,6 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
         </ul>
       )}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
-<<<<<<< HEAD
-      <textarea
-        ref={input}
-        class="composer-input"
-        aria-label="Reply"
-        placeholder={closedReason ?? `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`}
-        disabled={Boolean(closedReason)}
-        aria-autocomplete="list"
-        aria-controls={canned.open ? `canned-${conversationId}` : undefined}
-        aria-activedescendant={canned.open ? `canned-${conversationId}-${canned.active}` : undefined}
-        rows={3}
-        value={text}
-        onInput={(e) => setText(e.currentTarget.value)}
-        onKeyDown={onKeyDown}
-      />
-=======
       <div class="composer-field">
         {options.length > 0 && completion && (
           <ul class="mention-suggest" role="listbox" aria-label="Mention a teammate" id="mention-suggest">
@@ -236,8 +216,9 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
           placeholder={
             mode === 'note'
               ? 'Write a note for your team… Type @ to mention someone.'
-              : `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`
+              : closedReason ?? `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`
           }
+          disabled={mode === 'reply' && Boolean(closedReason)}
           rows={3}
           value={text}
           onInput={onInput}
@@ -245,19 +226,13 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
           onBlur={() => setCompletion(null)}
         />
       </div>
->>>>>>> main
       <div class="composer-bar">
         <input ref={picker} type="file" multiple hidden onChange={(e) => void upload(e.currentTarget.files)} aria-label="Attach files" />
         <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
           <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
         </button>
-<<<<<<< HEAD
-        <button type="submit" class="btn primary" disabled={Boolean(busy) || Boolean(closedReason) || (!text.trim() && !files.length)}>
-          Send
-=======
-        <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (!text.trim() && !files.length)}>
+        <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}>
           {mode === 'note' ? 'Add note' : 'Send'}
->>>>>>> main
         </button>
       </div>
     </form>

@@ -1,9 +1,5 @@
-<<<<<<< HEAD
-/** One message of the thread: whose it is, its attachments (images inline with a lightbox, audio and video players, files as links), and its delivery ticks. */
+/** One message of the thread: whose it is, its attachments (images inline with a lightbox, audio and video players, files as links), its delivery ticks; private notes marked as such. */
 import { useState } from 'preact/hooks';
-=======
-/** One message of the thread: whose it is, its attachments (images inline), and its delivery; private notes marked as such. */
->>>>>>> main
 import type { Attachment, Member, Message } from '../types.ts';
 import { clockTime } from '../ui/time.ts';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
@@ -37,23 +33,9 @@ function foreignHost(url: string): string | null {
 }
 
 function AttachmentView({ file }: { file: Attachment }) {
-<<<<<<< HEAD
   const [zoomed, setZoomed] = useState(false);
   const name = file.filename ?? 'Attachment';
   if (file.status === 'pending')
-=======
-  if (!file.url) return <span class="attachment">{file.filename ?? 'Attachment'}</span>;
-  // An image Parley does not serve is only linked: loading it would tell whoever chose the URL
-  // (a visitor, a customer) that an agent is looking, and from where.
-  const host = foreignHost(file.url);
-  if (host !== null)
-    return (
-      <a class="attachment" href={file.url} target="_blank" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer">
-        <PaperclipIcon /> {file.filename ?? 'Attachment'} <span class="muted">· {host}</span>
-      </a>
-    );
-  if (file.content_type?.startsWith('image/'))
->>>>>>> main
     return (
       <span class="attachment pending" data-status="pending">
         <span class="spinner small" aria-hidden="true" /> Downloading {file.filename ?? 'the file'}…
@@ -65,6 +47,15 @@ function AttachmentView({ file }: { file: Attachment }) {
         <PaperclipIcon /> {name}
         {file.error ? <span class="muted"> · not downloaded: {file.error}</span> : null}
       </span>
+    );
+  // A file Parley does not serve is only linked: loading it would tell whoever chose the URL
+  // (a visitor, a customer) that an agent is looking, and from where.
+  const host = foreignHost(file.url);
+  if (host !== null)
+    return (
+      <a class="attachment" href={file.url} target="_blank" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer">
+        <PaperclipIcon /> {name} <span class="muted">· {host}</span>
+      </a>
     );
   const type = file.content_type ?? '';
   if (type.startsWith('image/') && type !== 'image/heic' && type !== 'image/heif')

@@ -86,26 +86,20 @@ export function Thread({ id }: { id: string }) {
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
           ))}
         </div>
-<<<<<<< HEAD
         {c.channel_id && c.channel_type === 'whatsapp' && (
           <>
             <ReplyWindowBar conversation={c} left={windowLeft} onTemplate={() => setTemplateOpen(!templateOpen)} />
             {templateOpen && <TemplatePicker conversation={c} onClose={() => setTemplateOpen(false)} />}
           </>
         )}
-        {c.channel_id ? (
-          <Composer
-            conversationId={c.id}
-            channelLabel={channelLabel(c.channel_type)}
-            closedReason={c.channel_type === 'whatsapp' && !(windowLeft !== null && windowLeft > 0) ? 'The 24-hour window is closed: send a template' : null}
-          />
-        ) : (
-          <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered.</Notice>
-        )}
-=======
         {!c.channel_id && <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered. Private notes still can be written.</Notice>}
-        <Composer key={c.id} conversationId={c.id} channelLabel={channelLabel(c.channel_type)} canReply={Boolean(c.channel_id)} />
->>>>>>> main
+        <Composer
+          key={c.id}
+          conversationId={c.id}
+          channelLabel={channelLabel(c.channel_type)}
+          canReply={Boolean(c.channel_id)}
+          closedReason={c.channel_type === 'whatsapp' && !(windowLeft !== null && windowLeft > 0) ? 'The 24-hour window is closed: send a template' : null}
+        />
       </section>
       <CustomerPanel conversation={c} open={customerOpen} onClose={() => setCustomerOpen(false)} />
     </div>

@@ -84,15 +84,9 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       select id, channel_id from conversation ${rules.outbound ? sql.fragment`where channel_id is not null` : sql.fragment``}
     ), ${rules.outbound ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
-<<<<<<< HEAD
-      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, template)
-      select ${input.businessId}, d.id, ${input.sender.type}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
-             ${rules.outbound ? 'queued' : null}, d.channel_id, ${input.template ? sql.jsonb(input.template) : null}::jsonb
-=======
-      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private)
+      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template)
       select ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
-             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}
->>>>>>> main
+             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb
       from deliverable d where exists (select 1 from reservation where reserved)
       returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, created_at
     ), job as (

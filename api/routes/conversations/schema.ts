@@ -27,7 +27,6 @@ export const attachmentInput = z.object({
   size: z.number().int().optional(),
 });
 
-<<<<<<< HEAD
 export const templateInput = z
   .object({
     name: z.string().trim().min(1).max(512),
@@ -41,23 +40,17 @@ export const sendMessageBody = z
     content: messageText.optional().openapi({ description: 'Required unless `template` is given (then the rendered template body is stored)' }),
     attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
     template: templateInput.optional().openapi({ description: 'WhatsApp only: an approved template of the channel (GET /api/v1/channels/{id}/templates), allowed outside the 24-hour window' }),
+    private: z.boolean().default(false).openapi({ description: 'A private note for the team: never delivered nor shown to the customer, not counted, leaves the conversation as it was' }),
+    mentions: z
+      .array(z.uuid())
+      .max(20)
+      .default([])
+      .openapi({ description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`' }),
   })
   .superRefine((body, ctx) => {
-    if (body.content === undefined && body.template === undefined) ctx.addIssue({ code: 'custom', path: ['content'], message: 'Field required (or give a template)' });
+    if (body.content === undefined && (body.template === undefined || body.private)) ctx.addIssue({ code: 'custom', path: ['content'], message: 'Field required (or give a template)' });
     if (body.template && body.attachments.length > 0) ctx.addIssue({ code: 'custom', path: ['attachments'], message: 'A template message takes no attachments' });
   });
-=======
-export const sendMessageBody = z.object({
-  content: messageText,
-  attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
-  private: z.boolean().default(false).openapi({ description: 'A private note for the team: never delivered nor shown to the customer, not counted, leaves the conversation as it was' }),
-  mentions: z
-    .array(z.uuid())
-    .max(20)
-    .default([])
-    .openapi({ description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`' }),
-});
->>>>>>> main
 
 /** One status, or several separated by commas (`open,pending`: everything waiting for the team). */
 const isStatus = (value: string): value is (typeof conversationStatuses)[number] => (conversationStatuses as readonly string[]).includes(value);
