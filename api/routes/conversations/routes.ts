@@ -6,7 +6,7 @@ import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendMessage } from '../../../core/commands/messages.ts';
 import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
 import { sendNote } from '../../../core/commands/notes.ts';
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest, validationError } from '../../../core/errors.ts';
 import {
   assignConversationToAgentNumber,
   closeConversation,
@@ -179,6 +179,8 @@ export const send = defineRoute({
     const { businessId } = member;
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
+    // `content` is required, except for a template reply (its rendered body is the content).
+    if (body.content === undefined && (body.template === undefined || body.private)) throw validationError([{ loc: ['body', 'content'], msg: 'Field required', type: 'missing' }]);
     if (body.mentions.length && !body.private) throw badRequest('Mentions are only allowed in private notes (private: true)');
     if (body.private) {
       if (body.template) throw badRequest('A private note cannot be a template');

@@ -32,8 +32,7 @@ export const templateInput = z
     name: z.string().trim().min(1).max(512),
     language: z.string().trim().min(2).max(15).openapi({ description: 'Meta\'s language code, e.g. `en_US`' }),
     parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
-  })
-  .openapi('TemplateSend');
+  });
 
 export const sendMessageBody = z
   .object({
@@ -48,7 +47,6 @@ export const sendMessageBody = z
       .openapi({ description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`' }),
   })
   .superRefine((body, ctx) => {
-    if (body.content === undefined && (body.template === undefined || body.private)) ctx.addIssue({ code: 'custom', path: ['content'], message: 'Field required (or give a template)' });
     if (body.template && body.attachments.length > 0) ctx.addIssue({ code: 'custom', path: ['attachments'], message: 'A template message takes no attachments' });
   });
 
