@@ -128,7 +128,7 @@ export function MessageItem({ message: m, customerName, members }: { message: Me
       </div>
       {outbound && m.delivery_status && (
         <div class={`msg-status ${m.delivery_status}`} data-status={m.delivery_status}>
-          <span class="ticks" aria-hidden="true">{TICKS[m.delivery_status]}</span> {STATUS_LABELS[m.delivery_status]}
+          <span class="ticks" aria-hidden="true">{TICKS[m.delivery_status]}</span> <span class="status-label">{STATUS_LABELS[m.delivery_status]}</span>
           {m.delivery_status === 'failed' && m.error ? `: ${m.error}` : ''}
         </div>
       )}
