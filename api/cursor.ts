@@ -6,7 +6,7 @@
  */
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from '../core/adapters/postgres/db.ts';
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 
 export type Cursor = { at: string; id: string };
 

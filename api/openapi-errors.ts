@@ -1,6 +1,6 @@
 /** The spec's error bodies, documented once and referenced by every route's error statuses. */
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 
 export const detailError = z.object({ detail: z.string() }).openapi('ErrorDetail');
 

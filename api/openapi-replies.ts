@@ -1,5 +1,5 @@
 /** Response bodies shared by routes of several groups, named once in the OpenAPI document. */
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 
 /**
  * `{message}`: a human-readable confirmation (logout, verification mail sent, member removed…).

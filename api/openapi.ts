@@ -32,6 +32,14 @@ export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): obj
     scheme: 'bearer',
     description: 'A website visitor\'s token from POST /api/v1/visitor/sessions (not an access token)',
   });
+  registry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'prl_…',
+    description:
+      'An API key of the business (`Authorization: Bearer prl_…`, made under Settings → API keys or POST /api/v1/api-keys). It acts as the member who made it, ' +
+      'limited to its scopes: each operation lists the one it needs (`read`, `write` or `admin`; also in `x-parley-api-key-scope`). 600 requests a minute per key. See docs/decisions.md#api-keys.',
+  });
   for (const route of routes) if (!route.hidden) documentRoute(registry, route);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

@@ -7,9 +7,14 @@
  *
  * Each action also says what a caller without a business gets, because the contract answers
  * that differently by area (see docs/decisions.md#businesses-plans-and-limits).
+ *
+ * API keys (docs/decisions.md#api-keys): a key acts as the member who made it, and an action
+ * also needs the key's scope for it. An action's scope is its `scope` when the line gives one
+ * (`null`: never through a key), else: `read` for actions ending in `.read`, `write` for actions
+ * every member may do, `admin` for actions kept to owners or admins.
  */
 import { badRequest, forbidden, notFound, type HttpError } from '../core/errors.ts';
-import type { Caller, Role } from './middlewares/auth.ts';
+import type { Caller, Role, Scope } from './caller.ts';
 
 export type Member = NonNullable<Caller['member']>;
 
@@ -31,8 +36,14 @@ export const noBusiness = {
   article: (): HttpError => notFound('Article not found'),
 };
 
+/** What an API key may be allowed: reading, changing what any member may change, managing the business. */
+export type { Scope } from './caller.ts';
+export const scopes: readonly Scope[] = ['read', 'write', 'admin'];
+
 type Rule = {
   roles: readonly Role[];
+  /** The API key scope the action needs (default: see the header); `null`: API keys may not do it. */
+  scope?: Scope | null;
   /** The 403 `detail` for a member whose role is not in `roles` (omitted when every role may). */
   refusal?: string;
   /** The error for a caller without a business. */
@@ -51,11 +62,12 @@ export const policies = {
   'widgets.manage': { roles: ownerOnly, refusal: 'Only the business owner can manage widgets', noBusiness: noBusiness.organization },
 
   'team.read': { roles: everyone, noBusiness: noBusiness.team },
-  'team.set_own_status': { roles: everyone, noBusiness: noBusiness.team },
+  /** A key has no presence of its own. */
+  'team.set_own_status': { roles: everyone, scope: null, noBusiness: noBusiness.team },
   'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
   'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
   /** Leaving on one's own: every member but the owner, whose business it is. */
-  'team.leave': { roles: ['admin', 'agent'], refusal: 'The business owner cannot leave their own business', noBusiness: noBusiness.team },
+  'team.leave': { roles: ['admin', 'agent'], scope: null, refusal: 'The business owner cannot leave their own business', noBusiness: noBusiness.team },
   'handoffs.read': { roles: everyone, noBusiness: noBusiness.team },
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
@@ -92,15 +104,37 @@ export const policies = {
   'ai_settings.read': { roles: everyone, noBusiness: noBusiness.organization },
   'ai_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change the AI settings', noBusiness: noBusiness.organization },
   'analytics.read': { roles: everyone, noBusiness: noBusiness.organization },
+
+  /** API keys are made and revoked by people only: a key cannot make a key. */
+  'api_keys.manage': { roles: managers, scope: null, refusal: 'Only the owner or an admin can manage API keys', noBusiness: noBusiness.business },
+  /** Webhook endpoints: integrations subscribe themselves with an `admin` key. */
+  'webhooks.manage': { roles: managers, refusal: 'Only the owner or an admin can manage webhooks', noBusiness: noBusiness.business },
+  'audit_log.read': { roles: managers, scope: 'admin', refusal: 'Only the owner or an admin can read the audit log', noBusiness: noBusiness.business },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof policies;
 export const actions = Object.keys(policies) as Action[];
 
-/** The caller's membership when their role may do `action`: otherwise the action's own 400/404 (no business) or 403. */
+/** The API key scope `action` needs; null when no key may do it. */
+export function scopeOf(action: Action): Scope | null {
+  const rule: Rule = policies[action];
+  if (rule.scope !== undefined) return rule.scope;
+  if (action.endsWith('.read')) return 'read';
+  return rule.roles.includes('agent') ? 'write' : 'admin';
+}
+
+/**
+ * The caller's membership when their role may do `action` (and, for an API key, the key has the
+ * action's scope): otherwise the action's own 400/404 (no business) or 403.
+ */
 export function authorize(caller: Caller, action: Action): Member {
   const rule: Rule = policies[action];
   if (!caller.member) throw rule.noBusiness();
+  if (caller.apiKey) {
+    const scope = scopeOf(action);
+    if (scope === null) throw forbidden('API keys cannot do this; sign in as a person');
+    if (!caller.apiKey.scopes.includes(scope)) throw forbidden(`This API key lacks the \`${scope}\` scope`);
+  }
   if (!rule.roles.includes(caller.member.role)) throw forbidden(rule.refusal ?? 'Not allowed');
   return caller.member;
 }
@@ -115,5 +149,7 @@ const roleNames = (roles: readonly Role[]) => (roles.length === everyone.length 
 /** The sentence each operation's OpenAPI description ends with. */
 export function policyText(action: Action): string {
   const rule: Rule = policies[action];
-  return `Who may call: ${roleNames(rule.roles)} (policy \`${action}\`${rule.refusal ? `; others get 403` : ''}).`;
+  const scope = scopeOf(action);
+  const keys = scope ? `An API key needs the \`${scope}\` scope.` : 'Not with an API key.';
+  return `Who may call: ${roleNames(rule.roles)} (policy \`${action}\`${rule.refusal ? `; others get 403` : ''}). ${keys}`;
 }

@@ -15,7 +15,7 @@ import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 import type { Deps } from '../core/deps.ts';
 import { HttpError, validationError, type ValidationIssue } from '../core/errors.ts';
 import type { Visitor } from '../core/commands/visitors.ts';
@@ -24,7 +24,7 @@ import { authenticateVisitor } from './middlewares/visitor-auth.ts';
 import { toValidationIssues, type Source } from './validation.ts';
 import { unsafeInputIssues } from './input-guard.ts';
 import { errorResponses } from './openapi-errors.ts';
-import { authorize, policies, policyText, type Action, type Member } from './policies.ts';
+import { authorize, policies, policyText, scopeOf, type Action, type Member } from './policies.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>>;
@@ -143,8 +143,9 @@ function bodyReader(route: AnyRoute): (ctx: Context) => Promise<void> {
   };
 }
 
-function authenticateCaller(auth: AuthMode, ctx: Context, deps: Deps): Promise<Caller | Visitor | null> {
-  if (auth === 'user') return authenticate(ctx, deps.db, deps.config.jwtSecret);
+function authenticateCaller(route: AnyRoute, ctx: Context, deps: Deps): Promise<Caller | Visitor | null> {
+  const auth = route.auth;
+  if (auth === 'user') return authenticate(ctx, deps.db, deps.config.jwtSecret, { apiKeys: route.policy !== undefined });
   if (auth === 'visitor') return authenticateVisitor(ctx, deps);
   return Promise.resolve(null);
 }
@@ -170,7 +171,7 @@ function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, source: 
 export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
   const readBody = bodyReader(route);
   const handle: Middleware = async (ctx) => {
-    const caller = await authenticateCaller(route.auth, ctx, deps);
+    const caller = await authenticateCaller(route, ctx, deps);
     await readBody(ctx);
     const issues: ValidationIssue[] = [];
     const params = parsePart(route.params, ctx.params, 'path', issues);
@@ -202,6 +203,9 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
   if (takesJson) [413, 415].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(422);
   if (route.policy && (policies[route.policy] as { refusal?: string }).refusal) statuses.add(403);
+  // An API key lacking the action's scope is 403; one over its rate limit, 429.
+  const keyScope = route.auth === 'user' && route.policy ? scopeOf(route.policy) : null;
+  if (keyScope) [403, 429].forEach((status) => statuses.add(status));
   registry.registerPath({
     ...(route.policy ? { 'x-parley-policy': route.policy } : {}),
     method: route.method,
@@ -209,7 +213,8 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
     summary: route.summary,
     description: route.policy ? [route.description, policyText(route.policy)].filter(Boolean).join(' ') : route.description,
     tags: route.tags,
-    security: route.auth === 'user' ? [{ bearerAuth: [] }] : route.auth === 'visitor' ? [{ visitorToken: [] }] : [],
+    ...(keyScope ? { 'x-parley-api-key-scope': keyScope } : {}),
+    security: route.auth === 'user' ? [{ bearerAuth: [] }, ...(keyScope ? [{ apiKey: [keyScope] }] : [])] : route.auth === 'visitor' ? [{ visitorToken: [] }] : [],
     request,
     responses: {
       [route.successStatus ?? 200]: {

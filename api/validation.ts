@@ -4,7 +4,7 @@
  * word, decisions.md), strict integers for path and query strings, and the values no route may
  * receive (NUL, unpaired surrogates, runaway nesting).
  */
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 import type { ValidationIssue } from '../core/errors.ts';
 import { HIDDEN_OR_CONTROL } from '../core/domain/display-names.ts';
 

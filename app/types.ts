@@ -69,7 +69,10 @@ export type Action =
   | 'kb.delete'
   | 'ai_settings.read'
   | 'ai_settings.update'
-  | 'analytics.read';
+  | 'analytics.read'
+  | 'api_keys.manage'
+  | 'webhooks.manage'
+  | 'audit_log.read';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
 export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };
@@ -224,3 +227,30 @@ export type HistoryHit =
       matched_in: 'message' | 'customer';
       snippet: SnippetSegment[];
     };
+
+/** An API key as listed (never the key itself); `key` only in the answer to creating it. */
+export type ApiKeyScope = 'read' | 'write' | 'admin';
+export type ApiKey = { id: string; name: string; scopes: ApiKeyScope[]; prefix: string; created_by: string | null; created_by_name: string | null; created_at: string; last_used_at: string | null };
+export type Webhook = { id: string; url: string; events: string[]; active: boolean; disabled_reason: string | null; last_success_at: string | null; created_at: string; updated_at: string };
+export type WebhookDelivery = {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  response_status: number | null;
+  response_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+};
+export type AuditEntry = {
+  id: string;
+  action: string;
+  actor: { type: 'user' | 'api_key' | 'system'; user_id: string | null; api_key_id: string | null; name: string };
+  target_type: string;
+  target_id: string | null;
+  details: Record<string, unknown>;
+  created_at: string;
+};

@@ -3,7 +3,7 @@
  * over the raw body, the GET subscription handshake, and how a Graph error answer is classified.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 import { ConnectorError, type ChannelConfig, type ConfigField, type RegisterResult, type WebhookHandshake, type WebhookRequest, type WebhookSpec } from './types.ts';
 import { safeEqual } from './safe-equal.ts';
 import { isTransientStatus, networkError, parseRetryAfter, readBody } from './http-errors.ts';

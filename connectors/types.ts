@@ -19,6 +19,7 @@
 import type { InboundAttachment, InternalSendResult, OutboundMessage, PollResult, RegisterResult, SendResult } from './messages.ts';
 import type { WebhookSpec } from './webhook-spec.ts';
 import type { MediaDownload } from './media.ts';
+import type { ChannelConfig } from './channel-config.ts';
 
 export type * from './messages.ts';
 export type * from './webhook-spec.ts';
@@ -27,7 +28,7 @@ export type * from './webhook-spec.ts';
 export type ChannelType = string;
 
 /** A stored channel config: every value a string (the spec says "all values strings"). */
-export type ChannelConfig = Record<string, string>;
+export type { ChannelConfig } from './channel-config.ts';
 
 export type ConnectorContext = {
   /**
@@ -39,7 +40,7 @@ export type ConnectorContext = {
   publicUrl: string;
   /**
    * ALLOW_PRIVATE_HOSTS: hosts named in a channel's config (mail servers) may be on loopback or
-   * private networks. Default false: only public addresses (core/adapters/host-safety.ts).
+   * private networks. Default false: only public addresses (lib/host-safety.ts).
    */
   allowPrivateHosts?: boolean;
 };
@@ -74,7 +75,7 @@ export type ConfigField = {
   required: boolean;
   /** A credential: encrypted at rest like every value, shown as "********" to agents. */
   secret?: boolean;
-  /** Names a server the workers connect to: checked against internal addresses (core/adapters/host-safety.ts). */
+  /** Names a server the workers connect to: checked against internal addresses (lib/host-safety.ts). */
   host?: boolean;
   /** Names a widget: it must be one of the channel's business (checked by core/commands/channels.ts). */
   widget?: boolean;

@@ -4,7 +4,7 @@
  * description into documented routes; the connector never sees the database.
  */
 import type { z } from 'zod';
-import type { ChannelConfig } from './types.ts';
+import type { ChannelConfig } from './channel-config.ts';
 import type { InboundEvent } from './messages.ts';
 
 /** A webhook request as the route received it. */

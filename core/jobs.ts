@@ -25,6 +25,21 @@ export const INDEX_MAX_ATTEMPTS = 8;
 export const FETCH_ATTACHMENT_MAX_ATTEMPTS = 8;
 
 /**
+ * Attempts of one webhook delivery: with graphile-worker's backoff (e^min(n,10) seconds) the
+ * last is about three days after the first (docs/decisions.md#webhooks-out).
+ */
+export const WEBHOOK_MAX_ATTEMPTS = 22;
+
+/** One event as a dispatch_webhooks job carries it: what happened, and the object to present (read when dispatched). */
+export const webhookEventRef = z.object({
+  id: z.uuid(),
+  type: z.enum(['conversation.created', 'conversation.updated', 'conversation.assigned', 'message.created', 'message.updated', 'handoff.requested']),
+  at: z.string(),
+  conversation_id: z.uuid().optional(),
+  message_id: z.uuid().optional(),
+});
+
+/**
  * One task's entry. `C` is what the key or queue depends on beyond the payload (the
  * conversation of an AI reply, the channel of an inbound event); `undefined` when nothing.
  */
@@ -98,6 +113,18 @@ export const jobCatalogue = {
    * arrives before the job starts is answered once, from the newest message.
    */
   ai_reply: job({ payload: messageId, jobKey: (_p, c: { conversationId: string }) => `ai:${c.conversationId}`, maxAttempts: AI_REPLY_MAX_ATTEMPTS }),
+  /**
+   * Events of one business for its webhook endpoints: enqueued in the transaction that made them
+   * (core/commands/webhooks-out.ts); makes one delivery and one deliver_webhook job per subscribed endpoint.
+   */
+  dispatch_webhooks: job({ payload: z.object({ business_id: z.uuid(), events: z.array(webhookEventRef).min(1) }) }),
+  /** One delivery to one endpoint, retried with backoff for about three days; an endpoint's deliveries run one at a time. */
+  deliver_webhook: job({
+    payload: z.object({ business_id: z.uuid(), delivery_id: z.uuid() }),
+    jobKey: (p) => `webhook-delivery:${p.delivery_id}`,
+    queueName: (_p, c: { webhookId: string }) => `webhook:${c.webhookId}`,
+    maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+  }),
 };
 
 export type JobName = keyof typeof jobCatalogue;

@@ -4,6 +4,46 @@
 create extension btree_gin;
 create extension pg_trgm;
 
+create table api_keys (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  name text not null,
+  scopes text[] not null,
+  secret_hash bytea not null,
+  last_four text not null,
+  member_id uuid not null,
+  created_by uuid,
+  created_at timestamp with time zone default now() not null,
+  last_used_at timestamp with time zone,
+  revoked_at timestamp with time zone
+);
+alter table api_keys add constraint api_keys_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table api_keys add constraint api_keys_created_by_fkey FOREIGN KEY (created_by) REFERENCES users(id) ON DELETE SET NULL;
+alter table api_keys add constraint api_keys_last_four_check CHECK ((char_length(last_four) = 4));
+alter table api_keys add constraint api_keys_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 100)));
+alter table api_keys add constraint api_keys_pkey PRIMARY KEY (business_id, id);
+alter table api_keys add constraint api_keys_scopes_check CHECK ((((cardinality(scopes) >= 1) AND (cardinality(scopes) <= 3)) AND (scopes <@ ARRAY['read'::text, 'write'::text, 'admin'::text])));
+alter table api_keys add constraint api_keys_secret_hash_check CHECK ((octet_length(secret_hash) = 32));
+CREATE INDEX api_keys_list_idx ON public.api_keys USING btree (business_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX api_keys_secret_key ON public.api_keys USING btree (business_id, secret_hash);
+
+create table audit_log (
+  business_id uuid not null,
+  id bigint generated always as identity not null,
+  actor_type text not null,
+  actor_user_id uuid,
+  actor_api_key_id uuid,
+  actor_name text not null,
+  action text not null,
+  target_type text not null,
+  target_id text,
+  details jsonb default '{}'::jsonb not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table audit_log add constraint audit_log_actor_type_check CHECK ((actor_type = ANY (ARRAY['user'::text, 'api_key'::text, 'system'::text])));
+alter table audit_log add constraint audit_log_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table audit_log add constraint audit_log_pkey PRIMARY KEY (business_id, id);
+
 create table businesses (
   id uuid default gen_random_uuid() not null,
   number bigint generated always as identity not null,
@@ -437,6 +477,46 @@ alter table users add constraint users_email_check CHECK ((email = lower(email))
 alter table users add constraint users_email_key UNIQUE (email);
 alter table users add constraint users_google_sub_key UNIQUE (google_sub);
 alter table users add constraint users_pkey PRIMARY KEY (id);
+
+create table webhook_deliveries (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  webhook_id uuid not null,
+  event_id uuid not null,
+  event_type text not null,
+  body text not null,
+  status text default 'pending'::text not null,
+  attempts integer default 0 not null,
+  response_status integer,
+  response_ms integer,
+  last_error text,
+  created_at timestamp with time zone default now() not null,
+  last_attempt_at timestamp with time zone,
+  delivered_at timestamp with time zone
+);
+alter table webhook_deliveries add constraint webhook_deliveries_business_id_webhook_id_fkey FOREIGN KEY (business_id, webhook_id) REFERENCES webhook_endpoints(business_id, id) ON DELETE CASCADE;
+alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (business_id, id);
+alter table webhook_deliveries add constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])));
+CREATE UNIQUE INDEX webhook_deliveries_event_key ON public.webhook_deliveries USING btree (business_id, webhook_id, event_id);
+CREATE INDEX webhook_deliveries_list_idx ON public.webhook_deliveries USING btree (business_id, webhook_id, created_at DESC, id DESC);
+
+create table webhook_endpoints (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  url text not null,
+  events text[] not null,
+  active boolean default true not null,
+  secret_encrypted text not null,
+  disabled_reason text,
+  last_success_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table webhook_endpoints add constraint webhook_endpoints_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table webhook_endpoints add constraint webhook_endpoints_events_check CHECK ((cardinality(events) >= 1));
+alter table webhook_endpoints add constraint webhook_endpoints_pkey PRIMARY KEY (business_id, id);
+alter table webhook_endpoints add constraint webhook_endpoints_url_check CHECK (((char_length(url) >= 1) AND (char_length(url) <= 2000)));
+CREATE INDEX webhook_endpoints_list_idx ON public.webhook_endpoints USING btree (business_id, created_at DESC, id DESC);
 
 create table widgets (
   id uuid default gen_random_uuid() not null,

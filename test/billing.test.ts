@@ -379,6 +379,9 @@ test('webhook: a cancelled subscription lands on Free at once (deleted, or updat
     const res = await deliver(app, JSON.stringify(stripeEvent(type, subscription(subscriptionId, status))));
     t.is(res.status, 200, res.text);
     t.is((await businessRow(ws.businessId)).plan, 'Free', `${type} ${status}`);
+    // The audit log records the change, in the event's transaction, with Stripe as the actor.
+    const [audit] = await app.sql(`select actor_type, actor_name, action, target_id, details from audit_log where business_id = $1`, [ws.businessId]);
+    t.like(audit, { actor_type: 'system', actor_name: 'Stripe', action: 'plan.changed', target_id: 'Free', details: { outcome: 'ended', stripe_event_type: type } });
     // Free's limits apply at once: AI auto-reply is refused.
     t.is((await app.request('PUT', '/api/v1/ai/settings', { token: ws.token, body: { auto_reply_enabled: true } })).status, 402);
   }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, parseEnv } from '../core/config.ts';
 import { connectorFor, connectors } from '../connectors/index.ts';
-import { connectorContext } from '../connectors/context.ts';
+import { connectorContext } from '../core/domain/channels/connector-context.ts';
 
 function tempDir(t: import('ava').ExecutionContext): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'parley-config-'));

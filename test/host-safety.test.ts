@@ -1,6 +1,6 @@
-/** core/adapters/host-safety.ts: which addresses channel settings may lead the server to. */
+/** lib/host-safety.ts: which addresses channel settings may lead the server to. */
 import test from 'ava';
-import { addressKind, checkHost, HostRefusedError, type AddressKind } from '../core/adapters/host-safety.ts';
+import { addressKind, checkHost, HostRefusedError, type AddressKind } from '../lib/host-safety.ts';
 
 const strict = { allowPrivate: false };
 const lan = { allowPrivate: true };

@@ -76,6 +76,8 @@ async function operationCalls(): Promise<[string, Call][]> {
   let upload = '';
   let labelId = '';
   let cannedId = '';
+  let apiKeyId = '';
+  let webhookId = '';
   const smsForm = { From: '+15552223333', To: '+15550001111', Body: 'hi', MessageSid: 'SM1', AccountSid: 'AC1' };
   const smsPath = `/api/v1/webhooks/sms/${sms.id}`;
   const xBody = JSON.stringify({ for_user_id: '42', direct_message_events: [] });
@@ -181,6 +183,24 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['patch /api/v1/canned-responses/{canned_response_id}', () => req('PATCH', `/api/v1/canned-responses/${cannedId}`, { body: { content: 'Hello {{customer.name}}' } })],
     ['post /api/v1/canned-responses/{canned_response_id}/render', () => req('POST', `/api/v1/canned-responses/${cannedId}/render`, { body: { conversation_id: conversation.id } })],
     ['delete /api/v1/canned-responses/{canned_response_id}', () => req('DELETE', `/api/v1/canned-responses/${cannedId}`)],
+    ['post /api/v1/api-keys', async () => {
+      const res = await req('POST', '/api/v1/api-keys', { body: { name: 'Docs', scopes: ['read', 'admin'] } });
+      apiKeyId = res.body.id;
+      return res;
+    }],
+    ['get /api/v1/api-keys', () => req('GET', '/api/v1/api-keys')],
+    ['delete /api/v1/api-keys/{api_key_id}', () => req('DELETE', `/api/v1/api-keys/${apiKeyId}`)],
+    ['post /api/v1/webhooks', async () => {
+      const res = await req('POST', '/api/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hook', events: ['message.created'] } });
+      webhookId = res.body.id;
+      return res;
+    }],
+    ['get /api/v1/webhooks', () => req('GET', '/api/v1/webhooks')],
+    ['patch /api/v1/webhooks/{webhook_id}', () => req('PATCH', `/api/v1/webhooks/${webhookId}`, { body: { events: ['message.created', 'conversation.created'] } })],
+    ['post /api/v1/webhooks/{webhook_id}/test', () => req('POST', `/api/v1/webhooks/${webhookId}/test`)],
+    ['get /api/v1/webhooks/{webhook_id}/deliveries', () => req('GET', `/api/v1/webhooks/${webhookId}/deliveries`)],
+    ['delete /api/v1/webhooks/{webhook_id}', () => req('DELETE', `/api/v1/webhooks/${webhookId}`)],
+    ['get /api/v1/audit-log', () => req('GET', '/api/v1/audit-log')],
     ['delete /api/v1/kb/articles/{article_id}', async () => req('DELETE', `/api/v1/kb/articles/${(await req('GET', '/api/v1/kb/articles')).body[0].id}`)],
     ['get /api/v1/analytics/overview', () => req('GET', '/api/v1/analytics/overview')],
     ['get /api/v1/ai/settings', () => req('GET', '/api/v1/ai/settings')],

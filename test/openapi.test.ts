@@ -67,7 +67,7 @@ test('no two different schemas share a component name (the later one would silen
 });
 
 test('the walk above sees a clash: two routes naming different schemas alike', async (t) => {
-  const { z } = await import('../core/zod.ts');
+  const { z } = await import('../lib/zod.ts');
   const a = z.object({ message: z.string() }).openapi('Clash');
   const b = z.object({ content: z.string() }).openapi('Clash');
   const route = (response: z.ZodType) => ({ method: 'get', path: '/x', summary: '', tags: [], auth: 'none', response, handler: async () => ({}) }) as AnyRoute;
@@ -91,10 +91,10 @@ test('each operation with a policy says who may call and names its action', (t) 
   const ops = document().paths;
   const channelsCreate = ops['/api/v1/channels'].post;
   t.is(channelsCreate['x-parley-policy'], 'channels.manage');
-  t.regex(channelsCreate.description, /Who may call: owner or admin \(policy `channels\.manage`; others get 403\)\.$/);
+  t.regex(channelsCreate.description, /Who may call: owner or admin \(policy `channels\.manage`; others get 403\)\. An API key needs the `admin` scope\.$/);
   t.truthy(channelsCreate.responses['403']);
   const reply = ops['/api/v1/conversations/{conversation_id}/messages'].post;
-  t.regex(reply.description, /Who may call: any member \(owner, admin or agent\) \(policy `conversations\.reply`\)\.$/);
+  t.regex(reply.description, /Who may call: any member \(owner, admin or agent\) \(policy `conversations\.reply`\)\. An API key needs the `write` scope\.$/);
   const withPolicy = allRoutes.filter((r) => r.policy && !r.hidden);
   for (const route of withPolicy) {
     const op = ops[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][route.method];

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type Koa from 'koa';
-import { z } from '../core/zod.ts';
+import { z } from '../lib/zod.ts';
 import { createDb, sql } from '../core/adapters/postgres/db.ts';
 import type { Deps } from '../core/deps.ts';
 import { createApp } from '../api/app.ts';

@@ -2,25 +2,22 @@
  * Bearer authentication: verifies the JWT (HS256 only), refuses revoked tokens and tokens of an
  * earlier generation (every session ended at once: password reset or change, sign out
  * everywhere), and loads the caller with their active membership in one query.
+ *
+ * On routes of a business (those naming a policy) the bearer may also be an API key (`prl_…`):
+ * looked up by hash in the database on every request (a revoked key fails at once on every
+ * node), it acts as the member who made it, limited by its scopes (api/policies.ts), and counts
+ * against its rate limit. The key itself is never logged nor kept.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { sql, type Queryable } from '../../core/adapters/postgres/db.ts';
-import { invalidCredentials, notAuthenticated } from '../../core/errors.ts';
+import { invalidCredentials, notAuthenticated, tooManyRequests } from '../../core/errors.ts';
 import { verifyAccessToken } from '../../core/domain/accounts/tokens.ts';
+import { API_KEY_RATE, isApiKeyText, parseApiKey } from '../../core/domain/platform/api-keys.ts';
+import { takeRateAllowance } from '../../core/domain/rate-windows.ts';
+import type { Caller, Role } from '../caller.ts';
 
-export type Role = 'owner' | 'admin' | 'agent';
-
-export type Caller = {
-  userId: string;
-  email: string;
-  fullName: string;
-  /** The token's id and expiry (unix seconds), for logout. */
-  jti: string;
-  exp: number;
-  /** The caller's active membership, or null when they belong to no business. */
-  member: { id: string; businessId: string; role: Role; agentNumber: number } | null;
-};
+export type { Caller, Role } from '../caller.ts';
 
 const callerRow = z.object({
   id: z.string(),
@@ -32,13 +29,67 @@ const callerRow = z.object({
   agent_number: z.number().nullable(),
 });
 
-export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array): Promise<Caller> {
+const keyRow = z.object({
+  key_id: z.string(),
+  key_name: z.string(),
+  scopes: z.array(z.enum(['read', 'write', 'admin'])),
+  user_id: z.string(),
+  email: z.string(),
+  full_name: z.string(),
+  member_id: z.string(),
+  business_id: z.string(),
+  role: z.enum(['owner', 'admin', 'agent']),
+  agent_number: z.number(),
+});
+
+/**
+ * The caller an API key stands for: unrevoked, its member still active. `last_used_at` is
+ * written at most once a minute per key (a busy key costs no write per request).
+ */
+async function authenticateApiKey(db: Queryable, text: string): Promise<Caller> {
+  const parsed = parseApiKey(text);
+  if (!parsed) throw invalidCredentials();
+  const row = await db.maybeOne(sql.type(keyRow)`
+    with k as (
+      select k.id as key_id, k.name as key_name, k.scopes, k.last_used_at, u.id as user_id, u.email, u.full_name,
+        m.id as member_id, m.business_id, m.role, m.agent_number
+      from api_keys k
+      join team_members m on m.id = k.member_id and m.business_id = k.business_id and m.is_active
+      join users u on u.id = m.user_id
+      where k.business_id = ${parsed.businessId} and k.secret_hash = ${sql.binary(parsed.hash)} and k.revoked_at is null
+    ), touched as (
+      update api_keys set last_used_at = now()
+      where business_id = ${parsed.businessId} and id = (select key_id from k)
+        and (last_used_at is null or last_used_at < now() - interval '1 minute')
+    )
+    select key_id, key_name, scopes, user_id, email, full_name, member_id, business_id, role, agent_number from k`);
+  if (!row) throw invalidCredentials();
+  const retryAfter = await takeRateAllowance(db, `api_key:${row.key_id}`, API_KEY_RATE);
+  if (retryAfter > 0) throw tooManyRequests(`Too many requests with this API key (${API_KEY_RATE.limit} a minute)`, retryAfter);
+  return {
+    userId: row.user_id,
+    email: row.email,
+    fullName: row.full_name,
+    jti: '',
+    exp: 0,
+    member: { id: row.member_id, businessId: row.business_id, role: row.role, agentNumber: row.agent_number },
+    apiKey: { id: row.key_id, name: row.key_name, scopes: row.scopes },
+  };
+}
+
+/** `apiKeys`: the route is one of a business (it names a policy), where an API key may stand in for a person. */
+export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array, options: { apiKeys?: boolean } = {}): Promise<Caller> {
   const header = ctx.get('Authorization').trim();
   // No header at all is "Not authenticated"; any header that is not a usable bearer token
   // (another scheme, `Bearer` alone, a malformed or bad token) is "Could not validate credentials".
   if (!header) throw notAuthenticated();
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) throw invalidCredentials();
+  if (isApiKeyText(match[1])) {
+    // Account routes (sign out, password, /auth/me) are a person's: a key is no credential there.
+    if (!options.apiKeys) throw invalidCredentials();
+    return authenticateApiKey(db, match[1]);
+  }
   const claims = await verifyAccessToken(key, match[1]);
   if (!claims || !z.uuid().safeParse(claims.sub).success || !z.uuid().safeParse(claims.jti).success) throw invalidCredentials();
   const row = await db.maybeOne(sql.type(callerRow)`

@@ -1,5 +1,5 @@
 /** kb_articles row joined with its business → the spec's Article object (integer ids, decisions.md). */
-import { z } from '../../core/zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../../core/adapters/postgres/db.ts';
 
 export const indexStatuses = ['pending', 'indexed', 'failed'] as const;

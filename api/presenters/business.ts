@@ -1,5 +1,5 @@
 /** businesses row → the spec's Business object. */
-import { z } from '../../core/zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../../core/adapters/postgres/db.ts';
 
 export const businessRow = z.object({

@@ -1,5 +1,5 @@
 /** channels row → the spec's Channel: the full config for owner/admin, secrets masked for agents, none in public. */
-import { z } from '../../core/zod.ts';
+import { z } from '../../lib/zod.ts';
 import { maskChannelConfig } from '../../core/domain/channels/channel-config.ts';
 import { tryReadChannelConfig, type ChannelRow } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/domain/channels/webhook-urls.ts';

@@ -1,5 +1,5 @@
 /** team_members row joined with its user → the spec's Team member object. */
-import { z } from '../../core/zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../../core/adapters/postgres/db.ts';
 
 export const teamMemberRow = z.object({

@@ -1,5 +1,5 @@
 /** users row → the spec's User object. */
-import { z } from '../../core/zod.ts';
+import { z } from '../../lib/zod.ts';
 
 export const userRow = z.object({
   id: z.string(),

@@ -20,6 +20,7 @@ import labels from './labels/routes.ts';
 import cannedResponses from './canned-responses/routes.ts';
 import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
+import platform from './platform/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
   ...system,
@@ -39,6 +40,7 @@ export const allRoutes: AnyRoute[] = [
   ...analytics,
   ...billing,
   ...ai,
+  ...platform,
   ...webhooks,
   ...visitor,
   ...agentApp,

@@ -10,8 +10,13 @@ import { Team } from './Team.tsx';
 import { Plan } from './Plan.tsx';
 import { AiSettings } from './AiSettings.tsx';
 import { Account } from './Account.tsx';
+import { ApiKeys } from './ApiKeys.tsx';
+import { Webhooks } from './Webhooks.tsx';
+import { AuditLog } from './AuditLog.tsx';
+import { can } from '../session.ts';
+import type { Action } from '../types.ts';
 
-const SECTIONS = [
+const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
   { id: 'widget', label: 'Website widget', page: WidgetSettings },
   { id: 'knowledge', label: 'Knowledge base', page: Knowledge },
@@ -20,12 +25,17 @@ const SECTIONS = [
   { id: 'team', label: 'Team', page: Team },
   { id: 'plan', label: 'Plan & billing', page: Plan },
   { id: 'ai', label: 'AI agent', page: AiSettings },
+  { id: 'api-keys', label: 'API keys', page: ApiKeys, needs: 'api_keys.manage' },
+  { id: 'webhooks', label: 'Webhooks', page: Webhooks, needs: 'webhooks.manage' },
+  { id: 'audit-log', label: 'Audit log', page: AuditLog, needs: 'audit_log.read' },
   { id: 'account', label: 'Your account', page: Account },
 ];
 
 export function Settings() {
   const id = currentLocation.value.path.split('/')[3] ?? 'channels';
-  const section = SECTIONS.find((s) => s.id === id) ?? SECTIONS[0]!;
+  // Owners and admins only: the others do not see these sections at all.
+  const sections = SECTIONS.filter((s) => !s.needs || can(s.needs));
+  const section = sections.find((s) => s.id === id) ?? sections[0]!;
   const Page = section.page;
   // On a phone the sections are one scrolling row: keep the open one in sight.
   const active = useRef<HTMLAnchorElement>(null);
@@ -35,7 +45,7 @@ export function Settings() {
       <nav class="settings-nav" aria-label="Settings">
         <h1 class="settings-title">Settings</h1>
         <ul>
-          {SECTIONS.map((s) => {
+          {sections.map((s) => {
             const to = `/app/settings/${s.id}`;
             return (
               <li>

@@ -1,11 +1,11 @@
 /**
  * The mail servers an e-mail channel names are tenant input: each connection resolves the name
- * once, refuses internal addresses (core/adapters/host-safety.ts: loopback and private unless
+ * once, refuses internal addresses (lib/host-safety.ts: loopback and private unless
  * ALLOW_PRIVATE_HOSTS, link-local and unspecified always), and connects to the address it
  * checked, so a DNS answer changed in between (rebinding) cannot redirect it. TLS still
  * verifies the certificate against the configured name.
  */
-import { checkHost, HostRefusedError } from '../../core/adapters/host-safety.ts';
+import { checkHost, HostRefusedError } from '../../lib/host-safety.ts';
 import { ConnectorError, type ConnectorContext } from '../types.ts';
 
 export type MailServer = {

@@ -4,7 +4,7 @@
  * `state.user_id` by register); replies go out as DMs with the account's OAuth 1.0a user tokens.
  */
 import type { ApiResponseError, TwitterRateLimit } from 'twitter-api-v2';
-import { z } from '../../core/zod.ts';
+import { z } from '../../lib/zod.ts';
 import { httpStatusError, networkError, parseRetryAfter } from '../http-errors.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type RegisterResult, type WebhookConnector, type WebhookHandshake } from '../types.ts';
 import { createXClient } from './client.ts';

@@ -7,7 +7,7 @@
 import type { Message, Ollama } from 'ollama';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { lazyModule } from './lazy-module.ts';
+import { lazyModule } from '../../lib/lazy-module.ts';
 
 /** ollama-js loads with the first call: a server without OLLAMA_URL never needs it. */
 const ollamaLibrary = lazyModule(() => import('ollama'));

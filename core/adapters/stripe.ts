@@ -5,7 +5,7 @@
  */
 import type Stripe from 'stripe';
 import type { Config } from '../config.ts';
-import { lazyModule } from './lazy-module.ts';
+import { lazyModule } from '../../lib/lazy-module.ts';
 
 const stripeLibrary = lazyModule(async () => (await import('stripe')).default);
 

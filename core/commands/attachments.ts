@@ -23,7 +23,7 @@ import { cleanFilename, storeFile, uploadUrl } from '../domain/uploads.ts';
 import { decideContentType, defaultFilename } from '../domain/sniff.ts';
 import { loadChannel } from './channel-runtime.ts';
 import { connectorFor } from '../../connectors/index.ts';
-import { connectorContext } from '../../connectors/context.ts';
+import { connectorContext } from '../domain/channels/connector-context.ts';
 import { ConnectorError, type InboundAttachment, type InboundMessage } from '../../connectors/types.ts';
 
 /** Bytes looked at to sniff the type. */

@@ -11,6 +11,7 @@ import { enqueue } from '../jobs.ts';
 import { HttpError, badRequest, serviceUnavailable } from '../errors.ts';
 import type { Logger } from '../adapters/logger.ts';
 import { planNames, type PlanName } from '../domain/plans.ts';
+import { recordAudit } from '../domain/platform/audit.ts';
 import { isStripeError, stripeClient, stripePriceFor, type PaidPlan } from '../adapters/stripe.ts';
 
 export const paidPlans = ['mini', 'pro'] as const;
@@ -174,7 +175,7 @@ export async function applyStripeEvent(db: Db, event: Event, context: StripeEven
       insert into stripe_events (id, type, business_id) values (${event.id}, ${event.type}, ${business?.id ?? null})
       on conflict (id) do nothing returning id`);
     if (!claimed) return { kind: 'duplicate' };
-    if (subscriptionEvents.has(event.type)) return applySubscription(tx, event, context);
+    if (subscriptionEvents.has(event.type)) return auditPlanChange(tx, event, await applySubscription(tx, event, context));
     if (event.type === 'invoice.payment_failed') return mailPaymentFailed(tx, event, context);
     if (!session) return { kind: 'ignored', reason: `event type ${event.type} is not handled` };
     if (!session.success) return { kind: 'ignored', reason: 'not a checkout session' };
@@ -193,8 +194,23 @@ export async function applyStripeEvent(db: Db, event: Event, context: StripeEven
       where b.id = ${business.id} and current.name = b.plan and target.name = ${target} and target.rank > current.rank
       returning b.id`);
     if (!upgraded) return { kind: 'ignored', reason: `already on ${target} or higher` };
-    return { kind: 'upgraded', businessId: business.id, plan: target };
+    return auditPlanChange(tx, event, { kind: 'upgraded', businessId: business.id, plan: target });
   });
+}
+
+/** The audit log's record of a plan the payment provider changed, in the event's transaction. */
+async function auditPlanChange(tx: Queryable, event: Event, outcome: StripeEventOutcome): Promise<StripeEventOutcome> {
+  if (outcome.kind !== 'upgraded' && outcome.kind !== 'plan_changed' && outcome.kind !== 'ended') return outcome;
+  const plan = 'plan' in outcome ? outcome.plan : outcome.kind === 'ended' ? 'Free' : null;
+  await recordAudit(tx, {
+    businessId: outcome.businessId,
+    actor: { type: 'system', name: 'Stripe' },
+    action: 'plan.changed',
+    targetType: 'plan',
+    targetId: plan,
+    details: { outcome: outcome.kind, stripe_event: event.id, stripe_event_type: event.type, ...(plan ? { plan } : {}) },
+  });
+  return outcome;
 }
 
 /** The business holding a subscription: by its id, else (a first event) by the metadata Parley set at checkout. */

@@ -4,19 +4,9 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { decryptJson } from '../crypto.ts';
 import { cachedChannels } from '../domain/channels/channel-cache.ts';
+import type { RuntimeChannel } from '../domain/channels/runtime-channel.ts';
 import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 
-export type RuntimeChannel = {
-  id: string;
-  business_id: string;
-  type: string;
-  is_active: boolean;
-  routing_key: string | null;
-  /** The decrypted config (credentials included): never log it. */
-  config: Record<string, string>;
-  /** Connector state: polling offsets, webhook secret, platform user id. */
-  state: Record<string, unknown>;
-};
 
 const channelRow = z.object({
   id: z.string(),

@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { enqueue } from '../jobs.ts';
 import { assertMayAddChannel } from '../domain/plans.ts';
 import { decryptJson, DecryptError, encryptJson } from '../crypto.ts';
-import { checkHost, HostRefusedError, type HostRules } from '../adapters/host-safety.ts';
+import { checkHost, HostRefusedError, type HostRules } from '../../lib/host-safety.ts';
 import { hostConfigFields, normalizeChannelConfig, routingOf, type ChannelConfig } from '../domain/channels/channel-config.ts';
 import { channelTypes, connectorFor, isChannelType } from '../../connectors/index.ts';
 import type { AfterCommit } from './run-command.ts';

@@ -32,11 +32,13 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { messageUpdated, publishEvents } from '../events/live.ts';
-import { loadChannel, type RuntimeChannel } from './channel-runtime.ts';
+import { enqueueWebhookEvents } from './webhooks-out.ts';
+import { loadChannel } from './channel-runtime.ts';
+import type { RuntimeChannel } from '../domain/channels/runtime-channel.ts';
 import { webhookUrl } from '../domain/channels/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
-import { connectorContext } from '../../connectors/context.ts';
+import { connectorContext } from '../domain/channels/connector-context.ts';
 import { ConnectorError, type AnyConnector, type InternalSendResult, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
 
 /**
@@ -181,6 +183,8 @@ async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: Runti
   }
   // Outside the try: a database error here is not the platform's failure (it must not mark the reply failed).
   await recordSent(deps, q, reply.id, result.externalId);
+  // Webhooks: right after the sent mark commits (a crash in between loses this one `message.updated`).
+  await enqueueWebhookEvents(q, [messageUpdated(reply.business_id, reply.id)]);
   await publishEvents(deps, [messageUpdated(reply.business_id, reply.id)]);
   // A widget visitor's open widgets show the reply (the /widget socket, core/domain/visitors/visitor-messages.ts).
   const visitorEvent = connector.liveToVisitor ? await loadVisitorMessageEvent(q, reply.id) : null;
@@ -201,6 +205,7 @@ async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: stri
       const jobId = await enqueue(tx, 'deliver_message', { message_id: reply.id });
       await tx.query(sql.unsafe`select graphile_worker.permanently_fail_jobs(array[${jobId}::bigint], ${`Delivery failed after ${MAX_DELIVERY_ATTEMPTS} attempts: ${reason}`.slice(0, 2000)})`);
     }
+    await enqueueWebhookEvents(tx, [messageUpdated(reply.business_id, reply.id)]);
   });
   await publishEvents(deps, [messageUpdated(reply.business_id, reply.id)]);
   return 'failed';
@@ -270,6 +275,7 @@ export async function requeueReply(deps: Deps, messageId: string): Promise<void>
       where id = ${messageId} and external_id is null and delivery_status in ('queued', 'failed')
       returning conversation_id, business_id`);
     if (row) await tx.query(sql.unsafe`select delivery_arm_drain(${row.conversation_id}::uuid)`);
+    if (row) await enqueueWebhookEvents(tx, [messageUpdated(row.business_id, messageId)]);
     return row;
   });
   if (requeued) await publishEvents(deps, [messageUpdated(requeued.business_id, messageId)]);

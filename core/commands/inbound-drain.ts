@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { enqueue } from '../jobs.ts';
 import type { PendingEvent } from '../events/live.ts';
+import { enqueueWebhookEvents } from './webhooks-out.ts';
 import type { InboundEvent, InboundMessage } from '../../connectors/types.ts';
 import { applyInboundEvent, applyMessages, inboundLocks, type InboundChannel } from './inbound.ts';
 
@@ -115,6 +116,8 @@ async function markDone(tx: Queryable, batch: Batch): Promise<Batch> {
   if (batch.done.length > 0) {
     await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(batch.done, 'uuid')})`);
   }
+  // Webhook endpoints hear of the batch's events through a job of this same transaction.
+  await enqueueWebhookEvents(tx, batch.published);
   return batch;
 }
 

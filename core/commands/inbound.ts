@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../events/live.ts';
+import { enqueueWebhookEvents } from './webhooks-out.ts';
 import { enqueueAiReply } from '../domain/ai-agent.ts';
 import { storableText } from '../domain/storable-text.ts';
 import { enqueueAttachmentFetches, storableAttachments } from './attachments.ts';
@@ -82,6 +83,7 @@ export async function processInboundEvent(db: Db, eventId: string): Promise<Pend
     const channel = { id: row.channel_id, business_id: row.business_id, type: row.channel_type };
     const published = await applyInboundEvent(tx, channel, row.event as unknown as InboundEvent);
     await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = ${row.id}`);
+    await enqueueWebhookEvents(tx, published);
     return published;
   });
 }

@@ -12,6 +12,7 @@ import type { Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { forgetCachedChannels } from '../domain/channels/channel-cache.ts';
 import { publishEvents, type PendingEvent } from '../events/live.ts';
+import { enqueueWebhookEvents } from './webhooks-out.ts';
 
 /** What a command's write makes necessary once it has committed. Every field is optional. */
 export type AfterCommit = {
@@ -39,10 +40,21 @@ export async function runCommand<T extends object>(
   command: (q: Queryable) => Promise<T>,
   options: RunOptions = {},
 ): Promise<T> {
-  const result = options.oneStatement ? await command(deps.db) : await deps.db.transaction((tx) => command(tx));
+  // Webhook endpoints hear of the command's events through a job enqueued in its own
+  // transaction (core/commands/webhooks-out.ts), so a committed event is never lost to them.
+  const result = options.oneStatement
+    ? await command(deps.db)
+    : await deps.db.transaction(async (tx) => {
+        const done = await command(tx);
+        await enqueueWebhookEvents(tx, (done as AfterCommit).events);
+        return done;
+      });
   // A command with nothing to do afterwards returns no AfterCommit fields (TypeScript would
   // refuse such a result as an AfterCommit: none of its fields in common).
   const after = result as AfterCommit;
+  // A one-statement command committed by itself: its webhook job follows at once, the one
+  // place where a crash between two statements could lose an event for webhooks.
+  if (options.oneStatement) await enqueueWebhookEvents(deps.db, after.events);
   if (after.forget?.includes('channels')) forgetCachedChannels();
   if (after.disconnectRooms?.length) deps.events.disconnect({ rooms: [...after.disconnectRooms], except: after.keepRooms ? [...after.keepRooms] : undefined });
   if (after.events?.length) await publishEvents(deps, after.events);

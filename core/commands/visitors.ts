@@ -16,7 +16,8 @@ import type { InboundAttachment, InboundMessage } from '../../connectors/types.t
 import { processInboundEvent, storeInboundEvents, type InboundChannel } from './inbound.ts';
 import { pruneRateWindows, takeRateAllowance, type RateLimit } from '../domain/rate-windows.ts';
 import type { VisitorClaims } from '../domain/visitors/visitor-tokens.ts';
-import { presentVisitorMessage, visibleToVisitor, visitorMessageColumns, visitorMessageEvent, visitorMessageRow, type VisitorMessage } from '../domain/visitors/visitor-messages.ts';
+import { visibleToVisitor, visitorMessageColumns, visitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
+import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '../presenters/visitor-message.ts';
 import { widgetChannelType } from '../../connectors/index.ts';
 
 /** Messages one visitor may send: 20 per minute. */

@@ -16,7 +16,7 @@ import { badRequest, notFound, validationError } from '../errors.ts';
 import type { Config } from '../config.ts';
 import { loadChannel } from '../commands/channel-runtime.ts';
 import { connectorFor } from '../../connectors/index.ts';
-import { connectorContext } from '../../connectors/context.ts';
+import { connectorContext } from './channels/connector-context.ts';
 import { graphGet, graphUrl } from '../../connectors/meta.ts';
 import { ConnectorError } from '../../connectors/types.ts';
 

@@ -10,7 +10,7 @@
 import type { ConversationListItem } from '../presenters/conversation.ts';
 import type { Message } from '../presenters/message.ts';
 import type { Mention } from '../presenters/mention.ts';
-import type { VisitorMessage } from '../domain/visitors/visitor-messages.ts';
+import type { VisitorMessage } from '../presenters/visitor-message.ts';
 import { rooms, WIDGET_NAMESPACE } from './bus.ts';
 
 type Ids = { business_id: string; at: string };

@@ -1,5 +1,5 @@
 /** conversations row (+ its customer and messages) → the spec's Conversation object. */
-import { z } from '../zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../adapters/postgres/db.ts';
 import { customerSchema, type Customer } from './customer.ts';
 import { messageSchema, type Message } from './message.ts';

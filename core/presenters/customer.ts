@@ -1,5 +1,5 @@
 /** customers row (with its business number) → the spec's Customer object. */
-import { z } from '../zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../adapters/postgres/db.ts';
 
 export const customerRow = z.object({

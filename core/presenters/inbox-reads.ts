@@ -3,7 +3,7 @@
  * so a dashboard gets the same object from an event as from a GET. Each read is a fixed number
  * of queries, however many objects it returns.
  */
-import { z } from '../zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationColumns, conversationRow, presentConversationListItem, type ConversationListItem, type ConversationRow } from './conversation.ts';
 import { customerColumns, customerRow, presentCustomer, type Customer } from './customer.ts';

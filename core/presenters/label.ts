@@ -1,5 +1,5 @@
 /** labels row → the Label object; canned_responses row → the CannedResponse object. */
-import { z } from '../zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../adapters/postgres/db.ts';
 
 export const labelRow = z.object({

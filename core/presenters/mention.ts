@@ -1,5 +1,5 @@
 /** mentions row (+ its note and conversation) → the Mention object of GET /api/v1/mentions and `mention_created`. */
-import { z } from '../zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { messageColumns, messageRow, messageSchema, presentMessage } from './message.ts';
 

@@ -1,5 +1,5 @@
 /** messages row → the spec's Message object (plus delivery_status, external_id, error). */
-import { z } from '../zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../adapters/postgres/db.ts';
 
 export const senderTypes = ['agent', 'customer', 'ai', 'system'] as const;

@@ -1,5 +1,5 @@
 /** widgets row → the spec's Widget; the public read adds `is_online`. */
-import { z } from '../zod.ts';
+import { z } from '../../lib/zod.ts';
 import { sql } from '../adapters/postgres/db.ts';
 
 export const widgetRow = z.object({

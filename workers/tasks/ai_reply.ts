@@ -22,6 +22,7 @@ import { sql, type Queryable } from '../../core/adapters/postgres/db.ts';
 import type { Deps } from '../../core/deps.ts';
 import { HttpError } from '../../core/errors.ts';
 import { publishEvents, type PendingEvent } from '../../core/events/live.ts';
+import { enqueueWebhookEvents } from '../../core/commands/webhooks-out.ts';
 import { requestHandoff } from '../../core/commands/conversations.ts';
 import { sendMessage } from '../../core/commands/messages.ts';
 import { hybridSearch } from '../../core/domain/knowledge-base/hybrid-search.ts';
@@ -99,6 +100,7 @@ async function postReply(deps: Deps, messageId: string, reply: string): Promise<
     const s = await loadState(tx, messageId, true);
     if (!s || skipReason(s)) return null;
     const sent = await sendMessage(tx, { businessId: s.business_id, conversationId: s.conversation_id, sender: { type: 'ai' }, content: reply, attachments: [] });
+    await enqueueWebhookEvents(tx, sent.events);
     return sent.events;
   });
 }
@@ -108,7 +110,9 @@ async function handoffUnlessSilent(deps: Deps, messageId: string, reason: string
   return deps.db.transaction(async (tx) => {
     const s = await loadState(tx, messageId, true);
     if (!s || skipReason(s)) return null;
-    return requestHandoff(tx, { businessId: s.business_id, conversationId: s.conversation_id, reason });
+    const events = await requestHandoff(tx, { businessId: s.business_id, conversationId: s.conversation_id, reason });
+    await enqueueWebhookEvents(tx, events);
+    return events;
   });
 }
 

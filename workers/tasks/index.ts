@@ -10,5 +10,7 @@ import indexArticle from './index_article.ts';
 import aiReply from './ai_reply.ts';
 import endBillingGrace from './end_billing_grace.ts';
 import fetchAttachment from './fetch_attachment.ts';
+import dispatchWebhooks from './dispatch_webhooks.ts';
+import deliverWebhook from './deliver_webhook.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook];

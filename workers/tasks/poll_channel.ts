@@ -7,7 +7,7 @@
 import { loadChannel, setChannelStatus, updateChannelState } from '../../core/commands/channel-runtime.ts';
 import { storeInboundEvents } from '../../core/commands/inbound.ts';
 import { connectorFor } from '../../connectors/index.ts';
-import { connectorContext } from '../../connectors/context.ts';
+import { connectorContext } from '../../core/domain/channels/connector-context.ts';
 import { ConnectorError, type PollResult } from '../../connectors/types.ts';
 import { catalogueTask } from '../task.ts';
 

@@ -11,7 +11,7 @@ import { loadChannel, proveAccount, setChannelStatus } from '../../core/commands
 import { accountTakenReason, routingKeyHeldElsewhere } from '../../core/commands/channels.ts';
 import { webhookUrl } from '../../core/domain/channels/webhook-urls.ts';
 import { connectorFor } from '../../connectors/index.ts';
-import { connectorContext } from '../../connectors/context.ts';
+import { connectorContext } from '../../core/domain/channels/connector-context.ts';
 import { ConnectorError, type RegisterResult } from '../../connectors/types.ts';
 import type { Deps } from '../../core/deps.ts';
 import { catalogueTask } from '../task.ts';

@@ -1,5 +1,5 @@
 /** AI agent settings of the business: auto-reply on or off. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { setAiAutoReply } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';

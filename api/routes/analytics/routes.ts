@@ -1,5 +1,5 @@
 /** The analytics overview: the last 30 days of the caller's business. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { analyticsOverview } from '../../../core/domain/analytics.ts';
 import { defineRoute } from '../../route.ts';
 

@@ -5,7 +5,7 @@
  * the app. Hidden from the OpenAPI document: they are pages, not API.
  */
 import type { Context } from 'koa';
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { notFound } from '../../../core/errors.ts';
 import type { Deps } from '../../../core/deps.ts';
 import { defineRoute } from '../../route.ts';

@@ -1,5 +1,5 @@
 /** Register, login, Google sign-in, logout, profile, e-mail verification. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { HttpError, badRequest, serviceUnavailable, tooManyRequests } from '../../../core/errors.ts';
 import { issueAccessToken, verifyPurposeToken } from '../../../core/domain/accounts/tokens.ts';

@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { userSchema } from '../../presenters/user.ts';
 import { businessSchema } from '../../presenters/business.ts';
 import { MAX_PASSWORD_BYTES } from '../../../core/domain/accounts/passwords.ts';

@@ -1,5 +1,5 @@
 /** Billing: start an upgrade at Stripe Checkout, and Stripe's signed payment-confirmation callback. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { badRequest, serviceUnavailable } from '../../../core/errors.ts';
 import { applyStripeEvent, paidPlans, startCheckout } from '../../../core/commands/billing.ts';
 import { isSignatureError, isStripeError, stripeClient, verifyStripeEvent } from '../../../core/adapters/stripe.ts';

@@ -1,5 +1,5 @@
 /** The caller's plan: its limits and the business's usage against each. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { planOf, usageOf } from '../../../core/domain/plans.ts';
 import { defineRoute } from '../../route.ts';
 

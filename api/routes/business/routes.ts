@@ -7,6 +7,7 @@ import { createBusinessBody, updateBusinessBody } from './schema.ts';
 import { readPlan } from './plan.ts';
 import type { Queryable } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
+import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
 
 const tags = ['Business'];
 
@@ -45,16 +46,21 @@ export const update = defineRoute({
   method: 'patch',
   path: '/api/v1/business',
   summary: 'Update the caller\'s workspace (owner or admin)',
-  description: 'Omitted fields keep their value.',
+  description: 'Omitted fields keep their value. Recorded in the audit log (the fields sent, with their new values).',
   tags,
   auth: 'user',
   policy: 'business.update',
   body: updateBusinessBody,
   response: businessSchema,
   errors: [403, 404],
-  handler: async ({ body, member, deps }) => {
+  handler: async ({ body, caller, member, deps }) => {
     const { businessId: id } = member;
-    await updateBusiness(deps.db, id, body);
+    await runCommand(deps, async (tx) => {
+      await updateBusiness(tx, id, body);
+      const changed = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+      await recordAudit(tx, { businessId: id, actor: actorOf(caller), action: 'business.updated', targetType: 'business', targetId: id, details: { changed } });
+      return {};
+    });
     return loadBusiness(deps.db, id);
   },
 });

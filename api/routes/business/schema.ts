@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { displayName } from '../../validation.ts';
 
 const free = z.string().trim().max(200);

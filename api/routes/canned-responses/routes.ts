@@ -1,5 +1,5 @@
 /** Canned responses: saved replies any member manages and inserts (`/` in the composer), rendered for a conversation. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { createCannedResponse, deleteCannedResponse, renderCannedResponse, updateCannedResponse } from '../../../core/commands/canned-responses.ts';

@@ -1,7 +1,7 @@
 /** What each channel type needs, from the connectors' descriptions: dashboards render their forms from it. */
 import { connectors } from '../../../connectors/index.ts';
 import type { AnyConnector, ConfigField } from '../../../connectors/types.ts';
-import type { z } from '../../../core/zod.ts';
+import type { z } from '../../../lib/zod.ts';
 import { defineRoute } from '../../route.ts';
 import { channelTypesResponse, type channelTypeSchema } from './schema.ts';
 

@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 
 const fieldSchema = z.object({
   key: z.string().openapi({ description: 'The config key', example: 'bot_token' }),

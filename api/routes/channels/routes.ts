@@ -1,7 +1,8 @@
 /** The business's channels: list (any member), create, update, delete (owner or admin). */
 import { assertConfigHostsAllowed, createChannel, deleteChannel, listChannels, reconnectChannel, updateChannel } from '../../../core/commands/channels.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
-import { z } from '../../../core/zod.ts';
+import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
+import { z } from '../../../lib/zod.ts';
 import { defineRoute } from '../../route.ts';
 import { channelSchema, presentChannel } from '../../presenters/channel.ts';
 import templateRoutes from './templates.ts';
@@ -50,11 +51,13 @@ export const create = defineRoute({
   body: createChannelBody,
   response: channelSchema,
   errors: [400, 402, 403],
-  handler: async ({ body, member, deps }) => {
+  handler: async ({ body, caller, member, deps }) => {
     await assertConfigHostsAllowed(body.config, { allowPrivate: deps.config.ALLOW_PRIVATE_HOSTS });
-    const { channel } = await runCommand(deps, (tx) =>
-      createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: body.type, config: body.config, isActive: body.is_active }),
-    );
+    const { channel } = await runCommand(deps, async (tx) => {
+      const made = await createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: body.type, config: body.config, isActive: body.is_active });
+      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'channel.created', targetType: 'channel', targetId: made.channel.id, details: { type: made.channel.type } });
+      return made;
+    });
     return presentChannel(channel, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
   },
 });
@@ -76,15 +79,24 @@ export const update = defineRoute({
   body: updateChannelBody,
   response: channelSchema,
   errors: [400, 402, 403, 404],
-  handler: async ({ params, body, member, deps }) => {
+  handler: async ({ params, body, caller, member, deps }) => {
     await assertConfigHostsAllowed(body.config, { allowPrivate: deps.config.ALLOW_PRIVATE_HOSTS });
-    const { channel } = await runCommand(deps, (tx) =>
-      updateChannel(tx, deps.config.encryptionKey, member.businessId, params.channel_id, {
+    const { channel } = await runCommand(deps, async (tx) => {
+      const changed = await updateChannel(tx, deps.config.encryptionKey, member.businessId, params.channel_id, {
         type: body.type,
         config: body.config,
         isActive: body.is_active,
-      }),
-    );
+      });
+      // The names of what changed, never the values: a config holds credentials.
+      const details = {
+        type: changed.channel.type,
+        ...(body.type !== undefined ? { type_changed: true } : {}),
+        ...(body.config ? { config_keys: Object.keys(body.config).sort() } : {}),
+        ...(body.is_active !== undefined ? { is_active: body.is_active } : {}),
+      };
+      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'channel.updated', targetType: 'channel', targetId: params.channel_id, details });
+      return changed;
+    });
     return presentChannel(channel, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
   },
 });
@@ -122,8 +134,12 @@ export const remove = defineRoute({
   params: channelIdParams,
   response: messageResponse,
   errors: [400, 403, 404],
-  handler: async ({ params, member, deps }) => {
-    await runCommand(deps, (tx) => deleteChannel(tx, member.businessId, params.channel_id));
+  handler: async ({ params, caller, member, deps }) => {
+    await runCommand(deps, async (tx) => {
+      const deleted = await deleteChannel(tx, member.businessId, params.channel_id);
+      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'channel.deleted', targetType: 'channel', targetId: params.channel_id });
+      return deleted;
+    });
     return { message: 'Channel deleted' };
   },
 });

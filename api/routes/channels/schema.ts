@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { channelTypes } from '../../../connectors/index.ts';
 
 const typeField = z.string().openapi({

@@ -1,5 +1,5 @@
 /** A WhatsApp channel's approved message templates (issue 19 item 4): what an agent may send outside the 24-hour window. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { listTemplates } from '../../../core/domain/whatsapp-templates.ts';
 import { intParam } from '../../validation.ts';
 import { defineRoute } from '../../route.ts';

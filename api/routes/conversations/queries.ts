@@ -1,5 +1,5 @@
 /** Reads behind the conversation routes, each scoped to the caller's business. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../../core/presenters/conversation.ts';

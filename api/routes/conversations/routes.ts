@@ -1,5 +1,5 @@
 /** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';

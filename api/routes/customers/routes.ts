@@ -1,5 +1,5 @@
 /** The business's customers: search and read. Customers are created by inbound messages. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';

@@ -1,5 +1,5 @@
 /** The knowledge base: list, create (queued for indexing), delete, search (full text, fused with semantic search when embeddings are available). */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { addKbArticle, deleteKbArticle } from '../../../core/commands/articles.ts';

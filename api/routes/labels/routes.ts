@@ -1,5 +1,5 @@
 /** Labels: the business's set (owners and admins manage it), and each conversation's labels (any member). */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { createLabel, deleteLabel, setConversationLabels, updateLabel } from '../../../core/commands/labels.ts';

@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
 
 /** A label's name: trimmed, 1–50 characters, no comma (kept free to list several in a query one day). */

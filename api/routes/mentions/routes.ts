@@ -1,5 +1,5 @@
 /** The caller's mentions in private notes: list them, mark one read. See docs/decisions.md#private-notes-and-mentions. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { markMentionRead } from '../../../core/commands/notes.ts';

@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
 
 /** Where a page of mentions ends: in the unread part or the read part, at (created_at, id). */

@@ -1,5 +1,5 @@
 /** Search over the business's whole history: conversations, customers or messages. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { searchConversations, searchCustomers, searchMessages, type SearchInput } from '../../../core/domain/search/history-search.ts';
 import type { Queryable } from '../../../core/adapters/postgres/db.ts';
 import { defineRoute } from '../../route.ts';

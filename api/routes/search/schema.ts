@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
 import { cursorParam } from '../../cursor.ts';
 import { searchTypes } from '../../../core/domain/search/history-search.ts';

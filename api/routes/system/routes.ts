@@ -1,6 +1,6 @@
 /** Liveness, readiness, the docs page and the decisions page. */
 import { readFile } from 'node:fs/promises';
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { serviceUnavailable } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';

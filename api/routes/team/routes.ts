@@ -1,9 +1,10 @@
 /** The team: roster, invitations, removal, availability, pending handoffs, assignment. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { badRequest } from '../../../core/errors.ts';
 import { assignConversationToUser } from '../../../core/commands/conversations.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
+import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
 import {
   inviteMember,
   inviteRoles,
@@ -64,8 +65,12 @@ export const removeMemberRoute = defineRoute({
   params: memberParams,
   response: messageResponse,
   errors: [400, 403, 404],
-  handler: async ({ params, member, deps }) => {
-    await runCommand(deps, (tx) => removeMember(tx, { businessId: member.businessId, memberId: params.member_id }));
+  handler: async ({ params, caller, member, deps }) => {
+    await runCommand(deps, async (tx) => {
+      const removed = await removeMember(tx, { businessId: member.businessId, memberId: params.member_id });
+      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'member.removed', targetType: 'member', targetId: params.member_id, details: { user_id: removed.userId } });
+      return removed;
+    });
     return { message: 'Team member removed' };
   },
 });
@@ -83,8 +88,12 @@ export const leaveTeam = defineRoute({
   policy: 'team.leave',
   response: messageResponse,
   errors: [400, 403],
-  handler: async ({ member, deps }) => {
-    await runCommand(deps, (tx) => removeMember(tx, { businessId: member.businessId, memberId: member.id }));
+  handler: async ({ caller, member, deps }) => {
+    await runCommand(deps, async (tx) => {
+      const left = await removeMember(tx, { businessId: member.businessId, memberId: member.id });
+      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'member.left', targetType: 'member', targetId: member.id, details: { role: member.role } });
+      return left;
+    });
     return { message: 'You left the team' };
   },
 });
@@ -161,15 +170,24 @@ export const invite = defineRoute({
   errors: [400, 402, 403, 404],
   handler: async ({ query, caller, member, deps }) => {
     if (!inviteRoles.includes(query.role)) throw badRequest('Invalid role. Use agent or admin');
-    const invited = await runCommand(deps, (tx) =>
-      inviteMember(tx, {
+    const invited = await runCommand(deps, async (tx) => {
+      const added = await inviteMember(tx, {
         businessId: member.businessId,
         email: query.email,
         role: query.role as InviteRole,
         invitedBy: caller.fullName,
         appUrl: deps.config.APP_URL ?? deps.config.publicUrl,
-      }),
-    );
+      });
+      await recordAudit(tx, {
+        businessId: member.businessId,
+        actor: actorOf(caller),
+        action: 'member.invited',
+        targetType: 'member',
+        targetId: added.memberId,
+        details: { email: query.email, role: query.role, user_id: added.userId },
+      });
+      return added;
+    });
     return { message: `${query.email} added to the team as ${query.role}`, team_member_id: invited.memberId };
   },
 });

@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 
 export const memberParams = z.object({ member_id: z.uuid() });
 

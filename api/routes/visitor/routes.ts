@@ -3,7 +3,7 @@
  * A visitor starts or resumes a session (no token), then writes and reads with its visitor
  * token. Live replies come over the `/widget` socket (api/realtime-widget.ts).
  */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { listVisitorMessages, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE } from '../../../core/commands/visitors.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { issueVisitorToken, verifyVisitorToken } from '../../../core/domain/visitors/visitor-tokens.ts';

@@ -1,6 +1,6 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
-import { visitorSenderTypes } from '../../../core/domain/visitors/visitor-messages.ts';
+import { visitorSenderTypes } from '../../../core/presenters/visitor-message.ts';
 
 const isHttpUrl = (value: string) => {
   try {

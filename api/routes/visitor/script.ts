@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { buildOnce } from '../../build-once.ts';
 import { defineRoute } from '../../route.ts';
 import { etagOf, sendTagged } from '../../http-cache.ts';

@@ -8,7 +8,7 @@
  * is acknowledged and dropped (unique per channel and platform message id).
  */
 import type { Context } from 'koa';
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { HttpError, notFound } from '../../../core/errors.ts';
 import type { Deps } from '../../../core/deps.ts';
 import {
@@ -16,8 +16,8 @@ import {
   cachedChannelsByRoutingKey,
   channelsByVerifyToken,
   loadChannel,
-  type RuntimeChannel,
 } from '../../../core/commands/channel-runtime.ts';
+import type { RuntimeChannel } from '../../../core/domain/channels/runtime-channel.ts';
 import { storeInboundEvents } from '../../../core/commands/inbound.ts';
 import { webhookPath } from '../../../core/domain/channels/webhook-urls.ts';
 import { connectors } from '../../../connectors/index.ts';

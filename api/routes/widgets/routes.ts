@@ -1,5 +1,5 @@
 /** Website widgets: the business's list (any member), create and update (owner only), and the two public reads the embed script makes. */
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { listChannels } from '../../../core/commands/channels.ts';

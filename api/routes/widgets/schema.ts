@@ -1,4 +1,4 @@
-import { z } from '../../../core/zod.ts';
+import { z } from '../../../lib/zod.ts';
 import { cursorParam } from '../../cursor.ts';
 import { intParam } from '../../validation.ts';
 

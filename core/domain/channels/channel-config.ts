@@ -12,7 +12,7 @@ export type { ChannelConfig } from '../../../connectors/types.ts';
 
 export const MASK = '********';
 
-/** Config keys naming a server the workers connect to, across every type: checked against internal addresses (core/adapters/host-safety.ts). */
+/** Config keys naming a server the workers connect to, across every type: checked against internal addresses (lib/host-safety.ts). */
 export const hostConfigFields: readonly string[] = [...new Set(connectors.flatMap((c) => c.config.filter((f) => f.host).map((f) => f.key)))];
 
 /** Longest accepted config value (tokens are far shorter; this only stops junk). */

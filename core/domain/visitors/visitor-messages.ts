@@ -12,33 +12,13 @@ import { z } from 'zod';
 import { sql, type Queryable } from '../../adapters/postgres/db.ts';
 import { liveEvent, type LiveEvent } from '../../events/catalogue.ts';
 import { widgetChannelType } from '../../../connectors/index.ts';
-
-export const visitorSenderTypes = ['customer', 'agent', 'ai'] as const;
-
-export const visitorMessageRow = z.object({
-  id: z.string(),
-  conversation_id: z.string(),
-  sender_type: z.enum(visitorSenderTypes),
-  content: z.string(),
-  attachments: z.array(z.record(z.string(), z.unknown())),
-  created_at: z.string(),
-});
-export type VisitorMessage = z.infer<typeof visitorMessageRow>;
+import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '../../presenters/visitor-message.ts';
 
 /** The columns visitorMessageRow reads, for `select ${visitorMessageColumns} from messages m`. */
 export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
 
 /** The predicate on `messages m` of what a visitor may see. */
 export const visibleToVisitor = sql.fragment`m.sender_type in ('customer', 'agent', 'ai') and not m.private`;
-
-export const presentVisitorMessage = (row: VisitorMessage): VisitorMessage => ({
-  id: row.id,
-  conversation_id: row.conversation_id,
-  sender_type: row.sender_type,
-  content: row.content,
-  attachments: row.attachments,
-  created_at: row.created_at,
-});
 
 /** The `/widget` event that shows a message to its visitor live. */
 export const visitorMessageEvent = (customerId: string, message: VisitorMessage): LiveEvent =>

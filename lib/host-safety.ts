@@ -114,14 +114,14 @@ async function addressesOf(host: string): Promise<{ address: string; family: 4 |
  * be allowed (a name answering with one public and one internal address is refused), so the
  * choice among them never matters. Throws HostRefusedError with the reason.
  */
-export async function checkHost(host: string, rules: HostRules): Promise<CheckedHost> {
+export async function checkHost(host: string, rules: HostRules, purpose = 'channel settings'): Promise<CheckedHost> {
   const name = host.trim();
   const addresses = await addressesOf(name);
   for (const { address } of addresses) {
     const refusal = addressRefusal(address, rules);
     if (!refusal) continue;
     const literal = address === name.replace(/^\[(.*)\]$/, '$1');
-    throw new HostRefusedError(`${literal ? `${address} is` : `${name} resolves to ${address},`} ${refusal}, which channel settings may not use`);
+    throw new HostRefusedError(`${literal ? `${address} is` : `${name} resolves to ${address},`} ${refusal}, which ${purpose} may not use`);
   }
   return { host: name, ...addresses[0] };
 }

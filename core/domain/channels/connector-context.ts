@@ -1,6 +1,6 @@
 /** A connector's view of the configuration: its own platform base URL and the public URL. */
-import type { Config } from '../core/config.ts';
-import type { AnyConnector, ConnectorContext } from './types.ts';
+import type { Config } from '../../config.ts';
+import type { AnyConnector, ConnectorContext } from '../../../connectors/types.ts';
 
 export function connectorContext(config: Config, connector: AnyConnector): ConnectorContext {
   return {

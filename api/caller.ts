@@ -1,0 +1,19 @@
+/** Who is calling: the signed-in user (or the API key acting for a member) and their membership. */
+
+export type Role = 'owner' | 'admin' | 'agent';
+
+/** What an API key may do (api/policies.ts maps every action onto one). */
+export type Scope = 'read' | 'write' | 'admin';
+
+export type Caller = {
+  userId: string;
+  email: string;
+  fullName: string;
+  /** The token's id and expiry (unix seconds), for logout. */
+  jti: string;
+  exp: number;
+  /** The caller's active membership, or null when they belong to no business. */
+  member: { id: string; businessId: string; role: Role; agentNumber: number } | null;
+  /** Set when the bearer is an API key: the key, acting as `member` within its scopes. */
+  apiKey?: { id: string; name: string; scopes: Scope[] };
+};
