@@ -7,21 +7,11 @@
  * platform's own hosts, so a forged webhook cannot send the worker into the local network; the
  * channel's credentials go only to the platform's API host.
  */
-import { ConnectorError } from './types.ts';
+import { ConnectorError, type MediaDownload } from './types.ts';
+
+export type { MediaDownload };
 import { httpStatusError, networkError, parseRetryAfter, readBody } from './http-errors.ts';
 
-export type MediaDownload = {
-  /** The bytes, streamed. */
-  body: AsyncIterable<Uint8Array>;
-  /** What the platform says the type is (sniffed again before storing). */
-  contentType?: string;
-  /** Content-Length, when the platform sent it. */
-  size?: number;
-  /** A name the platform gives (Content-Disposition), when none is known already. */
-  filename?: string;
-  /** Stops reading (the file was refused). */
-  cancel: () => void;
-};
 
 /** Upper bound for the platform to start answering. */
 const DOWNLOAD_TIMEOUT_MS = 60_000;

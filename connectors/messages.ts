@@ -100,3 +100,17 @@ export type RegisterResult = {
 };
 
 export type PollResult = { events: InboundEvent[]; state: Record<string, unknown> };
+
+/** A download of a customer's media (Connector.fetchMedia; connectors/media.ts), headers first, the body streamed. */
+export type MediaDownload = {
+  /** The bytes, streamed. */
+  body: AsyncIterable<Uint8Array>;
+  /** What the platform says the type is (sniffed again before storing). */
+  contentType?: string;
+  /** Content-Length, when the platform sent it. */
+  size?: number;
+  /** A name the platform gives (Content-Disposition), when none is known already. */
+  filename?: string;
+  /** Stops reading (the file was refused). */
+  cancel: () => void;
+};

@@ -16,9 +16,8 @@
  *  4. Write a fake of the platform in test/fakes/<type>.ts that checks requests as the platform
  *     does, and tests that drive the connector against it through its base-URL setting.
  */
-import type { InboundAttachment, InternalSendResult, OutboundMessage, PollResult, RegisterResult, SendResult } from './messages.ts';
+import type { InboundAttachment, InternalSendResult, MediaDownload, OutboundMessage, PollResult, RegisterResult, SendResult } from './messages.ts';
 import type { WebhookSpec } from './webhook-spec.ts';
-import type { MediaDownload } from './media.ts';
 import type { ChannelConfig } from './channel-config.ts';
 
 export type * from './messages.ts';
