@@ -110,6 +110,11 @@ export const policies = {
   /** Webhook endpoints: integrations subscribe themselves with an `admin` key. */
   'webhooks.manage': { roles: managers, refusal: 'Only the owner or an admin can manage webhooks', noBusiness: noBusiness.business },
   'audit_log.read': { roles: managers, scope: 'admin', refusal: 'Only the owner or an admin can read the audit log', noBusiness: noBusiness.business },
+  /** Routing: every member sees how work is routed (and their own load); the owner and admins change it. */
+  'assignment_settings.read': { roles: everyone, noBusiness: noBusiness.business },
+  'assignment_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change auto-assignment', noBusiness: noBusiness.business },
+  'business_hours.read': { roles: everyone, noBusiness: noBusiness.business },
+  'business_hours.update': { roles: managers, refusal: 'Only the owner or an admin can change business hours', noBusiness: noBusiness.business },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof policies;

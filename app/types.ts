@@ -72,7 +72,11 @@ export type Action =
   | 'analytics.read'
   | 'api_keys.manage'
   | 'webhooks.manage'
-  | 'audit_log.read';
+  | 'audit_log.read'
+  | 'assignment_settings.read'
+  | 'assignment_settings.update'
+  | 'business_hours.read'
+  | 'business_hours.update';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
 export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };

@@ -125,6 +125,16 @@ export const jobCatalogue = {
     queueName: (_p, c: { webhookId: string }) => `webhook:${c.webhookId}`,
     maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   }),
+  /**
+   * Auto-assignment of a business's waiting conversations (core/commands/auto-assign.ts). Armed
+   * by the SQL function auto_assign_arm (migration 0086), which spells this key too.
+   */
+  auto_assign: job({ payload: z.object({ business_id: z.uuid() }), jobKey: (p) => `assign:${p.business_id}` }),
+  /**
+   * The out-of-hours notice for a customer message (core/commands/business-hours.ts). Armed by
+   * the SQL function business_hours_arm (migration 0086) with key `hours:<conversation id>`.
+   */
+  out_of_hours_reply: job({ payload: messageId, jobKey: (_p, c: { conversationId: string }) => `hours:${c.conversationId}` }),
 };
 
 export type JobName = keyof typeof jobCatalogue;

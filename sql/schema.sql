@@ -27,6 +27,18 @@ alter table api_keys add constraint api_keys_secret_hash_check CHECK ((octet_len
 CREATE INDEX api_keys_list_idx ON public.api_keys USING btree (business_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX api_keys_secret_key ON public.api_keys USING btree (business_id, secret_hash);
 
+create table assignment_settings (
+  business_id uuid not null,
+  enabled boolean default false not null,
+  max_open_per_agent integer default 10 not null,
+  cursor_agent_number integer,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table assignment_settings add constraint assignment_settings_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table assignment_settings add constraint assignment_settings_max_open_per_agent_check CHECK (((max_open_per_agent >= 1) AND (max_open_per_agent <= 1000)));
+alter table assignment_settings add constraint assignment_settings_pkey PRIMARY KEY (business_id);
+
 create table audit_log (
   business_id uuid not null,
   id bigint generated always as identity not null,
@@ -43,6 +55,20 @@ create table audit_log (
 alter table audit_log add constraint audit_log_actor_type_check CHECK ((actor_type = ANY (ARRAY['user'::text, 'api_key'::text, 'system'::text])));
 alter table audit_log add constraint audit_log_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table audit_log add constraint audit_log_pkey PRIMARY KEY (business_id, id);
+
+create table business_hours (
+  business_id uuid not null,
+  enabled boolean default false not null,
+  timezone text default 'UTC'::text not null,
+  week jsonb default '{}'::jsonb not null,
+  holidays date[] default '{}'::date[] not null,
+  out_of_hours_message text default 'Thanks for your message! Our team is away right now; we will answer as soon as we are back.'::text not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table business_hours add constraint business_hours_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table business_hours add constraint business_hours_out_of_hours_message_check CHECK (((char_length(out_of_hours_message) >= 1) AND (char_length(out_of_hours_message) <= 2000)));
+alter table business_hours add constraint business_hours_pkey PRIMARY KEY (business_id);
 
 create table businesses (
   id uuid default gen_random_uuid() not null,
@@ -157,6 +183,8 @@ create table conversations (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   subject text,
+  hours_checked_at timestamp with time zone,
+  hours_checked_until timestamp with time zone,
   reply_window_expires_at timestamp with time zone
 );
 alter table conversations add constraint conversations_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL;
@@ -167,6 +195,7 @@ alter table conversations add constraint conversations_pkey PRIMARY KEY (id);
 alter table conversations add constraint conversations_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES users(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_status_check CHECK ((status = ANY (ARRAY['open'::text, 'pending'::text, 'resolved'::text, 'closed'::text])));
 CREATE INDEX conversations_assignee_idx ON public.conversations USING btree (assignee_id, updated_at DESC) WHERE (assignee_id IS NOT NULL);
+CREATE INDEX conversations_assignee_load_idx ON public.conversations USING btree (business_id, assignee_id) WHERE ((assignee_id IS NOT NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 CREATE INDEX conversations_business_channel_type_idx ON public.conversations USING btree (business_id, channel_type, updated_at DESC, id DESC);
 CREATE INDEX conversations_business_created_idx ON public.conversations USING btree (business_id, created_at) INCLUDE (channel_type, resolved_by, resolved_at, first_response_at);
 CREATE INDEX conversations_business_status_idx ON public.conversations USING btree (business_id, status, updated_at DESC, id DESC);
@@ -174,6 +203,7 @@ CREATE INDEX conversations_business_updated_idx ON public.conversations USING bt
 CREATE INDEX conversations_channel_idx ON public.conversations USING btree (channel_id) WHERE (channel_id IS NOT NULL);
 CREATE INDEX conversations_customer_idx ON public.conversations USING btree (customer_id, updated_at DESC) WHERE (customer_id IS NOT NULL);
 CREATE INDEX conversations_handoff_idx ON public.conversations USING btree (business_id, handoff_requested_at DESC) WHERE (handoff_requested_at IS NOT NULL);
+CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (business_id, created_at, id) WHERE ((assignee_id IS NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 
 create table customers (
   id uuid default gen_random_uuid() not null,
@@ -424,11 +454,13 @@ create table team_members (
   is_active boolean default true not null,
   agent_number integer not null,
   invited_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null
+  updated_at timestamp with time zone default now() not null,
+  max_open integer
 );
 alter table team_members add constraint team_members_business_id_agent_number_key UNIQUE (business_id, agent_number);
 alter table team_members add constraint team_members_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table team_members add constraint team_members_business_id_key UNIQUE (business_id, id);
+alter table team_members add constraint team_members_max_open_check CHECK (((max_open >= 0) AND (max_open <= 1000)));
 alter table team_members add constraint team_members_pkey PRIMARY KEY (id);
 alter table team_members add constraint team_members_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'agent'::text])));
 alter table team_members add constraint team_members_status_check CHECK ((status = ANY (ARRAY['live'::text, 'away'::text, 'offline'::text])));
@@ -544,6 +576,53 @@ create table worker_heartbeats (
 alter table worker_heartbeats add constraint worker_heartbeats_pkey PRIMARY KEY (worker_id);
 CREATE INDEX worker_heartbeats_seen_idx ON public.worker_heartbeats USING btree (seen_at);
 
+CREATE OR REPLACE FUNCTION public.auto_assign_arm(p_business_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if not exists (select 1 from assignment_settings s where s.business_id = p_business_id and s.enabled) then
+    return;
+  end if;
+  perform pg_advisory_xact_lock_shared(20205, hashtext(p_business_id::text));
+  if graphile_job_waiting('assign:' || p_business_id::text, true) then
+    return;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'auto_assign',
+    payload => json_build_object('business_id', p_business_id::text),
+    job_key => 'assign:' || p_business_id::text
+  );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.business_hours_arm(p_business_id uuid, p_conversation_id uuid, p_message_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_updated timestamptz;
+begin
+  select h.updated_at into v_updated from business_hours h where h.business_id = p_business_id and h.enabled;
+  if v_updated is null then
+    return;
+  end if;
+  if exists (
+    select 1 from conversations c
+    where c.id = p_conversation_id and c.hours_checked_until > clock_timestamp() and c.hours_checked_at >= v_updated
+  ) then
+    return;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'out_of_hours_reply',
+    payload => json_build_object('message_id', p_message_id::text),
+    job_key => 'hours:' || p_conversation_id::text
+  );
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.delivery_arm_drain(p_conversation_id uuid)
  RETURNS void
  LANGUAGE plpgsql
@@ -603,6 +682,7 @@ declare
   v_customer uuid;
   v_conversation uuid;
   v_status text;
+  v_assignee uuid;
   v_opened boolean := false;
   v_message uuid;
 begin
@@ -621,14 +701,14 @@ begin
   returning cu.id into v_customer;
 
   if p_references is not null then
-    select c.id, c.status into v_conversation, v_status
+    select c.id, c.status, c.assignee_id into v_conversation, v_status, v_assignee
     from messages m join conversations c on c.id = m.conversation_id
     where m.channel_id = p_channel_id and m.external_id = any(p_references)
       and c.customer_id = v_customer
     order by array_position(p_references, m.external_id), m.created_at desc
     limit 1;
   else
-    select c.id, c.status into v_conversation, v_status
+    select c.id, c.status, c.assignee_id into v_conversation, v_status, v_assignee
     from conversations c
     where c.customer_id = v_customer and c.channel_id = p_channel_id
     order by c.updated_at desc, c.id desc
@@ -647,6 +727,7 @@ begin
     values (p_business_id, v_customer, p_channel_id, p_channel_type, 'open', p_subject, clock_timestamp(), clock_timestamp(), clock_timestamp())
     returning c.id into v_conversation;
     v_opened := true;
+    v_assignee := null;
   end if;
 
   insert into messages as m (business_id, conversation_id, sender_type, content, attachments, channel_id, external_id, created_at, updated_at)
@@ -656,6 +737,10 @@ begin
   if v_message is null then
     return;
   end if;
+  if v_assignee is null and (v_opened or v_status = 'resolved') then
+    perform auto_assign_arm(p_business_id);
+  end if;
+  perform business_hours_arm(p_business_id, v_conversation, v_message);
   return query select v_message, v_conversation, v_opened;
 end;
 $function$

@@ -193,7 +193,7 @@ test('list: every widget of the business, oldest first, as create and update ret
   // A later change does not move a widget.
   const renamed = await app.request('PUT', `/api/v1/widget/update/${m.id}`, { token: ws.token, body: { name: 'Renamed' } });
   t.is(renamed.status, 200, renamed.text);
-  const { is_online: _, ...zWidget } = zNow;
+  const { is_online: _, business_hours: _hours, ...zWidget } = zNow;
   for (const path of ['/api/v1/widget/', '/api/v1/widget']) {
     const res = await app.request('GET', path, { token: ws.token });
     t.is(res.status, 200, `${path}: ${res.text}`);
@@ -242,7 +242,7 @@ test('public read: no token, is_online follows live members, CORS for any origin
   const widget = await createWidget(ws, { domain: 'public.example' });
   const res = await app.request('GET', `/api/v1/widget/${widget.id}`, { headers: { origin: 'https://public.example' } });
   t.is(res.status, 200, res.text);
-  t.deepEqual(res.body, { ...widget, is_online: false });
+  t.deepEqual(res.body, { ...widget, is_online: false, business_hours: { enabled: false, is_open: true, next_open_at: null, timezone: 'UTC' } });
   t.is(res.headers.get('access-control-allow-origin'), '*');
 
   await app.sql(`update team_members set status = 'live' where business_id = $1`, [ws.businessId]);
@@ -294,7 +294,7 @@ test('public channel list: active channels of the owning business, config always
 
 test('the OpenAPI document describes the widget routes', async (t) => {
   const doc = await app.request('GET', '/api/v1/openapi.json');
-  t.deepEqual(doc.body.paths['/api/v1/widget'].get.security, [{ bearerAuth: [] }]);
+  t.deepEqual(doc.body.paths['/api/v1/widget'].get.security, [{ bearerAuth: [] }, { apiKey: ['read'] }]);
   t.is(doc.body.paths['/api/v1/widget'].get.responses['200'].content['application/json'].schema.items.$ref, '#/components/schemas/Widget');
   t.truthy(doc.body.paths['/api/v1/widget/create'].post);
   t.truthy(doc.body.paths['/api/v1/widget/update/{widget_id}'].put);

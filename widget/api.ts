@@ -11,6 +11,8 @@ export type PublicWidget = {
   logo_url: string | null;
   /** Some member of the business is `live`. */
   is_online: boolean;
+  /** Whether the team is within its business hours now, and when it next opens (ISO 8601) when not. Absent from older servers. */
+  business_hours?: { enabled: boolean; is_open: boolean; next_open_at: string | null; timezone: string };
 };
 
 export type VisitorAttachment = { url?: string; filename?: string; content_type?: string; size?: number };
@@ -18,7 +20,7 @@ export type VisitorAttachment = { url?: string; filename?: string; content_type?
 export type VisitorMessage = {
   id: string;
   conversation_id: string;
-  sender_type: 'customer' | 'agent' | 'ai';
+  sender_type: 'customer' | 'agent' | 'ai' | 'system';
   content: string;
   attachments: VisitorAttachment[];
   created_at: string;

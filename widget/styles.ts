@@ -39,12 +39,13 @@ export const css = `
   background: #fff; border-radius: 16px; overflow: hidden; display: flex; flex-direction: column;
   box-shadow: 0 12px 48px rgba(0,0,0,.22);
 }
-.panel[hidden], .unread[hidden], .status[hidden], .logo[hidden] { display: none; }
+.panel[hidden], .unread[hidden], .status[hidden], .logo[hidden], .hours[hidden] { display: none; }
 .header { background: var(--primary); color: var(--on-primary); padding: 18px 18px 16px; position: relative; }
 .brand { display: flex; align-items: center; gap: 10px; padding-right: 28px; }
 .logo { width: 36px; height: 36px; border-radius: 50%; object-fit: cover; background: rgba(255,255,255,.25); flex: none; }
 .heading { font-size: 18px; font-weight: 700; margin: 0; }
 .tagline { margin: 6px 0 0; opacity: .9; font-size: 13px; }
+.hours { margin: 8px 0 0; font-size: 12px; font-weight: 600; }
 .status { margin-top: 10px; font-size: 12px; display: flex; align-items: center; gap: 6px; opacity: .95; }
 .dot { width: 8px; height: 8px; border-radius: 50%; background: #9ca3af; box-shadow: 0 0 0 2px rgba(255,255,255,.6); }
 .dot.online { background: #22c55e; }
@@ -57,7 +58,8 @@ export const css = `
 .empty { margin: auto; text-align: center; color: #6b7280; font-size: 13px; padding: 0 24px; }
 .msg { max-width: 80%; padding: 9px 12px; border-radius: 14px; white-space: pre-wrap; word-wrap: break-word; overflow-wrap: anywhere; }
 .msg.customer { align-self: flex-end; background: var(--primary); color: var(--on-primary); border-bottom-right-radius: 4px; }
-.msg.agent, .msg.ai { align-self: flex-start; background: #fff; border: 1px solid #e5e7eb; border-bottom-left-radius: 4px; }
+.msg.agent, .msg.ai, .msg.system { align-self: flex-start; background: #fff; border: 1px solid #e5e7eb; border-bottom-left-radius: 4px; }
+.msg.system { font-style: italic; color: #4b5563; }
 .msg.pending { opacity: .6; }
 .msg.failed { background: #fee2e2; color: #991b1b; cursor: pointer; }
 .who { display: block; font-size: 11px; color: #6b7280; margin-bottom: 2px; }

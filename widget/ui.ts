@@ -29,6 +29,24 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 
 const isHttpUrl = (value: string | undefined) => !!value && /^https?:\/\//i.test(value);
 
+/** "We're away right now. Back Mon 09:00." (the visitor's locale and time zone), or '' within hours. */
+export function awayText(widget: Pick<PublicWidget, 'business_hours'>, now = new Date()): string {
+  const hours = widget.business_hours;
+  if (!hours || !hours.enabled || hours.is_open) return '';
+  if (!hours.next_open_at) return 'We\'re away right now.';
+  const at = new Date(hours.next_open_at);
+  if (isNaN(at.getTime())) return 'We\'re away right now.';
+  const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
+  const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const when =
+    at.toDateString() === now.toDateString()
+      ? `today at ${time}`
+      : at.toDateString() === tomorrow.toDateString()
+        ? `tomorrow at ${time}`
+        : `${at.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' })}, ${time}`;
+  return `We're away right now. Back ${when}.`;
+}
+
 const timeOf = (iso: string) => {
   const date = new Date(iso);
   return isNaN(date.getTime()) ? '' : date.toLocaleString();
@@ -59,6 +77,9 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
   const heading = el('h2', 'heading', widget.welcome_heading);
   brand.append(logo, heading);
   const tagline = el('p', 'tagline', widget.welcome_tagline);
+  // Out of hours: said in the header whatever the online badge setting, with the next opening in the visitor's own time.
+  const hours = el('p', 'hours', awayText(widget));
+  hours.hidden = hours.textContent === '';
   const status = el('div', 'status');
   const dot = el('span', 'dot');
   const statusText = el('span');
@@ -67,7 +88,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
   close.type = 'button';
   close.setAttribute('aria-label', 'Close chat');
   close.innerHTML = closeIcon;
-  header.append(brand, tagline, status, close);
+  header.append(brand, tagline, hours, status, close);
 
   const list = el('div', 'messages');
   list.setAttribute('aria-live', 'polite');
@@ -101,7 +122,8 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
   const nodes = new Map<string, HTMLElement>();
 
   const setOnline = (online: boolean) => {
-    status.hidden = !widget.show_online_badge;
+    // Out of hours the away line says it all: "online" beside it would promise an answer now.
+    status.hidden = !widget.show_online_badge || !hours.hidden;
     dot.className = online ? 'dot online' : 'dot';
     statusText.textContent = online ? 'We\'re online' : 'We\'ll reply as soon as we can';
   };

@@ -21,6 +21,7 @@ import cannedResponses from './canned-responses/routes.ts';
 import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
 import platform from './platform/routes.ts';
+import settings from './settings/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
   ...system,
@@ -41,6 +42,7 @@ export const allRoutes: AnyRoute[] = [
   ...billing,
   ...ai,
   ...platform,
+  ...settings,
   ...webhooks,
   ...visitor,
   ...agentApp,

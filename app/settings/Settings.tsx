@@ -15,6 +15,8 @@ import { Webhooks } from './Webhooks.tsx';
 import { AuditLog } from './AuditLog.tsx';
 import { can } from '../session.ts';
 import type { Action } from '../types.ts';
+import { Assignment } from './Assignment.tsx';
+import { BusinessHours } from './BusinessHours.tsx';
 
 const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
@@ -23,6 +25,8 @@ const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | nu
   { id: 'labels', label: 'Labels', page: Labels },
   { id: 'canned-responses', label: 'Canned responses', page: CannedResponses },
   { id: 'team', label: 'Team', page: Team },
+  { id: 'assignment', label: 'Assignment', page: Assignment },
+  { id: 'business-hours', label: 'Business hours', page: BusinessHours },
   { id: 'plan', label: 'Plan & billing', page: Plan },
   { id: 'ai', label: 'AI agent', page: AiSettings },
   { id: 'api-keys', label: 'API keys', page: ApiKeys, needs: 'api_keys.manage' },

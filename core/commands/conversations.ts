@@ -11,6 +11,7 @@ import { liveEvent } from '../events/catalogue.ts';
 import { conversationCreated, conversationUpdated, type PendingEvent } from '../events/live.ts';
 import type { Attachment } from '../domain/uploads.ts';
 import { sendMessage } from './messages.ts';
+import { armAutoAssign } from './auto-assign-arm.ts';
 
 /** What conversation updates return: the ids conversationUpdated() takes, and what assignments and state changes report. */
 export const updatedConversationRow = z.object({
@@ -64,6 +65,7 @@ export async function createConversation(tx: Queryable, input: CreateConversatio
     values (${input.businessId}, ${input.customerId ?? null}, ${channel.id}, ${channel.type}, 'open')
     returning id`);
   const events: PendingEvent[] = [conversationCreated(input.businessId, created.id)];
+  await armAutoAssign(tx, input.businessId);
   if (input.initialMessage) {
     const sent = await sendMessage(tx, {
       businessId: input.businessId,
@@ -94,6 +96,8 @@ export async function resolveConversation(tx: Queryable, input: { businessId: st
     await assertExists(tx, input.businessId, input.conversationId);
     return { changed: false };
   }
+  // Its assignee has room for one more: waiting conversations may flow to them.
+  if (row.assignee_id) await armAutoAssign(tx, input.businessId);
   return { changed: true, field: 'resolved_at', at: row.resolved_at!, events: [conversationUpdated(row)] };
 }
 
@@ -107,6 +111,7 @@ export async function closeConversation(tx: Queryable, input: { businessId: stri
     await assertExists(tx, input.businessId, input.conversationId);
     return { changed: false };
   }
+  if (row.assignee_id) await armAutoAssign(tx, input.businessId);
   return { changed: true, field: 'closed_at', at: row.closed_at!, events: [conversationUpdated(row)] };
 }
 
@@ -124,6 +129,8 @@ export async function reopenConversation(tx: Queryable, input: { businessId: str
     await assertExists(tx, input.businessId, input.conversationId);
     return { events: [] };
   }
+  // A reopened conversation without an assignee waits for one.
+  if (!row.assignee_id) await armAutoAssign(tx, input.businessId);
   return { events: [conversationUpdated(row)] };
 }
 
@@ -183,7 +190,11 @@ export async function assignConversation(
       updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and ${isMember}
     returning ${updatedConversationColumns}`);
-  if (row) return row;
+  if (row) {
+    // The previous assignee, if any, may have room again.
+    await armAutoAssign(tx, input.businessId);
+    return row;
+  }
   const exists = await tx.exists(sql.unsafe`
     select 1 from conversations where id = ${input.conversationId} and business_id = ${input.businessId}`);
   if (!exists) throw notFound('Conversation not found');
@@ -191,7 +202,8 @@ export async function assignConversation(
 }
 
 /** What an assignment tells the dashboards: the assignee at once, the whole business for its lists. */
-export function assignmentEvents(conversation: AssignedConversation, assignedBy: string): PendingEvent[] {
+/** `assignedBy`: the member's user id, or null for an automatic assignment (core/commands/auto-assign.ts). */
+export function assignmentEvents(conversation: AssignedConversation, assignedBy: string | null): PendingEvent[] {
   return [
     liveEvent('conversation_assigned', {
       conversation_id: conversation.id,
@@ -217,6 +229,8 @@ export async function requestHandoff(tx: Queryable, input: { businessId: string;
       updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId}
     returning ${updatedConversationColumns}, handoff_requested_at`);
+  // While the AI auto-replies, a conversation waits for auto-assignment only once handed over.
+  await armAutoAssign(tx, input.businessId);
   return [
     liveEvent('handoff_requested', { conversation_id: row.id, business_id: row.business_id, reason: input.reason, at: row.handoff_requested_at }),
     conversationUpdated(row),

@@ -27,14 +27,16 @@ import type { Attachment } from '../domain/uploads.ts';
  *   `first_response_at` (it measures the first human reply) and the status alone.
  * - `system` (a note the app writes, e.g. about an assignment): not counted, not delivered to
  *   the customer (no job, `delivery_status` null), so it may be written where the channel is
- *   gone; visible in the inbox. Leaves `first_response_at` and the status alone.
+ *   gone; visible in the inbox. Leaves `first_response_at` and the status alone. With
+ *   `deliver: true` (the out-of-hours notice, core/commands/business-hours.ts) it is still not
+ *   counted, but delivered through the channel like a reply (400 when the channel is gone).
  * - `note` (a member's private note, by user id): stored as an `agent` message with `private`
  *   true; not counted, not delivered (`delivery_status` null), so it may be written where the
  *   channel is gone; leaves `first_response_at`, the status, `last_message_at` and `updated_at`
  *   alone (the conversation neither reopens nor moves up the inbox: nothing happened for the customer).
  * Every other kind moves the conversation's `last_message_at` (to the message's `created_at`) and `updated_at`.
  */
-export type MessageSender = { type: 'agent'; userId: string } | { type: 'note'; userId: string } | { type: 'ai' } | { type: 'system' };
+export type MessageSender = { type: 'agent'; userId: string } | { type: 'note'; userId: string } | { type: 'ai' } | { type: 'system'; deliver?: boolean };
 
 export type SendMessageInput = {
   businessId: string;
@@ -59,8 +61,10 @@ function rulesOf(sender: MessageSender) {
     /** Stored as: a note is an agent's message, marked private. */
     senderType: isNote ? 'agent' : sender.type,
     private: isNote,
-    /** Counted against the month and delivered through the channel (an outbound reply). */
-    outbound: sender.type === 'agent' || sender.type === 'ai',
+    /** Delivered through the channel (queued, drained): replies, and a system notice meant for the customer. */
+    outbound: sender.type === 'agent' || sender.type === 'ai' || (sender.type === 'system' && sender.deliver === true),
+    /** Counted against the month (a reply, not a notice of Parley's own). */
+    counted: sender.type === 'agent' || sender.type === 'ai',
     /** A human's reply: the first one is the conversation's first response, and it takes a pending conversation back. */
     human: sender.type === 'agent',
     /** Moves the conversation's last_message_at and updated_at (its place in the inbox). */
@@ -82,7 +86,7 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       for update
     ), deliverable as (
       select id, channel_id from conversation ${rules.outbound ? sql.fragment`where channel_id is not null` : sql.fragment``}
-    ), ${rules.outbound ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
+    ), ${rules.counted ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
       insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template)
       select ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
@@ -106,13 +110,13 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       }
     )
     select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
-           ${rules.outbound ? reservationColumns : sql.fragment`reservation.reserved`},
+           ${rules.counted ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
            (select count(*) from job) as jobs, m.*
     from (select) as one left join reservation on true left join message m on true`);
   if (!row.found) throw notFound('Conversation not found');
   if (!row.deliverable) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
-  if (rules.outbound) assertReserved(reservationRow.parse(row));
+  if (rules.counted) assertReserved(reservationRow.parse(row));
   const message = presentMessage(messageRow.parse(row));
   const created = messageCreatedEvent(input.businessId, message);
   // A note leaves the conversation as it was: nothing to update on dashboards but the thread.

@@ -17,6 +17,7 @@ import { updatedConversationColumns, updatedConversationRow } from './conversati
 import { conversationUpdated } from '../events/live.ts';
 import { rooms } from '../events/bus.ts';
 import type { AfterCommit } from './run-command.ts';
+import { armAutoAssign } from './auto-assign-arm.ts';
 
 export type InviteRole = 'agent' | 'admin';
 export type MemberStatus = 'live' | 'away' | 'offline';
@@ -99,6 +100,8 @@ export async function removeMember(
     where business_id = ${input.businessId} and assignee_id = ${member.user_id} and status in ('open', 'pending')
     returning ${updatedConversationColumns}`);
   await tx.query(sql.unsafe`delete from team_members where id = ${input.memberId}`);
+  // Their conversations wait again: auto-assignment may hand them to others.
+  if (unassigned.length > 0) await armAutoAssign(tx, input.businessId);
   return {
     userId: member.user_id,
     unassigned: [...unassigned],
@@ -110,12 +113,21 @@ export async function removeMember(
 
 const statusRow = z.object({ id: z.string(), user_id: z.string(), business_id: z.string(), status: z.enum(['live', 'away', 'offline']), updated_at: z.string() });
 
-/** Sets the member's availability (one statement); `agent_status_changed` follows, even when unchanged. 404 when the membership is gone. */
+/**
+ * Sets the member's availability (one statement); `agent_status_changed` follows, even when
+ * unchanged. Going `live` arms auto-assignment (waiting conversations flow to them). 404 when
+ * the membership is gone.
+ */
 export async function setMemberStatus(q: Queryable, input: { businessId: string; memberId: string; status: MemberStatus }): Promise<{ events: LiveEvent[] }> {
   const row = await q.maybeOne(sql.type(statusRow)`
-    update team_members set status = ${input.status}, updated_at = now()
-    where id = ${input.memberId} and business_id = ${input.businessId} and is_active
-    returning id, user_id, business_id, status, updated_at`);
+    with updated as (
+      update team_members set status = ${input.status}, updated_at = now()
+      where id = ${input.memberId} and business_id = ${input.businessId} and is_active
+      returning id, user_id, business_id, status, updated_at
+    ), armed as (
+      select auto_assign_arm(u.business_id) from updated u where u.status = 'live'
+    )
+    select u.id, u.user_id, u.business_id, u.status, u.updated_at, (select count(*) from armed) as armed from updated u`);
   if (!row) throw notFound('Team member not found');
   return { events: [liveEvent('agent_status_changed', { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at })] };
 }

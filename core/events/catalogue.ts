@@ -20,8 +20,8 @@ type MessageIds = ConversationIds & { message_id: string };
 /** Payload of each event, by catalogue key. */
 export type EventPayloads = {
   agent_status_changed: Ids & { user_id: string; member_id: string; status: 'live' | 'away' | 'offline' };
-  /** `at`: when it was assigned. */
-  conversation_assigned: ConversationIds & { assignee_id: string; assigned_by: string };
+  /** `at`: when it was assigned; `assigned_by`: the member's user id, null when assigned automatically (auto-assignment). */
+  conversation_assigned: ConversationIds & { assignee_id: string; assigned_by: string | null };
   /** `conversation`: the entry GET /conversations lists; `at`: its `created_at`. */
   conversation_created: ConversationIds & { conversation: ConversationListItem };
   /** `conversation`: the entry GET /conversations lists; `at`: its `updated_at`. */

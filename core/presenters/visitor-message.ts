@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-export const visitorSenderTypes = ['customer', 'agent', 'ai'] as const;
+export const visitorSenderTypes = ['customer', 'agent', 'ai', 'system'] as const;
 
 export const visitorMessageRow = z.object({
   id: z.string(),

@@ -41,8 +41,20 @@ export const widgetSchema = z
   .openapi('Widget');
 export type WidgetOutput = z.infer<typeof widgetSchema>;
 
+export const widgetHoursSchema = z
+  .object({
+    enabled: z.boolean().openapi({ description: 'The business keeps business hours' }),
+    is_open: z.boolean().openapi({ description: 'The team is within its hours now (always true when `enabled` is false)' }),
+    next_open_at: z.string().nullable().openapi({ description: 'When closed: the next opening, ISO 8601 UTC (null when open, or none within 60 days)' }),
+    timezone: z.string().openapi({ description: 'The business\'s IANA time zone' }),
+  })
+  .openapi('WidgetBusinessHours');
+
 export const publicWidgetSchema = widgetSchema
-  .extend({ is_online: z.boolean().openapi({ description: 'Some member of the business has status `live`' }) })
+  .extend({
+    is_online: z.boolean().openapi({ description: 'Some member of the business has status `live`' }),
+    business_hours: widgetHoursSchema,
+  })
   .openapi('PublicWidget');
 
 export const presentWidget = (row: WidgetRow): WidgetOutput => ({

@@ -60,9 +60,9 @@ export const visitorMessageSchema = z
   .object({
     id: z.uuid(),
     conversation_id: z.uuid(),
-    sender_type: z.enum(visitorSenderTypes).openapi({ description: '`customer` (the visitor), `agent` or `ai`' }),
+    sender_type: z.enum(visitorSenderTypes).openapi({ description: '`customer` (the visitor), `agent`, `ai`, or `system` (a notice of the team\'s, e.g. that it is out of hours)' }),
     content: z.string(),
     attachments: z.array(z.record(z.string(), z.unknown())),
     created_at: z.string(),
   })
-  .openapi('VisitorMessage', { description: 'A message as the visitor sees it: no sender ids, delivery status, platform ids or errors; system messages are never shown' });
+  .openapi('VisitorMessage', { description: 'A message as the visitor sees it: no sender ids, delivery status, platform ids or errors; system messages are shown only when delivered to the customer (the out-of-hours notice)' });

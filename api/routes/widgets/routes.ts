@@ -5,6 +5,7 @@ import { notFound } from '../../../core/errors.ts';
 import { listChannels } from '../../../core/commands/channels.ts';
 import { MAX_WIDGETS_PER_BUSINESS, createWidget, updateWidget } from '../../../core/commands/widgets.ts';
 import { cursorColumn, encodeCursor } from '../../cursor.ts';
+import { hoursStatus, loadBusinessHours } from '../../../core/commands/business-hours.ts';
 import { defineRoute } from '../../route.ts';
 import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../../core/presenters/widget.ts';
 import { presentPublicChannel, publicChannelSchema } from '../../presenters/channel.ts';
@@ -103,7 +104,7 @@ export const read = defineRoute({
   method: 'get',
   path: '/api/v1/widget/:widget_id',
   summary: 'A widget\'s public configuration (no token)',
-  description: 'For the embed script on any origin (CORS `*`). Adds `is_online`: some active member of the business is `live`. Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
+  description: 'For the embed script on any origin (CORS `*`). Adds `is_online`: some active member of the business is `live`; and `business_hours`: whether the team is within its hours and when it next opens (the widget shows it). Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'none',
   publicCors: true,
@@ -112,7 +113,8 @@ export const read = defineRoute({
   errors: [404],
   handler: async ({ params, deps }) => {
     const row = await publicWidget(deps.db, params.widget_id);
-    return { ...presentWidget(row), is_online: row.is_online };
+    const hours = hoursStatus(await loadBusinessHours(deps.db, row.business_id), new Date());
+    return { ...presentWidget(row), is_online: row.is_online, business_hours: hours };
   },
 });
 

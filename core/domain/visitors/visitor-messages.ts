@@ -2,7 +2,8 @@
  * Messages as a website visitor sees them, for the visitor API and the `/widget` socket alike:
  * the customer's own messages and the replies of agents and the AI agent, without what is
  * internal to the business (sender ids, delivery status, platform ids, errors). System
- * messages and the team's private notes are internal and never shown.
+ * messages and the team's private notes are internal and never shown, but for a system
+ * message delivered to the customer (the out-of-hours notice: one with a delivery status).
  *
  * Live replies reach the visitor's sockets in the Socket.IO namespace `/widget`, room
  * `visitor:<customer uuid>` (api/realtime-widget.ts joins it), as `message_created` with this
@@ -18,7 +19,7 @@ import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '.
 export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
 
 /** The predicate on `messages m` of what a visitor may see. */
-export const visibleToVisitor = sql.fragment`m.sender_type in ('customer', 'agent', 'ai') and not m.private`;
+export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null)) and not m.private`;
 
 /** The `/widget` event that shows a message to its visitor live. */
 export const visitorMessageEvent = (customerId: string, message: VisitorMessage): LiveEvent =>
