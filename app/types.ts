@@ -81,7 +81,18 @@ export type Action =
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
 export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };
 
-export type Attachment = { url?: string; filename?: string; content_type?: string; size?: number };
+export type Attachment = {
+  url?: string;
+  filename?: string;
+  content_type?: string;
+  size?: number;
+  /** A customer's media: `pending` while it is downloaded from the platform, then `stored` (ours) or `failed` (with `error`). */
+  status?: 'pending' | 'stored' | 'failed';
+  error?: string;
+};
+
+/** An approved WhatsApp template of a channel (GET /channels/{id}/templates). */
+export type WhatsAppTemplate = { name: string; language: string; category: string; status: string; body: string; parameter_count: number; synced_at: string };
 
 export type Message = {
   id: string;
@@ -125,6 +136,8 @@ export type Conversation = {
   updated_at: string;
   last_message_at: string | null;
   handoff_reason: string | null;
+  /** WhatsApp: when free-form replies stop being allowed (null elsewhere). */
+  reply_window_expires_at: string | null;
   customer: Customer | null;
   /** Label names, alphabetical. */
   labels: string[];

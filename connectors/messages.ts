@@ -11,6 +11,11 @@ export type InboundAttachment = {
   content_type?: string;
   /** Bytes, when known. */
   size?: number;
+  /**
+   * E-mail only: the MIME part's bytes, base64 (the message carries them; nothing to download).
+   * Kept in the stored inbound event only: fetch_attachment reads them from there, the message never holds them.
+   */
+  content_base64?: string;
 };
 
 /** One customer message, normalized. */
@@ -67,6 +72,8 @@ export type OutboundMessage = {
    * per message (Twilio `statusCallback`): the channel's webhook URL. Omitted: no receipts asked.
    */
   statusCallbackUrl?: string;
+  /** A WhatsApp template message instead of free text (`text` is its rendered body, for the record). */
+  template?: { name: string; language: string; parameters: string[] };
 };
 
 export type SendResult = {
@@ -93,3 +100,17 @@ export type RegisterResult = {
 };
 
 export type PollResult = { events: InboundEvent[]; state: Record<string, unknown> };
+
+/** A download of a customer's media (Connector.fetchMedia; connectors/media.ts), headers first, the body streamed. */
+export type MediaDownload = {
+  /** The bytes, streamed. */
+  body: AsyncIterable<Uint8Array>;
+  /** What the platform says the type is (sniffed again before storing). */
+  contentType?: string;
+  /** Content-Length, when the platform sent it. */
+  size?: number;
+  /** A name the platform gives (Content-Disposition), when none is known already. */
+  filename?: string;
+  /** Stops reading (the file was refused). */
+  cancel: () => void;
+};

@@ -16,7 +16,7 @@
  *  4. Write a fake of the platform in test/fakes/<type>.ts that checks requests as the platform
  *     does, and tests that drive the connector against it through its base-URL setting.
  */
-import type { InternalSendResult, OutboundMessage, PollResult, RegisterResult, SendResult } from './messages.ts';
+import type { InboundAttachment, InternalSendResult, MediaDownload, OutboundMessage, PollResult, RegisterResult, SendResult } from './messages.ts';
 import type { WebhookSpec } from './webhook-spec.ts';
 import type { ChannelConfig } from './channel-config.ts';
 
@@ -158,6 +158,12 @@ export type Connector<C = ChannelConfig> = {
    * platform should post; `secret` is a per-channel secret the platform should echo back.
    */
   register?: (config: C, input: { webhookUrl: string; secret: string; state: Record<string, unknown> }, context: ConnectorContext) => Promise<RegisterResult>;
+  /**
+   * Downloads one attachment a customer sent (fetch_attachment), as the platform serves it:
+   * by its file id or URL, with the channel's credentials. Throws ConnectorError. Absent: the
+   * attachment stays metadata only.
+   */
+  fetchMedia?: (config: C, attachment: InboundAttachment, context: ConnectorContext) => Promise<MediaDownload>;
   /** For channels that cannot push (Telegram without https, IMAP): fetch new events since `state`. */
   poll?: (config: C, state: Record<string, unknown>, context: ConnectorContext) => Promise<PollResult>;
 };

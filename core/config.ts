@@ -43,6 +43,14 @@ const envSchema = z.object({
   DB_TIMEOUT: z.coerce.number().min(0.1).max(300).default(5),
   /** Redis connection string; unset keeps events in-process (single-process mode). */
   REDIS_URL: optionalUrl,
+  /**
+   * Where files (agent uploads, customers' media) are kept: `postgres` (in the database, in
+   * chunks: every web and worker node sees the same files) or `disk` (DATA_DIR/uploads: one
+   * machine). Default: `postgres` when DATABASE_URL is set, else `disk` (the embedded `npm start`).
+   */
+  STORAGE_DRIVER: z.enum(['postgres', 'disk']).optional(),
+  /** Largest customer attachment downloaded from a platform, in bytes (default 25 MB). */
+  MAX_ATTACHMENT_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(25 * 1024 * 1024),
   /** Where local state lives: embedded database, generated secrets, uploads (default ./.data). */
   DATA_DIR: z.string().default('.data'),
   /** Port of the embedded PostgreSQL (default 54329). */
@@ -149,7 +157,9 @@ export type Env = z.infer<typeof envSchema> & {
   platformUrls: Record<string, string | undefined>;
 };
 
-export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY' | 'META_REQUIRE_SIGNATURE' | 'ALLOW_PRIVATE_HOSTS'> & {
+export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY' | 'META_REQUIRE_SIGNATURE' | 'ALLOW_PRIVATE_HOSTS' | 'STORAGE_DRIVER'> & {
+  /** STORAGE_DRIVER resolved: its value, else `postgres` with DATABASE_URL and `disk` without. */
+  STORAGE_DRIVER: 'postgres' | 'disk';
   /** META_REQUIRE_SIGNATURE resolved: its value, else NODE_ENV === 'production'. */
   META_REQUIRE_SIGNATURE: boolean;
   /** ALLOW_PRIVATE_HOSTS resolved (default false). */
@@ -222,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...rest,
     META_REQUIRE_SIGNATURE: parsed.META_REQUIRE_SIGNATURE ?? parsed.NODE_ENV === 'production',
     ALLOW_PRIVATE_HOSTS: parsed.ALLOW_PRIVATE_HOSTS ?? false,
+    STORAGE_DRIVER: parsed.STORAGE_DRIVER ?? (parsed.DATABASE_URL ? 'postgres' : 'disk'),
     dataDir,
     jwtSecret: JWT_SECRET ? new TextEncoder().encode(JWT_SECRET) : storedSecret(dataDir, 'jwt_secret', 48),
     encryptionKey: CONFIG_ENCRYPTION_KEY ? decodeKey(CONFIG_ENCRYPTION_KEY) : storedSecret(dataDir, 'config_encryption_key', 32),

@@ -21,6 +21,8 @@ export const AI_REPLY_MAX_ATTEMPTS = 3;
  * last one runs about half an hour after the first, then the article is marked `failed`.
  */
 export const INDEX_MAX_ATTEMPTS = 8;
+/** Attempts of a `fetch_attachment` job: e^1 … e^7 seconds of backoff, about 25 minutes in all. */
+export const FETCH_ATTACHMENT_MAX_ATTEMPTS = 8;
 
 /**
  * Attempts of one webhook delivery: with graphile-worker's backoff (e^min(n,10) seconds) the
@@ -94,6 +96,15 @@ export const jobCatalogue = {
     queueName: (p) => `poll:${p.channel_id}`,
     maxAttempts: 1,
     jobKeyMode: 'preserve_run_at',
+  }),
+  /**
+   * Downloads one attachment a customer sent from its platform into storage
+   * (core/commands/attachments.ts); enqueued with the message by the inbound drain.
+   */
+  fetch_attachment: job({
+    payload: z.object({ message_id: z.uuid(), index: z.number().int().min(0).max(99) }),
+    jobKey: (p) => `attachment:${p.message_id}:${p.index}`,
+    maxAttempts: FETCH_ATTACHMENT_MAX_ATTEMPTS,
   }),
   /** Chunks and embeds one knowledge base article. */
   index_article: job({ payload: z.object({ article_id: z.number().int().positive() }), jobKey: (p) => `article:${p.article_id}`, maxAttempts: INDEX_MAX_ATTEMPTS }),

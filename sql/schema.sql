@@ -109,6 +109,22 @@ alter table canned_responses add constraint canned_responses_pkey PRIMARY KEY (b
 alter table canned_responses add constraint canned_responses_short_code_check CHECK (((char_length(short_code) >= 1) AND (char_length(short_code) <= 50)));
 CREATE UNIQUE INDEX canned_responses_business_code_key ON public.canned_responses USING btree (business_id, lower(short_code));
 
+create table channel_templates (
+  business_id uuid not null,
+  channel_id uuid not null,
+  name text not null,
+  language text not null,
+  category text default ''::text not null,
+  status text not null,
+  body text default ''::text not null,
+  parameter_count integer default 0 not null,
+  components jsonb default '[]'::jsonb not null,
+  synced_at timestamp with time zone default now() not null
+);
+alter table channel_templates add constraint channel_templates_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table channel_templates add constraint channel_templates_channel_id_business_id_fkey FOREIGN KEY (channel_id, business_id) REFERENCES channels(id, business_id) ON DELETE CASCADE;
+alter table channel_templates add constraint channel_templates_pkey PRIMARY KEY (channel_id, name, language, business_id);
+
 create table channels (
   id uuid default gen_random_uuid() not null,
   business_id uuid not null,
@@ -130,6 +146,7 @@ alter table channels add constraint channels_pkey PRIMARY KEY (id);
 alter table channels add constraint channels_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'connected'::text, 'error'::text])));
 alter table channels add constraint channels_type_check CHECK ((type = ANY (ARRAY['webchat'::text, 'widget'::text, 'email'::text, 'whatsapp'::text, 'telegram'::text, 'instagram'::text, 'x'::text, 'sms'::text])));
 CREATE INDEX channels_business_idx ON public.channels USING btree (business_id, created_at);
+CREATE UNIQUE INDEX channels_id_business_key ON public.channels USING btree (id, business_id);
 CREATE UNIQUE INDEX channels_one_builtin_idx ON public.channels USING btree (business_id) WHERE is_builtin;
 CREATE INDEX channels_routing_key_idx ON public.channels USING btree (type, routing_key) WHERE (routing_key IS NOT NULL);
 CREATE UNIQUE INDEX channels_routing_key_unique_idx ON public.channels USING btree (type, routing_key) WHERE ((routing_key IS NOT NULL) AND routing_proven);
@@ -167,7 +184,8 @@ create table conversations (
   updated_at timestamp with time zone default now() not null,
   subject text,
   hours_checked_at timestamp with time zone,
-  hours_checked_until timestamp with time zone
+  hours_checked_until timestamp with time zone,
+  reply_window_expires_at timestamp with time zone
 );
 alter table conversations add constraint conversations_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -211,6 +229,17 @@ CREATE INDEX customers_business_number_idx ON public.customers USING btree (busi
 CREATE INDEX customers_business_phone_digits_trgm_idx ON public.customers USING gin (business_id, regexp_replace(phone, '\D'::text, ''::text, 'g'::text) gin_trgm_ops) WHERE (phone IS NOT NULL);
 CREATE INDEX customers_phone_trgm_idx ON public.customers USING gin (phone gin_trgm_ops);
 CREATE UNIQUE INDEX customers_platform_idx ON public.customers USING btree (channel_id, platform_user_id, business_id) WHERE (platform_user_id IS NOT NULL);
+
+create table file_chunks (
+  business_id uuid not null,
+  storage_key text not null,
+  seq integer not null,
+  data bytea not null
+);
+alter table file_chunks add constraint file_chunks_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table file_chunks add constraint file_chunks_pkey PRIMARY KEY (storage_key, seq, business_id);
+alter table file_chunks add constraint file_chunks_seq_check CHECK ((seq >= 0));
+alter table file_chunks add constraint file_chunks_storage_key_business_id_fkey FOREIGN KEY (storage_key, business_id) REFERENCES uploads(storage_key, business_id) ON DELETE CASCADE;
 
 create table inbound_events (
   id uuid default gen_random_uuid() not null,
@@ -353,7 +382,8 @@ create table messages (
   search_vector tsvector generated always as (to_tsvector('simple'::regconfig, content)) stored,
   delivery_attempts smallint default 0 not null,
   next_delivery_at timestamp with time zone,
-  private boolean default false not null
+  private boolean default false not null,
+  template jsonb
 );
 alter table messages add constraint messages_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table messages add constraint messages_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
@@ -368,6 +398,7 @@ CREATE UNIQUE INDEX messages_channel_external_idx ON public.messages USING btree
 CREATE INDEX messages_conversation_idx ON public.messages USING btree (conversation_id, created_at, id);
 CREATE INDEX messages_external_idx ON public.messages USING btree (external_id) WHERE (external_id IS NOT NULL);
 CREATE INDEX messages_queued_idx ON public.messages USING btree (conversation_id, created_at, id) WHERE (delivery_status = 'queued'::text);
+CREATE TRIGGER messages_reply_window AFTER INSERT ON public.messages FOR EACH ROW WHEN ((new.sender_type = 'customer'::text)) EXECUTE FUNCTION messages_move_reply_window();
 
 create table plans (
   name text not null,
@@ -446,11 +477,17 @@ create table uploads (
   content_type text not null,
   size integer not null,
   uploaded_by uuid,
-  created_at timestamp with time zone default now() not null
+  created_at timestamp with time zone default now() not null,
+  driver text default 'disk'::text not null,
+  chunk_size integer,
+  source text default 'upload'::text not null
 );
 alter table uploads add constraint uploads_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table uploads add constraint uploads_chunk_size_check CHECK ((chunk_size > 0));
 alter table uploads add constraint uploads_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE SET NULL;
+alter table uploads add constraint uploads_driver_check CHECK ((driver = ANY (ARRAY['disk'::text, 'postgres'::text])));
 alter table uploads add constraint uploads_pkey PRIMARY KEY (id);
+alter table uploads add constraint uploads_source_check CHECK ((source = ANY (ARRAY['upload'::text, 'inbound'::text])));
 alter table uploads add constraint uploads_storage_key_key UNIQUE (storage_key, business_id);
 alter table uploads add constraint uploads_uploaded_by_fkey FOREIGN KEY (uploaded_by) REFERENCES users(id) ON DELETE SET NULL;
 CREATE INDEX uploads_business_idx ON public.uploads USING btree (business_id, created_at);
@@ -749,6 +786,19 @@ begin
     payload => json_build_object('channel_id', p_channel_id::text),
     job_key => 'inbound:' || p_channel_id::text
   );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.messages_move_reply_window()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update conversations c set reply_window_expires_at = new.created_at + interval '24 hours'
+  where c.id = new.conversation_id and c.channel_type = 'whatsapp'
+    and (c.reply_window_expires_at is null or c.reply_window_expires_at < new.created_at + interval '24 hours');
+  return null;
 end;
 $function$
 ;

@@ -71,11 +71,13 @@ test('parse: a new message with an attachment', async (t) => {
     externalId: '<CAF7a1b2c3d4e5f6@mail.customer.test>',
     from: { platformUserId: 'ada@customer.test', email: 'ada@customer.test', name: 'Ada Lovelace' },
     text: 'Hello,\n\nmy invoice 2026-001 charges me twice for the Pro plan. Could you have a look?\n\nThanks,\nAda',
-    attachments: [{ filename: 'invoice-2026-001.pdf', content_type: 'application/pdf', size: 45 }],
+    // The part's bytes travel in the stored event to fetch_attachment (never into the message row).
+    attachments: [{ filename: 'invoice-2026-001.pdf', content_type: 'application/pdf', size: 45, content_base64: 'JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0YK' }],
     sentAt: '2026-01-01T10:00:00.000Z',
     references: [],
     subject: 'Invoice 2026-001 looks wrong',
   }]);
+  t.true(Buffer.from((events[0] as { attachments: { content_base64: string }[] }).attachments[0].content_base64, 'base64').toString('latin1').startsWith('%PDF-1.4'));
 });
 
 test('parse: a reply: references nearest parent first, quoted text dropped', async (t) => {

@@ -151,6 +151,11 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['post /api/v1/channels', () => req('POST', '/api/v1/channels', { body: { type: 'telegram', config: { bot_token: '456:def' } } })],
     ['patch /api/v1/channels/{channel_id}', () => req('PATCH', `/api/v1/channels/${telegram.id}`, { body: { is_active: true } })],
     ['post /api/v1/channels/{channel_id}/reconnect', () => req('POST', `/api/v1/channels/${sms.id}/reconnect`)],
+    // Templates already synced (the cache answers; Graph is not asked).
+    ['get /api/v1/channels/{channel_id}/templates', async () => {
+      await app.sql(`insert into channel_templates (business_id, channel_id, name, language, category, status, body, parameter_count) values ($1, $2, 'order_update', 'en_US', 'UTILITY', 'APPROVED', 'Hi {{1}}', 1)`, [ws.businessId, whatsapp.id]);
+      return req('GET', `/api/v1/channels/${whatsapp.id}/templates`);
+    }],
     ['put /api/v1/widget/update/{widget_id}', () => req('PUT', `/api/v1/widget/update/${widget.id}`, { body: { name: 'Docs' } })],
     ['get /api/v1/widget/{widget_id}', () => app.request('GET', `/api/v1/widget/${widget.id}`)],
     ['get /api/v1/widget/{widget_id}/channels', () => app.request('GET', `/api/v1/widget/${widget.id}/channels`)],

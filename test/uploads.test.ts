@@ -1,5 +1,5 @@
 import test from 'ava';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
@@ -37,7 +37,7 @@ async function upload(
 
 const uploadCount = async (businessId: string) => Number((await app.sql(`select count(*) from uploads where business_id = $1`, [businessId]))[0].count);
 
-test('upload: stored under DATA_DIR/uploads with a row, served at an absolute public URL with its type', async (t) => {
+test('upload: stored through the storage driver (postgres chunks here, DATABASE_URL being set) with a row, served at an absolute public URL with its type', async (t) => {
   const ws = await createWorkspace(app);
   const conv = await startConversation(ws);
   const bytes = new Uint8Array(5000).map((_, i) => i % 251);
@@ -51,8 +51,10 @@ test('upload: stored under DATA_DIR/uploads with a row, served at an absolute pu
 
   const row = (await app.sql(`select * from uploads where storage_key = $1`, [key]))[0];
   t.like(row, { business_id: ws.businessId, conversation_id: conv, uploaded_by: ws.userId, filename: 'screenshot.png', content_type: 'image/png', size: 5000 });
-  const stored = path.join(app.deps.config.dataDir, 'uploads', key);
-  t.deepEqual(new Uint8Array(readFileSync(stored)), bytes);
+  t.like(row, { driver: 'postgres', source: 'upload', chunk_size: 256 * 1024 });
+  const chunks = await app.sql(`select data from file_chunks where storage_key = $1 order by seq`, [key]);
+  t.deepEqual(new Uint8Array(Buffer.concat(chunks.map((c) => c.data))), bytes);
+  t.false(existsSync(path.join(app.deps.config.dataDir, 'uploads', key)), 'nothing on this machine\'s disk');
 
   const served = await fetch(res.body.url);
   t.is(served.status, 200);

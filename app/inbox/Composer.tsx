@@ -31,7 +31,8 @@ function suggestions(query: string): Member[] {
     .slice(0, 6);
 }
 
-export function Composer({ conversationId, channelLabel, canReply = true }: { conversationId: string; channelLabel: string; canReply?: boolean }) {
+/** `closedReason`: replies are refused now (WhatsApp's window closed): the reply box says why and does not send; notes still work. */
+export function Composer({ conversationId, channelLabel, canReply = true, closedReason = null }: { conversationId: string; channelLabel: string; canReply?: boolean; closedReason?: string | null }) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
@@ -77,7 +78,7 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
 
   async function send(): Promise<void> {
     const content = text.trim() || files.map((f) => f.filename).join(', ');
-    if (!content || busy) return;
+    if (!content || busy || (mode === 'reply' && closedReason)) return;
     setBusy('sending');
     setError(null);
     try {
@@ -215,8 +216,9 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
           placeholder={
             mode === 'note'
               ? 'Write a note for your team… Type @ to mention someone.'
-              : `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`
+              : closedReason ?? `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`
           }
+          disabled={mode === 'reply' && Boolean(closedReason)}
           rows={3}
           value={text}
           onInput={onInput}
@@ -229,7 +231,7 @@ export function Composer({ conversationId, channelLabel, canReply = true }: { co
         <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
           <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
         </button>
-        <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (!text.trim() && !files.length)}>
+        <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}>
           {mode === 'note' ? 'Add note' : 'Send'}
         </button>
       </div>

@@ -1,9 +1,26 @@
-/** One message of the thread: whose it is, its attachments (images inline), and its delivery; private notes marked as such. */
+/** One message of the thread: whose it is, its attachments (images inline with a lightbox, audio and video players, files as links), its delivery ticks; private notes marked as such. */
+import { useState } from 'preact/hooks';
 import type { Attachment, Member, Message } from '../types.ts';
 import { clockTime } from '../ui/time.ts';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 
 const STATUS_LABELS = { queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
+/** ✓ sent, ✓✓ delivered, blue ✓✓ read (as the customer's own app shows them). */
+const TICKS = { queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
+
+const sizeText = (size?: number) => (size ? ` · ${size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`}` : '');
+
+function Lightbox({ file, onClose }: { file: Attachment; onClose: () => void }) {
+  return (
+    <div class="lightbox" role="dialog" aria-modal="true" aria-label={file.filename ?? 'Image'} onClick={onClose} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+      <img src={file.url} alt={file.filename ?? 'Image'} onClick={(e) => e.stopPropagation()} />
+      <div class="lightbox-bar" onClick={(e) => e.stopPropagation()}>
+        <a class="btn ghost small" href={file.url} target="_blank" rel="noopener noreferrer">Open original</a>
+        <button type="button" class="btn small" autoFocus onClick={onClose}>Close</button>
+      </div>
+    </div>
+  );
+}
 
 /** The host of a URL that is not Parley's own, or null for Parley's (its uploads). */
 function foreignHost(url: string): string | null {
@@ -16,26 +33,57 @@ function foreignHost(url: string): string | null {
 }
 
 function AttachmentView({ file }: { file: Attachment }) {
-  if (!file.url) return <span class="attachment">{file.filename ?? 'Attachment'}</span>;
-  // An image Parley does not serve is only linked: loading it would tell whoever chose the URL
+  const [zoomed, setZoomed] = useState(false);
+  const name = file.filename ?? 'Attachment';
+  if (file.status === 'pending')
+    return (
+      <span class="attachment pending" data-status="pending">
+        <span class="spinner small" aria-hidden="true" /> Downloading {file.filename ?? 'the file'}…
+      </span>
+    );
+  if (file.status === 'failed' || !file.url)
+    return (
+      <span class="attachment failed" data-status={file.status ?? 'missing'} title={file.error}>
+        <PaperclipIcon /> {name}
+        {file.error ? <span class="muted"> · not downloaded: {file.error}</span> : null}
+      </span>
+    );
+  // A file Parley does not serve is only linked: loading it would tell whoever chose the URL
   // (a visitor, a customer) that an agent is looking, and from where.
   const host = foreignHost(file.url);
   if (host !== null)
     return (
       <a class="attachment" href={file.url} target="_blank" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer">
-        <PaperclipIcon /> {file.filename ?? 'Attachment'} <span class="muted">· {host}</span>
+        <PaperclipIcon /> {name} <span class="muted">· {host}</span>
       </a>
     );
-  if (file.content_type?.startsWith('image/'))
+  const type = file.content_type ?? '';
+  if (type.startsWith('image/') && type !== 'image/heic' && type !== 'image/heif')
     return (
-      <a href={file.url} target="_blank" rel="noopener noreferrer" class="attachment-image">
-        <img src={file.url} alt={file.filename ?? 'Image'} loading="lazy" />
-      </a>
+      <>
+        <button type="button" class="attachment-image" aria-label={`View ${name}`} onClick={() => setZoomed(true)}>
+          <img src={file.url} alt={name} loading="lazy" />
+        </button>
+        {zoomed && <Lightbox file={file} onClose={() => setZoomed(false)} />}
+      </>
+    );
+  if (type.startsWith('audio/'))
+    return (
+      <div class="attachment-media">
+        <audio controls preload="metadata" src={file.url} aria-label={name} />
+        <a class="muted small" href={file.url} target="_blank" rel="noopener noreferrer">{name}</a>
+      </div>
+    );
+  if (type.startsWith('video/'))
+    return (
+      <div class="attachment-media">
+        <video controls preload="metadata" src={file.url} aria-label={name} />
+      </div>
     );
   return (
-    <a class="attachment" href={file.url} target="_blank" rel="noopener noreferrer">
-      <PaperclipIcon /> {file.filename ?? 'Attachment'}
-      {file.size ? <span class="muted"> · {Math.max(1, Math.round(file.size / 1024))} KB</span> : null}
+    <a class="attachment" href={file.url} target="_blank" rel="noopener noreferrer" download={name}>
+      <PaperclipIcon /> {name}
+      <span class="muted">{sizeText(file.size)}</span>
     </a>
   );
 }
@@ -80,7 +128,7 @@ export function MessageItem({ message: m, customerName, members }: { message: Me
       </div>
       {outbound && m.delivery_status && (
         <div class={`msg-status ${m.delivery_status}`} data-status={m.delivery_status}>
-          {STATUS_LABELS[m.delivery_status]}
+          <span class="ticks" aria-hidden="true">{TICKS[m.delivery_status]}</span> <span class="status-label">{STATUS_LABELS[m.delivery_status]}</span>
           {m.delivery_status === 'failed' && m.error ? `: ${m.error}` : ''}
         </div>
       )}

@@ -12,17 +12,38 @@ import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
+import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
 
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
   const log = useRef<HTMLDivElement>(null);
   // Narrow screens keep the customer panel behind a button.
   const [customerOpen, setCustomerOpen] = useState(false);
+  const [templateOpen, setTemplateOpen] = useState(false);
   const c = thread.value?.id === id ? thread.value : null;
+  const windowLeft = useWindowLeft(c?.reply_window_expires_at ?? null);
   const count = c?.messages.length ?? 0;
   useEffect(() => {
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
   }, [count, id]);
+  // Images and players take their height when loaded: stay at the bottom when the agent was there.
+  useEffect(() => {
+    const box = log.current;
+    if (!box) return;
+    let atBottom = true;
+    const onScroll = () => (atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80);
+    const onLoad = () => {
+      if (atBottom) box.scrollTop = box.scrollHeight;
+    };
+    box.addEventListener('scroll', onScroll);
+    box.addEventListener('load', onLoad, true);
+    box.addEventListener('loadedmetadata', onLoad, true);
+    return () => {
+      box.removeEventListener('scroll', onScroll);
+      box.removeEventListener('load', onLoad, true);
+      box.removeEventListener('loadedmetadata', onLoad, true);
+    };
+  }, [id, Boolean(c)]);
 
   const back = inboxUrl({}, null);
   if (!c)
@@ -65,8 +86,20 @@ export function Thread({ id }: { id: string }) {
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
           ))}
         </div>
+        {c.channel_id && c.channel_type === 'whatsapp' && (
+          <>
+            <ReplyWindowBar conversation={c} left={windowLeft} onTemplate={() => setTemplateOpen(!templateOpen)} />
+            {templateOpen && <TemplatePicker conversation={c} onClose={() => setTemplateOpen(false)} />}
+          </>
+        )}
         {!c.channel_id && <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered. Private notes still can be written.</Notice>}
-        <Composer key={c.id} conversationId={c.id} channelLabel={channelLabel(c.channel_type)} canReply={Boolean(c.channel_id)} />
+        <Composer
+          key={c.id}
+          conversationId={c.id}
+          channelLabel={channelLabel(c.channel_type)}
+          canReply={Boolean(c.channel_id)}
+          closedReason={c.channel_type === 'whatsapp' && !(windowLeft !== null && windowLeft > 0) ? 'The 24-hour window is closed: send a template' : null}
+        />
       </section>
       <CustomerPanel conversation={c} open={customerOpen} onClose={() => setCustomerOpen(false)} />
     </div>

@@ -7,6 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { ConnectorError, type ChannelConfig, type ConfigField, type ConnectorContext, type RegisterResult, type WebhookConnector } from '../types.ts';
 import { imapSettings, type EmailConfig, type ImapSettings } from './config.ts';
 import { parseRawEmail } from './parse.ts';
+import { bufferDownload } from '../media.ts';
 import { inboxEnd, openImapInbox, pollInbox, positionOf, type OpenInbox } from './poll.ts';
 import { createSmtpTransport, sendEmail, smtpError } from './send.ts';
 import { mailServer } from './servers.ts';
@@ -140,6 +141,11 @@ export function createEmailConnector(openInbox: OpenInbox = openImapInbox): Webh
       },
     },
     send: (config, message, context) => sendEmail(config, message, context),
+    // The bytes came with the mail: parse kept them in the stored event (content_base64).
+    fetchMedia: async (_config, attachment) => {
+      if (!attachment.content_base64) throw new ConnectorError('permanent', 'The mail part was not kept (larger than 25 MB)');
+      return bufferDownload(Buffer.from(attachment.content_base64, 'base64'), attachment.content_type);
+    },
     register: (config, input, context) => register(config, input, context),
     async poll(config: EmailConfig, state: Record<string, unknown>, context: ConnectorContext) {
       const imap = imapSettings(config);

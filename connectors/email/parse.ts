@@ -93,6 +93,9 @@ export function isAutomatic(headers: ParsedMail['headers']): boolean {
  * mail (see isAutomatic). A message without a Message-ID gets one derived from its bytes, so a
  * redelivery still matches.
  */
+/** Mail parts kept for download (MAX_ATTACHMENT_BYTES's default; the worker applies the setting). */
+export const MAX_MAIL_PART_BYTES = 25 * 1024 * 1024;
+
 export async function parseRawEmail(source: Buffer, now: Date = new Date()): Promise<InboundMessage | null> {
   // Loaded on first use: most API processes never receive a mail, and mailparser is large.
   const { simpleParser } = await import('mailparser');
@@ -106,6 +109,8 @@ export async function parseRawEmail(source: Buffer, now: Date = new Date()): Pro
     ...(attachment.filename ? { filename: attachment.filename } : {}),
     content_type: attachment.contentType,
     size: attachment.size,
+    // The bytes travel in the stored event to fetch_attachment (never into the message row).
+    ...(attachment.content.length <= MAX_MAIL_PART_BYTES ? { content_base64: attachment.content.toString('base64') } : {}),
   }));
   const message: InboundMessage = {
     kind: 'message',

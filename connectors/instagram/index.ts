@@ -3,7 +3,9 @@
  * One webhook URL serves every Instagram channel: the route finds the channel by the event's
  * routingKey (the receiving account's id), then checks the signature with its app secret.
  */
-import type { WebhookConnector } from '../types.ts';
+import { ConnectorError, type WebhookConnector } from '../types.ts';
+import { assertPlatformUrl, downloadMedia } from '../media.ts';
+import { META_MEDIA_HOSTS } from '../whatsapp/index.ts';
 import { checkGraphAccount, completeMetaConfig, graphUrl, metaAfterConnect, metaSetupFields, metaWebhook, metaWebhookFields } from '../meta.ts';
 import { parseInstagramWebhook } from './parse.ts';
 import { sendInstagramMessage } from './send.ts';
@@ -40,6 +42,13 @@ const instagram: WebhookConnector<InstagramConfig> = {
   },
   baseUrl: { env: 'INSTAGRAM_GRAPH_URL', default: 'https://graph.instagram.com/v23.0', description: 'Instagram Graph API base URL' },
   send: (config, message, context) => sendInstagramMessage(config, message, context.baseUrl),
+  // The webhook's attachment URL is a signed CDN link (lookaside.fbsbx.com): read as it is, no token
+  // (the token goes to Graph only). It expires after a while: a late download fails for good.
+  fetchMedia: async (_config, attachment, context) => {
+    if (!attachment.url) throw new ConnectorError('permanent', 'Instagram sent no media URL');
+    const url = assertPlatformUrl('Instagram', attachment.url, META_MEDIA_HOSTS, context.baseUrl);
+    return downloadMedia('Instagram', url.toString());
+  },
   register: (config, _input, context) =>
     checkGraphAccount('Instagram', `${graphUrl(context.baseUrl, config.instagram_business_account_id)}?fields=username`, config.access_token, ['username']),
 };

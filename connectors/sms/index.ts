@@ -6,6 +6,7 @@
 // Only the signature check at load: the REST client (the whole twilio library) loads on first send.
 import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { httpStatusError, networkError, parseRetryAfter } from '../http-errors.ts';
+import { assertPlatformUrl, downloadMedia } from '../media.ts';
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type RegisterResult, type WebhookConnector } from '../types.ts';
 import type { BaseUrlRequestClient } from './client.ts';
 import { parseTwilioWebhook, twilioForm } from './parse.ts';
@@ -132,6 +133,14 @@ const smsConnector: WebhookConnector<SmsConfig> = {
   baseUrl: { env: 'TWILIO_API_URL', description: 'Twilio API base URL (unset: Twilio\'s own hosts)' },
   send,
   register,
+  // MediaUrl on Twilio's API host, read with the account's credentials (HTTP Basic); Twilio
+  // redirects to its CDN, where fetch drops the Authorization header.
+  fetchMedia: async (config, attachment, context) => {
+    if (!attachment.url) throw new ConnectorError('permanent', 'Twilio sent no MediaUrl');
+    const url = assertPlatformUrl('Twilio', attachment.url, ['twilio.com'], context.baseUrl || 'https://api.twilio.com');
+    const basic = Buffer.from(`${config.account_sid}:${config.auth_token}`).toString('base64');
+    return downloadMedia('Twilio', url.toString(), { authorization: `Basic ${basic}` });
+  },
 };
 
 export default smsConnector;

@@ -2,9 +2,10 @@
  * Telegram connector, on telegraf's Bot API client. Each Telegram channel has its own webhook
  * path (`/webhooks/telegram/{channel_id}`), so events need no routing key.
  */
-import type { WebhookConnector } from '../types.ts';
+import { ConnectorError, type WebhookConnector } from '../types.ts';
+import { downloadMedia } from '../media.ts';
 import { safeEqual } from '../safe-equal.ts';
-import { telegramClient } from './client.ts';
+import { callTelegram, telegramClient } from './client.ts';
 import { parseTelegramWebhook } from './parse.ts';
 import { pollTelegramBot, registerTelegramBot } from './register.ts';
 import { sendTelegramMessage } from './send.ts';
@@ -50,6 +51,15 @@ const telegram: WebhookConnector<TelegramConfig> = {
   baseUrl: { env: 'TELEGRAM_API_URL', default: 'https://api.telegram.org', description: 'Telegram Bot API base URL' },
   send: async (config, message, context) => sendTelegramMessage(await telegramClient(config.bot_token, context.baseUrl), message),
   register: async (config, input, context) => registerTelegramBot(await telegramClient(config.bot_token, context.baseUrl), input),
+  // getFile answers the file's path (up to 20 MB for a bot), then {root}/file/bot<token>/<path> serves it.
+  fetchMedia: async (config, attachment, context) => {
+    if (!attachment.platform_file_id) throw new ConnectorError('permanent', 'Telegram sent no file id');
+    const client = await telegramClient(config.bot_token, context.baseUrl);
+    const file = await callTelegram(client, 'getFile', { file_id: attachment.platform_file_id } as never);
+    if (!file.file_path) throw new ConnectorError('permanent', 'Telegram answered getFile without a file path');
+    const root = context.baseUrl.replace(/\/+$/, '');
+    return downloadMedia('Telegram', `${root}/file/bot${config.bot_token}/${file.file_path}`);
+  },
   poll: async (config, state, context) => pollTelegramBot(await telegramClient(config.bot_token, context.baseUrl), state),
 };
 

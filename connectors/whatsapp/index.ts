@@ -3,15 +3,19 @@
  * weight). One webhook URL serves every WhatsApp channel: the route finds the channel by the
  * event's routingKey (`metadata.phone_number_id`), then checks the signature with its app secret.
  */
-import type { WebhookConnector } from '../types.ts';
-import { checkGraphAccount, completeMetaConfig, graphUrl, metaAfterConnect, metaSetupFields, metaWebhook, metaWebhookFields } from '../meta.ts';
+import { ConnectorError, type WebhookConnector } from '../types.ts';
+import { assertPlatformUrl, downloadMedia } from '../media.ts';
+import { checkGraphAccount, completeMetaConfig, describeGraphError, graphErrorOf, graphGet, graphUrl, metaAfterConnect, metaSetupFields, metaWebhook, metaWebhookFields } from '../meta.ts';
 import { parseWhatsAppWebhook } from './parse.ts';
 import { sendWhatsAppMessage } from './send.ts';
 
 export { verifyMetaSubscription, metaSignature } from '../meta.ts';
 export { parseWhatsAppWebhook } from './parse.ts';
 
-export type WhatsAppConfig = { phone_number_id: string; access_token: string; verify_token?: string; app_secret?: string };
+export type WhatsAppConfig = { phone_number_id: string; access_token: string; verify_token?: string; app_secret?: string; business_account_id?: string };
+
+/** Where Meta serves media (lookaside.fbsbx.com and its CDNs). */
+export const META_MEDIA_HOSTS = ['fbsbx.com', 'fbcdn.net', 'facebook.com', 'whatsapp.net', 'cdninstagram.com'] as const;
 
 const whatsapp: WebhookConnector<WhatsAppConfig> = {
   type: 'whatsapp',
@@ -21,6 +25,7 @@ const whatsapp: WebhookConnector<WhatsAppConfig> = {
   config: [
     { key: 'phone_number_id', required: true, label: 'Phone number ID' },
     { key: 'access_token', required: true, secret: true, label: 'Access token' },
+    { key: 'business_account_id', required: false, label: 'WhatsApp Business Account ID (for templates)' },
     ...metaWebhookFields,
   ],
   normalize: { complete: completeMetaConfig },
@@ -41,6 +46,18 @@ const whatsapp: WebhookConnector<WhatsAppConfig> = {
   },
   baseUrl: { env: 'META_GRAPH_URL', default: 'https://graph.facebook.com/v23.0', description: 'Meta Graph API base URL (WhatsApp)' },
   send: (config, message, context) => sendWhatsAppMessage(config, message, context.baseUrl),
+  // Media by id: Graph answers a short-lived URL (on Meta's CDN), read with the same bearer token.
+  fetchMedia: async (config, attachment, context) => {
+    if (!attachment.platform_file_id) throw new ConnectorError('permanent', 'WhatsApp sent no media id');
+    const info = (await graphGet('WhatsApp', graphUrl(context.baseUrl, attachment.platform_file_id), config.access_token)) as { url?: unknown; mime_type?: unknown };
+    if (typeof info?.url !== 'string') throw new ConnectorError('transient', 'WhatsApp answered without a media URL');
+    const url = assertPlatformUrl('WhatsApp', info.url, META_MEDIA_HOSTS, context.baseUrl);
+    const download = await downloadMedia('WhatsApp', url.toString(), { authorization: `Bearer ${config.access_token}` }, (body) => {
+      const error = graphErrorOf(body);
+      return error ? describeGraphError(error) : undefined;
+    });
+    return { ...download, contentType: download.contentType ?? (typeof info.mime_type === 'string' ? info.mime_type : undefined) };
+  },
   register: (config, _input, context) =>
     checkGraphAccount('WhatsApp', `${graphUrl(context.baseUrl, config.phone_number_id)}?fields=display_phone_number,verified_name`, config.access_token, ['display_phone_number', 'verified_name']),
 };

@@ -54,8 +54,20 @@ function messageIdOf(answer: unknown): string {
   return id;
 }
 
+/** A template message: the approved template by name and language, its body parameters as text. */
+export function whatsappTemplatePart(template: NonNullable<OutboundMessage['template']>): Record<string, unknown> {
+  return {
+    type: 'template',
+    template: {
+      name: template.name,
+      language: { code: template.language },
+      ...(template.parameters.length > 0 ? { components: [{ type: 'body', parameters: template.parameters.map((text) => ({ type: 'text', text })) }] } : {}),
+    },
+  };
+}
+
 export async function sendWhatsAppMessage(config: WhatsAppSendConfig, message: OutboundMessage, metaGraph: string): Promise<SendResult> {
-  const parts = whatsappParts(message);
+  const parts = message.template ? [whatsappTemplatePart(message.template)] : whatsappParts(message);
   if (parts.length === 0) throw new ConnectorError('permanent', 'Nothing to send: the message has no text and no attachments');
   const url = graphUrl(metaGraph, config.phone_number_id, 'messages');
   let externalId: string | undefined;

@@ -61,6 +61,7 @@ const replyRow = z.object({
   content: z.string(),
   attachments: z.array(z.object({ url: z.string(), filename: z.string(), content_type: z.string(), size: z.number() })),
   delivery_attempts: z.number(),
+  template: z.object({ name: z.string(), language: z.string(), parameters: z.array(z.string()) }).nullable(),
   /** Ms until the reply may be tried again (0 or less: now). */
   wait_ms: z.number().nullable(),
   channel_id: z.string().nullable(),
@@ -129,7 +130,7 @@ async function drain(deps: Deps, q: Queryable, conversationId: string, job: Drai
 /** The conversation's oldest queued reply, with what sending it needs. */
 const oldestQueued = (q: Queryable, conversationId: string) =>
   q.maybeOne(sql.type(replyRow)`
-    select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_attempts,
+    select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_attempts, m.template,
            (extract(epoch from m.next_delivery_at - clock_timestamp()) * 1000)::float8 as wait_ms,
            c.channel_id, c.subject,
            cu.platform_user_id as customer_platform_user_id, cu.name as customer_name,
@@ -258,6 +259,7 @@ async function outboundOf(deps: Deps, q: Queryable, reply: Reply, connector: Any
     messageId: reply.id,
     thread: connector.threaded ? { references: await threadReferences(q, reply.conversation_id, reply.id), subject: reply.subject ?? undefined } : undefined,
     statusCallbackUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id) ?? undefined,
+    ...(reply.template ? { template: reply.template } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { conversationCreated, conversationUpdated, messageCreated, messageUpdate
 import { enqueueWebhookEvents } from './webhooks-out.ts';
 import { enqueueAiReply } from '../domain/ai-agent.ts';
 import { storableText } from '../domain/storable-text.ts';
+import { enqueueAttachmentFetches, storableAttachments } from './attachments.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
 
@@ -128,7 +129,8 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
   // A threaded connector's messages thread by their references (none: a new conversation);
   // the SQL threads a message by References exactly when it carries them.
   const threaded = connectorFor(channel.type).threaded === true;
-  const applicable = messages.map((message) => ({ ...message, references: threaded ? (message.references ?? []) : undefined }));
+  // Attachments the channel can download are stored `pending` (fetch_attachment fills them in); an e-mail part's bytes stay in the event.
+  const applicable = messages.map((message) => ({ ...storableAttachments(channel.type, message), references: threaded ? (message.references ?? []) : undefined }));
   const applied = await tx.any(sql.type(appliedRow)`
     select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(applicable as never)})`);
   const events: PendingEvent[] = [];
@@ -137,6 +139,7 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
     if (options.aiAutoReply !== false) await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
     events.push(...messageEvents(channel, messageId, conversationId, row.opened_conversation));
   }
+  if (messages.some((message) => message.attachments.length > 0)) await enqueueAttachmentFetches(tx, applied.map((row) => row.applied_message_id));
   return events;
 }
 

@@ -46,6 +46,8 @@ export type SendMessageInput = {
   content: string;
   /** Already resolved to this business's uploads (core/domain/uploads.ts resolveAttachments); `[]` for none. */
   attachments: Attachment[];
+  /** A WhatsApp template to send instead of free text (checked by the route: core/domain/whatsapp-templates.ts). */
+  template?: { name: string; language: string; parameters: string[] } | null;
 };
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
@@ -86,9 +88,9 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       select id, channel_id from conversation ${rules.outbound ? sql.fragment`where channel_id is not null` : sql.fragment``}
     ), ${rules.counted ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
-      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private)
+      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template)
       select ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
-             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}
+             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb
       from deliverable d where exists (select 1 from reservation where reserved)
       returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, created_at
     ), job as (

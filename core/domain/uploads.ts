@@ -1,14 +1,15 @@
 /**
- * Files agents attach to replies. Each upload is stored once under DATA_DIR/uploads/<key>, where
- * the key is 256 random bits: the public URL is a capability (platforms fetch attachments
+ * Files agents attach to replies, and customers' media fetched from the platforms. Each file is
+ * stored once through the storage driver (core/adapters/storage.ts) under its key, which is 256 random bits: the public URL is a capability (platforms fetch attachments
  * without our token), so it must be unguessable. The uploads row records which business owns
  * it and the type it is served with.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, unlink } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
+import type { FileStorage } from '../adapters/storage.ts';
 import { validationError, type ValidationIssue } from '../errors.ts';
 
 /** Largest accepted file: 10 MiB. */
@@ -98,8 +99,6 @@ export const isImageType = (contentType: string) => contentType.startsWith('imag
 export const newStorageKey = () => randomBytes(32).toString('base64url');
 export const storageKeyPattern = /^[A-Za-z0-9_-]{43}$/;
 
-export const uploadsDir = (dataDir: string) => path.join(dataDir, 'uploads');
-export const uploadPath = (dataDir: string, key: string) => path.join(uploadsDir(dataDir), key);
 
 const uploadsRoute = '/api/v1/uploads/';
 
@@ -121,7 +120,10 @@ export const uploadRow = z.object({
   filename: z.string(),
   content_type: z.string(),
   size: z.number(),
+  driver: z.enum(['postgres', 'disk']),
+  chunk_size: z.number().nullable(),
 });
+export const uploadColumns = sql.fragment`id, business_id, storage_key, filename, content_type, size, driver, chunk_size`;
 export type UploadRow = z.infer<typeof uploadRow>;
 
 /** What a message stores per attachment and a connector sends. */
@@ -134,54 +136,58 @@ export const attachmentOf = (publicUrl: string, row: UploadRow): Attachment => (
   size: row.size,
 });
 
-/** Moves a file across devices too (the temp dir is often another file system). */
-async function moveFile(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    await copyFile(from, to);
-    await unlink(from);
-  }
-}
-
 /**
- * Moves a received temp file into storage and records it. The file lands before the row, so a
- * row never points at a missing file; a failed insert removes the file again.
+ * Stores a file and records it, in the caller's transaction: the row first (the postgres
+ * driver's chunks reference it), then the bytes through the configured driver, then the size.
+ * A failure rolls the row and the chunks back; the disk driver's file is removed. More than
+ * `limit` bytes throws FileTooLargeError (core/adapters/storage.ts).
  */
-export async function storeUpload(
-  q: Queryable,
+export async function storeFile(
+  tx: Queryable,
+  storage: FileStorage,
   input: {
-    dataDir: string;
     businessId: string;
-    conversationId: string;
-    uploadedBy: string;
-    tempPath: string;
+    conversationId: string | null;
+    uploadedBy: string | null;
+    source: 'upload' | 'inbound';
     filename: string;
     contentType: string;
-    /** Bytes. */
-    size: number;
+    bytes: AsyncIterable<Uint8Array>;
+    limit: number;
   },
 ): Promise<UploadRow> {
   const key = newStorageKey();
-  const target = uploadPath(input.dataDir, key);
-  await mkdir(uploadsDir(input.dataDir), { recursive: true });
-  await moveFile(input.tempPath, target);
+  await tx.query(sql.unsafe`
+    insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, uploaded_by, driver, source)
+    values (${input.businessId}, ${input.conversationId}, ${key}, ${input.filename}, ${input.contentType}, 0, ${input.uploadedBy}, ${storage.driver}, ${input.source})`);
+  const file = { businessId: input.businessId, key };
   try {
-    return await q.one(sql.type(uploadRow)`
-      insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, uploaded_by)
-      values (${input.businessId}, ${input.conversationId}, ${key}, ${input.filename}, ${input.contentType}, ${input.size}, ${input.uploadedBy})
-      returning id, business_id, storage_key, filename, content_type, size`);
+    const written = await storage.write(tx, file, input.bytes, input.limit);
+    return await tx.one(sql.type(uploadRow)`
+      update uploads set size = ${written.size}, chunk_size = ${written.chunkSize}
+      where storage_key = ${key} and business_id = ${input.businessId}
+      returning ${uploadColumns}`);
   } catch (error) {
-    await unlink(target).catch(() => {});
+    if (storage.driver === 'disk') await storage.remove(tx, file);
     throw error;
   }
+}
+
+/** An agent's upload: a temp file the multipart parser wrote, stored in its own transaction. */
+export async function storeUpload(
+  db: Db,
+  storage: FileStorage,
+  input: { businessId: string; conversationId: string; uploadedBy: string; tempPath: string; filename: string; contentType: string; limit: number },
+): Promise<UploadRow> {
+  return db.transaction((tx) =>
+    storeFile(tx, storage, { ...input, source: 'upload', bytes: createReadStream(input.tempPath) }),
+  );
 }
 
 export async function findUpload(q: Queryable, key: string): Promise<UploadRow | null> {
   if (!storageKeyPattern.test(key)) return null;
   return q.maybeOne(sql.type(uploadRow)`
-    select id, business_id, storage_key, filename, content_type, size from uploads where storage_key = ${key}`);
+    select ${uploadColumns} from uploads where storage_key = ${key}`);
 }
 
 /**
@@ -198,7 +204,7 @@ export async function resolveAttachments(
   const known = keys.filter((k): k is string => k !== null);
   const rows = known.length
     ? await q.any(sql.type(uploadRow)`
-        select id, business_id, storage_key, filename, content_type, size from uploads
+        select ${uploadColumns} from uploads
         where business_id = ${input.businessId} and storage_key = any(${sql.array(known, 'text')})`)
     : [];
   const byKey = new Map(rows.map((r) => [r.storage_key, r]));

@@ -25,13 +25,14 @@ export const conversationRow = z.object({
   assigned_at: z.string().nullable(),
   last_message_at: z.string().nullable(),
   handoff_reason: z.string().nullable(),
+  reply_window_expires_at: z.string().nullable(),
 });
 export type ConversationRow = z.infer<typeof conversationRow>;
 
 /** The columns conversationRow reads, for `select ${conversationColumns} from conversations c`. */
 export const conversationColumns = sql.fragment`
   c.id, c.business_id, c.customer_id, c.assignee_id, c.status, c.channel_type, c.channel_id, c.created_at,
-  c.updated_at, c.first_response_at, c.resolved_at, c.closed_at, c.assigned_at, c.last_message_at, c.handoff_reason`;
+  c.updated_at, c.first_response_at, c.resolved_at, c.closed_at, c.assigned_at, c.last_message_at, c.handoff_reason, c.reply_window_expires_at`;
 
 const conversationFields = {
   id: z.uuid(),
@@ -49,6 +50,9 @@ const conversationFields = {
   assigned_at: z.string().nullable(),
   last_message_at: z.string().nullable(),
   handoff_reason: z.string().nullable().openapi({ description: 'Why the AI agent asked for a human, when it did' }),
+  reply_window_expires_at: z.string().nullable().openapi({
+    description: 'WhatsApp: when the 24-hour window for free-form replies closes (the customer\'s last message + 24 h); after it only templates can be sent. Null on other channels, or before the customer wrote',
+  }),
   // z.union, not .nullable(): zod-to-openapi 9 turns a nullable named schema into an allOf that refuses null
   // (and marks the component itself nullable); the union is `anyOf: [$ref, null]`.
   customer: z.union([customerSchema, z.null()]),
@@ -82,6 +86,7 @@ const base = (row: ConversationRow, customer: Customer | null, labels: string[])
   assigned_at: row.assigned_at,
   last_message_at: row.last_message_at,
   handoff_reason: row.handoff_reason,
+  reply_window_expires_at: row.reply_window_expires_at,
   customer,
   labels,
 });

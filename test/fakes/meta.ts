@@ -22,6 +22,7 @@ import type { WebhookRequest } from '../../connectors/types.ts';
 export const GRAPH_VERSION = 'v23.0';
 
 export type FakeWhatsAppMessage = { phoneNumberId: string; id: string; to: string; type: string; body: Record<string, any> };
+export type FakeTemplate = { name: string; language: string; status: 'APPROVED' | 'PENDING' | 'REJECTED'; category?: string; body: string };
 export type FakeInstagramMessage = { accountId: string; id: string; recipientId: string; message: Record<string, any> };
 
 export type GraphFailure = FakeFailure & {
@@ -47,6 +48,18 @@ export type FakeMeta = {
   addInstagramAccount: (accountId: string, accessToken: string) => void;
   /** Serves a WhatsApp media object: `GET {graph}/{mediaId}` → `{url, mime_type, …}`, then the bytes at that url (bearer required). */
   addMedia: (mediaId: string, accessToken: string, media: { mimeType: string; bytes: Buffer }) => void;
+  /**
+   * An Instagram attachment as the webhook links it: a signed CDN URL (returned) that serves the
+   * bytes without a token and 403s when the signature is wrong or missing, as lookaside.fbsbx.com does.
+   */
+  addInstagramAsset: (media: { mimeType: string; bytes: Buffer }) => string;
+  /**
+   * Message templates of a WhatsApp Business Account: `GET {graph}/{wabaId}/message_templates`
+   * lists them (bearer = `accessToken`, paged by `limit`), and a `type: template` send must name
+   * an APPROVED one by name and language with as many body parameters as its {{n}} placeholders
+   * (else 132001 / 132000, as Meta answers).
+   */
+  addTemplates: (wabaId: string, accessToken: string, templates: FakeTemplate[]) => void;
   /** The next `count` Graph calls (that `match`, when given) fail with a Graph error body (or `body` when given). */
   failNext: (count: number, failure: GraphFailure, match?: (request: RecordedRequest) => boolean) => void;
   /** Every answer waits first (a slow platform): ms, or per request (http-fake.ts Latency). */
@@ -85,6 +98,9 @@ export async function startFakeMeta(): Promise<FakeMeta> {
   const numbers = new Map<string, string>();
   const accounts = new Map<string, string>();
   const media = new Map<string, { token: string; mimeType: string; bytes: Buffer }>();
+  const assets = new Map<string, { signature: string; mimeType: string; bytes: Buffer }>();
+  const wabas = new Map<string, { token: string; templates: FakeTemplate[] }>();
+  const allTemplates = () => [...wabas.values()].flatMap((w) => w.templates);
   const whatsappSent: FakeWhatsAppMessage[] = [];
   const instagramSent: FakeInstagramMessage[] = [];
   const requests: FakeMeta['requests'] = [];
@@ -97,8 +113,17 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     const graph = new RegExp(`^/graph/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
     const insta = new RegExp(`^/instagram/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
     const download = /^\/media-download\/([^/]+)$/.exec(request.path);
-    const product = graph ? (graph[2] ? 'whatsapp' : 'media') : insta ? 'instagram' : download ? 'media' : 'unknown';
+    const cdn = request.path === '/ig_messaging_cdn/';
+    const product = graph ? (graph[2] ? 'whatsapp' : 'media') : insta ? 'instagram' : download || cdn ? 'media' : 'unknown';
     requests.push({ ...request, product });
+
+    if (cdn) {
+      const query = request.query;
+      const asset = assets.get(query.get('asset_id') ?? '');
+      if (!asset) return respond(404, 'Not found');
+      if (query.get('signature') !== asset.signature) return respond(403, 'URL signature mismatch');
+      return respond(200, asset.bytes, { 'content-type': asset.mimeType });
+    }
 
     const bearer = bearerOf(request);
     const authFailure = (expected: string | undefined): boolean => {
@@ -132,6 +157,23 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     if (insta && !edge && request.method === 'GET' && accounts.has(objectId)) {
       if (authFailure(accounts.get(objectId))) return;
       return respond(200, { username: 'acme.support', id: objectId });
+    }
+
+    if (graph && edge === 'message_templates' && request.method === 'GET') {
+      const waba = wabas.get(objectId);
+      if (!waba) return respond(400, graphError(100, `Unsupported get request. Object with ID '${objectId}' does not exist`, { subcode: 33 }));
+      if (authFailure(waba.token)) return;
+      const limit = Math.max(1, Math.min(Number(request.query.get('limit') ?? 25), 100));
+      const offset = Number(request.query.get('after') ?? 0);
+      const page = waba.templates.slice(offset, offset + limit).map((t, i) => ({
+        name: t.name, language: t.language, status: t.status, category: t.category ?? 'UTILITY', id: String(9000 + offset + i),
+        components: [{ type: 'BODY', text: t.body }],
+      }));
+      const more = offset + limit < waba.templates.length;
+      const next = new URL(`${origin}${request.path}`);
+      next.searchParams.set('limit', String(limit));
+      next.searchParams.set('after', String(offset + limit));
+      return respond(200, { data: page, paging: { cursors: { before: String(offset), after: String(offset + limit) }, ...(more ? { next: next.toString() } : {}) } });
     }
 
     if (graph && !edge && request.method === 'GET') {
@@ -178,6 +220,17 @@ export async function startFakeMeta(): Promise<FakeMeta> {
         }
         if (typeof object.caption === 'string' && object.caption.length > 1024) return respond(400, graphError(100, `(#100) Param ${type}['caption'] must be at most 1024 characters long.`));
         if (object.caption !== undefined && (type === 'audio' || type === 'sticker')) return respond(400, graphError(100, `(#100) Param ${type}['caption'] is not allowed`));
+      } else if (type === 'template') {
+        const template = body.template;
+        const name = template?.name;
+        const code = template?.language?.code;
+        if (typeof name !== 'string' || typeof code !== 'string') return respond(400, graphError(100, '(#100) The parameter template[\'name\'] and template[\'language\'][\'code\'] are required.'));
+        const known = allTemplates().find((t) => t.name === name && t.language === code && t.status === 'APPROVED');
+        if (!known) return respond(404, graphError(132001, 'Template name does not exist in the translation', { details: `template name (${name}) does not exist in ${code}` }));
+        const bodyComponent = (template.components ?? []).find((c: any) => c?.type === 'body');
+        const given = (bodyComponent?.parameters ?? []).filter((p: any) => p?.type === 'text' && typeof p.text === 'string' && p.text !== '').length;
+        const expected = new Set([...known.body.matchAll(/\{\{(\d+)\}\}/g)].map((m) => m[1])).size;
+        if (given !== expected) return respond(400, graphError(132000, 'Number of parameters does not match the expected number of params', { details: `body: number of localizable_params (${given}) does not match the expected number of params (${expected})` }));
       } else {
         return respond(400, graphError(100, `(#100) Param type must be one of {TEXT, IMAGE, DOCUMENT, AUDIO, VIDEO, STICKER, …} - got "${type}".`));
       }
@@ -223,6 +276,15 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     },
     addInstagramAccount: (accountId, accessToken) => {
       accounts.set(accountId, accessToken);
+    },
+    addTemplates: (wabaId, accessToken, templates) => {
+      wabas.set(wabaId, { token: accessToken, templates: [...(wabas.get(wabaId)?.templates ?? []), ...templates] });
+    },
+    addInstagramAsset: (item) => {
+      const id = String(Date.now()) + randomBytes(4).readUInt32BE(0);
+      const signature = randomBytes(16).toString('base64url');
+      assets.set(id, { signature, ...item });
+      return `${origin}/ig_messaging_cdn/?asset_id=${id}&signature=${signature}`;
     },
     addMedia: (mediaId, accessToken, item) => {
       media.set(mediaId, { token: accessToken, ...item });

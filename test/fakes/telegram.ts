@@ -40,6 +40,12 @@ export type FakeTelegram = {
   bot: (token: string) => FakeBot | undefined;
   /** Queues an Update for getUpdates; update_id is assigned when absent. */
   queueUpdate: (token: string, update: Record<string, unknown>) => number;
+  /**
+   * A file the bot can read: `getFile({file_id})` answers its `file_path`, and
+   * `GET {url}/file/bot<token>/<file_path>` serves the bytes (that bot's token only; 404 otherwise).
+   * Files over 20 MB answer getFile with 400 "file is too big", as Telegram does for bots.
+   */
+  addFile: (token: string, fileId: string, file: { bytes: Buffer; path?: string }) => void;
   /** Chats whose user blocked the bot: sends answer 403. */
   blockChat: (chatId: string | number) => void;
   /**
@@ -78,6 +84,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const nextUpdateId = new Map<string, number>();
   const messageIds = new Map<string, number>();
   const blocked = new Set<string>();
+  const files = new Map<string, { token: string; bytes: Buffer; path: string }>();
   const sent: FakeTelegramMessage[] = [];
   const requests: FakeTelegram['requests'] = [];
   let nextBotId = 7000000001;
@@ -85,6 +92,13 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const error = (code: number, description: string) => ({ ok: false, error_code: code, description });
 
   const server = await startHttpFake(async (request, respond) => {
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(request.path);
+    if (download) {
+      requests.push({ ...request, token: download[1], apiMethod: 'file' });
+      const file = [...files.values()].find((f) => f.path === download[2]);
+      if (request.method !== 'GET' || !file || file.token !== download[1]) return respond(404, error(404, 'Not Found'));
+      return respond(200, file.bytes, { 'content-type': 'application/octet-stream' });
+    }
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.path);
     const token = match?.[1] ?? '';
     const apiMethod = match?.[2] ?? '';
@@ -140,6 +154,12 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     };
 
     switch (apiMethod) {
+      case 'getFile': {
+        const file = typeof body.file_id === 'string' ? files.get(body.file_id) : undefined;
+        if (!file || file.token !== token) return respond(400, error(400, 'Bad Request: invalid file_id'));
+        if (file.bytes.length > 20 * 1024 * 1024) return respond(400, error(400, 'Bad Request: file is too big'));
+        return ok({ file_id: body.file_id, file_unique_id: `u-${body.file_id}`, file_size: file.bytes.length, file_path: file.path });
+      }
       case 'getMe':
         return ok({ id: bot.id, is_bot: true, first_name: bot.username, username: bot.username, can_join_groups: true });
       case 'setWebhook': {
@@ -210,6 +230,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       list.push({ ...update, update_id: id });
       updates.set(token, list);
       return id;
+    },
+    addFile: (token, fileId, file) => {
+      files.set(fileId, { token, bytes: file.bytes, path: file.path ?? `photos/file_${files.size}.jpg` });
     },
     blockChat: (chatId) => {
       blocked.add(String(chatId));

@@ -36,6 +36,12 @@ export type FakeTwilio = {
   numbers: FakeIncomingNumber[];
   /** Every request: method, path, and whether its credentials were right. */
   requests: { method: string; path: string; authorized: boolean }[];
+  /**
+   * Media of an inbound MMS; returns its MediaUrl. Like Twilio with HTTP auth enforced for media:
+   * `GET MediaUrl` needs the account's Basic credentials (401 otherwise) and redirects (307) to a
+   * short-lived CDN URL on this server that serves the bytes with their type.
+   */
+  addMedia: (media: { bytes: Buffer; contentType: string }) => string;
   /** The next `count` API calls answer `status` with `body` (a Twilio error body) instead. */
   failNext: (count: number, status: number, body?: unknown, headers?: Record<string, string>) => void;
   close: () => Promise<void>;
@@ -48,10 +54,19 @@ export async function startFakeTwilio(options: { accountSid: string; authToken: 
   const numbers: FakeIncomingNumber[] = (options.numbers ?? []).map((phoneNumber) => ({ sid: sid('PN'), phoneNumber, smsUrl: '', smsMethod: 'POST' }));
   const requests: FakeTwilio['requests'] = [];
   const failures: Failure[] = [];
+  const media = new Map<string, { bytes: Buffer; contentType: string; cdn: string }>();
 
   const server = createServer(async (req, res) => {
     const body = await readAll(req);
     const url = new URL(req.url ?? '/', 'http://fake');
+    const cdn = /^\/cdn\/([0-9a-f]+)$/.exec(url.pathname);
+    if (cdn) {
+      requests.push({ method: req.method ?? '', path: url.pathname, authorized: false });
+      const item = [...media.values()].find((m) => m.cdn === cdn[1]);
+      if (!item) return json(res, 404, twilioError(404, 20404, 'The requested resource was not found'));
+      res.writeHead(200, { 'content-type': item.contentType, 'content-length': String(item.bytes.length) });
+      return res.end(item.bytes);
+    }
     const authorized = checkAuth(req, options.accountSid, options.authToken);
     requests.push({ method: req.method ?? '', path: url.pathname, authorized });
     const failure = failures.shift();
@@ -64,6 +79,13 @@ export async function startFakeTwilio(options: { accountSid: string; authToken: 
     const form = new URLSearchParams(body.toString('utf8'));
 
     if (req.method === 'POST' && rest === '/Messages.json') return createMessage(res, form);
+    const mediaMatch = /^\/Messages\/MM[0-9a-f]+\/Media\/(ME[0-9a-f]+)$/.exec(rest);
+    if (req.method === 'GET' && mediaMatch) {
+      const item = media.get(mediaMatch[1]);
+      if (!item) return json(res, 404, twilioError(404, 20404, 'The requested resource was not found'));
+      res.writeHead(307, { location: `/cdn/${item.cdn}` });
+      return res.end();
+    }
     if (req.method === 'GET' && rest === '/IncomingPhoneNumbers.json') {
       const wanted = url.searchParams.get('PhoneNumber');
       const found = numbers.filter((n) => !wanted || n.phoneNumber === wanted).map(numberJson);
@@ -106,8 +128,14 @@ export async function startFakeTwilio(options: { accountSid: string; authToken: 
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
+    addMedia: (item) => {
+      const mediaSid = sid('ME');
+      media.set(mediaSid, { ...item, cdn: randomBytes(12).toString('hex') });
+      return `${origin}/2010-04-01/Accounts/${options.accountSid}/Messages/${sid('MM')}/Media/${mediaSid}`;
+    },
     messages,
     numbers,
     requests,

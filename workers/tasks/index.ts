@@ -9,9 +9,10 @@ import pollChannel from './poll_channel.ts';
 import indexArticle from './index_article.ts';
 import aiReply from './ai_reply.ts';
 import endBillingGrace from './end_billing_grace.ts';
+import fetchAttachment from './fetch_attachment.ts';
 import dispatchWebhooks from './dispatch_webhooks.ts';
 import deliverWebhook from './deliver_webhook.ts';
 import autoAssign from './auto_assign.ts';
 import outOfHoursReply from './out_of_hours_reply.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply];

@@ -5,6 +5,7 @@ import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
 import { z } from '../../../lib/zod.ts';
 import { defineRoute } from '../../route.ts';
 import { channelSchema, presentChannel } from '../../presenters/channel.ts';
+import templateRoutes from './templates.ts';
 import { channelIdParams, createChannelBody, messageResponse, updateChannelBody } from './schema.ts';
 
 const tags = ['Channels'];
@@ -143,4 +144,4 @@ export const remove = defineRoute({
   },
 });
 
-export default [list, create, update, reconnect, remove];
+export default [list, create, update, reconnect, remove, ...templateRoutes];

@@ -4,8 +4,9 @@ import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendMessage } from '../../../core/commands/messages.ts';
+import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
 import { sendNote } from '../../../core/commands/notes.ts';
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest, validationError } from '../../../core/errors.ts';
 import {
   assignConversationToAgentNumber,
   closeConversation,
@@ -159,9 +160,11 @@ export const send = defineRoute({
     '(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation\'s `updated_at` and ' +
     '`last_message_at` move, `first_response_at` is set by the first agent message, a `pending` conversation becomes `open` (other states are kept), ' +
     'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow. ' +
+    'WhatsApp: a free-form reply after the 24-hour window (`reply_window_expires_at` of the conversation) is 422 `reply_window_closed` at once; ' +
+    '`template: {name, language, parameters}` (no `content` needed) sends an approved template instead (inside or outside the window; 422 when not approved or the parameter count differs), stored with its rendered body as `content` (see docs/decisions.md#whatsapp-window-and-templates). ' +
     '**Private notes**: with `private: true` the message is a note for the team (`sender_type` `agent`, `private: true`, `delivery_status` null): never delivered to the channel, ' +
     'never shown by the visitor API, the widget or the AI agent, not counted against the monthly limit (no 403), not a first response, and the conversation is left as it was ' +
-    '(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted. ' +
+    '(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted, and outside WhatsApp\'s window. ' +
     'Only `message_created` follows. `mentions`: membership ids of active members of this business (400 naming the first that is not; 400 without `private: true`); ' +
     'each mentioned member gets a Mention (GET /api/v1/mentions), the event `mention_created` in their own room and, when their availability is `offline`, an e-mail. ' +
     'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions and docs/decisions.md#businesses-plans-and-limits.',
@@ -176,18 +179,25 @@ export const send = defineRoute({
     const { businessId } = member;
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
+    // `content` is required, except for a template reply (its rendered body is the content).
+    if (body.content === undefined && (body.template === undefined || body.private)) throw validationError([{ loc: ['body', 'content'], msg: 'Field required', type: 'missing' }]);
     if (body.mentions.length && !body.private) throw badRequest('Mentions are only allowed in private notes (private: true)');
-    const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     if (body.private) {
+      if (body.template) throw badRequest('A private note cannot be a template');
+      const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
       const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
       const note = await runCommand(deps, (tx) =>
-        sendNote(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId, content: body.content, attachments, mentions: body.mentions, appUrl }),
+        sendNote(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId, content: body.content ?? '', attachments, mentions: body.mentions, appUrl }),
       );
       return note.message;
     }
+    // WhatsApp's 24-hour window and templates: refused here, before anything is stored.
+    const rendered = await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template ?? null });
+    const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+    const content = rendered ?? body.content ?? '';
     const sent = await runCommand(
       deps,
-      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content: body.content, attachments }),
+      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null }),
       { oneStatement: true },
     );
     return sent.message;

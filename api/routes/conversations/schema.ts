@@ -27,16 +27,28 @@ export const attachmentInput = z.object({
   size: z.number().int().optional(),
 });
 
-export const sendMessageBody = z.object({
-  content: messageText,
-  attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
-  private: z.boolean().default(false).openapi({ description: 'A private note for the team: never delivered nor shown to the customer, not counted, leaves the conversation as it was' }),
-  mentions: z
-    .array(z.uuid())
-    .max(20)
-    .default([])
-    .openapi({ description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`' }),
-});
+export const templateInput = z
+  .object({
+    name: z.string().trim().min(1).max(512),
+    language: z.string().trim().min(2).max(15).openapi({ description: 'Meta\'s language code, e.g. `en_US`' }),
+    parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
+  });
+
+export const sendMessageBody = z
+  .object({
+    content: messageText.optional().openapi({ description: 'Required unless `template` is given (then the rendered template body is stored)' }),
+    attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
+    template: templateInput.optional().openapi({ description: 'WhatsApp only: an approved template of the channel (GET /api/v1/channels/{id}/templates), allowed outside the 24-hour window' }),
+    private: z.boolean().default(false).openapi({ description: 'A private note for the team: never delivered nor shown to the customer, not counted, leaves the conversation as it was' }),
+    mentions: z
+      .array(z.uuid())
+      .max(20)
+      .default([])
+      .openapi({ description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`' }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.template && body.attachments.length > 0) ctx.addIssue({ code: 'custom', path: ['attachments'], message: 'A template message takes no attachments' });
+  });
 
 /** One status, or several separated by commas (`open,pending`: everything waiting for the team). */
 const isStatus = (value: string): value is (typeof conversationStatuses)[number] => (conversationStatuses as readonly string[]).includes(value);

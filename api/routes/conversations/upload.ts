@@ -3,8 +3,7 @@
  * anyone holding the returned URL reads it back (public: platforms fetch attachments without
  * our token; the 256-bit key in the URL is the credential).
  */
-import { createReadStream } from 'node:fs';
-import { stat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { File } from 'formidable';
@@ -16,9 +15,9 @@ import {
   maxUploadBytes,
   storeUpload,
   uploadContentType,
-  uploadPath,
   uploadUrl,
 } from '../../../core/domain/uploads.ts';
+import { storageFor } from '../../../core/adapters/storage.ts';
 import { defineRoute } from '../../route.ts';
 import { findConversation } from './queries.ts';
 import { conversationParams, uploadParams, uploadResponse } from './schema.ts';
@@ -96,15 +95,14 @@ export const upload = defineRoute({
     const filename = cleanFilename(file.originalFilename);
     const contentType = uploadContentType(file.mimetype, filename);
     if (!contentType) throw new HttpError(415, { detail: `Unsupported file type: ${file.mimetype ?? 'unknown'}` });
-    const row = await storeUpload(deps.db, {
-      dataDir: deps.config.dataDir,
+    const row = await storeUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config.dataDir), {
+      limit: maxUploadBytes,
       businessId,
       conversationId: params.conversation_id,
       uploadedBy: caller.userId,
       tempPath: file.filepath,
       filename,
       contentType,
-      size: file.size,
     });
     return { url: uploadUrl(deps.config.publicUrl, row.storage_key), filename: row.filename, content_type: row.content_type, size: row.size };
   },
@@ -139,7 +137,7 @@ export const serve = defineRoute({
   summary: 'Read an uploaded file (public)',
   description:
     'No token: the unguessable URL is the credential. Served with the stored content type, `X-Content-Type-Options: nosniff` and a sandboxing CSP; ' +
-    'images inline, everything else as a download (`Content-Disposition: attachment`). Single byte ranges are honoured (206) for media players. 404 for an unknown key. See docs/decisions.md#messages-and-delivery.',
+    'images inline, everything else as a download (`Content-Disposition: attachment`). Single byte ranges are honoured (206) for media players; the `ETag` is the key (`If-None-Match` answers 304). The bytes come from the storage driver the file was written with (postgres or disk), streamed. 404 for an unknown key. See docs/decisions.md#messages-and-delivery.',
   tags: ['Conversations'],
   auth: 'none',
   publicCors: true,
@@ -149,30 +147,38 @@ export const serve = defineRoute({
   handler: async ({ params, deps, ctx }) => {
     const row = await findUpload(deps.db, params.storage_key);
     if (!row) throw notFound('File not found');
-    const file = uploadPath(deps.config.dataDir, row.storage_key);
-    const size = await stat(file).then(
-      (s) => s.size,
-      () => null,
-    );
-    if (size === null) throw notFound('File not found');
+    const size = row.size;
+    const storage = storageFor(row.driver, deps.config.dataDir);
+    const stored = { businessId: row.business_id, key: row.storage_key, size, chunkSize: row.chunk_size };
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
     ctx.set('Content-Disposition', contentDisposition(isImageType(row.content_type) ? 'inline' : 'attachment', row.filename));
     ctx.set('Cache-Control', 'private, max-age=31536000, immutable');
     ctx.set('Accept-Ranges', 'bytes');
+    // A key's bytes never change: the key is the entity tag.
+    const etag = `"${row.storage_key}"`;
+    ctx.set('ETag', etag);
     ctx.type = row.content_type;
+    if ((ctx.get('If-None-Match') ?? '').split(',').some((tag) => tag.trim() === etag)) {
+      ctx.status = 304;
+      return undefined;
+    }
     const range = ctx.get('Range') ? parseRange(ctx.get('Range'), size) : null;
     if (range === 'unsatisfiable') throw new HttpError(416, { detail: 'Range not satisfiable' }, { 'Content-Range': `bytes */${size}` });
     if (range) {
       ctx.status = 206;
       ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+      const body = await storage.read(deps.db, stored, range);
+      if (!body) throw notFound('File not found');
       ctx.length = range.end - range.start + 1;
-      ctx.body = createReadStream(file, { start: range.start, end: range.end });
+      ctx.body = body;
       return undefined;
     }
+    const body = await storage.read(deps.db, stored);
+    if (!body) throw notFound('File not found');
     ctx.status = 200;
     ctx.length = size;
-    ctx.body = createReadStream(file);
+    ctx.body = body;
     return undefined;
   },
 });
