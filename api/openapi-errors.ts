@@ -20,7 +20,7 @@ export const planErrorBody = z
   .object({
     error: z.enum(['limit_exceeded', 'feature_locked', 'feature_not_available']),
     plan: z.string().optional(),
-    feature: z.enum(['agents', 'channels', 'kb_articles', 'messages', 'integrations', 'ai_auto_reply']),
+    feature: z.enum(['agents', 'channels', 'kb_articles', 'messages', 'integrations', 'ai_auto_reply', 'storage']),
     current: z.number().int().optional(),
     limit: z.number().int().optional(),
     message: z.string(),

@@ -6,7 +6,7 @@
 /** One entry of the 422 body: where the value came from, what is wrong, a machine word. */
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type: string };
 
-export type PlanFeature = 'agents' | 'channels' | 'kb_articles' | 'messages' | 'integrations' | 'ai_auto_reply';
+export type PlanFeature = 'agents' | 'channels' | 'kb_articles' | 'messages' | 'integrations' | 'ai_auto_reply' | 'storage';
 
 /** The spec's plan error body. */
 export type PlanErrorBody = {

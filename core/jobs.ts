@@ -87,6 +87,8 @@ export const jobCatalogue = {
   register_channel: job({ payload: channelId, jobKey: (p) => `register:${p.channel_id}` }),
   /** Crontab, hourly: businesses whose subscription stayed past due beyond the grace period go to Free. */
   end_billing_grace: job({ payload: z.unknown(), maxAttempts: 1 }),
+  /** Crontab, hourly: uploads no message used within a day are removed (bytes and row). */
+  remove_unattached_uploads: job({ payload: z.unknown(), maxAttempts: 1 }),
   /** Crontab, every minute: one poll_channel per channel that cannot push (`_cron` added by graphile-worker). */
   poll_channels: job({ payload: z.unknown(), maxAttempts: 1 }),
   /** One poll of one channel; a channel's polls never overlap nor pile up (a waiting one keeps its time). */

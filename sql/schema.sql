@@ -408,7 +408,8 @@ create table plans (
   widget_channels_only boolean not null,
   max_kb_articles integer not null,
   max_messages_per_month integer not null,
-  ai_auto_reply boolean not null
+  ai_auto_reply boolean not null,
+  max_storage_bytes bigint default 0 not null
 );
 alter table plans add constraint plans_name_check CHECK ((name = ANY (ARRAY['Free'::text, 'Mini'::text, 'Pro'::text])));
 alter table plans add constraint plans_pkey PRIMARY KEY (name);
@@ -491,6 +492,7 @@ alter table uploads add constraint uploads_source_check CHECK ((source = ANY (AR
 alter table uploads add constraint uploads_storage_key_key UNIQUE (storage_key, business_id);
 alter table uploads add constraint uploads_uploaded_by_fkey FOREIGN KEY (uploaded_by) REFERENCES users(id) ON DELETE SET NULL;
 CREATE INDEX uploads_business_idx ON public.uploads USING btree (business_id, created_at);
+CREATE INDEX uploads_unattached_sweep_idx ON public.uploads USING btree (created_at) WHERE (source = 'upload'::text);
 
 create table users (
   id uuid default gen_random_uuid() not null,

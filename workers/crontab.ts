@@ -14,5 +14,7 @@ export const crontab: (CronItem & { task: JobName })[] = [
   // Channels that cannot push (Telegram without https, IMAP mailboxes): one poll each minute.
   { task: 'poll_channels', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.poll_channels.maxAttempts } },
   // Past-due subscriptions whose grace period is over go to Free.
+  // Uploads no message used within a day.
+  { task: 'remove_unattached_uploads', match: '41 * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.remove_unattached_uploads.maxAttempts } },
   { task: 'end_billing_grace', match: '17 * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.end_billing_grace.maxAttempts } },
 ];

@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { FileTooLargeError, storageFor } from '../adapters/storage.ts';
+import { HttpError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { messageUpdated, publishEvents } from '../events/live.ts';
@@ -164,6 +165,8 @@ export async function fetchAttachment(deps: Deps, input: { messageId: string; in
     return 'stored';
   } catch (error) {
     if (error instanceof FileTooLargeError) return fail(`The file is larger than ${limitText}`);
+    // The plan's storage is full: kept as a link-less attachment with the reason, not retried.
+    if (error instanceof HttpError && error.status === 402) return fail(String((error.body as { message?: string }).message ?? 'The plan\'s storage is full'));
     const failure = error instanceof ConnectorError ? error : new ConnectorError('transient', (error as Error)?.message ?? String(error));
     if (failure.kind === 'permanent' || input.lastAttempt) return fail(failure.message);
     throw failure;

@@ -24,6 +24,8 @@ export type Plan = {
   maxKbArticles: number;
   maxMessagesPerMonth: number;
   aiAutoReply: boolean;
+  /** Bytes of files (agents' uploads and customers' media) the business may keep. */
+  maxStorageBytes: number;
 };
 
 const planRow = z.object({
@@ -35,6 +37,7 @@ const planRow = z.object({
   max_kb_articles: z.number(),
   max_messages_per_month: z.number(),
   ai_auto_reply: z.boolean(),
+  max_storage_bytes: z.coerce.number(),
 });
 
 const toPlan = (r: z.infer<typeof planRow>): Plan => ({
@@ -46,6 +49,7 @@ const toPlan = (r: z.infer<typeof planRow>): Plan => ({
   maxKbArticles: r.max_kb_articles,
   maxMessagesPerMonth: r.max_messages_per_month,
   aiAutoReply: r.ai_auto_reply,
+  maxStorageBytes: r.max_storage_bytes,
 });
 
 /** The business's plan; with `lock`, also locks the business row until the transaction ends. */
@@ -53,11 +57,11 @@ export async function planOf(q: Queryable, businessId: string, options: { lock?:
   const row = options.lock
     ? await q.one(sql.type(planRow)`
         select p.name, p.rank, p.max_additional_agents, p.max_channels, p.widget_channels_only,
-               p.max_kb_articles, p.max_messages_per_month, p.ai_auto_reply
+               p.max_kb_articles, p.max_messages_per_month, p.ai_auto_reply, p.max_storage_bytes
         from businesses b join plans p on p.name = b.plan where b.id = ${businessId} for update of b`)
     : await q.one(sql.type(planRow)`
         select p.name, p.rank, p.max_additional_agents, p.max_channels, p.widget_channels_only,
-               p.max_kb_articles, p.max_messages_per_month, p.ai_auto_reply
+               p.max_kb_articles, p.max_messages_per_month, p.ai_auto_reply, p.max_storage_bytes
         from businesses b join plans p on p.name = b.plan where b.id = ${businessId}`);
   return toPlan(row);
 }
@@ -189,6 +193,28 @@ export async function assertMayUseAutoReply(q: Queryable, businessId: string): P
       plan: plan.name,
       feature: 'ai_auto_reply',
       message: `AI auto-reply is not available on the ${plan.name} plan. Upgrade to Mini or Pro.`,
+    });
+  }
+}
+
+const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+/**
+ * 402 limit_exceeded/storage when the business's files now take more than its plan allows. Call
+ * after writing a file, in the transaction that stores it (refused: the file is rolled back),
+ * with the business row locked by planOf so two files are counted one after the other.
+ */
+export async function assertStorageWithinPlan(q: Queryable, businessId: string, plan: Plan): Promise<void> {
+  const { bytes } = await q.one(sql.type(z.object({ bytes: z.coerce.number() }))`
+    select coalesce(sum(size), 0)::bigint as bytes from uploads where business_id = ${businessId}`);
+  if (bytes > plan.maxStorageBytes) {
+    throw planError({
+      error: 'limit_exceeded',
+      plan: plan.name,
+      feature: 'storage',
+      current: bytes,
+      limit: plan.maxStorageBytes,
+      message: `Your ${plan.name} plan stores up to ${mib(plan.maxStorageBytes)} of files. Upgrade to store more.`,
     });
   }
 }

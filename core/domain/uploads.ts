@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { assertStorageWithinPlan, planOf } from './plans.ts';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import type { FileStorage } from '../adapters/storage.ts';
 import { validationError, type ValidationIssue } from '../errors.ts';
@@ -157,16 +158,20 @@ export async function storeFile(
   },
 ): Promise<UploadRow> {
   const key = newStorageKey();
+  // Locks the business row: the quota check below counts this business's files one at a time.
+  const plan = await planOf(tx, input.businessId, { lock: true });
   await tx.query(sql.unsafe`
     insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, uploaded_by, driver, source)
     values (${input.businessId}, ${input.conversationId}, ${key}, ${input.filename}, ${input.contentType}, 0, ${input.uploadedBy}, ${storage.driver}, ${input.source})`);
   const file = { businessId: input.businessId, key };
   try {
     const written = await storage.write(tx, file, input.bytes, input.limit);
-    return await tx.one(sql.type(uploadRow)`
+    const row = await tx.one(sql.type(uploadRow)`
       update uploads set size = ${written.size}, chunk_size = ${written.chunkSize}
       where storage_key = ${key} and business_id = ${input.businessId}
       returning ${uploadColumns}`);
+    await assertStorageWithinPlan(tx, input.businessId, plan);
+    return row;
   } catch (error) {
     if (storage.driver === 'disk') await storage.remove(tx, file);
     throw error;

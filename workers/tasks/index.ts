@@ -13,6 +13,7 @@ import fetchAttachment from './fetch_attachment.ts';
 import dispatchWebhooks from './dispatch_webhooks.ts';
 import deliverWebhook from './deliver_webhook.ts';
 import autoAssign from './auto_assign.ts';
+import removeUnattachedUploads from './remove_unattached_uploads.ts';
 import outOfHoursReply from './out_of_hours_reply.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads];

@@ -1,0 +1,32 @@
+/**
+ * Uploads an agent made but never sent: the app uploads a file as soon as it is attached, and a
+ * draft abandoned (or a file removed before sending) leaves it behind. An upload no message of
+ * its conversation references a day later is removed, bytes and row (they count against the
+ * plan's storage). Customers' media (source `inbound`) always belong to a message: never swept.
+ */
+import { z } from 'zod';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import type { FileStorage } from '../adapters/storage.ts';
+
+/** How old an unused upload is before it is removed. */
+export const UNATTACHED_UPLOAD_TTL_HOURS = 24;
+
+/** Removes up to `batch` unused uploads older than the TTL; returns how many. */
+export async function removeUnattachedUploads(db: Queryable, storage: FileStorage, batch = 200): Promise<number> {
+  return db.transaction(async (tx) => {
+    const gone = await tx.any(sql.type(z.object({ business_id: z.string(), storage_key: z.string() }))`
+      delete from uploads u where u.id in (
+        select c.id from uploads c
+        where c.source = 'upload' and c.created_at < now() - make_interval(hours => ${UNATTACHED_UPLOAD_TTL_HOURS})
+          and not exists (
+            select 1 from messages m
+            where m.business_id = c.business_id and m.conversation_id = c.conversation_id
+              and strpos(m.attachments::text, c.storage_key) > 0)
+        order by c.created_at limit ${batch}
+        for update skip locked)
+      returning u.business_id, u.storage_key`);
+    // The postgres driver's chunks went with the rows; the disk driver's files go now.
+    for (const file of gone) await storage.remove(tx, { businessId: file.business_id, key: file.storage_key });
+    return gone.length;
+  });
+}
