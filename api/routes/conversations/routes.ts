@@ -191,13 +191,14 @@ export const send = defineRoute({
       );
       return note.message;
     }
-    // WhatsApp's 24-hour window and templates: refused here, before anything is stored.
-    const rendered = await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template ?? null });
+    // A template is checked (approved, parameters) and rendered first; a free-form reply's
+    // WhatsApp window is checked by the statement that stores it (sendMessage).
+    const rendered = body.template ? await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template }) : null;
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     const content = rendered ?? body.content ?? '';
     const sent = await runCommand(
       deps,
-      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null }),
+      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null, checkReplyWindow: true }),
       { oneStatement: true },
     );
     return sent.message;
