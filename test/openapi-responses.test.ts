@@ -121,6 +121,13 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/conversations', () => req('GET', '/api/v1/conversations')],
     ['get /api/v1/conversations/{conversation_id}', () => req('GET', `/api/v1/conversations/${conversation.id}`)],
     ['post /api/v1/conversations/{conversation_id}/messages', () => req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Reply' } })],
+    ['post /api/v1/conversations/{conversation_id}/merge', async () => {
+      // Two conversations of one customer (the walk's own conversation stays as it is).
+      const [customer] = await app.sql(`insert into customers (business_id, name) values ($1, 'Merge Me') returning id`, [ws.businessId]);
+      const [a] = await app.sql(`insert into conversations (business_id, customer_id, channel_type) values ($1, $2, 'webchat') returning id`, [ws.businessId, customer.id]);
+      const [b] = await app.sql(`insert into conversations (business_id, customer_id, channel_type) values ($1, $2, 'webchat') returning id`, [ws.businessId, customer.id]);
+      return req('POST', `/api/v1/conversations/${a.id}/merge`, { body: { from_conversation_id: b.id } });
+    }],
     ['get /api/v1/conversations/{conversation_id}/messages', () => req('GET', `/api/v1/conversations/${conversation.id}/messages`)],
     [
       'get /api/v1/mentions',
