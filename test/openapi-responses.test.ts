@@ -236,6 +236,11 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/visitor/messages', () => app.request('GET', '/api/v1/visitor/messages', { token: visitor })],
     ['post /api/v1/visitor/messages', () => app.request('POST', '/api/v1/visitor/messages', { token: visitor, body: { content: 'Thanks' } })],
     ['post /api/v1/visitor/sessions', () => app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.id, visitor_token: visitor } })],
+    ['post /api/v1/visitor/uploads', async () => {
+      const res = await fetch(`${app.url}/api/v1/visitor/uploads`, { method: 'POST', headers: { authorization: `Bearer ${visitor}` }, body: form });
+      const text = await res.text();
+      return { status: res.status, body: JSON.parse(text), headers: res.headers, text };
+    }],
     ['delete /api/v1/channels/{channel_id}', () => req('DELETE', `/api/v1/channels/${telegram.id}`)],
     ['delete /api/v1/team/members/{member_id}', () => req('DELETE', `/api/v1/team/members/${invited}`)],
     ['post /api/v1/auth/password-reset', () => app.request('POST', '/api/v1/auth/password-reset', { body: { email: ws.email } })],
