@@ -86,7 +86,7 @@ export async function sanitizeEmailHtml(source: string): Promise<SanitizedHtml |
         tagName,
         attribs: { ...(attribs.href ? { href: attribs.href } : {}), ...(attribs.title ? { title: attribs.title } : {}), target: '_blank', rel: 'noopener noreferrer nofollow' },
       }),
-      img: (tagName, attribs) => {
+      img: (tagName, attribs): { tagName: string; attribs: Record<string, string>; text?: string } => {
         const src = (attribs.src ?? '').trim();
         const kept: Record<string, string> = {};
         for (const key of ['alt', 'title', 'width', 'height', 'style']) if (attribs[key] !== undefined) kept[key] = attribs[key];
