@@ -50,7 +50,7 @@ export const emailDetailsSchema = z
     forward_to: z.array(addressSchema).nullable().openapi({ description: 'A forward (POST …/forward): the outside recipients; the message is private to the team' }),
     forwarded_message_ids: z.array(z.uuid()).nullable().openapi({ description: 'A forward: the messages it quoted (null: the whole conversation)' }),
   })
-  .openapi('EmailDetails', { description: 'E-mail channels only (see docs/decisions.md#e-mail-in-depth)' });
+  .openapi({ description: 'E-mail channels only (see docs/decisions.md#e-mail-in-depth); null elsewhere' });
 export type EmailDetails = z.infer<typeof emailDetailsSchema>;
 
 export const messageSchema = z
