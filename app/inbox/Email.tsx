@@ -123,12 +123,7 @@ export function EmailRecipients({ recipients: r }: { recipients: ReturnType<type
     <div class="email-recipients">
       <div class="email-to small">
         <span class="muted">To</span> <span class="email-to-address">{to ? (to.name ? `${to.name} <${to.address}>` : to.address) : '—'}</span>
-        {!open && r.cc && (
-          <span class="muted">
-            {' '}
-            · Cc {r.cc}
-          </span>
-        )}
+        {!open && r.cc && <span class="muted email-cc-summary">Cc {r.cc}</span>}
         <button type="button" class="link-btn small" aria-expanded={open} onClick={() => setOpen(!open)}>
           {open ? 'Hide Cc/Bcc' : 'Cc/Bcc'}
         </button>
