@@ -29,7 +29,8 @@ const list = (token: string, query: Record<string, string>) => app.request('GET'
 const ids = (res: { body: any[] }) => res.body.map((c) => c.id);
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 const snooze = (token: string, id: string, body: unknown) => app.request('PUT', `/api/v1/conversations/${id}/snooze`, { token, body });
-const updatedEvents = (mark: number, id: string) => app.events.slice(mark).filter((e) => e.name === 'conversation_updated' && e.payload.conversation_id === id);
+const updatedEvents = (mark: number, id: string): { rooms: string[]; payload: any }[] =>
+  app.events.slice(mark).filter((e) => e.name === 'conversation_updated' && e.payload.conversation_id === id);
 
 test('snooze until a time: leaves the open view, is in the Snoozed view, and the crontab job wakes it when due with conversation_updated', async (t) => {
   const ws = await createWorkspace(app);
@@ -169,7 +170,7 @@ test('bulk with mixed ids: own ones done, another business\'s and unknown ones n
   t.is((await app.sql('select status from conversations where id = $1', [foreign]))[0].status, 'open', 'the other business\'s conversation is untouched');
   t.deepEqual((await app.sql(`select count(*)::int as n from conversations where id = any($1) and status = 'resolved'`, [mine]))[0].n, 3);
   const involved = new Set([...given]);
-  const events = app.events.slice(mark).filter((e) => e.name === 'conversation_updated' && involved.has(e.payload.conversation_id));
+  const events = app.events.slice(mark).filter((e) => e.name === 'conversation_updated' && involved.has(e.payload.conversation_id as string));
   t.deepEqual(events.map((e) => e.payload.conversation_id).sort(), [...mine].sort(), 'one event per changed conversation, none for the foreign one');
   t.true(events.every((e) => e.rooms.every((r) => r === `business:${ws.businessId}`)), 'events only to the caller\'s business');
 
