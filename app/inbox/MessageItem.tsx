@@ -3,10 +3,11 @@ import { useState } from 'preact/hooks';
 import type { Attachment, Member, Message } from '../types.ts';
 import { clockTime } from '../ui/time.ts';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
+import { ScheduledControls } from './Scheduled.tsx';
 
-const STATUS_LABELS = { queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
+const STATUS_LABELS = { scheduled: 'Scheduled', queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
 /** ✓ sent, ✓✓ delivered, blue ✓✓ read (as the customer's own app shows them). */
-const TICKS = { queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
+const TICKS = { scheduled: '⏰', queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
 
 const sizeText = (size?: number) => (size ? ` · ${size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`}` : '');
 
@@ -112,12 +113,14 @@ export function MessageItem({ message: m, customerName, members }: { message: Me
       </div>
     );
   const outbound = m.sender_type !== 'customer';
+  const scheduled = m.delivery_status === 'scheduled';
   return (
-    <div class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}`} data-id={m.id} data-private={m.private ? 'true' : undefined}>
+    <div class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}${scheduled ? ' scheduled' : ''}`} data-id={m.id} data-private={m.private ? 'true' : undefined}>
       <div class="msg-meta">
         <span class="msg-author">{author(m, customerName, members)}</span>
         {m.sender_type === 'ai' && <span class="pill accent">AI</span>}
         {m.private && <span class="pill note-tag" title="Only your team sees this note">Private note</span>}
+        {scheduled && <span class="pill scheduled-tag" title="Not sent yet: it goes out at its time">Scheduled</span>}
         <time dateTime={m.created_at}>{clockTime(m.created_at)}</time>
       </div>
       <div class="msg-bubble">
@@ -126,7 +129,8 @@ export function MessageItem({ message: m, customerName, members }: { message: Me
           <AttachmentView file={file} />
         ))}
       </div>
-      {outbound && m.delivery_status && (
+      {scheduled && <ScheduledControls key={`${m.id}:${m.send_at}:${m.content}`} message={m} />}
+      {outbound && m.delivery_status && !scheduled && (
         <div class={`msg-status ${m.delivery_status}`} data-status={m.delivery_status}>
           <span class="ticks" aria-hidden="true">{TICKS[m.delivery_status]}</span> <span class="status-label">{STATUS_LABELS[m.delivery_status]}</span>
           {m.delivery_status === 'failed' && m.error ? `: ${m.error}` : ''}
