@@ -3,7 +3,7 @@
  * them. Each acts on the open conversation, as the buttons do, through the same API calls.
  */
 import { signal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useLayoutEffect } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can, me, members } from '../session.ts';
 import { navigate } from '../router.ts';
@@ -87,7 +87,7 @@ export function useInboxShortcuts(): void {
 }
 
 export function ShortcutsDialog() {
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!shortcutsOpen.value) return;
     const escape = (e: KeyboardEvent) => e.key === 'Escape' && (shortcutsOpen.value = false);
     document.addEventListener('keydown', escape);

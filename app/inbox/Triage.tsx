@@ -4,7 +4,7 @@
  * The same snooze choices serve the bulk bar and the `s` shortcut.
  */
 import { signal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import type { ConversationDetail, Priority } from '../types.ts';
@@ -58,7 +58,8 @@ export function SnoozeMenu({ conversation: c }: { conversation: ConversationDeta
     await Promise.all([loadThread(c.id), loadConversations()]);
   });
   const open = snoozeMenuOpen.value;
-  useEffect(() => {
+  // A layout effect: Escape works from the moment the menu shows.
+  useLayoutEffect(() => {
     if (!open) return;
     const outside = (e: MouseEvent) => box.current && !box.current.contains(e.target as Node) && (snoozeMenuOpen.value = false);
     const escape = (e: KeyboardEvent) => e.key === 'Escape' && (snoozeMenuOpen.value = false);
