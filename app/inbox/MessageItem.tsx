@@ -7,7 +7,7 @@ import { ScheduledControls } from './Scheduled.tsx';
 
 const STATUS_LABELS = { scheduled: 'Scheduled', queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
 /** ✓ sent, ✓✓ delivered, blue ✓✓ read (as the customer's own app shows them). */
-const TICKS = { scheduled: '⏰', queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
+const TICKS = { scheduled: '◷', queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
 
 const sizeText = (size?: number) => (size ? ` · ${size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`}` : '');
 

@@ -61,6 +61,13 @@ export function SendLaterPanel({ busy, onSchedule, onClose }: { busy: boolean; o
   );
 }
 
+const ClockIcon = () => (
+  <svg class="inline-icon" width="13" height="13" viewBox="0 0 16 16" aria-hidden="true">
+    <circle cx="8" cy="8" r="6.3" fill="none" stroke="currentColor" stroke-width="1.5" />
+    <path d="M8 4.6V8l2.4 1.6" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linecap="round" />
+  </svg>
+);
+
 /** Under a scheduled reply in the thread: when it goes out, Edit and Cancel. */
 export function ScheduledControls({ message: m }: { message: Message }) {
   const [editing, setEditing] = useState(false);
@@ -90,7 +97,7 @@ export function ScheduledControls({ message: m }: { message: Message }) {
         </div>
       ) : (
         <div class="msg-status scheduled">
-          <span aria-hidden="true">⏰</span> <span class="status-label">Scheduled for {m.send_at ? clockTime(m.send_at) : '…'}</span>
+          <ClockIcon /> <span class="status-label">Scheduled for {m.send_at ? clockTime(m.send_at) : '…'}</span>
           <button class="btn xsmall" onClick={() => setEditing(true)}>Edit</button>
           <button class="btn xsmall" disabled={act.busy} onClick={cancel}>Cancel sending</button>
         </div>

@@ -77,7 +77,7 @@ export function Thread({ id }: { id: string }) {
             <StatusActions conversation={c} />
           </div>
           <div class="thread-head-bottom">
-            <div class="actions">
+            <div class="actions triage-actions">
               <AssignActions conversation={c} />
               <SnoozeMenu conversation={c} />
               <PrioritySelect conversation={c} />
