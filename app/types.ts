@@ -57,6 +57,7 @@ export type Action =
   | 'mentions.mark_read'
   | 'conversations.change_status'
   | 'conversations.take'
+  | 'conversations.merge'
   | 'conversations.assign'
   | 'conversations.snooze'
   | 'conversations.set_priority'

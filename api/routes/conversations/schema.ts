@@ -149,3 +149,5 @@ export const snoozeBody = z
   .openapi('SnoozeInput', { description: '`{until}` or `{until_customer_replies: true}`; either way the customer writing wakes it' });
 
 export const priorityBody = z.object({ priority: z.enum(priorities) }).openapi('PriorityInput');
+
+export const mergeBody = z.object({ from_conversation_id: z.uuid() });
