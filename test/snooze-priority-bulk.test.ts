@@ -254,3 +254,19 @@ test('bulk: bad input is 422 (no ids, over 100, duplicates, unknown action, miss
   const loner = await registerUser(app);
   t.is((await bulk(loner.token, { ids: [a], action: 'resolve' })).status, 404);
 });
+
+test('isolation: another business gets 404 on snooze, wake and priority of a conversation, and changes nothing', async (t) => {
+  const ws = await createWorkspace(app);
+  const other = await createWorkspace(app);
+  const mine = await conversation(ws);
+  const attempts = [
+    await snooze(other.token, mine, { until_customer_replies: true }),
+    await app.request('DELETE', `/api/v1/conversations/${mine}/snooze`, { token: other.token }),
+    await app.request('PUT', `/api/v1/conversations/${mine}/priority`, { token: other.token, body: { priority: 'urgent' } }),
+  ];
+  for (const res of attempts) t.deepEqual([res.status, res.body], [404, { detail: 'Conversation not found' }]);
+  t.deepEqual((await app.sql('select priority, snoozed_at from conversations where id = $1', [mine]))[0], { priority: 'none', snoozed_at: null });
+  // Their lists never show it, snoozed or not.
+  t.is((await snooze(ws.token, mine, { until_customer_replies: true })).status, 200);
+  t.deepEqual(ids(await list(other.token, { snoozed: 'true' })), []);
+});
