@@ -92,6 +92,15 @@ export const policies = {
   'conversations.merge': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.take': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.assign': { roles: managers, refusal: 'Only the owner or an admin can assign conversations to others', noBusiness: noBusiness.team },
+  /** PUT/DELETE …/snooze: any member sets a conversation aside and wakes it (docs/decisions.md#snooze-priority-bulk-and-scheduled-send). */
+  'conversations.snooze': { roles: everyone, noBusiness: noBusiness.business },
+  /** PUT …/priority: any member marks how urgent a conversation is. */
+  'conversations.set_priority': { roles: everyone, noBusiness: noBusiness.business },
+  /**
+   * POST /conversations/bulk: any member may call it; each action is then authorized by the line
+   * of its single-conversation route (take/assign, change_status, label, snooze, set_priority).
+   */
+  'conversations.bulk': { roles: everyone, noBusiness: noBusiness.business },
   /** PUT …/labels: any member tags a conversation with the business's labels (as in Chatwoot). */
   'conversations.label': { roles: everyone, noBusiness: noBusiness.business },
   /** The label set is the business's vocabulary: owners and admins shape it (Chatwoot: administrators), everyone reads it. */

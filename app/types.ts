@@ -7,6 +7,7 @@
 export type Role = 'owner' | 'admin' | 'agent';
 export type Availability = 'live' | 'away' | 'offline';
 export type ConversationStatus = 'open' | 'pending' | 'resolved' | 'closed';
+export type Priority = 'none' | 'low' | 'medium' | 'high' | 'urgent';
 /** A channel type's name (`whatsapp`, `widget`, …): the server's connectors say which exist (GET /channel-types). */
 export type ChannelType = string;
 
@@ -60,6 +61,9 @@ export type Action =
   | 'conversations.take'
   | 'conversations.merge'
   | 'conversations.assign'
+  | 'conversations.snooze'
+  | 'conversations.set_priority'
+  | 'conversations.bulk'
   | 'conversations.label'
   | 'labels.read'
   | 'labels.manage'
@@ -104,10 +108,12 @@ export type Message = {
   sender_id: string | null;
   content: string;
   attachments: Attachment[];
-  delivery_status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | null;
+  delivery_status: 'scheduled' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | null;
   error: string | null;
   /** A private note of the team: never shown to the customer. */
   private: boolean;
+  /** A scheduled reply ("Send later"): when it goes out; editable while `delivery_status` is `scheduled`. */
+  send_at: string | null;
   created_at: string;
   /** Customer e-mail: its HTML, sanitized by the server; remote images blocked unless fetched with `images=1`. */
   html_sanitized?: string | null;
@@ -157,6 +163,10 @@ export type Conversation = {
   handoff_reason: string | null;
   /** WhatsApp: when free-form replies stop being allowed (null elsewhere). */
   reply_window_expires_at: string | null;
+  /** Set aside until `snoozed_until`, or (null) until the customer writes. */
+  snoozed: boolean;
+  snoozed_until: string | null;
+  priority: Priority;
   customer: Customer | null;
   /** Label names, alphabetical. */
   labels: string[];

@@ -140,7 +140,7 @@ browserTest('HTML mail in a sandboxed frame, images blocked until asked; a reply
   t.deepEqual(await unnamedControls(page), []);
   await shoot(page, 'email-reply-desktop');
   const before = smtp.messages.length;
-  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
   await log.getByText('Sent', { exact: true }).waitFor();
   await log.getByText('Cc bob@customer.test, carol@customer.test · Bcc audit@kettles.test').waitFor();
   const reply = smtp.messages[before];

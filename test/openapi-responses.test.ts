@@ -79,6 +79,7 @@ async function operationCalls(): Promise<[string, Call][]> {
   let invited = '';
   let upload = '';
   let labelId = '';
+  let scheduledId = '';
   let cannedId = '';
   let apiKeyId = '';
   let webhookId = '';
@@ -137,6 +138,16 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['post /api/v1/conversations/{conversation_id}/forward', () => req('POST', `/api/v1/conversations/${emailConversation.id}/forward`, { body: { to: ['boss@docs.example'], note: 'FYI' } })],
     ['put /api/v1/team/signature', () => req('PUT', '/api/v1/team/signature', { body: { signature: 'Doc\nSupport' } })],
     ['get /api/v1/team/signature', () => req('GET', '/api/v1/team/signature')],
+    ['put /api/v1/conversations/{conversation_id}/snooze', () => req('PUT', `/api/v1/conversations/${conversation.id}/snooze`, { body: { until_customer_replies: true } })],
+    ['delete /api/v1/conversations/{conversation_id}/snooze', () => req('DELETE', `/api/v1/conversations/${conversation.id}/snooze`)],
+    ['put /api/v1/conversations/{conversation_id}/priority', () => req('PUT', `/api/v1/conversations/${conversation.id}/priority`, { body: { priority: 'high' } })],
+    ['post /api/v1/conversations/bulk', () => req('POST', '/api/v1/conversations/bulk', { body: { ids: [conversation.id], action: 'priority', priority: 'urgent' } })],
+    ['patch /api/v1/conversations/{conversation_id}/messages/{message_id}', async () => {
+      const later = new Date(Date.now() + 3600_000).toISOString();
+      scheduledId = (await req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Later', send_at: later } })).body.id;
+      return req('PATCH', `/api/v1/conversations/${conversation.id}/messages/${scheduledId}`, { body: { content: 'Later, edited' } });
+    }],
+    ['delete /api/v1/conversations/{conversation_id}/messages/{message_id}', () => req('DELETE', `/api/v1/conversations/${conversation.id}/messages/${scheduledId}`)],
     [
       'get /api/v1/mentions',
       async () => {

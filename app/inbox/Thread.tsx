@@ -10,6 +10,7 @@ import { followThread, thread, threadError } from './thread-store.ts';
 import { AssignActions, StatusActions } from './ConversationActions.tsx';
 import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
+import { PrioritySelect, SnoozeMenu, snoozeText } from './Triage.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
@@ -71,18 +72,27 @@ export function Thread({ id }: { id: string }) {
               <span class="muted small channel-line">
                 <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
+                {c.snoozed && (
+                  <>
+                    {' '}· <span class="pill snoozed-pill">{snoozeText(c)}</span>
+                  </>
+                )}
               </span>
               <ConversationLabels conversation={c} />
             </div>
             <StatusActions conversation={c} />
           </div>
           <div class="thread-head-bottom">
-            <AssignActions conversation={c} />
-            {forwardable && (
-              <button class="btn ghost small" onClick={() => setForward(forward ? null : { ids: null })}>
-                Forward
-              </button>
-            )}
+            <div class="actions triage-actions">
+              <AssignActions conversation={c} />
+              <SnoozeMenu conversation={c} />
+              <PrioritySelect conversation={c} />
+              {forwardable && (
+                <button class="btn ghost small" onClick={() => setForward(forward ? null : { ids: null })}>
+                  Forward
+                </button>
+              )}
+            </div>
             <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>Customer</button>
           </div>
         </header>

@@ -4,7 +4,7 @@ import { sql } from '../adapters/postgres/db.ts';
 import { showRemoteImages } from '../../lib/email-html.ts';
 
 export const senderTypes = ['agent', 'customer', 'ai', 'system'] as const;
-export const deliveryStatuses = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
+export const deliveryStatuses = ['scheduled', 'queued', 'sent', 'delivered', 'read', 'failed'] as const;
 
 export const messageRow = z.object({
   id: z.string(),
@@ -17,6 +17,7 @@ export const messageRow = z.object({
   external_id: z.string().nullable(),
   error: z.string().nullable(),
   private: z.boolean(),
+  send_at: z.string().nullable(),
   created_at: z.string(),
   /** Migration 0096; optional for statements that do not read them (null then). */
   html: z.string().nullable().optional(),
@@ -25,7 +26,7 @@ export const messageRow = z.object({
 export type MessageRow = z.infer<typeof messageRow>;
 
 /** The columns messageRow reads, for `select ${messageColumns} from messages m`. */
-export const messageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.sender_id, m.content, m.attachments, m.delivery_status, m.external_id, m.error, m.private, m.created_at, m.html, m.email`;
+export const messageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.sender_id, m.content, m.attachments, m.delivery_status, m.external_id, m.error, m.private, m.send_at, m.created_at, m.html, m.email`;
 
 export const attachmentSchema = z
   .object({
@@ -61,11 +62,14 @@ export const messageSchema = z
     sender_id: z.uuid().nullable().openapi({ description: 'The agent\'s user id for agent messages, else null' }),
     content: z.string(),
     attachments: z.array(attachmentSchema),
-    delivery_status: z.enum(deliveryStatuses).nullable().openapi({ description: 'Outbound messages: queued → sent → delivered → read, or failed; null for customer messages' }),
+    delivery_status: z.enum(deliveryStatuses).nullable().openapi({ description: 'Outbound messages: queued → sent → delivered → read, or failed; `scheduled` while a reply waits for its `send_at`; null for customer messages and notes' }),
     external_id: z.string().nullable().openapi({ description: 'The platform\'s message id, once known' }),
     error: z.string().nullable().openapi({ description: 'Why delivery failed, when it did' }),
     private: z.boolean().openapi({
       description: 'A private note of the team (POST …/messages with `private: true`): never delivered nor shown to the customer; `delivery_status` null. See docs/decisions.md#private-notes-and-mentions.',
+    }),
+    send_at: z.string().nullable().openapi({
+      description: 'A scheduled reply (POST …/messages with `send_at`): when it goes out. While `delivery_status` is `scheduled` it can be edited or cancelled; when it goes out its `created_at` becomes that moment. See docs/decisions.md#snooze-priority-bulk-and-scheduled-send.',
     }),
     created_at: z.string(),
     html_sanitized: z.string().nullable().openapi({
@@ -106,6 +110,7 @@ export const presentMessage = (row: MessageRow, options: { images?: boolean } = 
   external_id: row.external_id,
   error: row.error,
   private: row.private,
+  send_at: row.send_at,
   created_at: row.created_at,
   html_sanitized: row.html ? (options.images ? showRemoteImages(row.html) : row.html) : null,
   remote_images: row.html && typeof row.email?.remote_images === 'number' ? row.email.remote_images : 0,

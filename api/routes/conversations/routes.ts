@@ -6,6 +6,7 @@ import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendMessage } from '../../../core/commands/messages.ts';
 import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
 import { sendNote } from '../../../core/commands/notes.ts';
+import { scheduleReply } from '../../../core/commands/scheduled-replies.ts';
 import { badRequest, validationError } from '../../../core/errors.ts';
 import {
   assignConversationToAgentNumber,
@@ -41,6 +42,7 @@ import {
 import { emailReplyContext, emailReplyFields, combinedSignature, memberSignature } from '../../../core/domain/email-replies.ts';
 import { forwardConversation } from '../../../core/commands/email-forward.ts';
 import uploadRoutes from './upload.ts';
+import triageRoutes from './triage.ts';
 
 const tags = ['Conversations'];
 
@@ -84,7 +86,7 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing). ' +
+    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox\'s open view), `priority` (one, or several separated by commas). ' +
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
@@ -96,6 +98,9 @@ export const list = defineRoute({
     const { businessId } = member;
     const conditions = [sql.fragment`c.business_id = ${businessId}`];
     if (query.status) conditions.push(sql.fragment`c.status = any(${sql.array(query.status, 'text')})`);
+    if (query.snoozed === true) conditions.push(sql.fragment`c.snoozed_at is not null`);
+    if (query.snoozed === false) conditions.push(sql.fragment`c.snoozed_at is null`);
+    if (query.priority) conditions.push(sql.fragment`c.priority = any(${sql.array(query.priority, 'text')})`);
     if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
     else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
     if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
@@ -178,7 +183,9 @@ export const send = defineRoute({
     '(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted, and outside WhatsApp\'s window. ' +
     'Only `message_created` follows. `mentions`: membership ids of active members of this business (400 naming the first that is not; 400 without `private: true`); ' +
     'each mentioned member gets a Mention (GET /api/v1/mentions), the event `mention_created` in their own room and, when their availability is `offline`, an e-mail. ' +
-    'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions and docs/decisions.md#businesses-plans-and-limits.',
+    '**Send later**: with `send_at` (a time ahead, at most a year) the reply is stored with `delivery_status: scheduled` and `send_at`: not delivered, not counted and the conversation left as it is until then; ' +
+    'it can be changed (PATCH …/messages/{message_id}) or cancelled (DELETE) until it goes out. At `send_at` it is sent exactly as if it were sent then: counted (`failed` with the reason at the monthly limit), `queued`, its `created_at` becomes that moment, and it is delivered through the conversation\'s delivery drain in order. Not with `private` (400). ' +
+    'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions, docs/decisions.md#snooze-priority-bulk-and-scheduled-send and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   policy: 'conversations.reply',
@@ -195,6 +202,7 @@ export const send = defineRoute({
     if (body.mentions.length && !body.private) throw badRequest('Mentions are only allowed in private notes (private: true)');
     if (body.private && (body.cc?.length || body.bcc?.length)) throw badRequest('A private note has no Cc or Bcc');
     if (body.private) {
+      if (body.send_at) throw badRequest('A private note cannot be scheduled');
       if (body.template) throw badRequest('A private note cannot be a template');
       const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
       const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
@@ -210,6 +218,13 @@ export const send = defineRoute({
     const content = rendered ?? body.content ?? '';
     // E-mail: Cc (given, or carried over from the thread), Bcc and the signature, recorded on the reply.
     const email = await emailReplyFields(deps.db, deps.config.encryptionKey, { businessId, conversationId: params.conversation_id, userId: caller.userId, cc: body.cc, bcc: body.bcc });
+    if (body.send_at) {
+      const sendAt = body.send_at;
+      const scheduled = await runCommand(deps, (tx) =>
+        scheduleReply(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId, content, attachments, template: body.template ?? null, sendAt, checkReplyWindow: true, email }),
+      );
+      return scheduled.message;
+    }
     const sent = await runCommand(
       deps,
       (q) =>
@@ -383,4 +398,4 @@ export const assign = defineRoute({
   },
 });
 
-export default [create, list, read, listMessages, send, forward, replyRecipients, resolve, close, reopen, merge, assign, ...uploadRoutes];
+export default [create, list, read, listMessages, send, forward, replyRecipients, resolve, close, reopen, merge, assign, ...triageRoutes, ...uploadRoutes];
