@@ -4,7 +4,7 @@
  * completes `@` with team members; the members still named `@Name` in the text when it is sent
  * are its `mentions`.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can, me, members } from '../session.ts';
 import type { Attachment, Member, Message } from '../types.ts';
@@ -12,6 +12,8 @@ import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
+import { CollisionWarning } from './Presence.tsx';
+import { typingSender } from './presence.ts';
 
 type Mode = 'reply' | 'note';
 
@@ -56,6 +58,9 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
   }, setError);
 
   const options = mode === 'note' && completion ? suggestions(completion.query) : [];
+  // Teammates (and, for a reply, the customer) see that this agent is typing; stopped when the conversation is left.
+  const typing = useMemo(() => typingSender(conversationId), [conversationId]);
+  useEffect(() => () => typing.stop(), [typing]);
 
   async function upload(list: FileList | null): Promise<void> {
     if (!list?.length) return;
@@ -88,6 +93,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
           : { content, attachments: files };
       const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
       setText('');
+      typing.stop();
       setFiles([]);
       setPicked([]);
       setCompletion(null);
@@ -103,6 +109,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
   function onInput(e: Event): void {
     const el = e.currentTarget as HTMLTextAreaElement;
     setText(el.value);
+    typing.input(el.value, mode === 'note');
     const found = mode === 'note' ? mentionQuery(el.value, el.selectionStart ?? el.value.length) : null;
     setCompletion(found ? { ...found, index: 0 } : null);
   }
@@ -153,6 +160,8 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
   const switchTo = (next: Mode) => {
     setMode(next);
     setCompletion(null);
+    // A draft that becomes a note is no longer typed for the customer (and the reverse).
+    if (text.trim()) typing.input(text, next === 'note');
     input.current?.focus();
   };
 
@@ -181,6 +190,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
           ))}
         </ul>
       )}
+      {mode === 'reply' && <CollisionWarning conversationId={conversationId} />}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <div class="composer-field">
         {options.length > 0 && completion && (

@@ -12,6 +12,7 @@ import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
+import { CustomerTyping, PresenceLine } from './Presence.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
 
 export function Thread({ id }: { id: string }) {
@@ -67,6 +68,7 @@ export function Thread({ id }: { id: string }) {
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
               </span>
               <ConversationLabels conversation={c} />
+              <PresenceLine conversationId={c.id} />
             </div>
             <StatusActions conversation={c} />
           </div>
@@ -86,6 +88,7 @@ export function Thread({ id }: { id: string }) {
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
           ))}
         </div>
+        <CustomerTyping conversationId={c.id} name={name} />
         {c.channel_id && c.channel_type === 'whatsapp' && (
           <>
             <ReplyWindowBar conversation={c} left={windowLeft} onTemplate={() => setTemplateOpen(!templateOpen)} />
