@@ -11,7 +11,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { ApiError, createApi, type VisitorMessage } from './api.ts';
-import { connectLive } from './live.ts';
+import { connectLive, typingSender } from './live.ts';
 import { readToken, writeToken } from './storage.ts';
 import { createView } from './ui.ts';
 
@@ -60,6 +60,8 @@ async function start(script: HTMLScriptElement): Promise<void> {
   let session: Promise<string> | null = null;
   const pending = new Map<string, string>();
 
+  const typing = typingSender(() => live);
+
   const show = (messages: VisitorMessage[]) => messages.forEach((m) => view.showMessage(m));
 
   async function refresh(): Promise<void> {
@@ -83,6 +85,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
     if (!token || live) return;
     live = connectLive(base, token, {
       onMessage: (message) => view.showMessage(message),
+      onTyping: (agentTyping) => view.showAgentTyping(agentTyping),
       onConnect: () => void refresh(),
       onRefused: () => {
         live?.close();
@@ -132,6 +135,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
 
   const view = createView(widget, {
     onSend: (text) => {
+      typing.stop();
       const clientId = uuid();
       pending.set(clientId, text);
       view.addPending(clientId, text);
@@ -139,6 +143,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
     },
     onRetry: (clientId) => void deliver(clientId),
     onOpen: () => {},
+    onInput: (text) => typing.input(text),
   });
 
   // A returning visitor: resume (which also renews the token) and follow replies live.
