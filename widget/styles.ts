@@ -65,7 +65,7 @@ export const css = `
 .who { display: block; font-size: 11px; color: #6b7280; margin-bottom: 2px; }
 .note { display: block; font-size: 11px; margin-top: 4px; }
 .files a { display: block; color: inherit; text-decoration: underline; font-size: 13px; margin-top: 4px; }
-.typing { display: flex; align-items: center; gap: 8px; padding: 6px 16px 8px; background: #f9fafb; color: #6b7280; font-size: 12px; }
+.typing { display: flex; align-items: center; gap: 8px; padding: 6px 16px 8px; background: #f9fafb; color: #6b7280; font-size: 13px; }
 .dots { display: inline-flex; gap: 3px; }
 .dots i { width: 5px; height: 5px; border-radius: 50%; background: #9ca3af; animation: parley-typing 1.2s infinite ease-in-out; }
 .dots i:nth-child(2) { animation-delay: .15s; }

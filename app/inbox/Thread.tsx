@@ -68,10 +68,10 @@ export function Thread({ id }: { id: string }) {
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
               </span>
               <ConversationLabels conversation={c} />
-              <PresenceLine conversationId={c.id} />
             </div>
             <StatusActions conversation={c} />
           </div>
+          <PresenceLine conversationId={c.id} />
           <div class="thread-head-bottom">
             <AssignActions conversation={c} />
             <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>Customer</button>
