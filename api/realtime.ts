@@ -5,8 +5,9 @@
  * request; a missing or bad token is a `connect_error` whose message (and `data.detail`) is the
  * REST 401 text. A connected socket is in `user:<id>` and, for a member, `business:<id>`;
  * `join_conversation {conversation_id}` adds `conversation:<id>` when the conversation belongs
- * to the caller's business (`leave_conversation` undoes it). Both answer an acknowledgement
- * `{ok: true}` or `{ok: false, detail}`. The connection ends when the token expires, when it is
+ * to the caller's business (`leave_conversation` undoes it); a joined conversation is one the
+ * member is viewing, and its `typing` may be sent (api/realtime-signals.ts: typing and
+ * `conversation_presence`). All answer an acknowledgement `{ok: true}` or `{ok: false, detail}`. The connection ends when the token expires, when it is
  * revoked (logout: room `session:<jti>`) and when the member is removed from the business
  * (room `user:<id>`), on every node (`deps.events.disconnect`).
  *
