@@ -71,6 +71,10 @@ async function operationCalls(): Promise<[string, Call][]> {
   const instagram = await channel('instagram', { access_token: 'IGA', instagram_business_account_id: '1789' });
   const sms = await channel('sms', { account_sid: 'AC1', auth_token: 'twilio-token', from_number: '+15550001111' });
   const email = await channel('email', { address: 'help@docs.example', smtp_host: '127.0.0.1', smtp_port: '2525', smtp_user: 'u', smtp_password: 'p' });
+  // An e-mail conversation (forward, reply recipients): the visitor customer, given an address.
+  const customerUuid = (await app.sql('select id from customers where business_id = $1 limit 1', [ws.businessId]))[0].id;
+  await app.sql(`update customers set email = 'vera@docs.example' where id = $1`, [customerUuid]);
+  const emailConversation = (await req('POST', '/api/v1/conversations', { body: { business_id: ws.businessId, channel_id: email.id, customer_id: customerUuid } })).body;
   await channel('x', { api_key: 'k', api_secret: 'x-secret', access_token: 'a', access_token_secret: 's', bearer_token: 'b' });
   let invited = '';
   let upload = '';
@@ -121,7 +125,18 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/conversations', () => req('GET', '/api/v1/conversations')],
     ['get /api/v1/conversations/{conversation_id}', () => req('GET', `/api/v1/conversations/${conversation.id}`)],
     ['post /api/v1/conversations/{conversation_id}/messages', () => req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Reply' } })],
+    ['post /api/v1/conversations/{conversation_id}/merge', async () => {
+      // Two conversations of one customer (the walk's own conversation stays as it is).
+      const [customer] = await app.sql(`insert into customers (business_id, name) values ($1, 'Merge Me') returning id`, [ws.businessId]);
+      const [a] = await app.sql(`insert into conversations (business_id, customer_id, channel_type) values ($1, $2, 'webchat') returning id`, [ws.businessId, customer.id]);
+      const [b] = await app.sql(`insert into conversations (business_id, customer_id, channel_type) values ($1, $2, 'webchat') returning id`, [ws.businessId, customer.id]);
+      return req('POST', `/api/v1/conversations/${a.id}/merge`, { body: { from_conversation_id: b.id } });
+    }],
     ['get /api/v1/conversations/{conversation_id}/messages', () => req('GET', `/api/v1/conversations/${conversation.id}/messages`)],
+    ['get /api/v1/conversations/{conversation_id}/reply-recipients', () => req('GET', `/api/v1/conversations/${emailConversation.id}/reply-recipients`)],
+    ['post /api/v1/conversations/{conversation_id}/forward', () => req('POST', `/api/v1/conversations/${emailConversation.id}/forward`, { body: { to: ['boss@docs.example'], note: 'FYI' } })],
+    ['put /api/v1/team/signature', () => req('PUT', '/api/v1/team/signature', { body: { signature: 'Doc\nSupport' } })],
+    ['get /api/v1/team/signature', () => req('GET', '/api/v1/team/signature')],
     [
       'get /api/v1/mentions',
       async () => {
@@ -229,6 +244,11 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/visitor/messages', () => app.request('GET', '/api/v1/visitor/messages', { token: visitor })],
     ['post /api/v1/visitor/messages', () => app.request('POST', '/api/v1/visitor/messages', { token: visitor, body: { content: 'Thanks' } })],
     ['post /api/v1/visitor/sessions', () => app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.id, visitor_token: visitor } })],
+    ['post /api/v1/visitor/uploads', async () => {
+      const res = await fetch(`${app.url}/api/v1/visitor/uploads`, { method: 'POST', headers: { authorization: `Bearer ${visitor}` }, body: form });
+      const text = await res.text();
+      return { status: res.status, body: JSON.parse(text), headers: res.headers, text };
+    }],
     ['delete /api/v1/channels/{channel_id}', () => req('DELETE', `/api/v1/channels/${telegram.id}`)],
     ['delete /api/v1/team/members/{member_id}', () => req('DELETE', `/api/v1/team/members/${invited}`)],
     ['post /api/v1/auth/password-reset', () => app.request('POST', '/api/v1/auth/password-reset', { body: { email: ws.email } })],

@@ -72,6 +72,9 @@ export const css = `
 .dots i:nth-child(3) { animation-delay: .3s; }
 @keyframes parley-typing { 0%, 60%, 100% { opacity: .35; transform: translateY(0); } 30% { opacity: 1; transform: translateY(-2px); } }
 @media (prefers-reduced-motion: reduce) { .dots i { animation: none; } }
+.files .picture { display: block; max-width: 200px; max-height: 200px; border-radius: 8px; margin-top: 6px; }
+.attach { border: 0; background: transparent; color: #6b7280; height: 40px; width: 32px; cursor: pointer; padding: 0; display: flex; align-items: center; justify-content: center; }
+.attach:hover { color: #111827; }
 .composer { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e5e7eb; background: #fff; align-items: flex-end; }
 .input {
   flex: 1; resize: none; border: 1px solid #d1d5db; border-radius: 10px; padding: 9px 11px; max-height: 120px;

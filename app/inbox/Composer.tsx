@@ -14,6 +14,7 @@ import { thread } from './thread-store.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
 import { CollisionWarning } from './Presence.tsx';
 import { typingSender } from './presence.ts';
+import { EmailRecipients, useEmailRecipients } from './Email.tsx';
 
 type Mode = 'reply' | 'note';
 
@@ -34,13 +35,27 @@ function suggestions(query: string): Member[] {
 }
 
 /** `closedReason`: replies are refused now (WhatsApp's window closed): the reply box says why and does not send; notes still work. */
-export function Composer({ conversationId, channelLabel, canReply = true, closedReason = null }: { conversationId: string; channelLabel: string; canReply?: boolean; closedReason?: string | null }) {
+export function Composer({
+  conversationId,
+  channelLabel,
+  canReply = true,
+  closedReason = null,
+  email = false,
+}: {
+  conversationId: string;
+  channelLabel: string;
+  canReply?: boolean;
+  closedReason?: string | null;
+  /** An e-mail conversation: Cc/Bcc (prefilled from the thread) and the signature shown with a reply. */
+  email?: boolean;
+}) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
   const [error, setError] = useState<string | null>(null);
   const [chosenMode, setMode] = useState<Mode>('reply');
   const mode: Mode = canReply ? chosenMode : 'note';
+  const recipients = useEmailRecipients(conversationId, email && canReply);
   /** Members picked from the completion list (by membership id). */
   const [picked, setPicked] = useState<Member[]>([]);
   const [completion, setCompletion] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -90,13 +105,14 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
       const body =
         mode === 'note'
           ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
-          : { content, attachments: files };
+          : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}) };
       const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
       setText('');
       typing.stop();
       setFiles([]);
       setPicked([]);
       setCompletion(null);
+      if (mode === 'reply' && email) void recipients.reset();
       const open = thread.value;
       if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
     } catch (e) {
@@ -191,6 +207,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
         </ul>
       )}
       {mode === 'reply' && <CollisionWarning conversationId={conversationId} />}
+      {mode === 'reply' && email && <EmailRecipients recipients={recipients} />}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <div class="composer-field">
         {options.length > 0 && completion && (

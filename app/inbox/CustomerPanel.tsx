@@ -8,6 +8,10 @@ import { channelLabel } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { shortTime } from '../ui/time.ts';
 import { inboxUrl } from './filters.ts';
+import { loadThread } from './thread-store.ts';
+import { can } from '../session.ts';
+import { useAction } from '../ui/useAction.ts';
+import { Notice } from '../ui/Notice.tsx';
 
 function Row({ label, value }: { label: string; value: string | null | undefined }) {
   return (
@@ -21,6 +25,12 @@ function Row({ label, value }: { label: string; value: string | null | undefined
 export function CustomerPanel({ conversation: c, open, onClose }: { conversation: ConversationDetail; open: boolean; onClose: () => void }) {
   const customer = c.customer;
   const [history, setHistory] = useState<ConversationListItem[] | null>(null);
+  const [merges, setMerges] = useState(0);
+  const merge = useAction(async (fromId: string) => {
+    await api.post(`/api/v1/conversations/${c.id}/merge`, { from_conversation_id: fromId });
+    setMerges((n) => n + 1);
+    await loadThread(c.id);
+  });
   useEffect(() => {
     setHistory(null);
     if (!c.customer_id) return;
@@ -33,7 +43,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
     return () => {
       current = false;
     };
-  }, [c.customer_id, c.status]);
+  }, [c.customer_id, c.status, merges]);
   const name = customer?.name || 'Visitor';
   const past = (history ?? []).filter((h) => h.id !== c.id);
   return (
@@ -62,17 +72,29 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
           {past.map((h) => {
             const href = inboxUrl({ status: '' }, h.id);
             return (
-              <li>
+              <li class="history-item">
                 <a href={href} onClick={(e) => linkClick(e, href)}>
                   <span class={`pill status-${h.status}`}>{h.status}</span>
                   <span class="history-text">{h.last_message?.content ?? 'No messages'}</span>
                   <span class="muted small">{shortTime(h.updated_at)}</span>
                 </a>
+                {can('conversations.merge') && (
+                  <button
+                    class="btn ghost small"
+                    type="button"
+                    disabled={merge.busy}
+                    title="Move that conversation's messages into the one open here, and close it"
+                    onClick={() => confirm('Move that conversation\'s messages into this one and close it?') && merge.run(h.id)}
+                  >
+                    Merge here
+                  </button>
+                )}
               </li>
             );
           })}
         </ul>
       )}
+      <Notice>{merge.error}</Notice>
     </aside>
   );
 }
