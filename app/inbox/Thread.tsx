@@ -13,6 +13,7 @@ import { ConversationLabels } from './ConversationLabels.tsx';
 import { PrioritySelect, SnoozeMenu, snoozeText } from './Triage.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
+import { CustomerTyping, PresenceLine } from './Presence.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
 import { ForwardPanel } from './Email.tsx';
 import { can } from '../session.ts';
@@ -82,6 +83,7 @@ export function Thread({ id }: { id: string }) {
             </div>
             <StatusActions conversation={c} />
           </div>
+          <PresenceLine conversationId={c.id} />
           <div class="thread-head-bottom">
             <div class="actions triage-actions">
               <AssignActions conversation={c} />
@@ -107,6 +109,7 @@ export function Thread({ id }: { id: string }) {
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} onForward={forwardable ? () => setForward({ ids: [m.id] }) : undefined} />
           ))}
         </div>
+        <CustomerTyping conversationId={c.id} name={name} />
         {c.channel_id && c.channel_type === 'whatsapp' && (
           <>
             <ReplyWindowBar conversation={c} left={windowLeft} onTemplate={() => setTemplateOpen(!templateOpen)} />
