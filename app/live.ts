@@ -31,6 +31,9 @@ const EVENTS = [
   'channel_updated',
   'handoff_requested',
   'mention_created',
+  'customer_updated',
+  'customer_merged',
+  'customer_erased',
 ];
 
 export function connectLive(token: string): void {

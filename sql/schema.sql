@@ -206,7 +206,7 @@ CREATE INDEX conversations_business_updated_idx ON public.conversations USING bt
 CREATE INDEX conversations_channel_idx ON public.conversations USING btree (channel_id) WHERE (channel_id IS NOT NULL);
 CREATE INDEX conversations_customer_idx ON public.conversations USING btree (customer_id, updated_at DESC) WHERE (customer_id IS NOT NULL);
 CREATE INDEX conversations_handoff_idx ON public.conversations USING btree (business_id, handoff_requested_at DESC) WHERE (handoff_requested_at IS NOT NULL);
-CREATE INDEX conversations_retention_idx ON public.conversations USING btree (business_id, last_message_at) WHERE (status = ANY (ARRAY['resolved'::text, 'closed'::text]));
+CREATE INDEX conversations_retention_idx ON public.conversations USING btree (business_id, COALESCE(last_message_at, created_at)) WHERE (status = ANY (ARRAY['resolved'::text, 'closed'::text]));
 CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (business_id, created_at, id) WHERE ((assignee_id IS NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 
 create table customers (

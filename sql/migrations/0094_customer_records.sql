@@ -22,7 +22,7 @@ create index customers_merged_into_idx on customers (business_id, merged_into) w
 -- Retention: resolved and closed conversations without activity for this many days are deleted daily.
 alter table businesses add column retention_days integer check (retention_days between 1 and 36500);
 create index businesses_retention_idx on businesses (id) where retention_days is not null;
-create index conversations_retention_idx on conversations (business_id, last_message_at)
+create index conversations_retention_idx on conversations (business_id, (coalesce(last_message_at, created_at)))
   where status in ('resolved', 'closed');
 
 -- Inbound: an identity merged away resolves to the customer it was merged into; a record a member

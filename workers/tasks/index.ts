@@ -15,5 +15,7 @@ import deliverWebhook from './deliver_webhook.ts';
 import autoAssign from './auto_assign.ts';
 import removeUnattachedUploads from './remove_unattached_uploads.ts';
 import outOfHoursReply from './out_of_hours_reply.ts';
+import eraseCustomer from './erase_customer.ts';
+import applyRetention from './apply_retention.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads, eraseCustomer, applyRetention];
