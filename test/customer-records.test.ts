@@ -130,11 +130,11 @@ test('PATCH: 422 for bad values and past the attribute limits, nothing changed; 
 test('merge: conversations and identities move in one go; the other customer is gone; later messages from either identity land on the merged customer', async (t) => {
   const ws = await createWorkspace(app);
   const tg = await channel(ws.businessId, 'telegram');
-  const mail = await channel(ws.businessId, 'email');
+  const wa = await channel(ws.businessId, 'whatsapp');
   const a = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-ann', name: 'Ann' }, 'on telegram');
-  const b1 = await inbound(ws.businessId, mail, 'email', { platformUserId: 'ann@example.com', name: 'Ann Mail', email: 'ann@example.com' }, 'by mail');
+  const b1 = await inbound(ws.businessId, wa, 'whatsapp', { platformUserId: '4915100001', name: 'Ann WhatsApp', email: 'ann@example.com' }, 'by whatsapp');
   await app.sql(`update conversations set status = 'closed' where id = $1`, [b1.conversationId]);
-  const b2 = await inbound(ws.businessId, mail, 'email', { platformUserId: 'ann@example.com' }, 'by mail again');
+  const b2 = await inbound(ws.businessId, wa, 'whatsapp', { platformUserId: '4915100001' }, 'by whatsapp again');
   t.not(b1.conversationId, b2.conversationId);
   await app.request('PATCH', `/api/v1/customers/${await numberOf(b1.customerUuid)}`, { token: ws.token, body: { attributes: { source: 'mail', tier: 2 } } });
   await app.request('PATCH', `/api/v1/customers/${await numberOf(a.customerUuid)}`, { token: ws.token, body: { attributes: { tier: 1 } } });
@@ -155,12 +155,13 @@ test('merge: conversations and identities move in one go; the other customer is 
   t.deepEqual((await app.request('GET', '/api/v1/customers', { token: ws.token })).body.map((c: any) => c.id), [target]);
   const history = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { customer_id: a.customerUuid } });
   t.is(history.body.length, 3);
-  const search = await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: 'Ann Mail', type: 'customers' } });
-  t.deepEqual(search.body.results ?? search.body.items ?? search.body, search.body.results ?? search.body.items ?? search.body);
+  const search = await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: 'Ann', type: 'customers' } });
+  t.is(search.status, 200);
+  t.true(JSON.stringify(search.body).includes(a.customerUuid), 'the kept record is found');
   t.false(JSON.stringify(search.body).includes(b1.customerUuid), 'the merged-away record is not found');
 
-  // Later messages: the e-mail identity continues its open conversation, now the merged customer's.
-  const later = await inbound(ws.businessId, mail, 'email', { platformUserId: 'ann@example.com', name: 'Renamed' }, 'after the merge');
+  // Later messages: the WhatsApp identity continues its open conversation, now the merged customer's.
+  const later = await inbound(ws.businessId, wa, 'whatsapp', { platformUserId: '4915100001', name: 'Renamed' }, 'after the merge');
   t.is(later.customerUuid, a.customerUuid);
   t.is(later.conversationId, b2.conversationId);
   const tgLater = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-ann' }, 'telegram again');
@@ -170,7 +171,7 @@ test('merge: conversations and identities move in one go; the other customer is 
   t.deepEqual(identity, { name: '', email: null, attributes: {}, merged_into: a.customerUuid }, 'the merged-away row keeps only its identity');
 
   const events = app.events.slice(before);
-  const merged = events.find((e) => e.name === 'customer_merged');
+  const merged = events.find((e) => e.name === 'customer_merged' && (e.payload as any).business_id === ws.businessId);
   t.like(merged?.payload as any, { customer_id: a.customerUuid, from_customer_id: b1.customerUuid, conversations_moved: 2 });
   const updated = events.filter((e) => e.name === 'conversation_updated').map((e) => (e.payload as any).conversation_id).sort();
   t.true([b1.conversationId, b2.conversationId].every((id) => updated.includes(id)));
@@ -182,7 +183,7 @@ test('merge: conversations and identities move in one go; the other customer is 
   const c = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-carl', name: 'Carl' }, 'hi');
   const carl = await numberOf(c.customerUuid);
   t.is((await app.request('POST', `/api/v1/customers/${carl}/merge`, { token: ws.token, body: { from_customer_id: target } })).status, 200);
-  const viaMail = await inbound(ws.businessId, mail, 'email', { platformUserId: 'ann@example.com' }, 'mail after the second merge');
+  const viaMail = await inbound(ws.businessId, wa, 'whatsapp', { platformUserId: '4915100001' }, 'after the second merge');
   t.is(viaMail.customerUuid, c.customerUuid);
 });
 
@@ -313,7 +314,7 @@ test('erasure: owner/admin only; the record disappears at once; the job leaves n
   });
   await app.request('POST', '/api/v1/labels', { token: ws.token, body: { name: 'VIP' } });
   await app.request('PUT', `/api/v1/conversations/${a.conversationId}/labels`, { token: ws.token, body: { labels: ['VIP'] } });
-  const [hook] = await app.sql(`insert into webhook_endpoints (business_id, url, events, secret_encrypted) values ($1, 'https://hooks.example/x', '{message.created}', 'x') returning id`, [ws.businessId]);
+  const [hook] = await app.sql(`insert into webhook_endpoints (business_id, url, events, secret_encrypted, active) values ($1, 'https://hooks.example/x', '{message.created}', 'x', false) returning id`, [ws.businessId]);
   await app.sql(`insert into webhook_deliveries (business_id, webhook_id, event_id, event_type, body) values ($1, $2, gen_random_uuid(), 'message.created', $3)`, [
     ws.businessId,
     hook.id,
@@ -321,8 +322,12 @@ test('erasure: owner/admin only; the record disappears at once; the job leaves n
   ]);
   // Someone else's data, which must all stay.
   const keep = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-keeper', name: 'Keeper' }, 'keep me');
-  const keepWords = (await rowsHolding('keep me')).length;
-  t.true((await rowsHolding(marker)).length >= 6, 'the customer is in many tables before');
+  const keepWords = await rowsHolding('keep me');
+  t.deepEqual(
+    (await rowsHolding(marker)).map((r) => r.split(':')[0]).sort(),
+    ['public.customers', 'public.inbound_events', 'public.messages', 'public.uploads', 'public.webhook_deliveries'],
+    'the customer is in many tables before',
+  );
   const fileKey = new URL(file.url).pathname.split('/').pop()!;
   t.is((await app.sql(`select count(*)::int as n from file_chunks where storage_key = $1`, [fileKey]))[0].n, 1);
 
@@ -368,7 +373,8 @@ test('erasure: owner/admin only; the record disappears at once; the job leaves n
   t.deepEqual(erased.details, { customer_id: id, conversations: 2, messages: 4, files: 1 });
 
   // Everyone else's data stays.
-  t.is((await rowsHolding('keep me')).length, keepWords);
+  const kept = await rowsHolding('keep me');
+  t.deepEqual(kept.filter((r) => r.startsWith('public.')), keepWords.filter((r) => r.startsWith('public.')));
   t.is((await app.request('GET', `/api/v1/customers/${await numberOf(keep.customerUuid)}`, { token: ws.token })).status, 200);
   // Idempotent: the job again, and the route, find nothing.
   t.is(await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: a.customerUuid }), null);
