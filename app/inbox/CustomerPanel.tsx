@@ -43,7 +43,7 @@ function DetailsForm({ customer, onDone }: { customer: Customer; onDone: () => v
     onDone();
   });
   return (
-    <form class="customer-form stack" onSubmit={save.onSubmit} aria-label="Edit customer">
+    <form class="customer-form stack" onSubmit={save.onSubmit} aria-label="Edit customer" noValidate>
       <Field label="Name" value={name} maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
       <Field label="E-mail" type="email" value={email} maxLength={254} onInput={(e) => setEmail(e.currentTarget.value)} />
       <Field label="Phone" type="tel" value={phone} maxLength={50} onInput={(e) => setPhone(e.currentTarget.value)} />
@@ -207,6 +207,8 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
   const [merging, setMerging] = useState(false);
   const [erasing, setErasing] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  // Bumped when a merge brought other conversations here.
+  const [historyKey, setHistoryKey] = useState(0);
   useEffect(() => {
     setHistory(null);
     if (!c.customer_id) return;
@@ -219,7 +221,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
     return () => {
       current = false;
     };
-  }, [c.customer_id, c.status]);
+  }, [c.customer_id, c.status, historyKey]);
   useEffect(() => {
     setEditing(false);
     setMerging(false);
@@ -302,6 +304,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
                   onMerged={(moved) => {
                     setMerging(false);
                     setDone(`Merged: ${moved} conversation${moved === 1 ? '' : 's'} moved to ${name}.`);
+                    setHistoryKey((k) => k + 1);
                     reload();
                   }}
                 />
