@@ -60,6 +60,8 @@ browserTest('customer panel: edit details and attributes, merge a duplicate, exp
   await form.getByRole('button', { name: 'Save' }).click();
   await panel.getByRole('heading', { name: 'Casey Carter' }).waitFor();
   await panel.getByText('+1 555 0100').waitFor();
+  // The inbox list follows (customer_updated).
+  await page.getByRole('list', { name: 'Conversations' }).getByText('Casey Carter').waitFor({ timeout: 5000 });
   const [row] = await app.sql(`select name, email, phone from customers where id = $1`, [casey.customer]);
   t.deepEqual(row, { name: 'Casey Carter', email: 'casey@carter.example', phone: '+1 555 0100' });
 
@@ -154,7 +156,11 @@ browserTest('customer panel: an agent edits but cannot export or erase; the pane
   await panel.getByRole('form', { name: 'Edit customer' }).getByRole('button', { name: 'Save' }).click();
   await panel.getByRole('heading', { name: 'Dana D.' }).waitFor();
   await panel.getByRole('button', { name: 'Merge a duplicate…' }).click();
-  await panel.getByLabel('Find the duplicate').fill('a');
+  await app.sql(`insert into customers (business_id, name, email) values ($1, 'Dana Duplicate', 'dana.d@example.com')`, [owner.businessId]);
+  await panel.getByLabel('Find the duplicate').fill('Dana');
+  const pick = panel.getByRole('list', { name: 'Matching customers' }).getByRole('button').first();
+  await pick.waitFor();
+  await pick.scrollIntoViewIfNeeded();
   await shoot(page, 'merge-phone');
   t.deepEqual(errors, []);
   await context.close();

@@ -81,7 +81,7 @@ function Attributes({ customer, editable, onChanged }: { customer: Customer; edi
       }
     });
   };
-  const entries = Object.entries(customer.attributes ?? {});
+  const entries = Object.entries(customer.attributes ?? {}).sort(([a], [b]) => a.localeCompare(b));
   return (
     <section class="attributes" aria-label="Attributes">
       <h3 class="panel-title">Attributes</h3>
@@ -106,19 +106,19 @@ function Attributes({ customer, editable, onChanged }: { customer: Customer; edi
       )}
       {editable && (
         <form class="attr-add" onSubmit={add} aria-label="Add attribute">
-          <input class="input" aria-label="Attribute name" placeholder="Name, e.g. plan" value={key} maxLength={50} onInput={(e) => setKey(e.currentTarget.value)} />
+          <input class="input" aria-label="Attribute name" placeholder="Name" value={key} maxLength={50} onInput={(e) => setKey(e.currentTarget.value)} />
           <select class="input" aria-label="Attribute type" value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
             <option value="text">Text</option>
             <option value="number">Number</option>
             <option value="boolean">Yes / no</option>
           </select>
           {type === 'boolean' ? (
-            <select class="input" aria-label="Attribute value" value={value === 'true' ? 'true' : 'false'} onChange={(e) => setValue(e.currentTarget.value)}>
+            <select class="input attr-input-value" aria-label="Attribute value" value={value === 'true' ? 'true' : 'false'} onChange={(e) => setValue(e.currentTarget.value)}>
               <option value="true">Yes</option>
               <option value="false">No</option>
             </select>
           ) : (
-            <input class="input" aria-label="Attribute value" placeholder="Value" value={value} maxLength={500} inputMode={type === 'number' ? 'decimal' : undefined} onInput={(e) => setValue(e.currentTarget.value)} />
+            <input class="input attr-input-value" aria-label="Attribute value" placeholder="Value" value={value} maxLength={500} inputMode={type === 'number' ? 'decimal' : undefined} onInput={(e) => setValue(e.currentTarget.value)} />
           )}
           <button class="btn small" type="submit" disabled={patch.busy || !key.trim()}>Add</button>
         </form>
