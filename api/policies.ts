@@ -84,6 +84,8 @@ export const policies = {
    * someone else takes the owner or an admin (PUT with another member's number, or POST
    * /team/assign, which the contract keeps to the owner and admins altogether).
    */
+  /** Merging two conversations of one customer: part of working the inbox, like resolving. */
+  'conversations.merge': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.take': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.assign': { roles: managers, refusal: 'Only the owner or an admin can assign conversations to others', noBusiness: noBusiness.team },
   /** PUT …/labels: any member tags a conversation with the business's labels (as in Chatwoot). */

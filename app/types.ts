@@ -56,6 +56,7 @@ export type Action =
   | 'mentions.mark_read'
   | 'conversations.change_status'
   | 'conversations.take'
+  | 'conversations.merge'
   | 'conversations.assign'
   | 'conversations.label'
   | 'labels.read'

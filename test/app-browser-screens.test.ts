@@ -321,3 +321,34 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
     await context.close();
   });
 }
+
+browserTest('the customer panel merges another conversation of the customer into the open one (desktop and phone)', async (t) => {
+  for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    const team = await createWorkspace(app, { name: `Mia Merge ${device}`, plan: 'Pro' });
+    const [customer] = await app.sql(`insert into customers (business_id, name, email) values ($1, 'Rita Repeat', 'rita@example.com') returning id`, [team.businessId]);
+    const make = async (text: string, minutesAgo: number) => {
+      const [c] = await app.sql(`insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now() - make_interval(mins => $3)) returning id`, [team.businessId, customer.id, minutesAgo]);
+      await app.sql(`insert into messages (business_id, conversation_id, sender_type, content, created_at) values ($1, $2, 'customer', $3, now() - make_interval(mins => $4))`, [team.businessId, c.id, text, minutesAgo]);
+      return c.id as string;
+    };
+    const older = await make('My order never came', 60);
+    const newer = await make('Any news about my order?', 5);
+    const { page, context, errors } = await appPage(browser, app.url, team.token, viewport);
+    await page.goto(`${app.url}/app/inbox/${newer}`);
+    if (device === 'phone') await page.getByRole('button', { name: 'Customer' }).click();
+    const panel = page.getByRole('complementary', { name: 'Customer' });
+    await panel.getByRole('button', { name: 'Merge here' }).waitFor();
+    await shoot(page, `merge-before-${device}`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await panel.getByRole('button', { name: 'Merge here' }).click();
+    if (device === 'phone') await page.getByRole('button', { name: 'Hide details' }).click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('My order never came').waitFor();
+    await log.getByText(/was merged into this one \(1 message moved\)/).waitFor();
+    const [closed] = await app.sql(`select status from conversations where id = $1`, [older]);
+    t.is(closed.status, 'closed');
+    await shoot(page, `merge-after-${device}`);
+    t.deepEqual(errors, []);
+    await context.close();
+  }
+});

@@ -207,7 +207,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
   const [merging, setMerging] = useState(false);
   const [erasing, setErasing] = useState(false);
   const [done, setDone] = useState<string | null>(null);
-  // Bumped when a merge brought other conversations here.
+  // Bumped when a merge (of customers or conversations) changed the customer's conversations.
   const [historyKey, setHistoryKey] = useState(0);
   useEffect(() => {
     setHistory(null);
@@ -229,6 +229,12 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
     setDone(null);
   }, [c.customer_id]);
   const reload = () => void loadThread(c.id);
+  // Merge conversations (POST /conversations/{id}/merge): another conversation of this customer into the one open here.
+  const mergeConversation = useAction(async (fromId: string) => {
+    await api.post(`/api/v1/conversations/${c.id}/merge`, { from_conversation_id: fromId });
+    setHistoryKey((n) => n + 1);
+    await loadThread(c.id);
+  });
   const exporter = useAction(async () => customer && downloadExport(customer));
   const eraser = useAction(async () => {
     if (!customer) return;
@@ -281,17 +287,29 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
           {past.map((h) => {
             const href = inboxUrl({ status: '' }, h.id);
             return (
-              <li>
+              <li class="history-item">
                 <a href={href} onClick={(e) => linkClick(e, href)}>
                   <span class={`pill status-${h.status}`}>{h.status}</span>
                   <span class="history-text">{h.last_message?.content ?? 'No messages'}</span>
                   <span class="muted small">{shortTime(h.updated_at)}</span>
                 </a>
+                {can('conversations.merge') && (
+                  <button
+                    class="btn ghost small"
+                    type="button"
+                    disabled={mergeConversation.busy}
+                    title="Move that conversation's messages into the one open here, and close it"
+                    onClick={() => confirm('Move that conversation\'s messages into this one and close it?') && mergeConversation.run(h.id)}
+                  >
+                    Merge here
+                  </button>
+                )}
               </li>
             );
           })}
         </ul>
       )}
+      <Notice>{mergeConversation.error}</Notice>
       {customer && (can('customers.merge') || can('customers.export') || can('customers.erase')) && (
         <section class="customer-actions stack" aria-label="Customer record">
           <h3 class="panel-title">Record</h3>

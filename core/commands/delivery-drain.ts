@@ -34,7 +34,7 @@ import { enqueue } from '../jobs.ts';
 import { messageUpdated, publishEvents } from '../events/live.ts';
 import { enqueueWebhookEvents } from './webhooks-out.ts';
 import { loadChannel } from './channel-runtime.ts';
-import type { RuntimeChannel } from '../domain/channels/runtime-channel.ts';
+import type { RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { webhookUrl } from '../domain/channels/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';

@@ -11,6 +11,7 @@
  * then the month's message_counters row; both are held for the rest of the statement and the commit.
  */
 import { z } from 'zod';
+import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-templates.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
@@ -48,6 +49,11 @@ export type SendMessageInput = {
   attachments: Attachment[];
   /** A WhatsApp template to send instead of free text (checked by the route: core/domain/whatsapp-templates.ts). */
   template?: { name: string; language: string; parameters: string[] } | null;
+  /**
+   * Refuse a free-form reply once the platform's reply window closed (WhatsApp's 24 hours):
+   * 422 `reply_window_closed`, checked in the same statement that stores the reply.
+   */
+  checkReplyWindow?: boolean;
 };
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
@@ -79,13 +85,21 @@ function rulesOf(sender: MessageSender) {
  */
 export async function sendMessage(q: Queryable, input: SendMessageInput): Promise<{ message: Message; events: PendingEvent[] }> {
   const rules = rulesOf(input.sender);
+  // A free-form reply on a channel with a reply window (WhatsApp) only while it is open.
+  const windowCheck =
+    input.checkReplyWindow && !input.template
+      ? sql.fragment`(c.channel_type <> all(${sql.array([...WINDOWED_CHANNEL_TYPES], 'text')}) or coalesce(c.reply_window_expires_at > now(), false))`
+      : sql.fragment`true`;
   const row = await q.one(sql.type(outcomeRow)`
     with conversation as (
-      select c.id, c.channel_id from conversations c
+      select c.id, c.channel_id, c.reply_window_expires_at,
+             ${windowCheck} as window_open
+      from conversations c
       where c.id = ${input.conversationId} and c.business_id = ${input.businessId}
       for update
     ), deliverable as (
-      select id, channel_id from conversation ${rules.outbound ? sql.fragment`where channel_id is not null` : sql.fragment``}
+      select id, channel_id from conversation
+      where window_open ${rules.outbound ? sql.fragment`and channel_id is not null` : sql.fragment``}
     ), ${rules.counted ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
       insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template)
@@ -110,11 +124,14 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       }
     )
     select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
+           coalesce((select window_open from conversation), true) as window_open,
+           (select to_char(reply_window_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') from conversation) as window_closed_at,
            ${rules.counted ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
            (select count(*) from job) as jobs, m.*
     from (select) as one left join reservation on true left join message m on true`);
   if (!row.found) throw notFound('Conversation not found');
+  if (row.window_open === false) throw replyWindowClosed((row.window_closed_at as string | null) ?? null);
   if (!row.deliverable) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
   if (rules.counted) assertReserved(reservationRow.parse(row));
   const message = presentMessage(messageRow.parse(row));

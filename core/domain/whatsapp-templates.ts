@@ -69,6 +69,16 @@ const windowRow = z.object({
  * template that is not an approved one of the channel or has the wrong number of parameters.
  * Returns the text to store (a template's rendered body), or null to keep the reply's own.
  */
+/** 422 `reply_window_closed` on `body.content`: a free-form reply after WhatsApp's 24 hours. */
+export function replyWindowClosed(expiresAt: string | null) {
+  const when = expiresAt ? `closed at ${expiresAt} (24 hours after the customer's last message)` : 'is not open (the customer has not written yet)';
+  return validationError([{
+    loc: ['body', 'content'],
+    msg: `WhatsApp's 24-hour reply window ${when}: WhatsApp refuses free-form messages now. Send an approved template instead (\`template\`).`,
+    type: 'reply_window_closed',
+  }]);
+}
+
 export async function checkReply(q: Queryable, input: { businessId: string; conversationId: string; template: TemplateInput | null }): Promise<string | null> {
   const conversation = await q.maybeOne(sql.type(windowRow)`
     select channel_type, channel_id, reply_window_expires_at,
@@ -77,16 +87,7 @@ export async function checkReply(q: Queryable, input: { businessId: string; conv
   if (!conversation) throw notFound('Conversation not found');
   const windowed = WINDOWED_CHANNEL_TYPES.has(conversation.channel_type);
   if (!input.template) {
-    if (windowed && !conversation.window_open) {
-      const when = conversation.reply_window_expires_at
-        ? `closed at ${conversation.reply_window_expires_at} (24 hours after the customer's last message)`
-        : 'is not open (the customer has not written yet)';
-      throw validationError([{
-        loc: ['body', 'content'],
-        msg: `WhatsApp's 24-hour reply window ${when}: WhatsApp refuses free-form messages now. Send an approved template instead (\`template\`).`,
-        type: 'reply_window_closed',
-      }]);
-    }
+    if (windowed && !conversation.window_open) throw replyWindowClosed(conversation.reply_window_expires_at);
     return null;
   }
   if (!windowed || !conversation.channel_id) {

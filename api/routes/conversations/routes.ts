@@ -16,6 +16,7 @@ import {
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
 import { authorize } from '../../policies.ts';
+import { mergeConversations } from '../../../core/commands/merge-conversations.ts';
 import { noBusiness } from '../../policies.ts';
 import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
@@ -30,6 +31,7 @@ import {
   createConversationBody,
   listConversationsQuery,
   listMessagesQuery,
+  mergeBody,
   resolvedResponse,
   sendMessageBody,
 } from './schema.ts';
@@ -191,13 +193,14 @@ export const send = defineRoute({
       );
       return note.message;
     }
-    // WhatsApp's 24-hour window and templates: refused here, before anything is stored.
-    const rendered = await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template ?? null });
+    // A template is checked (approved, parameters) and rendered first; a free-form reply's
+    // WhatsApp window is checked by the statement that stores it (sendMessage).
+    const rendered = body.template ? await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template }) : null;
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     const content = rendered ?? body.content ?? '';
     const sent = await runCommand(
       deps,
-      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null }),
+      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null, checkReplyWindow: true }),
       { oneStatement: true },
     );
     return sent.message;
@@ -264,6 +267,32 @@ export const reopen = defineRoute({
   },
 });
 
+export const merge = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations/:conversation_id/merge',
+  summary: 'Merge another conversation of the same customer into this one',
+  description:
+    'Moves every message of `from_conversation_id` into this conversation (the thread shows them in time order with its own), with its uploads and labels; ' +
+    'replies it still had queued go out through this conversation, in order. The other conversation is closed. A system note in each says what happened. ' +
+    'Another business\'s or an unknown conversation: 404; the same conversation, or one of another customer: 400. Events `message_created` (the notes) and ' +
+    '`conversation_updated` for both. Returns this Conversation. See docs/decisions.md#conversations-states-and-assignment.',
+  tags,
+  auth: 'user',
+  policy: 'conversations.merge',
+  params: conversationParams,
+  body: mergeBody,
+  response: conversationSchema,
+  errors: [400, 404],
+  handler: async ({ params, body, member, deps }) => {
+    const { businessId } = member;
+    const { conversation } = await runCommand(deps, async (tx) => {
+      const result = await mergeConversations(tx, { businessId, conversationId: params.conversation_id, fromConversationId: body.from_conversation_id });
+      return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
+    });
+    return conversation;
+  },
+});
+
 export const assign = defineRoute({
   method: 'put',
   path: '/api/v1/conversations/:conversation_id/assign/:agent_id',
@@ -289,4 +318,4 @@ export const assign = defineRoute({
   },
 });
 
-export default [create, list, read, listMessages, send, resolve, close, reopen, assign, ...uploadRoutes];
+export default [create, list, read, listMessages, send, resolve, close, reopen, merge, assign, ...uploadRoutes];

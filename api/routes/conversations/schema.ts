@@ -99,3 +99,5 @@ export const uploadResponse = z
   .openapi('Upload');
 
 export const uploadParams = z.object({ storage_key: z.string() });
+
+export const mergeBody = z.object({ from_conversation_id: z.uuid() });
