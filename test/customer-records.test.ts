@@ -283,7 +283,7 @@ async function rowsHolding(needle: string): Promise<string[]> {
   return found;
 }
 
-test('erasure: owner/admin only; the record disappears at once; the job leaves no row, search hit or file of the customer; the audit holds no personal data', async (t) => {
+test.serial('erasure: owner/admin only; the record disappears at once; the job leaves no row, search hit or file of the customer; the audit holds no personal data', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const agent = await addMember(app, ws.businessId, 'agent');
   const admin = await addMember(app, ws.businessId, 'admin');
@@ -352,7 +352,11 @@ test('erasure: owner/admin only; the record disappears at once; the job leaves n
   t.is((await audit(ws.businessId, 'customer.erasure_requested')).length, 1, 'and records nothing new');
 
   await runWorker();
-  await waitFor(async () => (await app.sql(`select 1 from customers where id = $1`, [a.customerUuid])).length === 0, 20_000, 'erasure');
+  await waitFor(async () => {
+    const [failed] = await app.sql(`select last_error from graphile_worker._private_jobs where key = $1 and last_error is not null`, [`erase:${a.customerUuid}`]);
+    if (failed) throw new Error(`erase_customer failed: ${failed.last_error}`);
+    return (await app.sql(`select 1 from customers where id = $1`, [a.customerUuid])).length === 0;
+  }, 20_000, 'erasure');
   await waitFor(async () => (await audit(ws.businessId, 'customer.erased')).length === 1, 20_000, 'audit');
 
   t.deepEqual(await rowsHolding(marker), [], 'no row of any table holds the customer');
@@ -476,4 +480,21 @@ test('isolation: every customer route is 404 for another business\'s customer', 
     t.is(res.status, 404, `${method} ${path}`);
   }
   t.deepEqual((await app.sql(`select name, erasing_at, merged_into from customers where number = $1`, [id]))[0], { name: 'Theirs', erasing_at: null, merged_into: null });
+});
+
+test('erasure of a website visitor: their rate windows go too, and their visitor token stops working', async (t) => {
+  const ws = await createWorkspace(app);
+  const widget = (await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: 'shop.example' } })).body;
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.id, name: 'Vera Visitor' }, headers: { origin: 'https://shop.example' } });
+  t.is(session.status, 200, session.text);
+  const token = session.body.visitor_token as string;
+  const sent = await app.request('POST', '/api/v1/visitor/messages', { token, body: { content: 'visitor secret' }, headers: { origin: 'https://shop.example' } });
+  t.is(sent.status, 200, sent.text);
+  const [customer] = await app.sql(`select id, number from customers where business_id = $1 and name = 'Vera Visitor'`, [ws.businessId]);
+  t.true((await rowsHolding(customer.id)).some((r) => r.startsWith('public.rate_windows')));
+  t.is((await app.request('DELETE', `/api/v1/customers/${customer.number}`, { token: ws.token })).status, 200);
+  await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: customer.id });
+  t.deepEqual((await rowsHolding(customer.id)).filter((r) => !r.startsWith('graphile_worker.')), []);
+  t.deepEqual(await rowsHolding('visitor secret'), []);
+  t.is((await app.request('GET', '/api/v1/visitor/messages', { token, headers: { origin: 'https://shop.example' } })).status, 401);
 });

@@ -292,6 +292,9 @@ export async function eraseCustomer(db: Db, storage: FileStorage, input: { busin
         update inbound_events set raw_body = null
         where business_id = ${input.businessId} and channel_id = ${identity.channel_id} and strpos(raw_body, ${identity.platform_user_id}) > 0`);
     }
+    // A website visitor's rate windows are keyed by their customer id (core/commands/visitors.ts).
+    await tx.query(sql.unsafe`
+      delete from rate_windows where key in (select k || id from unnest(${sql.array(ids, 'text')}) as id, unnest(array['message:', 'upload:']) as k)`);
     // The customer and the identities merged into it (cascade).
     await tx.query(sql.unsafe`delete from customers where id = ${input.customerId}`);
     const erased: Erased = { customer_id: customer.number, conversations: removed.conversations, messages: removed.messages, files: removed.files.length };
