@@ -498,3 +498,35 @@ test('erasure of a website visitor: their rate windows go too, and their visitor
   t.deepEqual(await rowsHolding('visitor secret'), []);
   t.is((await app.request('GET', '/api/v1/visitor/messages', { token, headers: { origin: 'https://shop.example' } })).status, 401);
 });
+
+test('webhooks: customer.updated, customer.merged and customer.erased are dispatched to subscribed endpoints', async (t) => {
+  const { dispatchWebhookEvents } = await import('../core/commands/webhooks-out.ts');
+  const ws = await createWorkspace(app);
+  await app.sql(`insert into webhook_endpoints (business_id, url, events, secret_encrypted) values ($1, 'https://hooks.example/c', '{customer.updated,customer.merged,customer.erased}', 'x')`, [ws.businessId]);
+  const ins = async (name: string) => (await app.sql(`insert into customers (business_id, name) values ($1, $2) returning id, number`, [ws.businessId, name]))[0];
+  const keep = await ins('Keep');
+  const dup = await ins('Dup');
+  await app.request('PATCH', `/api/v1/customers/${keep.number}`, { token: ws.token, body: { name: 'Kept' } });
+  await app.request('POST', `/api/v1/customers/${keep.number}/merge`, { token: ws.token, body: { from_customer_id: Number(dup.number) } });
+  const dispatchJobs = async () =>
+    (
+      await app.sql(
+        `select payload from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'dispatch_webhooks') and payload->>'business_id' = $1 order by id`,
+        [ws.businessId],
+      )
+    ).flatMap((j) => j.payload.events);
+  const refs = await dispatchJobs();
+  t.deepEqual(refs.map((r: any) => [r.type, r.customer_id]), [['customer.updated', keep.id], ['customer.merged', keep.id]]);
+  await dispatchWebhookEvents(app.deps, { business_id: ws.businessId, events: refs });
+  const bodies = await app.sql(`select event_type, body from webhook_deliveries where business_id = $1 order by created_at, event_type`, [ws.businessId]);
+  t.deepEqual(bodies.map((b) => [b.event_type, JSON.parse(b.body).data.id, JSON.parse(b.body).data.name]).sort(), [['customer.merged', Number(keep.number), 'Kept'], ['customer.updated', Number(keep.number), 'Kept']]);
+
+  await app.request('DELETE', `/api/v1/customers/${keep.number}`, { token: ws.token });
+  const erasedRef = (await dispatchJobs()).filter((r: any) => r.type === 'customer.erased');
+  t.is(erasedRef.length, 1);
+  await app.sql(`delete from webhook_deliveries where business_id = $1`, [ws.businessId]);
+  await dispatchWebhookEvents(app.deps, { business_id: ws.businessId, events: erasedRef });
+  const [erased] = await app.sql(`select event_type, body from webhook_deliveries where business_id = $1`, [ws.businessId]);
+  t.is(erased.event_type, 'customer.erased');
+  t.deepEqual(JSON.parse(erased.body).data, { uuid: keep.id });
+});
