@@ -119,6 +119,7 @@ browserTest('customer panel: edit details and attributes, merge a duplicate, exp
   // Erase, confirmed.
   await panel.getByRole('button', { name: 'Erase customer…' }).click();
   await panel.getByRole('group', { name: 'Confirm erasure' }).waitFor();
+  await panel.getByRole('button', { name: 'Erase permanently' }).scrollIntoViewIfNeeded();
   await shoot(page, 'erase-desktop');
   await panel.getByRole('button', { name: 'Erase permanently' }).click();
   await waitFor(async () => (await app.sql(`select erasing_at from customers where id = $1`, [casey.customer]))[0]?.erasing_at, 10_000, 'erasure requested');
