@@ -64,6 +64,8 @@ export const policies = {
   'team.read': { roles: everyone, noBusiness: noBusiness.team },
   /** A key has no presence of its own. */
   'team.set_own_status': { roles: everyone, scope: null, noBusiness: noBusiness.team },
+  /** One's own e-mail signature (a key acts as its member, so it may set theirs). */
+  'team.set_own_signature': { roles: everyone, noBusiness: noBusiness.team },
   'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
   'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
   /** Leaving on one's own: every member but the owner, whose business it is. */
@@ -74,6 +76,8 @@ export const policies = {
   'conversations.create': { roles: everyone, noBusiness: noBusiness.business },
   /** Replies and private notes (POST …/messages, with or without `private`) alike. */
   'conversations.reply': { roles: everyone, noBusiness: noBusiness.business },
+  /** Forwarding an e-mail conversation (or some of its messages) to an outside address. */
+  'conversations.forward': { roles: everyone, noBusiness: noBusiness.business },
   /** GET /mentions: the caller's own mentions only, whatever the role. */
   'mentions.read': { roles: everyone, noBusiness: noBusiness.business },
   'mentions.mark_read': { roles: everyone, noBusiness: noBusiness.business },

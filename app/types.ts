@@ -11,7 +11,7 @@ export type ConversationStatus = 'open' | 'pending' | 'resolved' | 'closed';
 export type ChannelType = string;
 
 /** One field of a channel type's config, as its connect form shows it. */
-export type ChannelField = { key: string; label: string; required: boolean; secret: boolean; placeholder?: string | null; input: 'text' | 'number' | 'email' };
+export type ChannelField = { key: string; label: string; required: boolean; secret: boolean; placeholder?: string | null; input: 'text' | 'number' | 'email' | 'textarea' };
 
 /** A value to copy into the platform after connecting: `source` names it on the channel (`webhook_url`, `config.verify_token`). */
 export type SetupValue = { label: string; source: string };
@@ -36,6 +36,8 @@ export type Business = { id: string; name: string; website: string; industry: st
 /** An action of the server's policy table (api/policies.ts); test/app-types.check.ts keeps the two lists equal. */
 export type Action =
   | 'business.read'
+  | 'conversations.forward'
+  | 'team.set_own_signature'
   | 'business.update'
   | 'plan.read'
   | 'billing.checkout'
@@ -113,7 +115,23 @@ export type Message = {
   /** A private note of the team: never shown to the customer. */
   private: boolean;
   created_at: string;
+  /** Customer e-mail: its HTML, sanitized by the server; remote images blocked unless fetched with `images=1`. */
+  html_sanitized?: string | null;
+  remote_images?: number;
+  email?: EmailDetails | null;
 };
+
+export type EmailAddress = { address: string; name?: string };
+export type EmailDetails = {
+  to: EmailAddress[];
+  cc: EmailAddress[];
+  bcc: EmailAddress[];
+  signature: string | null;
+  forward_to: EmailAddress[] | null;
+  forwarded_message_ids: string[] | null;
+};
+/** GET /api/v1/conversations/{id}/reply-recipients */
+export type ReplyRecipients = { from: string; to: EmailAddress | null; cc: EmailAddress[]; signature: string | null };
 
 /** One mention of the signed-in member in a private note (GET /api/v1/mentions). */
 export type Mention = {

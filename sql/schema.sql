@@ -396,12 +396,15 @@ create table messages (
   delivery_attempts smallint default 0 not null,
   next_delivery_at timestamp with time zone,
   private boolean default false not null,
-  template jsonb
+  template jsonb,
+  html text,
+  email jsonb
 );
 alter table messages add constraint messages_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table messages add constraint messages_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
 alter table messages add constraint messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
 alter table messages add constraint messages_delivery_status_check CHECK ((delivery_status = ANY (ARRAY['queued'::text, 'sent'::text, 'delivered'::text, 'read'::text, 'failed'::text])));
+alter table messages add constraint messages_html_length CHECK (((html IS NULL) OR (length(html) <= 524288)));
 alter table messages add constraint messages_pkey PRIMARY KEY (id);
 alter table messages add constraint messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES users(id) ON DELETE SET NULL;
 alter table messages add constraint messages_sender_type_check CHECK ((sender_type = ANY (ARRAY['agent'::text, 'customer'::text, 'ai'::text, 'system'::text])));
@@ -469,11 +472,13 @@ create table team_members (
   agent_number integer not null,
   invited_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
-  max_open integer
+  max_open integer,
+  email_signature text
 );
 alter table team_members add constraint team_members_business_id_agent_number_key UNIQUE (business_id, agent_number);
 alter table team_members add constraint team_members_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table team_members add constraint team_members_business_id_key UNIQUE (business_id, id);
+alter table team_members add constraint team_members_email_signature_length CHECK (((email_signature IS NULL) OR (length(email_signature) <= 2000)));
 alter table team_members add constraint team_members_max_open_check CHECK (((max_open >= 0) AND (max_open <= 1000)));
 alter table team_members add constraint team_members_pkey PRIMARY KEY (id);
 alter table team_members add constraint team_members_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'agent'::text])));

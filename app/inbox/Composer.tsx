@@ -12,6 +12,7 @@ import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
+import { EmailRecipients, useEmailRecipients } from './Email.tsx';
 
 type Mode = 'reply' | 'note';
 
@@ -32,13 +33,27 @@ function suggestions(query: string): Member[] {
 }
 
 /** `closedReason`: replies are refused now (WhatsApp's window closed): the reply box says why and does not send; notes still work. */
-export function Composer({ conversationId, channelLabel, canReply = true, closedReason = null }: { conversationId: string; channelLabel: string; canReply?: boolean; closedReason?: string | null }) {
+export function Composer({
+  conversationId,
+  channelLabel,
+  canReply = true,
+  closedReason = null,
+  email = false,
+}: {
+  conversationId: string;
+  channelLabel: string;
+  canReply?: boolean;
+  closedReason?: string | null;
+  /** An e-mail conversation: Cc/Bcc (prefilled from the thread) and the signature shown with a reply. */
+  email?: boolean;
+}) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
   const [error, setError] = useState<string | null>(null);
   const [chosenMode, setMode] = useState<Mode>('reply');
   const mode: Mode = canReply ? chosenMode : 'note';
+  const recipients = useEmailRecipients(conversationId, email && canReply);
   /** Members picked from the completion list (by membership id). */
   const [picked, setPicked] = useState<Member[]>([]);
   const [completion, setCompletion] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -85,12 +100,13 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
       const body =
         mode === 'note'
           ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
-          : { content, attachments: files };
+          : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}) };
       const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
       setText('');
       setFiles([]);
       setPicked([]);
       setCompletion(null);
+      if (mode === 'reply' && email) void recipients.reset();
       const open = thread.value;
       if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
     } catch (e) {
@@ -181,6 +197,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
           ))}
         </ul>
       )}
+      {mode === 'reply' && email && <EmailRecipients recipients={recipients} />}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <div class="composer-field">
         {options.length > 0 && completion && (

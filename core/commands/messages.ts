@@ -35,9 +35,18 @@ import type { Attachment } from '../domain/uploads.ts';
  *   true; not counted, not delivered (`delivery_status` null), so it may be written where the
  *   channel is gone; leaves `first_response_at`, the status, `last_message_at` and `updated_at`
  *   alone (the conversation neither reopens nor moves up the inbox: nothing happened for the customer).
+ * - `forward` (a member forwards the conversation or some of its messages to an outside address,
+ *   core/commands/email-forward.ts): stored as a private `agent` message (the note) and delivered
+ *   through the channel to the addresses in `email.forward`; not counted (it is not a reply), and it
+ *   leaves the conversation as a note does.
  * Every other kind moves the conversation's `last_message_at` (to the message's `created_at`) and `updated_at`.
  */
-export type MessageSender = { type: 'agent'; userId: string } | { type: 'note'; userId: string } | { type: 'ai' } | { type: 'system'; deliver?: boolean };
+export type MessageSender =
+  | { type: 'agent'; userId: string }
+  | { type: 'note'; userId: string }
+  | { type: 'forward'; userId: string }
+  | { type: 'ai' }
+  | { type: 'system'; deliver?: boolean };
 
 export type SendMessageInput = {
   businessId: string;
@@ -54,6 +63,8 @@ export type SendMessageInput = {
    * 422 `reply_window_closed`, checked in the same statement that stores the reply.
    */
   checkReplyWindow?: boolean;
+  /** E-mail channels: `messages.email` (cc, bcc, signature of a reply; forward of a forward). */
+  email?: Record<string, unknown> | null;
 };
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
@@ -62,19 +73,20 @@ const outcomeRow = z.object({ found: z.boolean(), deliverable: z.boolean() }).ca
 /** What the sender's kind decides; everything else in the statement is the same for all. */
 function rulesOf(sender: MessageSender) {
   const isNote = sender.type === 'note';
+  const isForward = sender.type === 'forward';
   return {
-    senderId: sender.type === 'agent' || isNote ? sender.userId : null,
-    /** Stored as: a note is an agent's message, marked private. */
-    senderType: isNote ? 'agent' : sender.type,
-    private: isNote,
-    /** Delivered through the channel (queued, drained): replies, and a system notice meant for the customer. */
-    outbound: sender.type === 'agent' || sender.type === 'ai' || (sender.type === 'system' && sender.deliver === true),
+    senderId: sender.type === 'agent' || isNote || isForward ? sender.userId : null,
+    /** Stored as: a note (and a forward) is an agent's message, marked private. */
+    senderType: isNote || isForward ? 'agent' : sender.type,
+    private: isNote || isForward,
+    /** Delivered through the channel (queued, drained): replies, forwards, and a system notice meant for the customer. */
+    outbound: sender.type === 'agent' || sender.type === 'ai' || isForward || (sender.type === 'system' && sender.deliver === true),
     /** Counted against the month (a reply, not a notice of Parley's own). */
     counted: sender.type === 'agent' || sender.type === 'ai',
     /** A human's reply: the first one is the conversation's first response, and it takes a pending conversation back. */
     human: sender.type === 'agent',
     /** Moves the conversation's last_message_at and updated_at (its place in the inbox). */
-    touches: !isNote,
+    touches: !isNote && !isForward,
   };
 }
 
@@ -102,11 +114,12 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       where window_open ${rules.outbound ? sql.fragment`and channel_id is not null` : sql.fragment``}
     ), ${rules.counted ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
-      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template)
+      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template, email)
       select ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
-             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb
+             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb,
+             ${input.email ? sql.jsonb(input.email as never) : null}::jsonb
       from deliverable d where exists (select 1 from reservation where reserved)
-      returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, created_at
+      returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, created_at, html, email
     ), job as (
       -- Arms the conversation's delivery drain (migration 0085): a job only when none is waiting to run.
       ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}

@@ -34,8 +34,25 @@ export const templateInput = z
     parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
   });
 
+/** An e-mail address as a reply's Cc/Bcc or a forward's recipient: trimmed, lower-cased, at most 254 characters. */
+const emailAddress = z.string().trim().max(254).pipe(z.email()).transform((value) => value.toLowerCase()).openapi({ type: 'string', format: 'email', example: 'finance@customer.example' });
+
+/** `images=1`: show the remote images of HTML mail (`html_sanitized`). */
+export const imagesQuery = z.object({
+  images: z
+    .enum(['0', '1'])
+    .optional()
+    .openapi({ description: '`1`: `html_sanitized` of customer mail with its remote images armed (`src`); default they stay blocked (`data-parley-src`)' }),
+});
+
 export const sendMessageBody = z
   .object({
+    cc: z
+      .array(emailAddress)
+      .max(10)
+      .optional()
+      .openapi({ description: 'E-mail only: copies (at most 10). Omitted: the other recipients of the customer\'s latest mail (its To and Cc, less the support address) are copied again; `[]`: nobody' }),
+    bcc: z.array(emailAddress).max(10).optional().openapi({ description: 'E-mail only: blind copies (at most 10)' }),
     content: messageText.optional().openapi({ description: 'Required unless `template` is given (then the rendered template body is stored)' }),
     attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
     template: templateInput.optional().openapi({ description: 'WhatsApp only: an approved template of the channel (GET /api/v1/channels/{id}/templates), allowed outside the 24-hour window' }),
@@ -75,7 +92,22 @@ export const listConversationsQuery = z.object({
 export const listMessagesQuery = z.object({
   limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
+}).extend(imagesQuery.shape);
+
+export const forwardBody = z.object({
+  to: z.array(emailAddress).min(1).max(10).openapi({ description: 'Outside addresses (1–10)' }),
+  message_ids: z.array(z.uuid()).min(1).max(200).optional().openapi({ description: 'Messages of this conversation to quote (not private notes); omitted: the whole conversation (its latest 200 messages)' }),
+  note: z.string().trim().max(10_000).default('').openapi({ description: 'Text above the forwarded messages (at most 10,000 characters)' }),
 });
+
+export const replyRecipientsResponse = z
+  .object({
+    from: z.string().openapi({ description: 'The support address replies come from' }),
+    to: z.object({ address: z.string(), name: z.string().optional() }).nullable().openapi({ description: 'The customer' }),
+    cc: z.array(z.object({ address: z.string(), name: z.string().optional() })).openapi({ description: 'Copied by default: the other recipients of the customer\'s latest mail' }),
+    signature: z.string().nullable().openapi({ description: 'What a reply by the caller appends: their signature, then the channel\'s' }),
+  })
+  .openapi('ReplyRecipients');
 
 export const resolvedResponse = z
   .object({ resolved_at: z.string().optional(), detail: z.string().optional() })
