@@ -146,7 +146,8 @@ function onConnection(socket: Socket<Record<string, never>, Record<string, never
   // The session room lets logout cut exactly this token's sockets; the user room lets member
   // removal cut all of the user's (core/events/bus.ts `disconnect`).
   socket.join([rooms.user(caller.userId), rooms.session(caller.jti)]);
-  if (caller.member) socket.join(rooms.business(caller.member.businessId));
+  // A member who must set up two-factor first gets none of the business's events (as its routes refuse them).
+  if (caller.member && !caller.twoFactorSetupRequired) socket.join(rooms.business(caller.member.businessId));
   disconnectAtExpiry(socket, caller.exp);
 
   socket.on('join_conversation', (raw: unknown, ack?: unknown) => {
@@ -160,7 +161,9 @@ function onConnection(socket: Socket<Record<string, never>, Record<string, never
       .maybeOne(sql.type(z.object({ id: z.string() }))`
         select c.id from conversations c
         join team_members m on m.business_id = c.business_id and m.user_id = ${caller.userId} and m.is_active
-        where c.id = ${conversationId}`)
+        join businesses b on b.id = c.business_id
+        join users u on u.id = m.user_id
+        where c.id = ${conversationId} and not (b.require_two_factor and u.two_factor_secret is null)`)
       .then(
         async (row) => {
           if (!row) return reply({ ok: false, detail: 'Conversation not found' });
