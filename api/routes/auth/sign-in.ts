@@ -26,7 +26,7 @@ export async function signInAnswer(config: Config, user: { id: string; token_gen
 /** The user id and token generation a challenge was issued for; null when invalid or expired. */
 export async function readChallenge(config: Config, token: string): Promise<{ userId: string; generation: number } | null> {
   const verified = await verifyPurposeToken(config.jwtSecret, CHALLENGE_PURPOSE, token);
-  if (!verified) return null;
+  if (!verified || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(verified.sub)) return null;
   const generation = Number(verified.claims.gen);
   if (!Number.isInteger(generation)) return null;
   return { userId: verified.sub, generation };
