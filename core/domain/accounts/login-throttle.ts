@@ -85,8 +85,8 @@ export async function loginSucceeded(q: Queryable, email: string, address: strin
  * client address in 15 minutes) and the per-address budget apply as they are; and since whoever
  * reaches the second step already has the password, the account also has a budget across
  * addresses: TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT failures in 15 minutes lock its second step
- * from everywhere until the oldest is 15 minutes old (3 codes of 10⁶ are valid at a time, so
- * guessing stays below 1 in 10 000 a day).
+ * from everywhere until the oldest is 15 minutes old (3 codes of 10⁶ are valid at a time: at
+ * 20 guesses per 15 minutes, under 1 in 150 a day for someone who already has the password).
  */
 export const TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT = 20;
 
