@@ -1,4 +1,4 @@
-/** Who is signed in on this device: signing out (here or everywhere) and changing the password (the sidebar's link is hidden on phones). */
+/** Who is signed in on this device: signing out (here or everywhere), the password, two-factor authentication (the sidebar's link is hidden on phones). */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { storeToken } from '../session-token.ts';
@@ -8,6 +8,7 @@ import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { Section } from './Section.tsx';
+import { TwoFactorCard } from './TwoFactor.tsx';
 
 function ChangePassword() {
   const [current, setCurrent] = useState('');
@@ -55,6 +56,7 @@ export function Account() {
         <button class="btn" type="button" onClick={() => signOut()}>Sign out</button>
       </div>
       <ChangePassword />
+      <TwoFactorCard />
       <div class="card card-row">
         <div class="grow">
           <div class="card-title">Sign out everywhere</div>
