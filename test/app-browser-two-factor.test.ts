@@ -156,6 +156,7 @@ browserTest('the owner requires two-factor; a member without it sets it up befor
     await toggle.click();
     await page.getByText('On: every member signs in with a code').waitFor();
     await page.getByText('1 member without two-factor authentication yet.').waitFor();
+    t.true(await toggle.isChecked());
     await page.screenshot({ path: path.join(shots, 'security-desktop.png') });
     t.is((await app.request('GET', '/api/v1/settings/security', { token: owner.token })).body.require_two_factor, true);
     t.deepEqual(errors, []);
@@ -166,6 +167,7 @@ browserTest('the owner requires two-factor; a member without it sets it up befor
     const { page, context, errors } = await appPage(browser, app.url, owner.token, PHONE);
     await page.goto(`${app.url}/app/settings/security`);
     await page.getByText('On: every member signs in with a code').waitFor();
+    t.true(await page.getByRole('switch', { name: 'Require two-factor' }).isChecked());
     t.is(await overflow(page), 0, 'phone: nothing wider than the window');
     await page.screenshot({ path: path.join(shots, 'security-phone.png'), fullPage: true });
     t.deepEqual(errors, []);

@@ -13,10 +13,18 @@ export function Security() {
   const [data, setData] = useState<SecuritySettings | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => void api.get<SecuritySettings>('/api/v1/settings/security').then(setData, (e: Error) => setError(e.message)), []);
+  // The switch shows the wanted state at once; a refusal puts it back.
+  const [wanted, setWanted] = useState<boolean | null>(null);
   const save = useAction(async (on: boolean) => {
-    setData(await api.patch<SecuritySettings>('/api/v1/settings/security', { require_two_factor: on }));
+    setWanted(on);
+    try {
+      setData(await api.patch<SecuritySettings>('/api/v1/settings/security', { require_two_factor: on }));
+    } finally {
+      setWanted(null);
+    }
     await loadMe();
   });
+  const required = wanted ?? data?.require_two_factor ?? false;
   const ownOn = me.value?.two_factor.enabled === true;
   const without = data?.members_without_two_factor ?? 0;
   return (
@@ -37,8 +45,8 @@ export function Security() {
                 type="checkbox"
                 role="switch"
                 aria-label="Require two-factor"
-                checked={data.require_two_factor}
-                disabled={!can('security_settings.update') || save.busy || (!data.require_two_factor && !ownOn)}
+                checked={required}
+                disabled={!can('security_settings.update') || (!required && !ownOn)}
                 onChange={(e) => void save.run(e.currentTarget.checked)}
               />
               <span aria-hidden="true" />
