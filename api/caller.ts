@@ -16,4 +16,9 @@ export type Caller = {
   member: { id: string; businessId: string; role: Role; agentNumber: number } | null;
   /** Set when the bearer is an API key: the key, acting as `member` within its scopes. */
   apiKey?: { id: string; name: string; scopes: Scope[] };
+  /**
+   * The caller's business requires two-factor sign-in and they have not turned it on: the
+   * business's routes refuse them (403) until they do (docs/decisions.md#two-factor-sign-in).
+   */
+  twoFactorSetupRequired?: boolean;
 };

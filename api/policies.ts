@@ -48,7 +48,15 @@ type Rule = {
   refusal?: string;
   /** The error for a caller without a business. */
   noBusiness: () => HttpError;
+  /**
+   * Allowed to a member whose business requires two-factor sign-in before they have turned it
+   * on (every other action answers 403 TWO_FACTOR_SETUP_REQUIRED until they do).
+   */
+  beforeTwoFactor?: true;
 };
+
+/** The 403 `detail` for a member who must set up two-factor sign-in first (the app matches on it). */
+export const TWO_FACTOR_SETUP_REQUIRED = 'Your business requires two-factor authentication: set it up under Settings → Your account first';
 
 export const policies = {
   'business.read': { roles: everyone, noBusiness: noBusiness.business },
@@ -69,7 +77,7 @@ export const policies = {
   'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
   'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
   /** Leaving on one's own: every member but the owner, whose business it is. */
-  'team.leave': { roles: ['admin', 'agent'], scope: null, refusal: 'The business owner cannot leave their own business', noBusiness: noBusiness.team },
+  'team.leave': { roles: ['admin', 'agent'], scope: null, refusal: 'The business owner cannot leave their own business', noBusiness: noBusiness.team, beforeTwoFactor: true },
   'handoffs.read': { roles: everyone, noBusiness: noBusiness.team },
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
@@ -138,6 +146,9 @@ export const policies = {
   'assignment_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change auto-assignment', noBusiness: noBusiness.business },
   'business_hours.read': { roles: everyone, noBusiness: noBusiness.business },
   'business_hours.update': { roles: managers, refusal: 'Only the owner or an admin can change business hours', noBusiness: noBusiness.business },
+  /** Requiring two-factor sign-in of every member: the owner alone, signed in (a key could lock the team out of its own app). */
+  'security_settings.read': { roles: everyone, noBusiness: noBusiness.business },
+  'security_settings.update': { roles: ownerOnly, scope: null, refusal: 'Only the business owner can change the security settings', noBusiness: noBusiness.business },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof policies;
@@ -158,6 +169,7 @@ export function scopeOf(action: Action): Scope | null {
 export function authorize(caller: Caller, action: Action): Member {
   const rule: Rule = policies[action];
   if (!caller.member) throw rule.noBusiness();
+  if (caller.twoFactorSetupRequired && !rule.beforeTwoFactor) throw forbidden(TWO_FACTOR_SETUP_REQUIRED);
   if (caller.apiKey) {
     const scope = scopeOf(action);
     if (scope === null) throw forbidden('API keys cannot do this; sign in as a person');
@@ -167,9 +179,18 @@ export function authorize(caller: Caller, action: Action): Member {
   return caller.member;
 }
 
-/** Every action, and whether `role` may do it (all false without a business): `can` on GET /auth/me. */
-export function abilities(role: Role | null): Record<Action, boolean> {
-  return Object.fromEntries(actions.map((action) => [action, role !== null && (policies[action].roles as readonly Role[]).includes(role)])) as Record<Action, boolean>;
+/**
+ * Every action, and whether `role` may do it (all false without a business): `can` on GET
+ * /auth/me. `twoFactorSetupRequired`: only the actions allowed before two-factor is set up.
+ */
+export function abilities(role: Role | null, options: { twoFactorSetupRequired?: boolean } = {}): Record<Action, boolean> {
+  return Object.fromEntries(
+    actions.map((action) => {
+      const rule: Rule = policies[action];
+      const allowed = role !== null && rule.roles.includes(role) && (!options.twoFactorSetupRequired || rule.beforeTwoFactor === true);
+      return [action, allowed];
+    }),
+  ) as Record<Action, boolean>;
 }
 
 const roleNames = (roles: readonly Role[]) => (roles.length === everyone.length ? 'any member (owner, admin or agent)' : roles.join(' or '));

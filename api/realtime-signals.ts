@@ -53,7 +53,10 @@ export async function joinableConversation(deps: Deps, userId: string, conversat
   const row = await deps.db.maybeOne(sql.type(z.object({ business_id: z.string(), customer_id: z.string().nullable(), channel_type: z.string() }))`
     select c.business_id, c.customer_id, c.channel_type from conversations c
     join team_members m on m.business_id = c.business_id and m.user_id = ${userId} and m.is_active
-    where c.id = ${conversationId}`);
+    join businesses b on b.id = c.business_id
+    join users u on u.id = m.user_id
+    -- A business that requires two-factor sign-in shows nothing to a member without it.
+    where c.id = ${conversationId} and not (b.require_two_factor and u.two_factor_secret is null)`);
   if (!row) return null;
   return { businessId: row.business_id, visitorCustomerId: row.channel_type === widgetChannelType ? row.customer_id : null };
 }

@@ -151,7 +151,8 @@ function onConnection(io: Server<any, any, any, any>, socket: Socket<Record<stri
   // The session room lets logout cut exactly this token's sockets; the user room lets member
   // removal cut all of the user's (core/events/bus.ts `disconnect`).
   socket.join([rooms.user(caller.userId), rooms.session(caller.jti)]);
-  if (caller.member) socket.join(rooms.business(caller.member.businessId));
+  // A member who must set up two-factor first gets none of the business's events (as its routes refuse them).
+  if (caller.member && !caller.twoFactorSetupRequired) socket.join(rooms.business(caller.member.businessId));
   disconnectAtExpiry(socket, caller.exp);
   // Typing and who is viewing (api/realtime-signals.ts).
   const signals = attachDashboardSignals(io, socket, deps, closing);

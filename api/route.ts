@@ -202,7 +202,9 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
   if (route.auth !== 'none') statuses.add(401);
   if (takesJson) [413, 415].forEach((status) => statuses.add(status));
   if (route.params || route.query || route.body) statuses.add(422);
-  if (route.policy && (policies[route.policy] as { refusal?: string }).refusal) statuses.add(403);
+  // Any business route may answer 403: a role the policy refuses, or a member whose business
+  // requires two-factor sign-in before they have set it up (api/policies.ts).
+  if (route.policy) statuses.add(403);
   // An API key lacking the action's scope is 403; one over its rate limit, 429.
   const keyScope = route.auth === 'user' && route.policy ? scopeOf(route.policy) : null;
   if (keyScope) [403, 429].forEach((status) => statuses.add(status));

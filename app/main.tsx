@@ -16,6 +16,7 @@ import { Onboarding } from './auth/Onboarding.tsx';
 import { AppShell } from './shell/AppShell.tsx';
 import { Loading } from './ui/Loading.tsx';
 import { Redirect } from './ui/Redirect.tsx';
+import { showingRecoveryCodes, TwoFactorRequired } from './auth/TwoFactorRequired.tsx';
 
 const PUBLIC = ['/app/signin', '/app/signup', '/app/verify-email', '/app/forgot-password', '/app/reset-password'];
 const loadError = signal<string | null>(null);
@@ -59,6 +60,8 @@ function App() {
   if (!profile.business) {
     return path === '/app/onboarding' ? <Onboarding /> : <Redirect to="/app/onboarding" />;
   }
+  // The business requires two-factor and this member has not set it up: that comes first.
+  if (profile.two_factor.setup_required || showingRecoveryCodes.value) return <TwoFactorRequired />;
   if (PUBLIC.includes(path) || path === '/app/onboarding' || path === '/app') return <Redirect to="/app/inbox" />;
   return <AppShell />;
 }

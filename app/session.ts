@@ -23,7 +23,8 @@ export async function loadMe(): Promise<Me> {
   if (mine !== loads) return profile;
   me.value = profile;
   // Names and icons of channel types: a failure leaves bare type names, never a broken app.
-  if (profile.business) await Promise.all([loadMembers(), loadChannelTypes().catch(() => {})]);
+  // A member who must set up two-factor first may not read the team yet (403): the app shows only the setup.
+  if (profile.business && !profile.two_factor.setup_required) await Promise.all([loadMembers(), loadChannelTypes().catch(() => {})]);
   return profile;
 }
 

@@ -89,10 +89,18 @@ export type Action =
   | 'assignment_settings.read'
   | 'assignment_settings.update'
   | 'business_hours.read'
-  | 'business_hours.update';
+  | 'business_hours.update'
+  | 'security_settings.read'
+  | 'security_settings.update';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
-export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };
+export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean>; two_factor: TwoFactorStatus };
+
+/** GET /auth/me `two_factor`: `setup_required` means the business requires it and this user has not turned it on (the app shows only the setup). */
+export type TwoFactorStatus = { enabled: boolean; recovery_codes_left: number; required_by_business: boolean; setup_required: boolean };
+
+/** POST /auth/login and /auth/google when two-factor is on: no token yet, the second step's challenge. */
+export type TwoFactorChallenge = { two_factor_required: true; challenge_token: string; expires_in: number };
 
 export type Attachment = {
   url?: string;

@@ -87,6 +87,7 @@ create table businesses (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   past_due_since timestamp with time zone,
+  require_two_factor boolean default false not null,
   retention_days integer
 );
 alter table businesses add constraint businesses_number_key UNIQUE (number);
@@ -534,12 +535,18 @@ create table users (
   avatar_url text,
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
-  token_generation integer default 0 not null
+  token_generation integer default 0 not null,
+  two_factor_secret text,
+  two_factor_pending_secret text,
+  two_factor_enabled_at timestamp with time zone,
+  two_factor_last_step bigint default 0 not null,
+  two_factor_recovery_hashes bytea[] default '{}'::bytea[] not null
 );
 alter table users add constraint users_email_check CHECK ((email = lower(email)));
 alter table users add constraint users_email_key UNIQUE (email);
 alter table users add constraint users_google_sub_key UNIQUE (google_sub);
 alter table users add constraint users_pkey PRIMARY KEY (id);
+alter table users add constraint users_two_factor_enabled_check CHECK (((two_factor_secret IS NULL) = (two_factor_enabled_at IS NULL)));
 
 create table webhook_deliveries (
   business_id uuid not null,

@@ -559,7 +559,7 @@ test('me shows the user, then the business and role once a workspace exists', as
   const { email, token } = await registered('profile');
   const before = await me(token);
   t.is(before.status, 200, before.text);
-  t.deepEqual(Object.keys(before.body).sort(), ['business', 'can', 'onboarding_complete', 'team_role', 'user']);
+  t.deepEqual(Object.keys(before.body).sort(), ['business', 'can', 'onboarding_complete', 'team_role', 'two_factor', 'user']);
   t.true(Object.values(before.body.can).every((allowed) => allowed === false), 'without a business nothing is allowed');
   t.deepEqual(Object.keys(before.body.user).sort(), ['avatar_url', 'email', 'full_name', 'id', 'is_google_account', 'is_verified']);
   t.like(before.body, { business: null, onboarding_complete: false, team_role: null });

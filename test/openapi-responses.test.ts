@@ -17,6 +17,7 @@ import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 import { signTwilioWebhook } from './fakes/twilio.ts';
 import { signXWebhook } from './fakes/x.ts';
 import { issuePurposeToken } from '../core/domain/accounts/tokens.ts';
+import { base32Decode, totpAt } from '../core/domain/accounts/totp.ts';
 
 const STRIPE_KEY = 'sk_test_openapi';
 const STRIPE_WEBHOOK = 'whsec_openapi';
@@ -91,6 +92,7 @@ async function operationCalls(): Promise<[string, Call][]> {
   const rawJson = (body: string, headers: Record<string, string> = {}) => ({ token: undefined, rawBody: body, headers: { 'content-type': 'application/json', ...headers } });
   const form = new FormData();
   form.set('file', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' }), 'shot.png');
+  const twoFactor = { token: '', secret: '', recovery: '' };
   const calls: [string, Call][] = [
     ['get /healthz', () => app.request('GET', '/healthz')],
     ['get /readyz', () => app.request('GET', '/readyz')],
@@ -246,6 +248,8 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/settings/assignment', () => req('GET', '/api/v1/settings/assignment')],
     ['patch /api/v1/settings/assignment', () => req('PATCH', '/api/v1/settings/assignment', { body: { enabled: true, max_open_per_agent: 5 } })],
     ['get /api/v1/settings/business-hours', () => req('GET', '/api/v1/settings/business-hours')],
+    ['get /api/v1/settings/security', () => req('GET', '/api/v1/settings/security')],
+    ['patch /api/v1/settings/security', () => req('PATCH', '/api/v1/settings/security', { body: { require_two_factor: false } })],
     ['patch /api/v1/settings/business-hours', () => req('PATCH', '/api/v1/settings/business-hours', { body: { enabled: true, timezone: 'Europe/Berlin', week: { mon: [{ open: '09:00', close: '17:00' }] }, holidays: ['2026-12-25'] } })],
     ['get /api/v1/billing/checkout-url', async () => req('GET', '/api/v1/billing/checkout-url', { token: (await createWorkspace(app)).token, query: { plan: 'pro' } })],
     ['post /api/v1/billing/webhook', () => app.request('POST', '/api/v1/billing/webhook', rawJson(stripeEvent, { 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: stripeEvent, secret: STRIPE_WEBHOOK }) }))],
@@ -274,6 +278,26 @@ async function operationCalls(): Promise<[string, Call][]> {
     }],
     ['delete /api/v1/channels/{channel_id}', () => req('DELETE', `/api/v1/channels/${telegram.id}`)],
     ['delete /api/v1/team/members/{member_id}', () => req('DELETE', `/api/v1/team/members/${invited}`)],
+    // Two-factor, in order: setup, enable, new recovery codes, a sign-in with a recovery code, off.
+    ['post /api/v1/auth/two-factor/setup', async () => {
+      twoFactor.token = (await registerUser(app)).token;
+      const res = await req('POST', '/api/v1/auth/two-factor/setup', { token: twoFactor.token });
+      twoFactor.secret = res.body.secret;
+      return res;
+    }],
+    ['post /api/v1/auth/two-factor/enable', () =>
+      req('POST', '/api/v1/auth/two-factor/enable', { token: twoFactor.token, body: { code: totpAt(base32Decode(twoFactor.secret)!, Date.now()) } })],
+    ['post /api/v1/auth/two-factor/recovery-codes', async () => {
+      const res = await req('POST', '/api/v1/auth/two-factor/recovery-codes', { token: twoFactor.token, body: { password: 'password123' } });
+      twoFactor.recovery = res.body.recovery_codes?.[0] ?? '';
+      return res;
+    }],
+    ['post /api/v1/auth/login/two-factor', async () => {
+      const profile = await req('GET', '/api/v1/auth/me', { token: twoFactor.token });
+      const first = await app.request('POST', '/api/v1/auth/login', { body: { email: profile.body.user.email, password: 'password123' } });
+      return app.request('POST', '/api/v1/auth/login/two-factor', { body: { challenge_token: first.body.challenge_token, recovery_code: twoFactor.recovery } });
+    }],
+    ['post /api/v1/auth/two-factor/disable', () => req('POST', '/api/v1/auth/two-factor/disable', { token: twoFactor.token, body: { password: 'password123' } })],
     ['post /api/v1/auth/password-reset', () => app.request('POST', '/api/v1/auth/password-reset', { body: { email: ws.email } })],
     ['post /api/v1/auth/password-reset/confirm', async () => {
       const [user] = await app.sql('select token_generation from users where id = $1', [ws.userId]);

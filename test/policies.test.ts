@@ -56,6 +56,10 @@ const withoutBusiness = new Set([
   'post /api/v1/auth/verify-email/send',
   'post /api/v1/auth/password',
   'post /api/v1/auth/logout-all',
+  'post /api/v1/auth/two-factor/setup',
+  'post /api/v1/auth/two-factor/enable',
+  'post /api/v1/auth/two-factor/disable',
+  'post /api/v1/auth/two-factor/recovery-codes',
   'post /api/v1/business',
   'get /api/v1/channel-types',
 ]);

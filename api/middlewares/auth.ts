@@ -7,6 +7,12 @@
  * looked up by hash in the database on every request (a revoked key fails at once on every
  * node), it acts as the member who made it, limited by its scopes (api/policies.ts), and counts
  * against its rate limit. The key itself is never logged nor kept.
+ *
+ * A member of a business that requires two-factor sign-in who has not turned it on is marked
+ * `twoFactorSetupRequired`: api/policies.ts `authorize` then refuses the business's routes
+ * (docs/decisions.md#two-factor-sign-in). API keys are not marked: a key is a long random
+ * secret, not a password that can be guessed, and only a member with two-factor can make one
+ * once the business requires it.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -27,6 +33,7 @@ const callerRow = z.object({
   business_id: z.string().nullable(),
   role: z.enum(['owner', 'admin', 'agent']).nullable(),
   agent_number: z.number().nullable(),
+  two_factor_setup_required: z.boolean(),
 });
 
 const keyRow = z.object({
@@ -93,9 +100,11 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
   const claims = await verifyAccessToken(key, match[1]);
   if (!claims || !z.uuid().safeParse(claims.sub).success || !z.uuid().safeParse(claims.jti).success) throw invalidCredentials();
   const row = await db.maybeOne(sql.type(callerRow)`
-    select u.id, u.email, u.full_name, m.id as member_id, m.business_id, m.role, m.agent_number
+    select u.id, u.email, u.full_name, m.id as member_id, m.business_id, m.role, m.agent_number,
+      coalesce(b.require_two_factor and u.two_factor_secret is null, false) as two_factor_setup_required
     from users u
     left join team_members m on m.user_id = u.id and m.is_active
+    left join businesses b on b.id = m.business_id
     where u.id = ${claims.sub} and u.token_generation = ${claims.gen}
       and not exists (select 1 from revoked_tokens r where r.jti = ${claims.jti})`);
   if (!row) throw invalidCredentials();
@@ -109,5 +118,6 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
       row.member_id && row.business_id && row.role && row.agent_number !== null
         ? { id: row.member_id, businessId: row.business_id, role: row.role, agentNumber: row.agent_number }
         : null,
+    ...(row.two_factor_setup_required ? { twoFactorSetupRequired: true } : {}),
   };
 }

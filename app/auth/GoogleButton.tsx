@@ -1,11 +1,11 @@
 /**
  * "Sign in with Google" when the server has GOOGLE_CLIENT_ID (the shell carries it in a meta
  * tag): Google's own button (Google Identity Services) hands us an ID token, which
- * POST /api/v1/auth/google exchanges for a Parley token.
+ * POST /api/v1/auth/google exchanges for a Parley token (or, two-factor on, the sign-in page's code step).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { signedIn } from '../session.ts';
+import { afterFirstStep, type SignInAnswer } from './second-step.ts';
 import { Notice } from '../ui/Notice.tsx';
 
 type Gsi = {
@@ -43,8 +43,8 @@ export function GoogleButton({ next }: { next: string }) {
         google.accounts.id.initialize({
           client_id: clientId,
           callback: ({ credential }) =>
-            api.post<{ access_token: string }>('/api/v1/auth/google', { id_token: credential }).then(
-              (res) => signedIn(res.access_token, next),
+            api.post<SignInAnswer>('/api/v1/auth/google', { id_token: credential }).then(
+              (res) => afterFirstStep(res, next),
               (e: Error) => setError(e.message),
             ),
         });

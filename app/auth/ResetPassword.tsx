@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { currentLocation, linkClick } from '../router.ts';
-import { signedIn } from '../session.ts';
+import { afterFirstStep, type SignInAnswer } from './second-step.ts';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
@@ -14,8 +14,9 @@ export function ResetPassword() {
   const [repeat, setRepeat] = useState('');
   const { busy, error, onSubmit } = useAction(async (): Promise<void> => {
     if (password !== repeat) throw new Error('The two passwords differ.');
-    const res = await api.post<{ access_token: string }>('/api/v1/auth/password-reset/confirm', { token, password });
-    await signedIn(res.access_token);
+    const res = await api.post<SignInAnswer>('/api/v1/auth/password-reset/confirm', { token, password });
+    // Two-factor on: the sign-in page asks for the code next (a mailbox is not a second factor).
+    await afterFirstStep(res);
   });
   if (!token) {
     return (

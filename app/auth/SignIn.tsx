@@ -1,14 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { currentLocation, linkClick } from '../router.ts';
-import { signedIn } from '../session.ts';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { AuthLayout } from './AuthLayout.tsx';
 import { GoogleButton } from './GoogleButton.tsx';
-
-type TokenResponse = { access_token: string };
+import { SecondStep } from './SecondStep.tsx';
+import { afterFirstStep, pendingChallenge, type SignInAnswer } from './second-step.ts';
 
 /** Only app paths are followed after sign-in (never another site). */
 function nextPath(): string {
@@ -20,9 +19,18 @@ export function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { busy, error, onSubmit } = useAction(async () => {
-    const res = await api.post<TokenResponse>('/api/v1/auth/login', { email, password });
-    await signedIn(res.access_token, nextPath());
+    const res = await api.post<SignInAnswer>('/api/v1/auth/login', { email, password });
+    setPassword('');
+    await afterFirstStep(res, nextPath());
   });
+  const challenge = pendingChallenge.value;
+  if (challenge) {
+    return (
+      <AuthLayout title="Two-factor authentication" subtitle="One more step to sign in.">
+        <SecondStep challenge={challenge.token} next={challenge.next} />
+      </AuthLayout>
+    );
+  }
   return (
     <AuthLayout title="Sign in to Parley" subtitle="Welcome back. Your conversations are waiting.">
       <form onSubmit={onSubmit} class="stack">

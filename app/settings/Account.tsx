@@ -1,4 +1,4 @@
-/** Who is signed in on this device: signing out (here or everywhere) and changing the password (the sidebar's link is hidden on phones). */
+/** Who is signed in on this device: signing out (here or everywhere), the password, two-factor authentication, the e-mail signature (the sidebar's link is hidden on phones). */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { storeToken } from '../session-token.ts';
@@ -8,6 +8,7 @@ import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { Section } from './Section.tsx';
+import { TwoFactorCard } from './TwoFactor.tsx';
 
 function ChangePassword() {
   const [current, setCurrent] = useState('');
@@ -84,6 +85,7 @@ export function Account() {
       </div>
       {me.value?.business && <EmailSignature />}
       <ChangePassword />
+      <TwoFactorCard />
       <div class="card card-row">
         <div class="grow">
           <div class="card-title">Sign out everywhere</div>

@@ -17,6 +17,7 @@ import { can } from '../session.ts';
 import type { Action } from '../types.ts';
 import { Assignment } from './Assignment.tsx';
 import { BusinessHours } from './BusinessHours.tsx';
+import { Security } from './Security.tsx';
 
 const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
@@ -32,6 +33,7 @@ const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | nu
   { id: 'api-keys', label: 'API keys', page: ApiKeys, needs: 'api_keys.manage' },
   { id: 'webhooks', label: 'Webhooks', page: Webhooks, needs: 'webhooks.manage' },
   { id: 'audit-log', label: 'Audit log', page: AuditLog, needs: 'audit_log.read' },
+  { id: 'security', label: 'Security', page: Security, needs: 'security_settings.update' },
   { id: 'account', label: 'Your account', page: Account },
 ];
 

@@ -14,6 +14,19 @@ export const redactPaths = [
   'password',
   'access_token',
   'token',
+  // Two-factor sign-in: the secret (and its URI), codes, recovery codes, the sign-in challenge.
+  '*.secret',
+  '*.otpauth_uri',
+  '*.recovery_code',
+  '*.recovery_codes',
+  '*.challenge_token',
+  '*.current_password',
+  '*.new_password',
+  'secret',
+  'otpauth_uri',
+  'recovery_code',
+  'recovery_codes',
+  'challenge_token',
 ];
 
 /** A logger writing to stdout, or to stderr (fd 2) for commands whose stdout is their answer. */

@@ -18,10 +18,13 @@ export const accountRow = z.object({
   avatar_url: z.string().nullable(),
   /** Access tokens of another generation are refused (see migration 0080). */
   token_generation: z.number(),
+  /** A sign-in needs a second step (core/commands/two-factor.ts). */
+  two_factor_enabled: z.boolean(),
 });
 export type AccountRow = z.infer<typeof accountRow>;
 
-const accountColumns = sql.fragment`id, email, full_name, password_hash, is_verified, is_google_account, avatar_url, token_generation`;
+const accountColumns = sql.fragment`id, email, full_name, password_hash, is_verified, is_google_account, avatar_url, token_generation,
+  two_factor_secret is not null as two_factor_enabled`;
 
 export async function findUserByEmail(q: Queryable, email: string): Promise<AccountRow | null> {
   return q.maybeOne(sql.type(accountRow)`select ${accountColumns} from users where email = ${email}`);
@@ -40,8 +43,10 @@ export async function findUserByGoogleSub(q: Queryable, googleSub: string): Prom
  * whose e-mail was never verified may have been registered by someone else first (account
  * pre-hijacking), so linking it drops the password and moves the token generation on: every
  * token issued so far stops working, and the account's live connections are closed after
- * commit (google-sign-in.ts also takes back the team such an account let in). A verified
- * account keeps its password and sessions. Returns the generation new tokens carry.
+ * commit (google-sign-in.ts also takes back the team such an account let in); its two-factor
+ * setup goes too (the authenticator may be the squatter's: the real owner would be locked out
+ * of their own address). A verified account keeps its password, sessions and two-factor.
+ * Returns the generation new tokens carry.
  */
 export async function linkGoogleAccount(
   q: Queryable,
@@ -53,6 +58,10 @@ export async function linkGoogleAccount(
     update users u set is_google_account = true, is_verified = true,
            password_hash = case when b.is_verified then u.password_hash else null end,
            token_generation = case when b.is_verified then u.token_generation else u.token_generation + 1 end,
+           two_factor_secret = case when b.is_verified then u.two_factor_secret end,
+           two_factor_enabled_at = case when b.is_verified then u.two_factor_enabled_at end,
+           two_factor_pending_secret = case when b.is_verified then u.two_factor_pending_secret end,
+           two_factor_recovery_hashes = case when b.is_verified then u.two_factor_recovery_hashes else '{}' end,
            google_sub = coalesce(u.google_sub, ${google.sub}),
            avatar_url = coalesce(u.avatar_url, ${google.picture}), updated_at = now()
     from before b where u.id = b.id

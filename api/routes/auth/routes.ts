@@ -2,7 +2,7 @@
 import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { HttpError, badRequest, serviceUnavailable, tooManyRequests } from '../../../core/errors.ts';
-import { issueAccessToken, verifyPurposeToken } from '../../../core/domain/accounts/tokens.ts';
+import { verifyPurposeToken } from '../../../core/domain/accounts/tokens.ts';
 import { hashPassword, verifyPassword } from '../../../core/domain/accounts/passwords.ts';
 import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/adapters/google.ts';
 import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/domain/accounts/login-throttle.ts';
@@ -16,16 +16,17 @@ import { abilities } from '../../policies.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
-import { changePasswordBody, googleBody, loginBody, meResponse, messageResponse, passwordResetBody, passwordResetConfirmBody, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
-import type { Config } from '../../../core/config.ts';
+import { changePasswordBody, googleBody, loginBody, loginResponse, meResponse, messageResponse, passwordResetBody, passwordResetConfirmBody, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
 import { rooms } from '../../../core/events/bus.ts';
+import { signInAnswer, tokenFor } from './sign-in.ts';
+import { twoFactorState } from '../../../core/commands/two-factor.ts';
+import twoFactorRoutes from './two-factor.ts';
 
 const tags = ['Authentication'];
 
-/** An access token of the user's current token generation (older generations are refused). */
-async function tokenFor(config: Config, user: { id: string; token_generation: number }) {
-  return { access_token: await issueAccessToken(config.jwtSecret, user.id, config.ACCESS_TOKEN_TTL, user.token_generation), token_type: 'bearer' as const };
-}
+/** What the first step of signing in says when two-factor is on (the contract's answer is unchanged for everyone else). */
+const secondStepText =
+  'With two-factor sign-in on, the answer is 200 `{two_factor_required: true, challenge_token, expires_in}` and no token: the token comes from POST /api/v1/auth/login/two-factor. See docs/decisions.md#two-factor-sign-in.';
 
 export const register = defineRoute({
   method: 'post',
@@ -54,11 +55,12 @@ export const login = defineRoute({
   path: '/api/v1/auth/login',
   summary: 'Sign in with e-mail and password',
   description:
-    'Wrong e-mail or password: 401 `Incorrect email or password`. Ten failures for one e-mail from one address within 15 minutes: 429 with `Retry-After`, even for the right password. The address is the connecting peer, or behind TRUST_PROXY_HOPS proxies the one the outermost proxy saw; X-Forwarded-For entries a client adds itself are ignored. See docs/decisions.md#accounts-and-tokens and docs/decisions.md#rate-and-size-limits.',
+    'Wrong e-mail or password: 401 `Incorrect email or password`. Ten failures for one e-mail from one address within 15 minutes: 429 with `Retry-After`, even for the right password. The address is the connecting peer, or behind TRUST_PROXY_HOPS proxies the one the outermost proxy saw; X-Forwarded-For entries a client adds itself are ignored. See docs/decisions.md#accounts-and-tokens and docs/decisions.md#rate-and-size-limits. ' +
+    secondStepText,
   tags,
   auth: 'none',
   body: loginBody,
-  response: tokenResponse,
+  response: loginResponse,
   errors: [401, 429],
   handler: async ({ body, deps, ctx }) => {
     const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
@@ -71,7 +73,7 @@ export const login = defineRoute({
       throw new HttpError(401, { detail: 'Incorrect email or password' });
     }
     await loginSucceeded(deps.db, body.email, ip);
-    return tokenFor(deps.config, user);
+    return signInAnswer(deps.config, user);
   },
 });
 
@@ -80,11 +82,13 @@ export const google = defineRoute({
   path: '/api/v1/auth/google',
   summary: 'Sign in with a Google ID token',
   description:
-    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified takes back what whoever registered the address first could hold: its password, every token issued before (refused from now on, live connections closed) and the other members of a workspace it owns (removed; the owner invites again those they know). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503. See docs/decisions.md#accounts-and-tokens.',
+    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified takes back what whoever registered the address first could hold: its password, every token issued before (refused from now on, live connections closed) and the other members of a workspace it owns (removed; the owner invites again those they know). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503. See docs/decisions.md#accounts-and-tokens. ' +
+    'Linking an unverified account also turns its two-factor sign-in off (whoever set it up had not proven the address). ' +
+    secondStepText,
   tags,
   auth: 'none',
   body: googleBody,
-  response: tokenResponse,
+  response: loginResponse,
   errors: [400, 401, 503],
   handler: async ({ body, deps }) => {
     const clientId = deps.config.GOOGLE_CLIENT_ID;
@@ -99,7 +103,8 @@ export const google = defineRoute({
     }
     if (!identity) throw new HttpError(401, { detail: 'Invalid Google token' });
     const signedIn = await runCommand(deps, (tx) => googleSignIn(tx, identity));
-    return tokenFor(deps.config, { id: signedIn.userId, token_generation: signedIn.generation });
+    const user = (await findUserById(deps.db, signedIn.userId))!;
+    return signInAnswer(deps.config, { ...user, token_generation: signedIn.generation });
   },
 });
 
@@ -128,12 +133,15 @@ export const me = defineRoute({
     'with `is_verified`), `business` (the workspace the user is an active member of, or `null` before they create or join one), ' +
     '`onboarding_complete` (`true` exactly when `business` is not null: send the user to onboarding while it is `false`) and `team_role` ' +
     '(`owner`, `admin` or `agent` in that business, `null` without one) and `can`: every action of the policy table (api/policies.ts) with whether this caller may do it, which is what a client uses to decide what to show (e.g. `widgets.manage` for widget editing). ' +
+    '`two_factor`: whether the user has two-factor sign-in on, their recovery codes left, whether their business requires it, and `setup_required` (required and not on: ' +
+    'every route of the business answers 403 and `can` is all `false` but `team.leave` until it is set up; see docs/decisions.md#two-factor-sign-in). ' +
     'A missing, expired or revoked token: 401. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
   response: meResponse,
   handler: async ({ caller, deps }) => {
     const user = (await findUserById(deps.db, caller.userId))!;
+    const twoFactor = await twoFactorState(deps.db, caller.userId);
     const business = caller.member
       ? await deps.db.maybeOne(sql.type(businessRow)`select ${businessColumns} from businesses b where b.id = ${caller.member.businessId}`)
       : null;
@@ -142,7 +150,8 @@ export const me = defineRoute({
       business: business ? presentBusiness(business) : null,
       onboarding_complete: business !== null,
       team_role: business ? caller.member!.role : null,
-      can: abilities(business ? caller.member!.role : null),
+      can: abilities(business ? caller.member!.role : null, { twoFactorSetupRequired: twoFactor.setup_required }),
+      two_factor: twoFactor,
     };
   },
 });
@@ -233,11 +242,11 @@ export const confirmPasswordReset = defineRoute({
     'No bearer token needed: the link\'s token identifies the account. The password follows the registration rules (422). ' +
     'A token that is invalid, expired or already used (every password change and sign-out-everywhere voids it): 400. ' +
     'The e-mail counts as verified (the link reached it), every other session ends (earlier tokens are refused, live connections closed), ' +
-    'and the answer is a new access token. See docs/decisions.md#accounts-and-tokens.',
+    'and the answer is a new access token, or with two-factor sign-in on the second step\'s challenge (a mailbox is not a second factor). See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'none',
   body: passwordResetConfirmBody,
-  response: tokenResponse,
+  response: loginResponse,
   errors: [400],
   handler: async ({ body, deps }) => {
     const passwordHash = await hashPassword(body.password, deps.config.BCRYPT_ROUNDS);
@@ -246,7 +255,8 @@ export const confirmPasswordReset = defineRoute({
       if (!userId) throw badRequest('This password reset link is invalid, expired or already used');
       return { userId, ...(await setPassword(tx, userId, passwordHash, { verified: true })) };
     });
-    return tokenFor(deps.config, { id: changed.userId, token_generation: changed.generation });
+    const user = (await findUserById(deps.db, changed.userId))!;
+    return signInAnswer(deps.config, { ...user, token_generation: changed.generation });
   },
 });
 
@@ -296,4 +306,4 @@ export const logoutAll = defineRoute({
   },
 });
 
-export default [register, login, google, logout, me, sendVerification, confirmVerification, requestPasswordReset, confirmPasswordReset, changePassword, logoutAll];
+export default [register, login, google, logout, me, sendVerification, confirmVerification, requestPasswordReset, confirmPasswordReset, changePassword, logoutAll, ...twoFactorRoutes];

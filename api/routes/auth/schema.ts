@@ -44,6 +44,57 @@ export const tokenResponse = z
   .object({ access_token: z.string(), token_type: z.literal('bearer') })
   .openapi('AccessToken');
 
+/** A TOTP code (spaces allowed, as apps show `123 456`) or a recovery code. */
+const totpCode = z.string().trim().max(20).openapi({ example: '123456', description: 'The 6-digit code the authenticator app shows now' });
+const recoveryCode = z.string().trim().max(40).openapi({ example: 'abcd-efgh-ijkl-mnop', description: 'One of the recovery codes (each works once)' });
+
+/** Exactly one of the keys, or 422 naming the body (the other checks of each key still run). */
+const exactlyOne = <T extends Record<string, unknown>>(keys: (keyof T & string)[], message: string) => (value: T, ctx: z.RefinementCtx) => {
+  if (keys.filter((k) => value[k] !== undefined).length !== 1) ctx.addIssue({ code: 'custom', message, path: [] });
+};
+
+export const twoFactorChallenge = z
+  .object({
+    two_factor_required: z.literal(true),
+    challenge_token: z.string().openapi({ description: 'Send it with a code to POST /api/v1/auth/login/two-factor; valid `expires_in` seconds' }),
+    expires_in: z.number().int(),
+  })
+  .openapi('TwoFactorChallenge');
+
+/** The contract's token answer, or (two-factor on) the second step's challenge: no token yet. */
+export const loginResponse = z.union([tokenResponse, twoFactorChallenge]);
+
+export const twoFactorLoginBody = z
+  .object({ challenge_token: z.string().min(1).max(2000), code: totpCode.optional(), recovery_code: recoveryCode.optional() })
+  .superRefine(exactlyOne(['code', 'recovery_code'], 'Send exactly one of code and recovery_code'));
+
+export const twoFactorSetupResponse = z
+  .object({
+    secret: z.string().openapi({ description: 'Base32 (RFC 4648), for typing into an app by hand' }),
+    otpauth_uri: z.string().openapi({ description: '`otpauth://totp/…`, shown as a QR code: SHA-1, 6 digits, 30-second period' }),
+  })
+  .openapi('TwoFactorSetup');
+
+export const twoFactorEnableBody = z.object({ code: totpCode });
+
+export const recoveryCodesResponse = z
+  .object({ recovery_codes: z.array(z.string()).openapi({ description: 'Shown this once: only their hashes are kept' }) })
+  .openapi('RecoveryCodes');
+
+/** Proof it is the user, for turning two-factor off or making new recovery codes: the password, or a current code. */
+export const twoFactorConfirmBody = z
+  .object({ password: z.string().min(1).max(200).optional(), code: totpCode.optional(), recovery_code: recoveryCode.optional() })
+  .superRefine(exactlyOne(['password', 'code', 'recovery_code'], 'Send exactly one of password, code and recovery_code'));
+
+export const twoFactorStatus = z
+  .object({
+    enabled: z.boolean(),
+    recovery_codes_left: z.number().int(),
+    required_by_business: z.boolean().openapi({ description: 'The user\'s business requires two-factor of every member' }),
+    setup_required: z.boolean().openapi({ description: 'Required but not on: every route of the business answers 403 until it is set up (or the user leaves)' }),
+  })
+  .openapi('TwoFactorStatus');
+
 export const meResponse = z
   .object({
     user: userSchema,
@@ -53,6 +104,7 @@ export const meResponse = z
     can: z
       .record(z.enum(actions as [Action, ...Action[]]), z.boolean())
       .describe('Every action of the policy table and whether this caller may do it now (all `false` without a business). Clients decide what to show from it, never from `team_role`.'),
+    two_factor: twoFactorStatus,
   })
   .openapi('Profile');
 

@@ -3,6 +3,7 @@ import { loadAssignmentSettings, updateAssignmentSettings } from '../../../core/
 import { fullWeek, hoursStatus, loadBusinessHours, updateBusinessHours, type BusinessHoursSettings } from '../../../core/commands/business-hours.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { defineRoute } from '../../route.ts';
+import securityRoutes from './security.ts';
 import { assignmentSettingsSchema, businessHoursSchema, updateAssignmentBody, updateBusinessHoursBody } from './schema.ts';
 
 const tags = ['Settings'];
@@ -87,4 +88,4 @@ export const updateBusinessHoursRoute = defineRoute({
   handler: async ({ body, member, deps }) => present(await runCommand(deps, (tx) => updateBusinessHours(tx, member.businessId, body))),
 });
 
-export default [readAssignment, updateAssignment, readBusinessHours, updateBusinessHoursRoute];
+export default [readAssignment, updateAssignment, readBusinessHours, updateBusinessHoursRoute, ...securityRoutes];

@@ -78,3 +78,29 @@ export async function loginFailed(q: Queryable, _email: string, _address: string
 export async function loginSucceeded(q: Queryable, email: string, address: string): Promise<void> {
   await q.query(sql.unsafe`delete from login_failures where email = ${email} and ip = ${loginAddressKey(address)}`);
 }
+
+/**
+ * The second step of a sign-in (a TOTP or recovery code) is throttled like the password: its
+ * failures are rows of the same table under `two-factor:<user id>`, so the pair limit (ten per
+ * client address in 15 minutes) and the per-address budget apply as they are; and since whoever
+ * reaches the second step already has the password, the account also has a budget across
+ * addresses: TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT failures in 15 minutes lock its second step
+ * from everywhere until the oldest is 15 minutes old (3 codes of 10⁶ are valid at a time: at
+ * 20 guesses per 15 minutes, under 1 in 150 a day for someone who already has the password).
+ */
+export const TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT = 20;
+
+export const secondStepKey = (userId: string): string => `two-factor:${userId}`;
+
+/** As beginLoginAttempt, for the second step of `userId`'s sign-in; settle with loginSucceeded/loginFailed on secondStepKey. */
+export async function beginSecondStepAttempt(q: Queryable, userId: string, address: string, maxPerAddress: number): Promise<number> {
+  const key = secondStepKey(userId);
+  const account = await q.one(sql.type(z.object({ n: z.number(), retry_after: z.number().nullable() }))`
+    select count(*)::int as n,
+           extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))::float8 as retry_after
+    from (select at from login_failures
+          where email = ${key} and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
+          order by at desc limit ${TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT}) recent`);
+  if (account.n >= TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT) return Math.max(1, Math.ceil(account.retry_after ?? 1));
+  return beginLoginAttempt(q, key, address, maxPerAddress);
+}
