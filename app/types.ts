@@ -71,6 +71,7 @@ export type Action =
   | 'ai_settings.read'
   | 'ai_settings.update'
   | 'analytics.read'
+  | 'reports.read'
   | 'api_keys.manage'
   | 'webhooks.manage'
   | 'audit_log.read'
