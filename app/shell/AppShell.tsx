@@ -16,12 +16,15 @@ import { Mentions } from '../mentions/Mentions.tsx';
 import { followMentions, unreadMentions } from '../mentions/store.ts';
 import type { Action } from '../types.ts';
 
-/** The destinations; one with an `action` shows only to those who `can` do it. */
-const NAV: { to: string; label: string; icon: string; action?: Action }[] = [
+/**
+ * The destinations; one with an `action` shows only to those who `can` do it. `wide` ones stay
+ * out of the phone's bottom bar (it fits five): Reports is reached from Analytics there.
+ */
+const NAV: { to: string; label: string; icon: string; action?: Action; wide?: boolean }[] = [
   { to: '/app/inbox', label: 'Inbox', icon: 'M3 13h5l2 3h4l2-3h5 M5 5h14l2 8v6H3v-6z' },
   { to: '/app/mentions', label: 'Mentions', icon: 'M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0z M16 12v1.5a2.5 2.5 0 0 0 5 0V12a9 9 0 1 0-3.5 7.1' },
   { to: '/app/analytics', label: 'Analytics', icon: 'M4 20V10 M10 20V4 M16 20v-7 M22 20H2' },
-  { to: '/app/reports', label: 'Reports', icon: 'M6 3h9l4 4v14H6z M14 3v5h5 M9 17v-3 M12 17v-6 M15 17v-4', action: 'reports.read' },
+  { to: '/app/reports', label: 'Reports', icon: 'M6 3h9l4 4v14H6z M14 3v5h5 M9 17v-3 M12 17v-6 M15 17v-4', action: 'reports.read', wide: true },
   { to: '/app/settings', label: 'Settings', icon: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8z M4 12h2 M18 12h2 M12 4v2 M12 18v2 M6.3 6.3l1.4 1.4 M16.3 16.3l1.4 1.4 M6.3 17.7l1.4-1.4 M16.3 7.7l1.4-1.4' },
 ];
 
@@ -68,7 +71,7 @@ export function AppShell() {
         <span class="workspace-name" title={me.value?.business?.name}>{me.value?.business?.name}</span>
         <ul class="nav-list">
           {NAV.filter((item) => !item.action || can(item.action)).map((item) => (
-            <li>
+            <li class={item.wide ? 'nav-wide-only' : undefined}>
               <a href={item.to} class={`nav-item${path.startsWith(item.to) ? ' active' : ''}`} aria-current={path.startsWith(item.to) ? 'page' : undefined} onClick={(e) => linkClick(e, item.to)}>
                 <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d={item.icon} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" /></svg>
                 <span>{item.label}</span>
