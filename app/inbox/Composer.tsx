@@ -2,9 +2,10 @@
  * The reply box: Enter sends, Shift+Enter breaks the line; `/` opens the canned responses; files are uploaded first, then referenced.
  * The Reply / Note switch: a note is private to the team (never sent to the customer) and
  * completes `@` with team members; the members still named `@Name` in the text when it is sent
- * are its `mentions`.
+ * are its `mentions`. "Send later" schedules the reply (`send_at`): it shows in the thread as
+ * scheduled, with Edit and Cancel, until it goes out (Scheduled.tsx).
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can, me, members } from '../session.ts';
 import type { Attachment, Member, Message } from '../types.ts';
@@ -12,6 +13,10 @@ import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
+import { CollisionWarning } from './Presence.tsx';
+import { typingSender } from './presence.ts';
+import { EmailRecipients, useEmailRecipients } from './Email.tsx';
+import { SendLaterPanel } from './Scheduled.tsx';
 
 type Mode = 'reply' | 'note';
 
@@ -32,13 +37,28 @@ function suggestions(query: string): Member[] {
 }
 
 /** `closedReason`: replies are refused now (WhatsApp's window closed): the reply box says why and does not send; notes still work. */
-export function Composer({ conversationId, channelLabel, canReply = true, closedReason = null }: { conversationId: string; channelLabel: string; canReply?: boolean; closedReason?: string | null }) {
+export function Composer({
+  conversationId,
+  channelLabel,
+  canReply = true,
+  closedReason = null,
+  email = false,
+}: {
+  conversationId: string;
+  channelLabel: string;
+  canReply?: boolean;
+  closedReason?: string | null;
+  /** An e-mail conversation: Cc/Bcc (prefilled from the thread) and the signature shown with a reply. */
+  email?: boolean;
+}) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
   const [error, setError] = useState<string | null>(null);
   const [chosenMode, setMode] = useState<Mode>('reply');
+  const [laterOpen, setLaterOpen] = useState(false);
   const mode: Mode = canReply ? chosenMode : 'note';
+  const recipients = useEmailRecipients(conversationId, email && canReply);
   /** Members picked from the completion list (by membership id). */
   const [picked, setPicked] = useState<Member[]>([]);
   const [completion, setCompletion] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -56,6 +76,9 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
   }, setError);
 
   const options = mode === 'note' && completion ? suggestions(completion.query) : [];
+  // Teammates (and, for a reply, the customer) see that this agent is typing; stopped when the conversation is left.
+  const typing = useMemo(() => typingSender(conversationId), [conversationId]);
+  useEffect(() => () => typing.stop(), [typing]);
 
   async function upload(list: FileList | null): Promise<void> {
     if (!list?.length) return;
@@ -76,21 +99,25 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
     }
   }
 
-  async function send(): Promise<void> {
+  async function send(sendAt?: Date): Promise<void> {
     const content = text.trim() || files.map((f) => f.filename).join(', ');
     if (!content || busy || (mode === 'reply' && closedReason)) return;
+    if (sendAt && mode !== 'reply') return;
     setBusy('sending');
     setError(null);
     try {
       const body =
         mode === 'note'
           ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
-          : { content, attachments: files };
+          : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}), ...(sendAt ? { send_at: sendAt.toISOString() } : {}) };
       const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
       setText('');
+      typing.stop();
       setFiles([]);
       setPicked([]);
       setCompletion(null);
+      if (mode === 'reply' && email) void recipients.reset();
+      setLaterOpen(false);
       const open = thread.value;
       if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
     } catch (e) {
@@ -103,6 +130,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
   function onInput(e: Event): void {
     const el = e.currentTarget as HTMLTextAreaElement;
     setText(el.value);
+    typing.input(el.value, mode === 'note');
     const found = mode === 'note' ? mentionQuery(el.value, el.selectionStart ?? el.value.length) : null;
     setCompletion(found ? { ...found, index: 0 } : null);
   }
@@ -152,7 +180,10 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
 
   const switchTo = (next: Mode) => {
     setMode(next);
+    setLaterOpen(false);
     setCompletion(null);
+    // A draft that becomes a note is no longer typed for the customer (and the reverse).
+    if (text.trim()) typing.input(text, next === 'note');
     input.current?.focus();
   };
 
@@ -181,6 +212,8 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
           ))}
         </ul>
       )}
+      {mode === 'reply' && <CollisionWarning conversationId={conversationId} />}
+      {mode === 'reply' && email && <EmailRecipients recipients={recipients} />}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <div class="composer-field">
         {options.length > 0 && completion && (
@@ -231,10 +264,24 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
         <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
           <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
         </button>
-        <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}>
-          {mode === 'note' ? 'Add note' : 'Send'}
-        </button>
+        <div class="composer-send">
+          {mode === 'reply' && (
+            <button
+              type="button"
+              class="btn ghost"
+              aria-expanded={laterOpen}
+              disabled={Boolean(busy) || Boolean(closedReason) || (!text.trim() && !files.length)}
+              onClick={() => setLaterOpen(!laterOpen)}
+            >
+              Send later
+            </button>
+          )}
+          <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}>
+            {mode === 'note' ? 'Add note' : 'Send'}
+          </button>
+        </div>
       </div>
+      {laterOpen && mode === 'reply' && <SendLaterPanel busy={Boolean(busy)} onSchedule={(at) => void send(at)} onClose={() => setLaterOpen(false)} />}
     </form>
   );
 }

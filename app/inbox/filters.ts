@@ -1,19 +1,31 @@
-/** The inbox's view and filters live in the URL (?view=&status=&channel=&label=), so a reload or a shared link keeps them. */
+/**
+ * The inbox's view and filters live in the URL (?view=&status=&channel=&label=&priority=), so a
+ * reload or a shared link keeps them. The Snoozed view lists snoozed conversations; every other
+ * view leaves them out (they come back when they wake).
+ */
 import { computed } from '@preact/signals';
 import { qs } from '../api.ts';
 import { currentLocation } from '../router.ts';
-import type { ChannelType, ConversationStatus } from '../types.ts';
+import type { ChannelType, ConversationStatus, Priority } from '../types.ts';
 
-export type View = 'mine' | 'unassigned' | 'all';
+export type View = 'mine' | 'unassigned' | 'all' | 'snoozed';
 /** `active` (open and pending: waiting for the team) is the default; '' is any status. */
 export type StatusFilter = ConversationStatus | 'active' | '';
 /** `label`: a label name ('' is any). */
-export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string };
+export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string; priority: Priority | '' };
 
 export const VIEWS: { id: View; label: string }[] = [
   { id: 'mine', label: 'Mine' },
   { id: 'unassigned', label: 'Unassigned' },
   { id: 'all', label: 'All' },
+  { id: 'snoozed', label: 'Snoozed' },
+];
+export const PRIORITIES: { id: Priority; label: string }[] = [
+  { id: 'urgent', label: 'Urgent' },
+  { id: 'high', label: 'High' },
+  { id: 'medium', label: 'Medium' },
+  { id: 'low', label: 'Low' },
+  { id: 'none', label: 'No priority' },
 ];
 export const STATUSES: { id: StatusFilter; label: string }[] = [
   { id: 'active', label: 'Open & pending' },
@@ -26,10 +38,11 @@ export const STATUSES: { id: StatusFilter; label: string }[] = [
 
 export const filters = computed<Filters>(() => {
   const q = currentLocation.value.query;
-  const view = (['mine', 'unassigned', 'all'] as const).find((v) => v === q.get('view')) ?? 'all';
+  const view = (['mine', 'unassigned', 'all', 'snoozed'] as const).find((v) => v === q.get('view')) ?? 'all';
+  const priority = PRIORITIES.find((p) => p.id === q.get('priority'))?.id ?? '';
   const raw = q.get('status');
   const status = raw === null ? 'active' : raw === 'any' ? '' : (STATUSES.find((s) => s.id === raw)?.id ?? 'active');
-  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '' };
+  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '', priority };
 });
 
 /** The selected conversation: /app/inbox/<id>. */
@@ -38,5 +51,5 @@ export const selectedId = computed(() => currentLocation.value.path.match(/^\/ap
 /** The inbox URL for these filters (and optionally a conversation). */
 export function inboxUrl(next: Partial<Filters>, conversationId: string | null = selectedId.value): string {
   const f = { ...filters.value, ...next };
-  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label })}`;
+  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label, priority: f.priority })}`;
 }

@@ -5,7 +5,7 @@
  */
 import { signal } from '@preact/signals';
 import { api } from '../api.ts';
-import { onLive, onResync } from '../live.ts';
+import { followConversationLive, onLive, onResync } from '../live.ts';
 import type { ConversationDetail } from '../types.ts';
 import { CONVERSATION_EVENTS } from './store.ts';
 import { markSeen } from './unread.ts';
@@ -44,6 +44,8 @@ export function followThread(id: string): () => void {
     if (CONVERSATION_EVENTS.has(e.name) && e.payload.conversation_id === id) soon();
   });
   const stopResync = onResync(soon);
+  // Joined for its typing and presence (app/inbox/presence.ts).
+  const stopFollowing = followConversationLive(id);
   const onVisible = () => {
     if (!document.hidden) markSeen(id, thread.value?.messages.at(-1)?.created_at);
   };
@@ -53,6 +55,7 @@ export function followThread(id: string): () => void {
     clearTimeout(timer);
     stopLive();
     stopResync();
+    stopFollowing();
     document.removeEventListener('visibilitychange', onVisible);
   };
 }

@@ -15,5 +15,8 @@ import deliverWebhook from './deliver_webhook.ts';
 import autoAssign from './auto_assign.ts';
 import removeUnattachedUploads from './remove_unattached_uploads.ts';
 import outOfHoursReply from './out_of_hours_reply.ts';
+import sendScheduledReply from './send_scheduled_reply.ts';
+import releaseScheduledReplies from './release_scheduled_replies.ts';
+import wakeSnoozedConversations from './wake_snoozed_conversations.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads, sendScheduledReply, releaseScheduledReplies, wakeSnoozedConversations];

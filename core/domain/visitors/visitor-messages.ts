@@ -19,7 +19,7 @@ import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '.
 export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
 
 /** The predicate on `messages m` of what a visitor may see. */
-export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null)) and not m.private`;
+export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null)) and not m.private and m.delivery_status is distinct from 'scheduled'`;
 
 /** The `/widget` event that shows a message to its visitor live. */
 export const visitorMessageEvent = (customerId: string, message: VisitorMessage): LiveEvent =>
