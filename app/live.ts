@@ -34,6 +34,9 @@ const EVENTS = [
   'mention_created',
   'typing',
   'conversation_presence',
+  'customer_updated',
+  'customer_merged',
+  'customer_erased',
 ];
 
 /** Conversations this tab shows: joined (followed and counted as viewing) on every connect. */

@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
 import { api } from '../api.ts';
 import { followConversationLive, onLive, onResync } from '../live.ts';
 import type { ConversationDetail } from '../types.ts';
-import { CONVERSATION_EVENTS } from './store.ts';
+import { CONVERSATION_EVENTS, CUSTOMER_EVENTS } from './store.ts';
 import { markSeen } from './unread.ts';
 
 export const thread = signal<ConversationDetail | null>(null);
@@ -42,6 +42,9 @@ export function followThread(id: string): () => void {
   };
   const stopLive = onLive((e) => {
     if (CONVERSATION_EVENTS.has(e.name) && e.payload.conversation_id === id) soon();
+    // The customer shown was edited, merged (or merged into another) or erased.
+    const customer = thread.value?.customer_id;
+    if (CUSTOMER_EVENTS.has(e.name) && customer && (e.payload.customer_id === customer || e.payload.from_customer_id === customer)) soon();
   });
   const stopResync = onResync(soon);
   // Joined for its typing and presence (app/inbox/presence.ts).

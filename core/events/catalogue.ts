@@ -8,6 +8,7 @@
  * dashboard gets from an event exactly what GET returns (README "Realtime").
  */
 import type { ConversationListItem } from '../presenters/conversation.ts';
+import type { Customer } from '../presenters/customer.ts';
 import type { Message } from '../presenters/message.ts';
 import type { Mention } from '../presenters/mention.ts';
 import type { VisitorMessage } from '../presenters/visitor-message.ts';
@@ -40,6 +41,12 @@ export type EventPayloads = {
    * GET /api/v1/mentions lists it; `at`: its `created_at`.
    */
   mention_created: MessageIds & { mention_id: string; member_id: string; user_id: string; mention: Mention };
+  /** A customer's record was edited (PATCH /customers/{id}). `customer_id`: its uuid; `customer`: as GET /customers/{id} shows it. */
+  customer_updated: Ids & { customer_id: string; customer: Customer };
+  /** `from_customer_id` (a uuid) was merged into `customer_id`: its conversations are the latter's now. */
+  customer_merged: Ids & { customer_id: string; from_customer_id: string; customer: Customer; conversations_moved: number };
+  /** The customer's erasure was requested: the record is gone from every list; its data follows in a job. */
+  customer_erased: Ids & { customer_id: string };
   /** A website visitor's message as the visitor API shows it; sent as `message_created` in `/widget`. */
   visitor_message_created: VisitorMessage;
 };
@@ -69,6 +76,9 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   handoff_requested: toBusiness,
   channel_updated: toBusiness,
   mention_created: { rooms: (p) => [rooms.user(p.user_id)] },
+  customer_updated: toBusiness,
+  customer_merged: toBusiness,
+  customer_erased: toBusiness,
   visitor_message_created: { name: 'message_created', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)] },
 };
 
