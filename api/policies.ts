@@ -135,6 +135,8 @@ export const policies = {
   'ai_settings.read': { roles: everyone, noBusiness: noBusiness.organization },
   'ai_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change the AI settings', noBusiness: noBusiness.organization },
   'analytics.read': { roles: everyone, noBusiness: noBusiness.organization },
+  /** Reports compare agents with one another: the owner and admins (Chatwoot: administrators), and `read` API keys of theirs. */
+  'reports.read': { roles: managers, refusal: 'Only the owner or an admin can read reports', noBusiness: noBusiness.organization },
 
   /** API keys are made and revoked by people only: a key cannot make a key. */
   'api_keys.manage': { roles: managers, scope: null, refusal: 'Only the owner or an admin can manage API keys', noBusiness: noBusiness.business },

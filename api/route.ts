@@ -69,6 +69,11 @@ export type RouteDefinition<P, Q, B, A extends AuthMode, Pol extends Action | un
    * documented with the `response` schema.
    */
   responseContentType?: string | string[];
+  /**
+   * Other representations of the success response a query parameter selects (content type →
+   * schema), e.g. `text/csv` for `?format=csv`: documented after the main one.
+   */
+  alternateResponses?: Record<string, z.ZodType>;
   /** Error statuses this route can answer, documented with their body shapes. */
   errors?: number[];
   /**
@@ -222,7 +227,10 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
       [route.successStatus ?? 200]: {
         description: route.successStatus === 202 ? 'Accepted' : 'Success',
         content: route.response
-          ? Object.fromEntries([route.responseContentType ?? 'application/json'].flat().map((type) => [type, { schema: route.response! }]))
+          ? Object.fromEntries([
+              ...[route.responseContentType ?? 'application/json'].flat().map((type) => [type, { schema: route.response! }]),
+              ...Object.entries(route.alternateResponses ?? {}).map(([type, schema]) => [type, { schema }]),
+            ])
           : undefined,
       },
       ...errorResponses([...statuses].sort()),

@@ -66,6 +66,34 @@ async function exchange<T>(method: string, path: string, body?: unknown, init: {
   return { body: parsed as T, headers: response.headers };
 }
 
+/**
+ * A file the API answers (a CSV export), fetched with the token and handed to the browser as a
+ * download under the name its `Content-Disposition` gives (else `fallbackName`).
+ */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const headers: Record<string, string> = token.value ? { authorization: `Bearer ${token.value}` } : {};
+  let response: Response;
+  try {
+    response = await fetch(path, { headers });
+  } catch {
+    throw new ApiError(0, 'Parley cannot be reached. Check your connection.');
+  }
+  if (!response.ok) {
+    const text = await response.text();
+    if (response.status === 401 && headers.authorization === `Bearer ${token.value}`) onUnauthorized();
+    throw new ApiError(response.status, messageOf(response.status, (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null));
+  }
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 export const api = {
   get: <T>(path: string) => request<T>('GET', path),
   post: <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {}),

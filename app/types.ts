@@ -83,6 +83,7 @@ export type Action =
   | 'ai_settings.read'
   | 'ai_settings.update'
   | 'analytics.read'
+  | 'reports.read'
   | 'api_keys.manage'
   | 'webhooks.manage'
   | 'audit_log.read'
@@ -245,6 +246,21 @@ export type PlanInfo = {
   limits: { agents: number; channels: number; kb_articles: number; max_messages_per_month: number; ai_auto_reply: boolean };
   usage: { agents: number; channels: number; kb_articles: number; messages_this_month: number };
 };
+
+/** The figures of a report row (GET /api/v1/reports/…): times in whole seconds, null without a sample. */
+export type ReportFigures = {
+  opened: number;
+  resolved: number;
+  first_response_median: number | null;
+  first_response_p90: number | null;
+  resolution_median: number | null;
+  resolution_p90: number | null;
+};
+export type ReportRange = { from: string; to: string; tz: string };
+export type OverviewReport = ReportRange & { totals: ReportFigures; days: (ReportFigures & { date: string })[] };
+export type AgentsReport = ReportRange & { rows: (ReportFigures & { user_id: string | null; name: string })[] };
+export type ChannelsReport = ReportRange & { rows: (ReportFigures & { channel_type: string })[] };
+export type LabelsReport = ReportRange & { rows: (ReportFigures & { label_id: string; name: string; color: string })[] };
 
 export type Overview = {
   total_conversations: number;

@@ -27,9 +27,10 @@ import { socketFanout } from './rows/socket-fanout.ts';
 import { kbSearch } from './rows/kb-search.ts';
 import { analytics } from './rows/analytics.ts';
 import { search } from './rows/search.ts';
+import { reports } from './rows/reports.ts';
 
-// Search and analytics last: their millions of messages would make every later row's tables bigger.
-const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, replyOrder, socketFanout, kbSearch, search, analytics];
+// Search, analytics and reports last: their millions of messages and conversations would make every later row's tables bigger.
+const rows: Row[] = [webhookAck, inboundDrain, inboundLatency, agentReply, outboundDelivery, replyOrder, socketFanout, kbSearch, search, analytics, reports];
 
 /** A bad command line: exit 2 with the message. */
 class UsageError extends Error {}

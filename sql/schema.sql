@@ -206,8 +206,9 @@ alter table conversations add constraint conversations_status_check CHECK ((stat
 CREATE INDEX conversations_assignee_idx ON public.conversations USING btree (assignee_id, updated_at DESC) WHERE (assignee_id IS NOT NULL);
 CREATE INDEX conversations_assignee_load_idx ON public.conversations USING btree (business_id, assignee_id) WHERE ((assignee_id IS NOT NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 CREATE INDEX conversations_business_channel_type_idx ON public.conversations USING btree (business_id, channel_type, updated_at DESC, id DESC);
-CREATE INDEX conversations_business_created_idx ON public.conversations USING btree (business_id, created_at) INCLUDE (channel_type, resolved_by, resolved_at, first_response_at);
+CREATE INDEX conversations_business_created_idx ON public.conversations USING btree (business_id, created_at) INCLUDE (channel_type, resolved_by, resolved_at, first_response_at, assignee_id, id);
 CREATE INDEX conversations_business_priority_idx ON public.conversations USING btree (business_id, priority, updated_at DESC, id DESC);
+CREATE INDEX conversations_business_resolved_idx ON public.conversations USING btree (business_id, resolved_at) INCLUDE (created_at, resolved_by, channel_type, id) WHERE (resolved_at IS NOT NULL);
 CREATE INDEX conversations_business_status_idx ON public.conversations USING btree (business_id, status, updated_at DESC, id DESC);
 CREATE INDEX conversations_business_updated_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC);
 CREATE INDEX conversations_channel_idx ON public.conversations USING btree (channel_id) WHERE (channel_id IS NOT NULL);

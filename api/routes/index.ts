@@ -11,6 +11,7 @@ import channelTypes from './channel-types/routes.ts';
 import widgets from './widgets/routes.ts';
 import kb from './kb/routes.ts';
 import analytics from './analytics/routes.ts';
+import reports from './reports/routes.ts';
 import billing from './billing/routes.ts';
 import ai from './ai/routes.ts';
 import webhooks from './webhooks/routes.ts';
@@ -39,6 +40,7 @@ export const allRoutes: AnyRoute[] = [
   ...widgets,
   ...kb,
   ...analytics,
+  ...reports,
   ...billing,
   ...ai,
   ...platform,

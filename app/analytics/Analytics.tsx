@@ -6,6 +6,8 @@ import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { duration } from '../ui/time.ts';
 import { useLoad } from '../ui/useLoad.ts';
+import { linkClick } from '../router.ts';
+import { can } from '../session.ts';
 
 function Figure({ label, value }: { label: string; value: string }) {
   return (
@@ -36,7 +38,10 @@ export function Analytics() {
   const { data, error } = useLoad(() => api.get<Overview>('/api/v1/analytics/overview'));
   return (
     <div class="page">
-      <h1 class="page-title">Analytics <span class="muted small">last 30 days</span></h1>
+      <div class="reports-head">
+        <h1 class="page-title">Analytics <span class="muted small">last 30 days</span></h1>
+        {can('reports.read') && <a class="btn small" href="/app/reports" onClick={(e) => linkClick(e, '/app/reports')}>Reports by day, agent and label</a>}
+      </div>
       <Notice>{error}</Notice>
       {!data && !error && <div class="spinner" role="status" aria-label="Loading" />}
       {data && (

@@ -8,16 +8,23 @@ import { Logo } from '../ui/Logo.tsx';
 import { Inbox } from '../inbox/Inbox.tsx';
 import { Settings } from '../settings/Settings.tsx';
 import { Analytics } from '../analytics/Analytics.tsx';
+import { Reports } from '../reports/Reports.tsx';
 import { Availability } from './Availability.tsx';
 import { askForNotifications, canAskForNotifications, followNotifications } from './notifications.ts';
 import { followSearchKeys, SearchDialog, searchOpen } from '../search/SearchDialog.tsx';
 import { Mentions } from '../mentions/Mentions.tsx';
 import { followMentions, unreadMentions } from '../mentions/store.ts';
+import type { Action } from '../types.ts';
 
-const NAV = [
+/**
+ * The destinations; one with an `action` shows only to those who `can` do it. `wide` ones stay
+ * out of the phone's bottom bar (it fits five): Reports is reached from Analytics there.
+ */
+const NAV: { to: string; label: string; icon: string; action?: Action; wide?: boolean }[] = [
   { to: '/app/inbox', label: 'Inbox', icon: 'M3 13h5l2 3h4l2-3h5 M5 5h14l2 8v6H3v-6z' },
   { to: '/app/mentions', label: 'Mentions', icon: 'M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0z M16 12v1.5a2.5 2.5 0 0 0 5 0V12a9 9 0 1 0-3.5 7.1' },
   { to: '/app/analytics', label: 'Analytics', icon: 'M4 20V10 M10 20V4 M16 20v-7 M22 20H2' },
+  { to: '/app/reports', label: 'Reports', icon: 'M6 3h9l4 4v14H6z M14 3v5h5 M9 17v-3 M12 17v-6 M15 17v-4', action: 'reports.read', wide: true },
   { to: '/app/settings', label: 'Settings', icon: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8z M4 12h2 M18 12h2 M12 4v2 M12 18v2 M6.3 6.3l1.4 1.4 M16.3 16.3l1.4 1.4 M6.3 17.7l1.4-1.4 M16.3 7.7l1.4-1.4' },
 ];
 
@@ -45,7 +52,17 @@ export function AppShell() {
     const stops = [onLive((e) => e.name === 'agent_status_changed' && refresh()), onResync(refresh)];
     return () => stops.forEach((stop) => stop());
   }, []);
-  const page = path.startsWith('/app/settings') ? <Settings /> : path.startsWith('/app/analytics') ? <Analytics /> : path.startsWith('/app/mentions') ? <Mentions /> : <Inbox />;
+  const page = path.startsWith('/app/settings') ? (
+    <Settings />
+  ) : path.startsWith('/app/analytics') ? (
+    <Analytics />
+  ) : path.startsWith('/app/reports') && can('reports.read') ? (
+    <Reports />
+  ) : path.startsWith('/app/mentions') ? (
+    <Mentions />
+  ) : (
+    <Inbox />
+  );
   const unread = unreadMentions.value;
   return (
     <div class="shell">
@@ -53,8 +70,8 @@ export function AppShell() {
         <div class="sidebar-logo"><Logo small /></div>
         <span class="workspace-name" title={me.value?.business?.name}>{me.value?.business?.name}</span>
         <ul class="nav-list">
-          {NAV.map((item) => (
-            <li>
+          {NAV.filter((item) => !item.action || can(item.action)).map((item) => (
+            <li class={item.wide ? 'nav-wide-only' : undefined}>
               <a href={item.to} class={`nav-item${path.startsWith(item.to) ? ' active' : ''}`} aria-current={path.startsWith(item.to) ? 'page' : undefined} onClick={(e) => linkClick(e, item.to)}>
                 <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d={item.icon} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" /></svg>
                 <span>{item.label}</span>
