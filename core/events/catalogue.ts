@@ -40,6 +40,11 @@ export type EventPayloads = {
   mention_created: MessageIds & { mention_id: string; member_id: string; user_id: string; mention: Mention };
   /** A website visitor's message as the visitor API shows it; sent as `message_created` in `/widget`. */
   visitor_message_created: VisitorMessage;
+  /**
+   * An SLA target of a conversation passed its due time unmet (or was met after it), once per breach
+   * (core/commands/sla.ts). `at`: when it was recorded; `due_at`: the target's due time.
+   */
+  sla_breached: ConversationIds & { breach_id: string; sla_policy_id: string; target: 'first_response' | 'next_response' | 'resolution'; due_at: string };
 };
 
 export type EventKey = keyof EventPayloads;
@@ -67,6 +72,7 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   channel_updated: toBusiness,
   mention_created: { rooms: (p) => [rooms.user(p.user_id)] },
   visitor_message_created: { name: 'message_created', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)] },
+  sla_breached: toBusiness,
 };
 
 /** An event built from the catalogue; what the bus carries (core/events/bus.ts ParleyEvent), typed. */

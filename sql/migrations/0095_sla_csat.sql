@@ -141,3 +141,24 @@ $$;
 create trigger conversations_status_arm after update of status on conversations
   for each row when (old.status is distinct from new.status)
   execute function conversation_status_arm();
+
+-- A conversation started (by an agent, without a message yet) follows its policy from the start.
+create function sla_arm_conversation() returns trigger language plpgsql as $$
+begin
+  perform sla_arm(new.business_id, new.id);
+  return null;
+end;
+$$;
+create trigger conversations_sla_arm after insert on conversations
+  for each row execute function sla_arm_conversation();
+
+-- Business hours changed: working-time due times of the business's open conversations move.
+create function sla_arm_business_hours() returns trigger language plpgsql as $$
+begin
+  perform sla_arm(c.business_id, c.id) from conversations c
+  where c.business_id = new.business_id and c.status in ('open', 'pending');
+  return null;
+end;
+$$;
+create trigger business_hours_sla_arm after insert or update on business_hours
+  for each row execute function sla_arm_business_hours();

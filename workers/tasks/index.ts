@@ -15,5 +15,8 @@ import deliverWebhook from './deliver_webhook.ts';
 import autoAssign from './auto_assign.ts';
 import removeUnattachedUploads from './remove_unattached_uploads.ts';
 import outOfHoursReply from './out_of_hours_reply.ts';
+import slaRefresh from './sla_refresh.ts';
+import slaCheck from './sla_check.ts';
+import csatRequest from './csat_request.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads];
+export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads, slaRefresh, slaCheck, csatRequest];
