@@ -77,7 +77,11 @@ export type Action =
   | 'assignment_settings.read'
   | 'assignment_settings.update'
   | 'business_hours.read'
-  | 'business_hours.update';
+  | 'business_hours.update'
+  | 'sla_policies.read'
+  | 'sla_policies.manage'
+  | 'csat_settings.read'
+  | 'csat_settings.update';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
 export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean> };

@@ -22,6 +22,8 @@ import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
 import platform from './platform/routes.ts';
 import settings from './settings/routes.ts';
+import sla from './sla/routes.ts';
+import csat from './csat/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
   ...system,
@@ -43,6 +45,8 @@ export const allRoutes: AnyRoute[] = [
   ...ai,
   ...platform,
   ...settings,
+  ...sla,
+  ...csat,
   ...webhooks,
   ...visitor,
   ...agentApp,
