@@ -139,6 +139,14 @@ async function start(script: HTMLScriptElement): Promise<void> {
     },
     onRetry: (clientId) => void deliver(clientId),
     onOpen: () => {},
+    onRate: async (csatToken, rating) => {
+      try {
+        await api.rate(csatToken, rating);
+      } catch (error) {
+        // Rated already (another tab): the first rating stands, and this one is shown as given.
+        if (!(error instanceof ApiError && error.status === 409)) throw error;
+      }
+    },
   });
 
   // A returning visitor: resume (which also renews the token) and follow replies live.
