@@ -69,6 +69,7 @@ create table business_hours (
 alter table business_hours add constraint business_hours_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table business_hours add constraint business_hours_out_of_hours_message_check CHECK (((char_length(out_of_hours_message) >= 1) AND (char_length(out_of_hours_message) <= 2000)));
 alter table business_hours add constraint business_hours_pkey PRIMARY KEY (business_id);
+CREATE TRIGGER business_hours_sla_arm AFTER INSERT OR UPDATE ON public.business_hours FOR EACH ROW EXECUTE FUNCTION sla_arm_business_hours();
 
 create table businesses (
   id uuid default gen_random_uuid() not null,
@@ -214,6 +215,7 @@ CREATE INDEX conversations_handoff_idx ON public.conversations USING btree (busi
 CREATE INDEX conversations_sla_alert_idx ON public.conversations USING btree (sla_alert_at) WHERE (sla_alert_at IS NOT NULL);
 CREATE INDEX conversations_sla_due_idx ON public.conversations USING btree (business_id, sla_due_at, id) WHERE (sla_due_at IS NOT NULL);
 CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (business_id, created_at, id) WHERE ((assignee_id IS NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
+CREATE TRIGGER conversations_sla_arm AFTER INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION sla_arm_conversation();
 CREATE TRIGGER conversations_status_arm AFTER UPDATE OF status ON public.conversations FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION conversation_status_arm();
 
 create table csat_settings (
@@ -974,6 +976,29 @@ begin
     payload => json_build_object('conversation_id', p_conversation_id::text),
     job_key => 'sla:' || p_conversation_id::text
   );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.sla_arm_business_hours()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform sla_arm(c.business_id, c.id) from conversations c
+  where c.business_id = new.business_id and c.status in ('open', 'pending');
+  return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.sla_arm_conversation()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform sla_arm(new.business_id, new.id);
+  return null;
 end;
 $function$
 ;
