@@ -8,6 +8,7 @@ import { LabelChip } from '../ui/LabelChip.tsx';
 import type { ConversationListItem } from '../types.ts';
 import { inboxUrl } from './filters.ts';
 import { isUnread } from './unread.ts';
+import { SlaMark } from './Sla.tsx';
 
 function preview(c: ConversationListItem): string {
   const m = c.last_message;
@@ -36,6 +37,7 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
           <span class="conv-bottom">
             <ChannelIcon type={c.channel_type} size={14} />
             <span class="conv-preview">{preview(c)}</span>
+            <SlaMark conversation={c} />
             {c.status === 'pending' && <span class="pill warn">Pending</span>}
             {unread && <span class="unread-dot" title="Unread" />}
           </span>

@@ -2,7 +2,7 @@
 import { liveState } from '../live.ts';
 import { navigate } from '../router.ts';
 import { channelTypes } from '../channel-types.ts';
-import { filters, inboxUrl, STATUSES, VIEWS, type Filters } from './filters.ts';
+import { filters, inboxUrl, SLA_FILTERS, STATUSES, VIEWS, type Filters } from './filters.ts';
 import { labels } from './labels.ts';
 
 export function ListHeader() {
@@ -31,6 +31,11 @@ export function ListHeader() {
           <option value="">All channels</option>
           {channelTypes.value.map((t) => (
             <option value={t.type}>{t.label}</option>
+          ))}
+        </select>
+        <select class="input small" aria-label="SLA" value={f.sla} onChange={(e) => go({ sla: e.currentTarget.value as Filters['sla'] })}>
+          {SLA_FILTERS.map((s) => (
+            <option value={s.id}>{s.label}</option>
           ))}
         </select>
         {(labels.value.length > 0 || f.label) && (

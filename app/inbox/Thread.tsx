@@ -13,6 +13,8 @@ import { ConversationLabels } from './ConversationLabels.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
+import { SlaLine } from './Sla.tsx';
+import { CsatCard } from './CsatCard.tsx';
 
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
@@ -67,6 +69,7 @@ export function Thread({ id }: { id: string }) {
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
               </span>
               <ConversationLabels conversation={c} />
+              <SlaLine conversation={c} />
             </div>
             <StatusActions conversation={c} />
           </div>
@@ -85,6 +88,7 @@ export function Thread({ id }: { id: string }) {
           {c.messages.map((m) => (
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
           ))}
+          {c.csat && <CsatCard csat={c.csat} customerName={name} />}
         </div>
         {c.channel_id && c.channel_type === 'whatsapp' && (
           <>

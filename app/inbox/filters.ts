@@ -1,4 +1,4 @@
-/** The inbox's view and filters live in the URL (?view=&status=&channel=&label=), so a reload or a shared link keeps them. */
+/** The inbox's view and filters live in the URL (?view=&status=&channel=&label=&sla=), so a reload or a shared link keeps them. */
 import { computed } from '@preact/signals';
 import { qs } from '../api.ts';
 import { currentLocation } from '../router.ts';
@@ -8,7 +8,16 @@ export type View = 'mine' | 'unassigned' | 'all';
 /** `active` (open and pending: waiting for the team) is the default; '' is any status. */
 export type StatusFilter = ConversationStatus | 'active' | '';
 /** `label`: a label name ('' is any). */
-export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string };
+/** `sla`: only conversations past an SLA due time (`breached`), due within the hour (`due_soon`), or with anything due (`due`); each sorted by due time, soonest first. */
+export type SlaFilter = 'breached' | 'due_soon' | 'due' | '';
+export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string; sla: SlaFilter };
+
+export const SLA_FILTERS: { id: SlaFilter; label: string }[] = [
+  { id: '', label: 'Any SLA' },
+  { id: 'breached', label: 'Overdue' },
+  { id: 'due_soon', label: 'Due soon' },
+  { id: 'due', label: 'By due time' },
+];
 
 export const VIEWS: { id: View; label: string }[] = [
   { id: 'mine', label: 'Mine' },
@@ -29,7 +38,8 @@ export const filters = computed<Filters>(() => {
   const view = (['mine', 'unassigned', 'all'] as const).find((v) => v === q.get('view')) ?? 'all';
   const raw = q.get('status');
   const status = raw === null ? 'active' : raw === 'any' ? '' : (STATUSES.find((s) => s.id === raw)?.id ?? 'active');
-  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '' };
+  const sla = SLA_FILTERS.find((x) => x.id !== '' && x.id === q.get('sla'))?.id ?? '';
+  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '', sla };
 });
 
 /** The selected conversation: /app/inbox/<id>. */
@@ -38,5 +48,5 @@ export const selectedId = computed(() => currentLocation.value.path.match(/^\/ap
 /** The inbox URL for these filters (and optionally a conversation). */
 export function inboxUrl(next: Partial<Filters>, conversationId: string | null = selectedId.value): string {
   const f = { ...filters.value, ...next };
-  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label })}`;
+  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label, sla: f.sla })}`;
 }

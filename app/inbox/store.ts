@@ -37,7 +37,16 @@ let reads = 0;
 
 function query(f: Filters, limit: number, before?: string): string {
   const assignee = f.view === 'mine' ? me.value?.user.id : f.view === 'unassigned' ? 'none' : undefined;
-  return qs({ status: f.status === 'active' ? 'open,pending' : f.status, channel_type: f.channel, assignee_id: assignee, label: f.label, limit, before });
+  return qs({
+    status: f.status === 'active' ? 'open,pending' : f.status,
+    channel_type: f.channel,
+    assignee_id: assignee,
+    label: f.label,
+    sla: f.sla,
+    sort: f.sla ? 'sla' : undefined,
+    limit,
+    before,
+  });
 }
 
 /** The first `count` rows for the filters, by keyset pages of at most MAX_PAGE. */
