@@ -52,10 +52,10 @@ export function Csat() {
             </label>
           </div>
           <Notice>{toggle.error}</Notice>
-          <form class="card stack" aria-label="Question" onSubmit={save.onSubmit}>
+          <form class="card stack" aria-label="Rating question" onSubmit={save.onSubmit}>
             <label class="field">
               <span class="field-label">Question</span>
-              <textarea class="input" rows={2} maxLength={500} required value={question} disabled={!manage} onInput={(e) => setQuestion(e.currentTarget.value)} />
+              <textarea class="input" aria-label="Question" rows={2} maxLength={500} required value={question} disabled={!manage} onInput={(e) => setQuestion(e.currentTarget.value)} />
               <span class="field-hint">Sent as the team's message, with 1 (very bad) to 5 (very good) to choose from.</span>
             </label>
             <div class="csat-preview" aria-label="Preview">
