@@ -64,6 +64,8 @@ export const policies = {
   'team.read': { roles: everyone, noBusiness: noBusiness.team },
   /** A key has no presence of its own. */
   'team.set_own_status': { roles: everyone, scope: null, noBusiness: noBusiness.team },
+  /** One's own e-mail signature (a key acts as its member, so it may set theirs). */
+  'team.set_own_signature': { roles: everyone, noBusiness: noBusiness.team },
   'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
   'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
   /** Leaving on one's own: every member but the owner, whose business it is. */
@@ -74,6 +76,8 @@ export const policies = {
   'conversations.create': { roles: everyone, noBusiness: noBusiness.business },
   /** Replies and private notes (POST …/messages, with or without `private`) alike. */
   'conversations.reply': { roles: everyone, noBusiness: noBusiness.business },
+  /** Forwarding an e-mail conversation (or some of its messages) to an outside address. */
+  'conversations.forward': { roles: everyone, noBusiness: noBusiness.business },
   /** GET /mentions: the caller's own mentions only, whatever the role. */
   'mentions.read': { roles: everyone, noBusiness: noBusiness.business },
   'mentions.mark_read': { roles: everyone, noBusiness: noBusiness.business },
@@ -88,6 +92,15 @@ export const policies = {
   'conversations.merge': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.take': { roles: everyone, noBusiness: noBusiness.business },
   'conversations.assign': { roles: managers, refusal: 'Only the owner or an admin can assign conversations to others', noBusiness: noBusiness.team },
+  /** PUT/DELETE …/snooze: any member sets a conversation aside and wakes it (docs/decisions.md#snooze-priority-bulk-and-scheduled-send). */
+  'conversations.snooze': { roles: everyone, noBusiness: noBusiness.business },
+  /** PUT …/priority: any member marks how urgent a conversation is. */
+  'conversations.set_priority': { roles: everyone, noBusiness: noBusiness.business },
+  /**
+   * POST /conversations/bulk: any member may call it; each action is then authorized by the line
+   * of its single-conversation route (take/assign, change_status, label, snooze, set_priority).
+   */
+  'conversations.bulk': { roles: everyone, noBusiness: noBusiness.business },
   /** PUT …/labels: any member tags a conversation with the business's labels (as in Chatwoot). */
   'conversations.label': { roles: everyone, noBusiness: noBusiness.business },
   /** The label set is the business's vocabulary: owners and admins shape it (Chatwoot: administrators), everyone reads it. */

@@ -27,6 +27,7 @@ const EVENTS = [
   'conversation_assigned',
   'message_created',
   'message_updated',
+  'message_deleted',
   'agent_status_changed',
   'channel_updated',
   'handoff_requested',

@@ -7,11 +7,12 @@
 export type Role = 'owner' | 'admin' | 'agent';
 export type Availability = 'live' | 'away' | 'offline';
 export type ConversationStatus = 'open' | 'pending' | 'resolved' | 'closed';
+export type Priority = 'none' | 'low' | 'medium' | 'high' | 'urgent';
 /** A channel type's name (`whatsapp`, `widget`, …): the server's connectors say which exist (GET /channel-types). */
 export type ChannelType = string;
 
 /** One field of a channel type's config, as its connect form shows it. */
-export type ChannelField = { key: string; label: string; required: boolean; secret: boolean; placeholder?: string | null; input: 'text' | 'number' | 'email' };
+export type ChannelField = { key: string; label: string; required: boolean; secret: boolean; placeholder?: string | null; input: 'text' | 'number' | 'email' | 'textarea' };
 
 /** A value to copy into the platform after connecting: `source` names it on the channel (`webhook_url`, `config.verify_token`). */
 export type SetupValue = { label: string; source: string };
@@ -36,6 +37,8 @@ export type Business = { id: string; name: string; website: string; industry: st
 /** An action of the server's policy table (api/policies.ts); test/app-types.check.ts keeps the two lists equal. */
 export type Action =
   | 'business.read'
+  | 'conversations.forward'
+  | 'team.set_own_signature'
   | 'business.update'
   | 'plan.read'
   | 'billing.checkout'
@@ -58,6 +61,9 @@ export type Action =
   | 'conversations.take'
   | 'conversations.merge'
   | 'conversations.assign'
+  | 'conversations.snooze'
+  | 'conversations.set_priority'
+  | 'conversations.bulk'
   | 'conversations.label'
   | 'labels.read'
   | 'labels.manage'
@@ -106,12 +112,30 @@ export type Message = {
   sender_id: string | null;
   content: string;
   attachments: Attachment[];
-  delivery_status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | null;
+  delivery_status: 'scheduled' | 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | null;
   error: string | null;
   /** A private note of the team: never shown to the customer. */
   private: boolean;
+  /** A scheduled reply ("Send later"): when it goes out; editable while `delivery_status` is `scheduled`. */
+  send_at: string | null;
   created_at: string;
+  /** Customer e-mail: its HTML, sanitized by the server; remote images blocked unless fetched with `images=1`. */
+  html_sanitized?: string | null;
+  remote_images?: number;
+  email?: EmailDetails | null;
 };
+
+export type EmailAddress = { address: string; name?: string };
+export type EmailDetails = {
+  to: EmailAddress[];
+  cc: EmailAddress[];
+  bcc: EmailAddress[];
+  signature: string | null;
+  forward_to: EmailAddress[] | null;
+  forwarded_message_ids: string[] | null;
+};
+/** GET /api/v1/conversations/{id}/reply-recipients */
+export type ReplyRecipients = { from: string; to: EmailAddress | null; cc: EmailAddress[]; signature: string | null };
 
 /** One mention of the signed-in member in a private note (GET /api/v1/mentions). */
 export type Mention = {
@@ -145,6 +169,10 @@ export type Conversation = {
   handoff_reason: string | null;
   /** WhatsApp: when free-form replies stop being allowed (null elsewhere). */
   reply_window_expires_at: string | null;
+  /** Set aside until `snoozed_until`, or (null) until the customer writes. */
+  snoozed: boolean;
+  snoozed_until: string | null;
+  priority: Priority;
   customer: Customer | null;
   /** Label names, alphabetical. */
   labels: string[];

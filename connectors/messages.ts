@@ -40,7 +40,18 @@ export type InboundMessage = {
   references?: string[];
   /** E-mail only. */
   subject?: string;
+  /**
+   * E-mail only: the mail's other recipients (To and Cc, addresses lower-cased), and its HTML part
+   * sanitized (lib/email-html.ts; remote images disarmed, `remote_images` of them).
+   */
+  email?: { to: EmailAddress[]; cc: EmailAddress[]; html?: string; remote_images?: number };
 };
+
+/** An e-mail address, lower-cased, with the display name when known. */
+export type EmailAddress = { address: string; name?: string };
+
+/** One message of the conversation, quoted in a forward. */
+export type ForwardedMessage = { from: string; date: string; text: string; html?: string };
 
 /** A platform's delivery receipt for a message Parley sent. */
 export type DeliveryReceipt = {
@@ -74,6 +85,11 @@ export type OutboundMessage = {
   statusCallbackUrl?: string;
   /** A WhatsApp template message instead of free text (`text` is its rendered body, for the record). */
   template?: { name: string; language: string; parameters: string[] };
+  /**
+   * E-mail only: copies (Cc, Bcc), the signature to append, or — for a forward — the outside
+   * recipients and the quoted messages (`text` is the agent's note; no threading, subject "Fwd:").
+   */
+  email?: { cc: EmailAddress[]; bcc: EmailAddress[]; signature?: string; forward?: { to: EmailAddress[]; messages: ForwardedMessage[] } };
 };
 
 export type SendResult = {

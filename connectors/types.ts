@@ -81,6 +81,8 @@ export type ConfigField = {
   /** The form label, in the platform's words. */
   label: string;
   placeholder?: string;
+  /** Several lines of text (a signature): forms show a text area. */
+  multiline?: boolean;
 };
 
 /** What inbound routing needs in plain columns (see core/commands/channels.ts). */

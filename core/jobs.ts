@@ -83,6 +83,15 @@ export const jobCatalogue = {
     payload: z.union([z.object({ channel_id: z.uuid() }), z.object({ event_id: z.uuid() })]),
     jobKey: (p) => ('channel_id' in p ? `inbound:${p.channel_id}` : `inbound-event:${p.event_id}`),
   }),
+  /**
+   * A scheduled reply goes out at its `send_at` (run_at; core/commands/scheduled-replies.ts).
+   * Editing the time enqueues it again under the same key, which moves it.
+   */
+  send_scheduled_reply: job({ payload: messageId, jobKey: (p) => `scheduled:${p.message_id}` }),
+  /** Crontab, every minute: any due scheduled reply its job did not release (a net). */
+  release_scheduled_replies: job({ payload: z.unknown(), maxAttempts: 1 }),
+  /** Crontab, every minute: snoozed conversations whose time has come wake (core/commands/snooze.ts). */
+  wake_snoozed_conversations: job({ payload: z.unknown(), maxAttempts: 1 }),
   /** Tells the platform about a new or changed channel. */
   register_channel: job({ payload: channelId, jobKey: (p) => `register:${p.channel_id}` }),
   /** Crontab, hourly: businesses whose subscription stayed past due beyond the grace period go to Free. */

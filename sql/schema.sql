@@ -188,6 +188,9 @@ create table conversations (
   hours_checked_at timestamp with time zone,
   hours_checked_until timestamp with time zone,
   reply_window_expires_at timestamp with time zone,
+  snoozed_at timestamp with time zone,
+  snoozed_until timestamp with time zone,
+  priority text default 'none'::text not null,
   sla_policy_id uuid,
   sla_first_response_due_at timestamp with time zone,
   sla_next_response_due_at timestamp with time zone,
@@ -200,13 +203,16 @@ alter table conversations add constraint conversations_business_id_fkey FOREIGN 
 alter table conversations add constraint conversations_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES customers(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_pkey PRIMARY KEY (id);
+alter table conversations add constraint conversations_priority_check CHECK ((priority = ANY (ARRAY['none'::text, 'low'::text, 'medium'::text, 'high'::text, 'urgent'::text])));
 alter table conversations add constraint conversations_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES users(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_sla_policy_fkey FOREIGN KEY (business_id, sla_policy_id) REFERENCES sla_policies(business_id, id) ON DELETE SET NULL (sla_policy_id);
+alter table conversations add constraint conversations_snooze_check CHECK (((snoozed_until IS NULL) OR (snoozed_at IS NOT NULL)));
 alter table conversations add constraint conversations_status_check CHECK ((status = ANY (ARRAY['open'::text, 'pending'::text, 'resolved'::text, 'closed'::text])));
 CREATE INDEX conversations_assignee_idx ON public.conversations USING btree (assignee_id, updated_at DESC) WHERE (assignee_id IS NOT NULL);
 CREATE INDEX conversations_assignee_load_idx ON public.conversations USING btree (business_id, assignee_id) WHERE ((assignee_id IS NOT NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 CREATE INDEX conversations_business_channel_type_idx ON public.conversations USING btree (business_id, channel_type, updated_at DESC, id DESC);
 CREATE INDEX conversations_business_created_idx ON public.conversations USING btree (business_id, created_at) INCLUDE (channel_type, resolved_by, resolved_at, first_response_at);
+CREATE INDEX conversations_business_priority_idx ON public.conversations USING btree (business_id, priority, updated_at DESC, id DESC);
 CREATE INDEX conversations_business_status_idx ON public.conversations USING btree (business_id, status, updated_at DESC, id DESC);
 CREATE INDEX conversations_business_updated_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC);
 CREATE INDEX conversations_channel_idx ON public.conversations USING btree (channel_id) WHERE (channel_id IS NOT NULL);
@@ -214,6 +220,8 @@ CREATE INDEX conversations_customer_idx ON public.conversations USING btree (cus
 CREATE INDEX conversations_handoff_idx ON public.conversations USING btree (business_id, handoff_requested_at DESC) WHERE (handoff_requested_at IS NOT NULL);
 CREATE INDEX conversations_sla_alert_idx ON public.conversations USING btree (sla_alert_at) WHERE (sla_alert_at IS NOT NULL);
 CREATE INDEX conversations_sla_due_idx ON public.conversations USING btree (business_id, sla_due_at, id) WHERE (sla_due_at IS NOT NULL);
+CREATE INDEX conversations_snooze_due_idx ON public.conversations USING btree (snoozed_until) WHERE (snoozed_until IS NOT NULL);
+CREATE INDEX conversations_snoozed_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC) WHERE (snoozed_at IS NOT NULL);
 CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (business_id, created_at, id) WHERE ((assignee_id IS NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 CREATE TRIGGER conversations_sla_arm AFTER INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION sla_arm_conversation();
 CREATE TRIGGER conversations_status_arm AFTER UPDATE OF status ON public.conversations FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION conversation_status_arm();
@@ -429,13 +437,18 @@ create table messages (
   delivery_attempts smallint default 0 not null,
   next_delivery_at timestamp with time zone,
   private boolean default false not null,
-  template jsonb
+  template jsonb,
+  send_at timestamp with time zone,
+  html text,
+  email jsonb
 );
 alter table messages add constraint messages_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table messages add constraint messages_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
 alter table messages add constraint messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
-alter table messages add constraint messages_delivery_status_check CHECK ((delivery_status = ANY (ARRAY['queued'::text, 'sent'::text, 'delivered'::text, 'read'::text, 'failed'::text])));
+alter table messages add constraint messages_delivery_status_check CHECK ((delivery_status = ANY (ARRAY['scheduled'::text, 'queued'::text, 'sent'::text, 'delivered'::text, 'read'::text, 'failed'::text])));
+alter table messages add constraint messages_html_length CHECK (((html IS NULL) OR (length(html) <= 524288)));
 alter table messages add constraint messages_pkey PRIMARY KEY (id);
+alter table messages add constraint messages_send_at_check CHECK (((delivery_status IS DISTINCT FROM 'scheduled'::text) OR (send_at IS NOT NULL)));
 alter table messages add constraint messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES users(id) ON DELETE SET NULL;
 alter table messages add constraint messages_sender_type_check CHECK ((sender_type = ANY (ARRAY['agent'::text, 'customer'::text, 'ai'::text, 'system'::text])));
 CREATE INDEX messages_business_created_idx ON public.messages USING btree (business_id, created_at DESC, id DESC);
@@ -444,6 +457,7 @@ CREATE UNIQUE INDEX messages_channel_external_idx ON public.messages USING btree
 CREATE INDEX messages_conversation_idx ON public.messages USING btree (conversation_id, created_at, id);
 CREATE INDEX messages_external_idx ON public.messages USING btree (external_id) WHERE (external_id IS NOT NULL);
 CREATE INDEX messages_queued_idx ON public.messages USING btree (conversation_id, created_at, id) WHERE (delivery_status = 'queued'::text);
+CREATE INDEX messages_scheduled_due_idx ON public.messages USING btree (send_at) WHERE (delivery_status = 'scheduled'::text);
 CREATE TRIGGER messages_reply_window AFTER INSERT ON public.messages FOR EACH ROW WHEN ((new.sender_type = 'customer'::text)) EXECUTE FUNCTION messages_move_reply_window();
 CREATE TRIGGER messages_sla_arm AFTER INSERT ON public.messages FOR EACH ROW WHEN (((NOT new.private) AND (new.sender_type = ANY (ARRAY['customer'::text, 'agent'::text])))) EXECUTE FUNCTION sla_arm_message();
 
@@ -539,11 +553,13 @@ create table team_members (
   agent_number integer not null,
   invited_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
-  max_open integer
+  max_open integer,
+  email_signature text
 );
 alter table team_members add constraint team_members_business_id_agent_number_key UNIQUE (business_id, agent_number);
 alter table team_members add constraint team_members_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table team_members add constraint team_members_business_id_key UNIQUE (business_id, id);
+alter table team_members add constraint team_members_email_signature_length CHECK (((email_signature IS NULL) OR (length(email_signature) <= 2000)));
 alter table team_members add constraint team_members_max_open_check CHECK (((max_open >= 0) AND (max_open <= 1000)));
 alter table team_members add constraint team_members_pkey PRIMARY KEY (id);
 alter table team_members add constraint team_members_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'agent'::text])));
@@ -825,6 +841,8 @@ begin
       status = case when c.status = 'resolved' then 'open' else c.status end,
       resolved_at = case when c.status = 'resolved' then null else c.resolved_at end,
       resolved_by = case when c.status = 'resolved' then null else c.resolved_by end,
+      -- The customer wrote: a snoozed conversation wakes (docs/decisions.md#snooze-priority-bulk-and-scheduled-send).
+      snoozed_at = null, snoozed_until = null,
       last_message_at = clock_timestamp(), updated_at = clock_timestamp()
     where c.id = v_conversation;
   else

@@ -151,7 +151,8 @@ browserTest('window closed: the reply box says so, and a template goes out throu
   await shoot(page, 'template-picker-desktop');
   await picker.getByRole('button', { name: 'Send template' }).click();
   await picker.waitFor({ state: 'detached' });
-  await page.getByText('Hi Rosa, your replacement for order A-1042 ships today.').waitFor();
+  // In the thread (the list's preview of the row says it too once the list is re-read).
+  await page.getByRole('log', { name: 'Messages' }).getByText('Hi Rosa, your replacement for order A-1042 ships today.').waitFor();
   const sent = await worked(async () => fake.whatsappSent.find((m) => m.type === 'template'), 'the template at Graph');
   t.deepEqual(sent.body.template.components[0].parameters.map((p: any) => p.text), ['Rosa', 'A-1042']);
   t.deepEqual(errors, []);

@@ -91,7 +91,7 @@ browserTest('a note with an @mention: yellow and tagged in the thread, live in t
   // A reply after it goes to the visitor; the note never does.
   await page.getByRole('tab', { name: 'Reply' }).click();
   await page.getByRole('textbox', { name: 'Reply' }).fill('Sorry about that! A refund is on its way.');
-  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
   await log.getByText('Sent', { exact: true }).waitFor();
   const visitorView = await app.request('GET', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${visitorToken}` } });
   t.deepEqual(visitorView.body.map((m: any) => m.content), ['My parcel arrived damaged, what now?', 'Sorry about that! A refund is on its way.']);

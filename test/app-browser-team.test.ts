@@ -117,7 +117,7 @@ browserTest('a reply the platform refuses shows failed with its reason', async (
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
   await page.goto(`${app.url}/app/inbox/${created.body.id}`);
   await page.getByRole('textbox', { name: 'Reply' }).fill('Your refund is on its way.');
-  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
   const log = page.getByRole('log', { name: 'Messages' });
   await log.getByText('Failed: Forbidden: bot was blocked by the user').waitFor();
   await shoot(page, 'failed-delivery-desktop');

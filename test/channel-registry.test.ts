@@ -97,6 +97,8 @@ test('GET /api/v1/channel-types: every type with its label, setup text, fields a
     ['address', 'email'],
     ['smtp_port', 'number'],
     ['imap_port', 'number'],
+    // The signature appended to replies takes several lines.
+    ['signature', 'textarea'],
   ]);
   t.like(res.body.items.find((i: { type: string }) => i.type === 'widget'), { internal: true, webhook: 'none' });
 });

@@ -76,6 +76,8 @@ test('parse: a new message with an attachment', async (t) => {
     sentAt: '2026-01-01T10:00:00.000Z',
     references: [],
     subject: 'Invoice 2026-001 looks wrong',
+    // Its recipients (for the Cc a reply carries over); a plain-text mail has no HTML.
+    email: { to: [{ address: 'support@acme.test', name: 'Acme Support' }], cc: [] },
   }]);
   t.true(Buffer.from((events[0] as { attachments: { content_base64: string }[] }).attachments[0].content_base64, 'base64').toString('latin1').startsWith('%PDF-1.4'));
 });
@@ -97,6 +99,8 @@ test('parse: HTML only, encoded words, no Message-ID (a stable one is derived)',
   t.is(first.text, 'Hola,\n\n¿Cuándo llega mi pedido? A & B');
   t.regex(first.externalId, /^<[0-9a-f]{64}@parley\.invalid>$/);
   t.is(again.externalId, first.externalId);
+  // The HTML part is kept, sanitized (its <style> is gone), beside the text.
+  t.deepEqual(first.email, { to: [{ address: 'support@acme.test' }], cc: [], html: '<p>Hola,</p><p>¿Cuándo llega mi pedido? A &amp; B</p>', remote_images: 0 });
 });
 
 test('parse: no sender, nothing to answer: no event', async (t) => {

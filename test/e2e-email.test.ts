@@ -381,3 +381,193 @@ test.serial('IMAP: a refused login while polling puts the channel in error and s
     imapLogin.password = IMAP_PASSWORD;
   }
 });
+
+// ——— E-mail in depth (issue 19 item 6): HTML mail, Cc/Bcc, signatures, multipart replies, forwards ———
+
+/** A multipart/alternative mail (text + HTML) with To and Cc lists, as a mail client sends it. */
+function htmlMail(mail: { from: string; to: string; cc?: string; subject: string; text: string; html: string }): { raw: string; messageId: string } {
+  const messageId = `<${randomBytes(8).toString('hex')}@mail.customer.test>`;
+  const boundary = `b-${randomBytes(6).toString('hex')}`;
+  const lines = [
+    `From: ${mail.from}`,
+    `To: ${mail.to}`,
+    ...(mail.cc ? [`Cc: ${mail.cc}`] : []),
+    `Subject: ${mail.subject}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: ${messageId}`,
+    'MIME-Version: 1.0',
+    `Content-Type: multipart/alternative; boundary="${boundary}"`,
+    '',
+    `--${boundary}`,
+    'Content-Type: text/plain; charset="UTF-8"',
+    '',
+    mail.text,
+    `--${boundary}`,
+    'Content-Type: text/html; charset="UTF-8"',
+    '',
+    mail.html,
+    `--${boundary}--`,
+    '',
+  ];
+  return { raw: lines.join('\r\n'), messageId };
+}
+
+const HOSTILE_HTML =
+  '<html><head><style>p{color:red}</style><script>steal(document.cookie)</script></head><body>' +
+  '<p onclick="steal()">The lid of my <b>kettle</b> is broken.</p>' +
+  '<a href="javascript:alert(1)">see here</a> <a href="https://customer.test/order/7">order 7</a>' +
+  '<img src="https://cdn.customer.test/lid.jpg" alt="The broken lid" width="320">' +
+  '<img src="https://tracker.test/open.gif?u=ada" width="1" height="1">' +
+  '</body></html>';
+
+let htmlThread: { conversationId: string; messageId: string };
+
+test.serial('HTML mail: the plain text is the content, the HTML is sanitized with remote images blocked until images=1, and its To/Cc are kept', async (t) => {
+  await runWorker();
+  const mail = htmlMail({
+    from: 'Ada Byron <ada.html@customer.test>',
+    to: `Acme Support <${SUPPORT}>, Bob Byron <Bob@Customer.test>`,
+    cc: `Carol <carol@customer.test>, ${SUPPORT}`,
+    subject: 'Kettle lid',
+    text: 'The lid of my kettle is broken.',
+    html: HOSTILE_HTML,
+  });
+  t.is((await postMail(mail.raw)).status, 200);
+  const customer = await inbox.customerBy('email', 'ada.html@customer.test');
+  const [conversation] = await conversationCount(customer.uuid, 1);
+  const [message] = await messageCount(conversation.id, 1);
+  htmlThread = { conversationId: conversation.id, messageId: message.id };
+
+  t.is(message.content, 'The lid of my kettle is broken.', 'the plain text is kept as the content');
+  const html: string = message.html_sanitized;
+  t.truthy(html);
+  t.false(/<script|steal|onclick|javascript:|<style|tracker\.test/i.test(html), html);
+  t.true(html.includes('<b>kettle</b>'));
+  t.true(html.includes('href="https://customer.test/order/7"'));
+  t.true(html.includes('data-parley-src="https://cdn.customer.test/lid.jpg"'));
+  t.false(/\ssrc="https:/.test(html), 'no remote image loads by default');
+  t.is(message.remote_images, 1);
+  t.deepEqual(message.email.to.map((a: { address: string }) => a.address), [SUPPORT, 'bob@customer.test']);
+  t.deepEqual(message.email.cc, [{ address: 'carol@customer.test', name: 'Carol' }, { address: SUPPORT }]);
+
+  // The agent asks for the images: the same HTML with src armed (list and conversation alike), never the tracker.
+  const listed = await app.request('GET', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, query: { images: '1' } });
+  t.is(listed.status, 200);
+  const armed: string = listed.body[0].html_sanitized;
+  t.true(armed.includes('src="https://cdn.customer.test/lid.jpg"'));
+  t.false(armed.includes('tracker.test'));
+  const read = await app.request('GET', `/api/v1/conversations/${conversation.id}`, { token: owner.token, query: { images: '1' } });
+  t.true(read.body.messages[0].html_sanitized.includes('src="https://cdn.customer.test/lid.jpg"'));
+  t.is((await app.request('GET', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, query: { images: 'yes' } })).status, 422);
+});
+
+test.serial('reply: the thread\'s Cc is carried over, Bcc is added, the agent\'s and the channel\'s signatures appended, sent as multipart text + HTML', async (t) => {
+  await runWorker();
+  const { conversationId } = htmlThread;
+  t.like((await app.request('PUT', '/api/v1/team/signature', { token: owner.token, body: { signature: '  Grace Hopper\nSupport lead  ' } })).body, { signature: 'Grace Hopper\nSupport lead' });
+  t.deepEqual((await app.request('GET', '/api/v1/team/signature', { token: owner.token })).body, { signature: 'Grace Hopper\nSupport lead' });
+  t.is((await app.request('PUT', '/api/v1/team/signature', { token: owner.token, body: { signature: 'x'.repeat(2001) } })).status, 422);
+  const patched = await app.request('PATCH', `/api/v1/channels/${channelId}`, { token: owner.token, body: { config: { signature: 'Acme Inc.\nacme.test' } } });
+  t.is(patched.status, 200, patched.text);
+  t.like(await inbox.registered(channelId), { status: 'connected' });
+
+  const recipients = await app.request('GET', `/api/v1/conversations/${conversationId}/reply-recipients`, { token: owner.token });
+  t.is(recipients.status, 200, recipients.text);
+  t.deepEqual(recipients.body, {
+    from: SUPPORT,
+    to: { address: 'ada.html@customer.test', name: 'Ada Byron' },
+    cc: [{ address: 'bob@customer.test', name: 'Bob Byron' }, { address: 'carol@customer.test', name: 'Carol' }],
+    signature: 'Grace Hopper\nSupport lead\n\nAcme Inc.\nacme.test',
+  });
+
+  const before = smtp.messages.length;
+  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'Hi Ada,\na new lid is on its way.', bcc: ['Audit@Acme-Internal.test'] } });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body.email, {
+    to: [],
+    cc: [{ address: 'bob@customer.test', name: 'Bob Byron' }, { address: 'carol@customer.test', name: 'Carol' }],
+    bcc: [{ address: 'audit@acme-internal.test' }],
+    signature: 'Grace Hopper\nSupport lead\n\nAcme Inc.\nacme.test',
+    forward_to: null,
+    forwarded_message_ids: null,
+  });
+  t.like(await inbox.messageSettled(conversationId, res.body.id), { delivery_status: 'sent' });
+  const [delivered] = smtp.messages.slice(before);
+  t.deepEqual([...delivered.to].sort(), ['ada.html@customer.test', 'audit@acme-internal.test', 'bob@customer.test', 'carol@customer.test']);
+  const raw = delivered.raw.toString('utf8');
+  t.regex(raw, /Content-Type: multipart\/alternative/i);
+  t.false(/^bcc:/im.test(raw), 'Bcc is in the envelope only, never a header');
+  const parsed = await simpleParser(delivered.raw);
+  t.deepEqual(parsed.cc && !Array.isArray(parsed.cc) ? parsed.cc.value.map((a) => a.address) : null, ['bob@customer.test', 'carol@customer.test']);
+  t.is(parsed.text?.trim(), 'Hi Ada,\na new lid is on its way.\n\n-- \nGrace Hopper\nSupport lead\n\nAcme Inc.\nacme.test');
+  t.true(typeof parsed.html === 'string' && parsed.html.includes('<p>Hi Ada,<br>\na new lid is on its way.</p>'), String(parsed.html));
+  t.true(typeof parsed.html === 'string' && /class="signature"[^>]*>-- <br>\n<p>Grace Hopper<br>\nSupport lead<\/p>/.test(parsed.html));
+  t.is(parsed.subject, 'Re: Kettle lid');
+
+  // `cc: []`: nobody copied this time.
+  const solo = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'Just you, Ada.', cc: [] } });
+  t.is(solo.status, 200);
+  await inbox.messageSettled(conversationId, solo.body.id);
+  const soloMail = smtp.messages.at(-1)!;
+  t.deepEqual(soloMail.to, ['ada.html@customer.test']);
+  t.false(/^cc:/im.test(soloMail.raw.toString('utf8')));
+
+  // Bad addresses and too many are 422; Cc on a note is 400.
+  for (const body of [{ content: 'x', cc: ['not-an-address'] }, { content: 'x', bcc: Array.from({ length: 11 }, (_, i) => `p${i}@x.test`) }, { content: 'x', cc: [`${'a'.repeat(250)}@x.test`] }]) {
+    t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body })).status, 422, JSON.stringify(body).slice(0, 60));
+  }
+  t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'x', private: true, cc: ['a@x.test'] } })).status, 400);
+});
+
+test.serial('forward: the conversation (or chosen messages) goes to an outside address as "Fwd:", private to the team, never the notes', async (t) => {
+  await runWorker();
+  const { conversationId, messageId } = htmlThread;
+  t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'Internal: supplier batch 12', private: true } })).status, 200);
+  const before = smtp.messages.length;
+  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: owner.token, body: { to: ['Parts@Supplier.test'], note: 'Can you send a new lid?' } });
+  t.is(res.status, 200, res.text);
+  t.like(res.body, { sender_type: 'agent', private: true, delivery_status: 'queued', content: 'Can you send a new lid?' });
+  t.deepEqual(res.body.email.forward_to, [{ address: 'parts@supplier.test' }]);
+  t.like(await inbox.messageSettled(conversationId, res.body.id), { delivery_status: 'sent' });
+  const [delivered] = smtp.messages.slice(before);
+  t.deepEqual(delivered.to, ['parts@supplier.test'], 'only the outside address, not the customer or the thread\'s Cc');
+  const parsed = await simpleParser(delivered.raw);
+  t.is(parsed.subject, 'Fwd: Kettle lid');
+  t.is(parsed.inReplyTo, undefined, 'a new thread for the recipient');
+  t.true(parsed.text?.startsWith('Can you send a new lid?\n\n-- \nGrace Hopper'));
+  t.true(parsed.text?.includes('---------- Forwarded message ---------\nFrom: Ada Byron <ada.html@customer.test>'));
+  t.true(parsed.text?.includes('The lid of my kettle is broken.'));
+  t.true(parsed.text?.includes('Hi Ada,\na new lid is on its way.'));
+  t.false(parsed.text?.includes('Internal: supplier batch 12'), 'private notes are never forwarded');
+  t.true(typeof parsed.html === 'string' && parsed.html.includes('src="https://cdn.customer.test/lid.jpg"') && !parsed.html.includes('tracker.test'));
+
+  // One message only.
+  const one = await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: owner.token, body: { to: ['parts@supplier.test'], message_ids: [messageId] } });
+  t.is(one.status, 200, one.text);
+  await inbox.messageSettled(conversationId, one.body.id);
+  const oneText = (await simpleParser(smtp.messages.at(-1)!.raw)).text ?? '';
+  t.true(oneText.includes('The lid of my kettle is broken.'));
+  t.false(oneText.includes('a new lid is on its way'));
+
+  // Refusals: a message of another conversation or a note, bad addresses, the support address only.
+  const note = (await inbox.messagesOf(conversationId)).find((m: { private: boolean; content: string }) => m.private && m.content.startsWith('Internal'));
+  for (const [body, status] of [
+    [{ to: ['a@x.test'], message_ids: [note.id] }, 400],
+    [{ to: ['a@x.test'], message_ids: ['00000000-0000-4000-8000-000000000000'] }, 400],
+    [{ to: [SUPPORT] }, 400],
+    [{ to: [] }, 422],
+    [{ to: ['nope'] }, 422],
+    [{ to: Array.from({ length: 11 }, (_, i) => `p${i}@x.test`) }, 422],
+  ] as const) {
+    t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: owner.token, body })).status, status, JSON.stringify(body).slice(0, 80));
+  }
+
+  // Another business sees none of it; a webchat conversation has no forward, Cc or reply recipients.
+  const other = await createWorkspace(app, { plan: 'Mini' });
+  t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: other.token, body: { to: ['a@x.test'] } })).status, 404);
+  t.is((await app.request('GET', `/api/v1/conversations/${conversationId}/reply-recipients`, { token: other.token })).status, 404);
+  const webchat = (await app.request('POST', '/api/v1/conversations', { token: owner.token, body: { business_id: owner.businessId } })).body;
+  t.is((await app.request('POST', `/api/v1/conversations/${webchat.id}/forward`, { token: owner.token, body: { to: ['a@x.test'] } })).status, 400);
+  t.is((await app.request('GET', `/api/v1/conversations/${webchat.id}/reply-recipients`, { token: owner.token })).status, 400);
+  t.is((await app.request('POST', `/api/v1/conversations/${webchat.id}/messages`, { token: owner.token, body: { content: 'hi', cc: ['a@x.test'] } })).status, 400);
+});

@@ -21,6 +21,8 @@ import { addJob, jobCatalogue } from '../core/jobs.ts';
 import { inboundLocks } from '../core/commands/inbound.ts';
 import { deliveryLocks } from '../core/commands/delivery-drain.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { createWorkspace } from './helpers/fixtures.ts';
+import { assignLocks } from '../core/commands/auto-assign-arm.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -180,4 +182,31 @@ test('the drains\' SQL spells the TypeScript: task, job key and advisory lock cl
   ]);
   t.true(jobCatalogue.deliver_message.payload.safeParse(jobs[0]!.payload).success);
   t.true(jobCatalogue.process_inbound.payload.safeParse(jobs[1]!.payload).success);
+});
+
+test('the routing SQL spells the TypeScript too: auto_assign_arm and business_hours_arm', async (t) => {
+  const ws = await createWorkspace(app);
+  await app.sql(`insert into assignment_settings (business_id, enabled) values ($1, true)`, [ws.businessId]);
+  await app.sql(`insert into business_hours (business_id, enabled) values ($1, true)`, [ws.businessId]);
+  const conversationId = randomUUID();
+  const messageId = randomUUID();
+  const locks = await app.deps.db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`select auto_assign_arm(${ws.businessId}::uuid), business_hours_arm(${ws.businessId}::uuid, ${conversationId}::uuid, ${messageId}::uuid)`);
+    return tx.any(sql.type(z.object({ classid: z.number(), objid: z.number() }))`
+      select classid::int, objid::int from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() order by classid`);
+  });
+  const [{ h }] = await app.sql(`select hashtext($1) as h`, [ws.businessId]);
+  t.deepEqual(locks, [{ classid: assignLocks.arm, objid: h }]);
+  const assignKey = jobCatalogue.auto_assign.jobKey!({ business_id: ws.businessId }, undefined);
+  const hoursKey = jobCatalogue.out_of_hours_reply.jobKey!({ message_id: messageId }, { conversationId });
+  const jobs = await app.deps.db.any(sql.type(z.object({ task: z.string(), key: z.string(), payload: z.unknown() }))`
+    select k.identifier as task, key, payload from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks k on k.id = j.task_id
+    where key in (${assignKey}, ${hoursKey}) order by k.identifier`);
+  t.deepEqual(jobs, [
+    { task: 'auto_assign', key: assignKey, payload: { business_id: ws.businessId } },
+    { task: 'out_of_hours_reply', key: hoursKey, payload: { message_id: messageId } },
+  ]);
+  t.true(jobCatalogue.auto_assign.payload.safeParse(jobs[0]!.payload).success);
+  t.true(jobCatalogue.out_of_hours_reply.payload.safeParse(jobs[1]!.payload).success);
 });

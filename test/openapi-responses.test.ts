@@ -71,10 +71,15 @@ async function operationCalls(): Promise<[string, Call][]> {
   const instagram = await channel('instagram', { access_token: 'IGA', instagram_business_account_id: '1789' });
   const sms = await channel('sms', { account_sid: 'AC1', auth_token: 'twilio-token', from_number: '+15550001111' });
   const email = await channel('email', { address: 'help@docs.example', smtp_host: '127.0.0.1', smtp_port: '2525', smtp_user: 'u', smtp_password: 'p' });
+  // An e-mail conversation (forward, reply recipients): the visitor customer, given an address.
+  const customerUuid = (await app.sql('select id from customers where business_id = $1 limit 1', [ws.businessId]))[0].id;
+  await app.sql(`update customers set email = 'vera@docs.example' where id = $1`, [customerUuid]);
+  const emailConversation = (await req('POST', '/api/v1/conversations', { body: { business_id: ws.businessId, channel_id: email.id, customer_id: customerUuid } })).body;
   await channel('x', { api_key: 'k', api_secret: 'x-secret', access_token: 'a', access_token_secret: 's', bearer_token: 'b' });
   let invited = '';
   let upload = '';
   let labelId = '';
+  let scheduledId = '';
   let cannedId = '';
   let slaPolicyId = '';
   const csatToken = (tag: string) => `${Buffer.from(ws.businessId.replace(/-/g, ''), 'hex').toString('base64url')}${tag.padEnd(24, 'x')}`;
@@ -139,6 +144,20 @@ async function operationCalls(): Promise<[string, Call][]> {
       return req('POST', `/api/v1/conversations/${a.id}/merge`, { body: { from_conversation_id: b.id } });
     }],
     ['get /api/v1/conversations/{conversation_id}/messages', () => req('GET', `/api/v1/conversations/${conversation.id}/messages`)],
+    ['get /api/v1/conversations/{conversation_id}/reply-recipients', () => req('GET', `/api/v1/conversations/${emailConversation.id}/reply-recipients`)],
+    ['post /api/v1/conversations/{conversation_id}/forward', () => req('POST', `/api/v1/conversations/${emailConversation.id}/forward`, { body: { to: ['boss@docs.example'], note: 'FYI' } })],
+    ['put /api/v1/team/signature', () => req('PUT', '/api/v1/team/signature', { body: { signature: 'Doc\nSupport' } })],
+    ['get /api/v1/team/signature', () => req('GET', '/api/v1/team/signature')],
+    ['put /api/v1/conversations/{conversation_id}/snooze', () => req('PUT', `/api/v1/conversations/${conversation.id}/snooze`, { body: { until_customer_replies: true } })],
+    ['delete /api/v1/conversations/{conversation_id}/snooze', () => req('DELETE', `/api/v1/conversations/${conversation.id}/snooze`)],
+    ['put /api/v1/conversations/{conversation_id}/priority', () => req('PUT', `/api/v1/conversations/${conversation.id}/priority`, { body: { priority: 'high' } })],
+    ['post /api/v1/conversations/bulk', () => req('POST', '/api/v1/conversations/bulk', { body: { ids: [conversation.id], action: 'priority', priority: 'urgent' } })],
+    ['patch /api/v1/conversations/{conversation_id}/messages/{message_id}', async () => {
+      const later = new Date(Date.now() + 3600_000).toISOString();
+      scheduledId = (await req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Later', send_at: later } })).body.id;
+      return req('PATCH', `/api/v1/conversations/${conversation.id}/messages/${scheduledId}`, { body: { content: 'Later, edited' } });
+    }],
+    ['delete /api/v1/conversations/{conversation_id}/messages/{message_id}', () => req('DELETE', `/api/v1/conversations/${conversation.id}/messages/${scheduledId}`)],
     [
       'get /api/v1/mentions',
       async () => {
@@ -261,6 +280,11 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/visitor/messages', () => app.request('GET', '/api/v1/visitor/messages', { token: visitor })],
     ['post /api/v1/visitor/messages', () => app.request('POST', '/api/v1/visitor/messages', { token: visitor, body: { content: 'Thanks' } })],
     ['post /api/v1/visitor/sessions', () => app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.id, visitor_token: visitor } })],
+    ['post /api/v1/visitor/uploads', async () => {
+      const res = await fetch(`${app.url}/api/v1/visitor/uploads`, { method: 'POST', headers: { authorization: `Bearer ${visitor}` }, body: form });
+      const text = await res.text();
+      return { status: res.status, body: JSON.parse(text), headers: res.headers, text };
+    }],
     ['delete /api/v1/channels/{channel_id}', () => req('DELETE', `/api/v1/channels/${telegram.id}`)],
     ['delete /api/v1/team/members/{member_id}', () => req('DELETE', `/api/v1/team/members/${invited}`)],
     ['post /api/v1/auth/password-reset', () => app.request('POST', '/api/v1/auth/password-reset', { body: { email: ws.email } })],

@@ -44,15 +44,16 @@ test.before(async () => {
   if (widget.status !== 200) throw new Error(`create widget failed: ${widget.status} ${widget.text}`);
   widgetId = widget.body.id;
 
-  // The shop: another origin than the API, as on a customer's website.
-  const page = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme shop</title></head>
+  // The shop: another origin than the API, as on a customer's website (`?widget=` embeds another widget).
+  const page = (id: string) => `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme shop</title></head>
 <body style="font-family: sans-serif; background: #f3f4f6; margin: 40px">
 <h1>Acme shop</h1><p>Fine goods since 1890.</p>
-<script src="${app.url}/widget.js" data-widget-id="${widgetId}" async></script>
+<script src="${app.url}/widget.js" data-widget-id="${id}" async></script>
 </body></html>`;
   shop = http.createServer((req, res) => {
+    const other = new URL(req.url ?? '/', 'http://shop').searchParams.get('widget');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(page);
+    res.end(page(other && /^[0-9a-f-]{36}$/.test(other) ? other : widgetId));
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
   shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}/`;
@@ -144,4 +145,35 @@ browserTest('on a phone the open panel fills the screen', async (t) => {
   await panel.waitFor({ state: 'hidden' });
   t.true(await page.locator('#parley-widget .bubble').isVisible(), 'closing brings the bubble back');
   await context.close();
+});
+
+browserTest('a visitor attaches a screenshot: it shows in the widget as a picture and reaches the agent as an attachment', async (t) => {
+  const team = await createWorkspace(app, { name: 'Fiona Files' });
+  const created = await app.request('POST', '/api/v1/widget/create', { token: team.token, body: { domain: '127.0.0.1' } });
+  t.is(created.status, 200, created.text);
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwAFCwJ/lxjv3QAAAABJRU5ErkJggg==', 'base64');
+  for (const [name, viewport] of [['desktop', { width: 1100, height: 760 }], ['phone', { width: 390, height: 760 }]] as const) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${shopUrl}?widget=${created.body.id}`);
+    await page.locator('#parley-widget .bubble').click();
+    const chooser = page.waitForEvent('filechooser');
+    await page.locator('#parley-widget .attach').click();
+    await (await chooser).setFiles({ name: `broken-${name}.png`, mimeType: 'image/png', buffer: png });
+    const picture = page.locator('#parley-widget .msg.customer[data-id] img.picture');
+    await picture.waitFor();
+    await page.waitForFunction(() => ((globalThis as any).document.querySelector('#parley-widget').shadowRoot.querySelector('img.picture')?.naturalWidth ?? 0) > 0);
+    await page.screenshot({ path: path.join(screenshots, `widget-attachment-${name}.png`) });
+    t.deepEqual(pageErrors, []);
+    await context.close();
+  }
+  const conversations = await waitFor(async () => {
+    const list = await app.request('GET', '/api/v1/conversations/', { token: team.token });
+    return list.body.length === 2 ? list.body : null;
+  }, 20_000, 'two visitors\' conversations');
+  const thread = await app.request('GET', `/api/v1/conversations/${conversations[0].id}/messages`, { token: team.token });
+  t.like(thread.body.at(-1).attachments[0], { content_type: 'image/png', size: png.length });
+  t.regex(thread.body.at(-1).attachments[0].filename, /^broken-(desktop|phone)\.png$/);
 });

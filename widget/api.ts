@@ -71,9 +71,23 @@ export function createApi(base: string) {
   return {
     widget: (widgetId: string) => call<PublicWidget>('GET', `/api/v1/widget/${encodeURIComponent(widgetId)}`),
     startSession: (body: { widget_id: string; visitor_token?: string | null }) => call<VisitorSession>('POST', '/api/v1/visitor/sessions', { body }),
-    send: (token: string, body: { content: string; client_message_id: string }) =>
+    send: (token: string, body: { content: string; client_message_id: string; attachments?: VisitorAttachment[] }) =>
       call<VisitorMessage>('POST', '/api/v1/visitor/messages', { token, body }),
     messages: (token: string) => call<VisitorMessage[]>('GET', '/api/v1/visitor/messages', { token }),
     rate: (csatToken: string, rating: number) => call<{ rating: number }>('POST', `/api/v1/csat/${encodeURIComponent(csatToken)}`, { body: { rating } }),
+    /** An image or PDF, stored by Parley; send the answer in a message's `attachments`. */
+    upload: async (token: string, file: File): Promise<VisitorAttachment> => {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      let response: Response;
+      try {
+        response = await fetch(`${base}/api/v1/visitor/uploads`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form, credentials: 'omit' });
+      } catch {
+        throw new ApiError(0, 'Network error', 0);
+      }
+      const parsed = (await response.json().catch(() => null)) as { detail?: unknown } | null;
+      if (!response.ok) throw new ApiError(response.status, typeof parsed?.detail === 'string' ? parsed.detail : `HTTP ${response.status}`, Number(response.headers.get('Retry-After')) || 0);
+      return parsed as VisitorAttachment;
+    },
   };
 }

@@ -10,7 +10,7 @@
  * tag names one in `data-api-url`.
  */
 import type { Socket } from 'socket.io-client';
-import { ApiError, createApi, type VisitorMessage } from './api.ts';
+import { ApiError, createApi, type VisitorAttachment, type VisitorMessage } from './api.ts';
 import { connectLive } from './live.ts';
 import { readToken, writeToken } from './storage.ts';
 import { createView } from './ui.ts';
@@ -45,6 +45,8 @@ function uuid(): string {
 
 function failureText(error: unknown): string {
   if (error instanceof ApiError && error.status === 429) return 'Too many messages. Wait a moment, then tap to retry.';
+  if (error instanceof ApiError && error.status === 415) return 'Only images and PDFs can be sent.';
+  if (error instanceof ApiError && error.status === 413) return 'The file is too large (10 MB at most).';
   if (error instanceof ApiError && error.status === 404) return 'This chat is not available right now.';
   return 'Not sent. Tap to retry.';
 }
@@ -58,7 +60,8 @@ async function start(script: HTMLScriptElement): Promise<void> {
   let token: string | null = null;
   let live: Socket | null = null;
   let session: Promise<string> | null = null;
-  const pending = new Map<string, string>();
+  /** Messages being sent: their text, and a file still to upload (or uploaded). */
+  const pending = new Map<string, { content: string; file?: File; attachment?: VisitorAttachment }>();
 
   const show = (messages: VisitorMessage[]) => messages.forEach((m) => view.showMessage(m));
 
@@ -111,17 +114,23 @@ async function start(script: HTMLScriptElement): Promise<void> {
   }
 
   async function deliver(clientId: string): Promise<void> {
-    const content = pending.get(clientId);
-    if (content === undefined) return;
+    const item = pending.get(clientId);
+    if (item === undefined) return;
+    const sendAs = async (sessionToken: string) => {
+      // A file goes up first (once: a retry after a failed send reuses it).
+      if (item.file && !item.attachment) item.attachment = await api.upload(sessionToken, item.file);
+      return api.send(sessionToken, { content: item.content, client_message_id: clientId, ...(item.attachment ? { attachments: [item.attachment] } : {}) });
+    };
     try {
       let message: VisitorMessage;
       try {
-        message = await api.send(await ensureSession(), { content, client_message_id: clientId });
+        message = await sendAs(await ensureSession());
       } catch (error) {
         if (!(error instanceof ApiError && error.status === 401)) throw error;
         // The stored visitor is gone: start a new one and send once more.
         forget();
-        message = await api.send(await ensureSession(), { content, client_message_id: clientId });
+        item.attachment = undefined;
+        message = await sendAs(await ensureSession());
       }
       pending.delete(clientId);
       view.confirmPending(clientId, message);
@@ -133,8 +142,16 @@ async function start(script: HTMLScriptElement): Promise<void> {
   const view = createView(widget, {
     onSend: (text) => {
       const clientId = uuid();
-      pending.set(clientId, text);
+      pending.set(clientId, { content: text });
       view.addPending(clientId, text);
+      void deliver(clientId);
+    },
+    onAttach: (file) => {
+      const clientId = uuid();
+      // A message's text is required: a file alone is sent with its name, as the agent app does.
+      const content = file.name.slice(0, 200) || 'Attachment';
+      pending.set(clientId, { content, file });
+      view.addPending(clientId, `📎 ${content}`);
       void deliver(clientId);
     },
     onRetry: (clientId) => void deliver(clientId),
@@ -147,7 +164,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
         if (!(error instanceof ApiError && error.status === 409)) throw error;
       }
     },
-  });
+  }, `${base}/api/v1/uploads`);
 
   // A returning visitor: resume (which also renews the token) and follow replies live.
   if (readToken(widgetId)) {

@@ -70,6 +70,9 @@ export const css = `
 .who { display: block; font-size: 11px; color: #6b7280; margin-bottom: 2px; }
 .note { display: block; font-size: 11px; margin-top: 4px; }
 .files a { display: block; color: inherit; text-decoration: underline; font-size: 13px; margin-top: 4px; }
+.files .picture { display: block; max-width: 200px; max-height: 200px; border-radius: 8px; margin-top: 6px; }
+.attach { border: 0; background: transparent; color: #6b7280; height: 40px; width: 32px; cursor: pointer; padding: 0; display: flex; align-items: center; justify-content: center; }
+.attach:hover { color: #111827; }
 .composer { display: flex; gap: 8px; padding: 10px; border-top: 1px solid #e5e7eb; background: #fff; align-items: flex-end; }
 .input {
   flex: 1; resize: none; border: 1px solid #d1d5db; border-radius: 10px; padding: 9px 11px; max-height: 120px;

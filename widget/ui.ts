@@ -8,6 +8,8 @@ import { css, textColorOn } from './styles.ts';
 export type ViewHandlers = {
   /** The visitor pressed send; `text` is trimmed and not empty. */
   onSend: (text: string) => void;
+  /** The visitor picked a file (an image or a PDF) to send. */
+  onAttach: (file: File) => void;
   /** A failed message was clicked: send it again. */
   onRetry: (clientId: string) => void;
   onOpen: () => void;
@@ -19,6 +21,8 @@ export type View = ReturnType<typeof createView>;
 
 const chatIcon =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M21 11.5a8.4 8.4 0 0 1-9 8.4 8.6 8.6 0 0 1-3.9-.9L3 20.5l1.5-4.6A8.4 8.4 0 1 1 21 11.5z"/></svg>';
+const clipIcon =
+  '<svg viewBox="0 0 24 24" width="20" height="20" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M21 12.5l-8.5 8.5a5 5 0 0 1-7-7L14 5.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4L15.5 8.6"/></svg>';
 const closeIcon =
   '<svg viewBox="0 0 24 24" width="26" height="26" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" aria-hidden="true"><path d="M6 9l6 6 6-6"/></svg>';
 
@@ -54,7 +58,8 @@ const timeOf = (iso: string) => {
   return isNaN(date.getTime()) ? '' : date.toLocaleString();
 };
 
-export function createView(widget: PublicWidget, handlers: ViewHandlers) {
+/** `filesBase`: where Parley serves files (its origin's /api/v1/uploads), shown inline as pictures. */
+export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBase: string) {
   const host = el('div');
   host.id = 'parley-widget';
   const shadow = host.attachShadow({ mode: 'open' });
@@ -105,7 +110,16 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
   input.setAttribute('aria-label', 'Message');
   const send = el('button', 'send', 'Send');
   send.type = 'submit';
-  composer.append(input, send);
+  // Images and PDFs only: what Parley accepts from visitors (POST /api/v1/visitor/uploads).
+  const picker = el('input');
+  picker.type = 'file';
+  picker.accept = 'image/*,application/pdf';
+  picker.hidden = true;
+  const attach = el('button', 'attach');
+  attach.type = 'button';
+  attach.setAttribute('aria-label', 'Attach an image or PDF');
+  attach.innerHTML = clipIcon;
+  composer.append(attach, picker, input, send);
   panel.append(header, list, composer);
 
   // Bubble
@@ -199,6 +213,14 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
         link.href = file.url as string;
         link.target = '_blank';
         link.rel = 'noopener noreferrer';
+        // Parley's own files (what the visitor or an agent uploaded) show as pictures; other links stay links.
+        if (file.content_type?.startsWith('image/') && file.url?.startsWith(`${filesBase}/`)) {
+          link.textContent = '';
+          const image = el('img', 'picture');
+          image.src = file.url;
+          image.alt = file.filename || 'Image';
+          link.append(image);
+        }
         box.append(link);
       }
       node.append(box);
@@ -230,7 +252,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
 
   const firstPending = () => list.querySelector<HTMLElement>('.msg.pending, .msg.failed');
 
-  /** The visitor's message while it is being sent. */
+  /** The visitor's message while it is being sent (a file: its name). */
   function addPending(clientId: string, text: string) {
     const node = el('div');
     node.dataset.clientId = clientId;
@@ -281,6 +303,12 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers) {
     input.value = '';
     handlers.onSend(text);
   };
+  attach.addEventListener('click', () => picker.click());
+  picker.addEventListener('change', () => {
+    const file = picker.files?.[0];
+    picker.value = '';
+    if (file) handlers.onAttach(file);
+  });
   composer.addEventListener('submit', (event) => {
     event.preventDefault();
     submit();

@@ -13,6 +13,9 @@ import { jobCatalogue, type JobName } from '../core/jobs.ts';
 export const crontab: (CronItem & { task: JobName })[] = [
   // Channels that cannot push (Telegram without https, IMAP mailboxes): one poll each minute.
   { task: 'poll_channels', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.poll_channels.maxAttempts } },
+  // Snoozed conversations whose time has come wake; due scheduled replies their job missed go out.
+  { task: 'wake_snoozed_conversations', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.wake_snoozed_conversations.maxAttempts } },
+  { task: 'release_scheduled_replies', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.release_scheduled_replies.maxAttempts } },
   // Past-due subscriptions whose grace period is over go to Free.
   // Uploads no message used within a day.
   { task: 'remove_unattached_uploads', match: '41 * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.remove_unattached_uploads.maxAttempts } },

@@ -1,7 +1,7 @@
 /** channels row → the spec's Channel: the full config for owner/admin, secrets masked for agents, none in public. */
 import { z } from '../../lib/zod.ts';
 import { maskChannelConfig } from '../../core/domain/channels/channel-config.ts';
-import { tryReadChannelConfig, type ChannelRow } from '../../core/commands/channels.ts';
+import { tryReadChannelConfig, type ChannelRow } from '../../core/domain/channels/channel-row.ts';
 import { webhookUrl } from '../../core/domain/channels/webhook-urls.ts';
 import { channelTypes, connectorFor, connectors } from '../../connectors/index.ts';
 

@@ -2,7 +2,8 @@
  * The reply box: Enter sends, Shift+Enter breaks the line; `/` opens the canned responses; files are uploaded first, then referenced.
  * The Reply / Note switch: a note is private to the team (never sent to the customer) and
  * completes `@` with team members; the members still named `@Name` in the text when it is sent
- * are its `mentions`.
+ * are its `mentions`. "Send later" schedules the reply (`send_at`): it shows in the thread as
+ * scheduled, with Edit and Cancel, until it goes out (Scheduled.tsx).
  */
 import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -12,6 +13,8 @@ import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
+import { EmailRecipients, useEmailRecipients } from './Email.tsx';
+import { SendLaterPanel } from './Scheduled.tsx';
 
 type Mode = 'reply' | 'note';
 
@@ -32,13 +35,28 @@ function suggestions(query: string): Member[] {
 }
 
 /** `closedReason`: replies are refused now (WhatsApp's window closed): the reply box says why and does not send; notes still work. */
-export function Composer({ conversationId, channelLabel, canReply = true, closedReason = null }: { conversationId: string; channelLabel: string; canReply?: boolean; closedReason?: string | null }) {
+export function Composer({
+  conversationId,
+  channelLabel,
+  canReply = true,
+  closedReason = null,
+  email = false,
+}: {
+  conversationId: string;
+  channelLabel: string;
+  canReply?: boolean;
+  closedReason?: string | null;
+  /** An e-mail conversation: Cc/Bcc (prefilled from the thread) and the signature shown with a reply. */
+  email?: boolean;
+}) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
   const [error, setError] = useState<string | null>(null);
   const [chosenMode, setMode] = useState<Mode>('reply');
+  const [laterOpen, setLaterOpen] = useState(false);
   const mode: Mode = canReply ? chosenMode : 'note';
+  const recipients = useEmailRecipients(conversationId, email && canReply);
   /** Members picked from the completion list (by membership id). */
   const [picked, setPicked] = useState<Member[]>([]);
   const [completion, setCompletion] = useState<{ start: number; query: string; index: number } | null>(null);
@@ -76,21 +94,24 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
     }
   }
 
-  async function send(): Promise<void> {
+  async function send(sendAt?: Date): Promise<void> {
     const content = text.trim() || files.map((f) => f.filename).join(', ');
     if (!content || busy || (mode === 'reply' && closedReason)) return;
+    if (sendAt && mode !== 'reply') return;
     setBusy('sending');
     setError(null);
     try {
       const body =
         mode === 'note'
           ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
-          : { content, attachments: files };
+          : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}), ...(sendAt ? { send_at: sendAt.toISOString() } : {}) };
       const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
       setText('');
       setFiles([]);
       setPicked([]);
       setCompletion(null);
+      if (mode === 'reply' && email) void recipients.reset();
+      setLaterOpen(false);
       const open = thread.value;
       if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
     } catch (e) {
@@ -152,6 +173,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
 
   const switchTo = (next: Mode) => {
     setMode(next);
+    setLaterOpen(false);
     setCompletion(null);
     input.current?.focus();
   };
@@ -181,6 +203,7 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
           ))}
         </ul>
       )}
+      {mode === 'reply' && email && <EmailRecipients recipients={recipients} />}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <div class="composer-field">
         {options.length > 0 && completion && (
@@ -231,10 +254,24 @@ export function Composer({ conversationId, channelLabel, canReply = true, closed
         <button type="button" class="btn ghost" onClick={() => picker.current?.click()} disabled={busy === 'uploading'}>
           <PaperclipIcon /> {busy === 'uploading' ? 'Uploading…' : 'Attach'}
         </button>
-        <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}>
-          {mode === 'note' ? 'Add note' : 'Send'}
-        </button>
+        <div class="composer-send">
+          {mode === 'reply' && (
+            <button
+              type="button"
+              class="btn ghost"
+              aria-expanded={laterOpen}
+              disabled={Boolean(busy) || Boolean(closedReason) || (!text.trim() && !files.length)}
+              onClick={() => setLaterOpen(!laterOpen)}
+            >
+              Send later
+            </button>
+          )}
+          <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}>
+            {mode === 'note' ? 'Add note' : 'Send'}
+          </button>
+        </div>
       </div>
+      {laterOpen && mode === 'reply' && <SendLaterPanel busy={Boolean(busy)} onSchedule={(at) => void send(at)} onClose={() => setLaterOpen(false)} />}
     </form>
   );
 }

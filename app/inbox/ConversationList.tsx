@@ -1,27 +1,22 @@
-/** The list named "Conversations"; `j`/`k` move the selection from anywhere outside a text field. */
-import { useEffect } from 'preact/hooks';
-import { navigate } from '../router.ts';
+/** The list named "Conversations" (keyboard shortcuts: Shortcuts.tsx), with the bulk bar over it when conversations are ticked. */
 import { linkClick } from '../router.ts';
 import { conversations, listError, listState, loadMore, nextCursor } from './store.ts';
 import { useAction } from '../ui/useAction.ts';
-import { filters, inboxUrl, selectedId } from './filters.ts';
+import { filters, selectedId } from './filters.ts';
+import { BulkBar } from './BulkBar.tsx';
 import { ConversationRow } from './ConversationRow.tsx';
 import { Notice } from '../ui/Notice.tsx';
 
-const typing = (target: EventTarget | null) => target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-
-function move(step: number): void {
-  const list = conversations.value;
-  if (!list.length) return;
-  const at = list.findIndex((c) => c.id === selectedId.value);
-  const next = list[Math.min(list.length - 1, Math.max(0, at === -1 ? 0 : at + step))]!;
-  navigate(inboxUrl({}, next.id));
-  requestAnimationFrame(() => document.querySelector<HTMLElement>(`.conv-row[data-id="${next.id}"] a`)?.focus());
-}
-
 function EmptyList() {
   const f = filters.value;
-  const filtered = f.view !== 'all' || f.status !== 'active' || f.channel;
+  const filtered = f.view !== 'all' || f.status !== 'active' || f.channel || f.label || f.priority;
+  if (f.view === 'snoozed')
+    return (
+      <div class="empty">
+        <p class="empty-title">Nothing snoozed</p>
+        <p class="muted">Snooze a conversation to set it aside until a time or until the customer replies. It comes back to the inbox by itself.</p>
+      </div>
+    );
   return (
     <div class="empty">
       <p class="empty-title">{filtered ? 'Nothing here' : 'No conversations waiting'}</p>
@@ -51,20 +46,12 @@ function ShowMore() {
 }
 
 export function ConversationList() {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target)) return;
-      if (e.key === 'j') move(1);
-      else if (e.key === 'k') move(-1);
-    };
-    addEventListener('keydown', onKey);
-    return () => removeEventListener('keydown', onKey);
-  }, []);
   if (listState.value === 'loading') return <div class="list-loading" aria-busy="true"><div class="spinner" role="status" aria-label="Loading conversations" /></div>;
   if (listState.value === 'error') return <div class="empty"><Notice>{listError.value}</Notice></div>;
   const list = conversations.value;
   return (
     <>
+      <BulkBar />
       {listError.value && <Notice>{listError.value}</Notice>}
       {list.length === 0 ? (
         <EmptyList />

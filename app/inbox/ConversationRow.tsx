@@ -9,6 +9,9 @@ import type { ConversationListItem } from '../types.ts';
 import { inboxUrl } from './filters.ts';
 import { isUnread } from './unread.ts';
 import { SlaMark } from './Sla.tsx';
+import { ticked, toggleTicked } from './BulkBar.tsx';
+import { PriorityMark, snoozeText } from './Triage.tsx';
+import { can } from '../session.ts';
 
 function preview(c: ConversationListItem): string {
   const m = c.last_message;
@@ -25,8 +28,14 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
   const unread = isUnread(c) && !selected;
   const name = c.customer?.name || 'Visitor';
   const href = inboxUrl({}, c.id);
+  const isTicked = ticked.value.includes(c.id);
   return (
-    <li class={`conv-row${selected ? ' selected' : ''}${unread ? ' unread' : ''}`} data-id={c.id}>
+    <li class={`conv-row${selected ? ' selected' : ''}${unread ? ' unread' : ''}${isTicked ? ' ticked' : ''}`} data-id={c.id}>
+      {can('conversations.bulk') && (
+        <label class="conv-tick">
+          <input type="checkbox" checked={isTicked} onChange={() => toggleTicked(c.id)} aria-label={`Select ${name}`} />
+        </label>
+      )}
       <a href={href} onClick={(e) => linkClick(e, href)} aria-current={selected ? 'true' : undefined} aria-label={`${name}${unread ? ', unread' : ''}: ${preview(c)}`}>
         <Avatar name={name} />
         <span class="conv-main">
@@ -39,8 +48,10 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
             <span class="conv-preview">{preview(c)}</span>
             <SlaMark conversation={c} />
             {c.status === 'pending' && <span class="pill warn">Pending</span>}
+            <PriorityMark priority={c.priority} />
             {unread && <span class="unread-dot" title="Unread" />}
           </span>
+          {c.snoozed && <span class="conv-snoozed muted small">{snoozeText(c)}</span>}
           {c.labels.length > 0 && (
             <span class="conv-labels" aria-label={`Labels: ${c.labels.join(', ')}`}>
               {c.labels.map((name) => (

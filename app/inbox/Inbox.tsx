@@ -8,6 +8,7 @@ import { selectedId } from './filters.ts';
 import { ListHeader } from './ListHeader.tsx';
 import { ConversationList } from './ConversationList.tsx';
 import { Thread } from './Thread.tsx';
+import { ShortcutsDialog, shortcutsOpen, useInboxShortcuts } from './Shortcuts.tsx';
 
 function NoSelection() {
   return (
@@ -15,6 +16,9 @@ function NoSelection() {
       <div class="empty">
         <p class="empty-title">Pick a conversation</p>
         <p class="muted">Choose one from the list, or press <kbd>j</kbd> / <kbd>k</kbd> to move through them.</p>
+        <p class="muted small">
+          <button class="link-button" onClick={() => (shortcutsOpen.value = true)}>Keyboard shortcuts</button> (<kbd>?</kbd>)
+        </p>
         <p class="muted small">
           Set up where customers reach you in <a href="/app/settings/channels" onClick={(e) => linkClick(e, '/app/settings/channels')}>Settings → Channels</a>.
         </p>
@@ -25,6 +29,7 @@ function NoSelection() {
 
 export function Inbox() {
   useEffect(() => followInbox(), []);
+  useInboxShortcuts();
   // Labels change rarely and send no event: read them on entering the inbox and on every reconnect.
   useEffect(() => {
     void loadLabels().catch(() => {});
@@ -38,6 +43,7 @@ export function Inbox() {
         <ConversationList />
       </section>
       {id ? <Thread id={id} /> : <NoSelection />}
+      <ShortcutsDialog />
     </div>
   );
 }

@@ -1,18 +1,27 @@
-/** Views (Mine / Unassigned / All) and the status, channel and label filters above the list. */
+/** Views (Mine / Unassigned / All / Snoozed) and the status, channel, label and priority filters above the list. */
 import { liveState } from '../live.ts';
 import { navigate } from '../router.ts';
 import { channelTypes } from '../channel-types.ts';
-import { filters, inboxUrl, SLA_FILTERS, STATUSES, VIEWS, type Filters } from './filters.ts';
+import { filters, inboxUrl, PRIORITIES, SLA_FILTERS, STATUSES, VIEWS, type Filters } from './filters.ts';
+import { ticked } from './BulkBar.tsx';
+import { shortcutsOpen } from './Shortcuts.tsx';
 import { labels } from './labels.ts';
 
 export function ListHeader() {
   const f = filters.value;
-  const go = (next: Partial<Filters>) => navigate(inboxUrl(next));
+  const go = (next: Partial<Filters>) => {
+    // Other filters, other rows: ticks do not carry over.
+    ticked.value = [];
+    navigate(inboxUrl(next));
+  };
   return (
     <div class="list-header">
       <div class="list-title-row">
         <h1 class="list-title">Inbox</h1>
         {liveState.value === 'reconnecting' && <span class="pill warn" role="status">Reconnecting…</span>}
+        <button class="btn xsmall ghost shortcuts-button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => (shortcutsOpen.value = true)}>
+          ?
+        </button>
       </div>
       <div class="tabs" role="tablist" aria-label="Views">
         {VIEWS.map((v) => (
@@ -31,6 +40,12 @@ export function ListHeader() {
           <option value="">All channels</option>
           {channelTypes.value.map((t) => (
             <option value={t.type}>{t.label}</option>
+          ))}
+        </select>
+        <select class="input small" aria-label="Priority" value={f.priority} onChange={(e) => go({ priority: e.currentTarget.value as Filters['priority'] })}>
+          <option value="">Any priority</option>
+          {PRIORITIES.map((p) => (
+            <option value={p.id}>{p.label}</option>
           ))}
         </select>
         <select class="input small" aria-label="SLA" value={f.sla} onChange={(e) => go({ sla: e.currentTarget.value as Filters['sla'] })}>

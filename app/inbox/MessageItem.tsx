@@ -3,10 +3,12 @@ import { useState } from 'preact/hooks';
 import type { Attachment, Member, Message } from '../types.ts';
 import { clockTime } from '../ui/time.ts';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
+import { addressText, EmailHtml } from './Email.tsx';
+import { ScheduledControls } from './Scheduled.tsx';
 
-const STATUS_LABELS = { queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
+const STATUS_LABELS = { scheduled: 'Scheduled', queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
 /** ✓ sent, ✓✓ delivered, blue ✓✓ read (as the customer's own app shows them). */
-const TICKS = { queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
+const TICKS = { scheduled: '◷', queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
 
 const sizeText = (size?: number) => (size ? ` · ${size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`}` : '');
 
@@ -104,7 +106,8 @@ function author(m: Message, customerName: string, members: Member[]): string {
   return members.find((x) => x.user_id === m.sender_id)?.name ?? 'Agent';
 }
 
-export function MessageItem({ message: m, customerName, members }: { message: Message; customerName: string; members: Member[] }) {
+/** `onForward`: offers "Forward" on this message (e-mail conversations). */
+export function MessageItem({ message: m, customerName, members, onForward }: { message: Message; customerName: string; members: Member[]; onForward?: () => void }) {
   if (m.sender_type === 'system')
     return (
       <div class="msg-system" data-id={m.id}>
@@ -112,21 +115,43 @@ export function MessageItem({ message: m, customerName, members }: { message: Me
       </div>
     );
   const outbound = m.sender_type !== 'customer';
+  const forwardTo = m.email?.forward_to ?? null;
+  // Who else got it: a customer's Cc, a reply's Cc and Bcc.
+  const cc = m.email?.cc ?? [];
+  const bcc = m.email?.bcc ?? [];
+  const copies = [cc.length ? `Cc ${addressText(cc)}` : '', bcc.length ? `Bcc ${addressText(bcc)}` : ''].filter(Boolean).join(' · ');
+  const scheduled = m.delivery_status === 'scheduled';
   return (
-    <div class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}`} data-id={m.id} data-private={m.private ? 'true' : undefined}>
+    <div class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}${scheduled ? ' scheduled' : ''}`} data-id={m.id} data-private={m.private ? 'true' : undefined}>
       <div class="msg-meta">
         <span class="msg-author">{author(m, customerName, members)}</span>
         {m.sender_type === 'ai' && <span class="pill accent">AI</span>}
-        {m.private && <span class="pill note-tag" title="Only your team sees this note">Private note</span>}
+        {forwardTo ? (
+          <span class="pill note-tag" title="Only your team sees this in the thread">Forwarded to {addressText(forwardTo)}</span>
+        ) : (
+          m.private && <span class="pill note-tag" title="Only your team sees this note">Private note</span>
+        )}
+        {scheduled && <span class="pill scheduled-tag" title="Not sent yet: it goes out at its time">Scheduled</span>}
         <time dateTime={m.created_at}>{clockTime(m.created_at)}</time>
+        {onForward && !m.private && (
+          <button type="button" class="link-btn small msg-forward" aria-label="Forward this message" onClick={onForward}>
+            Forward
+          </button>
+        )}
       </div>
+      {copies && <div class="msg-copies small muted">{copies}</div>}
       <div class="msg-bubble">
-        {m.content && <p class="msg-text">{m.private ? <NoteText text={m.content} members={members} /> : m.content}</p>}
+        {m.html_sanitized ? (
+          <EmailHtml message={m} />
+        ) : (
+          m.content && <p class="msg-text">{m.private ? <NoteText text={m.content} members={members} /> : m.content}</p>
+        )}
         {m.attachments.map((file) => (
           <AttachmentView file={file} />
         ))}
       </div>
-      {outbound && m.delivery_status && (
+      {scheduled && <ScheduledControls key={`${m.id}:${m.send_at}:${m.content}`} message={m} />}
+      {outbound && m.delivery_status && !scheduled && (
         <div class={`msg-status ${m.delivery_status}`} data-status={m.delivery_status}>
           <span class="ticks" aria-hidden="true">{TICKS[m.delivery_status]}</span> <span class="status-label">{STATUS_LABELS[m.delivery_status]}</span>
           {m.delivery_status === 'failed' && m.error ? `: ${m.error}` : ''}

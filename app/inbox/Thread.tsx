@@ -10,11 +10,14 @@ import { followThread, thread, threadError } from './thread-store.ts';
 import { AssignActions, StatusActions } from './ConversationActions.tsx';
 import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
+import { PrioritySelect, SnoozeMenu, snoozeText } from './Triage.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
 import { SlaLine } from './Sla.tsx';
 import { CsatCard } from './CsatCard.tsx';
+import { ForwardPanel } from './Email.tsx';
+import { can } from '../session.ts';
 
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
@@ -22,6 +25,9 @@ export function Thread({ id }: { id: string }) {
   // Narrow screens keep the customer panel behind a button.
   const [customerOpen, setCustomerOpen] = useState(false);
   const [templateOpen, setTemplateOpen] = useState(false);
+  /** The forward being written: the whole conversation (null ids) or one message. */
+  const [forward, setForward] = useState<{ ids: string[] | null } | null>(null);
+  useEffect(() => setForward(null), [id]);
   const c = thread.value?.id === id ? thread.value : null;
   const windowLeft = useWindowLeft(c?.reply_window_expires_at ?? null);
   const count = c?.messages.length ?? 0;
@@ -56,6 +62,7 @@ export function Thread({ id }: { id: string }) {
     );
   const name = c.customer?.name || 'Visitor';
   const assignee = members.value.find((m) => m.user_id === c.assignee_id);
+  const forwardable = c.channel_type === 'email' && Boolean(c.channel_id) && can('conversations.forward');
   return (
     <div class="thread-wrap">
       <section class="thread-pane" aria-label={`Conversation with ${name}`}>
@@ -67,6 +74,11 @@ export function Thread({ id }: { id: string }) {
               <span class="muted small channel-line">
                 <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
+                {c.snoozed && (
+                  <>
+                    {' '}· <span class="pill snoozed-pill">{snoozeText(c)}</span>
+                  </>
+                )}
               </span>
               <ConversationLabels conversation={c} />
               <SlaLine conversation={c} />
@@ -74,7 +86,16 @@ export function Thread({ id }: { id: string }) {
             <StatusActions conversation={c} />
           </div>
           <div class="thread-head-bottom">
-            <AssignActions conversation={c} />
+            <div class="actions triage-actions">
+              <AssignActions conversation={c} />
+              <SnoozeMenu conversation={c} />
+              <PrioritySelect conversation={c} />
+              {forwardable && (
+                <button class="btn ghost small" onClick={() => setForward(forward ? null : { ids: null })}>
+                  Forward
+                </button>
+              )}
+            </div>
             <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>Customer</button>
           </div>
         </header>
@@ -86,7 +107,7 @@ export function Thread({ id }: { id: string }) {
         <div class="messages" role="log" aria-label="Messages" aria-live="polite" ref={log}>
           {c.messages.length === 0 && <p class="empty muted">No messages yet. Write the first one below.</p>}
           {c.messages.map((m) => (
-            <MessageItem key={m.id} message={m} customerName={name} members={members.value} />
+            <MessageItem key={m.id} message={m} customerName={name} members={members.value} onForward={forwardable ? () => setForward({ ids: [m.id] }) : undefined} />
           ))}
           {c.csat && <CsatCard csat={c.csat} customerName={name} />}
         </div>
@@ -96,12 +117,14 @@ export function Thread({ id }: { id: string }) {
             {templateOpen && <TemplatePicker conversation={c} onClose={() => setTemplateOpen(false)} />}
           </>
         )}
+        {forward && <ForwardPanel key={(forward.ids ?? ['all']).join()} conversationId={c.id} messageIds={forward.ids} onClose={() => setForward(null)} />}
         {!c.channel_id && <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered. Private notes still can be written.</Notice>}
         <Composer
           key={c.id}
           conversationId={c.id}
           channelLabel={channelLabel(c.channel_type)}
           canReply={Boolean(c.channel_id)}
+          email={c.channel_type === 'email'}
           closedReason={c.channel_type === 'whatsapp' && !(windowLeft !== null && windowLeft > 0) ? 'The 24-hour window is closed: send a template' : null}
         />
       </section>

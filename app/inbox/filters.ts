@@ -1,16 +1,20 @@
-/** The inbox's view and filters live in the URL (?view=&status=&channel=&label=&sla=), so a reload or a shared link keeps them. */
+/**
+ * The inbox's view and filters live in the URL (?view=&status=&channel=&label=&priority=&sla=), so a
+ * reload or a shared link keeps them. The Snoozed view lists snoozed conversations; every other
+ * view leaves them out (they come back when they wake).
+ */
 import { computed } from '@preact/signals';
 import { qs } from '../api.ts';
 import { currentLocation } from '../router.ts';
-import type { ChannelType, ConversationStatus } from '../types.ts';
+import type { ChannelType, ConversationStatus, Priority } from '../types.ts';
 
-export type View = 'mine' | 'unassigned' | 'all';
+export type View = 'mine' | 'unassigned' | 'all' | 'snoozed';
 /** `active` (open and pending: waiting for the team) is the default; '' is any status. */
 export type StatusFilter = ConversationStatus | 'active' | '';
 /** `label`: a label name ('' is any). */
 /** `sla`: only conversations past an SLA due time (`breached`), due within the hour (`due_soon`), or with anything due (`due`); each sorted by due time, soonest first. */
 export type SlaFilter = 'breached' | 'due_soon' | 'due' | '';
-export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string; sla: SlaFilter };
+export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string; priority: Priority | ''; sla: SlaFilter };
 
 export const SLA_FILTERS: { id: SlaFilter; label: string }[] = [
   { id: '', label: 'Any SLA' },
@@ -23,6 +27,14 @@ export const VIEWS: { id: View; label: string }[] = [
   { id: 'mine', label: 'Mine' },
   { id: 'unassigned', label: 'Unassigned' },
   { id: 'all', label: 'All' },
+  { id: 'snoozed', label: 'Snoozed' },
+];
+export const PRIORITIES: { id: Priority; label: string }[] = [
+  { id: 'urgent', label: 'Urgent' },
+  { id: 'high', label: 'High' },
+  { id: 'medium', label: 'Medium' },
+  { id: 'low', label: 'Low' },
+  { id: 'none', label: 'No priority' },
 ];
 export const STATUSES: { id: StatusFilter; label: string }[] = [
   { id: 'active', label: 'Open & pending' },
@@ -35,11 +47,12 @@ export const STATUSES: { id: StatusFilter; label: string }[] = [
 
 export const filters = computed<Filters>(() => {
   const q = currentLocation.value.query;
-  const view = (['mine', 'unassigned', 'all'] as const).find((v) => v === q.get('view')) ?? 'all';
+  const view = (['mine', 'unassigned', 'all', 'snoozed'] as const).find((v) => v === q.get('view')) ?? 'all';
+  const priority = PRIORITIES.find((p) => p.id === q.get('priority'))?.id ?? '';
   const raw = q.get('status');
   const status = raw === null ? 'active' : raw === 'any' ? '' : (STATUSES.find((s) => s.id === raw)?.id ?? 'active');
   const sla = SLA_FILTERS.find((x) => x.id !== '' && x.id === q.get('sla'))?.id ?? '';
-  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '', sla };
+  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '', priority, sla };
 });
 
 /** The selected conversation: /app/inbox/<id>. */
@@ -48,5 +61,5 @@ export const selectedId = computed(() => currentLocation.value.path.match(/^\/ap
 /** The inbox URL for these filters (and optionally a conversation). */
 export function inboxUrl(next: Partial<Filters>, conversationId: string | null = selectedId.value): string {
   const f = { ...filters.value, ...next };
-  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label, sla: f.sla })}`;
+  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label, priority: f.priority, sla: f.sla })}`;
 }

@@ -37,13 +37,17 @@ let reads = 0;
 
 function query(f: Filters, limit: number, before?: string): string {
   const assignee = f.view === 'mine' ? me.value?.user.id : f.view === 'unassigned' ? 'none' : undefined;
+  // Snoozed conversations are in the Snoozed view only.
+  const snoozed = f.view === 'snoozed' ? 'true' : 'false';
   return qs({
     status: f.status === 'active' ? 'open,pending' : f.status,
     channel_type: f.channel,
     assignee_id: assignee,
     label: f.label,
+    priority: f.priority,
     sla: f.sla,
     sort: f.sla ? 'sla' : undefined,
+    snoozed,
     limit,
     before,
   });
@@ -107,7 +111,7 @@ function refreshSoon(): void {
   timer = setTimeout(() => void loadConversations(), 120);
 }
 
-export const CONVERSATION_EVENTS = new Set(['conversation_created', 'conversation_updated', 'conversation_assigned', 'message_created', 'message_updated', 'handoff_requested']);
+export const CONVERSATION_EVENTS = new Set(['conversation_created', 'conversation_updated', 'conversation_assigned', 'message_created', 'message_updated', 'message_deleted', 'handoff_requested']);
 
 /** Starts following the filters and live events; returns the stop function. */
 export function followInbox(): () => void {

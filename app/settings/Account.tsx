@@ -1,5 +1,5 @@
 /** Who is signed in on this device: signing out (here or everywhere) and changing the password (the sidebar's link is hidden on phones). */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { storeToken } from '../session-token.ts';
 import { can, leaveTeam, me, signOut, signOutEverywhere } from '../session.ts';
@@ -36,6 +36,34 @@ function ChangePassword() {
   );
 }
 
+/** The member's own e-mail signature, appended to their e-mail replies before the channel's. */
+function EmailSignature() {
+  const [value, setValue] = useState('');
+  const [saved, setSaved] = useState(false);
+  useEffect(() => void api.get<{ signature: string | null }>('/api/v1/team/signature').then((r) => setValue(r.signature ?? ''), () => undefined), []);
+  const { busy, error, onSubmit } = useAction(async () => {
+    setSaved(false);
+    const r = await api.put<{ signature: string | null }>('/api/v1/team/signature', { signature: value.trim() || null });
+    setValue(r.signature ?? '');
+    setSaved(true);
+  });
+  return (
+    <form class="card stack" onSubmit={onSubmit} aria-label="E-mail signature">
+      <h3 class="subhead">E-mail signature</h3>
+      <label class="field">
+        <span class="field-label">Your signature</span>
+        <textarea class="input" rows={3} maxLength={2000} placeholder={'Grace Hopper\nSupport lead'} value={value} onInput={(e) => (setValue(e.currentTarget.value), setSaved(false))} />
+        <span class="field-hint">Added below your e-mail replies, before the channel's own signature. Plain text.</span>
+      </label>
+      <Notice>{error}</Notice>
+      {saved && <Notice kind="success">Signature saved.</Notice>}
+      <div>
+        <button class="btn" type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save signature'}</button>
+      </div>
+    </form>
+  );
+}
+
 export function Account() {
   const user = me.value?.user;
   const everywhere = useAction(signOutEverywhere);
@@ -54,6 +82,7 @@ export function Account() {
         </div>
         <button class="btn" type="button" onClick={() => signOut()}>Sign out</button>
       </div>
+      {me.value?.business && <EmailSignature />}
       <ChangePassword />
       <div class="card card-row">
         <div class="grow">

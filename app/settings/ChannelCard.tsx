@@ -1,4 +1,5 @@
 /** One connected channel: its state, the setup its platform still needs, and what can be done with it. */
+import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import type { Channel } from '../types.ts';
@@ -28,6 +29,39 @@ function SetupSteps({ channel: c }: { channel: Channel }) {
       <p class="small">{setup.text}</p>
       {values.map((v) => v.value && <CopyBox label={v.label} value={v.value} />)}
     </div>
+  );
+}
+
+/** The e-mail channel's signature, appended to every reply after the agent's own (config `signature`). */
+function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
+  const current = typeof c.config.signature === 'string' ? c.config.signature : '';
+  const [value, setValue] = useState(current);
+  const [open, setOpen] = useState(false);
+  const act = useAction(async () => {
+    await api.patch(`/api/v1/channels/${c.id}`, { config: { signature: value.trim() } });
+    setOpen(false);
+    onChange();
+  });
+  if (!open)
+    return (
+      <div class="small channel-signature">
+        <span class="muted">Signature:</span> {current ? current.split('\n')[0] : <span class="muted">none</span>}{' '}
+        <button type="button" class="link-btn small" onClick={() => (setValue(current), setOpen(true))}>Edit</button>
+      </div>
+    );
+  return (
+    <form class="stack channel-signature" onSubmit={act.onSubmit} aria-label="Channel signature">
+      <label class="field">
+        <span class="field-label">Channel signature</span>
+        <textarea class="input" rows={3} maxLength={4000} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        <span class="field-hint">Added to every reply from this address, after the agent's own signature.</span>
+      </label>
+      <Notice>{act.error}</Notice>
+      <div class="row-end">
+        <button type="button" class="btn small ghost" onClick={() => setOpen(false)}>Cancel</button>
+        <button type="submit" class="btn small primary" disabled={act.busy}>{act.busy ? 'Saving…' : 'Save'}</button>
+      </div>
+    </form>
   );
 }
 
@@ -67,6 +101,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
       </div>
       {c.status === 'error' && c.last_error && <Notice>{c.last_error}</Notice>}
       {can('channels.manage') && <SetupSteps channel={c} />}
+      {can('channels.manage') && c.type === 'email' && <ChannelSignature channel={c} onChange={onChange} />}
       <Notice>{act.error}</Notice>
     </li>
   );

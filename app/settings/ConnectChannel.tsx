@@ -40,7 +40,13 @@ export function ConnectChannel({ onConnected }: { onConnected: (channel: Channel
       </div>
       <p class="small muted">{form.intro}</p>
       <div class="form-grid">
-        {form.fields.map((f) => (
+        {form.fields.map((f) =>
+          f.input === 'textarea' ? (
+            <label class="field span-all">
+              <span class="field-label">{f.required ? f.label : `${f.label} (optional)`}</span>
+              <textarea class="input" rows={3} placeholder={f.placeholder ?? undefined} value={values[f.key] ?? ''} onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })} />
+            </label>
+          ) : (
           <Field
             label={f.required ? f.label : `${f.label} (optional)`}
             type={f.secret ? 'password' : f.input === 'number' ? 'number' : 'text'}
@@ -50,7 +56,8 @@ export function ConnectChannel({ onConnected }: { onConnected: (channel: Channel
             value={values[f.key] ?? ''}
             onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })}
           />
-        ))}
+          ),
+        )}
       </div>
       <Notice>{act.error}</Notice>
       <div class="row-end">

@@ -14,6 +14,8 @@ export type EmailConfig = {
   imap_port?: string;
   imap_user?: string;
   imap_password?: string;
+  /** Appended to every reply and forward, after the agent's own signature (docs/decisions.md#e-mail-in-depth). */
+  signature?: string;
 };
 
 export type ImapSettings = {

@@ -99,6 +99,7 @@ export function createEmailConnector(openInbox: OpenInbox = openImapInbox): Webh
       { key: 'smtp_user', required: true, label: 'SMTP user' },
       { key: 'smtp_password', required: true, secret: true, label: 'SMTP password' },
       ...imapFields,
+      { key: 'signature', required: false, multiline: true, label: 'Signature', placeholder: 'Acme Support · acme.com' },
     ],
     normalize: {
       // IMAP is optional, but once any IMAP field is given the mailbox must be reachable.

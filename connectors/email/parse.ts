@@ -5,7 +5,28 @@
  */
 import { createHash } from 'node:crypto';
 import type { AddressObject, ParsedMail } from 'mailparser';
-import type { InboundAttachment, InboundMessage } from '../types.ts';
+import type { EmailAddress, InboundAttachment, InboundMessage } from '../types.ts';
+import { sanitizeEmailHtml } from '../../lib/email-html.ts';
+
+/** Recipients kept per header (To, Cc): a mail to a mailing list of thousands keeps its first ones. */
+export const MAX_KEPT_RECIPIENTS = 50;
+
+/** Every address of a To/Cc header, groups flattened, lower-cased, without repeats. */
+export function addressesOf(header: AddressObject | AddressObject[] | undefined): EmailAddress[] {
+  const list = Array.isArray(header) ? header : header ? [header] : [];
+  const seen = new Map<string, EmailAddress>();
+  for (const group of list) {
+    for (const entry of group.value) {
+      for (const candidate of entry.group ? entry.group : [entry]) {
+        const address = candidate.address?.trim().toLowerCase();
+        if (!address || !address.includes('@') || address.length > 254 || seen.has(address)) continue;
+        const name = candidate.name?.trim().slice(0, 200);
+        seen.set(address, name ? { address, name } : { address });
+      }
+    }
+  }
+  return [...seen.values()].slice(0, MAX_KEPT_RECIPIENTS);
+}
 
 /** `<id@host>` for an id with or without brackets; undefined for an empty one. */
 export function normalizeMessageId(value: string | undefined | null): string | undefined {
@@ -122,5 +143,12 @@ export async function parseRawEmail(source: Buffer, now: Date = new Date()): Pro
     references: referencesOf(mail),
   };
   if (mail.subject) message.subject = mail.subject.trim();
+  // The HTML part (when there is one) sanitized now, once: only the safe version is ever stored.
+  const html = typeof mail.html === 'string' ? await sanitizeEmailHtml(mail.html) : null;
+  message.email = {
+    to: addressesOf(mail.to),
+    cc: addressesOf(mail.cc),
+    ...(html ? { html: html.html, remote_images: html.remoteImages } : {}),
+  };
   return message;
 }

@@ -3,7 +3,8 @@
  * domain>`, the external id) and threads the reply with In-Reply-To / References so it lands in
  * the customer's existing conversation in their mail client.
  */
-import { ConnectorError, type ConnectorContext, type OutboundMessage, type SendResult } from '../types.ts';
+import { ConnectorError, type ConnectorContext, type EmailAddress, type ForwardedMessage, type OutboundMessage, type SendResult } from '../types.ts';
+import { escapeHtml, textToHtml } from '../../lib/email-html.ts';
 import type { EmailConfig } from './config.ts';
 import { mailServer, type MailServer } from './servers.ts';
 import { normalizeMessageId } from './parse.ts';
@@ -77,25 +78,81 @@ export function smtpError(error: unknown): ConnectorError {
   return new ConnectorError('transient', `SMTP server unreachable: ${text}`);
 }
 
+/** nodemailer's address form, without repeats and without `except` (the support address, the customer). */
+function recipients(list: EmailAddress[], except: string[]): { name: string; address: string }[] | string[] {
+  const skip = new Set(except.map((a) => a.toLowerCase()));
+  const out: EmailAddress[] = [];
+  for (const entry of list) {
+    const address = entry.address.toLowerCase();
+    if (!address.includes('@') || skip.has(address)) continue;
+    skip.add(address);
+    out.push(entry);
+  }
+  return out.map((entry) => (entry.name ? { name: entry.name, address: entry.address } : entry.address)) as { name: string; address: string }[];
+}
+
+/** The standard signature separator ("-- " on its own line) and the signature, as text and as HTML. */
+export function withSignature(text: string, signature: string | undefined): { text: string; html: string } {
+  const html = textToHtml(text);
+  if (!signature) return { text, html };
+  return { text: `${text}\n\n-- \n${signature}`, html: `${html}\n<div class="signature" style="color:#555555">-- <br>\n${textToHtml(signature)}</div>` };
+}
+
+/** A forward: the agent's note, then each quoted message under a "Forwarded message" header. */
+export function forwardBody(note: string, messages: ForwardedMessage[], signature: string | undefined, subject: string): { text: string; html: string } {
+  const head = withSignature(note.trim(), signature);
+  const text = [
+    ...(note.trim() || signature ? [head.text, ''] : []),
+    ...messages.flatMap((m) => ['---------- Forwarded message ---------', `From: ${m.from}`, `Date: ${m.date}`, `Subject: ${subject}`, '', m.text, '']),
+  ].join('\n');
+  const html = [
+    ...(note.trim() || signature ? [head.html] : []),
+    ...messages.map(
+      (m) =>
+        `<div class="forwarded" style="margin-top:16px">---------- Forwarded message ---------<br>From: ${escapeHtml(m.from)}<br>Date: ${escapeHtml(m.date)}<br>Subject: ${escapeHtml(subject)}<br><br>` +
+        `<blockquote style="margin:0 0 0 8px;border-left:2px solid #cccccc;padding-left:8px">${m.html ?? textToHtml(m.text)}</blockquote></div>`,
+    ),
+  ].join('\n');
+  return { text, html };
+}
+
+/**
+ * One mail: a reply to the customer (threaded, Cc and Bcc as stored, signature appended) or a
+ * forward to outside addresses (a new thread: "Fwd:" subject, no In-Reply-To). Always multipart
+ * text + HTML (the HTML made from the text: the agent writes plain text).
+ */
 export async function sendEmail(config: EmailConfig, message: OutboundMessage, context: Pick<ConnectorContext, 'allowPrivateHosts'>): Promise<SendResult> {
-  const to = message.to.email ?? message.to.platformUserId;
-  if (!to.includes('@')) throw new ConnectorError('permanent', `Not an e-mail address: ${to}`);
+  const customer = message.to.email ?? message.to.platformUserId;
+  const forward = message.email?.forward;
+  if (!forward && !customer.includes('@')) throw new ConnectorError('permanent', `Not an e-mail address: ${customer}`);
   const attachments = message.attachments.map((attachment) => {
     if (!/^https?:\/\//i.test(attachment.url)) throw new ConnectorError('permanent', `Attachment URL must be http(s): ${attachment.filename}`);
     return { filename: attachment.filename, contentType: attachment.content_type, href: attachment.url };
   });
   const messageId = outboundMessageId(config, message);
+  const signature = message.email?.signature;
+  let envelope: { to: unknown; cc?: unknown; bcc?: unknown; subject: string; text: string; html: string; inReplyTo?: string; references?: string[] };
+  if (forward) {
+    const to = recipients(forward.to, [config.address]);
+    if (to.length === 0) throw new ConnectorError('permanent', 'The forward has no recipient');
+    const subject = message.thread?.subject?.trim() || 'Conversation';
+    envelope = { to, subject: /^fwd?:/i.test(subject) ? subject : `Fwd: ${subject}`, ...forwardBody(message.text, forward.messages, signature, subject) };
+  } else {
+    const except = [config.address, customer];
+    const cc = recipients(message.email?.cc ?? [], except);
+    const bcc = recipients(message.email?.bcc ?? [], [...except, ...(message.email?.cc ?? []).map((a) => a.address)]);
+    envelope = {
+      to: message.to.name ? { name: message.to.name, address: customer } : customer,
+      ...(cc.length ? { cc } : {}),
+      ...(bcc.length ? { bcc } : {}),
+      subject: replySubject(message),
+      ...withSignature(message.text, signature),
+      ...threadHeaders(message),
+    };
+  }
   const transport = await createSmtpTransport(config, await mailServer('smtp_host', config.smtp_host, context, 'transient'));
   try {
-    await transport.sendMail({
-      from: config.address,
-      to: message.to.name ? { name: message.to.name, address: to } : to,
-      subject: replySubject(message),
-      text: message.text,
-      messageId,
-      ...threadHeaders(message),
-      attachments,
-    });
+    await transport.sendMail({ from: config.address, ...envelope, messageId, attachments } as Parameters<typeof transport.sendMail>[0]);
     return { externalId: messageId };
   } catch (error) {
     throw smtpError(error);

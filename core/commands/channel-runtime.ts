@@ -2,37 +2,14 @@
 import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
-import { decryptJson } from '../crypto.ts';
 import { cachedChannels } from '../domain/channels/channel-cache.ts';
-import type { RuntimeChannel } from '../domain/channels/runtime-channel.ts';
+import { runtimeChannelColumns, runtimeChannelOf, runtimeChannelRow, type RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 
 
-const channelRow = z.object({
-  id: z.string(),
-  business_id: z.string(),
-  type: z.string(),
-  is_active: z.boolean(),
-  routing_key: z.string().nullable(),
-  config_encrypted: z.string().nullable(),
-  state: z.record(z.string(), z.unknown()),
-});
-
-const toRuntime = (key: Uint8Array, row: z.infer<typeof channelRow>): RuntimeChannel => ({
-  id: row.id,
-  business_id: row.business_id,
-  type: row.type,
-  is_active: row.is_active,
-  routing_key: row.routing_key,
-  config: row.config_encrypted ? decryptJson<Record<string, string>>(key, row.config_encrypted) : {},
-  state: row.state,
-});
-
-const columns = sql.fragment`id, business_id, type, is_active, routing_key, config_encrypted, state`;
-
 export async function loadChannel(q: Queryable, key: Uint8Array, channelId: string): Promise<RuntimeChannel | null> {
-  const row = await q.maybeOne(sql.type(channelRow)`select ${columns} from channels where id = ${channelId}`);
-  return row ? toRuntime(key, row) : null;
+  const row = await q.maybeOne(sql.type(runtimeChannelRow)`select ${runtimeChannelColumns} from channels where id = ${channelId}`);
+  return row ? runtimeChannelOf(key, row) : null;
 }
 
 /**
@@ -41,11 +18,11 @@ export async function loadChannel(q: Queryable, key: Uint8Array, channelId: stri
  * the same public id gets nothing), else the unproven ones (registration still running).
  */
 export async function channelsByRoutingKey(q: Queryable, key: Uint8Array, type: string, routingKey: string): Promise<RuntimeChannel[]> {
-  const rows = await q.any(sql.type(channelRow.extend({ routing_proven: z.boolean() }))`
-    select ${columns}, routing_proven from channels where type = ${type} and routing_key = ${routingKey} and is_active
+  const rows = await q.any(sql.type(runtimeChannelRow.extend({ routing_proven: z.boolean() }))`
+    select ${runtimeChannelColumns}, routing_proven from channels where type = ${type} and routing_key = ${routingKey} and is_active
     order by routing_proven desc, created_at, id`);
   const proven = rows.filter((row) => row.routing_proven);
-  return (proven.length ? proven : rows).map((row) => toRuntime(key, row));
+  return (proven.length ? proven : rows).map((row) => runtimeChannelOf(key, row));
 }
 
 /** channelsByRoutingKey through the short-lived cache of core/domain/channels/channel-cache.ts (shared webhook endpoints). */
@@ -55,14 +32,14 @@ export function cachedChannelsByRoutingKey(q: Queryable, key: Uint8Array, type: 
 
 /** Active channels of a type with this Meta verify token. */
 export async function channelsByVerifyToken(q: Queryable, key: Uint8Array, type: string, verifyToken: string): Promise<RuntimeChannel[]> {
-  const rows = await q.any(sql.type(channelRow)`
-    select ${columns} from channels where type = ${type} and verify_token = ${verifyToken} and is_active`);
-  return rows.map((row) => toRuntime(key, row));
+  const rows = await q.any(sql.type(runtimeChannelRow)`
+    select ${runtimeChannelColumns} from channels where type = ${type} and verify_token = ${verifyToken} and is_active`);
+  return rows.map((row) => runtimeChannelOf(key, row));
 }
 
 export async function activeChannelsOfType(q: Queryable, key: Uint8Array, type: string): Promise<RuntimeChannel[]> {
-  const rows = await q.any(sql.type(channelRow)`select ${columns} from channels where type = ${type} and is_active order by created_at`);
-  return rows.map((row) => toRuntime(key, row));
+  const rows = await q.any(sql.type(runtimeChannelRow)`select ${runtimeChannelColumns} from channels where type = ${type} and is_active order by created_at`);
+  return rows.map((row) => runtimeChannelOf(key, row));
 }
 
 /** Merges keys into the channel's connector state. */

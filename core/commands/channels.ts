@@ -4,62 +4,20 @@
  * plain columns (`routing_key`, `verify_token`). Platform registration is never done here:
  * it runs as the `register_channel` job, enqueued in the same transaction as the row.
  */
-import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { enqueue } from '../jobs.ts';
 import { assertMayAddChannel } from '../domain/plans.ts';
-import { decryptJson, DecryptError, encryptJson } from '../crypto.ts';
+import { channelColumns, channelRow, sealChannelConfig, tryReadChannelConfig, type ChannelRow } from '../domain/channels/channel-row.ts';
 import { checkHost, HostRefusedError, type HostRules } from '../../lib/host-safety.ts';
 import { hostConfigFields, normalizeChannelConfig, routingOf, type ChannelConfig } from '../domain/channels/channel-config.ts';
-import { channelTypes, connectorFor, isChannelType } from '../../connectors/index.ts';
+import { connectorFor, isChannelType } from '../../connectors/index.ts';
 import type { AfterCommit } from './run-command.ts';
-
-export const channelRow = z.object({
-  id: z.string(),
-  business_id: z.string(),
-  type: z.enum(channelTypes),
-  is_builtin: z.boolean(),
-  /** null when the config is empty (webchat). */
-  config_encrypted: z.string().nullable(),
-  routing_key: z.string().nullable(),
-  verify_token: z.string().nullable(),
-  is_active: z.boolean(),
-  status: z.enum(['pending', 'connected', 'error']),
-  last_error: z.string().nullable(),
-  /** Connector state (offsets, webhook secrets): never shown to clients. */
-  state: z.record(z.string(), z.unknown()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export type ChannelRow = z.infer<typeof channelRow>;
-
-/** The columns channelRow reads; unqualified, for `from channels` and `returning`. */
-export const channelColumns = sql.fragment`
-  id, business_id, type, is_builtin, config_encrypted, routing_key, verify_token,
-  is_active, status, last_error, state, created_at, updated_at`;
 
 const enqueueRegistration = (tx: Queryable, channelId: string) => enqueue(tx, 'register_channel', { channel_id: channelId });
 
 /** The decrypted config; throws DecryptError when the key changed or the value was altered. */
-export function readChannelConfig(key: Uint8Array, row: Pick<ChannelRow, 'config_encrypted'>): ChannelConfig {
-  return row.config_encrypted === null ? {} : decryptJson<ChannelConfig>(key, row.config_encrypted);
-}
-
-/** Like readChannelConfig, but null instead of throwing when the stored value cannot be read. */
-export function tryReadChannelConfig(key: Uint8Array, row: Pick<ChannelRow, 'config_encrypted'>): ChannelConfig | null {
-  try {
-    return readChannelConfig(key, row);
-  } catch (error) {
-    if (error instanceof DecryptError) return null;
-    throw error;
-  }
-}
-
-const sealConfig = (key: Uint8Array, config: ChannelConfig) => (Object.keys(config).length > 0 ? encryptJson(key, config) : null);
-
-/** A channel of the business, or null (another business's id reads as missing). */
 export async function findChannel(q: Queryable, businessId: string, channelId: string, options: { lock?: boolean } = {}): Promise<ChannelRow | null> {
   return options.lock
     ? q.maybeOne(sql.type(channelRow)`select ${channelColumns} from channels where id = ${channelId} and business_id = ${businessId} for update`)
@@ -161,7 +119,7 @@ export async function createChannel(tx: Queryable, key: Uint8Array, input: Creat
   if (routingKey && !internal && (await routingKeyHeldElsewhere(tx, type, routingKey, '00000000-0000-0000-0000-000000000000'))) throw routingTaken(type);
   const row = await tx.maybeOne(sql.type(channelRow)`
     insert into channels (business_id, type, config_encrypted, routing_key, verify_token, is_active, status, routing_proven)
-    values (${input.businessId}, ${type}, ${sealConfig(key, config)}, ${routingKey}, ${verifyToken}, ${input.isActive},
+    values (${input.businessId}, ${type}, ${sealChannelConfig(key, config)}, ${routingKey}, ${verifyToken}, ${input.isActive},
             ${internal ? 'connected' : 'pending'}, ${internal && routingKey !== null})
     on conflict (type, routing_key) where routing_key is not null and routing_proven do nothing
     returning ${channelColumns}`);
@@ -230,7 +188,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
     const row = await tx.one(sql.type(channelRow)`
       update channels set
         type = ${type},
-        config_encrypted = ${configChanged ? sealConfig(key, nextConfig) : current.config_encrypted},
+        config_encrypted = ${configChanged ? sealChannelConfig(key, nextConfig) : current.config_encrypted},
         routing_key = ${routingKey},
         verify_token = ${verifyToken},
         -- Other credentials prove nothing yet: registration proves them again.

@@ -89,7 +89,7 @@ export type StateChange<K extends string> = { changed: true; at: string; events:
 /** Resolves from any other state, recording who did; `changed: false` when it already was. 404 outside the business. */
 export async function resolveConversation(tx: Queryable, input: { businessId: string; conversationId: string; userId: string }): Promise<StateChange<'resolved_at'>> {
   const row = await tx.maybeOne(sql.type(changedRow)`
-    update conversations set status = 'resolved', resolved_at = now(), resolved_by = ${input.userId}, updated_at = now()
+    update conversations set status = 'resolved', resolved_at = now(), resolved_by = ${input.userId}, snoozed_at = null, snoozed_until = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'resolved'
     returning ${changedColumns}`);
   if (!row) {
@@ -104,7 +104,7 @@ export async function resolveConversation(tx: Queryable, input: { businessId: st
 /** Closes from any other state; `changed: false` when it already was. 404 outside the business. */
 export async function closeConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<StateChange<'closed_at'>> {
   const row = await tx.maybeOne(sql.type(changedRow)`
-    update conversations set status = 'closed', closed_at = now(), updated_at = now()
+    update conversations set status = 'closed', closed_at = now(), snoozed_at = null, snoozed_until = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'closed'
     returning ${changedColumns}`);
   if (!row) {
@@ -116,14 +116,14 @@ export async function closeConversation(tx: Queryable, input: { businessId: stri
 }
 
 /**
- * Back to `open` from any state. Resolution and closing are undone (resolved_at, resolved_by,
+ * Back to `open` from any state, and awake (a snoozed open conversation wakes). Resolution and closing are undone (resolved_at, resolved_by,
  * closed_at cleared), as when a customer writes into a resolved conversation, so analytics
  * count only conversations that stay resolved. An open conversation is left as it is.
  */
 export async function reopenConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<{ events: PendingEvent[] }> {
   const row = await tx.maybeOne(sql.type(changedRow)`
-    update conversations set status = 'open', resolved_at = null, resolved_by = null, closed_at = null, updated_at = now()
-    where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'open'
+    update conversations set status = 'open', resolved_at = null, resolved_by = null, closed_at = null, snoozed_at = null, snoozed_until = null, updated_at = now()
+    where id = ${input.conversationId} and business_id = ${input.businessId} and (status <> 'open' or snoozed_at is not null)
     returning ${changedColumns}`);
   if (!row) {
     await assertExists(tx, input.businessId, input.conversationId);

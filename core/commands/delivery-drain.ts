@@ -34,12 +34,13 @@ import { enqueue } from '../jobs.ts';
 import { messageUpdated, publishEvents } from '../events/live.ts';
 import { enqueueWebhookEvents } from './webhooks-out.ts';
 import { loadChannel } from './channel-runtime.ts';
-import type { RuntimeChannel } from '../domain/channels/runtime-channel.ts';
+import type { RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { webhookUrl } from '../domain/channels/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../domain/channels/connector-context.ts';
-import { ConnectorError, type AnyConnector, type InternalSendResult, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
+import { ConnectorError, type AnyConnector, type EmailAddress, type ForwardedMessage, type InternalSendResult, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
+import { showRemoteImages } from '../../lib/email-html.ts';
 
 /**
  * Advisory lock classes, keyed by hashtext(conversation id). STORE (also written in
@@ -62,6 +63,8 @@ const replyRow = z.object({
   attachments: z.array(z.object({ url: z.string(), filename: z.string(), content_type: z.string(), size: z.number() })),
   delivery_attempts: z.number(),
   template: z.object({ name: z.string(), language: z.string(), parameters: z.array(z.string()) }).nullable(),
+  /** E-mail: cc, bcc, signature; or the forward's recipients (migration 0096). */
+  email: z.record(z.string(), z.unknown()).nullable(),
   /** Ms until the reply may be tried again (0 or less: now). */
   wait_ms: z.number().nullable(),
   channel_id: z.string().nullable(),
@@ -130,7 +133,7 @@ async function drain(deps: Deps, q: Queryable, conversationId: string, job: Drai
 /** The conversation's oldest queued reply, with what sending it needs. */
 const oldestQueued = (q: Queryable, conversationId: string) =>
   q.maybeOne(sql.type(replyRow)`
-    select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_attempts, m.template,
+    select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_attempts, m.template, m.email,
            (extract(epoch from m.next_delivery_at - clock_timestamp()) * 1000)::float8 as wait_ms,
            c.channel_id, c.subject,
            cu.platform_user_id as customer_platform_user_id, cu.name as customer_name,
@@ -240,7 +243,7 @@ async function recordSent(deps: Deps, q: Queryable, messageId: string, externalI
 async function threadReferences(q: Queryable, conversationId: string, messageId: string): Promise<string[]> {
   const rows = await q.any(sql.type(z.object({ external_id: z.string() }))`
     select external_id from messages
-    where conversation_id = ${conversationId} and external_id is not null and id <> ${messageId}
+    where conversation_id = ${conversationId} and external_id is not null and id <> ${messageId} and not private
     order by created_at, id`);
   return rows.map((r) => r.external_id);
 }
@@ -260,7 +263,65 @@ async function outboundOf(deps: Deps, q: Queryable, reply: Reply, connector: Any
     thread: connector.threaded ? { references: await threadReferences(q, reply.conversation_id, reply.id), subject: reply.subject ?? undefined } : undefined,
     statusCallbackUrl: webhookUrl(deps.config.publicUrl, channel.type, channel.id) ?? undefined,
     ...(reply.template ? { template: reply.template } : {}),
+    ...(reply.email ? { email: await outboundEmail(q, reply, reply.email) } : {}),
   };
+}
+
+const addressesIn = (value: unknown): EmailAddress[] => (Array.isArray(value) ? (value as EmailAddress[]).filter((a) => typeof a?.address === 'string') : []);
+
+const quotedRow = z.object({
+  sender_type: z.string(),
+  content: z.string(),
+  html: z.string().nullable(),
+  created_at: z.string(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  agent_name: z.string().nullable(),
+});
+
+/** At most this many messages quoted in one forward (the latest ones of the conversation). */
+const MAX_FORWARDED = 200;
+
+/**
+ * The e-mail fields of the reply (core/domain/email-replies.ts stored them); a forward quotes
+ * its messages as they are now, oldest first: the given ones, or every one the customer saw.
+ */
+async function outboundEmail(q: Queryable, reply: Reply, email: Record<string, unknown>): Promise<NonNullable<OutboundMessage['email']>> {
+  const signature = typeof email.signature === 'string' && email.signature !== '' ? email.signature : undefined;
+  const base = { cc: addressesIn(email.cc), bcc: addressesIn(email.bcc), ...(signature ? { signature } : {}) };
+  const forward = email.forward as { to?: unknown; message_ids?: unknown } | undefined;
+  if (!forward) return base;
+  const ids = Array.isArray(forward.message_ids) ? (forward.message_ids as string[]) : null;
+  const rows = await q.any(sql.type(quotedRow)`
+    select * from (
+      select m.sender_type, m.content, m.html, to_char(m.created_at at time zone 'UTC', 'Dy, DD Mon YYYY HH24:MI "UTC"') as created_at,
+             cu.name as customer_name, cu.email as customer_email, u.full_name as agent_name, m.created_at as at, m.id
+      from messages m
+      join conversations c on c.id = m.conversation_id
+      left join customers cu on cu.id = c.customer_id
+      left join users u on u.id = m.sender_id
+      where m.conversation_id = ${reply.conversation_id} and not m.private and m.id <> ${reply.id}
+        ${ids ? sql.fragment`and m.id = any(${sql.array(ids, 'uuid')})` : sql.fragment``}
+      order by m.created_at desc, m.id desc
+      limit ${MAX_FORWARDED}
+    ) latest order by at, id`);
+  const messages: ForwardedMessage[] = rows.map((row) => ({
+    from:
+      row.sender_type === 'customer'
+        ? row.customer_email
+          ? `${row.customer_name ? `${row.customer_name} ` : ''}<${row.customer_email}>`
+          : (row.customer_name ?? 'Customer')
+        : row.sender_type === 'agent'
+          ? (row.agent_name ?? 'Support')
+          : row.sender_type === 'ai'
+            ? 'AI agent'
+            : 'Support',
+    date: row.created_at,
+    text: row.content,
+    // The customer's own HTML, images armed (the recipient's mail client decides about loading them).
+    ...(row.html ? { html: showRemoteImages(row.html) } : {}),
+  }));
+  return { ...base, forward: { to: addressesIn(forward.to), messages } };
 }
 
 /**

@@ -130,9 +130,11 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
   // the SQL threads a message by References exactly when it carries them.
   const threaded = connectorFor(channel.type).threaded === true;
   // Attachments the channel can download are stored `pending` (fetch_attachment fills them in); an e-mail part's bytes stay in the event.
-  const applicable = messages.map((message) => ({ ...storableAttachments(channel.type, message), references: threaded ? (message.references ?? []) : undefined }));
+  // The e-mail parts go in storeEmailParts' own statement, not through the SQL functions.
+  const applicable = messages.map(({ email: _email, ...message }) => ({ ...storableAttachments(channel.type, message), references: threaded ? (message.references ?? []) : undefined }));
   const applied = await tx.any(sql.type(appliedRow)`
     select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(applicable as never)})`);
+  await storeEmailParts(tx, messages, applied);
   const events: PendingEvent[] = [];
   for (const row of applied) {
     const { applied_message_id: messageId, applied_conversation_id: conversationId } = row;
@@ -141,6 +143,24 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
   }
   if (messages.some((message) => message.attachments.length > 0)) await enqueueAttachmentFetches(tx, applied.map((row) => row.applied_message_id));
   return events;
+}
+
+/**
+ * A customer mail's recipients and sanitized HTML (connectors/email/parse.ts) onto the messages
+ * just stored: one statement per batch, only when a message has them.
+ */
+async function storeEmailParts(tx: Queryable, messages: InboundMessage[], applied: readonly z.infer<typeof appliedRow>[]): Promise<void> {
+  const parts = applied.flatMap((row) => {
+    const email = messages[row.idx]?.email;
+    if (!email) return [];
+    const { html, ...rest } = email;
+    return [{ id: row.applied_message_id, html: html ?? null, email: { to: rest.to ?? [], cc: rest.cc ?? [], remote_images: rest.remote_images ?? 0 } }];
+  });
+  if (parts.length === 0) return;
+  await tx.query(sql.unsafe`
+    update messages m set html = x.html, email = x.email
+    from jsonb_to_recordset(${sql.jsonb(parts as never)}) as x(id uuid, html text, email jsonb)
+    where m.id = x.id`);
 }
 
 function messageEvents(channel: InboundChannel, messageId: string, conversationId: string, opened: boolean): PendingEvent[] {

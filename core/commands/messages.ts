@@ -35,9 +35,22 @@ import type { Attachment } from '../domain/uploads.ts';
  *   true; not counted, not delivered (`delivery_status` null), so it may be written where the
  *   channel is gone; leaves `first_response_at`, the status, `last_message_at` and `updated_at`
  *   alone (the conversation neither reopens nor moves up the inbox: nothing happened for the customer).
+ * - `forward` (a member forwards the conversation or some of its messages to an outside address,
+ *   core/commands/email-forward.ts): stored as a private `agent` message (the note) and delivered
+ *   through the channel to the addresses in `email.forward`; not counted (it is not a reply), and it
+ *   leaves the conversation as a note does.
+ * - `agent` with `sendAt` (a scheduled reply, core/commands/scheduled-replies.ts): stored
+ *   `scheduled` with `send_at`; not counted, not delivered and the conversation left as it is
+ *   until it is released at that time (then it is counted, queued and touches the conversation
+ *   as a reply sent then would). 400 when the channel was deleted, as for any reply.
  * Every other kind moves the conversation's `last_message_at` (to the message's `created_at`) and `updated_at`.
  */
-export type MessageSender = { type: 'agent'; userId: string } | { type: 'note'; userId: string } | { type: 'ai' } | { type: 'system'; deliver?: boolean };
+export type MessageSender =
+  | { type: 'agent'; userId: string; sendAt?: Date | null }
+  | { type: 'note'; userId: string }
+  | { type: 'forward'; userId: string }
+  | { type: 'ai' }
+  | { type: 'system'; deliver?: boolean };
 
 export type SendMessageInput = {
   businessId: string;
@@ -54,6 +67,8 @@ export type SendMessageInput = {
    * 422 `reply_window_closed`, checked in the same statement that stores the reply.
    */
   checkReplyWindow?: boolean;
+  /** E-mail channels: `messages.email` (cc, bcc, signature of a reply; forward of a forward). */
+  email?: Record<string, unknown> | null;
 };
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
@@ -62,19 +77,40 @@ const outcomeRow = z.object({ found: z.boolean(), deliverable: z.boolean() }).ca
 /** What the sender's kind decides; everything else in the statement is the same for all. */
 function rulesOf(sender: MessageSender) {
   const isNote = sender.type === 'note';
+  const isForward = sender.type === 'forward';
+  const sendAt = sender.type === 'agent' && sender.sendAt ? sender.sendAt : null;
+  if (sendAt) {
+    return {
+      senderId: sender.type === 'agent' ? sender.userId : null,
+      senderType: 'agent',
+      private: false,
+      status: 'scheduled',
+      sendAt: sendAt.toISOString(),
+      /** It needs a channel to go out through later (400 when deleted), but is not queued now. */
+      needsChannel: true,
+      outbound: false,
+      counted: false,
+      human: false,
+      touches: false,
+    };
+  }
+  const outbound = sender.type === 'agent' || sender.type === 'ai' || isForward || (sender.type === 'system' && sender.deliver === true);
   return {
-    senderId: sender.type === 'agent' || isNote ? sender.userId : null,
-    /** Stored as: a note is an agent's message, marked private. */
-    senderType: isNote ? 'agent' : sender.type,
-    private: isNote,
-    /** Delivered through the channel (queued, drained): replies, and a system notice meant for the customer. */
-    outbound: sender.type === 'agent' || sender.type === 'ai' || (sender.type === 'system' && sender.deliver === true),
+    senderId: sender.type === 'agent' || isNote || isForward ? sender.userId : null,
+    /** Stored as: a note (and a forward) is an agent's message, marked private. */
+    senderType: isNote || isForward ? 'agent' : sender.type,
+    private: isNote || isForward,
+    status: outbound ? 'queued' : null,
+    sendAt: null,
+    needsChannel: outbound,
+    /** Delivered through the channel (queued, drained): replies, forwards, and a system notice meant for the customer. */
+    outbound,
     /** Counted against the month (a reply, not a notice of Parley's own). */
     counted: sender.type === 'agent' || sender.type === 'ai',
     /** A human's reply: the first one is the conversation's first response, and it takes a pending conversation back. */
     human: sender.type === 'agent',
     /** Moves the conversation's last_message_at and updated_at (its place in the inbox). */
-    touches: !isNote,
+    touches: !isNote && !isForward,
   };
 }
 
@@ -99,14 +135,15 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       for update
     ), deliverable as (
       select id, channel_id from conversation
-      where window_open ${rules.outbound ? sql.fragment`and channel_id is not null` : sql.fragment``}
+      where window_open ${rules.needsChannel ? sql.fragment`and channel_id is not null` : sql.fragment``}
     ), ${rules.counted ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
-      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template)
+      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template, email, send_at)
       select ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
-             ${rules.outbound ? 'queued' : null}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb
+             ${rules.status}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb,
+             ${input.email ? sql.jsonb(input.email as never) : null}::jsonb, ${rules.sendAt}::timestamptz
       from deliverable d where exists (select 1 from reservation where reserved)
-      returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, created_at
+      returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, send_at, created_at, html, email
     ), job as (
       -- Arms the conversation's delivery drain (migration 0085): a job only when none is waiting to run.
       ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}

@@ -20,7 +20,9 @@ export async function removeUnattachedUploads(db: Queryable, storage: FileStorag
         where c.source = 'upload' and c.created_at < now() - make_interval(hours => ${UNATTACHED_UPLOAD_TTL_HOURS})
           and not exists (
             select 1 from messages m
-            where m.business_id = c.business_id and m.conversation_id = c.conversation_id
+            where m.business_id = c.business_id
+              -- A visitor's file may be uploaded before its conversation exists.
+              and (m.conversation_id = c.conversation_id or c.conversation_id is null)
               and strpos(m.attachments::text, c.storage_key) > 0)
         order by c.created_at limit ${batch}
         for update skip locked)

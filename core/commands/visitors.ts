@@ -19,9 +19,16 @@ import type { VisitorClaims } from '../domain/visitors/visitor-tokens.ts';
 import { visibleToVisitor, visitorMessageColumns, visitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
 import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '../presenters/visitor-message.ts';
 import { widgetChannelType } from '../../connectors/index.ts';
+import { createReadStream } from 'node:fs';
+import type { FileStorage } from '../adapters/storage.ts';
+import { storeFile, type UploadRow } from '../domain/uploads.ts';
 
 /** Messages one visitor may send: 20 per minute. */
 export const VISITOR_MESSAGE_RATE: RateLimit = { limit: 20, windowSeconds: 60 };
+/** Files one visitor may upload: 20 an hour. */
+export const VISITOR_UPLOAD_RATE: RateLimit = { limit: 20, windowSeconds: 3600 };
+/** What a visitor may upload: images and PDFs. */
+export const visitorUploadType = (contentType: string): boolean => contentType.startsWith('image/') || contentType === 'application/pdf';
 /** New visitors one client address may start: 30 per minute (resuming is not counted). */
 export const VISITOR_SESSION_RATE: RateLimit = { limit: 30, windowSeconds: 60 };
 
@@ -200,4 +207,33 @@ export async function listVisitorMessages(q: Queryable, visitor: Visitor, option
       order by m.created_at desc, m.id desc limit ${options.limit}) latest
     order by created_at, id`);
   return rows.map(presentVisitorMessage);
+}
+
+/**
+ * A website visitor's file (a screenshot, a PDF), stored like an agent's upload and counted
+ * against the plan's storage; 429 past VISITOR_UPLOAD_RATE. It belongs to the visitor's current
+ * conversation when there is one; the message that carries it (POST /visitor/messages with its
+ * URL) shows it in the inbox. Unused, it is removed after a day like every upload.
+ */
+export async function storeVisitorUpload(
+  db: Db,
+  storage: FileStorage,
+  visitor: Visitor,
+  input: { tempPath: string; filename: string; contentType: string; limit: number },
+): Promise<UploadRow> {
+  return db.transaction(async (tx) => {
+    const retryAfter = await takeRateAllowance(tx, `upload:${visitor.customerId}`, VISITOR_UPLOAD_RATE);
+    if (retryAfter) throw tooManyRequests('Too many files; try again later', retryAfter);
+    const conversationId = await currentConversationId(tx, visitor);
+    return storeFile(tx, storage, {
+      businessId: visitor.businessId,
+      conversationId,
+      uploadedBy: null,
+      source: 'upload',
+      filename: input.filename,
+      contentType: input.contentType,
+      bytes: createReadStream(input.tempPath),
+      limit: input.limit,
+    });
+  });
 }

@@ -196,6 +196,22 @@ export async function findUpload(q: Queryable, key: string): Promise<UploadRow |
 }
 
 /**
+ * A visitor's attachments: a link to a file of this business (its upload) takes the stored name,
+ * type and size, whatever the widget said; a link to Parley's uploads that is not this
+ * business's is 422 on `body.attachments.<i>.url`; any other http(s) link stays a link as sent.
+ */
+export async function resolveVisitorAttachments<A extends { url: string }>(
+  q: Queryable,
+  input: { businessId: string; publicUrl: string; attachments: A[] },
+): Promise<(A | Attachment)[]> {
+  const ours = input.attachments.map((a, i) => ({ i, key: storageKeyOf(input.publicUrl, a.url) })).filter((x): x is { i: number; key: string } => x.key !== null);
+  if (ours.length === 0) return input.attachments;
+  const resolved = await resolveAttachments(q, { businessId: input.businessId, publicUrl: input.publicUrl, attachments: ours.map(({ i }) => input.attachments[i]!) });
+  const byIndex = new Map(ours.map(({ i }, n) => [i, resolved[n]!]));
+  return input.attachments.map((a, i) => byIndex.get(i) ?? a);
+}
+
+/**
  * Checks attachments a client sends with a message: each URL must be an upload of this
  * business. The stored values replace what the client said about name, type and size.
  * 422 on `body.<field>.<i>.url` otherwise.

@@ -30,6 +30,8 @@ export type EventPayloads = {
   message_created: MessageIds & Pick<Message, 'sender_type'> & { message: Message };
   /** `message`: as GET …/messages shows it (with the new `delivery_status`). */
   message_updated: MessageIds & Pick<Message, 'delivery_status'> & { message: Message };
+  /** A scheduled reply was cancelled before it went out (the message is gone); `at`: when. */
+  message_deleted: MessageIds;
   handoff_requested: ConversationIds & { reason: string };
   /** `status`: the channel's registration status. */
   channel_updated: Ids & { channel_id: string; status: 'pending' | 'connected' | 'error' };
@@ -68,6 +70,7 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   conversation_updated: toBusiness,
   message_created: toConversation,
   message_updated: toConversation,
+  message_deleted: toConversation,
   handoff_requested: toBusiness,
   channel_updated: toBusiness,
   mention_created: { rooms: (p) => [rooms.user(p.user_id)] },

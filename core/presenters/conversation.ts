@@ -7,6 +7,9 @@ import { channelTypes } from '../../connectors/index.ts';
 import { conversationCsatSchema, conversationSlaSchema, type ServiceLevels } from './service-levels.ts';
 
 export const conversationStatuses = ['open', 'pending', 'resolved', 'closed'] as const;
+/** How urgent a conversation is (`none` unless set; PUT …/priority). */
+export const priorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
+export type Priority = (typeof priorities)[number];
 /** The channel types, from the connector registry. */
 export { channelTypes } from '../../connectors/index.ts';
 
@@ -32,6 +35,9 @@ export const conversationRow = z.object({
   sla_next_response_due_at: z.string().nullable(),
   sla_resolution_due_at: z.string().nullable(),
   sla_due_at: z.string().nullable(),
+  snoozed_at: z.string().nullable(),
+  snoozed_until: z.string().nullable(),
+  priority: z.enum(priorities),
 });
 export type ConversationRow = z.infer<typeof conversationRow>;
 
@@ -39,7 +45,8 @@ export type ConversationRow = z.infer<typeof conversationRow>;
 export const conversationColumns = sql.fragment`
   c.id, c.business_id, c.customer_id, c.assignee_id, c.status, c.channel_type, c.channel_id, c.created_at,
   c.updated_at, c.first_response_at, c.resolved_at, c.closed_at, c.assigned_at, c.last_message_at, c.handoff_reason, c.reply_window_expires_at,
-  c.sla_policy_id, c.sla_first_response_due_at, c.sla_next_response_due_at, c.sla_resolution_due_at, c.sla_due_at`;
+  c.sla_policy_id, c.sla_first_response_due_at, c.sla_next_response_due_at, c.sla_resolution_due_at, c.sla_due_at,
+  c.snoozed_at, c.snoozed_until, c.priority`;
 
 const conversationFields = {
   id: z.uuid(),
@@ -60,6 +67,11 @@ const conversationFields = {
   reply_window_expires_at: z.string().nullable().openapi({
     description: 'WhatsApp: when the 24-hour window for free-form replies closes (the customer\'s last message + 24 h); after it only templates can be sent. Null on other channels, or before the customer wrote',
   }),
+  snoozed: z.boolean().openapi({
+    description: 'Set aside (PUT …/snooze) until `snoozed_until` or, when that is null, until the customer writes; snoozed conversations are listed with `?snoozed=true`. See docs/decisions.md#snooze-priority-bulk-and-scheduled-send',
+  }),
+  snoozed_until: z.string().nullable().openapi({ description: 'When a snoozed conversation wakes by itself; null when it waits for the customer (or is not snoozed)' }),
+  priority: z.enum(priorities).openapi({ description: 'Set with PUT …/priority; filter with `?priority=`' }),
   // z.union, not .nullable(): zod-to-openapi 9 turns a nullable named schema into an allOf that refuses null
   // (and marks the component itself nullable); the union is `anyOf: [$ref, null]`.
   customer: z.union([customerSchema, z.null()]),
@@ -98,6 +110,9 @@ const base = (row: ConversationRow, customer: Customer | null, labels: string[],
   last_message_at: row.last_message_at,
   handoff_reason: row.handoff_reason,
   reply_window_expires_at: row.reply_window_expires_at,
+  snoozed: row.snoozed_at !== null,
+  snoozed_until: row.snoozed_until,
+  priority: row.priority,
   customer,
   labels,
   sla: levels.sla,

@@ -29,7 +29,7 @@ export async function lastMessages(q: Queryable, conversationIds: string[]): Pro
     select ${messageColumns}
     from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
     cross join lateral (
-      select * from messages m where m.conversation_id = ids.id and not m.private order by m.created_at desc, m.id desc limit 1
+      select * from messages m where m.conversation_id = ids.id and not m.private and m.delivery_status is distinct from 'scheduled' order by m.created_at desc, m.id desc limit 1
     ) m`);
   return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
 }

@@ -54,6 +54,7 @@ async function loadState(q: Queryable, messageId: string, lock: boolean): Promis
            b.name as business_name, (b.ai_auto_reply_enabled and p.ai_auto_reply) as auto_reply,
            -- A private note answers nobody: the customer never sees it.
            exists (select 1 from messages x where x.conversation_id = m.conversation_id and x.sender_type in ('agent', 'ai') and not x.private
+                   and x.delivery_status is distinct from 'scheduled'
                    and x.created_at >= m.created_at and x.id <> m.id) as answered,
            exists (select 1 from messages x where x.conversation_id = m.conversation_id and x.sender_type = 'customer'
                    and x.created_at > m.created_at) as superseded
@@ -85,7 +86,8 @@ async function historyUntil(q: Queryable, s: State) {
   const rows = await q.any(sql.type(historyRow)`
     select sender_type, content from messages
     -- The team's private notes never reach the model: it could repeat them to the customer.
-    where conversation_id = ${s.conversation_id} and not private
+    -- Nor scheduled replies the customer has not received.
+    where conversation_id = ${s.conversation_id} and not private and delivery_status is distinct from 'scheduled'
       -- compared in SQL: the ISO string has milliseconds, the column microseconds
       and created_at <= (select created_at from messages where id = ${s.id})
     order by created_at desc, id desc limit ${HISTORY_MESSAGES}`);

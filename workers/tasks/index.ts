@@ -18,5 +18,11 @@ import outOfHoursReply from './out_of_hours_reply.ts';
 import slaRefresh from './sla_refresh.ts';
 import slaCheck from './sla_check.ts';
 import csatRequest from './csat_request.ts';
+import sendScheduledReply from './send_scheduled_reply.ts';
+import releaseScheduledReplies from './release_scheduled_replies.ts';
+import wakeSnoozedConversations from './wake_snoozed_conversations.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads, slaRefresh, slaCheck, csatRequest];
+export const allTasks: AnyTask[] = [
+  sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook,
+  autoAssign, outOfHoursReply, removeUnattachedUploads, sendScheduledReply, releaseScheduledReplies, wakeSnoozedConversations, slaRefresh, slaCheck, csatRequest,
+];

@@ -5,7 +5,7 @@ import type { z } from '../../../lib/zod.ts';
 import { defineRoute } from '../../route.ts';
 import { channelTypesResponse, type channelTypeSchema } from './schema.ts';
 
-const inputOf = (field: ConfigField) => (field.rule === 'port' ? 'number' : field.rule === 'email' ? 'email' : 'text');
+const inputOf = (field: ConfigField) => (field.multiline ? 'textarea' : field.rule === 'port' ? 'number' : field.rule === 'email' ? 'email' : 'text');
 
 export function presentChannelType(connector: AnyConnector): z.infer<typeof channelTypeSchema> {
   return {

@@ -6,7 +6,7 @@ const fieldSchema = z.object({
   required: z.boolean().openapi({ description: 'Missing: 400 on create (e-mail: any IMAP field makes the IMAP host, user and password required)' }),
   secret: z.boolean().openapi({ description: 'Shown as `********` to agents' }),
   placeholder: z.string().optional(),
-  input: z.enum(['text', 'number', 'email']).openapi({ description: 'The form input that fits the value' }),
+  input: z.enum(['text', 'number', 'email', 'textarea']).openapi({ description: 'The form input that fits the value (`textarea`: several lines, e.g. an e-mail signature)' }),
 });
 
 export const channelTypeSchema = z

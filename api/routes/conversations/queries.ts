@@ -21,7 +21,7 @@ const pagedMessageRow = messageRow.extend({ cursor_at: z.string() });
  * A page of a conversation's messages, oldest first: the `limit` latest ones before the cursor
  * (or overall). `next` pages further back in time.
  */
-export async function messagePage(q: Queryable, conversationId: string, limit: number, before?: Cursor): Promise<{ messages: Message[]; next: string | null }> {
+export async function messagePage(q: Queryable, conversationId: string, limit: number, before?: Cursor, options: { images?: boolean } = {}): Promise<{ messages: Message[]; next: string | null }> {
   const rows = await q.any(sql.type(pagedMessageRow)`
     select ${messageColumns}, ${cursorColumn(sql.fragment`m.created_at`)} as cursor_at
     from messages m
@@ -32,15 +32,15 @@ export async function messagePage(q: Queryable, conversationId: string, limit: n
   const page = rows.slice(0, limit);
   const oldest = page.at(-1);
   const next = rows.length > limit && oldest ? encodeCursor({ at: oldest.cursor_at, id: oldest.id }) : null;
-  return { messages: page.reverse().map(presentMessage), next };
+  return { messages: page.reverse().map((row) => presentMessage(row, options)), next };
 }
 
 /** The Conversation object: with its customer, its labels and its latest 100 messages, oldest first. */
-export async function loadConversation(q: Queryable, businessId: string, id: string): Promise<Conversation> {
+export async function loadConversation(q: Queryable, businessId: string, id: string, options: { images?: boolean } = {}): Promise<Conversation> {
   const row = await findConversation(q, businessId, id);
   const customers = await customersByIds(q, [row.customer_id]);
   const labels = await labelsByConversation(q, [row]);
-  const { messages } = await messagePage(q, row.id, 100);
+  const { messages } = await messagePage(q, row.id, 100, undefined, options);
   const levels = await serviceLevelsByConversation(q, [row]);
   return presentConversation(row, row.customer_id ? (customers.get(row.customer_id) ?? null) : null, labels.get(row.id) ?? [], messages, levels.get(row.id));
 }

@@ -6,6 +6,7 @@ import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendMessage } from '../../../core/commands/messages.ts';
 import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
 import { sendNote } from '../../../core/commands/notes.ts';
+import { scheduleReply } from '../../../core/commands/scheduled-replies.ts';
 import { badRequest, validationError } from '../../../core/errors.ts';
 import {
   assignConversationToAgentNumber,
@@ -35,8 +36,14 @@ import {
   mergeBody,
   resolvedResponse,
   sendMessageBody,
+  imagesQuery,
+  forwardBody,
+  replyRecipientsResponse,
 } from './schema.ts';
+import { emailReplyContext, emailReplyFields, combinedSignature, memberSignature } from '../../../core/domain/email-replies.ts';
+import { forwardConversation } from '../../../core/commands/email-forward.ts';
 import uploadRoutes from './upload.ts';
+import triageRoutes from './triage.ts';
 
 const tags = ['Conversations'];
 
@@ -80,7 +87,7 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. ' +
+    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox\'s open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. ' +
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
@@ -92,6 +99,9 @@ export const list = defineRoute({
     const { businessId } = member;
     const conditions = [sql.fragment`c.business_id = ${businessId}`];
     if (query.status) conditions.push(sql.fragment`c.status = any(${sql.array(query.status, 'text')})`);
+    if (query.snoozed === true) conditions.push(sql.fragment`c.snoozed_at is not null`);
+    if (query.snoozed === false) conditions.push(sql.fragment`c.snoozed_at is null`);
+    if (query.priority) conditions.push(sql.fragment`c.priority = any(${sql.array(query.priority, 'text')})`);
     if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
     else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
     if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
@@ -137,9 +147,10 @@ export const read = defineRoute({
   auth: 'user',
   policy: 'conversations.read',
   params: conversationParams,
+  query: imagesQuery,
   response: conversationSchema,
   errors: [404],
-  handler: async ({ params, member, deps }) => loadConversation(deps.db, member.businessId, params.conversation_id),
+  handler: async ({ params, query, member, deps }) => loadConversation(deps.db, member.businessId, params.conversation_id, { images: query.images === '1' }),
 });
 
 export const listMessages = defineRoute({
@@ -148,7 +159,8 @@ export const listMessages = defineRoute({
   summary: 'List a conversation\'s messages',
   description:
     'Oldest first: the `limit` (1–200, default 50) latest messages, or the latest ones before the `before` cursor. ' +
-    'When older messages exist, the `X-Next-Cursor` response header holds the cursor for them.',
+    'When older messages exist, the `X-Next-Cursor` response header holds the cursor for them. ' +
+    'Customer e-mail keeps its HTML in `html_sanitized` with remote images blocked; `images=1` arms them (docs/decisions.md#e-mail-in-depth).',
   tags,
   auth: 'user',
   policy: 'conversations.read',
@@ -158,7 +170,7 @@ export const listMessages = defineRoute({
   errors: [404],
   handler: async ({ params, query, member, deps, ctx }) => {
     const conversation = await findConversation(deps.db, member.businessId, params.conversation_id);
-    const { messages, next } = await messagePage(deps.db, conversation.id, query.limit, query.before);
+    const { messages, next } = await messagePage(deps.db, conversation.id, query.limit, query.before, { images: query.images === '1' });
     if (next) ctx.set('X-Next-Cursor', next);
     return messages;
   },
@@ -174,6 +186,8 @@ export const send = defineRoute({
     '(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation\'s `updated_at` and ' +
     '`last_message_at` move, `first_response_at` is set by the first agent message, a `pending` conversation becomes `open` (other states are kept), ' +
     'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow. ' +
+    '**E-mail**: `cc` and `bcc` (at most 10 valid addresses each; 400 on another channel type); without `cc` the other recipients of the customer\'s latest mail are copied again. ' +
+    'The caller\'s signature (PUT /api/v1/team/signature), then the channel\'s (`config.signature`), is appended; the mail goes out as multipart text + HTML. `email` on the message records what was sent. ' +
     'WhatsApp: a free-form reply after the 24-hour window (`reply_window_expires_at` of the conversation) is 422 `reply_window_closed` at once; ' +
     '`template: {name, language, parameters}` (no `content` needed) sends an approved template instead (inside or outside the window; 422 when not approved or the parameter count differs), stored with its rendered body as `content` (see docs/decisions.md#whatsapp-window-and-templates). ' +
     '**Private notes**: with `private: true` the message is a note for the team (`sender_type` `agent`, `private: true`, `delivery_status` null): never delivered to the channel, ' +
@@ -181,7 +195,9 @@ export const send = defineRoute({
     '(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted, and outside WhatsApp\'s window. ' +
     'Only `message_created` follows. `mentions`: membership ids of active members of this business (400 naming the first that is not; 400 without `private: true`); ' +
     'each mentioned member gets a Mention (GET /api/v1/mentions), the event `mention_created` in their own room and, when their availability is `offline`, an e-mail. ' +
-    'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions and docs/decisions.md#businesses-plans-and-limits.',
+    '**Send later**: with `send_at` (a time ahead, at most a year) the reply is stored with `delivery_status: scheduled` and `send_at`: not delivered, not counted and the conversation left as it is until then; ' +
+    'it can be changed (PATCH …/messages/{message_id}) or cancelled (DELETE) until it goes out. At `send_at` it is sent exactly as if it were sent then: counted (`failed` with the reason at the monthly limit), `queued`, its `created_at` becomes that moment, and it is delivered through the conversation\'s delivery drain in order. Not with `private` (400). ' +
+    'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions, docs/decisions.md#snooze-priority-bulk-and-scheduled-send and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   policy: 'conversations.reply',
@@ -196,7 +212,9 @@ export const send = defineRoute({
     // `content` is required, except for a template reply (its rendered body is the content).
     if (body.content === undefined && (body.template === undefined || body.private)) throw validationError([{ loc: ['body', 'content'], msg: 'Field required', type: 'missing' }]);
     if (body.mentions.length && !body.private) throw badRequest('Mentions are only allowed in private notes (private: true)');
+    if (body.private && (body.cc?.length || body.bcc?.length)) throw badRequest('A private note has no Cc or Bcc');
     if (body.private) {
+      if (body.send_at) throw badRequest('A private note cannot be scheduled');
       if (body.template) throw badRequest('A private note cannot be a template');
       const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
       const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
@@ -210,12 +228,74 @@ export const send = defineRoute({
     const rendered = body.template ? await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template }) : null;
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     const content = rendered ?? body.content ?? '';
+    // E-mail: Cc (given, or carried over from the thread), Bcc and the signature, recorded on the reply.
+    const email = await emailReplyFields(deps.db, deps.config.encryptionKey, { businessId, conversationId: params.conversation_id, userId: caller.userId, cc: body.cc, bcc: body.bcc });
+    if (body.send_at) {
+      const sendAt = body.send_at;
+      const scheduled = await runCommand(deps, (tx) =>
+        scheduleReply(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId, content, attachments, template: body.template ?? null, sendAt, checkReplyWindow: true, email }),
+      );
+      return scheduled.message;
+    }
     const sent = await runCommand(
       deps,
-      (q) => sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null, checkReplyWindow: true }),
+      (q) =>
+        sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null, checkReplyWindow: true, email }),
       { oneStatement: true },
     );
     return sent.message;
+  },
+});
+
+export const forward = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations/:conversation_id/forward',
+  summary: 'Forward an e-mail conversation to outside addresses',
+  description:
+    'E-mail conversations only (400 otherwise, and when the channel was deleted). Sends `note` and the quoted messages (`message_ids` of this conversation, 400 naming one that is not; ' +
+    'default: the whole conversation, private notes never) to `to` through the conversation\'s channel: a new mail "Fwd: <subject>", multipart text + HTML, with the caller\'s and the channel\'s signature. ' +
+    'Stored as a private agent message (`email.forward_to`, `delivery_status` queued → sent/failed) delivered in order with the conversation\'s replies; not counted against the monthly limit, ' +
+    'the conversation is left as it was. Event `message_created`. See docs/decisions.md#e-mail-in-depth.',
+  tags,
+  auth: 'user',
+  policy: 'conversations.forward',
+  params: conversationParams,
+  body: forwardBody,
+  response: messageSchema,
+  errors: [400, 404],
+  handler: async ({ params, body, caller, member, deps }) => {
+    const sent = await runCommand(deps, (q) =>
+      forwardConversation(q, deps.config.encryptionKey, {
+        businessId: member.businessId,
+        conversationId: params.conversation_id,
+        userId: caller.userId,
+        to: body.to,
+        messageIds: body.message_ids ?? null,
+        note: body.note,
+      }),
+    );
+    return sent.message;
+  },
+});
+
+export const replyRecipients = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations/:conversation_id/reply-recipients',
+  summary: 'Who an e-mail reply goes to by default',
+  description:
+    'E-mail conversations: the support address, the customer, the Cc a reply carries over when it names none (the other recipients of the customer\'s latest mail), and the signature a reply by the caller gets. ' +
+    '400 for another channel type or a deleted channel. For prefilling a reply form.',
+  tags,
+  auth: 'user',
+  policy: 'conversations.read',
+  params: conversationParams,
+  response: replyRecipientsResponse,
+  errors: [400, 404],
+  handler: async ({ params, caller, member, deps }) => {
+    const context = await emailReplyContext(deps.db, deps.config.encryptionKey, member.businessId, params.conversation_id);
+    if (!context) throw badRequest('Not an e-mail conversation');
+    const signature = combinedSignature(await memberSignature(deps.db, member.businessId, caller.userId), context.channelSignature);
+    return { from: context.address, to: context.customer, cc: context.threadCc, signature };
   },
 });
 
@@ -330,4 +410,4 @@ export const assign = defineRoute({
   },
 });
 
-export default [create, list, read, listMessages, send, resolve, close, reopen, merge, assign, ...uploadRoutes];
+export default [create, list, read, listMessages, send, forward, replyRecipients, resolve, close, reopen, merge, assign, ...triageRoutes, ...uploadRoutes];

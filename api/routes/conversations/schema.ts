@@ -1,7 +1,17 @@
 import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
-import { channelTypes, conversationStatuses } from '../../../core/presenters/conversation.ts';
+import { channelTypes, conversationStatuses, priorities } from '../../../core/presenters/conversation.ts';
+import { MAX_SCHEDULE_DAYS } from '../../../core/commands/scheduled-replies.ts';
 import { cursorParam } from '../../cursor.ts';
+
+/** A time ahead (ISO 8601 with an offset), at most `maxDays` from now. */
+export const futureTime = (maxDays: number, what: string) =>
+  z.iso
+    .datetime({ offset: true })
+    .transform((value) => new Date(value))
+    .refine((at) => at.getTime() > Date.now(), { message: `${what} must be in the future` })
+    .refine((at) => at.getTime() <= Date.now() + maxDays * 86_400_000, { message: `${what} must be at most ${maxDays} days ahead` })
+    .openapi({ type: 'string', format: 'date-time' });
 
 /** Message text: surrounding whitespace trimmed, then 1–10,000 characters. */
 const messageText = z.string().trim().min(1).max(10_000);
@@ -34,8 +44,25 @@ export const templateInput = z
     parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
   });
 
+/** An e-mail address as a reply's Cc/Bcc or a forward's recipient: trimmed, lower-cased, at most 254 characters. */
+const emailAddress = z.string().trim().max(254).pipe(z.email()).transform((value) => value.toLowerCase()).openapi({ type: 'string', format: 'email', example: 'finance@customer.example' });
+
+/** `images=1`: show the remote images of HTML mail (`html_sanitized`). */
+export const imagesQuery = z.object({
+  images: z
+    .enum(['0', '1'])
+    .optional()
+    .openapi({ description: '`1`: `html_sanitized` of customer mail with its remote images armed (`src`); default they stay blocked (`data-parley-src`)' }),
+});
+
 export const sendMessageBody = z
   .object({
+    cc: z
+      .array(emailAddress)
+      .max(10)
+      .optional()
+      .openapi({ description: 'E-mail only: copies (at most 10). Omitted: the other recipients of the customer\'s latest mail (its To and Cc, less the support address) are copied again; `[]`: nobody' }),
+    bcc: z.array(emailAddress).max(10).optional().openapi({ description: 'E-mail only: blind copies (at most 10)' }),
     content: messageText.optional().openapi({ description: 'Required unless `template` is given (then the rendered template body is stored)' }),
     attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
     template: templateInput.optional().openapi({ description: 'WhatsApp only: an approved template of the channel (GET /api/v1/channels/{id}/templates), allowed outside the 24-hour window' }),
@@ -45,6 +72,9 @@ export const sendMessageBody = z
       .max(20)
       .default([])
       .openapi({ description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`' }),
+    send_at: futureTime(MAX_SCHEDULE_DAYS, 'send_at')
+      .optional()
+      .openapi({ description: `Send later: a time ahead (at most ${MAX_SCHEDULE_DAYS} days). The reply is stored \`scheduled\` and goes out then; not with \`private\`` }),
   })
   .superRefine((body, ctx) => {
     if (body.template && body.attachments.length > 0) ctx.addIssue({ code: 'custom', path: ['attachments'], message: 'A template message takes no attachments' });
@@ -59,8 +89,24 @@ const statusList = z
   .transform((values) => values.filter(isStatus))
   .openapi({ type: 'string', description: 'A status (`open`, `pending`, `resolved`, `closed`), or several separated by commas, e.g. `open,pending`' });
 
+/** One priority, or several separated by commas (`high,urgent`). */
+const isPriority = (value: string): value is (typeof priorities)[number] => (priorities as readonly string[]).includes(value);
+const priorityList = z
+  .string()
+  .transform((value) => value.split(',').map((s) => s.trim()))
+  .refine((values) => values.every(isPriority), { message: `Input should be ${priorities.join(', ')}, or several separated by commas` })
+  .transform((values) => values.filter(isPriority))
+  .openapi({ type: 'string', description: 'A priority (`none`, `low`, `medium`, `high`, `urgent`), or several separated by commas, e.g. `high,urgent`' });
+
+const booleanParam = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .openapi({ type: 'string', enum: ['true', 'false'] });
+
 export const listConversationsQuery = z.object({
   status: statusList.optional(),
+  snoozed: booleanParam.optional().openapi({ description: '`true`: only snoozed conversations (the Snoozed view); `false`: only awake ones (the inbox\'s open view); omitted: both' }),
+  priority: priorityList.optional(),
   assignee_id: z
     .union([z.uuid(), z.literal('none')])
     .optional()
@@ -83,7 +129,22 @@ export const listConversationsQuery = z.object({
 export const listMessagesQuery = z.object({
   limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
+}).extend(imagesQuery.shape);
+
+export const forwardBody = z.object({
+  to: z.array(emailAddress).min(1).max(10).openapi({ description: 'Outside addresses (1–10)' }),
+  message_ids: z.array(z.uuid()).min(1).max(200).optional().openapi({ description: 'Messages of this conversation to quote (not private notes); omitted: the whole conversation (its latest 200 messages)' }),
+  note: z.string().trim().max(10_000).default('').openapi({ description: 'Text above the forwarded messages (at most 10,000 characters)' }),
 });
+
+export const replyRecipientsResponse = z
+  .object({
+    from: z.string().openapi({ description: 'The support address replies come from' }),
+    to: z.object({ address: z.string(), name: z.string().optional() }).nullable().openapi({ description: 'The customer' }),
+    cc: z.array(z.object({ address: z.string(), name: z.string().optional() })).openapi({ description: 'Copied by default: the other recipients of the customer\'s latest mail' }),
+    signature: z.string().nullable().openapi({ description: 'What a reply by the caller appends: their signature, then the channel\'s' }),
+  })
+  .openapi('ReplyRecipients');
 
 export const resolvedResponse = z
   .object({ resolved_at: z.string().optional(), detail: z.string().optional() })
@@ -107,5 +168,26 @@ export const uploadResponse = z
   .openapi('Upload');
 
 export const uploadParams = z.object({ storage_key: z.string() });
+
+export const messageParams = z.object({ conversation_id: z.uuid(), message_id: z.uuid() });
+
+export const editScheduledBody = z
+  .object({
+    content: messageText.optional(),
+    send_at: futureTime(MAX_SCHEDULE_DAYS, 'send_at').optional().openapi({ description: 'A new time ahead' }),
+  })
+  .refine((b) => b.content !== undefined || b.send_at !== undefined, { message: 'Give content, send_at or both' });
+
+export const snoozeBody = z
+  .object({
+    until: futureTime(366, 'until').nullish().openapi({ description: 'Wake at this time (ahead, at most a year)' }),
+    until_customer_replies: z.boolean().optional().openapi({ description: '`true`: no time; wake when the customer writes' }),
+  })
+  .refine((b) => (b.until != null) !== (b.until_customer_replies === true), {
+    message: 'Give either `until` (a time ahead) or `until_customer_replies: true`',
+  })
+  .openapi('SnoozeInput', { description: '`{until}` or `{until_customer_replies: true}`; either way the customer writing wakes it' });
+
+export const priorityBody = z.object({ priority: z.enum(priorities) }).openapi('PriorityInput');
 
 export const mergeBody = z.object({ from_conversation_id: z.uuid() });

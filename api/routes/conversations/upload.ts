@@ -3,72 +3,13 @@
  * anyone holding the returned URL reads it back (public: platforms fetch attachments without
  * our token; the 256-bit key in the URL is the credential).
  */
-import { unlink } from 'node:fs/promises';
-import type { Context, Middleware } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
-import type { File } from 'formidable';
-import { HttpError, notFound, validationError } from '../../../core/errors.ts';
-import {
-  cleanFilename,
-  findUpload,
-  isImageType,
-  maxUploadBytes,
-  storeUpload,
-  uploadContentType,
-  uploadUrl,
-} from '../../../core/domain/uploads.ts';
+import { HttpError, notFound } from '../../../core/errors.ts';
+import { findUpload, isImageType, maxUploadBytes, storeUpload, uploadUrl } from '../../../core/domain/uploads.ts';
 import { storageFor } from '../../../core/adapters/storage.ts';
 import { defineRoute } from '../../route.ts';
+import { multipart, uploadedFile } from '../../multipart-upload.ts';
 import { findConversation } from './queries.ts';
 import { conversationParams, uploadParams, uploadResponse } from './schema.ts';
-
-const tooLarge = () => new HttpError(413, { detail: `File too large: the limit is ${maxUploadBytes / (1024 * 1024)} MiB` });
-const fileIssue = (msg: string, type = 'value_error') => validationError([{ loc: ['body', 'file'], msg, type }]);
-
-const formidableParser = koaBody({
-  multipart: true,
-  json: false,
-  urlencoded: false,
-  text: false,
-  parsedMethods: [HttpMethodEnum.POST],
-  formidable: {
-    maxFiles: 1,
-    maxFileSize: maxUploadBytes,
-    maxTotalFileSize: maxUploadBytes,
-    maxFields: 20,
-    maxFieldsSize: 64 * 1024,
-    allowEmptyFiles: false,
-    minFileSize: 1,
-    keepExtensions: false,
-  },
-  onError: (error) => {
-    const { httpCode, code } = error as Error & { httpCode?: number; code?: number };
-    if (httpCode === 413) throw tooLarge();
-    // formidable's "file size should be greater than 0" (noEmptyFiles / smallerThanMinFileSize)
-    if (code === 1010 || code === 1008) throw fileIssue('The file is empty');
-    throw fileIssue('Could not read the multipart body');
-  },
-});
-
-/** Temp files the parser wrote, whatever happens to the request afterwards. */
-const receivedFiles = (ctx: Context): File[] => {
-  const files = (ctx.request as { files?: Record<string, File | File[]> }).files ?? {};
-  return Object.values(files).flat();
-};
-
-/**
- * koa-body multipart with formidable's limits; a Content-Length already over the limit is
- * refused before reading. Temp files are removed once the response is done (a stored file has
- * been moved away by then), also when authentication or validation refused the request.
- */
-const multipart: Middleware = async (ctx, next) => {
-  const length = Number(ctx.get('Content-Length'));
-  if (Number.isFinite(length) && length > maxUploadBytes + 1024 * 1024) throw tooLarge();
-  ctx.res.once('close', () => {
-    for (const file of receivedFiles(ctx)) unlink(file.filepath).catch(() => {});
-  });
-  await formidableParser(ctx, next);
-};
 
 export const upload = defineRoute({
   method: 'post',
@@ -89,19 +30,13 @@ export const upload = defineRoute({
   handler: async ({ params, caller, member, deps, ctx }) => {
     const { businessId } = member;
     await findConversation(deps.db, businessId, params.conversation_id);
-    const files = (ctx.request as { files?: Record<string, File | File[]> }).files ?? {};
-    const field = files.file;
-    const file = Array.isArray(field) ? field[0] : field;
-    if (!file) throw fileIssue('Field required', 'missing');
-    const filename = cleanFilename(file.originalFilename);
-    const contentType = uploadContentType(file.mimetype, filename);
-    if (!contentType) throw new HttpError(415, { detail: `Unsupported file type: ${file.mimetype ?? 'unknown'}` });
+    const { path: tempPath, filename, contentType } = uploadedFile(ctx);
     const row = await storeUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config.dataDir), {
       limit: maxUploadBytes,
       businessId,
       conversationId: params.conversation_id,
       uploadedBy: caller.userId,
-      tempPath: file.filepath,
+      tempPath,
       filename,
       contentType,
     });

@@ -215,4 +215,52 @@ export const assign = defineRoute({
   },
 });
 
-export default [listMembers, removeMemberRoute, leaveTeam, updateStatus, pendingHandoffs, invite, assign];
+const signatureSchema = z
+  .object({ signature: z.string().nullable().openapi({ description: 'Appended to the member\'s e-mail replies and forwards, before the channel\'s own signature; null: none' }) })
+  .openapi('EmailSignature');
+
+export const readSignature = defineRoute({
+  method: 'get',
+  path: '/api/v1/team/signature',
+  summary: 'Read the caller\'s e-mail signature',
+  description: 'The caller\'s own signature for e-mail replies (null when not set). Caller without a business: 400. See docs/decisions.md#e-mail-in-depth.',
+  tags,
+  auth: 'user',
+  policy: 'team.read',
+  response: signatureSchema,
+  errors: [400],
+  handler: async ({ member, deps }) => {
+    const signature = await deps.db.maybeOneFirst(sql.type(z.object({ email_signature: z.string().nullable() }))`
+      select email_signature from team_members where id = ${member.id} and business_id = ${member.businessId}`);
+    return { signature: signature ?? null };
+  },
+});
+
+export const updateSignature = defineRoute({
+  method: 'put',
+  path: '/api/v1/team/signature',
+  summary: 'Set the caller\'s e-mail signature',
+  description:
+    'Plain text, at most 2,000 characters (surrounding whitespace trimmed; empty or null removes it). Appended to the caller\'s e-mail replies below "-- ", then the channel\'s `config.signature`. ' +
+    'Replies already stored keep the signature they were stored with. Caller without a business: 400.',
+  tags,
+  auth: 'user',
+  policy: 'team.set_own_signature',
+  body: z.object({ signature: z.string().trim().max(2000).nullable() }),
+  response: signatureSchema,
+  errors: [400],
+  handler: async ({ body, member, deps }) => {
+    const signature = body.signature ? body.signature : null;
+    await runCommand(
+      deps,
+      async (q) => {
+        await q.query(sql.unsafe`update team_members set email_signature = ${signature}, updated_at = now() where id = ${member.id} and business_id = ${member.businessId}`);
+        return { events: [] };
+      },
+      { oneStatement: true },
+    );
+    return { signature };
+  },
+});
+
+export default [listMembers, removeMemberRoute, leaveTeam, updateStatus, readSignature, updateSignature, pendingHandoffs, invite, assign];

@@ -4,7 +4,20 @@
  * token. Live replies come over the `/widget` socket (api/realtime-widget.ts).
  */
 import { z } from '../../../lib/zod.ts';
-import { listVisitorMessages, sendVisitorMessage, startVisitorSession, VISITOR_MESSAGE_RATE, VISITOR_SESSION_RATE } from '../../../core/commands/visitors.ts';
+import {
+  listVisitorMessages,
+  sendVisitorMessage,
+  startVisitorSession,
+  storeVisitorUpload,
+  VISITOR_MESSAGE_RATE,
+  VISITOR_SESSION_RATE,
+  VISITOR_UPLOAD_RATE,
+  visitorUploadType,
+} from '../../../core/commands/visitors.ts';
+import { storageFor } from '../../../core/adapters/storage.ts';
+import { maxUploadBytes, resolveVisitorAttachments, uploadUrl } from '../../../core/domain/uploads.ts';
+import { multipart, uploadedFile } from '../../multipart-upload.ts';
+import { uploadResponse } from '../conversations/schema.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { issueVisitorToken, verifyVisitorToken } from '../../../core/domain/visitors/visitor-tokens.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
@@ -81,7 +94,11 @@ export const sendMessage = defineRoute({
     // sendVisitorMessage keeps its own atomicity on the pool (its own transaction when it needs one).
     const { message } = await runCommand(
       deps,
-      () => sendVisitorMessage(deps.db, caller, { content: body.content, attachments: body.attachments, clientMessageId: body.client_message_id }),
+      async () => {
+        // Files the visitor uploaded here carry their stored name, type and size.
+        const attachments = await resolveVisitorAttachments(deps.db, { businessId: caller.businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+        return sendVisitorMessage(deps.db, caller, { content: body.content, attachments, clientMessageId: body.client_message_id });
+      },
       { oneStatement: true },
     );
     return message;
@@ -107,4 +124,31 @@ export const listMessages = defineRoute({
   },
 });
 
-export default [startSession, sendMessage, listMessages, widgetScript];
+export const uploadFile = defineRoute({
+  method: 'post',
+  path: '/api/v1/visitor/uploads',
+  summary: 'A website visitor uploads a file (visitor token)',
+  description:
+    'Multipart form with the file in field `file`: an image (JPEG, PNG, GIF, WebP, HEIC) or a PDF, at most 10 MiB (413; anything else 415). ' +
+    `At most ${VISITOR_UPLOAD_RATE.limit} files per visitor an hour (429 with \`Retry-After\`). The business's plan storage full: 402 \`limit_exceeded\`/\`storage\`. ` +
+    'Returns `{url, filename, content_type, size}`: send it in `attachments` of POST /api/v1/visitor/messages and the agents see it like any attachment. ' +
+    'An upload no message uses is removed after a day. ' + visitorAuth,
+  tags,
+  auth: 'visitor',
+  publicCors: true,
+  bodyParser: multipart,
+  response: uploadResponse,
+  errors: [402, 404, 413, 415, 429],
+  handler: async ({ caller, deps, ctx }) => {
+    const file = uploadedFile(ctx, visitorUploadType);
+    const row = await storeVisitorUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config.dataDir), caller, {
+      tempPath: file.path,
+      filename: file.filename,
+      contentType: file.contentType,
+      limit: maxUploadBytes,
+    });
+    return { url: uploadUrl(deps.config.publicUrl, row.storage_key), filename: row.filename, content_type: row.content_type, size: row.size };
+  },
+});
+
+export default [startSession, sendMessage, listMessages, uploadFile, widgetScript];

@@ -17,7 +17,7 @@ import {
   channelsByVerifyToken,
   loadChannel,
 } from '../../../core/commands/channel-runtime.ts';
-import type { RuntimeChannel } from '../../../core/domain/channels/runtime-channel.ts';
+import type { RuntimeChannel } from '../../../core/domain/channels/channel-row.ts';
 import { storeInboundEvents } from '../../../core/commands/inbound.ts';
 import { webhookPath } from '../../../core/domain/channels/webhook-urls.ts';
 import { connectors } from '../../../connectors/index.ts';

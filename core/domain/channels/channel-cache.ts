@@ -7,7 +7,7 @@
  * the platform retries). Empty results are not cached, so a new channel is found at once.
  * Storing re-checks the channel in the same statement, so a deleted channel stores nothing.
  */
-import type { RuntimeChannel } from './runtime-channel.ts';
+import type { RuntimeChannel } from './channel-row.ts';
 
 /** How long a lookup is reused, in ms. */
 export const CHANNEL_CACHE_TTL_MS = 5_000;

@@ -20,7 +20,7 @@ export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sen
   (select json_build_object('token', v.token, 'rating', v.rating) from csat_surveys v where v.message_id = m.id and m.sender_type = 'system') as csat`;
 
 /** The predicate on `messages m` of what a visitor may see. */
-export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null)) and not m.private`;
+export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null)) and not m.private and m.delivery_status is distinct from 'scheduled'`;
 
 /** The `/widget` event that shows a message to its visitor live. */
 export const visitorMessageEvent = (customerId: string, message: VisitorMessage): LiveEvent =>
