@@ -110,6 +110,14 @@ export const policies = {
   'canned_responses.read': { roles: everyone, noBusiness: noBusiness.business },
   'canned_responses.manage': { roles: everyone, noBusiness: noBusiness.business },
   'customers.read': { roles: everyone, noBusiness: noBusiness.business },
+  /** Customer records are the team's work: any member edits them and merges duplicates (Chatwoot: agents too); every merge is in the audit log. */
+  'customers.update': { roles: everyone, noBusiness: noBusiness.business },
+  'customers.merge': { roles: everyone, noBusiness: noBusiness.business },
+  /** A customer's whole history in one file, and its erasure: data-protection requests, for the owner and admins. */
+  'customers.export': { roles: managers, refusal: 'Only the owner or an admin can export a customer\'s data', noBusiness: noBusiness.business },
+  'customers.erase': { roles: managers, refusal: 'Only the owner or an admin can erase a customer', noBusiness: noBusiness.business },
+  'retention.read': { roles: everyone, noBusiness: noBusiness.business },
+  'retention.update': { roles: managers, refusal: 'Only the owner or an admin can change data retention', noBusiness: noBusiness.business },
   /** GET /search: every conversation, customer and message of the business, private notes included. */
   'search.read': { roles: everyone, noBusiness: noBusiness.business },
 

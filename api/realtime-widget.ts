@@ -3,8 +3,10 @@
  * origin (path `/socket.io`). A visitor connects with `auth: {visitor_token}` from
  * POST /api/v1/visitor/sessions and is put in its room `visitor:<customer uuid>`, which
  * receives `message_created` with the visitor's message shape (core/domain/visitors/visitor-messages.ts) for
- * every agent or AI reply and for the visitor's own messages (so their other tabs follow).
- * Nothing is accepted from the client. The socket is disconnected when the visitor token expires.
+ * every agent or AI reply and for the visitor's own messages (so their other tabs follow), and
+ * `typing` while an agent writes a reply. The one thing accepted from the client is `typing
+ * {typing}`, relayed to the dashboards of the visitor's own conversation (api/realtime-signals.ts).
+ * The socket is disconnected when the visitor token expires.
  *
  * Refusals are a `connect_error` whose message (and `data.detail`) is the REST text: `Not
  * authenticated` (no token), `Could not validate credentials` (a bad token, an access token,
@@ -20,6 +22,7 @@ import { loadVisitor, type Visitor } from '../core/commands/visitors.ts';
 import { verifyVisitorToken } from '../core/domain/visitors/visitor-tokens.ts';
 import { rooms, WIDGET_NAMESPACE } from '../core/events/bus.ts';
 import { disconnectAtExpiry } from './socket-expiry.ts';
+import { attachVisitorSignals } from './realtime-signals.ts';
 
 type NoEvents = Record<string, never>;
 type WidgetSocketData = { visitor: Visitor; exp: number };
@@ -43,7 +46,7 @@ async function authenticateVisitor(socket: WidgetSocket, deps: Deps): Promise<{ 
   }
 }
 
-export function attachWidgetNamespace(io: Server<any, any, any, any>, deps: Deps): Namespace {
+export function attachWidgetNamespace(io: Server<any, any, any, any>, deps: Deps, closing: () => boolean = () => false): Namespace {
   const nsp = io.of(WIDGET_NAMESPACE) as Namespace<NoEvents, NoEvents, NoEvents, WidgetSocketData>;
   nsp.use((socket, next) => {
     authenticateVisitor(socket, deps).then(
@@ -59,6 +62,7 @@ export function attachWidgetNamespace(io: Server<any, any, any, any>, deps: Deps
   nsp.on('connection', (socket) => {
     socket.join(rooms.visitor(socket.data.visitor.customerId));
     disconnectAtExpiry(socket, socket.data.exp);
+    attachVisitorSignals(io, socket, deps, closing);
   });
   return nsp;
 }

@@ -5,8 +5,9 @@
  * request; a missing or bad token is a `connect_error` whose message (and `data.detail`) is the
  * REST 401 text. A connected socket is in `user:<id>` and, for a member, `business:<id>`;
  * `join_conversation {conversation_id}` adds `conversation:<id>` when the conversation belongs
- * to the caller's business (`leave_conversation` undoes it). Both answer an acknowledgement
- * `{ok: true}` or `{ok: false, detail}`. The connection ends when the token expires, when it is
+ * to the caller's business (`leave_conversation` undoes it); a joined conversation is one the
+ * member is viewing, and its `typing` may be sent (api/realtime-signals.ts: typing and
+ * `conversation_presence`). All answer an acknowledgement `{ok: true}` or `{ok: false, detail}`. The connection ends when the token expires, when it is
  * revoked (logout: room `session:<jti>`) and when the member is removed from the business
  * (room `user:<id>`), on every node (`deps.events.disconnect`).
  *
@@ -21,7 +22,6 @@ import type { Context } from 'koa';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
-import { sql } from '../core/adapters/postgres/db.ts';
 import type { Deps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
 import { rooms, type ParleyEvent, type SocketCut } from '../core/events/bus.ts';
@@ -29,6 +29,7 @@ import { closeRedis, createRedisClient, defaultRealtimeKey } from '../core/adapt
 import { authenticate, type Caller } from './middlewares/auth.ts';
 import { attachWidgetNamespace } from './realtime-widget.ts';
 import { disconnectAtExpiry } from './socket-expiry.ts';
+import { attachDashboardSignals, joinableConversation, replyOf } from './realtime-signals.ts';
 
 export type RealtimeOptions = {
   /** Redis channel prefix shared with the event bus (default `defaultRealtimeKey`). */
@@ -88,8 +89,11 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
       (error: Error) => next(error),
     );
   });
-  io.on('connection', (socket) => onConnection(socket, deps));
-  attachWidgetNamespace(io, deps);
+  // While closing, sockets that go announce nothing (no presence read across a closing adapter).
+  let closing = false;
+  const isClosing = () => closing;
+  io.on('connection', (socket) => onConnection(io, socket, deps, isClosing));
+  attachWidgetNamespace(io, deps, isClosing);
 
   // With the Redis bus the emitter already reaches this server through its adapter.
   const relays = deps.events.reachesSockets
@@ -101,6 +105,7 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
     io,
     ready,
     close: async () => {
+      closing = true;
       unsubscribe();
       io.disconnectSockets(true);
       await Promise.allSettled([...io._nsps.values()].map(async (nsp) => nsp.adapter.close()));
@@ -141,43 +146,46 @@ async function authenticateSocket(socket: Socket, deps: Deps): Promise<Caller> {
   }
 }
 
-function onConnection(socket: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>, deps: Deps): void {
+function onConnection(io: Server<any, any, any, any>, socket: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>, deps: Deps, closing: () => boolean): void {
   const { caller } = socket.data;
   // The session room lets logout cut exactly this token's sockets; the user room lets member
   // removal cut all of the user's (core/events/bus.ts `disconnect`).
   socket.join([rooms.user(caller.userId), rooms.session(caller.jti)]);
   if (caller.member) socket.join(rooms.business(caller.member.businessId));
   disconnectAtExpiry(socket, caller.exp);
+  // Typing and who is viewing (api/realtime-signals.ts).
+  const signals = attachDashboardSignals(io, socket, deps, closing);
 
   socket.on('join_conversation', (raw: unknown, ack?: unknown) => {
-    const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => {};
+    const reply = replyOf(ack);
     const parsed = joinPayload.safeParse(raw);
     if (!parsed.success) return reply({ ok: false, detail: 'conversation_id must be a UUID' });
     const conversationId = parsed.data.conversation_id;
     // Membership is read again, not taken from the connection: a member removed since
     // connecting may not follow new conversations.
-    deps.db
-      .maybeOne(sql.type(z.object({ id: z.string() }))`
-        select c.id from conversations c
-        join team_members m on m.business_id = c.business_id and m.user_id = ${caller.userId} and m.is_active
-        where c.id = ${conversationId}`)
-      .then(
-        async (row) => {
-          if (!row) return reply({ ok: false, detail: 'Conversation not found' });
-          await socket.join(rooms.conversation(conversationId));
-          reply({ ok: true });
-        },
-        (error: unknown) => {
-          deps.logger.error({ err: error, conversation_id: conversationId }, 'join_conversation failed');
-          reply({ ok: false, detail: 'Internal server error' });
-        },
-      );
+    joinableConversation(deps, caller.userId, conversationId).then(
+      async (joined) => {
+        if (!joined) return reply({ ok: false, detail: 'Conversation not found' });
+        await socket.join(rooms.conversation(conversationId));
+        // Acknowledged once joined; the presence that follows includes this socket.
+        reply({ ok: true });
+        await signals.joined(conversationId, joined);
+      },
+      (error: unknown) => {
+        deps.logger.error({ err: error, conversation_id: conversationId }, 'join_conversation failed');
+        reply({ ok: false, detail: 'Internal server error' });
+      },
+    );
   });
 
   socket.on('leave_conversation', (raw: unknown, ack?: unknown) => {
-    const reply = typeof ack === 'function' ? (ack as (answer: object) => void) : () => {};
+    const reply = replyOf(ack);
     const parsed = joinPayload.safeParse(raw);
     if (!parsed.success) return reply({ ok: false, detail: 'conversation_id must be a UUID' });
-    Promise.resolve(socket.leave(rooms.conversation(parsed.data.conversation_id))).then(() => reply({ ok: true }));
+    const conversationId = parsed.data.conversation_id;
+    Promise.resolve(socket.leave(rooms.conversation(conversationId))).then(async () => {
+      reply({ ok: true });
+      await signals.left(conversationId);
+    });
   });
 }

@@ -32,7 +32,15 @@ const EVENTS = [
   'channel_updated',
   'handoff_requested',
   'mention_created',
+  'typing',
+  'conversation_presence',
+  'customer_updated',
+  'customer_merged',
+  'customer_erased',
 ];
+
+/** Conversations this tab shows: joined (followed and counted as viewing) on every connect. */
+const followed = new Set<string>();
 
 export function connectLive(token: string): void {
   disconnectLive();
@@ -41,6 +49,8 @@ export function connectLive(token: string): void {
   s.on('connect', () => {
     if (socket !== s) return;
     liveState.value = 'live';
+    // A new connection is in no conversation's room yet: join the ones shown.
+    for (const id of followed) s.emit('join_conversation', { conversation_id: id });
     // From here on the server sends this tab every event: one re-read catches up on the rest.
     for (const listener of resyncListeners) listener();
   });
@@ -80,4 +90,22 @@ export function onResync(listener: () => void): () => void {
 export function onClosedByServer(listener: () => void): () => void {
   closedListeners.add(listener);
   return () => closedListeners.delete(listener);
+}
+
+/**
+ * Follows a conversation while it is open (the server counts this tab as viewing it, see
+ * `conversation_presence`), now and after every reconnect; returns the stop function.
+ */
+export function followConversationLive(id: string): () => void {
+  followed.add(id);
+  if (socket?.connected) socket.emit('join_conversation', { conversation_id: id });
+  return () => {
+    followed.delete(id);
+    if (socket?.connected) socket.emit('leave_conversation', { conversation_id: id });
+  };
+}
+
+/** Says whether the agent is typing in a followed conversation (volatile: dropped when not connected). */
+export function sendTyping(conversationId: string, typing: boolean, isPrivate: boolean): void {
+  if (socket?.connected) socket.volatile.emit('typing', { conversation_id: conversationId, typing, private: isPrivate });
 }

@@ -70,6 +70,12 @@ export type Action =
   | 'canned_responses.read'
   | 'canned_responses.manage'
   | 'customers.read'
+  | 'customers.update'
+  | 'customers.merge'
+  | 'customers.export'
+  | 'customers.erase'
+  | 'retention.read'
+  | 'retention.update'
   | 'search.read'
   | 'kb.read'
   | 'kb.write'
@@ -152,7 +158,17 @@ export type Mention = {
   created_at: string;
 };
 
-export type Customer = { id: number; uuid: string; name: string; email: string | null; phone: string | null; external_id: string | null; created_at: string };
+export type AttributeValue = string | number | boolean;
+export type Customer = {
+  id: number;
+  uuid: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  external_id: string | null;
+  attributes: Record<string, AttributeValue>;
+  created_at: string;
+};
 
 export type Conversation = {
   id: string;

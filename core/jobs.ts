@@ -33,8 +33,9 @@ export const WEBHOOK_MAX_ATTEMPTS = 22;
 /** One event as a dispatch_webhooks job carries it: what happened, and the object to present (read when dispatched). */
 export const webhookEventRef = z.object({
   id: z.uuid(),
-  type: z.enum(['conversation.created', 'conversation.updated', 'conversation.assigned', 'message.created', 'message.updated', 'handoff.requested']),
+  type: z.enum(['conversation.created', 'conversation.updated', 'conversation.assigned', 'message.created', 'message.updated', 'handoff.requested', 'customer.updated', 'customer.merged', 'customer.erased']),
   at: z.string(),
+  customer_id: z.uuid().optional(),
   conversation_id: z.uuid().optional(),
   message_id: z.uuid().optional(),
 });
@@ -98,6 +99,10 @@ export const jobCatalogue = {
   end_billing_grace: job({ payload: z.unknown(), maxAttempts: 1 }),
   /** Crontab, hourly: uploads no message used within a day are removed (bytes and row). */
   remove_unattached_uploads: job({ payload: z.unknown(), maxAttempts: 1 }),
+  /** A customer's erasure (core/commands/customers.ts eraseCustomer): everything of theirs, in one transaction; safe to run twice. */
+  erase_customer: job({ payload: z.object({ business_id: z.uuid(), customer_id: z.uuid() }), jobKey: (p) => `erase:${p.customer_id}` }),
+  /** Crontab, daily: resolved and closed conversations past their business's retention period are deleted, with their files. */
+  apply_retention: job({ payload: z.unknown(), maxAttempts: 1 }),
   /** Crontab, every minute: one poll_channel per channel that cannot push (`_cron` added by graphile-worker). */
   poll_channels: job({ payload: z.unknown(), maxAttempts: 1 }),
   /** One poll of one channel; a channel's polls never overlap nor pile up (a waiting one keeps its time). */

@@ -87,13 +87,16 @@ create table businesses (
   stripe_subscription_id text,
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
-  past_due_since timestamp with time zone
+  past_due_since timestamp with time zone,
+  retention_days integer
 );
 alter table businesses add constraint businesses_number_key UNIQUE (number);
 alter table businesses add constraint businesses_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE RESTRICT;
 alter table businesses add constraint businesses_pkey PRIMARY KEY (id);
 alter table businesses add constraint businesses_plan_fkey FOREIGN KEY (plan) REFERENCES plans(name) ON DELETE RESTRICT;
+alter table businesses add constraint businesses_retention_days_check CHECK (((retention_days >= 1) AND (retention_days <= 36500)));
 CREATE INDEX businesses_past_due_idx ON public.businesses USING btree (past_due_since) WHERE (past_due_since IS NOT NULL);
+CREATE INDEX businesses_retention_idx ON public.businesses USING btree (id) WHERE (retention_days IS NOT NULL);
 CREATE INDEX businesses_stripe_subscription_idx ON public.businesses USING btree (stripe_subscription_id) WHERE (stripe_subscription_id IS NOT NULL);
 
 create table canned_responses (
@@ -218,6 +221,7 @@ CREATE INDEX conversations_business_updated_idx ON public.conversations USING bt
 CREATE INDEX conversations_channel_idx ON public.conversations USING btree (channel_id) WHERE (channel_id IS NOT NULL);
 CREATE INDEX conversations_customer_idx ON public.conversations USING btree (customer_id, updated_at DESC) WHERE (customer_id IS NOT NULL);
 CREATE INDEX conversations_handoff_idx ON public.conversations USING btree (business_id, handoff_requested_at DESC) WHERE (handoff_requested_at IS NOT NULL);
+CREATE INDEX conversations_retention_idx ON public.conversations USING btree (business_id, COALESCE(last_message_at, created_at)) WHERE (status = ANY (ARRAY['resolved'::text, 'closed'::text]));
 CREATE INDEX conversations_sla_alert_idx ON public.conversations USING btree (sla_alert_at) WHERE (sla_alert_at IS NOT NULL);
 CREATE INDEX conversations_sla_due_idx ON public.conversations USING btree (business_id, sla_due_at, id) WHERE (sla_due_at IS NOT NULL);
 CREATE INDEX conversations_snooze_due_idx ON public.conversations USING btree (snoozed_until) WHERE (snoozed_until IS NOT NULL);
@@ -270,10 +274,18 @@ create table customers (
   phone text,
   external_id text,
   created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null
+  updated_at timestamp with time zone default now() not null,
+  attributes jsonb default '{}'::jsonb not null,
+  edited_at timestamp with time zone,
+  merged_into uuid,
+  erasing_at timestamp with time zone
 );
+alter table customers add constraint customers_attributes_check CHECK (((jsonb_typeof(attributes) = 'object'::text) AND (octet_length((attributes)::text) <= 16384)));
 alter table customers add constraint customers_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table customers add constraint customers_business_id_id_key UNIQUE (business_id, id);
 alter table customers add constraint customers_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES channels(id) ON DELETE SET NULL;
+alter table customers add constraint customers_merged_into_check CHECK (((merged_into IS NULL) OR (merged_into <> id)));
+alter table customers add constraint customers_merged_into_fkey FOREIGN KEY (business_id, merged_into) REFERENCES customers(business_id, id) ON DELETE CASCADE;
 alter table customers add constraint customers_number_key UNIQUE (number, business_id);
 alter table customers add constraint customers_pkey PRIMARY KEY (id);
 CREATE INDEX customers_business_email_trgm_idx ON public.customers USING gin (business_id, email gin_trgm_ops) WHERE (email IS NOT NULL);
@@ -281,6 +293,7 @@ CREATE INDEX customers_business_idx ON public.customers USING btree (business_id
 CREATE INDEX customers_business_name_trgm_idx ON public.customers USING gin (business_id, name gin_trgm_ops);
 CREATE INDEX customers_business_number_idx ON public.customers USING btree (business_id, number DESC);
 CREATE INDEX customers_business_phone_digits_trgm_idx ON public.customers USING gin (business_id, regexp_replace(phone, '\D'::text, ''::text, 'g'::text) gin_trgm_ops) WHERE (phone IS NOT NULL);
+CREATE INDEX customers_merged_into_idx ON public.customers USING btree (business_id, merged_into) WHERE (merged_into IS NOT NULL);
 CREATE INDEX customers_phone_trgm_idx ON public.customers USING gin (phone gin_trgm_ops);
 CREATE UNIQUE INDEX customers_platform_idx ON public.customers USING btree (channel_id, platform_user_id, business_id) WHERE (platform_user_id IS NOT NULL);
 
@@ -801,6 +814,7 @@ CREATE OR REPLACE FUNCTION public.inbound_apply_message(p_business_id uuid, p_ch
 AS $function$
 declare
   v_customer uuid;
+  v_into uuid;
   v_conversation uuid;
   v_status text;
   v_assignee uuid;
@@ -812,14 +826,35 @@ begin
     return;
   end if;
 
-  insert into customers as cu (business_id, channel_id, platform_user_id, name, email, phone)
-  values (p_business_id, p_channel_id, p_from_id, p_from_name, p_from_email, p_from_phone)
-  on conflict (channel_id, platform_user_id, business_id) where platform_user_id is not null do update set
-    name = case when excluded.name <> '' then excluded.name else cu.name end,
-    email = coalesce(excluded.email, cu.email),
-    phone = coalesce(excluded.phone, cu.phone),
-    updated_at = now()
-  returning cu.id into v_customer;
+  -- The customer's row is locked (by the upsert, or FOR SHARE on the way to the customer a
+  -- merged identity points at) until this message commits: a merge or an erasure of that
+  -- customer waits for it, or this message waits for them and follows (a merged identity to the
+  -- customer it was merged into; an erased one to a new customer).
+  loop
+    insert into customers as cu (business_id, channel_id, platform_user_id, name, email, phone)
+    values (p_business_id, p_channel_id, p_from_id, p_from_name, p_from_email, p_from_phone)
+    on conflict (channel_id, platform_user_id, business_id) where platform_user_id is not null do update set
+      name = case when excluded.name <> '' and (cu.edited_at is null or cu.name = '') then excluded.name else cu.name end,
+      email = case when cu.edited_at is null then coalesce(excluded.email, cu.email) else coalesce(cu.email, excluded.email) end,
+      phone = case when cu.edited_at is null then coalesce(excluded.phone, cu.phone) else coalesce(cu.phone, excluded.phone) end,
+      updated_at = now()
+      where cu.merged_into is null and cu.erasing_at is null
+    returning cu.id into v_customer;
+    exit when v_customer is not null;
+    select cu.id, cu.merged_into into v_customer, v_into from customers cu
+    where cu.channel_id = p_channel_id and cu.platform_user_id = p_from_id and cu.business_id = p_business_id
+    for share;
+    -- An erasure under way: the message joins what the erase_customer job removes.
+    exit when v_customer is not null and v_into is null;
+    if v_into is not null then
+      select cu.id into v_customer from customers cu
+      where cu.id = v_into and cu.business_id = p_business_id and cu.merged_into is null
+      for share;
+      exit when v_customer is not null;
+    end if;
+    -- Gone or merged on meanwhile: look again.
+    v_customer := null;
+  end loop;
 
   if p_references is not null then
     select c.id, c.status, c.assignee_id into v_conversation, v_status, v_assignee

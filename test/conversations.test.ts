@@ -110,6 +110,7 @@ test('create: a customer of the business is linked and embedded; others are 400'
     email: 'dana@example.com',
     phone: null,
     external_id: null,
+    attributes: {},
     created_at: res.body.customer.created_at,
   });
   const foreign = await insertCustomer(other.businessId);

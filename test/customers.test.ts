@@ -32,6 +32,7 @@ test('read: the spec\'s Customer with integer ids, the uuid beside them', async 
     email: 'jo@example.com',
     phone: '+4915112345',
     external_id: 'crm-7',
+    attributes: {},
     created_at: c.createdAt,
   });
   const bare = await insertCustomer(ws.businessId, { name: 'No Contact' });

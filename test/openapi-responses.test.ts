@@ -182,6 +182,18 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/uploads/{storage_key}', () => app.request('GET', new URL(upload).pathname)],
     ['get /api/v1/customers', () => req('GET', '/api/v1/customers')],
     ['get /api/v1/customers/{id}', () => req('GET', `/api/v1/customers/${customerNumber}`)],
+    ['patch /api/v1/customers/{id}', () => req('PATCH', `/api/v1/customers/${customerNumber}`, { body: { name: 'Vera V.', attributes: { plan: 'gold', orders: 3, vip: true } } })],
+    ['get /api/v1/customers/{id}/export', () => req('GET', `/api/v1/customers/${customerNumber}/export`)],
+    ['post /api/v1/customers/{id}/merge', async () => {
+      const [other] = await app.sql(`insert into customers (business_id, name, email) values ($1, 'Vera again', 'vera@docs.example') returning number`, [ws.businessId]);
+      return req('POST', `/api/v1/customers/${customerNumber}/merge`, { body: { from_customer_id: Number(other.number) } });
+    }],
+    ['delete /api/v1/customers/{id}', async () => {
+      const [gone] = await app.sql(`insert into customers (business_id, name) values ($1, 'To erase') returning number`, [ws.businessId]);
+      return req('DELETE', `/api/v1/customers/${gone.number}`);
+    }],
+    ['get /api/v1/settings/retention', () => req('GET', '/api/v1/settings/retention')],
+    ['patch /api/v1/settings/retention', () => req('PATCH', '/api/v1/settings/retention', { body: { days: 365 } })],
     ['get /api/v1/channels', () => req('GET', '/api/v1/channels')],
     ['get /api/v1/channel-types', () => req('GET', '/api/v1/channel-types')],
     ['post /api/v1/channels', () => req('POST', '/api/v1/channels', { body: { type: 'telegram', config: { bot_token: '456:def' } } })],

@@ -11,7 +11,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { ApiError, createApi, type VisitorAttachment, type VisitorMessage } from './api.ts';
-import { connectLive } from './live.ts';
+import { connectLive, typingSender } from './live.ts';
 import { readToken, writeToken } from './storage.ts';
 import { createView } from './ui.ts';
 
@@ -63,6 +63,8 @@ async function start(script: HTMLScriptElement): Promise<void> {
   /** Messages being sent: their text, and a file still to upload (or uploaded). */
   const pending = new Map<string, { content: string; file?: File; attachment?: VisitorAttachment }>();
 
+  const typing = typingSender(() => live);
+
   const show = (messages: VisitorMessage[]) => messages.forEach((m) => view.showMessage(m));
 
   async function refresh(): Promise<void> {
@@ -86,6 +88,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
     if (!token || live) return;
     live = connectLive(base, token, {
       onMessage: (message) => view.showMessage(message),
+      onTyping: (agentTyping) => view.showAgentTyping(agentTyping),
       onConnect: () => void refresh(),
       onRefused: () => {
         live?.close();
@@ -141,6 +144,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
 
   const view = createView(widget, {
     onSend: (text) => {
+      typing.stop();
       const clientId = uuid();
       pending.set(clientId, { content: text });
       view.addPending(clientId, text);
@@ -164,6 +168,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
         if (!(error instanceof ApiError && error.status === 409)) throw error;
       }
     },
+    onInput: (text) => typing.input(text),
   }, `${base}/api/v1/uploads`);
 
   // A returning visitor: resume (which also renews the token) and follow replies live.

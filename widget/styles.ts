@@ -39,7 +39,7 @@ export const css = `
   background: #fff; border-radius: 16px; overflow: hidden; display: flex; flex-direction: column;
   box-shadow: 0 12px 48px rgba(0,0,0,.22);
 }
-.panel[hidden], .unread[hidden], .status[hidden], .logo[hidden], .hours[hidden] { display: none; }
+.panel[hidden], .unread[hidden], .status[hidden], .logo[hidden], .hours[hidden], .typing[hidden] { display: none; }
 .header { background: var(--primary); color: var(--on-primary); padding: 18px 18px 16px; position: relative; }
 .brand { display: flex; align-items: center; gap: 10px; padding-right: 28px; }
 .logo { width: 36px; height: 36px; border-radius: 50%; object-fit: cover; background: rgba(255,255,255,.25); flex: none; }
@@ -70,6 +70,13 @@ export const css = `
 .who { display: block; font-size: 11px; color: #6b7280; margin-bottom: 2px; }
 .note { display: block; font-size: 11px; margin-top: 4px; }
 .files a { display: block; color: inherit; text-decoration: underline; font-size: 13px; margin-top: 4px; }
+.typing { display: flex; align-items: center; gap: 8px; padding: 6px 16px 8px; background: #f9fafb; color: #6b7280; font-size: 13px; }
+.dots { display: inline-flex; gap: 3px; }
+.dots i { width: 5px; height: 5px; border-radius: 50%; background: #9ca3af; animation: parley-typing 1.2s infinite ease-in-out; }
+.dots i:nth-child(2) { animation-delay: .15s; }
+.dots i:nth-child(3) { animation-delay: .3s; }
+@keyframes parley-typing { 0%, 60%, 100% { opacity: .35; transform: translateY(0); } 30% { opacity: 1; transform: translateY(-2px); } }
+@media (prefers-reduced-motion: reduce) { .dots i { animation: none; } }
 .files .picture { display: block; max-width: 200px; max-height: 200px; border-radius: 8px; margin-top: 6px; }
 .attach { border: 0; background: transparent; color: #6b7280; height: 40px; width: 32px; cursor: pointer; padding: 0; display: flex; align-items: center; justify-content: center; }
 .attach:hover { color: #111827; }

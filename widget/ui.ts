@@ -15,7 +15,12 @@ export type ViewHandlers = {
   onOpen: () => void;
   /** A rating (1–5) was chosen on the satisfaction question: resolves once stored (a 409 counts as stored). */
   onRate: (token: string, rating: number) => Promise<void>;
+  /** The text in the message box changed. */
+  onInput: (text: string) => void;
 };
+
+/** An agent's typing shows this long after its last update (core/events/catalogue.ts TYPING_EXPIRES_MS). */
+const TYPING_EXPIRES_MS = 6000;
 
 export type View = ReturnType<typeof createView>;
 
@@ -101,6 +106,14 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
   list.setAttribute('aria-live', 'polite');
   const empty = el('p', 'empty', 'Send us a message and we\'ll get back to you here.');
   list.append(empty);
+  // Below the messages, outside the scrolled list: "Agent is typing…".
+  const typingLine = el('div', 'typing');
+  typingLine.setAttribute('role', 'status');
+  typingLine.hidden = true;
+  const dots = el('span', 'dots');
+  dots.setAttribute('aria-hidden', 'true');
+  dots.append(el('i'), el('i'), el('i'));
+  typingLine.append(dots, document.createTextNode('Agent is typing…'));
 
   const composer = el('form', 'composer');
   const input = el('textarea', 'input');
@@ -120,7 +133,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
   attach.setAttribute('aria-label', 'Attach an image or PDF');
   attach.innerHTML = clipIcon;
   composer.append(attach, picker, input, send);
-  panel.append(header, list, composer);
+  panel.append(header, list, typingLine, composer);
 
   // Bubble
   const bubble = el('button', 'bubble');
@@ -229,6 +242,14 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
     node.title = timeOf(message.created_at);
   }
 
+  let typingExpiry: ReturnType<typeof setTimeout> | undefined;
+  /** An agent typing a reply: shown until a stop, their message, or TYPING_EXPIRES_MS without news. */
+  function showAgentTyping(typing: boolean) {
+    clearTimeout(typingExpiry);
+    typingLine.hidden = !typing;
+    if (typing) typingExpiry = setTimeout(() => (typingLine.hidden = true), TYPING_EXPIRES_MS);
+  }
+
   /** Shows a stored message once (by id), in time order. */
   function showMessage(message: VisitorMessage) {
     let node = nodes.get(message.id);
@@ -247,6 +268,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
     }
     render(node, message);
     empty.remove();
+    if (message.sender_type === 'agent') showAgentTyping(false);
     scrollToEnd();
   }
 
@@ -313,6 +335,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
     event.preventDefault();
     submit();
   });
+  input.addEventListener('input', () => handlers.onInput(input.value));
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -322,5 +345,5 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
 
   document.body.append(host);
 
-  return { showMessage, addPending, confirmPending, failPending, setOpen, setOnline };
+  return { showMessage, addPending, confirmPending, failPending, setOpen, setOnline, showAgentTyping };
 }

@@ -5,7 +5,7 @@
  * are its `mentions`. "Send later" schedules the reply (`send_at`): it shows in the thread as
  * scheduled, with Edit and Cancel, until it goes out (Scheduled.tsx).
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can, me, members } from '../session.ts';
 import type { Attachment, Member, Message } from '../types.ts';
@@ -13,6 +13,8 @@ import { Notice } from '../ui/Notice.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { thread } from './thread-store.ts';
 import { CannedPicker, useCannedPicker } from './CannedPicker.tsx';
+import { CollisionWarning } from './Presence.tsx';
+import { typingSender } from './presence.ts';
 import { EmailRecipients, useEmailRecipients } from './Email.tsx';
 import { SendLaterPanel } from './Scheduled.tsx';
 
@@ -74,6 +76,9 @@ export function Composer({
   }, setError);
 
   const options = mode === 'note' && completion ? suggestions(completion.query) : [];
+  // Teammates (and, for a reply, the customer) see that this agent is typing; stopped when the conversation is left.
+  const typing = useMemo(() => typingSender(conversationId), [conversationId]);
+  useEffect(() => () => typing.stop(), [typing]);
 
   async function upload(list: FileList | null): Promise<void> {
     if (!list?.length) return;
@@ -107,6 +112,7 @@ export function Composer({
           : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}), ...(sendAt ? { send_at: sendAt.toISOString() } : {}) };
       const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
       setText('');
+      typing.stop();
       setFiles([]);
       setPicked([]);
       setCompletion(null);
@@ -124,6 +130,7 @@ export function Composer({
   function onInput(e: Event): void {
     const el = e.currentTarget as HTMLTextAreaElement;
     setText(el.value);
+    typing.input(el.value, mode === 'note');
     const found = mode === 'note' ? mentionQuery(el.value, el.selectionStart ?? el.value.length) : null;
     setCompletion(found ? { ...found, index: 0 } : null);
   }
@@ -175,6 +182,8 @@ export function Composer({
     setMode(next);
     setLaterOpen(false);
     setCompletion(null);
+    // A draft that becomes a note is no longer typed for the customer (and the reverse).
+    if (text.trim()) typing.input(text, next === 'note');
     input.current?.focus();
   };
 
@@ -203,6 +212,7 @@ export function Composer({
           ))}
         </ul>
       )}
+      {mode === 'reply' && <CollisionWarning conversationId={conversationId} />}
       {mode === 'reply' && email && <EmailRecipients recipients={recipients} />}
       <CannedPicker picker={canned} id={`canned-${conversationId}`} />
       <div class="composer-field">

@@ -13,6 +13,7 @@ import { ConversationLabels } from './ConversationLabels.tsx';
 import { PrioritySelect, SnoozeMenu, snoozeText } from './Triage.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
+import { CustomerTyping, PresenceLine } from './Presence.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
 import { SlaLine } from './Sla.tsx';
 import { CsatCard } from './CsatCard.tsx';
@@ -85,6 +86,7 @@ export function Thread({ id }: { id: string }) {
             </div>
             <StatusActions conversation={c} />
           </div>
+          <PresenceLine conversationId={c.id} />
           <div class="thread-head-bottom">
             <div class="actions triage-actions">
               <AssignActions conversation={c} />
@@ -111,6 +113,7 @@ export function Thread({ id }: { id: string }) {
           ))}
           {c.csat && <CsatCard csat={c.csat} customerName={name} />}
         </div>
+        <CustomerTyping conversationId={c.id} name={name} />
         {c.channel_id && c.channel_type === 'whatsapp' && (
           <>
             <ReplyWindowBar conversation={c} left={windowLeft} onTemplate={() => setTemplateOpen(!templateOpen)} />

@@ -112,6 +112,8 @@ function refreshSoon(): void {
 }
 
 export const CONVERSATION_EVENTS = new Set(['conversation_created', 'conversation_updated', 'conversation_assigned', 'message_created', 'message_updated', 'message_deleted', 'handoff_requested']);
+/** Events that change what conversations show of their customer (name, details) or remove them. */
+export const CUSTOMER_EVENTS = new Set(['customer_updated', 'customer_merged', 'customer_erased']);
 
 /** Starts following the filters and live events; returns the stop function. */
 export function followInbox(): () => void {
@@ -124,7 +126,7 @@ export function followInbox(): () => void {
     void loadConversations(true);
   });
   const stopLive = onLive((event) => {
-    if (!CONVERSATION_EVENTS.has(event.name)) return;
+    if (!CONVERSATION_EVENTS.has(event.name) && !CUSTOMER_EVENTS.has(event.name)) return;
     refreshSoon();
   });
   const stopResync = onResync(refreshSoon);

@@ -5,9 +5,9 @@
  */
 import { signal } from '@preact/signals';
 import { api } from '../api.ts';
-import { onLive, onResync } from '../live.ts';
+import { followConversationLive, onLive, onResync } from '../live.ts';
 import type { ConversationDetail } from '../types.ts';
-import { CONVERSATION_EVENTS } from './store.ts';
+import { CONVERSATION_EVENTS, CUSTOMER_EVENTS } from './store.ts';
 import { markSeen } from './unread.ts';
 
 export const thread = signal<ConversationDetail | null>(null);
@@ -42,8 +42,13 @@ export function followThread(id: string): () => void {
   };
   const stopLive = onLive((e) => {
     if (CONVERSATION_EVENTS.has(e.name) && e.payload.conversation_id === id) soon();
+    // The customer shown was edited, merged (or merged into another) or erased.
+    const customer = thread.value?.customer_id;
+    if (CUSTOMER_EVENTS.has(e.name) && customer && (e.payload.customer_id === customer || e.payload.from_customer_id === customer)) soon();
   });
   const stopResync = onResync(soon);
+  // Joined for its typing and presence (app/inbox/presence.ts).
+  const stopFollowing = followConversationLive(id);
   const onVisible = () => {
     if (!document.hidden) markSeen(id, thread.value?.messages.at(-1)?.created_at);
   };
@@ -53,6 +58,7 @@ export function followThread(id: string): () => void {
     clearTimeout(timer);
     stopLive();
     stopResync();
+    stopFollowing();
     document.removeEventListener('visibilitychange', onVisible);
   };
 }

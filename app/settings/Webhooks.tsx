@@ -8,7 +8,7 @@ import { shortTime } from '../ui/time.ts';
 import { useAction } from '../ui/useAction.ts';
 import { CopyBox, Section } from './Section.tsx';
 
-const EVENTS = ['conversation.created', 'conversation.updated', 'conversation.assigned', 'message.created', 'message.updated', 'handoff.requested'];
+const EVENTS = ['conversation.created', 'conversation.updated', 'conversation.assigned', 'message.created', 'message.updated', 'handoff.requested', 'customer.updated', 'customer.merged', 'customer.erased'];
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const [items, setItems] = useState<WebhookDelivery[] | null>(null);

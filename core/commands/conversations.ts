@@ -50,7 +50,7 @@ export type CreateConversationInput = {
 export async function createConversation(tx: Queryable, input: CreateConversationInput): Promise<{ conversationId: string; events: PendingEvent[] }> {
   if (input.customerId) {
     const customer = await tx.maybeOne(sql.type(idRow)`
-      select id from customers where id = ${input.customerId} and business_id = ${input.businessId}`);
+      select id from customers where id = ${input.customerId} and business_id = ${input.businessId} and merged_into is null and erasing_at is null`);
     if (!customer) throw badRequest('Customer not found');
   }
   const channel = input.channelId

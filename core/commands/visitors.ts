@@ -65,9 +65,9 @@ const visitorRow = z.object({ customer_id: z.string(), channel_id: z.string(), b
  */
 export async function loadVisitor(q: Queryable, claims: VisitorClaims): Promise<Visitor> {
   const row = await q.maybeOne(sql.type(visitorRow)`
-    select cu.id as customer_id, ch.id as channel_id, ch.business_id, ch.is_active
+    select coalesce(cu.merged_into, cu.id) as customer_id, ch.id as channel_id, ch.business_id, ch.is_active
     from customers cu join channels ch on ch.id = cu.channel_id
-    where cu.id = ${claims.customerId} and cu.platform_user_id = ${claims.visitorId}
+    where cu.platform_user_id = ${claims.visitorId} and (cu.id = ${claims.customerId} or cu.merged_into = ${claims.customerId}) and cu.erasing_at is null
       and ch.type = ${widgetChannelType} and ch.routing_key = ${claims.widgetId}`);
   if (!row) throw invalidCredentials();
   if (!row.is_active) throw widgetNotFound();
@@ -115,13 +115,18 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
     const base = { widgetId: input.widgetId, channelId: channel.channelId, businessId: channel.businessId };
     const { resume } = input;
     if (resume && resume.widgetId === input.widgetId) {
+      // A visitor merged into another customer resumes as that customer; a record a member edited
+      // keeps its name and e-mail (the widget only fills blanks), as inbound messages do.
       const resumed = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
-        update customers set
-          name = coalesce(${input.name ?? null}, name),
-          email = coalesce(${input.email ?? null}, email),
-          updated_at = case when ${input.name ?? null}::text is null and ${input.email ?? null}::text is null then updated_at else now() end
-        where id = ${resume.customerId} and channel_id = ${channel.channelId} and platform_user_id = ${resume.visitorId}
-        returning id`);
+        update customers cu set
+          name = case when ${input.name ?? null}::text is null or (cu.edited_at is not null and cu.name <> '') then cu.name else ${input.name ?? null} end,
+          email = case when cu.edited_at is null then coalesce(${input.email ?? null}, cu.email) else coalesce(cu.email, ${input.email ?? null}) end,
+          updated_at = case when ${input.name ?? null}::text is null and ${input.email ?? null}::text is null then cu.updated_at else now() end
+        from customers identity
+        where identity.id = ${resume.customerId} and identity.channel_id = ${channel.channelId} and identity.platform_user_id = ${resume.visitorId}
+          and identity.erasing_at is null
+          and cu.id = coalesce(identity.merged_into, identity.id) and cu.erasing_at is null
+        returning cu.id`);
       if (resumed) {
         const visitor = { ...base, customerId: resumed.id, visitorId: resume.visitorId };
         return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true };

@@ -24,7 +24,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { enqueue, WEBHOOK_MAX_ATTEMPTS, webhookEventRef } from '../jobs.ts';
 import type { Deps } from '../deps.ts';
 import type { PendingEvent } from '../events/live.ts';
-import { conversationListItems, messagesByIds } from '../presenters/inbox-reads.ts';
+import { conversationListItems, customersByIds, messagesByIds } from '../presenters/inbox-reads.ts';
 import { recordAudit, type AuditActor } from '../domain/platform/audit.ts';
 
 /** The event types an endpoint may subscribe to (the live events of the inbox, dotted). */
@@ -35,6 +35,9 @@ export const webhookEventTypes = [
   'message.created',
   'message.updated',
   'handoff.requested',
+  'customer.updated',
+  'customer.merged',
+  'customer.erased',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 /** Sent by "send test event" only; no endpoint subscribes to it. */
@@ -196,6 +199,13 @@ export function webhookEventsOf(pending: readonly PendingEvent[] | undefined): M
       case 'handoff_requested':
         if (p.conversation_id) add(p.business_id, { type: event.name.replace('_', '.') as WebhookEventType, conversation_id: p.conversation_id });
         break;
+      case 'customer_updated':
+      case 'customer_merged':
+      case 'customer_erased': {
+        const customerId = (event.payload as { customer_id?: string }).customer_id;
+        if (customerId) add(p.business_id, { type: event.name.replace('_', '.') as WebhookEventType, customer_id: customerId });
+        break;
+      }
     }
   }
   return byBusiness;
@@ -226,12 +236,26 @@ export async function dispatchWebhookEvents(deps: Pick<Deps, 'db'>, payload: { b
   const messageIds = payload.events.flatMap((e) => (e.message_id ? [e.message_id] : []));
   const conversationIds = payload.events.flatMap((e) => (e.conversation_id ? [e.conversation_id] : []));
   // Read as REST would show them now (the same reads as live events); an object deleted since is skipped.
-  const [messages, conversations] = await Promise.all([messagesByIds(deps.db, businessId, messageIds), conversationListItems(deps.db, businessId, conversationIds)]);
+  const customerIds = payload.events.flatMap((e) => (e.customer_id && e.type !== 'customer.erased' ? [e.customer_id] : []));
+  const [messages, conversations, customers] = await Promise.all([
+    messagesByIds(deps.db, businessId, messageIds),
+    conversationListItems(deps.db, businessId, conversationIds),
+    customersByIds(deps.db, customerIds),
+  ]);
   return deps.db.transaction(async (tx) => {
     const endpoints = await tx.any(sql.type(endpointRow)`select id, events from webhook_endpoints where business_id = ${businessId} and active order by created_at, id`);
     let made = 0;
     for (const ref of payload.events) {
-      const data = ref.message_id ? messages.get(ref.message_id) : ref.conversation_id ? conversations.get(ref.conversation_id) : undefined;
+      // An erased customer has nothing left to show but its uuid.
+      const data = ref.message_id
+        ? messages.get(ref.message_id)
+        : ref.conversation_id
+          ? conversations.get(ref.conversation_id)
+          : ref.customer_id
+            ? ref.type === 'customer.erased'
+              ? { uuid: ref.customer_id }
+              : customers.get(ref.customer_id)
+            : undefined;
       if (!data) continue;
       for (const endpoint of endpoints) {
         if (!endpoint.events.includes(ref.type)) continue;

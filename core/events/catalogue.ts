@@ -8,6 +8,7 @@
  * dashboard gets from an event exactly what GET returns (README "Realtime").
  */
 import type { ConversationListItem } from '../presenters/conversation.ts';
+import type { Customer } from '../presenters/customer.ts';
 import type { Message } from '../presenters/message.ts';
 import type { Mention } from '../presenters/mention.ts';
 import type { VisitorMessage } from '../presenters/visitor-message.ts';
@@ -40,6 +41,12 @@ export type EventPayloads = {
    * GET /api/v1/mentions lists it; `at`: its `created_at`.
    */
   mention_created: MessageIds & { mention_id: string; member_id: string; user_id: string; mention: Mention };
+  /** A customer's record was edited (PATCH /customers/{id}). `customer_id`: its uuid; `customer`: as GET /customers/{id} shows it. */
+  customer_updated: Ids & { customer_id: string; customer: Customer };
+  /** `from_customer_id` (a uuid) was merged into `customer_id`: its conversations are the latter's now. */
+  customer_merged: Ids & { customer_id: string; from_customer_id: string; customer: Customer; conversations_moved: number };
+  /** The customer's erasure was requested: the record is gone from every list; its data follows in a job. */
+  customer_erased: Ids & { customer_id: string };
   /** A website visitor's message as the visitor API shows it; sent as `message_created` in `/widget`. */
   visitor_message_created: VisitorMessage;
   /**
@@ -74,6 +81,9 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   handoff_requested: toBusiness,
   channel_updated: toBusiness,
   mention_created: { rooms: (p) => [rooms.user(p.user_id)] },
+  customer_updated: toBusiness,
+  customer_merged: toBusiness,
+  customer_erased: toBusiness,
   visitor_message_created: { name: 'message_created', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)] },
   sla_breached: toBusiness,
 };
@@ -90,4 +100,75 @@ export function liveEvent<K extends EventKey>(key: K, payload: EventPayloads[K],
   const route = catalogue[key] as EventRoute<EventPayloads[K], string | undefined>;
   const event = { name: route.name ?? key, rooms: route.rooms(payload, audience), payload } as LiveEvent;
   return route.namespace ? { ...event, namespace: route.namespace } : event;
+}
+
+/**
+ * Signals: what sockets say to each other, relayed by the realtime layer (api/realtime-signals.ts)
+ * straight through Socket.IO (whose Redis adapter carries them to every web node). Never
+ * stored, never on the event bus (no worker, no webhook sees them); `typing` is volatile (a
+ * socket that cannot take it now misses it, and the next one replaces it), `conversation_presence`
+ * is not. Each is answered to a conversation the sender may see: its own business's for a
+ * dashboard (after `join_conversation`), its own current conversation for a visitor.
+ */
+export type SignalPayloads = {
+  /**
+   * Someone is typing (or stopped: `typing: false`) in a conversation, to the dashboards that
+   * joined it (the sender's own socket excluded). A visitor: `sender_type: 'customer'` with the
+   * customer's id. An agent: `sender_type: 'agent'` with who it is and `private` (a note, never
+   * shown to the visitor). Receivers hide it after TYPING_EXPIRES_MS without a new one.
+   */
+  typing: { conversation_id: string; business_id: string; typing: boolean; at: string } & (
+    | { sender_type: 'customer'; customer_id: string }
+    | { sender_type: 'agent'; user_id: string; member_id: string; name: string; private: boolean }
+  );
+  /**
+   * The members viewing a conversation now (their dashboards joined it), once per person, by
+   * name; to the dashboards that joined it, each time someone joins, leaves or disconnects.
+   */
+  conversation_presence: { conversation_id: string; business_id: string; viewers: { user_id: string; member_id: string; name: string }[]; at: string };
+  /**
+   * An agent typing a reply (never a note) in the visitor's conversation; sent as `typing` in
+   * `/widget`, to the visitor's room. Says nothing of who: the visitor API names no agent.
+   */
+  visitor_typing: { conversation_id: string; sender_type: 'agent'; typing: boolean };
+};
+
+/** What clients send (client → server), by namespace; each may take an acknowledgement `{ok, detail?}`. */
+export type ClientMessages = {
+  '/': {
+    /** Follow a conversation of the caller's business (its events, its signals) and be counted as viewing it. */
+    join_conversation: { conversation_id: string };
+    leave_conversation: { conversation_id: string };
+    /** The agent types (`private: true`: a note) or stopped, in a joined conversation. */
+    typing: { conversation_id: string; typing: boolean; private?: boolean };
+  };
+  '/widget': {
+    /** The visitor types or stopped, in their current conversation. */
+    typing: { typing: boolean };
+  };
+};
+
+/** Clients send `typing: true` at most every TYPING_REPEAT_MS while typing; receivers hide it TYPING_EXPIRES_MS after the last. */
+export const TYPING_REPEAT_MS = 2500;
+export const TYPING_EXPIRES_MS = 6000;
+/** The server relays one `typing: true` per socket and conversation per this many ms at most (a stop always). */
+export const TYPING_RELAY_MIN_MS = 1000;
+
+export type SignalKey = keyof SignalPayloads;
+
+const signalRoutes: { [K in SignalKey]: EventRoute<SignalPayloads[K], K extends 'visitor_typing' ? string : undefined> & { volatile: boolean } } = {
+  typing: { rooms: (p) => [rooms.conversation(p.conversation_id)], volatile: true },
+  conversation_presence: { rooms: (p) => [rooms.conversation(p.conversation_id)], volatile: false },
+  visitor_typing: { name: 'typing', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)], volatile: true },
+};
+
+/** A signal built from the catalogue, for the realtime layer to emit. */
+export type Signal = { name: string; rooms: string[]; namespace?: string; volatile: boolean; payload: SignalPayloads[SignalKey] };
+
+type SignalAudience<K extends SignalKey> = K extends 'visitor_typing' ? [customerId: string] : [];
+
+export function signalEvent<K extends SignalKey>(key: K, payload: SignalPayloads[K], ...[audience]: SignalAudience<K>): Signal {
+  const route = signalRoutes[key] as EventRoute<SignalPayloads[K], string | undefined> & { volatile: boolean };
+  const built: Signal = { name: route.name ?? key, rooms: route.rooms(payload, audience), volatile: route.volatile, payload };
+  return route.namespace ? { ...built, namespace: route.namespace } : built;
 }

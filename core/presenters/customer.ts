@@ -10,12 +10,19 @@ export const customerRow = z.object({
   email: z.string().nullable(),
   phone: z.string().nullable(),
   external_id: z.string().nullable(),
+  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   created_at: z.string(),
 });
 export type CustomerRow = z.infer<typeof customerRow>;
 
 /** The columns customerRow reads, for `select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id`. */
-export const customerColumns = sql.fragment`cu.id, cu.number, b.number as business_number, cu.name, cu.email, cu.phone, cu.external_id, cu.created_at`;
+export const customerColumns = sql.fragment`cu.id, cu.number, b.number as business_number, cu.name, cu.email, cu.phone, cu.external_id, cu.attributes, cu.created_at`;
+
+/**
+ * The customers a business sees: not merged into another (that row is only an identity now) and
+ * not being erased. For `where … and ${visibleCustomer}` on `customers cu`.
+ */
+export const visibleCustomer = sql.fragment`cu.merged_into is null and cu.erasing_at is null`;
 
 export const customerSchema = z
   .object({
@@ -26,6 +33,9 @@ export const customerSchema = z
     email: z.string().nullable(),
     phone: z.string().nullable(),
     external_id: z.string().nullable(),
+    attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).openapi({
+      description: 'Custom fields the business keeps on the customer: key → text, number or boolean (PATCH /customers/{id}; see docs/decisions.md#customer-records)',
+    }),
     created_at: z.string(),
   })
   .openapi('Customer');
@@ -39,5 +49,6 @@ export const presentCustomer = (row: CustomerRow): Customer => ({
   email: row.email,
   phone: row.phone,
   external_id: row.external_id,
+  attributes: row.attributes,
   created_at: row.created_at,
 });

@@ -21,8 +21,10 @@ import csatRequest from './csat_request.ts';
 import sendScheduledReply from './send_scheduled_reply.ts';
 import releaseScheduledReplies from './release_scheduled_replies.ts';
 import wakeSnoozedConversations from './wake_snoozed_conversations.ts';
+import eraseCustomer from './erase_customer.ts';
+import applyRetention from './apply_retention.ts';
 
 export const allTasks: AnyTask[] = [
   sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook,
-  autoAssign, outOfHoursReply, removeUnattachedUploads, sendScheduledReply, releaseScheduledReplies, wakeSnoozedConversations, slaRefresh, slaCheck, csatRequest,
+  autoAssign, outOfHoursReply, removeUnattachedUploads, sendScheduledReply, releaseScheduledReplies, wakeSnoozedConversations, eraseCustomer, applyRetention, slaRefresh, slaCheck, csatRequest,
 ];

@@ -1,10 +1,27 @@
-/** The business's customers: search and read. Customers are created by inbound messages. */
+/**
+ * The business's customers: search, read, edit, merge, export and erase; and the business's
+ * retention period. Customers are created by inbound messages. See docs/decisions.md#customer-records.
+ */
 import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
-import { customerColumns, customerRow, customerSchema, presentCustomer } from '../../../core/presenters/customer.ts';
-import { customerParams, listCustomersQuery } from './schema.ts';
+import { customerColumns, customerRow, customerSchema, presentCustomer, visibleCustomer } from '../../../core/presenters/customer.ts';
+import { exportCustomer } from '../../../core/presenters/customer-export.ts';
+import { runCommand } from '../../../core/commands/run-command.ts';
+import { loadRetention, mergeCustomers, requestCustomerErasure, updateCustomer, updateRetention } from '../../../core/commands/customers.ts';
+import { actorOf } from '../../../core/domain/platform/audit.ts';
+import {
+  customerExportSchema,
+  customerParams,
+  erasureSchema,
+  listCustomersQuery,
+  mergeCustomerBody,
+  mergeResultSchema,
+  retentionSchema,
+  updateCustomerBody,
+  updateRetentionBody,
+} from './schema.ts';
 
 const tags = ['Customers'];
 
@@ -26,7 +43,7 @@ export const list = defineRoute({
   errors: [404],
   handler: async ({ query, member, deps, ctx }) => {
     const { businessId } = member;
-    const conditions = [sql.fragment`cu.business_id = ${businessId}`];
+    const conditions = [sql.fragment`cu.business_id = ${businessId}`, visibleCustomer];
     if (query.q) {
       const pattern = containsPattern(query.q);
       conditions.push(sql.fragment`(cu.name ilike ${pattern} or cu.email ilike ${pattern} or cu.phone ilike ${pattern})`);
@@ -61,10 +78,130 @@ export const read = defineRoute({
     const row = await deps.db.maybeOne(sql.type(customerRow)`
       select ${customerColumns}
       from customers cu join businesses b on b.id = cu.business_id
-      where cu.number = ${params.id} and cu.business_id = ${businessId}`);
+      where cu.number = ${params.id} and cu.business_id = ${businessId} and ${visibleCustomer}`);
     if (!row) throw notFound('Customer not found');
     return presentCustomer(row);
   },
 });
 
-export default [list, read];
+export const update = defineRoute({
+  method: 'patch',
+  path: '/api/v1/customers/:id',
+  summary: 'Edit a customer',
+  description:
+    'Omitted fields keep their value. `attributes` are merged into the stored ones (a key set to null is removed). ' +
+    'Once edited, the record keeps its name, e-mail and phone: the platform\'s profile (inbound messages, the widget) only fills fields that are blank. ' +
+    'Publishes `customer_updated` (webhook `customer.updated`); recorded in the audit log with the names of the fields changed, never their values. ' +
+    'Another business\'s customer is 404. See docs/decisions.md#customer-records.',
+  tags,
+  auth: 'user',
+  policy: 'customers.update',
+  params: customerParams,
+  body: updateCustomerBody,
+  response: customerSchema,
+  errors: [404],
+  handler: async ({ params, body, caller, member, deps }) => {
+    const { customer } = await runCommand(deps, (tx) => updateCustomer(tx, { businessId: member.businessId, actor: actorOf(caller), number: params.id, changes: body }));
+    return customer;
+  },
+});
+
+export const merge = defineRoute({
+  method: 'post',
+  path: '/api/v1/customers/:id/merge',
+  summary: 'Merge another customer into this one',
+  description:
+    'In one transaction: the other customer\'s conversations become this one\'s, and its platform identities too (later messages from either identity land here, ' +
+    'also when they arrive during the merge); this record\'s blank name, e-mail, phone and platform id are filled from the other\'s and attributes it lacks are added. ' +
+    'The other customer is gone afterwards (404). Merging a customer into itself is 400; a customer of another business is 404. ' +
+    'Publishes `customer_merged` (webhook `customer.merged`) and `conversation_updated` for the conversations moved (the first 100); recorded in the audit log. ' +
+    'See docs/decisions.md#customer-records.',
+  tags,
+  auth: 'user',
+  policy: 'customers.merge',
+  params: customerParams,
+  body: mergeCustomerBody,
+  response: mergeResultSchema,
+  errors: [400, 404],
+  handler: async ({ params, body, caller, member, deps }) => {
+    const { customer, moved } = await runCommand(deps, (tx) =>
+      mergeCustomers(tx, { businessId: member.businessId, actor: actorOf(caller), number: params.id, fromNumber: body.from_customer_id }),
+    );
+    return { customer, conversations_moved: moved };
+  },
+});
+
+export const exportOne = defineRoute({
+  method: 'get',
+  path: '/api/v1/customers/:id/export',
+  summary: 'Export all of a customer\'s data',
+  description:
+    'Everything Parley holds about the customer, as JSON (a right-of-access request, GDPR article 15): the record, its platform identities, every conversation with all its ' +
+    'messages (private notes included, marked `private`), and every file of those messages, linked. Another business\'s customer is 404. See docs/decisions.md#customer-records.',
+  tags,
+  auth: 'user',
+  policy: 'customers.export',
+  params: customerParams,
+  response: customerExportSchema,
+  errors: [403, 404],
+  handler: async ({ params, member, deps, ctx }) => {
+    const data = await exportCustomer(deps.db, member.businessId, params.id);
+    if (!data) throw notFound('Customer not found');
+    ctx.set('Content-Disposition', `attachment; filename="customer-${params.id}.json"`);
+    ctx.set('Cache-Control', 'no-store');
+    return data;
+  },
+});
+
+export const erase = defineRoute({
+  method: 'delete',
+  path: '/api/v1/customers/:id',
+  summary: 'Erase a customer and all their data',
+  description:
+    'A right-to-erasure request (GDPR article 17). At once the record is emptied and gone from every list, search and read (404 from here on); the `erase_customer` job then removes, ' +
+    'in one transaction, the customer, every conversation and message of theirs, their files, the stored inbound events of their identities, the webhook deliveries that carried ' +
+    'them, and the identities merged into them. A second request while the job runs answers the same. What remains: an audit row with the customer\'s integer id and the counts ' +
+    'erased (no name, address or content), and the month\'s message count used for billing. Publishes `customer_erased` (webhook `customer.erased`). ' +
+    'See docs/decisions.md#customer-records.',
+  tags,
+  auth: 'user',
+  policy: 'customers.erase',
+  params: customerParams,
+  response: erasureSchema,
+  errors: [403, 404],
+  handler: async ({ params, caller, member, deps }) => {
+    await runCommand(deps, (tx) => requestCustomerErasure(tx, { businessId: member.businessId, actor: actorOf(caller), number: params.id }));
+    return { id: params.id, status: 'erasing' as const };
+  },
+});
+
+export const readRetention = defineRoute({
+  method: 'get',
+  path: '/api/v1/settings/retention',
+  summary: 'Data retention',
+  description: 'How long resolved and closed conversations are kept (null: forever, the default). See docs/decisions.md#customer-records.',
+  tags: ['Settings'],
+  auth: 'user',
+  policy: 'retention.read',
+  response: retentionSchema,
+  errors: [404],
+  handler: async ({ member, deps }) => loadRetention(deps.db, member.businessId),
+});
+
+export const changeRetention = defineRoute({
+  method: 'patch',
+  path: '/api/v1/settings/retention',
+  summary: 'Change data retention (owner or admin)',
+  description:
+    'A daily job (03:23 UTC) deletes the business\'s resolved and closed conversations whose last message is older than `days`, with their messages and files; customers stay. ' +
+    'Open and pending conversations are never deleted. Each run that deletes something writes an audit row with the counts. See docs/decisions.md#customer-records.',
+  tags: ['Settings'],
+  auth: 'user',
+  policy: 'retention.update',
+  body: updateRetentionBody,
+  response: retentionSchema,
+  errors: [403, 404],
+  handler: async ({ body, caller, member, deps }) => runCommand(deps, (tx) => updateRetention(tx, { businessId: member.businessId, actor: actorOf(caller), days: body.days })),
+});
+
+export default [list, read, update, merge, exportOne, erase, readRetention, changeRetention];

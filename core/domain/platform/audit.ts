@@ -1,6 +1,7 @@
 /**
  * The audit log: who did what to the business's settings, members, channels, API keys, webhooks
- * and plan. A row is written by the command's own transaction (recordAudit inside runCommand),
+ * and plan, and what is done to customer records (edits, merges, erasures: the fields and counts,
+ * never the customer's data). A row is written by the command's own transaction (recordAudit inside runCommand),
  * so a change and its record commit or roll back together. `details` carries what changed but
  * never a secret (no channel credentials, no key, no webhook secret): for a channel update, the
  * names of the fields changed; for the business, the new values of its settings.
@@ -34,6 +35,12 @@ export const auditActions = [
   'webhook.deleted',
   'webhook.disabled',
   'plan.changed',
+  'customer.updated',
+  'customer.merged',
+  'customer.erasure_requested',
+  'customer.erased',
+  'retention.updated',
+  'conversations.expired',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
@@ -41,7 +48,7 @@ export type AuditEntry = {
   businessId: string;
   actor: AuditActor;
   action: AuditAction;
-  targetType: 'business' | 'member' | 'channel' | 'api_key' | 'webhook' | 'plan';
+  targetType: 'business' | 'member' | 'channel' | 'api_key' | 'webhook' | 'plan' | 'customer';
   targetId?: string | null;
   details?: Record<string, unknown>;
 };

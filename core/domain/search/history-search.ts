@@ -222,7 +222,7 @@ export async function searchCustomers(q: Queryable, input: SearchInput): Promise
     select cu.id, cu.number, cu.name, cu.email, cu.phone, cu.created_at, ${micros(sql.fragment`cu.created_at`)} as cursor_at,
            (select c.id from conversations c where c.customer_id = cu.id order by c.updated_at desc limit 1) as latest_conversation_id
     from customers cu
-    where cu.business_id = ${input.businessId} and ${customerMatches(input.text)}
+    where cu.business_id = ${input.businessId} and cu.merged_into is null and cu.erasing_at is null and ${customerMatches(input.text)}
       ${afterCursor(sql.fragment`cu.created_at`, sql.fragment`cu.id`, input.after)}
     order by cu.created_at desc, cu.id desc
     limit ${input.limit + 1}`);
