@@ -151,6 +151,12 @@ export const policies = {
   /** Requiring two-factor sign-in of every member: the owner alone, signed in (a key could lock the team out of its own app). */
   'security_settings.read': { roles: everyone, noBusiness: noBusiness.business },
   'security_settings.update': { roles: ownerOnly, scope: null, refusal: 'Only the business owner can change the security settings', noBusiness: noBusiness.business },
+  /** SLA policies: every member sees the targets the inbox holds them to; the owner and admins set them. */
+  'sla_policies.read': { roles: everyone, noBusiness: noBusiness.business },
+  'sla_policies.manage': { roles: managers, refusal: 'Only the owner or an admin can manage SLA policies', noBusiness: noBusiness.business },
+  /** CSAT: every member sees whether customers are asked; the owner and admins switch it and word the question. */
+  'csat_settings.read': { roles: everyone, noBusiness: noBusiness.business },
+  'csat_settings.update': { roles: managers, refusal: 'Only the owner or an admin can change the CSAT settings', noBusiness: noBusiness.business },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof policies;

@@ -92,7 +92,11 @@ export type Action =
   | 'business_hours.read'
   | 'business_hours.update'
   | 'security_settings.read'
-  | 'security_settings.update';
+  | 'security_settings.update'
+  | 'sla_policies.read'
+  | 'sla_policies.manage'
+  | 'csat_settings.read'
+  | 'csat_settings.update';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
 export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean>; two_factor: TwoFactorStatus };
@@ -185,6 +189,8 @@ export type Conversation = {
   created_at: string;
   updated_at: string;
   last_message_at: string | null;
+  /** The first agent reply (SLA first response). */
+  first_response_at?: string | null;
   handoff_reason: string | null;
   /** WhatsApp: when free-form replies stop being allowed (null elsewhere). */
   reply_window_expires_at: string | null;
@@ -195,6 +201,34 @@ export type Conversation = {
   customer: Customer | null;
   /** Label names, alphabetical. */
   labels: string[];
+  /** Due times under the SLA policy it follows; null when none applies. Absent from older servers. */
+  sla?: ConversationSla | null;
+  /** The satisfaction survey sent when it was resolved; null when none. */
+  csat?: ConversationCsat | null;
+};
+export type SlaTarget = 'first_response' | 'next_response' | 'resolution';
+export type ConversationSla = {
+  policy_id: string;
+  policy_name: string;
+  first_response_due_at: string | null;
+  next_response_due_at: string | null;
+  resolution_due_at: string | null;
+  due_at: string | null;
+  state: 'breached' | 'due_soon' | 'on_track' | 'none';
+  breaches: { target: SlaTarget; due_at: string; breached_at: string }[];
+};
+export type ConversationCsat = { question: string; asked_at: string; rating: number | null; comment: string | null; rated_at: string | null };
+export type SlaPolicy = {
+  id: string;
+  name: string;
+  first_response_minutes: number | null;
+  next_response_minutes: number | null;
+  resolution_minutes: number | null;
+  business_hours_only: boolean;
+  channel_ids: string[];
+  labels: string[];
+  created_at: string;
+  updated_at: string;
 };
 export type ConversationListItem = Conversation & { last_message: Message | null };
 export type ConversationDetail = Conversation & { messages: Message[] };

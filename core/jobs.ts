@@ -151,6 +151,18 @@ export const jobCatalogue = {
    * the SQL function business_hours_arm (migration 0086) with key `hours:<conversation id>`.
    */
   out_of_hours_reply: job({ payload: messageId, jobKey: (_p, c: { conversationId: string }) => `hours:${c.conversationId}` }),
+  /**
+   * A conversation's SLA policy and due times worked out again (core/commands/sla.ts). Armed by the
+   * SQL function sla_arm (migration 0095: triggers on messages, status, labels, business hours), which spells this key too.
+   */
+  sla_refresh: job({ payload: z.object({ conversation_id: z.uuid() }), jobKey: (p) => `sla:${p.conversation_id}` }),
+  /** Crontab, every minute: conversations whose soonest unrecorded SLA due time passed; each breach recorded and `sla_breached` once. */
+  sla_check: job({ payload: z.unknown(), maxAttempts: 1 }),
+  /**
+   * Asks a resolved conversation's customer for a rating, once (core/commands/csat.ts). Armed by
+   * the trigger conversation_status_arm (migration 0095) with key `csat:<conversation id>`.
+   */
+  csat_request: job({ payload: z.object({ conversation_id: z.uuid() }), jobKey: (p) => `csat:${p.conversation_id}` }),
 };
 
 export type JobName = keyof typeof jobCatalogue;

@@ -69,6 +69,7 @@ create table business_hours (
 alter table business_hours add constraint business_hours_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table business_hours add constraint business_hours_out_of_hours_message_check CHECK (((char_length(out_of_hours_message) >= 1) AND (char_length(out_of_hours_message) <= 2000)));
 alter table business_hours add constraint business_hours_pkey PRIMARY KEY (business_id);
+CREATE TRIGGER business_hours_sla_arm AFTER INSERT OR UPDATE ON public.business_hours FOR EACH ROW EXECUTE FUNCTION sla_arm_business_hours();
 
 create table businesses (
   id uuid default gen_random_uuid() not null,
@@ -167,6 +168,7 @@ alter table conversation_labels add constraint conversation_labels_business_id_l
 alter table conversation_labels add constraint conversation_labels_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
 alter table conversation_labels add constraint conversation_labels_pkey PRIMARY KEY (business_id, conversation_id, label_id);
 CREATE INDEX conversation_labels_label_idx ON public.conversation_labels USING btree (business_id, label_id, conversation_id);
+CREATE TRIGGER conversation_labels_sla_arm AFTER INSERT OR DELETE ON public.conversation_labels FOR EACH ROW EXECUTE FUNCTION sla_arm_labels();
 
 create table conversations (
   id uuid default gen_random_uuid() not null,
@@ -192,7 +194,13 @@ create table conversations (
   reply_window_expires_at timestamp with time zone,
   snoozed_at timestamp with time zone,
   snoozed_until timestamp with time zone,
-  priority text default 'none'::text not null
+  priority text default 'none'::text not null,
+  sla_policy_id uuid,
+  sla_first_response_due_at timestamp with time zone,
+  sla_next_response_due_at timestamp with time zone,
+  sla_resolution_due_at timestamp with time zone,
+  sla_due_at timestamp with time zone,
+  sla_alert_at timestamp with time zone
 );
 alter table conversations add constraint conversations_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -201,6 +209,7 @@ alter table conversations add constraint conversations_customer_id_fkey FOREIGN 
 alter table conversations add constraint conversations_pkey PRIMARY KEY (id);
 alter table conversations add constraint conversations_priority_check CHECK ((priority = ANY (ARRAY['none'::text, 'low'::text, 'medium'::text, 'high'::text, 'urgent'::text])));
 alter table conversations add constraint conversations_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES users(id) ON DELETE SET NULL;
+alter table conversations add constraint conversations_sla_policy_fkey FOREIGN KEY (business_id, sla_policy_id) REFERENCES sla_policies(business_id, id) ON DELETE SET NULL (sla_policy_id);
 alter table conversations add constraint conversations_snooze_check CHECK (((snoozed_until IS NULL) OR (snoozed_at IS NOT NULL)));
 alter table conversations add constraint conversations_status_check CHECK ((status = ANY (ARRAY['open'::text, 'pending'::text, 'resolved'::text, 'closed'::text])));
 CREATE INDEX conversations_assignee_idx ON public.conversations USING btree (assignee_id, updated_at DESC) WHERE (assignee_id IS NOT NULL);
@@ -215,9 +224,46 @@ CREATE INDEX conversations_channel_idx ON public.conversations USING btree (chan
 CREATE INDEX conversations_customer_idx ON public.conversations USING btree (customer_id, updated_at DESC) WHERE (customer_id IS NOT NULL);
 CREATE INDEX conversations_handoff_idx ON public.conversations USING btree (business_id, handoff_requested_at DESC) WHERE (handoff_requested_at IS NOT NULL);
 CREATE INDEX conversations_retention_idx ON public.conversations USING btree (business_id, COALESCE(last_message_at, created_at)) WHERE (status = ANY (ARRAY['resolved'::text, 'closed'::text]));
+CREATE INDEX conversations_sla_alert_idx ON public.conversations USING btree (sla_alert_at) WHERE (sla_alert_at IS NOT NULL);
+CREATE INDEX conversations_sla_due_idx ON public.conversations USING btree (business_id, sla_due_at, id) WHERE (sla_due_at IS NOT NULL);
 CREATE INDEX conversations_snooze_due_idx ON public.conversations USING btree (snoozed_until) WHERE (snoozed_until IS NOT NULL);
 CREATE INDEX conversations_snoozed_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC) WHERE (snoozed_at IS NOT NULL);
 CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (business_id, created_at, id) WHERE ((assignee_id IS NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
+CREATE TRIGGER conversations_sla_arm AFTER INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION sla_arm_conversation();
+CREATE TRIGGER conversations_status_arm AFTER UPDATE OF status ON public.conversations FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION conversation_status_arm();
+
+create table csat_settings (
+  business_id uuid not null,
+  enabled boolean default false not null,
+  question text not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table csat_settings add constraint csat_settings_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table csat_settings add constraint csat_settings_pkey PRIMARY KEY (business_id);
+alter table csat_settings add constraint csat_settings_question_check CHECK (((char_length(question) >= 1) AND (char_length(question) <= 500)));
+
+create table csat_surveys (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  conversation_id uuid not null,
+  message_id uuid,
+  token text not null,
+  question text not null,
+  rating smallint,
+  comment text,
+  asked_at timestamp with time zone default now() not null,
+  rated_at timestamp with time zone
+);
+alter table csat_surveys add constraint csat_surveys_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table csat_surveys add constraint csat_surveys_check CHECK (((rating IS NULL) = (rated_at IS NULL)));
+alter table csat_surveys add constraint csat_surveys_comment_check CHECK ((char_length(comment) <= 2000));
+alter table csat_surveys add constraint csat_surveys_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
+alter table csat_surveys add constraint csat_surveys_pkey PRIMARY KEY (business_id, id);
+alter table csat_surveys add constraint csat_surveys_rating_check CHECK (((rating >= 1) AND (rating <= 5)));
+CREATE UNIQUE INDEX csat_surveys_conversation_key ON public.csat_surveys USING btree (business_id, conversation_id);
+CREATE INDEX csat_surveys_message_idx ON public.csat_surveys USING btree (message_id) WHERE (message_id IS NOT NULL);
+CREATE INDEX csat_surveys_rated_idx ON public.csat_surveys USING btree (business_id, rated_at) INCLUDE (rating) WHERE (rated_at IS NOT NULL);
+CREATE UNIQUE INDEX csat_surveys_token_key ON public.csat_surveys USING btree (business_id, token);
 
 create table customers (
   id uuid default gen_random_uuid() not null,
@@ -428,6 +474,7 @@ CREATE INDEX messages_external_idx ON public.messages USING btree (external_id) 
 CREATE INDEX messages_queued_idx ON public.messages USING btree (conversation_id, created_at, id) WHERE (delivery_status = 'queued'::text);
 CREATE INDEX messages_scheduled_due_idx ON public.messages USING btree (send_at) WHERE (delivery_status = 'scheduled'::text);
 CREATE TRIGGER messages_reply_window AFTER INSERT ON public.messages FOR EACH ROW WHEN ((new.sender_type = 'customer'::text)) EXECUTE FUNCTION messages_move_reply_window();
+CREATE TRIGGER messages_sla_arm AFTER INSERT ON public.messages FOR EACH ROW WHEN (((NOT new.private) AND (new.sender_type = ANY (ARRAY['customer'::text, 'agent'::text])))) EXECUTE FUNCTION sla_arm_message();
 
 create table plans (
   name text not null,
@@ -465,6 +512,42 @@ create table schema_migrations (
   checksum text
 );
 alter table schema_migrations add constraint schema_migrations_pkey PRIMARY KEY (name);
+
+create table sla_breaches (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  conversation_id uuid not null,
+  sla_policy_id uuid,
+  target text not null,
+  due_at timestamp with time zone not null,
+  breached_at timestamp with time zone default now() not null
+);
+alter table sla_breaches add constraint sla_breaches_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table sla_breaches add constraint sla_breaches_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
+alter table sla_breaches add constraint sla_breaches_pkey PRIMARY KEY (business_id, id);
+alter table sla_breaches add constraint sla_breaches_target_check CHECK ((target = ANY (ARRAY['first_response'::text, 'next_response'::text, 'resolution'::text])));
+CREATE UNIQUE INDEX sla_breaches_once_key ON public.sla_breaches USING btree (business_id, conversation_id, target, due_at);
+
+create table sla_policies (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  name text not null,
+  first_response_minutes integer,
+  next_response_minutes integer,
+  resolution_minutes integer,
+  business_hours_only boolean default false not null,
+  channel_ids uuid[] default '{}'::uuid[] not null,
+  label_ids uuid[] default '{}'::uuid[] not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table sla_policies add constraint sla_policies_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table sla_policies add constraint sla_policies_first_response_minutes_check CHECK (((first_response_minutes >= 1) AND (first_response_minutes <= 525600)));
+alter table sla_policies add constraint sla_policies_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 100)));
+alter table sla_policies add constraint sla_policies_next_response_minutes_check CHECK (((next_response_minutes >= 1) AND (next_response_minutes <= 525600)));
+alter table sla_policies add constraint sla_policies_pkey PRIMARY KEY (business_id, id);
+alter table sla_policies add constraint sla_policies_resolution_minutes_check CHECK (((resolution_minutes >= 1) AND (resolution_minutes <= 525600)));
+CREATE UNIQUE INDEX sla_policies_business_name_key ON public.sla_policies USING btree (business_id, lower(name));
 
 create table stripe_events (
   id text not null,
@@ -658,6 +741,26 @@ begin
     payload => json_build_object('message_id', p_message_id::text),
     job_key => 'hours:' || p_conversation_id::text
   );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.conversation_status_arm()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform sla_arm(new.business_id, new.id);
+  if new.status = 'resolved'
+     and exists (select 1 from csat_settings s where s.business_id = new.business_id and s.enabled)
+     and not exists (select 1 from csat_surveys v where v.business_id = new.business_id and v.conversation_id = new.id) then
+    perform graphile_worker.add_job(
+      identifier => 'csat_request',
+      payload => json_build_object('conversation_id', new.id::text),
+      job_key => 'csat:' || new.id::text
+    );
+  end if;
+  return null;
 end;
 $function$
 ;
@@ -917,6 +1020,72 @@ begin
     where c.business_id = p_business_id and c.month = v_month;
   end if;
   reserved := true;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.sla_arm(p_business_id uuid, p_conversation_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if not exists (select 1 from sla_policies p where p.business_id = p_business_id) then
+    return;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'sla_refresh',
+    payload => json_build_object('conversation_id', p_conversation_id::text),
+    job_key => 'sla:' || p_conversation_id::text
+  );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.sla_arm_business_hours()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform sla_arm(c.business_id, c.id) from conversations c
+  where c.business_id = new.business_id and c.status in ('open', 'pending');
+  return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.sla_arm_conversation()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform sla_arm(new.business_id, new.id);
+  return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.sla_arm_labels()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_op = 'DELETE' then
+    perform sla_arm(old.business_id, old.conversation_id);
+  else
+    perform sla_arm(new.business_id, new.conversation_id);
+  end if;
+  return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.sla_arm_message()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform sla_arm(new.business_id, new.conversation_id);
+  return null;
 end;
 $function$
 ;

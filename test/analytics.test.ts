@@ -46,6 +46,9 @@ test('an empty business: zeros, {} and []', async (t) => {
     quick_pulse_open: 0,
     median_handle_time: 0,
     customer_happiness: 98,
+    csat_score: null,
+    csat_average: null,
+    csat_responses: 0,
   });
 });
 
@@ -117,6 +120,9 @@ test('hand-made data: every figure has its known answer', async (t) => {
     quick_pulse_open: 5,
     median_handle_time: 24507,
     customer_happiness: 98,
+    csat_score: null,
+    csat_average: null,
+    csat_responses: 0,
   });
   const hundredths = Object.values(res.body.channel_mix as Record<string, number>).reduce((sum, v) => sum + Math.round(v * 100), 0);
   t.is(hundredths, 10_000);

@@ -82,6 +82,16 @@ async function operationCalls(): Promise<[string, Call][]> {
   let labelId = '';
   let scheduledId = '';
   let cannedId = '';
+  let slaPolicyId = '';
+  const csatToken = (tag: string) => `${Buffer.from(ws.businessId.replace(/-/g, ''), 'hex').toString('base64url')}${tag.padEnd(24, 'x')}`;
+  const survey = async (tag: string) => {
+    await app.sql(`insert into csat_surveys (business_id, conversation_id, token, question) values ($1, $2, $3, 'How did we do?') on conflict do nothing`, [
+      ws.businessId,
+      (await app.sql(`insert into conversations (business_id, channel_type) values ($1, 'webchat') returning id`, [ws.businessId]))[0].id,
+      csatToken(tag),
+    ]);
+    return csatToken(tag);
+  };
   let apiKeyId = '';
   let webhookId = '';
   const smsForm = { From: '+15552223333', To: '+15550001111', Body: 'hi', MessageSid: 'SM1', AccountSid: 'AC1' };
@@ -255,6 +265,21 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/settings/security', () => req('GET', '/api/v1/settings/security')],
     ['patch /api/v1/settings/security', () => req('PATCH', '/api/v1/settings/security', { body: { require_two_factor: false } })],
     ['patch /api/v1/settings/business-hours', () => req('PATCH', '/api/v1/settings/business-hours', { body: { enabled: true, timezone: 'Europe/Berlin', week: { mon: [{ open: '09:00', close: '17:00' }] }, holidays: ['2026-12-25'] } })],
+    ['post /api/v1/sla-policies', async () => {
+      const res = await req('POST', '/api/v1/sla-policies', { body: { name: 'Standard', first_response_minutes: 60, resolution_minutes: 1440 } });
+      slaPolicyId = res.body.id;
+      return res;
+    }],
+    ['get /api/v1/sla-policies', () => req('GET', '/api/v1/sla-policies')],
+    ['get /api/v1/sla-policies/{policy_id}', () => req('GET', `/api/v1/sla-policies/${slaPolicyId}`)],
+    ['patch /api/v1/sla-policies/{policy_id}', () => req('PATCH', `/api/v1/sla-policies/${slaPolicyId}`, { body: { business_hours_only: true } })],
+    ['delete /api/v1/sla-policies/{policy_id}', () => req('DELETE', `/api/v1/sla-policies/${slaPolicyId}`)],
+    ['get /api/v1/settings/csat', () => req('GET', '/api/v1/settings/csat')],
+    ['patch /api/v1/settings/csat', () => req('PATCH', '/api/v1/settings/csat', { body: { enabled: true, question: 'How did we do?' } })],
+    ['post /api/v1/csat/{token}', async () => app.request('POST', `/api/v1/csat/${await survey('api')}`, { body: { rating: 5, comment: 'Great' } })],
+    ['get /csat/{token}', async () => app.request('GET', `/csat/${await survey('page')}`)],
+    ['post /csat/{token}', async () =>
+      app.request('POST', `/csat/${await survey('form')}`, { rawBody: 'rating=4&comment=Fine', headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
     ['get /api/v1/billing/checkout-url', async () => req('GET', '/api/v1/billing/checkout-url', { token: (await createWorkspace(app)).token, query: { plan: 'pro' } })],
     ['post /api/v1/billing/webhook', () => app.request('POST', '/api/v1/billing/webhook', rawJson(stripeEvent, { 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: stripeEvent, secret: STRIPE_WEBHOOK }) }))],
     ['get /api/v1/webhooks/whatsapp', () => app.request('GET', '/api/v1/webhooks/whatsapp', { query: { 'hub.mode': 'subscribe', 'hub.verify_token': whatsapp.config.verify_token, 'hub.challenge': '8675309' } })],

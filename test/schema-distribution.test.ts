@@ -94,11 +94,13 @@ test('foreign keys between business tables without business_id are the documente
     'conversation_labels -> conversations conversation_labels_conversation_id_fkey',
     'conversations -> channels conversations_channel_id_fkey',
     'conversations -> customers conversations_customer_id_fkey',
+    'csat_surveys -> conversations csat_surveys_conversation_id_fkey',
     'customers -> channels customers_channel_id_fkey',
     'inbound_events -> channels inbound_events_channel_id_fkey',
     'kb_chunks -> kb_articles kb_chunks_article_id_fkey',
     'messages -> channels messages_channel_id_fkey',
     'messages -> conversations messages_conversation_id_fkey',
+    'sla_breaches -> conversations sla_breaches_conversation_id_fkey',
     'uploads -> conversations uploads_conversation_id_fkey',
   ]);
 });

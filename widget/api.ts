@@ -24,6 +24,8 @@ export type VisitorMessage = {
   content: string;
   attachments: VisitorAttachment[];
   created_at: string;
+  /** On the satisfaction question sent when the conversation was resolved: rate once with the token. */
+  csat?: { token: string; rating: number | null };
 };
 
 export type VisitorSession = { visitor_token: string; visitor_id: string; conversation_id: string | null; resumed: boolean };
@@ -72,6 +74,7 @@ export function createApi(base: string) {
     send: (token: string, body: { content: string; client_message_id: string; attachments?: VisitorAttachment[] }) =>
       call<VisitorMessage>('POST', '/api/v1/visitor/messages', { token, body }),
     messages: (token: string) => call<VisitorMessage[]>('GET', '/api/v1/visitor/messages', { token }),
+    rate: (csatToken: string, rating: number) => call<{ rating: number }>('POST', `/api/v1/csat/${encodeURIComponent(csatToken)}`, { body: { rating } }),
     /** An image or PDF, stored by Parley; send the answer in a message's `attachments`. */
     upload: async (token: string, file: File): Promise<VisitorAttachment> => {
       const form = new FormData();

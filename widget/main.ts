@@ -160,6 +160,14 @@ async function start(script: HTMLScriptElement): Promise<void> {
     },
     onRetry: (clientId) => void deliver(clientId),
     onOpen: () => {},
+    onRate: async (csatToken, rating) => {
+      try {
+        await api.rate(csatToken, rating);
+      } catch (error) {
+        // Rated already (another tab): the first rating stands, and this one is shown as given.
+        if (!(error instanceof ApiError && error.status === 409)) throw error;
+      }
+    },
     onInput: (text) => typing.input(text),
   }, `${base}/api/v1/uploads`);
 

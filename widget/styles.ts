@@ -61,6 +61,11 @@ export const css = `
 .msg.agent, .msg.ai, .msg.system { align-self: flex-start; background: #fff; border: 1px solid #e5e7eb; border-bottom-left-radius: 4px; }
 .msg.system { font-style: italic; color: #4b5563; }
 .msg.pending { opacity: .6; }
+.msg .csat { display: flex; gap: 6px; margin-top: 8px; font-style: normal; flex-wrap: wrap; }
+.msg .csat-option { min-width: 36px; height: 36px; border-radius: 8px; border: 1px solid #d1d5db; background: #fff; color: #111827; font: inherit; font-weight: 600; cursor: pointer; }
+.msg .csat-option:hover, .msg .csat-option:focus-visible { border-color: var(--primary); outline: 2px solid var(--primary); outline-offset: 1px; }
+.msg .csat-option:disabled { opacity: .5; cursor: default; }
+.msg .csat-done { color: #065f46; font-style: normal; }
 .msg.failed { background: #fee2e2; color: #991b1b; cursor: pointer; }
 .who { display: block; font-size: 11px; color: #6b7280; margin-bottom: 2px; }
 .note { display: block; font-size: 11px; margin-top: 4px; }

@@ -13,6 +13,8 @@ export type ViewHandlers = {
   /** A failed message was clicked: send it again. */
   onRetry: (clientId: string) => void;
   onOpen: () => void;
+  /** A rating (1–5) was chosen on the satisfaction question: resolves once stored (a 409 counts as stored). */
+  onRate: (token: string, rating: number) => Promise<void>;
   /** The text in the message box changed. */
   onInput: (text: string) => void;
 };
@@ -175,7 +177,43 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
     list.scrollTop = list.scrollHeight;
   };
 
-  function render(node: HTMLElement, message: Pick<VisitorMessage, 'sender_type' | 'content' | 'attachments' | 'created_at'>) {
+  /** The 1–5 buttons under the satisfaction question, or the rating once given. */
+  function ratingRow(csat: NonNullable<VisitorMessage['csat']>): HTMLElement {
+    const row = el('span', 'csat');
+    const done = (rating: number) => {
+      row.textContent = '';
+      row.append(el('span', 'csat-done', `Thanks! You rated us ${rating} of 5.`));
+    };
+    if (csat.rating !== null) {
+      done(csat.rating);
+      return row;
+    }
+    row.setAttribute('role', 'group');
+    row.setAttribute('aria-label', 'Your rating, 1 (very bad) to 5 (very good)');
+    const labels = ['Very bad', 'Bad', 'OK', 'Good', 'Very good'];
+    for (let n = 1; n <= 5; n++) {
+      const button = el('button', 'csat-option', String(n));
+      button.type = 'button';
+      button.title = labels[n - 1];
+      button.setAttribute('aria-label', `${n} of 5, ${labels[n - 1]}`);
+      button.addEventListener('click', () => {
+        for (const b of row.querySelectorAll('button')) b.disabled = true;
+        handlers.onRate(csat.token, n).then(
+          () => {
+            csat.rating = n;
+            done(n);
+          },
+          () => {
+            for (const b of row.querySelectorAll('button')) b.disabled = false;
+          },
+        );
+      });
+      row.append(button);
+    }
+    return row;
+  }
+
+  function render(node: HTMLElement, message: Pick<VisitorMessage, 'sender_type' | 'content' | 'attachments' | 'created_at' | 'csat'>) {
     node.className = `msg ${message.sender_type}`;
     node.textContent = '';
     if (message.sender_type === 'ai') node.append(el('span', 'who', 'AI assistant'));
@@ -200,6 +238,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
       }
       node.append(box);
     }
+    if (message.csat) node.append(ratingRow(message.csat));
     node.title = timeOf(message.created_at);
   }
 

@@ -19,6 +19,8 @@ export const crontab: (CronItem & { task: JobName })[] = [
   // Past-due subscriptions whose grace period is over go to Free.
   // Uploads no message used within a day.
   { task: 'remove_unattached_uploads', match: '41 * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.remove_unattached_uploads.maxAttempts } },
+  // SLA due times that passed: each breach recorded and announced once.
+  { task: 'sla_check', match: '* * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.sla_check.maxAttempts } },
   // Conversations past their business's retention period (03:23 UTC).
   { task: 'apply_retention', match: '23 3 * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.apply_retention.maxAttempts } },
   { task: 'end_billing_grace', match: '17 * * * *', options: { backfillPeriod: 0, maxAttempts: jobCatalogue.end_billing_grace.maxAttempts } },

@@ -23,6 +23,8 @@ import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
 import platform from './platform/routes.ts';
 import settings from './settings/routes.ts';
+import sla from './sla/routes.ts';
+import csat from './csat/routes.ts';
 
 export const allRoutes: AnyRoute[] = [
   ...system,
@@ -45,6 +47,8 @@ export const allRoutes: AnyRoute[] = [
   ...ai,
   ...platform,
   ...settings,
+  ...sla,
+  ...csat,
   ...webhooks,
   ...visitor,
   ...agentApp,

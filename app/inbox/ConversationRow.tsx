@@ -8,6 +8,7 @@ import { LabelChip } from '../ui/LabelChip.tsx';
 import type { ConversationListItem } from '../types.ts';
 import { inboxUrl } from './filters.ts';
 import { isUnread } from './unread.ts';
+import { SlaMark } from './Sla.tsx';
 import { ticked, toggleTicked } from './BulkBar.tsx';
 import { PriorityMark, snoozeText } from './Triage.tsx';
 import { can } from '../session.ts';
@@ -45,6 +46,7 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
           <span class="conv-bottom">
             <ChannelIcon type={c.channel_type} size={14} />
             <span class="conv-preview">{preview(c)}</span>
+            <SlaMark conversation={c} />
             {c.status === 'pending' && <span class="pill warn">Pending</span>}
             <PriorityMark priority={c.priority} />
             {unread && <span class="unread-dot" title="Unread" />}

@@ -2,7 +2,7 @@
 import { liveState } from '../live.ts';
 import { navigate } from '../router.ts';
 import { channelTypes } from '../channel-types.ts';
-import { filters, inboxUrl, PRIORITIES, STATUSES, VIEWS, type Filters } from './filters.ts';
+import { filters, inboxUrl, PRIORITIES, SLA_FILTERS, STATUSES, VIEWS, type Filters } from './filters.ts';
 import { ticked } from './BulkBar.tsx';
 import { shortcutsOpen } from './Shortcuts.tsx';
 import { labels } from './labels.ts';
@@ -46,6 +46,11 @@ export function ListHeader() {
           <option value="">Any priority</option>
           {PRIORITIES.map((p) => (
             <option value={p.id}>{p.label}</option>
+          ))}
+        </select>
+        <select class="input small" aria-label="SLA" value={f.sla} onChange={(e) => go({ sla: e.currentTarget.value as Filters['sla'] })}>
+          {SLA_FILTERS.map((s) => (
+            <option value={s.id}>{s.label}</option>
           ))}
         </select>
         {(labels.value.length > 0 || f.label) && (

@@ -15,6 +15,8 @@ import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
 import { CustomerTyping, PresenceLine } from './Presence.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
+import { SlaLine } from './Sla.tsx';
+import { CsatCard } from './CsatCard.tsx';
 import { ForwardPanel } from './Email.tsx';
 import { can } from '../session.ts';
 
@@ -80,6 +82,7 @@ export function Thread({ id }: { id: string }) {
                 )}
               </span>
               <ConversationLabels conversation={c} />
+              <SlaLine conversation={c} />
             </div>
             <StatusActions conversation={c} />
           </div>
@@ -108,6 +111,7 @@ export function Thread({ id }: { id: string }) {
           {c.messages.map((m) => (
             <MessageItem key={m.id} message={m} customerName={name} members={members.value} onForward={forwardable ? () => setForward({ ids: [m.id] }) : undefined} />
           ))}
+          {c.csat && <CsatCard csat={c.csat} customerName={name} />}
         </div>
         <CustomerTyping conversationId={c.id} name={name} />
         {c.channel_id && c.channel_type === 'whatsapp' && (

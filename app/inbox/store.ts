@@ -39,7 +39,18 @@ function query(f: Filters, limit: number, before?: string): string {
   const assignee = f.view === 'mine' ? me.value?.user.id : f.view === 'unassigned' ? 'none' : undefined;
   // Snoozed conversations are in the Snoozed view only.
   const snoozed = f.view === 'snoozed' ? 'true' : 'false';
-  return qs({ status: f.status === 'active' ? 'open,pending' : f.status, channel_type: f.channel, assignee_id: assignee, label: f.label, priority: f.priority, snoozed, limit, before });
+  return qs({
+    status: f.status === 'active' ? 'open,pending' : f.status,
+    channel_type: f.channel,
+    assignee_id: assignee,
+    label: f.label,
+    priority: f.priority,
+    sla: f.sla,
+    sort: f.sla ? 'sla' : undefined,
+    snoozed,
+    limit,
+    before,
+  });
 }
 
 /** The first `count` rows for the filters, by keyset pages of at most MAX_PAGE. */

@@ -18,6 +18,8 @@ import type { Action } from '../types.ts';
 import { Assignment } from './Assignment.tsx';
 import { BusinessHours } from './BusinessHours.tsx';
 import { Security } from './Security.tsx';
+import { SlaPolicies } from './SlaPolicies.tsx';
+import { Csat } from './Csat.tsx';
 
 const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
@@ -28,6 +30,8 @@ const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | nu
   { id: 'team', label: 'Team', page: Team },
   { id: 'assignment', label: 'Assignment', page: Assignment },
   { id: 'business-hours', label: 'Business hours', page: BusinessHours },
+  { id: 'sla', label: 'SLA policies', page: SlaPolicies },
+  { id: 'csat', label: 'Satisfaction', page: Csat },
   { id: 'plan', label: 'Plan & billing', page: Plan },
   { id: 'ai', label: 'AI agent', page: AiSettings },
   { id: 'api-keys', label: 'API keys', page: ApiKeys, needs: 'api_keys.manage' },

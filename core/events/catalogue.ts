@@ -49,6 +49,11 @@ export type EventPayloads = {
   customer_erased: Ids & { customer_id: string };
   /** A website visitor's message as the visitor API shows it; sent as `message_created` in `/widget`. */
   visitor_message_created: VisitorMessage;
+  /**
+   * An SLA target of a conversation passed its due time unmet (or was met after it), once per breach
+   * (core/commands/sla.ts). `at`: when it was recorded; `due_at`: the target's due time.
+   */
+  sla_breached: ConversationIds & { breach_id: string; sla_policy_id: string; target: 'first_response' | 'next_response' | 'resolution'; due_at: string };
 };
 
 export type EventKey = keyof EventPayloads;
@@ -80,6 +85,7 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   customer_merged: toBusiness,
   customer_erased: toBusiness,
   visitor_message_created: { name: 'message_created', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)] },
+  sla_breached: toBusiness,
 };
 
 /** An event built from the catalogue; what the bus carries (core/events/bus.ts ParleyEvent), typed. */

@@ -4,6 +4,7 @@ import { sql } from '../adapters/postgres/db.ts';
 import { customerSchema, type Customer } from './customer.ts';
 import { messageSchema, type Message } from './message.ts';
 import { channelTypes } from '../../connectors/index.ts';
+import { conversationCsatSchema, conversationSlaSchema, type ServiceLevels } from './service-levels.ts';
 
 export const conversationStatuses = ['open', 'pending', 'resolved', 'closed'] as const;
 /** How urgent a conversation is (`none` unless set; PUT …/priority). */
@@ -29,6 +30,11 @@ export const conversationRow = z.object({
   last_message_at: z.string().nullable(),
   handoff_reason: z.string().nullable(),
   reply_window_expires_at: z.string().nullable(),
+  sla_policy_id: z.string().nullable(),
+  sla_first_response_due_at: z.string().nullable(),
+  sla_next_response_due_at: z.string().nullable(),
+  sla_resolution_due_at: z.string().nullable(),
+  sla_due_at: z.string().nullable(),
   snoozed_at: z.string().nullable(),
   snoozed_until: z.string().nullable(),
   priority: z.enum(priorities),
@@ -39,6 +45,7 @@ export type ConversationRow = z.infer<typeof conversationRow>;
 export const conversationColumns = sql.fragment`
   c.id, c.business_id, c.customer_id, c.assignee_id, c.status, c.channel_type, c.channel_id, c.created_at,
   c.updated_at, c.first_response_at, c.resolved_at, c.closed_at, c.assigned_at, c.last_message_at, c.handoff_reason, c.reply_window_expires_at,
+  c.sla_policy_id, c.sla_first_response_due_at, c.sla_next_response_due_at, c.sla_resolution_due_at, c.sla_due_at,
   c.snoozed_at, c.snoozed_until, c.priority`;
 
 const conversationFields = {
@@ -69,6 +76,8 @@ const conversationFields = {
   // (and marks the component itself nullable); the union is `anyOf: [$ref, null]`.
   customer: z.union([customerSchema, z.null()]),
   labels: z.array(z.string()).openapi({ description: 'The names of its labels (GET /api/v1/labels), in alphabetical order' }),
+  sla: z.union([conversationSlaSchema, z.null()]).openapi({ description: 'Its SLA due times and breaches; null when no SLA policy applies (GET /api/v1/sla-policies)' }),
+  csat: z.union([conversationCsatSchema, z.null()]).openapi({ description: 'Its satisfaction survey; null when none was sent' }),
 };
 
 export const conversationSchema = z
@@ -82,7 +91,9 @@ export const conversationListItemSchema = z
   .openapi('ConversationListItem');
 export type ConversationListItem = z.infer<typeof conversationListItemSchema>;
 
-const base = (row: ConversationRow, customer: Customer | null, labels: string[]) => ({
+const noServiceLevels: ServiceLevels = { sla: null, csat: null };
+
+const base = (row: ConversationRow, customer: Customer | null, labels: string[], levels: ServiceLevels = noServiceLevels) => ({
   id: row.id,
   business_id: row.business_id,
   customer_id: row.customer_id,
@@ -104,14 +115,22 @@ const base = (row: ConversationRow, customer: Customer | null, labels: string[])
   priority: row.priority,
   customer,
   labels,
+  sla: levels.sla,
+  csat: levels.csat,
 });
 
-export const presentConversation = (row: ConversationRow, customer: Customer | null, labels: string[], messages: Message[]): Conversation => ({
-  ...base(row, customer, labels),
+export const presentConversation = (row: ConversationRow, customer: Customer | null, labels: string[], messages: Message[], levels?: ServiceLevels): Conversation => ({
+  ...base(row, customer, labels, levels),
   messages,
 });
 
-export const presentConversationListItem = (row: ConversationRow, customer: Customer | null, labels: string[], lastMessage: Message | null): ConversationListItem => ({
-  ...base(row, customer, labels),
+export const presentConversationListItem = (
+  row: ConversationRow,
+  customer: Customer | null,
+  labels: string[],
+  lastMessage: Message | null,
+  levels?: ServiceLevels,
+): ConversationListItem => ({
+  ...base(row, customer, labels, levels),
   last_message: lastMessage,
 });

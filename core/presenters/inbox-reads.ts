@@ -8,6 +8,7 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationColumns, conversationRow, presentConversationListItem, type ConversationListItem, type ConversationRow } from './conversation.ts';
 import { customerColumns, customerRow, presentCustomer, type Customer } from './customer.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from './message.ts';
+import { serviceLevelsByConversation } from './service-levels.ts';
 
 export async function customersByIds(q: Queryable, ids: (string | null)[]): Promise<Map<string, Customer>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
@@ -55,13 +56,14 @@ export async function labelsByConversation(q: Queryable, rows: readonly Pick<Con
 
 /** Conversation list entries (GET /conversations) for rows already read, in their order. */
 export async function presentConversationListItems(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
-  const [customers, latest, labels] = await Promise.all([
+  const [customers, latest, labels, levels] = await Promise.all([
     customersByIds(q, rows.map((r) => r.customer_id)),
     lastMessages(q, rows.map((r) => r.id)),
     labelsByConversation(q, rows),
+    serviceLevelsByConversation(q, rows),
   ]);
   return rows.map((r) =>
-    presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, labels.get(r.id) ?? [], latest.get(r.id) ?? null),
+    presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, labels.get(r.id) ?? [], latest.get(r.id) ?? null, levels.get(r.id)),
   );
 }
 

@@ -14,6 +14,8 @@ export const visitorMessageRow = z.object({
   content: z.string(),
   attachments: z.array(z.record(z.string(), z.unknown())),
   created_at: z.string(),
+  /** The satisfaction question sent on resolution: the token to rate with (POST /api/v1/csat/{token}) and the rating once given. */
+  csat: z.object({ token: z.string(), rating: z.number().nullable() }).nullable().optional(),
 });
 export type VisitorMessage = z.infer<typeof visitorMessageRow>;
 
@@ -24,4 +26,5 @@ export const presentVisitorMessage = (row: VisitorMessage): VisitorMessage => ({
   content: row.content,
   attachments: row.attachments,
   created_at: row.created_at,
+  ...(row.csat ? { csat: row.csat } : {}),
 });

@@ -15,10 +15,16 @@ import deliverWebhook from './deliver_webhook.ts';
 import autoAssign from './auto_assign.ts';
 import removeUnattachedUploads from './remove_unattached_uploads.ts';
 import outOfHoursReply from './out_of_hours_reply.ts';
+import slaRefresh from './sla_refresh.ts';
+import slaCheck from './sla_check.ts';
+import csatRequest from './csat_request.ts';
 import sendScheduledReply from './send_scheduled_reply.ts';
 import releaseScheduledReplies from './release_scheduled_replies.ts';
 import wakeSnoozedConversations from './wake_snoozed_conversations.ts';
 import eraseCustomer from './erase_customer.ts';
 import applyRetention from './apply_retention.ts';
 
-export const allTasks: AnyTask[] = [sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook, autoAssign, outOfHoursReply, removeUnattachedUploads, sendScheduledReply, releaseScheduledReplies, wakeSnoozedConversations, eraseCustomer, applyRetention];
+export const allTasks: AnyTask[] = [
+  sendEmail, deliverMessage, processInbound, registerChannel, pollChannels, pollChannel, indexArticle, aiReply, endBillingGrace, fetchAttachment, dispatchWebhooks, deliverWebhook,
+  autoAssign, outOfHoursReply, removeUnattachedUploads, sendScheduledReply, releaseScheduledReplies, wakeSnoozedConversations, eraseCustomer, applyRetention, slaRefresh, slaCheck, csatRequest,
+];

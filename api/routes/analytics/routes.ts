@@ -15,7 +15,10 @@ export const overviewSchema = z
       .openapi({ description: 'At most 5 current members by conversations of the window they resolved (`resolved_by`), most first, ties by name; members with none are left out' }),
     quick_pulse_open: z.number().int().openapi({ description: 'Conversations with status `open` now, of any age' }),
     median_handle_time: z.number().int().openapi({ description: 'Seconds from creation to resolution: the mean (as the spec defines it) over the window\'s resolved conversations, rounded; 0 when none' }),
-    customer_happiness: z.number().int().openapi({ description: 'Fixed value 98' }),
+    customer_happiness: z.number().int().openapi({ description: 'Fixed value 98, as the contract says; the real figure is `csat_score`' }),
+    csat_score: z.number().nullable().openapi({ description: 'CSAT: percent of the ratings given in the last 30 days that are 4 or 5 (two decimals); null when none. See docs/decisions.md#sla-targets-and-csat' }),
+    csat_average: z.number().nullable().openapi({ description: 'CSAT: mean rating 1–5 over the same ratings (two decimals); null when none' }),
+    csat_responses: z.number().int().openapi({ description: 'CSAT ratings given in the last 30 days' }),
   })
   .openapi('AnalyticsOverview');
 

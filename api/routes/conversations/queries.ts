@@ -4,6 +4,7 @@ import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { conversationColumns, conversationRow, presentConversation, type Conversation, type ConversationRow } from '../../../core/presenters/conversation.ts';
 import { customersByIds, labelsByConversation } from '../../../core/presenters/inbox-reads.ts';
+import { serviceLevelsByConversation } from '../../../core/presenters/service-levels.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../../../core/presenters/message.ts';
 import { cursorColumn, encodeCursor, type Cursor } from '../../cursor.ts';
 
@@ -40,5 +41,6 @@ export async function loadConversation(q: Queryable, businessId: string, id: str
   const customers = await customersByIds(q, [row.customer_id]);
   const labels = await labelsByConversation(q, [row]);
   const { messages } = await messagePage(q, row.id, 100, undefined, options);
-  return presentConversation(row, row.customer_id ? (customers.get(row.customer_id) ?? null) : null, labels.get(row.id) ?? [], messages);
+  const levels = await serviceLevelsByConversation(q, [row]);
+  return presentConversation(row, row.customer_id ? (customers.get(row.customer_id) ?? null) : null, labels.get(row.id) ?? [], messages, levels.get(row.id));
 }

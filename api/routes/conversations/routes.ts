@@ -24,6 +24,7 @@ import { messageSchema } from '../../../core/presenters/message.ts';
 import { findConversation, loadConversation, messagePage } from './queries.ts';
 import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
 import { cursorColumn, encodeCursor } from '../../cursor.ts';
+import { SLA_DUE_SOON_MINUTES } from '../../../core/presenters/service-levels.ts';
 import {
   assignParams,
   assignResponse,
@@ -86,7 +87,7 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox\'s open view), `priority` (one, or several separated by commas). ' +
+    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox\'s open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. ' +
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
@@ -112,12 +113,23 @@ export const list = defineRoute({
       conditions.push(sql.fragment`exists (
         select 1 from conversation_labels cl where cl.business_id = c.business_id and cl.conversation_id = c.id and cl.label_id = ${label})`);
     }
-    if (query.before) conditions.push(sql.fragment`(c.updated_at, c.id) < (${query.before.at}::timestamptz, ${query.before.id}::uuid)`);
+    if (query.sla === 'breached') conditions.push(sql.fragment`c.sla_due_at <= now()`);
+    else if (query.sla === 'due_soon') conditions.push(sql.fragment`c.sla_due_at > now() and c.sla_due_at <= now() + make_interval(mins => ${SLA_DUE_SOON_MINUTES})`);
+    else if (query.sla === 'due') conditions.push(sql.fragment`c.sla_due_at is not null`);
+    const bySla = query.sort === 'sla';
+    if (bySla) conditions.push(sql.fragment`c.sla_due_at is not null`);
+    if (query.before) {
+      conditions.push(
+        bySla
+          ? sql.fragment`(c.sla_due_at, c.id) > (${query.before.at}::timestamptz, ${query.before.id}::uuid)`
+          : sql.fragment`(c.updated_at, c.id) < (${query.before.at}::timestamptz, ${query.before.id}::uuid)`,
+      );
+    }
     const rows = await deps.db.any(sql.type(pagedConversationRow)`
-      select ${conversationColumns}, ${cursorColumn(sql.fragment`c.updated_at`)} as cursor_at
+      select ${conversationColumns}, ${cursorColumn(bySla ? sql.fragment`c.sla_due_at` : sql.fragment`c.updated_at`)} as cursor_at
       from conversations c
       where ${sql.join(conditions, sql.fragment` and `)}
-      order by c.updated_at desc, c.id desc
+      order by ${bySla ? sql.fragment`c.sla_due_at, c.id` : sql.fragment`c.updated_at desc, c.id desc`}
       limit ${query.limit + 1}`);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);

@@ -114,6 +114,14 @@ export const listConversationsQuery = z.object({
   channel_type: z.enum(channelTypes).optional(),
   customer_id: z.uuid().optional().openapi({ description: 'A customer `uuid`: only that customer\'s conversations' }),
   label: z.string().trim().min(1).max(50).optional().openapi({ description: 'A label name (case-insensitive): only conversations carrying it (none when the business has no such label)' }),
+  sla: z
+    .enum(['breached', 'due_soon', 'due'])
+    .optional()
+    .openapi({ description: 'SLA: `breached` (a target not met is past due now), `due_soon` (the soonest unmet target is due within 60 minutes, not yet past), `due` (anything due)' }),
+  sort: z
+    .enum(['updated', 'sla'])
+    .default('updated')
+    .openapi({ default: 'updated', description: '`updated`: most recently updated first; `sla`: soonest SLA due time first (the most overdue on top), only conversations with something due' }),
   limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
 });

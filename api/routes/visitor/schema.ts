@@ -64,5 +64,9 @@ export const visitorMessageSchema = z
     content: z.string(),
     attachments: z.array(z.record(z.string(), z.unknown())),
     created_at: z.string(),
+    csat: z
+      .object({ token: z.string(), rating: z.number().int().nullable() })
+      .optional()
+      .openapi({ description: 'On the satisfaction question sent when the conversation was resolved: rate with POST /api/v1/csat/{token} (once); `rating` once given' }),
   })
   .openapi('VisitorMessage', { description: 'A message as the visitor sees it: no sender ids, delivery status, platform ids or errors; system messages are shown only when delivered to the customer (the out-of-hours notice)' });

@@ -16,7 +16,8 @@ import { widgetChannelType } from '../../../connectors/index.ts';
 import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '../../presenters/visitor-message.ts';
 
 /** The columns visitorMessageRow reads, for `select ${visitorMessageColumns} from messages m`. */
-export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at`;
+export const visitorMessageColumns = sql.fragment`m.id, m.conversation_id, m.sender_type, m.content, m.attachments, m.created_at,
+  (select json_build_object('token', v.token, 'rating', v.rating) from csat_surveys v where v.message_id = m.id and m.sender_type = 'system') as csat`;
 
 /** The predicate on `messages m` of what a visitor may see. */
 export const visibleToVisitor = sql.fragment`(m.sender_type in ('customer', 'agent', 'ai') or (m.sender_type = 'system' and m.delivery_status is not null)) and not m.private and m.delivery_status is distinct from 'scheduled'`;
