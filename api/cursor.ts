@@ -13,7 +13,13 @@ export type Cursor = { at: string; id: string };
 const atShape = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 /** The id's kind: a uuid, or a bigint identity (digits, at most 2^53−1 so it survives JSON). */
 type IdKind = 'uuid' | 'int8';
-const idShape = { uuid: z.uuid(), int8: z.string().regex(/^[0-9]{1,16}$/).refine((v) => Number(v) <= Number.MAX_SAFE_INTEGER) };
+const idShape = {
+  uuid: z.uuid(),
+  int8: z
+    .string()
+    .regex(/^[0-9]{1,16}$/)
+    .refine((v) => Number(v) <= Number.MAX_SAFE_INTEGER),
+};
 
 export const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url');
 
@@ -45,5 +51,4 @@ export const cursorParamOf = (kind: IdKind) =>
 export const cursorParam = cursorParamOf('uuid');
 
 /** `to_char(<column>)` with microseconds in UTC, selected `as cursor_at` beside each row. */
-export const cursorColumn = (column: FragmentSqlToken) =>
-  sql.fragment`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const cursorColumn = (column: FragmentSqlToken) => sql.fragment`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;

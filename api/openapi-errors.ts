@@ -10,7 +10,9 @@ export const validationErrorBody = z
       z.object({
         loc: z.array(z.union([z.string(), z.number()])).openapi({ example: ['body', 'email'] }),
         msg: z.string(),
-        type: z.string().openapi({ description: 'missing, string_type, string_too_short, string_too_long, value_error, uuid_parsing, int_parsing, bool_type, enum, json_invalid' }),
+        type: z.string().openapi({
+          description: 'missing, string_type, string_too_short, string_too_long, value_error, uuid_parsing, int_parsing, bool_type, enum, json_invalid',
+        }),
       }),
     ),
   })
@@ -32,7 +34,7 @@ const descriptions: Record<number, string> = {
   401: 'Missing, expired, invalid or revoked token (`WWW-Authenticate: Bearer`)',
   402: 'Plan limit reached or feature locked',
   403: 'Forbidden',
-  404: 'Not found (also for another business\'s ids)',
+  404: "Not found (also for another business's ids)",
   409: 'Conflict',
   413: 'Body too large',
   415: 'Unsupported media type',

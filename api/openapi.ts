@@ -30,7 +30,7 @@ export function buildOpenApiDocument(routes: AnyRoute[], serverUrl: string): obj
   registry.registerComponent('securitySchemes', 'visitorToken', {
     type: 'http',
     scheme: 'bearer',
-    description: 'A website visitor\'s token from POST /api/v1/visitor/sessions (not an access token)',
+    description: "A website visitor's token from POST /api/v1/visitor/sessions (not an access token)",
   });
   registry.registerComponent('securitySchemes', 'apiKey', {
     type: 'http',

@@ -77,7 +77,13 @@ export const policies = {
   'team.invite': { roles: ownerOnly, refusal: 'Only the business owner can invite team members', noBusiness: noBusiness.team },
   'team.remove': { roles: ownerOnly, refusal: 'Only the business owner can remove team members', noBusiness: noBusiness.team },
   /** Leaving on one's own: every member but the owner, whose business it is. */
-  'team.leave': { roles: ['admin', 'agent'], scope: null, refusal: 'The business owner cannot leave their own business', noBusiness: noBusiness.team, beforeTwoFactor: true },
+  'team.leave': {
+    roles: ['admin', 'agent'],
+    scope: null,
+    refusal: 'The business owner cannot leave their own business',
+    noBusiness: noBusiness.team,
+    beforeTwoFactor: true,
+  },
   'handoffs.read': { roles: everyone, noBusiness: noBusiness.team },
 
   'conversations.read': { roles: everyone, noBusiness: noBusiness.business },
@@ -122,7 +128,7 @@ export const policies = {
   'customers.update': { roles: everyone, noBusiness: noBusiness.business },
   'customers.merge': { roles: everyone, noBusiness: noBusiness.business },
   /** A customer's whole history in one file, and its erasure: data-protection requests, for the owner and admins. */
-  'customers.export': { roles: managers, refusal: 'Only the owner or an admin can export a customer\'s data', noBusiness: noBusiness.business },
+  'customers.export': { roles: managers, refusal: "Only the owner or an admin can export a customer's data", noBusiness: noBusiness.business },
   'customers.erase': { roles: managers, refusal: 'Only the owner or an admin can erase a customer', noBusiness: noBusiness.business },
   'retention.read': { roles: everyone, noBusiness: noBusiness.business },
   'retention.update': { roles: managers, refusal: 'Only the owner or an admin can change data retention', noBusiness: noBusiness.business },
@@ -150,7 +156,12 @@ export const policies = {
   'business_hours.update': { roles: managers, refusal: 'Only the owner or an admin can change business hours', noBusiness: noBusiness.business },
   /** Requiring two-factor sign-in of every member: the owner alone, signed in (a key could lock the team out of its own app). */
   'security_settings.read': { roles: everyone, noBusiness: noBusiness.business },
-  'security_settings.update': { roles: ownerOnly, scope: null, refusal: 'Only the business owner can change the security settings', noBusiness: noBusiness.business },
+  'security_settings.update': {
+    roles: ownerOnly,
+    scope: null,
+    refusal: 'Only the business owner can change the security settings',
+    noBusiness: noBusiness.business,
+  },
   /** SLA policies: every member sees the targets the inbox holds them to; the owner and admins set them. */
   'sla_policies.read': { roles: everyone, noBusiness: noBusiness.business },
   'sla_policies.manage': { roles: managers, refusal: 'Only the owner or an admin can manage SLA policies', noBusiness: noBusiness.business },

@@ -72,7 +72,12 @@ export type DashboardSignals = {
  * Wires `typing` and presence for one dashboard socket. `closing()` is true while the server
  * shuts down: its disconnects then announce nothing.
  */
-export function attachDashboardSignals(io: Server<any, any, any, any>, socket: Socket<any, any, any, { caller: Caller }>, deps: Deps, closing: () => boolean): DashboardSignals {
+export function attachDashboardSignals(
+  io: Server<any, any, any, any>,
+  socket: Socket<any, any, any, { caller: Caller }>,
+  deps: Deps,
+  closing: () => boolean,
+): DashboardSignals {
   const caller = socket.data.caller;
   const member = caller.member;
   const joinedConversations = new Map<string, Joined>();
@@ -170,14 +175,26 @@ export function attachDashboardSignals(io: Server<any, any, any, any>, socket: S
 }
 
 /** Wires `typing` for one visitor's `/widget` socket: to the dashboards of the visitor's own current conversation. */
-export function attachVisitorSignals(io: Server<any, any, any, any>, socket: Socket<any, any, any, { visitor: Visitor }>, deps: Deps, closing: () => boolean): void {
+export function attachVisitorSignals(
+  io: Server<any, any, any, any>,
+  socket: Socket<any, any, any, { visitor: Visitor }>,
+  deps: Deps,
+  closing: () => boolean,
+): void {
   const visitor = socket.data.visitor;
   let state: { conversationId: string | null; relayedAt: number } | null = null;
 
   const relay = (conversationId: string, isTyping: boolean) =>
     emitSignal(
       io,
-      signalEvent('typing', { conversation_id: conversationId, business_id: visitor.businessId, sender_type: 'customer', customer_id: visitor.customerId, typing: isTyping, at: now() }),
+      signalEvent('typing', {
+        conversation_id: conversationId,
+        business_id: visitor.businessId,
+        sender_type: 'customer',
+        customer_id: visitor.customerId,
+        typing: isTyping,
+        at: now(),
+      }),
     );
 
   socket.on('typing', (raw: unknown, ack?: unknown) => {

@@ -72,7 +72,10 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
   // An unreachable Redis does not hold the start: ioredis subscribes again once it is back.
   const ready = redisSub
     ? new Promise<void>((resolve) => {
-        redisSub.ping().then(() => resolve(), () => resolve());
+        redisSub.ping().then(
+          () => resolve(),
+          () => resolve(),
+        );
         redisSub.once('error', (error: Error) => {
           deps.logger.warn({ err: error.message }, 'realtime: redis not reachable yet; live events resume when it is');
           resolve();
@@ -123,7 +126,11 @@ function emitToRooms(io: Server, event: ParleyEvent): void {
 
 function disconnectRooms(io: Server, cut: SocketCut): void {
   // io.in([]) would select every socket.
-  if (cut.rooms.length) (cut.namespace ? io.of(cut.namespace) : io).in(cut.rooms).except(cut.except ?? []).disconnectSockets(true);
+  if (cut.rooms.length)
+    (cut.namespace ? io.of(cut.namespace) : io)
+      .in(cut.rooms)
+      .except(cut.except ?? [])
+      .disconnectSockets(true);
 }
 
 /** The token-check error a client sees in `connect_error`: the REST 401 text. */
@@ -146,7 +153,12 @@ async function authenticateSocket(socket: Socket, deps: Deps): Promise<Caller> {
   }
 }
 
-function onConnection(io: Server<any, any, any, any>, socket: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>, deps: Deps, closing: () => boolean): void {
+function onConnection(
+  io: Server<any, any, any, any>,
+  socket: Socket<Record<string, never>, Record<string, never>, Record<string, never>, SocketData>,
+  deps: Deps,
+  closing: () => boolean,
+): void {
   const { caller } = socket.data;
   // The session room lets logout cut exactly this token's sockets; the user room lets member
   // removal cut all of the user's (core/events/bus.ts `disconnect`).

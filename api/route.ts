@@ -93,9 +93,13 @@ export type RouteDefinition<P, Q, B, A extends AuthMode, Pol extends Action | un
 
 export type AnyRoute = RouteDefinition<any, any, any, AuthMode, Action | undefined>;
 
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, A extends AuthMode = 'user', Pol extends Action | undefined = undefined>(
-  route: RouteDefinition<P, Q, B, A, Pol>,
-): AnyRoute {
+export function defineRoute<
+  P = Record<string, never>,
+  Q = Record<string, never>,
+  B = undefined,
+  A extends AuthMode = 'user',
+  Pol extends Action | undefined = undefined,
+>(route: RouteDefinition<P, Q, B, A, Pol>): AnyRoute {
   return route as AnyRoute;
 }
 
@@ -221,7 +225,8 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
     description: route.policy ? [route.description, policyText(route.policy)].filter(Boolean).join(' ') : route.description,
     tags: route.tags,
     ...(keyScope ? { 'x-parley-api-key-scope': keyScope } : {}),
-    security: route.auth === 'user' ? [{ bearerAuth: [] }, ...(keyScope ? [{ apiKey: [keyScope] }] : [])] : route.auth === 'visitor' ? [{ visitorToken: [] }] : [],
+    security:
+      route.auth === 'user' ? [{ bearerAuth: [] }, ...(keyScope ? [{ apiKey: [keyScope] }] : [])] : route.auth === 'visitor' ? [{ visitorToken: [] }] : [],
     request,
     responses: {
       [route.successStatus ?? 200]: {

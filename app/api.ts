@@ -81,7 +81,10 @@ export async function download(path: string, fallbackName: string): Promise<void
   if (!response.ok) {
     const text = await response.text();
     if (response.status === 401 && headers.authorization === `Bearer ${token.value}`) onUnauthorized();
-    throw new ApiError(response.status, messageOf(response.status, (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null));
+    throw new ApiError(
+      response.status,
+      messageOf(response.status, (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null),
+    );
   }
   const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
   const url = URL.createObjectURL(await response.blob());

@@ -27,7 +27,11 @@ function App() {
 
   // Profile on start and after signing in.
   useEffect(() => {
-    if (token.value && !me.value) loadMe().then(() => (loadError.value = null), (e: Error) => (loadError.value = e.message));
+    if (token.value && !me.value)
+      loadMe().then(
+        () => (loadError.value = null),
+        (e: Error) => (loadError.value = e.message),
+      );
   }, [token.value]);
   // Live events while signed in (this tab's own socket). The server puts a socket in its
   // business's room when it connects, so joining a workspace reconnects.
@@ -38,7 +42,11 @@ function App() {
     // Closed or refused by the server: a 401 signs out, a membership gone shows onboarding,
     // otherwise connect again a moment later (and keep checking while Parley is unreachable).
     const again = (delay: number) => setTimeout(() => token.value && connectLive(token.value), delay);
-    const recheck = (): void => void loadMe().then(() => again(1000), () => token.value && setTimeout(recheck, 3000));
+    const recheck = (): void =>
+      void loadMe().then(
+        () => again(1000),
+        () => token.value && setTimeout(recheck, 3000),
+      );
     const stop = onClosedByServer(recheck);
     return () => {
       stop();

@@ -12,7 +12,14 @@ export type Priority = 'none' | 'low' | 'medium' | 'high' | 'urgent';
 export type ChannelType = string;
 
 /** One field of a channel type's config, as its connect form shows it. */
-export type ChannelField = { key: string; label: string; required: boolean; secret: boolean; placeholder?: string | null; input: 'text' | 'number' | 'email' | 'textarea' };
+export type ChannelField = {
+  key: string;
+  label: string;
+  required: boolean;
+  secret: boolean;
+  placeholder?: string | null;
+  input: 'text' | 'number' | 'email' | 'textarea';
+};
 
 /** A value to copy into the platform after connecting: `source` names it on the channel (`webhook_url`, `config.verify_token`). */
 export type SetupValue = { label: string; source: string };
@@ -99,7 +106,14 @@ export type Action =
   | 'csat_settings.update';
 
 /** `can`: what the signed-in user may do, from the server's policy table (the app has no role logic of its own). */
-export type Me = { user: User; business: Business | null; onboarding_complete: boolean; team_role: Role | null; can: Record<Action, boolean>; two_factor: TwoFactorStatus };
+export type Me = {
+  user: User;
+  business: Business | null;
+  onboarding_complete: boolean;
+  team_role: Role | null;
+  can: Record<Action, boolean>;
+  two_factor: TwoFactorStatus;
+};
 
 /** GET /auth/me `two_factor`: `setup_required` means the business requires it and this user has not turned it on (the app shows only the setup). */
 export type TwoFactorStatus = { enabled: boolean; recovery_codes_left: number; required_by_business: boolean; setup_required: boolean };
@@ -312,7 +326,16 @@ export type Overview = {
 export type SnippetSegment = { text: string; match: boolean };
 /** One result of GET /api/v1/search, by `type`. */
 export type HistoryHit =
-  | { type: 'message'; id: string; conversation_id: string; sender_type: string; private: boolean; created_at: string; customer: { uuid: string; name: string } | null; snippet: SnippetSegment[] }
+  | {
+      type: 'message';
+      id: string;
+      conversation_id: string;
+      sender_type: string;
+      private: boolean;
+      created_at: string;
+      customer: { uuid: string; name: string } | null;
+      snippet: SnippetSegment[];
+    }
   | {
       type: 'customer';
       uuid: string;
@@ -337,8 +360,26 @@ export type HistoryHit =
 
 /** An API key as listed (never the key itself); `key` only in the answer to creating it. */
 export type ApiKeyScope = 'read' | 'write' | 'admin';
-export type ApiKey = { id: string; name: string; scopes: ApiKeyScope[]; prefix: string; created_by: string | null; created_by_name: string | null; created_at: string; last_used_at: string | null };
-export type Webhook = { id: string; url: string; events: string[]; active: boolean; disabled_reason: string | null; last_success_at: string | null; created_at: string; updated_at: string };
+export type ApiKey = {
+  id: string;
+  name: string;
+  scopes: ApiKeyScope[];
+  prefix: string;
+  created_by: string | null;
+  created_by_name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+};
+export type Webhook = {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  disabled_reason: string | null;
+  last_success_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
 export type WebhookDelivery = {
   id: string;
   event_id: string;

@@ -95,7 +95,9 @@ async function main(): Promise<number> {
   }
   const seconds = Math.round((performance.now() - started) / 100) / 10;
   const postgres = process.env.DATABASE_URL ? 'system PostgreSQL (DATABASE_URL)' : 'embedded PostgreSQL';
-  console.log(`\nParley bench${quick ? ' --quick (goals not enforced)' : ''}: ${at}, ${host.cpus} CPUs (${host.cpu}), ${host.memory_gib} GiB, Node ${host.node}, load average ${host.load_average_at_start[0]} at start, ${postgres}, ${seconds} s\n`);
+  console.log(
+    `\nParley bench${quick ? ' --quick (goals not enforced)' : ''}: ${at}, ${host.cpus} CPUs (${host.cpu}), ${host.memory_gib} GiB, Node ${host.node}, load average ${host.load_average_at_start[0]} at start, ${postgres}, ${seconds} s\n`,
+  );
   console.log(markdownTable(results));
   for (const r of results.filter((x) => x.note)) console.log(`- ${r.name}: ${r.note}`);
   mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });

@@ -64,7 +64,9 @@ export async function runBusinessCommand(command: Exclude<BusinessCommand, { kin
     return exitCodes.notFound;
   }
   if (matches.length > 1) {
-    io.err(`parley business: ${matches.length} workspaces are named '${command.business}' (numbers ${matches.map((b) => b.number).join(', ')}): give the number\n`);
+    io.err(
+      `parley business: ${matches.length} workspaces are named '${command.business}' (numbers ${matches.map((b) => b.number).join(', ')}): give the number\n`,
+    );
     return exitCodes.error;
   }
   const [business] = matches;
@@ -74,7 +76,8 @@ export async function runBusinessCommand(command: Exclude<BusinessCommand, { kin
       ? `Workspace ${business.number} (${business.name}) is already on ${command.plan}.\n`
       : `Workspace ${business.number} (${business.name}): plan ${before} → ${command.plan}.\n`,
   );
-  if (business.stripe_subscription_id) io.err(`parley business: note: this workspace has a Stripe subscription; a later Stripe payment event may upgrade it again\n`);
+  if (business.stripe_subscription_id)
+    io.err(`parley business: note: this workspace has a Stripe subscription; a later Stripe payment event may upgrade it again\n`);
   return exitCodes.ok;
 }
 

@@ -152,7 +152,13 @@ export async function runJobsCommand(
         io.out('No jobs.\n');
         return exitCodes.ok;
       }
-      io.out(table(['TASK', 'QUEUED', 'RUNNING', 'FAILED'], stats.map((s) => [s.task, String(s.queued), String(s.running), String(s.failed)]), [1, 2, 3]));
+      io.out(
+        table(
+          ['TASK', 'QUEUED', 'RUNNING', 'FAILED'],
+          stats.map((s) => [s.task, String(s.queued), String(s.running), String(s.failed)]),
+          [1, 2, 3],
+        ),
+      );
       return exitCodes.ok;
     }
   }

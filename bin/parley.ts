@@ -69,7 +69,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'business') return businessCli(loadConfig, argv.slice(1), io);
   const config = loadConfig();
   if ((command === 'web' || command === 'worker') && !config.DATABASE_URL) {
-    console.error(`parley ${command}: DATABASE_URL must be set (separately scaled processes share one database; 'parley start' runs everything with an embedded one)`);
+    console.error(
+      `parley ${command}: DATABASE_URL must be set (separately scaled processes share one database; 'parley start' runs everything with an embedded one)`,
+    );
     return 2;
   }
   switch (command) {
@@ -93,7 +95,12 @@ async function main(argv: string[]): Promise<number> {
       const web = startWebServer ? await startWebServer(deps, config.PORT) : null;
       if (web) deps.logger.info({ port: web.port, url: config.publicUrl }, 'API listening');
       const worker = startWorker
-        ? await startWorker(deps, { connectionString: booted.database.url, only: config.WORKER_TASKS?.split(',').map((s) => s.trim()).filter(Boolean) })
+        ? await startWorker(deps, {
+            connectionString: booted.database.url,
+            only: config.WORKER_TASKS?.split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          })
         : null;
       if (worker) deps.logger.info('workers running');
       onStop(async () => {

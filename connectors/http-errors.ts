@@ -27,15 +27,8 @@ export function isTransientStatus(status: number): boolean {
  * A caller that knows better (e.g. a platform error code that means "permanent" on a 5xx) can
  * construct the ConnectorError itself instead.
  */
-export function httpStatusError(
-  platform: string,
-  status: number,
-  platformMessage?: string,
-  retryAfterSeconds?: number,
-): ConnectorError {
-  const message = platformMessage && platformMessage.trim() !== ''
-    ? platformMessage
-    : `${platform} answered HTTP ${status}`;
+export function httpStatusError(platform: string, status: number, platformMessage?: string, retryAfterSeconds?: number): ConnectorError {
+  const message = platformMessage && platformMessage.trim() !== '' ? platformMessage : `${platform} answered HTTP ${status}`;
   if (isTransientStatus(status)) return new ConnectorError('transient', message, retryAfterSeconds);
   return new ConnectorError('permanent', message);
 }

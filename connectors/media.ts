@@ -12,7 +12,6 @@ import { ConnectorError, type MediaDownload } from './types.ts';
 export type { MediaDownload };
 import { httpStatusError, networkError, parseRetryAfter, readBody } from './http-errors.ts';
 
-
 /** Upper bound for the platform to start answering. */
 const DOWNLOAD_TIMEOUT_MS = 60_000;
 
@@ -33,7 +32,12 @@ function filenameOf(disposition: string | null): string | undefined {
  * GETs a media URL with the given headers. Non-2xx: transient for 5xx/429/408, permanent
  * otherwise, with the platform's message when its body has one.
  */
-export async function downloadMedia(platform: string, url: string, headers: Record<string, string> = {}, describe?: (body: unknown) => string | undefined): Promise<MediaDownload> {
+export async function downloadMedia(
+  platform: string,
+  url: string,
+  headers: Record<string, string> = {},
+  describe?: (body: unknown) => string | undefined,
+): Promise<MediaDownload> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('timed out')), DOWNLOAD_TIMEOUT_MS);
   let response: Response;

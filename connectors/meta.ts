@@ -4,7 +4,15 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from '../lib/zod.ts';
-import { ConnectorError, type ChannelConfig, type ConfigField, type RegisterResult, type WebhookHandshake, type WebhookRequest, type WebhookSpec } from './types.ts';
+import {
+  ConnectorError,
+  type ChannelConfig,
+  type ConfigField,
+  type RegisterResult,
+  type WebhookHandshake,
+  type WebhookRequest,
+  type WebhookSpec,
+} from './types.ts';
 import { safeEqual } from './safe-equal.ts';
 import { isTransientStatus, networkError, parseRetryAfter, readBody } from './http-errors.ts';
 
@@ -38,10 +46,7 @@ function queryValue(query: MetaSubscriptionQuery, key: string): string | undefin
  * raw challenge as text/plain); otherwise null (answer 403), also for a challenge that is not
  * 1 to 128 letters and digits.
  */
-export function verifyMetaSubscription(
-  query: MetaSubscriptionQuery,
-  verifyTokens: Iterable<string>,
-): { challenge: string; verifyToken: string } | null {
+export function verifyMetaSubscription(query: MetaSubscriptionQuery, verifyTokens: Iterable<string>): { challenge: string; verifyToken: string } | null {
   const mode = queryValue(query, 'hub.mode');
   const token = queryValue(query, 'hub.verify_token');
   const challenge = queryValue(query, 'hub.challenge');
@@ -99,11 +104,9 @@ export function graphErrorOf(body: unknown): GraphError | undefined {
  */
 export function classifyGraphError(platform: string, status: number, body: unknown, retryAfterSeconds?: number): ConnectorError {
   const error = graphErrorOf(body);
-  const message = (error && describeGraphError(error))
-    ?? (typeof body === 'string' && body.trim() !== '' ? body.slice(0, 500) : `${platform} answered HTTP ${status}`);
-  const transient = isTransientStatus(status)
-    || error?.is_transient === true
-    || (error?.code !== undefined && TRANSIENT_GRAPH_CODES.has(error.code));
+  const message =
+    (error && describeGraphError(error)) ?? (typeof body === 'string' && body.trim() !== '' ? body.slice(0, 500) : `${platform} answered HTTP ${status}`);
+  const transient = isTransientStatus(status) || error?.is_transient === true || (error?.code !== undefined && TRANSIENT_GRAPH_CODES.has(error.code));
   return transient ? new ConnectorError('transient', message, retryAfterSeconds) : new ConnectorError('permanent', message);
 }
 
@@ -171,8 +174,7 @@ export const metaWebhookFields: ConfigField[] = [
 ];
 
 /** A verify token is generated when none is given: Meta's handshake needs one. */
-export const completeMetaConfig = (config: ChannelConfig): ChannelConfig =>
-  config.verify_token ? config : { ...config, verify_token: generateVerifyToken() };
+export const completeMetaConfig = (config: ChannelConfig): ChannelConfig => (config.verify_token ? config : { ...config, verify_token: generateVerifyToken() });
 
 /** What a Meta app's webhook settings need once the channel exists (WhatsApp and Instagram alike). */
 export const metaAfterConnect = {
@@ -194,10 +196,10 @@ export const metaSetupFields = (config: ChannelConfig, webhookUrl: string) => ({
  */
 export const unsignedMetaChannel = {
   is: (config: { app_secret?: string }) => !config.app_secret,
-  refusal: 'Unsigned webhook refused: set the channel\'s app_secret',
+  refusal: "Unsigned webhook refused: set the channel's app_secret",
   log: 'unsigned Meta webhook accepted: the channel has no app_secret (set it, or META_REQUIRE_SIGNATURE=true to refuse)',
   warning:
-    'No app_secret: Meta\'s webhook signature cannot be checked, so anyone who knows this account\'s id could post messages as customers. Set the Meta app\'s secret as app_secret.',
+    "No app_secret: Meta's webhook signature cannot be checked, so anyone who knows this account's id could post messages as customers. Set the Meta app's secret as app_secret.",
 };
 
 /** A Meta webhook is checked against the app secret when the channel has one, else accepted (see unsignedMetaChannel). */
@@ -209,7 +211,8 @@ export function verifyMetaWebhook(request: WebhookRequest, appSecret: string | u
 function metaHandshake(label: string): WebhookHandshake<{ verify_token?: string }> {
   return {
     summary: `${label}: Meta's subscription handshake`,
-    description: 'Answers `hub.challenge` as text when `hub.mode` is `subscribe`, `hub.verify_token` is the `verify_token` of an active channel of this type and the challenge is 1 to 128 letters and digits; 403 otherwise.',
+    description:
+      'Answers `hub.challenge` as text when `hub.mode` is `subscribe`, `hub.verify_token` is the `verify_token` of an active channel of this type and the challenge is 1 to 128 letters and digits; 403 otherwise.',
     responseContentType: 'text/plain',
     response: z.string(),
     errors: [403],
@@ -218,17 +221,17 @@ function metaHandshake(label: string): WebhookHandshake<{ verify_token?: string 
       return typeof token === 'string' && token !== '' ? { by: 'verify_token', token } : { by: 'none' };
     },
     answer: (query, channels) => {
-      const verified = verifyMetaSubscription(query as MetaSubscriptionQuery, channels.map((c) => c.config.verify_token ?? ''));
+      const verified = verifyMetaSubscription(
+        query as MetaSubscriptionQuery,
+        channels.map((c) => c.config.verify_token ?? ''),
+      );
       return verified ? { body: verified.challenge, contentType: 'text/plain' } : { refused: 403, detail: 'Verification failed' };
     },
   };
 }
 
 /** The shared webhook of a Meta channel type, routed by the ids inside each event and signed with the app secret. */
-export function metaWebhook<C extends { app_secret?: string; verify_token?: string }>(
-  label: string,
-  parse: WebhookSpec<C>['parse'],
-): WebhookSpec<C> {
+export function metaWebhook<C extends { app_secret?: string; verify_token?: string }>(label: string, parse: WebhookSpec<C>['parse']): WebhookSpec<C> {
   return {
     mode: 'shared',
     audience: 'platform',

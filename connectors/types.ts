@@ -44,7 +44,6 @@ export type ConnectorContext = {
   allowPrivateHosts?: boolean;
 };
 
-
 /**
  * A failure talking to a platform. `transient` (network, 5xx, 429) is retried with backoff;
  * `permanent` (bad credentials, blocked recipient, outside the messaging window) marks the
@@ -92,7 +91,6 @@ export type ChannelRouting = {
   /** Meta's webhook handshake token. */
   verifyToken: string | null;
 };
-
 
 export type Connector<C = ChannelConfig> = {
   /** The channel type, as stored in `channels.type`. */

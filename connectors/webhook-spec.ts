@@ -19,13 +19,8 @@ export type WebhookRequest = {
   form?: Record<string, string>;
 };
 
-
 /** Which channels a webhook handshake is answered for; the route looks them up. */
-export type HandshakeLookup =
-  | { by: 'verify_token'; token: string }
-  | { by: 'channel'; channelId: string }
-  | { by: 'all' }
-  | { by: 'none' };
+export type HandshakeLookup = { by: 'verify_token'; token: string } | { by: 'channel'; channelId: string } | { by: 'all' } | { by: 'none' };
 
 /** A handshake's answer: the body (JSON, or text with `contentType`), or a refusal the route turns into `{detail}`. */
 export type HandshakeAnswer = { body: unknown; contentType?: string } | { refused: 400 | 403 | 404; detail: string };

@@ -50,7 +50,12 @@ const envSchema = z.object({
    */
   STORAGE_DRIVER: z.enum(['postgres', 'disk']).optional(),
   /** Largest customer attachment downloaded from a platform, in bytes (default 25 MB). */
-  MAX_ATTACHMENT_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(25 * 1024 * 1024),
+  MAX_ATTACHMENT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(25 * 1024 * 1024),
   /** Where local state lives: embedded database, generated secrets, uploads (default ./.data). */
   DATA_DIR: z.string().default('.data'),
   /** Port of the embedded PostgreSQL (default 54329). */
@@ -195,7 +200,8 @@ function storedSecret(dataDir: string, name: string, bytes: number): Buffer {
   const file = path.join(dataDir, 'secrets', name);
   const read = () => {
     const stored = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    if (stored.length !== bytes) throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} must hold ${bytes} base64 bytes (delete it to generate a new one)`);
+    if (stored.length !== bytes)
+      throw new ConfigError(`Invalid configuration:\n  DATA_DIR: ${file} must hold ${bytes} base64 bytes (delete it to generate a new one)`);
     return stored;
   };
   if (existsSync(file)) return read();
@@ -250,7 +256,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function sharedSecretProblems(parsed: Env): string[] {
   if (!parsed.DATABASE_URL) return [];
   const missing = (['JWT_SECRET', 'CONFIG_ENCRYPTION_KEY'] as const).filter((name) => !parsed[name]);
-  const why = 'with DATABASE_URL set, every process (web, worker, release, on any machine) must share one value; one generated into DATA_DIR is this machine\'s only';
+  const why =
+    "with DATABASE_URL set, every process (web, worker, release, on any machine) must share one value; one generated into DATA_DIR is this machine's only";
   const problems = missing.map((name) => `${name}: not set; ${why} (generate one: \`openssl rand -hex 32\`)`);
   if (problems.length && parsed.NODE_ENV === 'production') {
     throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);

@@ -34,10 +34,8 @@ export const badRequest = (detail: string) => new HttpError(400, { detail });
 export const forbidden = (detail = 'Not enough permissions') => new HttpError(403, { detail });
 export const notFound = (detail = 'Not found') => new HttpError(404, { detail });
 export const conflict = (detail: string) => new HttpError(409, { detail });
-export const notAuthenticated = () =>
-  new HttpError(401, { detail: 'Not authenticated' }, { 'WWW-Authenticate': 'Bearer' });
-export const invalidCredentials = () =>
-  new HttpError(401, { detail: 'Could not validate credentials' }, { 'WWW-Authenticate': 'Bearer' });
+export const notAuthenticated = () => new HttpError(401, { detail: 'Not authenticated' }, { 'WWW-Authenticate': 'Bearer' });
+export const invalidCredentials = () => new HttpError(401, { detail: 'Could not validate credentials' }, { 'WWW-Authenticate': 'Bearer' });
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new HttpError(429, { detail }, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 export const serviceUnavailable = (detail: string) => new HttpError(503, { detail });

@@ -33,7 +33,17 @@ export const WEBHOOK_MAX_ATTEMPTS = 22;
 /** One event as a dispatch_webhooks job carries it: what happened, and the object to present (read when dispatched). */
 export const webhookEventRef = z.object({
   id: z.uuid(),
-  type: z.enum(['conversation.created', 'conversation.updated', 'conversation.assigned', 'message.created', 'message.updated', 'handoff.requested', 'customer.updated', 'customer.merged', 'customer.erased']),
+  type: z.enum([
+    'conversation.created',
+    'conversation.updated',
+    'conversation.assigned',
+    'message.created',
+    'message.updated',
+    'handoff.requested',
+    'customer.updated',
+    'customer.merged',
+    'customer.erased',
+  ]),
   at: z.string(),
   customer_id: z.uuid().optional(),
   conversation_id: z.uuid().optional(),
@@ -123,7 +133,11 @@ export const jobCatalogue = {
     maxAttempts: FETCH_ATTACHMENT_MAX_ATTEMPTS,
   }),
   /** Chunks and embeds one knowledge base article. */
-  index_article: job({ payload: z.object({ article_id: z.number().int().positive() }), jobKey: (p) => `article:${p.article_id}`, maxAttempts: INDEX_MAX_ATTEMPTS }),
+  index_article: job({
+    payload: z.object({ article_id: z.number().int().positive() }),
+    jobKey: (p) => `article:${p.article_id}`,
+    maxAttempts: INDEX_MAX_ATTEMPTS,
+  }),
   /**
    * The AI agent answers a customer message. One job per conversation: a burst of messages that
    * arrives before the job starts is answered once, from the newest message.
@@ -199,7 +213,12 @@ type RawJobOptions = EnqueueOptions & Omit<JobSpec<z.ZodType, unknown>, 'payload
  * A job of a task outside the catalogue (tests' own tasks). A catalogue name does not
  * type-check here: those go through enqueue().
  */
-export function addJob<T extends string>(q: Queryable, task: T & (T extends JobName ? never : T), payload: unknown, options: RawJobOptions = {}): Promise<string> {
+export function addJob<T extends string>(
+  q: Queryable,
+  task: T & (T extends JobName ? never : T),
+  payload: unknown,
+  options: RawJobOptions = {},
+): Promise<string> {
   return addRawJob(q, task, payload, options);
 }
 

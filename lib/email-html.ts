@@ -31,10 +31,35 @@ export type SanitizedHtml = { html: string; remoteImages: number };
 /** A CSS value without anything that loads or runs: words, numbers, units, colours, rgb(). */
 const SAFE_CSS = /^(?:[#\w\s.,%!-]|rgba?\([\d\s.,%]+\))+$/;
 const cssProperties = [
-  'color', 'background-color', 'text-align', 'text-decoration', 'font-size', 'font-weight', 'font-style', 'font-family',
-  'line-height', 'padding', 'padding-left', 'padding-right', 'padding-top', 'padding-bottom', 'margin', 'margin-left',
-  'margin-right', 'margin-top', 'margin-bottom', 'border', 'border-collapse', 'border-color', 'border-width', 'border-style',
-  'width', 'max-width', 'height', 'vertical-align', 'white-space',
+  'color',
+  'background-color',
+  'text-align',
+  'text-decoration',
+  'font-size',
+  'font-weight',
+  'font-style',
+  'font-family',
+  'line-height',
+  'padding',
+  'padding-left',
+  'padding-right',
+  'padding-top',
+  'padding-bottom',
+  'margin',
+  'margin-left',
+  'margin-right',
+  'margin-top',
+  'margin-bottom',
+  'border',
+  'border-collapse',
+  'border-color',
+  'border-width',
+  'border-style',
+  'width',
+  'max-width',
+  'height',
+  'vertical-align',
+  'white-space',
 ];
 
 const pixelSize = (value: string | undefined) => {
@@ -84,7 +109,12 @@ export async function sanitizeEmailHtml(source: string): Promise<SanitizedHtml |
     transformTags: {
       a: (tagName, attribs) => ({
         tagName,
-        attribs: { ...(attribs.href ? { href: attribs.href } : {}), ...(attribs.title ? { title: attribs.title } : {}), target: '_blank', rel: 'noopener noreferrer nofollow' },
+        attribs: {
+          ...(attribs.href ? { href: attribs.href } : {}),
+          ...(attribs.title ? { title: attribs.title } : {}),
+          target: '_blank',
+          rel: 'noopener noreferrer nofollow',
+        },
       }),
       img: (tagName, attribs): { tagName: string; attribs: Record<string, string>; text?: string } => {
         const src = (attribs.src ?? '').trim();
@@ -115,12 +145,12 @@ export function showRemoteImages(html: string): string {
   return html.replace(/<img\b[^>]*>/g, (tag) => tag.replace(` ${REMOTE_SRC}="`, ' src="'));
 }
 
-export const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+export const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Plain text → HTML: escaped, paragraphs at blank lines, line breaks kept, http(s) links clickable. */
 export function textToHtml(text: string): string {
-  const linked = (line: string) =>
-    escapeHtml(line).replace(/\bhttps?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g, (url) => `<a href="${url}">${url}</a>`);
+  const linked = (line: string) => escapeHtml(line).replace(/\bhttps?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g, (url) => `<a href="${url}">${url}</a>`);
   return text
     .replace(/\r\n/g, '\n')
     .trim()

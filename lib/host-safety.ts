@@ -24,9 +24,27 @@ function blockList(ranges: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
 }
 
 const kinds: [Exclude<AddressKind, 'public'>, BlockList][] = [
-  ['unspecified', blockList([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']])],
-  ['loopback', blockList([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']])],
-  ['link-local', blockList([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']])],
+  [
+    'unspecified',
+    blockList([
+      ['0.0.0.0', 8, 'ipv4'],
+      ['::', 128, 'ipv6'],
+    ]),
+  ],
+  [
+    'loopback',
+    blockList([
+      ['127.0.0.0', 8, 'ipv4'],
+      ['::1', 128, 'ipv6'],
+    ]),
+  ],
+  [
+    'link-local',
+    blockList([
+      ['169.254.0.0', 16, 'ipv4'],
+      ['fe80::', 10, 'ipv6'],
+    ]),
+  ],
   [
     'private',
     blockList([
@@ -80,7 +98,13 @@ export function addressRefusal(address: string, rules: HostRules): string | null
   const kind = addressKind(address);
   if (kind === 'public') return null;
   if ((kind === 'loopback' || kind === 'private') && rules.allowPrivate) return null;
-  return { loopback: 'a loopback address', private: 'a private network address', 'link-local': 'a link-local address', unspecified: 'an unspecified address', reserved: 'a reserved address' }[kind];
+  return {
+    loopback: 'a loopback address',
+    private: 'a private network address',
+    'link-local': 'a link-local address',
+    unspecified: 'an unspecified address',
+    reserved: 'a reserved address',
+  }[kind];
 }
 
 /** A host that may not be used, or that does not resolve: `reason` is for the channel owner. */

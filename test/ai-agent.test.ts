@@ -41,7 +41,8 @@ test.after.always(async () => {
   await ollama?.close();
 });
 
-const REFUND = 'Refunds: we refund any order within 30 days of delivery. Start the refund from the order page; the money returns to the original card within five business days.';
+const REFUND =
+  'Refunds: we refund any order within 30 days of delivery. Start the refund from the order page; the money returns to the original card within five business days.';
 
 /** A Mini (or given plan) workspace with auto-reply on and an indexed refund article. */
 async function aiWorkspace(options: { plan?: 'Mini' | 'Pro'; article?: boolean } = {}): Promise<Workspace & { channelId: string }> {
@@ -50,7 +51,11 @@ async function aiWorkspace(options: { plan?: 'Mini' | 'Pro'; article?: boolean }
   if (on.status !== 200) throw new Error(`enable auto-reply: ${on.status} ${on.text}`);
   if (options.article !== false) {
     const res = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: { title: 'Refund policy', content: REFUND } });
-    await waitFor(async () => (await query(app, 'select index_status from kb_articles where id = $1', [res.body.id]))[0].index_status === 'indexed', 20_000, 'indexed');
+    await waitFor(
+      async () => (await query(app, 'select index_status from kb_articles where id = $1', [res.body.id]))[0].index_status === 'indexed',
+      20_000,
+      'indexed',
+    );
   }
   const [channel] = await query(app, 'select id from channels where business_id = $1 and is_builtin', [ws.businessId]);
   return { ...ws, channelId: channel.id };
@@ -60,9 +65,12 @@ async function aiWorkspace(options: { plan?: 'Mini' | 'Pro'; article?: boolean }
 async function customerSays(ws: { businessId: string; channelId: string }, text: string, visitor = 'visitor-1') {
   const externalId = `wc-${randomBytes(6).toString('hex')}`;
   const [eventId] = await app.deps.db.transaction((tx) =>
-    storeInboundEvents(tx, { id: ws.channelId, business_id: ws.businessId, type: 'webchat' }, [
-      { kind: 'message', externalId, from: { platformUserId: visitor, name: 'Visitor' }, text, attachments: [], sentAt: new Date().toISOString() },
-    ], null),
+    storeInboundEvents(
+      tx,
+      { id: ws.channelId, business_id: ws.businessId, type: 'webchat' },
+      [{ kind: 'message', externalId, from: { platformUserId: visitor, name: 'Visitor' }, text, attachments: [], sentAt: new Date().toISOString() }],
+      null,
+    ),
   );
   await publishEvents(app.deps, await processInboundEvent(app.deps.db, eventId!));
   const [row] = await query(app, 'select id, conversation_id from messages where external_id = $1', [externalId]);
@@ -86,9 +94,13 @@ function runAiReply(messageId: string, attempt = 1, max = AI_REPLY_MAX_ATTEMPTS)
 }
 
 const messagesOf = (conversationId: string) =>
-  query(app, 'select id, sender_type, sender_id, content, delivery_status, channel_id from messages where conversation_id = $1 order by created_at, id', [conversationId]);
-const conversation = async (id: string) => (await query(app, 'select status, handoff_requested_at, handoff_reason, first_response_at from conversations where id = $1', [id]))[0];
-const counter = async (businessId: string) => (await query(app, 'select coalesce(sum(count), 0)::int as n from message_counters where business_id = $1', [businessId]))[0].n as number;
+  query(app, 'select id, sender_type, sender_id, content, delivery_status, channel_id from messages where conversation_id = $1 order by created_at, id', [
+    conversationId,
+  ]);
+const conversation = async (id: string) =>
+  (await query(app, 'select status, handoff_requested_at, handoff_reason, first_response_at from conversations where id = $1', [id]))[0];
+const counter = async (businessId: string) =>
+  (await query(app, 'select coalesce(sum(count), 0)::int as n from message_counters where business_id = $1', [businessId]))[0].n as number;
 const chatsMentioning = (text: string) => ollama.chatRequests.filter((r) => r.messages.some((m) => m.content.includes(text)));
 const unique = (label: string) => `${label}-${randomBytes(4).toString('hex')}`;
 
@@ -97,15 +109,32 @@ const reply = (text: string, confidence = 0.9) => ({ json: { action: 'reply', re
 // ---------------------------------------------------------------- pure parts
 
 test('parseDecision: a confident reply; everything else is a handoff with a reason', (t) => {
-  t.deepEqual(parseDecision(JSON.stringify({ action: 'reply', reply: '  Within 30 days.  ', confidence: 0.8 })), { action: 'reply', reply: 'Within 30 days.', confidence: 0.8 });
-  t.deepEqual(parseDecision(JSON.stringify({ action: 'handoff', reason: 'Wants a manager', confidence: 0.9 })), { action: 'handoff', reason: 'Wants a manager', confidence: 0.9 });
+  t.deepEqual(parseDecision(JSON.stringify({ action: 'reply', reply: '  Within 30 days.  ', confidence: 0.8 })), {
+    action: 'reply',
+    reply: 'Within 30 days.',
+    confidence: 0.8,
+  });
+  t.deepEqual(parseDecision(JSON.stringify({ action: 'handoff', reason: 'Wants a manager', confidence: 0.9 })), {
+    action: 'handoff',
+    reason: 'Wants a manager',
+    confidence: 0.9,
+  });
   t.is((parseDecision(JSON.stringify({ action: 'handoff', confidence: 0.9 })) as { reason: string }).reason, handoffReasons.modelAsked);
-  const unusable = ['not json', '{}', JSON.stringify({ action: 'reply', confidence: 0.9 }), JSON.stringify({ action: 'reply', reply: '   ', confidence: 0.9 }),
-    JSON.stringify({ action: 'dance', reply: 'x', confidence: 0.9 }), JSON.stringify({ action: 'reply', reply: 'x', confidence: 7 }),
-    JSON.stringify({ action: 'reply', reply: 'x'.repeat(10_001), confidence: 0.9 }), '[1,2]'];
+  const unusable = [
+    'not json',
+    '{}',
+    JSON.stringify({ action: 'reply', confidence: 0.9 }),
+    JSON.stringify({ action: 'reply', reply: '   ', confidence: 0.9 }),
+    JSON.stringify({ action: 'dance', reply: 'x', confidence: 0.9 }),
+    JSON.stringify({ action: 'reply', reply: 'x', confidence: 7 }),
+    JSON.stringify({ action: 'reply', reply: 'x'.repeat(10_001), confidence: 0.9 }),
+    '[1,2]',
+  ];
   for (const content of unusable) t.deepEqual((parseDecision(content) as { reason: string }).reason, handoffReasons.unusable, content.slice(0, 40));
   t.deepEqual(parseDecision(JSON.stringify({ action: 'reply', reply: 'Maybe?', confidence: MIN_CONFIDENCE - 0.01 })), {
-    action: 'handoff', reason: handoffReasons.notConfident, confidence: MIN_CONFIDENCE - 0.01,
+    action: 'handoff',
+    reason: handoffReasons.notConfident,
+    confidence: MIN_CONFIDENCE - 0.01,
   });
 });
 
@@ -118,11 +147,18 @@ test('buildPrompt and pendingQuestion: excerpts in the system message, the conve
     { sender_type: 'customer', content: 'For order 12' },
   ];
   t.is(pendingQuestion(history), 'Refund?\nFor order 12');
-  const messages = buildPrompt({ businessName: 'Acme', history, knowledge: [{ articleId: 1, title: 'Refunds', ordinal: 0, content: 'Within 30 days.', score: 0.7 }] });
+  const messages = buildPrompt({
+    businessName: 'Acme',
+    history,
+    knowledge: [{ articleId: 1, title: 'Refunds', ordinal: 0, content: 'Within 30 days.', score: 0.7 }],
+  });
   t.is(messages[0]!.role, 'system');
   t.regex(messages[0]!.content, /Acme/);
   t.regex(messages[0]!.content, /Article: Refunds\nWithin 30 days\./);
-  t.deepEqual(messages.slice(1).map((m) => m.role), ['user', 'assistant', 'user', 'user']);
+  t.deepEqual(
+    messages.slice(1).map((m) => m.role),
+    ['user', 'assistant', 'user', 'user'],
+  );
 });
 
 // ---------------------------------------------------------------- end to end (serial: the only time a worker runs ai_reply)
@@ -137,7 +173,7 @@ test.serial('end to end: an inbound message is answered by the worker with an ai
     const ai = await waitFor(async () => (await messagesOf(conversationId)).find((m) => m.sender_type === 'ai'), 20_000, 'ai message');
     t.is(ai.content, 'You can get a refund within 30 days of delivery, from the order page.');
     const [job] = await query(app, `select task_identifier from graphile_worker.jobs where key = $1`, [`deliver:${conversationId}`]);
-    t.is(job?.task_identifier, 'deliver_message', 'the conversation\'s delivery drain is armed');
+    t.is(job?.task_identifier, 'deliver_message', "the conversation's delivery drain is armed");
   } finally {
     await worker.stop();
   }
@@ -145,7 +181,7 @@ test.serial('end to end: an inbound message is answered by the worker with an ai
 
 // ---------------------------------------------------------------- replies
 
-test('a grounded answer: an ai message (queued on the conversation\'s channel), counted, its delivery job, message_created; the prompt holds the article and the question', async (t) => {
+test("a grounded answer: an ai message (queued on the conversation's channel), counted, its delivery job, message_created; the prompt holds the article and the question", async (t) => {
   const ws = await aiWorkspace();
   const marker = unique('refund');
   ollama.scriptChat(marker, reply('Refunds are possible within 30 days of delivery.'));
@@ -156,14 +192,21 @@ test('a grounded answer: an ai message (queued on the conversation\'s channel), 
   await runAiReply(messageId);
 
   const messages = await messagesOf(conversationId);
-  t.deepEqual(messages.map((m) => m.sender_type), ['customer', 'ai']);
+  t.deepEqual(
+    messages.map((m) => m.sender_type),
+    ['customer', 'ai'],
+  );
   const ai = messages[1]!;
   t.is(ai.content, 'Refunds are possible within 30 days of delivery.');
   t.is(ai.delivery_status, 'queued');
   t.is(ai.sender_id, null);
   t.is(ai.channel_id, ws.channelId);
   const jobs = await query(app, `select task_identifier from graphile_worker.jobs where key = $1`, [`deliver:${conversationId}`]);
-  t.deepEqual(jobs.map((j) => j.task_identifier), ['deliver_message'], 'the conversation\'s delivery drain is armed');
+  t.deepEqual(
+    jobs.map((j) => j.task_identifier),
+    ['deliver_message'],
+    "the conversation's delivery drain is armed",
+  );
   t.is(await counter(ws.businessId), 1, 'an AI message counts against the month');
   const conv = await conversation(conversationId);
   t.is(conv.status, 'open');
@@ -181,7 +224,10 @@ test('a grounded answer: an ai message (queued on the conversation\'s channel), 
   t.deepEqual(chat!.format, decisionJsonSchema);
   t.is(chat!.messages[0]!.role, 'system');
   t.true(chat!.messages[0]!.content.includes(REFUND), 'the knowledge base chunk is in the prompt');
-  t.true(chat!.messages.some((m) => m.role === 'user' && m.content === `${marker} How do I get a refund for my order?`), 'the customer message is in the prompt');
+  t.true(
+    chat!.messages.some((m) => m.role === 'user' && m.content === `${marker} How do I get a refund for my order?`),
+    'the customer message is in the prompt',
+  );
   const usage = await app.request('GET', '/api/v1/business/plan', { token: ws.token });
   t.is(usage.body.usage.messages_this_month, 1);
 });
@@ -194,7 +240,10 @@ test('running the job twice sends one reply', async (t) => {
   await takeAiJob(conversationId);
   await runAiReply(messageId);
   await runAiReply(messageId);
-  t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer', 'ai']);
+  t.deepEqual(
+    (await messagesOf(conversationId)).map((m) => m.sender_type),
+    ['customer', 'ai'],
+  );
   t.is(chatsMentioning(marker).length, 1, 'the second run does not even ask the model');
   t.is(await counter(ws.businessId), 1);
 });
@@ -214,7 +263,10 @@ test('a burst of customer messages gets one job and one reply, from the newest m
   await runAiReply(first.messageId);
   t.is(chatsMentioning(marker).length, 0);
   await runAiReply(second.messageId);
-  t.deepEqual((await messagesOf(first.conversationId)).map((m) => m.sender_type), ['customer', 'customer', 'ai']);
+  t.deepEqual(
+    (await messagesOf(first.conversationId)).map((m) => m.sender_type),
+    ['customer', 'customer', 'ai'],
+  );
   const [chat] = chatsMentioning(marker);
   const userTurns = chat!.messages.filter((m) => m.role === 'user').map((m) => m.content);
   t.deepEqual(userTurns, [`${marker} hello`, 'how do I get a refund for my order?']);
@@ -233,7 +285,10 @@ test('a handoff answer: the conversation goes pending, is listed in pending-hand
   t.is(conv.status, 'pending');
   t.is(conv.handoff_reason, 'The customer wants to change the delivery address of a refund order');
   t.truthy(conv.handoff_requested_at);
-  t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer']);
+  t.deepEqual(
+    (await messagesOf(conversationId)).map((m) => m.sender_type),
+    ['customer'],
+  );
   t.is(await counter(ws.businessId), 0);
   const pending = await app.request('GET', '/api/v1/team/pending-handoffs', { token: ws.token });
   t.is(pending.status, 200);
@@ -288,13 +343,19 @@ test('an unusable or unsure answer is a handoff', async (t) => {
     await runAiReply(messageId);
     const conv = await conversation(conversationId);
     t.is(conv.handoff_reason, reason, marker);
-    t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer'], marker);
+    t.deepEqual(
+      (await messagesOf(conversationId)).map((m) => m.sender_type),
+      ['customer'],
+      marker,
+    );
   }
 });
 
 test('at the monthly message limit the agent hands over instead of replying; nothing is counted', async (t) => {
   const ws = await aiWorkspace();
-  await query(app, `insert into message_counters (business_id, month, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 5000)`, [ws.businessId]);
+  await query(app, `insert into message_counters (business_id, month, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 5000)`, [
+    ws.businessId,
+  ]);
   const marker = unique('limit');
   ollama.scriptChat(marker, reply('Within 30 days.'));
   const { conversationId, messageId } = await customerSays(ws, `${marker} refund for my order?`);
@@ -303,9 +364,20 @@ test('at the monthly message limit the agent hands over instead of replying; not
   const conv = await conversation(conversationId);
   t.is(conv.handoff_reason, handoffReasons.messageLimit);
   t.is(conv.status, 'pending');
-  t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer']);
+  t.deepEqual(
+    (await messagesOf(conversationId)).map((m) => m.sender_type),
+    ['customer'],
+  );
   t.is(await counter(ws.businessId), 5000);
-  t.is((await query(app, `select count(*)::int as n from graphile_worker.jobs j where task_identifier = 'deliver_message' and j.key = 'deliver:' || $1`, [conversationId]))[0].n, 0, 'no delivery drain armed');
+  t.is(
+    (
+      await query(app, `select count(*)::int as n from graphile_worker.jobs j where task_identifier = 'deliver_message' and j.key = 'deliver:' || $1`, [
+        conversationId,
+      ])
+    )[0].n,
+    0,
+    'no delivery drain armed',
+  );
 });
 
 test('Ollama failing: a transient error is retried (thrown) until the last attempt, then a handoff; a refusal hands over at once', async (t) => {
@@ -329,7 +401,7 @@ test('Ollama failing: a transient error is retried (thrown) until the last attem
   t.is((await conversation(b.conversationId)).handoff_reason, handoffReasons.unavailable);
 });
 
-test.serial('no embedding model: the agent grounds on the article found by the customer\'s words (full text) and answers', async (t) => {
+test.serial("no embedding model: the agent grounds on the article found by the customer's words (full text) and answers", async (t) => {
   const ws = await aiWorkspace();
   ollama.models.delete('nomic-embed-text');
   try {
@@ -343,36 +415,48 @@ test.serial('no embedding model: the agent grounds on the article found by the c
     const [chat] = chatsMentioning(marker);
     t.truthy(chat, 'the chat model was asked');
     t.regex(chat!.messages[0]!.content, /Article: Refund policy/, 'grounded on the refund article, found by its words');
-    t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer', 'ai']);
+    t.deepEqual(
+      (await messagesOf(conversationId)).map((m) => m.sender_type),
+      ['customer', 'ai'],
+    );
     t.is((await conversation(conversationId)).handoff_requested_at, null);
   } finally {
     ollama.models.add('nomic-embed-text');
   }
 });
 
-test.serial('Ollama stopped: an article found by its words is not "no knowledge"; without a chat model the agent is retried, then hands over as unavailable', async (t) => {
-  // Saved while Ollama is down: never embedded, still found by its words.
-  const ws = await aiWorkspace({ article: false });
-  ollama.setDown(true);
-  try {
-    const created = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: { title: 'Refund policy', content: REFUND } });
-    t.is(created.status, 200);
-    const search = await app.request('GET', '/api/v1/kb/search', { token: ws.token, query: { q: 'refund order' } });
-    t.is(search.status, 200, 'knowledge-base search answers for agents with Ollama stopped');
-    t.deepEqual(search.body.map((r: { article_id: number }) => r.article_id), [created.body.id]);
-    const { conversationId, messageId } = await customerSays(ws, 'refund order', 'visitor-down');
-    await takeAiJob(conversationId);
-    await t.throwsAsync(runAiReply(messageId, 1, 3), { instanceOf: OllamaError }, 'the chat request failed: retried');
-    t.is((await conversation(conversationId)).handoff_requested_at, null, 'not handed over as "no knowledge"');
-    await runAiReply(messageId, 3, 3);
-    const conv = await conversation(conversationId);
-    t.is(conv.handoff_reason, handoffReasons.unavailable);
-    t.is(conv.status, 'pending');
-    t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer']);
-  } finally {
-    ollama.setDown(false);
-  }
-});
+test.serial(
+  'Ollama stopped: an article found by its words is not "no knowledge"; without a chat model the agent is retried, then hands over as unavailable',
+  async (t) => {
+    // Saved while Ollama is down: never embedded, still found by its words.
+    const ws = await aiWorkspace({ article: false });
+    ollama.setDown(true);
+    try {
+      const created = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: { title: 'Refund policy', content: REFUND } });
+      t.is(created.status, 200);
+      const search = await app.request('GET', '/api/v1/kb/search', { token: ws.token, query: { q: 'refund order' } });
+      t.is(search.status, 200, 'knowledge-base search answers for agents with Ollama stopped');
+      t.deepEqual(
+        search.body.map((r: { article_id: number }) => r.article_id),
+        [created.body.id],
+      );
+      const { conversationId, messageId } = await customerSays(ws, 'refund order', 'visitor-down');
+      await takeAiJob(conversationId);
+      await t.throwsAsync(runAiReply(messageId, 1, 3), { instanceOf: OllamaError }, 'the chat request failed: retried');
+      t.is((await conversation(conversationId)).handoff_requested_at, null, 'not handed over as "no knowledge"');
+      await runAiReply(messageId, 3, 3);
+      const conv = await conversation(conversationId);
+      t.is(conv.handoff_reason, handoffReasons.unavailable);
+      t.is(conv.status, 'pending');
+      t.deepEqual(
+        (await messagesOf(conversationId)).map((m) => m.sender_type),
+        ['customer'],
+      );
+    } finally {
+      ollama.setDown(false);
+    }
+  },
+);
 
 // ---------------------------------------------------------------- when the agent stays out
 
@@ -388,7 +472,10 @@ test('Free plan, or auto-reply off: no ai_reply job', async (t) => {
   const [miniChannel] = await query(app, 'select id from channels where business_id = $1 and is_builtin', [mini.businessId]);
   const b = await customerSays({ businessId: mini.businessId, channelId: miniChannel.id }, 'refund please');
   t.is(await takeAiJob(b.conversationId), null);
-  t.deepEqual((await messagesOf(b.conversationId)).map((m) => m.sender_type), ['customer']);
+  t.deepEqual(
+    (await messagesOf(b.conversationId)).map((m) => m.sender_type),
+    ['customer'],
+  );
 });
 
 test('auto-reply turned off after the job was queued: the job stays silent', async (t) => {
@@ -399,7 +486,10 @@ test('auto-reply turned off after the job was queued: the job stays silent', asy
   t.truthy(await takeAiJob(conversationId));
   await app.request('PUT', '/api/v1/ai/settings', { token: ws.token, body: { auto_reply_enabled: false } });
   await runAiReply(messageId);
-  t.deepEqual((await messagesOf(conversationId)).map((m) => m.sender_type), ['customer']);
+  t.deepEqual(
+    (await messagesOf(conversationId)).map((m) => m.sender_type),
+    ['customer'],
+  );
   t.is((await conversation(conversationId)).handoff_requested_at, null);
   t.is(chatsMentioning(marker).length, 0);
 });
@@ -414,14 +504,20 @@ test('an agent who replied first, an assignment, or a resolved conversation keep
   const send = await app.request('POST', `/api/v1/conversations/${replied.conversationId}/messages`, { token: ws.token, body: { content: 'Hi, I am on it.' } });
   t.is(send.status, 200);
   await runAiReply(replied.messageId);
-  t.deepEqual((await messagesOf(replied.conversationId)).map((m) => m.sender_type), ['customer', 'agent']);
+  t.deepEqual(
+    (await messagesOf(replied.conversationId)).map((m) => m.sender_type),
+    ['customer', 'agent'],
+  );
 
   const assigned = await customerSays(ws, `${marker} refund for my order?`, 'visitor-assigned');
   await takeAiJob(assigned.conversationId);
   const assign = await app.request('PUT', `/api/v1/conversations/${assigned.conversationId}/assign/1`, { token: ws.token });
   t.is(assign.status, 200);
   await runAiReply(assigned.messageId);
-  t.deepEqual((await messagesOf(assigned.conversationId)).map((m) => m.sender_type), ['customer']);
+  t.deepEqual(
+    (await messagesOf(assigned.conversationId)).map((m) => m.sender_type),
+    ['customer'],
+  );
   // Assigned: the customer's next message does not even enqueue the agent.
   await customerSays(ws, `${marker} anyone?`, 'visitor-assigned');
   t.is(await takeAiJob(assigned.conversationId), null);
@@ -430,7 +526,10 @@ test('an agent who replied first, an assignment, or a resolved conversation keep
   await takeAiJob(resolved.conversationId);
   t.is((await app.request('PUT', `/api/v1/conversations/${resolved.conversationId}/resolve`, { token: ws.token })).status, 200);
   await runAiReply(resolved.messageId);
-  t.deepEqual((await messagesOf(resolved.conversationId)).map((m) => m.sender_type), ['customer']);
+  t.deepEqual(
+    (await messagesOf(resolved.conversationId)).map((m) => m.sender_type),
+    ['customer'],
+  );
   t.is((await conversation(resolved.conversationId)).handoff_requested_at, null);
   t.is(chatsMentioning(marker).length, 0);
 });

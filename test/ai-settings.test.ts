@@ -54,10 +54,16 @@ test('validation 422, no business 400, no token 401', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const missing = await app.request('PUT', '/api/v1/ai/settings', { token: ws.token, body: {} });
   t.is(missing.status, 422);
-  t.deepEqual(missing.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['body.auto_reply_enabled', 'missing']]);
+  t.deepEqual(
+    missing.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+    [['body.auto_reply_enabled', 'missing']],
+  );
   const wrongType = await app.request('PUT', '/api/v1/ai/settings', { token: ws.token, body: { auto_reply_enabled: 'yes' } });
   t.is(wrongType.status, 422);
-  t.deepEqual(wrongType.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['body.auto_reply_enabled', 'bool_type']]);
+  t.deepEqual(
+    wrongType.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+    [['body.auto_reply_enabled', 'bool_type']],
+  );
   const loner = await registerUser(app, 'Loner');
   t.is((await app.request('GET', '/api/v1/ai/settings', { token: loner.token })).status, 400);
   t.is((await app.request('PUT', '/api/v1/ai/settings', { token: loner.token, body: { auto_reply_enabled: false } })).status, 400);

@@ -89,7 +89,14 @@ test('hand-made data: every figure has its known answer', async (t) => {
 
   // Older than 30 days: excluded from everything but "open now". Fay would top the list if they counted.
   const old: Row[] = [
-    ...Array.from({ length: 5 }, () => ({ channel: 'sms', status: 'resolved' as const, age: '40 days', firstResponseSecs: 100_000, handleSecs: 999_999, resolvedBy: fay.userId })),
+    ...Array.from({ length: 5 }, () => ({
+      channel: 'sms',
+      status: 'resolved' as const,
+      age: '40 days',
+      firstResponseSecs: 100_000,
+      handleSecs: 999_999,
+      resolvedBy: fay.userId,
+    })),
     { channel: 'email', status: 'open', age: '30 days 12 hours', firstResponseSecs: 50_000 },
   ];
   await insertConversations(ws.businessId, old);
@@ -150,16 +157,33 @@ test('apportionPercentages: largest remainder, exactly 100, deterministic ties',
   t.deepEqual(apportionPercentages([['a', 0]]), {});
   t.deepEqual(apportionPercentages([['widget', 5]]), { widget: 100 });
   // Three equal shares: the spare hundredth goes to the first name.
-  t.deepEqual(apportionPercentages([['whatsapp', 1], ['telegram', 1], ['webchat', 1]]), { telegram: 33.34, webchat: 33.33, whatsapp: 33.33 });
+  t.deepEqual(
+    apportionPercentages([
+      ['whatsapp', 1],
+      ['telegram', 1],
+      ['webchat', 1],
+    ]),
+    { telegram: 33.34, webchat: 33.33, whatsapp: 33.33 },
+  );
   // 1, 1, 4 of 6: naive rounding gives 100.01; the larger count wins the tie on remainders.
-  t.deepEqual(apportionPercentages([['a', 1], ['b', 1], ['c', 4]]), { c: 66.67, a: 16.67, b: 16.66 });
+  t.deepEqual(
+    apportionPercentages([
+      ['a', 1],
+      ['b', 1],
+      ['c', 4],
+    ]),
+    { c: 66.67, a: 16.67, b: 16.66 },
+  );
   let seed = 7;
   const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648);
   for (let round = 0; round < 200; round++) {
     const counts: [string, number][] = Array.from({ length: 1 + (next() % 8) }, (_, i) => [`c${i}`, 1 + (next() % 10_000)]);
     const mix = apportionPercentages(counts);
     const units = Object.values(mix).map((v) => Math.round(v * 100));
-    t.is(units.reduce((a, b) => a + b, 0), 10_000);
+    t.is(
+      units.reduce((a, b) => a + b, 0),
+      10_000,
+    );
     for (const v of Object.values(mix)) t.is(Math.round(v * 100) / 100, v);
   }
 });

@@ -36,7 +36,11 @@ test('conversations filter by customer: their history, newest first, within the 
 
   const res = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { customer_id: ana } });
   t.is(res.status, 200);
-  t.deepEqual(res.body.map((c: any) => c.id), [first, second], 'every status, most recently updated first');
+  t.deepEqual(
+    res.body.map((c: any) => c.id),
+    [first, second],
+    'every status, most recently updated first',
+  );
 
   const other = await createWorkspace(app);
   const foreign = await app.request('GET', '/api/v1/conversations', { token: other.token, query: { customer_id: ana } });
@@ -49,10 +53,16 @@ test('conversations filter by customer: their history, newest first, within the 
 
 test('channels carry the webhook URL their platform posts to', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
-  const created = await app.request('POST', '/api/v1/channels', { token: ws.token, body: { type: 'whatsapp', config: { phone_number_id: '1055', access_token: 'EAAG-secret' } } });
+  const created = await app.request('POST', '/api/v1/channels', {
+    token: ws.token,
+    body: { type: 'whatsapp', config: { phone_number_id: '1055', access_token: 'EAAG-secret' } },
+  });
   t.is(created.status, 200, created.text);
   t.is(created.body.webhook_url, `${PUBLIC_URL}/api/v1/webhooks/whatsapp`);
-  const sms = await app.request('POST', '/api/v1/channels', { token: ws.token, body: { type: 'sms', config: { account_sid: 'AC1', auth_token: 't', from_number: '+15550001' } } });
+  const sms = await app.request('POST', '/api/v1/channels', {
+    token: ws.token,
+    body: { type: 'sms', config: { account_sid: 'AC1', auth_token: 't', from_number: '+15550001' } },
+  });
   t.is(sms.body.webhook_url, `${PUBLIC_URL}/api/v1/webhooks/sms/${sms.body.id}`);
   const list = await app.request('GET', '/api/v1/channels', { token: ws.token });
   t.is(list.body.find((c: any) => c.type === 'webchat').webhook_url, null, 'the built-in web chat has no platform');
@@ -71,7 +81,10 @@ test('reconnect: a channel in error goes back to pending with a fresh registrati
   t.is(res.status, 200, res.text);
   t.like(res.body, { id, status: 'pending', last_error: null, config: { bot_token: '123:ABC' } });
   const jobs = await app.sql(`select task_identifier from graphile_worker.jobs where key = $1`, [`register:${id}`]);
-  t.deepEqual(jobs.map((j) => j.task_identifier), ['register_channel']);
+  t.deepEqual(
+    jobs.map((j) => j.task_identifier),
+    ['register_channel'],
+  );
 });
 
 test('reconnect: only owners and admins, only platform channels, only active ones, only their own', async (t) => {
@@ -106,7 +119,10 @@ test('conversations filter by several statuses at once: open and pending are wha
   t.is(res.status, 200);
   t.deepEqual(res.body.map((c: any) => c.id).sort(), [open, pending].sort());
   const one = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { status: 'resolved' } });
-  t.deepEqual(one.body.map((c: any) => c.id), [resolved]);
+  t.deepEqual(
+    one.body.map((c: any) => c.id),
+    [resolved],
+  );
   const bad = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { status: 'open,waiting' } });
   t.is(bad.status, 422);
   t.deepEqual(bad.body.detail[0].loc.slice(0, 2), ['query', 'status']);

@@ -35,18 +35,25 @@ test.after.always(async () => {
 
 /** The latest reset link mailed to `email` (the send_email job's text). */
 async function resetLink(email: string): Promise<string> {
-  return waitFor(async () => {
-    const rows = await app.sql(
-      `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+  return waitFor(
+    async () => {
+      const rows = await app.sql(
+        `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
        where t.identifier = 'send_email' and j.payload->>'to' = $1 and j.payload->>'subject' = 'Reset your Parley password' order by j.id desc`,
-      [email],
-    );
-    return rows.length ? /(http\S+\/reset-password\?token=\S+)/.exec(String(rows[0].payload.text))?.[1] : null;
-  }, 10_000, 'the reset mail');
+        [email],
+      );
+      return rows.length ? /(http\S+\/reset-password\?token=\S+)/.exec(String(rows[0].payload.text))?.[1] : null;
+    },
+    10_000,
+    'the reset mail',
+  );
 }
 
 browserTest('a forgotten password: the link from the mail sets a new one and signs in; the old password and session stop working', async (t) => {
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     const errors: string[] = [];
@@ -93,8 +100,13 @@ browserTest('changing the password signs out the other tab; "Sign out everywhere
   t.is(confirmed.status, 200, confirmed.text);
   const other = (await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password } })).body.access_token;
 
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
-    const token = (await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: name === 'desktop' ? password : 'changed in the app' } })).body.access_token;
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    const token = (
+      await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: name === 'desktop' ? password : 'changed in the app' } })
+    ).body.access_token;
     const { page, context, errors } = await appPage(browser, app.url, token, viewport);
     await page.goto(`${app.url}/app/settings/account`);
     await page.getByRole('button', { name: 'Sign out everywhere' }).waitFor();
@@ -125,7 +137,10 @@ browserTest('changing the password signs out the other tab; "Sign out everywhere
 
 browserTest('an invited agent leaves the team from Settings → Your account and lands on creating a workspace; the owner sees no such button', async (t) => {
   const team = await createWorkspace(app, { name: 'Lena Leader', plan: 'Mini' });
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const agent = await registerUser(app, `Ivo ${name}`);
     const invited = await app.request('POST', '/api/v1/team/invite', { token: team.token, query: { email: agent.email, role: 'agent' } });
     t.is(invited.status, 200, invited.text);
@@ -133,7 +148,13 @@ browserTest('an invited agent leaves the team from Settings → Your account and
     await page.goto(`${app.url}/app/settings/account`);
     await page.getByRole('button', { name: 'Leave team' }).waitFor();
     await page.getByRole('button', { name: 'Leave team' }).scrollIntoViewIfNeeded();
-    t.true(await page.evaluate(() => { const g = globalThis as any; return g.document.documentElement.scrollWidth <= g.innerWidth; }), 'nothing wider than the screen');
+    t.true(
+      await page.evaluate(() => {
+        const g = globalThis as any;
+        return g.document.documentElement.scrollWidth <= g.innerWidth;
+      }),
+      'nothing wider than the screen',
+    );
     await page.screenshot({ path: path.join(shots, `leave-${name}.png`) });
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Leave team' }).click();

@@ -27,7 +27,13 @@ test.before(async () => {
   if (!hasChromium) return;
   stripe = await startFakeStripe({ secretKey: SECRET_KEY });
   app = await startTestApp({
-    env: { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_PRICE_MINI: 'price_mini', STRIPE_PRICE_PRO: 'price_pro', STRIPE_API_URL: stripe.url },
+    env: {
+      STRIPE_SECRET_KEY: SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_PRICE_MINI: 'price_mini',
+      STRIPE_PRICE_PRO: 'price_pro',
+      STRIPE_API_URL: stripe.url,
+    },
   });
   owner = await createWorkspace(app, { name: 'Olive Owner' });
   browser = await launchChromium();
@@ -46,7 +52,17 @@ async function stripeConfirms(businessId: string, plan: 'mini' | 'pro', sessionI
     object: 'event',
     type: 'checkout.session.completed',
     created: Math.floor(Date.now() / 1000),
-    data: { object: { id: sessionId, object: 'checkout.session', mode: 'subscription', client_reference_id: businessId, metadata: { business_id: businessId, plan }, payment_status: 'paid', status: 'complete' } },
+    data: {
+      object: {
+        id: sessionId,
+        object: 'checkout.session',
+        mode: 'subscription',
+        client_reference_id: businessId,
+        metadata: { business_id: businessId, plan },
+        payment_status: 'paid',
+        status: 'complete',
+      },
+    },
   });
   const res = await app.request('POST', '/api/v1/billing/webhook', {
     rawBody: payload,
@@ -82,7 +98,11 @@ browserTest('the owner upgrades through Stripe Checkout and comes back to the ne
   await page.getByRole('link', { name: 'AI agent' }).click();
   await page.getByRole('switch', { name: 'AI auto-reply' }).check();
   await page.getByText('The AI agent answers new customer messages.').waitFor();
-  await waitFor(async () => (await app.request('GET', '/api/v1/ai/settings', { token: owner.token })).body.auto_reply_enabled === true, 10_000, 'auto-reply saved');
+  await waitFor(
+    async () => (await app.request('GET', '/api/v1/ai/settings', { token: owner.token })).body.auto_reply_enabled === true,
+    10_000,
+    'auto-reply saved',
+  );
   t.true(await page.getByRole('switch', { name: 'AI auto-reply' }).isChecked());
   t.deepEqual(errors, []);
   await context.close();

@@ -42,18 +42,22 @@ const webhook = (payload: unknown) => postMetaWebhook(`${app.url}/api/v1/webhook
 function mediaMessage(id: string, type: string, media: Record<string, unknown>) {
   return {
     object: 'whatsapp_business_account',
-    entry: [{
-      id: WA.waba,
-      changes: [{
-        field: 'messages',
-        value: {
-          messaging_product: 'whatsapp',
-          metadata: { display_phone_number: '15550783881', phone_number_id: WA.phoneNumberId },
-          contacts: [{ profile: { name: 'Rosa Diaz' }, wa_id: CUSTOMER }],
-          messages: [{ from: CUSTOMER, id, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: media }],
-        },
-      }],
-    }],
+    entry: [
+      {
+        id: WA.waba,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: WA.phoneNumberId },
+              contacts: [{ profile: { name: 'Rosa Diaz' }, wa_id: CUSTOMER }],
+              messages: [{ from: CUSTOMER, id, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: media }],
+            },
+          },
+        ],
+      },
+    ],
   };
 }
 
@@ -61,7 +65,9 @@ test.before(async () => {
   if (!hasChromium) return;
   fake = await startFakeMeta();
   fake.addWhatsAppNumber(WA.phoneNumberId, WA.token);
-  fake.addTemplates(WA.waba, WA.token, [{ name: 'order_update', language: 'en_US', status: 'APPROVED', body: 'Hi {{1}}, your replacement for order {{2}} ships today.' }]);
+  fake.addTemplates(WA.waba, WA.token, [
+    { name: 'order_update', language: 'en_US', status: 'APPROVED', body: 'Hi {{1}}, your replacement for order {{2}} ships today.' },
+  ]);
   app = await startTestApp({ env: { META_GRAPH_URL: fake.graphUrl } });
   owner = await createWorkspace(app, { plan: 'Pro', name: 'Olive Owner' });
   const channel = await app.request('POST', '/api/v1/channels/', {
@@ -77,8 +83,11 @@ test.before(async () => {
   await webhook(mediaMessage('wamid.PHOTO', 'image', { id: 'media-photo', mime_type: 'image/jpeg', caption: 'The lid arrived cracked' }));
   await webhook(mediaMessage('wamid.VOICE', 'audio', { id: 'media-voice', mime_type: 'audio/ogg; codecs=opus', voice: true }));
   [{ id: conversationId }] = await worked(async () => {
-    const rows = await query(app, `select m.conversation_id as id from messages m where m.external_id = 'wamid.VOICE' and not exists (
-      select 1 from messages x, jsonb_array_elements(x.attachments) a where a->>'status' = 'pending')`);
+    const rows = await query(
+      app,
+      `select m.conversation_id as id from messages m where m.external_id = 'wamid.VOICE' and not exists (
+      select 1 from messages x, jsonb_array_elements(x.attachments) a where a->>'status' = 'pending')`,
+    );
     return rows.length ? rows : null;
   }, 'media stored');
 
@@ -88,14 +97,20 @@ test.before(async () => {
     if (res.status !== 200) throw new Error(res.text);
   }
   const sent = await worked(async () => {
-    const rows = await query(app, `select external_id from messages where conversation_id = $1 and sender_type = 'agent' and external_id is not null order by created_at`, [conversationId]);
+    const rows = await query(
+      app,
+      `select external_id from messages where conversation_id = $1 and sender_type = 'agent' and external_id is not null order by created_at`,
+      [conversationId],
+    );
     return rows.length === 2 ? rows : null;
   }, 'replies sent');
   await webhook(whatsappStatusPayload({ phoneNumberId: WA.phoneNumberId, id: sent[0].external_id, status: 'delivered', recipientId: CUSTOMER }));
   await webhook(whatsappStatusPayload({ phoneNumberId: WA.phoneNumberId, id: sent[0].external_id, status: 'read', recipientId: CUSTOMER }));
   await webhook(whatsappStatusPayload({ phoneNumberId: WA.phoneNumberId, id: sent[1].external_id, status: 'delivered', recipientId: CUSTOMER }));
   await worked(async () => {
-    const rows = await query(app, `select delivery_status from messages where conversation_id = $1 and sender_type = 'agent' order by created_at`, [conversationId]);
+    const rows = await query(app, `select delivery_status from messages where conversation_id = $1 and sender_type = 'agent' order by created_at`, [
+      conversationId,
+    ]);
     return rows.map((r) => r.delivery_status).join() === 'read,delivered';
   }, 'receipts applied');
   browser = await launchChromium();
@@ -107,7 +122,7 @@ test.after.always(async () => {
   await fake?.close();
 });
 
-browserTest('the customer\'s photo and voice note in the thread, receipts as ticks, the window countdown (desktop)', async (t) => {
+browserTest("the customer's photo and voice note in the thread, receipts as ticks, the window countdown (desktop)", async (t) => {
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
   await page.goto(`${app.url}/app/inbox/${conversationId}`);
   const photo = page.getByRole('button', { name: 'View photo.png' }).locator('img');
@@ -154,7 +169,10 @@ browserTest('window closed: the reply box says so, and a template goes out throu
   // In the thread (the list's preview of the row says it too once the list is re-read).
   await page.getByRole('log', { name: 'Messages' }).getByText('Hi Rosa, your replacement for order A-1042 ships today.').waitFor();
   const sent = await worked(async () => fake.whatsappSent.find((m) => m.type === 'template'), 'the template at Graph');
-  t.deepEqual(sent.body.template.components[0].parameters.map((p: any) => p.text), ['Rosa', 'A-1042']);
+  t.deepEqual(
+    sent.body.template.components[0].parameters.map((p: any) => p.text),
+    ['Rosa', 'A-1042'],
+  );
   t.deepEqual(errors, []);
   await context.close();
 

@@ -34,8 +34,15 @@ test.after.always(async () => {
 const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`) });
 
 async function conversationWith(name: string, email: string | null, text: string): Promise<{ conversation: string; customer: string; number: number }> {
-  const [customer] = await app.sql(`insert into customers (business_id, name, email) values ($1, $2, $3) returning id, number`, [owner.businessId, name, email]);
-  const created = await app.request('POST', '/api/v1/conversations', { token: owner.token, body: { business_id: owner.businessId, customer_id: customer.id, initial_message: text } });
+  const [customer] = await app.sql(`insert into customers (business_id, name, email) values ($1, $2, $3) returning id, number`, [
+    owner.businessId,
+    name,
+    email,
+  ]);
+  const created = await app.request('POST', '/api/v1/conversations', {
+    token: owner.token,
+    body: { business_id: owner.businessId, customer_id: customer.id, initial_message: text },
+  });
   if (created.status !== 200) throw new Error(`conversation: ${created.status} ${created.text}`);
   return { conversation: created.body.id, customer: customer.id, number: Number(customer.number) };
 }
@@ -96,7 +103,10 @@ browserTest('customer panel: edit details and attributes, merge a duplicate, exp
   // Merge the duplicate, found by search.
   await panel.getByRole('button', { name: 'Merge a duplicate…' }).click();
   await panel.getByLabel('Find the duplicate').fill('C. Cust');
-  await panel.getByRole('list', { name: 'Matching customers' }).getByRole('button', { name: /C\. Customer/ }).click();
+  await panel
+    .getByRole('list', { name: 'Matching customers' })
+    .getByRole('button', { name: /C\. Customer/ })
+    .click();
   await panel.getByRole('group', { name: 'Confirm merge' }).waitFor();
   await shoot(page, 'merge-desktop');
   await panel.getByRole('group', { name: 'Confirm merge' }).getByRole('button', { name: 'Merge' }).click();
@@ -135,7 +145,10 @@ browserTest('customer panel: edit details and attributes, merge a duplicate, exp
 browserTest('customer panel: an agent edits but cannot export or erase; the panel at phone width', async (t) => {
   const agent = await addMember(app, owner.businessId, 'agent', { name: 'Andy Agent' });
   const dana = await conversationWith('Dana Doe', 'dana@example.com', 'Thanks for the photos of the parcel.');
-  await app.request('PATCH', `/api/v1/customers/${dana.number}`, { token: owner.token, body: { attributes: { plan: 'Silver', 'last-order': 'A-2024-000123456789-very-long-reference', orders: 3 } } });
+  await app.request('PATCH', `/api/v1/customers/${dana.number}`, {
+    token: owner.token,
+    body: { attributes: { plan: 'Silver', 'last-order': 'A-2024-000123456789-very-long-reference', orders: 3 } },
+  });
   const { page, context, errors } = await appPage(browser, app.url, agent.token, PHONE);
   await page.goto(`${app.url}/app/inbox/${dana.conversation}`);
   await page.getByRole('button', { name: 'Customer', exact: true }).click();

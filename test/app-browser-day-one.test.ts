@@ -71,7 +71,9 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   await page.getByRole('button', { name: 'Create workspace' }).click();
   await page.getByText('No conversations waiting').waitFor();
   await shoot(page, 'inbox-empty-desktop');
-  const [me] = await app.sql(`select u.id, b.name from users u join team_members m on m.user_id = u.id join businesses b on b.id = m.business_id where u.email = 'dana@acme.test'`);
+  const [me] = await app.sql(
+    `select u.id, b.name from users u join team_members m on m.user_id = u.id join businesses b on b.id = m.business_id where u.email = 'dana@acme.test'`,
+  );
   t.is(me.name, 'Acme Support');
 
   // The reload keeps the session.

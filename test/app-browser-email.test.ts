@@ -58,7 +58,11 @@ test.before(async () => {
   });
   if (created.status !== 200) throw new Error(created.text);
   channelId = created.body.id;
-  const secret = await waitFor(async () => (await app.sql(`select state->>'webhook_secret' as s from channels where id = $1 and status = 'connected'`, [channelId]))[0]?.s, 20_000, 'registered');
+  const secret = await waitFor(
+    async () => (await app.sql(`select state->>'webhook_secret' as s from channels where id = $1 and status = 'connected'`, [channelId]))[0]?.s,
+    20_000,
+    'registered',
+  );
   const boundary = 'b-1';
   const raw = [
     'From: Ada Byron <ada@customer.test>',
@@ -85,7 +89,10 @@ test.before(async () => {
     `--${boundary}--`,
     '',
   ].join('\r\n');
-  const posted = await app.request('POST', `/api/v1/webhooks/email/${channelId}`, { rawBody: raw, headers: { 'content-type': 'message/rfc822', 'x-parley-webhook-secret': secret } });
+  const posted = await app.request('POST', `/api/v1/webhooks/email/${channelId}`, {
+    rawBody: raw,
+    headers: { 'content-type': 'message/rfc822', 'x-parley-webhook-secret': secret },
+  });
   if (posted.status !== 200) throw new Error(posted.text);
   conversationId = await waitFor(async () => (await app.sql(`select id from conversations where channel_id = $1`, [channelId]))[0]?.id, 20_000, 'conversation');
   await app.request('PUT', '/api/v1/team/signature', { token: owner.token, body: { signature: 'Kim Owner\nHead of support' } });
@@ -99,7 +106,7 @@ test.after.always(async () => {
   await smtp?.close();
 });
 
-browserTest('HTML mail in a sandboxed frame, images blocked until asked; a reply with the thread\'s Cc and a Bcc; a forward', async (t) => {
+browserTest("HTML mail in a sandboxed frame, images blocked until asked; a reply with the thread's Cc and a Bcc; a forward", async (t) => {
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
   const remote = await watchRemote(context);
   await page.goto(`${app.url}/app/inbox/${conversationId}`);
@@ -115,14 +122,17 @@ browserTest('HTML mail in a sandboxed frame, images blocked until asked; a reply
   t.is(await frame.locator('img[src^="http"]').count(), 0);
   t.is(await frame.locator('img[data-parley-src]').count(), 1);
   t.not(await page.title(), 'pwned');
-  t.deepEqual(remote, [], 'nothing requested from the sender\'s servers');
+  t.deepEqual(remote, [], "nothing requested from the sender's servers");
   await page.getByRole('button', { name: 'Show images (1)' }).waitFor();
   await shoot(page, 'email-html-blocked-desktop');
 
   await page.getByRole('button', { name: 'Show images (1)' }).click();
   await frame.locator('img[src="https://cdn.customer.test/lid.png"]').waitFor();
   await waitFor(async () => remote.some((u) => u.includes('cdn.customer.test')) || null, 10_000, 'the image loaded');
-  t.false(remote.some((u) => u.includes('tracker.test')), 'the tracking pixel never loads');
+  t.false(
+    remote.some((u) => u.includes('tracker.test')),
+    'the tracking pixel never loads',
+  );
   await page.getByRole('button', { name: 'Plain text' }).click();
   await log.getByText('Hello, the lid of my kettle (order 7) is broken. Photo attached below.').waitFor();
   await page.getByRole('button', { name: 'Show formatted' }).click();
@@ -177,19 +187,22 @@ browserTest('phone width: the HTML mail, the reply form with Cc/Bcc and the forw
   const wide = await page.evaluate(() => {
     const doc = (globalThis as any).document;
     const width = doc.documentElement.clientWidth;
-    return [...doc.querySelectorAll('body *')].filter((el: any) => el.getBoundingClientRect().right > width + 1).map((el: any) => `${el.tagName}.${el.className}`).slice(0, 10);
+    return [...doc.querySelectorAll('body *')]
+      .filter((el: any) => el.getBoundingClientRect().right > width + 1)
+      .map((el: any) => `${el.tagName}.${el.className}`)
+      .slice(0, 10);
   });
   t.deepEqual(wide, [], 'nothing wider than the phone');
   t.deepEqual(errors, []);
   await context.close();
 });
 
-browserTest('signatures: the agent\'s own on the Account page, the channel\'s on its card', async (t) => {
+browserTest("signatures: the agent's own on the Account page, the channel's on its card", async (t) => {
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
   await page.goto(`${app.url}/app/settings/account`);
   const form = page.getByRole('form', { name: 'E-mail signature' });
   const box = form.getByRole('textbox', { name: 'Your signature' });
-  await waitFor(async () => ((await box.inputValue()) === 'Kim Owner\nHead of support') || null, 10_000, 'signature loaded');
+  await waitFor(async () => (await box.inputValue()) === 'Kim Owner\nHead of support' || null, 10_000, 'signature loaded');
   await box.fill('Kim Owner\nHead of support\n+1 555 0100');
   await form.getByRole('button', { name: 'Save signature' }).click();
   await form.getByText('Signature saved.').waitFor();

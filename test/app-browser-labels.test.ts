@@ -34,7 +34,10 @@ const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(sh
 
 async function conversationWith(name: string, email: string | null, text: string): Promise<string> {
   const [customer] = await app.sql(`insert into customers (business_id, name, email) values ($1, $2, $3) returning id`, [owner.businessId, name, email]);
-  const created = await app.request('POST', '/api/v1/conversations', { token: owner.token, body: { business_id: owner.businessId, customer_id: customer.id, initial_message: text } });
+  const created = await app.request('POST', '/api/v1/conversations', {
+    token: owner.token,
+    body: { business_id: owner.businessId, customer_id: customer.id, initial_message: text },
+  });
   if (created.status !== 200) throw new Error(`conversation: ${created.status} ${created.text}`);
   return created.body.id;
 }
@@ -143,7 +146,9 @@ browserTest('labels and canned responses at phone width', async (t) => {
   await page.getByRole('listbox', { name: 'Canned responses' }).getByRole('option').nth(1).waitFor();
   await shoot(page, 'canned-picker-phone');
   await page.getByRole('option', { name: /\/refund/ }).click();
-  await page.waitForFunction(() => (globalThis as any).document.querySelector('textarea[aria-label="Reply"]')?.value === 'Your refund of {{order.total}} is on its way, Casey Customer.');
+  await page.waitForFunction(
+    () => (globalThis as any).document.querySelector('textarea[aria-label="Reply"]')?.value === 'Your refund of {{order.total}} is on its way, Casey Customer.',
+  );
   const [row] = await app.sql(`select count(*)::int as n from conversation_labels where conversation_id = $1`, [casey]);
   t.is(row.n, 2);
 

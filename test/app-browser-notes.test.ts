@@ -50,7 +50,7 @@ async function visitorWrites(content: string): Promise<{ conversationId: string;
   return { conversationId: sent.body.conversation_id, visitorToken: session.body.visitor_token };
 }
 
-browserTest('a note with an @mention: yellow and tagged in the thread, live in the teammate\'s Mentions, never for the visitor', async (t) => {
+browserTest("a note with an @mention: yellow and tagged in the thread, live in the teammate's Mentions, never for the visitor", async (t) => {
   const { conversationId, visitorToken } = await visitorWrites('My parcel arrived damaged, what now?');
 
   const agent = await appPage(browser, app.url, ana.token);
@@ -94,7 +94,10 @@ browserTest('a note with an @mention: yellow and tagged in the thread, live in t
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await log.getByText('Sent', { exact: true }).waitFor();
   const visitorView = await app.request('GET', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${visitorToken}` } });
-  t.deepEqual(visitorView.body.map((m: any) => m.content), ['My parcel arrived damaged, what now?', 'Sorry about that! A refund is on its way.']);
+  t.deepEqual(
+    visitorView.body.map((m: any) => m.content),
+    ['My parcel arrived damaged, what now?', 'Sorry about that! A refund is on its way.'],
+  );
 
   // The teammate's navigation counts the mention, live; the page lists it; opening it reads it.
   await agent.page.locator('.nav-badge', { hasText: '1' }).waitFor();
@@ -120,7 +123,11 @@ browserTest('phone width: the note composer, the note in the thread and the Ment
   const { conversationId } = await visitorWrites('Do you ship to Portugal?');
   await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, {
     token: owner.token,
-    body: { content: '@Ana Agent you know the shipping rules, can you take this one?', private: true, mentions: [(await app.sql('select id from team_members where user_id = $1', [ana.userId]))[0].id] },
+    body: {
+      content: '@Ana Agent you know the shipping rules, can you take this one?',
+      private: true,
+      mentions: [(await app.sql('select id from team_members where user_id = $1', [ana.userId]))[0].id],
+    },
   });
 
   const { page, context, errors } = await appPage(browser, app.url, owner.token, PHONE);
@@ -134,7 +141,10 @@ browserTest('phone width: the note composer, the note in the thread and the Ment
   const wide = await page.evaluate(() => {
     const doc = (globalThis as any).document;
     const width = doc.documentElement.clientWidth;
-    return [...doc.querySelectorAll('body *')].filter((el: any) => el.getBoundingClientRect().right > width + 1).map((el: any) => `${el.tagName}.${el.className}`).slice(0, 10);
+    return [...doc.querySelectorAll('body *')]
+      .filter((el: any) => el.getBoundingClientRect().right > width + 1)
+      .map((el: any) => `${el.tagName}.${el.className}`)
+      .slice(0, 10);
   });
   t.deepEqual(wide, [], 'nothing wider than the phone');
 

@@ -89,9 +89,15 @@ browserTest('api keys, webhooks and audit log: create, use, test, revoke, read',
   await endpoint.getByRole('button', { name: `Send test event to ${url}` }).click();
   // The worker sends it; then the refreshed log shows it delivered.
   await waitFor(async () => receiver.verified.some((r) => r.path === '/hooks/app'), 20_000, 'the test event');
-  t.true(receiver.verified.some((r) => r.path === '/hooks/app' && r.json.type === 'webhook.test'), 'delivered and signed');
+  t.true(
+    receiver.verified.some((r) => r.path === '/hooks/app' && r.json.type === 'webhook.test'),
+    'delivered and signed',
+  );
   await endpoint.getByRole('button', { name: `Refresh deliveries of ${url}` }).click();
-  await endpoint.getByRole('list', { name: `Deliveries to ${url}` }).getByText('delivered').waitFor();
+  await endpoint
+    .getByRole('list', { name: `Deliveries to ${url}` })
+    .getByText('delivered')
+    .waitFor();
   await shoot(page, 'webhooks-desktop');
 
   // Audit log: the key and the webhook are there, newest first.
@@ -120,7 +126,10 @@ browserTest('an agent does not see API keys, webhooks or the audit log', async (
 });
 
 browserTest('api keys, webhooks and audit log at phone width', async (t) => {
-  await app.request('POST', '/api/v1/api-keys', { token: owner.token, body: { name: 'A rather long integration name for the phone', scopes: ['read', 'write', 'admin'] } });
+  await app.request('POST', '/api/v1/api-keys', {
+    token: owner.token,
+    body: { name: 'A rather long integration name for the phone', scopes: ['read', 'write', 'admin'] },
+  });
   const { page, context, errors } = await appPage(browser, app.url, owner.token, PHONE);
   await page.goto(`${app.url}/app/settings/api-keys`);
   await page.getByRole('list', { name: 'API keys' }).getByRole('listitem').first().waitFor();

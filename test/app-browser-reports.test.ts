@@ -93,7 +93,10 @@ browserTest('owner: figures, chart, tables, range switch and a CSV download (des
   const csv = await readFile((await file.path())!, 'utf8');
   const lines = csv.trimEnd().split('\r\n');
   t.is(lines[0], 'user_id,name,opened,resolved,first_response_median_seconds,first_response_p90_seconds,resolution_median_seconds,resolution_p90_seconds');
-  t.deepEqual(lines.slice(1).map((l) => l.split(',')[1]), ['Ada Agent', 'Ann Admin', 'Olive Owner', 'Unassigned']);
+  t.deepEqual(
+    lines.slice(1).map((l) => l.split(',')[1]),
+    ['Ada Agent', 'Ann Admin', 'Olive Owner', 'Unassigned'],
+  );
   const opened = lines.slice(1).reduce((n, l) => n + Number(l.split(',')[2]), 0);
   t.is(opened, inWeek, 'every conversation of the week is under one agent row or Unassigned');
   t.deepEqual(await unnamedControls(page), []);

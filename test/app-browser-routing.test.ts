@@ -49,7 +49,11 @@ browserTest('owner: auto-assignment on, capacity and an own limit saved', async 
   await toggle.check();
   await page.getByText('On: conversations without an assignee are handed out automatically.').waitFor();
   // The switch moves at once; the row follows the request.
-  await waitFor(async () => (await app.sql('select enabled from assignment_settings where business_id = $1', [owner.businessId]))[0]?.enabled, 10_000, 'enabled stored');
+  await waitFor(
+    async () => (await app.sql('select enabled from assignment_settings where business_id = $1', [owner.businessId]))[0]?.enabled,
+    10_000,
+    'enabled stored',
+  );
 
   await page.getByLabel('Open conversations per agent').fill('4');
   await page.getByLabel('Own limit for Ada Agent').fill('2');
@@ -85,7 +89,10 @@ browserTest('owner: business hours edited and saved; the status line says when t
 
   const saved = (await app.request('GET', '/api/v1/settings/business-hours', { token: owner.token })).body;
   t.like(saved, { enabled: true, timezone: 'America/New_York', holidays: ['2026-12-25'], out_of_hours_message: 'We are out. Back on the next working day!' });
-  t.deepEqual(saved.week.thu, [{ open: '09:00', close: '17:00' }, { open: '19:00', close: '21:00' }]);
+  t.deepEqual(saved.week.thu, [
+    { open: '09:00', close: '17:00' },
+    { open: '19:00', close: '21:00' },
+  ]);
   t.deepEqual(saved.week.fri, [{ open: '09:00', close: '24:00' }]);
   t.deepEqual(saved.week.sat, []);
   await page.getByText(saved.is_open ? 'Open now.' : /^Closed now\. Opens .*\(America\/New_York\)\.$/).waitFor();
@@ -126,7 +133,12 @@ browserTest('the widget on a shop page says the team is away and when it is back
   const day = [{ open: '00:00', close: '24:00' }];
   const hours = await app.request('PATCH', '/api/v1/settings/business-hours', {
     token: owner.token,
-    body: { enabled: true, timezone: 'Europe/Berlin', week: { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day }, holidays: [localDate(new Date(), 'Europe/Berlin')] },
+    body: {
+      enabled: true,
+      timezone: 'Europe/Berlin',
+      week: { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day },
+      holidays: [localDate(new Date(), 'Europe/Berlin')],
+    },
   });
   t.is(hours.status, 200, hours.text);
   const shopPage = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme</title></head>
@@ -137,7 +149,10 @@ browserTest('the widget on a shop page says the team is away and when it is back
   });
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
   try {
-    for (const [name, viewport] of [['desktop', { width: 1100, height: 760 }], ['phone', PHONE]] as const) {
+    for (const [name, viewport] of [
+      ['desktop', { width: 1100, height: 760 }],
+      ['phone', PHONE],
+    ] as const) {
       const context = await browser.newContext({ viewport, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
       const page = await context.newPage();
       await page.goto(`http://127.0.0.1:${(shop.address() as { port: number }).port}/`);

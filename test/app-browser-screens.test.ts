@@ -11,7 +11,18 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, liveConnectionGate, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import {
+  appPage,
+  artifactDir,
+  browserTest,
+  DESKTOP,
+  hasChromium,
+  launchChromium,
+  liveConnectionGate,
+  noteIfSkipped,
+  PHONE,
+  unnamedControls,
+} from './helpers/browser.ts';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
 import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 
@@ -34,13 +45,24 @@ test.before(async () => {
   owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Pro' });
   // Something to look at: a visitor's question, an agent's answer, an article.
   const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } });
-  await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'help.example.com', name: 'Help centre', primary_color: '#0F766E' } });
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Marta Visitor', email: 'marta@example.com' } });
+  await app.request('POST', '/api/v1/widget/create', {
+    token: owner.token,
+    body: { domain: 'help.example.com', name: 'Help centre', primary_color: '#0F766E' },
+  });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: widget.body.id, name: 'Marta Visitor', email: 'marta@example.com' },
+  });
   const visitor = { authorization: `Bearer ${session.body.visitor_token}` };
   const first = await app.request('POST', '/api/v1/visitor/messages', { headers: visitor, body: { content: 'Do you ship to Norway?' } });
-  await app.request('POST', `/api/v1/conversations/${first.body.conversation_id}/messages`, { token: owner.token, body: { content: 'We do! Delivery takes 3–5 working days.' } });
+  await app.request('POST', `/api/v1/conversations/${first.body.conversation_id}/messages`, {
+    token: owner.token,
+    body: { content: 'We do! Delivery takes 3–5 working days.' },
+  });
   await app.request('POST', '/api/v1/visitor/messages', { headers: visitor, body: { content: 'Great, and returns?' } });
-  await app.request('POST', '/api/v1/kb/articles', { token: owner.token, body: { title: 'Shipping to Europe', content: 'We ship to every EU and EEA country in 3–5 working days.', tags: ['shipping'] } });
+  await app.request('POST', '/api/v1/kb/articles', {
+    token: owner.token,
+    body: { title: 'Shipping to Europe', content: 'We ship to every EU and EEA country in 3–5 working days.', tags: ['shipping'] },
+  });
   browser = await launchChromium();
 });
 
@@ -79,9 +101,16 @@ browserTest("a channel's registration that ends before the live connection is up
   await page.getByRole('heading', { name: 'Connect a channel' }).waitFor();
   await waitFor(async () => gate.opening(), 10_000, 'the app opening its live connection');
   // Connected elsewhere (another tab, the API) and registered, all before this tab's socket is up.
-  const created = await app.request('POST', '/api/v1/channels', { token: team.token, body: { type: 'telegram', config: { bot_token: fake.addBot({ username: 'cleo_help_bot' }) } } });
+  const created = await app.request('POST', '/api/v1/channels', {
+    token: team.token,
+    body: { type: 'telegram', config: { bot_token: fake.addBot({ username: 'cleo_help_bot' }) } },
+  });
   t.is(created.status, 200, created.text);
-  await waitFor(async () => app.events.some((e) => e.name === 'channel_updated' && e.payload.channel_id === created.body.id && e.payload.status === 'connected'), 20_000, 'the registration');
+  await waitFor(
+    async () => app.events.some((e) => e.name === 'channel_updated' && e.payload.channel_id === created.body.id && e.payload.status === 'connected'),
+    20_000,
+    'the registration',
+  );
   const card = page.getByRole('listitem', { name: /Telegram/ });
   t.is(await card.count(), 0, 'not shown while the connection is held');
   gate.release();
@@ -102,7 +131,10 @@ const SCREENS: { name: string; path: string; heading: string }[] = [
   { name: 'analytics', path: '/app/analytics', heading: 'Analytics' },
 ];
 
-for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+for (const [device, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const) {
   browserTest(`every screen renders on a ${device}`, async (t) => {
     const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
     for (const screen of SCREENS) {
@@ -114,7 +146,10 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
     }
     // The conversation with its customer panel (desktop) or alone with a way back (phone).
     await page.goto(`${app.url}/app/inbox`);
-    await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Marta Visitor/ }).click();
+    await page
+      .getByRole('list', { name: 'Conversations' })
+      .getByRole('link', { name: /Marta Visitor/ })
+      .click();
     await page.getByRole('log', { name: 'Messages' }).getByText('Great, and returns?').waitFor();
     t.is(await page.getByRole('complementary', { name: 'Customer' }).isVisible(), device === 'desktop');
     await shoot(page, `thread-${device}`);
@@ -145,7 +180,10 @@ browserTest('the widget page shows every widget of the business, oldest first, r
   await page.waitForLoadState('networkidle');
   const domains = (await app.sql(`select domain from widgets where business_id = $1 order by created_at, id`, [owner.businessId])).map((r) => r.domain);
   t.true(domains.length >= 2);
-  t.deepEqual(await cards.evaluateAll((items) => items.map((li) => li.getAttribute('aria-label'))), domains.map((d) => `Widget for ${d}`));
+  t.deepEqual(
+    await cards.evaluateAll((items) => items.map((li) => li.getAttribute('aria-label'))),
+    domains.map((d) => `Widget for ${d}`),
+  );
   t.deepEqual(reads, ['GET /api/v1/widget/']);
   t.deepEqual(errors, []);
   await context.close();
@@ -157,7 +195,10 @@ const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAD
 browserTest('a handed-over conversation: AI and system messages apart, the reason shown, an image sent inline', async (t) => {
   const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'handoff.example.com' } });
   const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name: 'Hana Handoff' } });
-  const asked = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content: 'My order arrived broken.' } });
+  const asked = await app.request('POST', '/api/v1/visitor/messages', {
+    headers: { authorization: `Bearer ${session.body.visitor_token}` },
+    body: { content: 'My order arrived broken.' },
+  });
   t.is(asked.status, 200, `${widget.text} ${session.text} ${asked.text}`);
   const id = asked.body.conversation_id;
   // As the AI agent leaves it: its own answer, a note, and the handoff.
@@ -167,7 +208,10 @@ browserTest('a handed-over conversation: AI and system messages apart, the reaso
             ($1, $2, 'system', 'Handed over to the team', null, now() + interval '2 seconds')`,
     [owner.businessId, id],
   );
-  await app.sql(`update conversations set status = 'pending', handoff_reason = 'Damaged goods need a human decision', handoff_requested_at = now() where id = $1`, [id]);
+  await app.sql(
+    `update conversations set status = 'pending', handoff_reason = 'Damaged goods need a human decision', handoff_requested_at = now() where id = $1`,
+    [id],
+  );
 
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
   await page.goto(`${app.url}/app/inbox/${id}`);
@@ -214,7 +258,7 @@ browserTest('knowledge base: an article is added, indexed, found by a search, an
   await context.close();
 });
 
-browserTest('an image a visitor links from another site is shown as a link, never loaded; Parley\'s own uploads still show inline', async (t) => {
+browserTest("an image a visitor links from another site is shown as a link, never loaded; Parley's own uploads still show inline", async (t) => {
   const team = await createWorkspace(app, { name: 'Tia Tracker', plan: 'Pro' });
   const [customer] = await app.sql(`insert into customers (business_id, name) values ($1, 'Pixel Sender') returning id`, [team.businessId]);
   const [conversation] = await app.sql(
@@ -223,7 +267,11 @@ browserTest('an image a visitor links from another site is shown as a link, neve
   );
   await app.sql(
     `insert into messages (business_id, conversation_id, sender_type, content, attachments) values ($1, $2, 'customer', 'See my screenshot', $3::jsonb)`,
-    [team.businessId, conversation.id, JSON.stringify([{ url: 'https://tracker.example/pixel.png?agent=1', filename: 'screenshot.png', content_type: 'image/png', size: 68 }])],
+    [
+      team.businessId,
+      conversation.id,
+      JSON.stringify([{ url: 'https://tracker.example/pixel.png?agent=1', filename: 'screenshot.png', content_type: 'image/png', size: 68 }]),
+    ],
   );
   const { page, context, errors } = await appPage(browser, app.url, team.token);
   const thirdParty: string[] = [];
@@ -266,20 +314,39 @@ browserTest('knowledge base: 50 articles at first, "Show more" brings the rest, 
   await context.close();
 });
 
-for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+for (const [device, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const) {
   browserTest(`search: / or Ctrl+K opens it, results by type with the words marked, a result opens its conversation (${device})`, async (t) => {
     const team = await createWorkspace(app, { name: `Sam Search ${device}`, plan: 'Pro' });
     // A history to search: two customers, a conversation each, words in two languages.
-    const [kasia] = await app.sql(`insert into customers (business_id, name, email, phone) values ($1, 'Kasia Nowakowska', 'kasia@post.example', '+48 601 234 567') returning id`, [team.businessId]);
-    const [ole] = await app.sql(`insert into customers (business_id, name, email) values ($1, 'Ole Nordmann', 'ole@fjord.example') returning id`, [team.businessId]);
+    const [kasia] = await app.sql(
+      `insert into customers (business_id, name, email, phone) values ($1, 'Kasia Nowakowska', 'kasia@post.example', '+48 601 234 567') returning id`,
+      [team.businessId],
+    );
+    const [ole] = await app.sql(`insert into customers (business_id, name, email) values ($1, 'Ole Nordmann', 'ole@fjord.example') returning id`, [
+      team.businessId,
+    ]);
     const conversationOf = async (customerId: string, lines: [string, string][]) => {
-      const [c] = await app.sql(`insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now()) returning id`, [team.businessId, customerId]);
+      const [c] = await app.sql(
+        `insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now()) returning id`,
+        [team.businessId, customerId],
+      );
       for (const [sender, content] of lines) {
-        await app.sql(`insert into messages (business_id, conversation_id, sender_type, content) values ($1, $2, $3, $4)`, [team.businessId, c.id, sender, content]);
+        await app.sql(`insert into messages (business_id, conversation_id, sender_type, content) values ($1, $2, $3, $4)`, [
+          team.businessId,
+          c.id,
+          sender,
+          content,
+        ]);
       }
       return c.id as string;
     };
-    const kasiaChat = await conversationOf(kasia.id, [['customer', 'Moja przesyłka nie dotarła, numer zamówienia 48213.'], ['agent', 'Sprawdzam przesyłkę, chwileczkę.']]);
+    const kasiaChat = await conversationOf(kasia.id, [
+      ['customer', 'Moja przesyłka nie dotarła, numer zamówienia 48213.'],
+      ['agent', 'Sprawdzam przesyłkę, chwileczkę.'],
+    ]);
     await conversationOf(ole.id, [['customer', 'Is the parcel to Bergen delayed? <b>Tracking</b> says nothing.']]);
     const { page, context, errors } = await appPage(browser, app.url, team.token, viewport);
     await page.goto(`${app.url}/app/inbox`);
@@ -323,12 +390,23 @@ for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as con
 }
 
 browserTest('the customer panel merges another conversation of the customer into the open one (desktop and phone)', async (t) => {
-  for (const [device, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [device, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const team = await createWorkspace(app, { name: `Mia Merge ${device}`, plan: 'Pro' });
-    const [customer] = await app.sql(`insert into customers (business_id, name, email) values ($1, 'Rita Repeat', 'rita@example.com') returning id`, [team.businessId]);
+    const [customer] = await app.sql(`insert into customers (business_id, name, email) values ($1, 'Rita Repeat', 'rita@example.com') returning id`, [
+      team.businessId,
+    ]);
     const make = async (text: string, minutesAgo: number) => {
-      const [c] = await app.sql(`insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now() - make_interval(mins => $3)) returning id`, [team.businessId, customer.id, minutesAgo]);
-      await app.sql(`insert into messages (business_id, conversation_id, sender_type, content, created_at) values ($1, $2, 'customer', $3, now() - make_interval(mins => $4))`, [team.businessId, c.id, text, minutesAgo]);
+      const [c] = await app.sql(
+        `insert into conversations (business_id, customer_id, channel_type, last_message_at) values ($1, $2, 'webchat', now() - make_interval(mins => $3)) returning id`,
+        [team.businessId, customer.id, minutesAgo],
+      );
+      await app.sql(
+        `insert into messages (business_id, conversation_id, sender_type, content, created_at) values ($1, $2, 'customer', $3, now() - make_interval(mins => $4))`,
+        [team.businessId, c.id, text, minutesAgo],
+      );
       return c.id as string;
     };
     const older = await make('My order never came', 60);

@@ -36,7 +36,10 @@ async function newVisitor(name: string): Promise<{ write: (content: string) => P
   const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
   return {
     write: async (content) => {
-      const sent = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content } });
+      const sent = await app.request('POST', '/api/v1/visitor/messages', {
+        headers: { authorization: `Bearer ${session.body.visitor_token}` },
+        body: { content },
+      });
       if (sent.status !== 200) throw new Error(sent.text);
       return sent.body.conversation_id;
     },
@@ -97,7 +100,11 @@ browserTest('two tabs follow the inbox live; a hidden one counts new messages in
   // The second tab goes to the background.
   await setHidden(second, true);
   await visitorWrites('Kim Two-Tabs', 'Hello from a second visitor');
-  for (const page of [first, second]) await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Kim Two-Tabs/ }).waitFor();
+  for (const page of [first, second])
+    await page
+      .getByRole('list', { name: 'Conversations' })
+      .getByRole('link', { name: /Kim Two-Tabs/ })
+      .waitFor();
   await second.waitForFunction(() => (globalThis as any).document.title === '(1) Parley');
   t.is(await first.title(), 'Parley', 'the visible tab keeps its title');
   // Back to the foreground: the counter resets.
@@ -117,7 +124,10 @@ browserTest('after a dropped connection the app catches up on what it missed', a
   // The connection drops (as on a network change); a customer writes before it is back.
   for (const socket of sockets()) socket.conn.close();
   await visitorWrites('Noa Offline', 'Written while you were disconnected');
-  await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Noa Offline/ }).waitFor();
+  await page
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('link', { name: /Noa Offline/ })
+    .waitFor();
   // Back online: the banner goes (it may still show for a moment after the list caught up).
   await page.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: 15_000 });
   t.is(await page.getByText('Reconnecting…').count(), 0, 'back online');
@@ -171,7 +181,10 @@ browserTest('j and k move through the conversation list', async (t) => {
   await visitorWrites('Max Keyboard', 'Second question');
   const { page, context } = await appPage(browser, app.url, owner.token);
   const links = page.getByRole('list', { name: 'Conversations' }).getByRole('link');
-  await page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Lee Keyboard/ }).waitFor();
+  await page
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('link', { name: /Lee Keyboard/ })
+    .waitFor();
   const ids = await links.evaluateAll((nodes) => nodes.map((n) => n.closest('li')!.getAttribute('data-id')));
   await page.keyboard.press('j');
   await page.waitForURL(`**/app/inbox/${ids[0]}`);
@@ -179,7 +192,14 @@ browserTest('j and k move through the conversation list', async (t) => {
   await page.waitForURL(`**/app/inbox/${ids[1]}`);
   await page.keyboard.press('k');
   await page.waitForURL(`**/app/inbox/${ids[0]}`);
-  t.is(await page.getByRole('link', { name: /Lee Keyboard|Max Keyboard|Kim Two-Tabs/ }).and(page.locator(':focus')).count(), 1, 'the selected row has the focus');
+  t.is(
+    await page
+      .getByRole('link', { name: /Lee Keyboard|Max Keyboard|Kim Two-Tabs/ })
+      .and(page.locator(':focus'))
+      .count(),
+    1,
+    'the selected row has the focus',
+  );
   await context.close();
 });
 
@@ -287,7 +307,10 @@ browserTest('"Show more" is kept when the live connection comes up and an event 
   await rows.nth(54).waitFor();
   await page.waitForLoadState('networkidle');
   t.is(await rows.count(), 55, 'the page asked for is still shown');
-  t.true(reReads.every((limit) => limit === '100'), `re-reads keep the rows asked for (limits ${reReads.join(', ')})`);
+  t.true(
+    reReads.every((limit) => limit === '100'),
+    `re-reads keep the rows asked for (limits ${reReads.join(', ')})`,
+  );
   t.is(await page.getByRole('button', { name: /Show more|Loading/ }).count(), 0, 'nothing more to show');
   t.deepEqual(errors, []);
   await context.close();

@@ -45,11 +45,17 @@ const overflow = (page: Page) => page.evaluate(() => (globalThis as any).documen
 async function settle() {
   const worker = await startTestWorker(app);
   try {
-    await waitFor(async () => {
-      const [row] = await app.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier in ('sla_refresh', 'csat_request', 'deliver_message')`);
-      const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
-      return row.n === 0 && queued.n === 0;
-    }, 20_000, 'jobs settled');
+    await waitFor(
+      async () => {
+        const [row] = await app.sql(
+          `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('sla_refresh', 'csat_request', 'deliver_message')`,
+        );
+        const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
+        return row.n === 0 && queued.n === 0;
+      },
+      20_000,
+      'jobs settled',
+    );
   } finally {
     await worker.stop();
   }
@@ -58,8 +64,14 @@ async function settle() {
 let ip = 40;
 async function visitorWrites(name: string, text: string): Promise<string> {
   ip += 1;
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name }, headers: { 'x-forwarded-for': `198.51.100.${ip}` } });
-  const sent = await app.request('POST', '/api/v1/visitor/messages', { body: { content: text }, headers: { authorization: `Bearer ${session.body.visitor_token}` } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: widgetId, name },
+    headers: { 'x-forwarded-for': `198.51.100.${ip}` },
+  });
+  const sent = await app.request('POST', '/api/v1/visitor/messages', {
+    body: { content: text },
+    headers: { authorization: `Bearer ${session.body.visitor_token}` },
+  });
   if (sent.status !== 200) throw new Error(sent.text);
   return sent.body.conversation_id;
 }
@@ -67,7 +79,10 @@ async function visitorWrites(name: string, text: string): Promise<string> {
 let lateId = '';
 
 browserTest('owner: an SLA policy added in settings', async (t) => {
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
     await page.goto(`${app.url}/app/settings/sla`);
     await page.getByRole('heading', { name: 'SLA policies' }).waitFor();
@@ -79,7 +94,9 @@ browserTest('owner: an SLA policy added in settings', async (t) => {
       await form.getByLabel('Resolution (minutes)').fill('1440');
       await form.getByRole('button', { name: 'Add policy' }).click();
       await page.getByRole('listitem', { name: 'Standard' }).getByText('First response 30 min').waitFor();
-      const [row] = await app.sql(`select first_response_minutes, next_response_minutes, resolution_minutes from sla_policies where business_id = $1`, [owner.businessId]);
+      const [row] = await app.sql(`select first_response_minutes, next_response_minutes, resolution_minutes from sla_policies where business_id = $1`, [
+        owner.businessId,
+      ]);
       t.deepEqual(row, { first_response_minutes: 30, next_response_minutes: 60, resolution_minutes: 1440 });
     }
     await page.getByRole('listitem', { name: 'Standard' }).getByText('Resolution 1 d').waitFor();
@@ -105,11 +122,18 @@ browserTest('inbox: the overdue conversation is marked and filtered; the thread 
   await app.sql(`update conversations set created_at = now() - interval '45 minutes' where id = $1`, [lateId]);
   await app.sql(`select sla_arm(business_id, id) from conversations where id = $1`, [lateId]);
   await settle();
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
     const late = page.locator(`.conv-row[data-id="${lateId}"]`);
     await late.getByText(/^Overdue 1[45]m$/).waitFor();
-    await page.locator('.conv-row').filter({ hasText: 'Sam Soon' }).getByText(/^Due in \d+m$/).waitFor();
+    await page
+      .locator('.conv-row')
+      .filter({ hasText: 'Sam Soon' })
+      .getByText(/^Due in \d+m$/)
+      .waitFor();
     await shoot(page, `inbox-marks-${name}`);
     await page.getByLabel('SLA').selectOption('breached');
     await waitFor(async () => (await page.locator('.conv-row').count()) === 1, 10_000, 'only the overdue one listed');
@@ -127,14 +151,21 @@ browserTest('inbox: the overdue conversation is marked and filtered; the thread 
 });
 
 browserTest('owner: CSAT turned on with a question', async (t) => {
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
     await page.goto(`${app.url}/app/settings/csat`);
     const toggle = page.getByRole('switch', { name: 'Ask for a rating' });
     await toggle.waitFor();
     if (name === 'desktop') {
       await toggle.check();
-      await waitFor(async () => (await app.sql('select enabled from csat_settings where business_id = $1', [owner.businessId]))[0]?.enabled, 10_000, 'enabled stored');
+      await waitFor(
+        async () => (await app.sql('select enabled from csat_settings where business_id = $1', [owner.businessId]))[0]?.enabled,
+        10_000,
+        'enabled stored',
+      );
       await page.getByRole('textbox', { name: 'Question' }).fill('How did Acme do today?');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
@@ -159,17 +190,24 @@ browserTest('widget: the question shows 1–5 inline; a click rates; the thread 
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
   const rated: string[] = [];
   try {
-    for (const [name, viewport, rating] of [['desktop', { width: 1100, height: 760 }, 4], ['phone', PHONE, 2]] as const) {
+    for (const [name, viewport, rating] of [
+      ['desktop', { width: 1100, height: 760 }, 4],
+      ['phone', PHONE, 2],
+    ] as const) {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
       await page.goto(`http://127.0.0.1:${(shop.address() as { port: number }).port}/`);
       await page.locator('#parley-widget .bubble').click();
       await page.locator('#parley-widget textarea').fill(`Question from the ${name}`);
       await page.locator('#parley-widget button.send').click();
-      const [row] = await waitFor(async () => {
-        const rows = await app.sql(`select conversation_id from messages where content = $1`, [`Question from the ${name}`]);
-        return rows.length ? rows : null;
-      }, 10_000, 'message stored');
+      const [row] = await waitFor(
+        async () => {
+          const rows = await app.sql(`select conversation_id from messages where content = $1`, [`Question from the ${name}`]);
+          return rows.length ? rows : null;
+        },
+        10_000,
+        'message stored',
+      );
       const conversationId = row.conversation_id as string;
       t.is((await app.request('PUT', `/api/v1/conversations/${conversationId}/resolve`, { token: owner.token })).status, 200);
       await settle();
@@ -187,7 +225,10 @@ browserTest('widget: the question shows 1–5 inline; a click rates; the thread 
   } finally {
     await new Promise((resolve) => shop.close(resolve));
   }
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
     await page.goto(`${app.url}/app/inbox/${rated[0]}?status=any`);
     const card = page.getByRole('note', { name: 'Customer rating: 4 of 5' });
@@ -202,7 +243,10 @@ browserTest('widget: the question shows 1–5 inline; a click rates; the thread 
 });
 
 browserTest('the public rating page works with JavaScript off: a real form, posted once', async (t) => {
-  for (const [name, viewport, rating, label] of [['desktop', DESKTOP, 5, 'Very good'], ['phone', PHONE, 3, 'OK']] as const) {
+  for (const [name, viewport, rating, label] of [
+    ['desktop', DESKTOP, 5, 'Very good'],
+    ['phone', PHONE, 3, 'OK'],
+  ] as const) {
     const conversationId = await visitorWrites(`Paula ${name}`, 'Thanks!');
     await app.request('PUT', `/api/v1/conversations/${conversationId}/resolve`, { token: owner.token });
     await settle();
@@ -217,7 +261,10 @@ browserTest('the public rating page works with JavaScript off: a real form, post
     await page.getByLabel('Anything you want to add? (optional)').fill('Fast and friendly');
     await page.getByRole('button', { name: 'Send rating' }).click();
     await page.getByText(`Thank you for your feedback! Your rating: ${rating} of 5 (${label}).`).waitFor();
-    t.like((await app.sql(`select rating, comment from csat_surveys where conversation_id = $1`, [conversationId]))[0], { rating, comment: 'Fast and friendly' });
+    t.like((await app.sql(`select rating, comment from csat_surveys where conversation_id = $1`, [conversationId]))[0], {
+      rating,
+      comment: 'Fast and friendly',
+    });
     await shoot(page, `public-page-done-${name}`);
     // Back to the link later: it was rated already.
     await page.goto(`${app.url}/csat/${survey.token}`);

@@ -110,7 +110,10 @@ browserTest('a reply the platform refuses shows failed with its reason', async (
     `insert into customers (business_id, channel_id, platform_user_id, name) values ($1, $2, '700001', 'Tomás Telegram') returning id`,
     [owner.businessId, channel.body.id],
   );
-  const created = await app.request('POST', '/api/v1/conversations', { token: owner.token, body: { business_id: owner.businessId, customer_id: customer.id, channel_id: channel.body.id } });
+  const created = await app.request('POST', '/api/v1/conversations', {
+    token: owner.token,
+    body: { business_id: owner.businessId, customer_id: customer.id, channel_id: channel.body.id },
+  });
   t.is(created.status, 200, created.text);
   fake.blockChat('700001');
 

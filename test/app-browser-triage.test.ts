@@ -38,7 +38,10 @@ const row = async (id: string) => (await app.sql(`select status, priority, assig
 
 async function conversationWith(name: string, text: string): Promise<string> {
   const [customer] = await app.sql(`insert into customers (business_id, name) values ($1, $2) returning id`, [owner.businessId, name]);
-  const created = await app.request('POST', '/api/v1/conversations', { token: owner.token, body: { business_id: owner.businessId, customer_id: customer.id, initial_message: text } });
+  const created = await app.request('POST', '/api/v1/conversations', {
+    token: owner.token,
+    body: { business_id: owner.businessId, customer_id: customer.id, initial_message: text },
+  });
   if (created.status !== 200) throw new Error(`conversation: ${created.status} ${created.text}`);
   return created.body.id;
 }
@@ -72,19 +75,23 @@ browserTest('priority, snooze, Send later, bulk actions and shortcuts on a deskt
   // Snooze from the menu: it leaves the list and waits in the Snoozed view.
   await header.getByRole('button', { name: 'Snooze' }).click();
   const menu = page.getByRole('menu', { name: 'Snooze until' });
-  for (const item of ['1 hour', 'Tomorrow 9:00', 'Next week', 'Until the customer replies']) await menu.getByRole('menuitem', { name: new RegExp(item) }).waitFor();
+  for (const item of ['1 hour', 'Tomorrow 9:00', 'Next week', 'Until the customer replies'])
+    await menu.getByRole('menuitem', { name: new RegExp(item) }).waitFor();
   await shoot(page, 'snooze-menu-desktop');
   await menu.getByRole('menuitem', { name: /Tomorrow 9:00/ }).click();
   await list.getByRole('link', { name: /Casey Customer/ }).waitFor({ state: 'detached' });
   const snoozed = await row(casey);
   t.truthy(snoozed.snoozed_at);
   const until: Date = snoozed.snoozed_until;
-  t.is(until.getHours(), 9, 'tomorrow at 9:00 in the browser\'s time zone');
+  t.is(until.getHours(), 9, "tomorrow at 9:00 in the browser's time zone");
   t.is(until.getMinutes(), 0);
   await header.getByText(/Snoozed until/).waitFor();
   await page.getByRole('tab', { name: 'Snoozed' }).click();
   await list.getByRole('link', { name: /Casey Customer/ }).waitFor();
-  await list.locator(`[data-id="${casey}"]`).getByText(/Snoozed until/).waitFor();
+  await list
+    .locator(`[data-id="${casey}"]`)
+    .getByText(/Snoozed until/)
+    .waitFor();
   t.is(await list.getByRole('listitem').count(), 1);
   await shoot(page, 'snoozed-view-desktop');
   await header.getByRole('button', { name: 'Wake up' }).click();
@@ -141,7 +148,8 @@ browserTest('priority, snooze, Send later, bulk actions and shortcuts on a deskt
   await page.keyboard.press('?');
   const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
   await dialog.waitFor();
-  for (const what of ['Next conversation', 'Assign the open conversation to me', 'Resolve the open conversation', 'Snooze the open conversation']) await dialog.getByText(what, { exact: false }).first().waitFor();
+  for (const what of ['Next conversation', 'Assign the open conversation to me', 'Resolve the open conversation', 'Snooze the open conversation'])
+    await dialog.getByText(what, { exact: false }).first().waitFor();
   await shoot(page, 'shortcuts-desktop');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
@@ -191,7 +199,11 @@ browserTest('the same at phone width: bulk bar, thread actions, Send later, shor
   t.true(await fitsWidth(page), 'Send later fits the phone');
   await shoot(page, 'send-later-phone');
   await page.getByRole('group', { name: 'Send later' }).getByRole('button', { name: 'Schedule' }).click();
-  await page.getByRole('log', { name: 'Messages' }).locator('.msg.scheduled').getByText(/Scheduled for/).waitFor();
+  await page
+    .getByRole('log', { name: 'Messages' })
+    .locator('.msg.scheduled')
+    .getByText(/Scheduled for/)
+    .waitFor();
   t.true(await fitsWidth(page));
   await shoot(page, 'scheduled-reply-phone');
 

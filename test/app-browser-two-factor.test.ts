@@ -78,7 +78,10 @@ async function setUpOnPage(page: Page, t: { is: (a: unknown, b: unknown, m?: str
 }
 
 browserTest('set up in Settings, then sign in with a code or a recovery code; turn it off', async (t) => {
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const owner = await createWorkspace(app, { name: `Tess ${name}` });
     const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
     await page.goto(`${app.url}/app/settings/account`);
@@ -173,10 +176,13 @@ browserTest('the owner requires two-factor; a member without it sets it up befor
     t.deepEqual(errors, []);
     await context.close();
   }
-  for (const [name, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+  for (const [name, viewport] of [
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ] as const) {
     const { page, context, errors } = await appPage(browser, app.url, agent.token, viewport);
     await page.getByRole('heading', { name: 'Set up two-factor authentication' }).waitFor();
-    await page.getByText('Olga Owner\'s Co requires two-factor authentication of every member').waitFor();
+    await page.getByText("Olga Owner's Co requires two-factor authentication of every member").waitFor();
     t.is(await page.getByRole('heading', { name: 'Inbox' }).count(), 0);
     t.is(await overflow(page), 0, `${name}: nothing wider than the window`);
     t.deepEqual(await unnamedControls(page), []);

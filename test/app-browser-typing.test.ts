@@ -38,7 +38,12 @@ test.before(async () => {
   bruno = await addMember(app, owner.businessId, 'admin', { name: 'Bruno Admin', status: 'live' });
   const widget = await app.request('POST', '/api/v1/widget/create', {
     token: owner.token,
-    body: { domain: 'shop.example.com', primary_color: '#0E7C66', welcome_heading: 'Hello from Acme', welcome_tagline: 'Questions about your order? Ask away.' },
+    body: {
+      domain: 'shop.example.com',
+      primary_color: '#0E7C66',
+      welcome_heading: 'Hello from Acme',
+      welcome_tagline: 'Questions about your order? Ask away.',
+    },
   });
   if (widget.status !== 200) throw new Error(`create widget failed: ${widget.status} ${widget.text}`);
   widgetId = widget.body.id;
@@ -72,11 +77,17 @@ const tooWide = (page: Page) =>
   page.evaluate(() => {
     const doc = (globalThis as any).document;
     const width = doc.documentElement.clientWidth;
-    return [...doc.querySelectorAll('body *')].filter((el: any) => el.getBoundingClientRect().right > width + 1).map((el: any) => `${el.tagName}.${el.className}`).slice(0, 10);
+    return [...doc.querySelectorAll('body *')]
+      .filter((el: any) => el.getBoundingClientRect().right > width + 1)
+      .map((el: any) => `${el.tagName}.${el.className}`)
+      .slice(0, 10);
   });
 
 /** A visitor on the shop page with the widget open, after their first message; the conversation's id. */
-async function visitorWritesIn(viewport: { width: number; height: number }, text: string): Promise<{ context: BrowserContext; page: Page; conversationId: string; errors: string[] }> {
+async function visitorWritesIn(
+  viewport: { width: number; height: number },
+  text: string,
+): Promise<{ context: BrowserContext; page: Page; conversationId: string; errors: string[] }> {
   const context = await browser.newContext({ viewport, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}) });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -89,9 +100,15 @@ async function visitorWritesIn(viewport: { width: number; height: number }, text
   const sent = page.locator('#parley-widget .msg.customer[data-id]', { hasText: text });
   await sent.waitFor();
   const messageId = await sent.getAttribute('data-id');
-  const [row] = await app.sql('select m.conversation_id, c.customer_id from messages m join conversations c on c.id = m.conversation_id where m.id = $1', [messageId]);
+  const [row] = await app.sql('select m.conversation_id, c.customer_id from messages m join conversations c on c.id = m.conversation_id where m.id = $1', [
+    messageId,
+  ]);
   // The widget's live connection is up (it opens with the first message).
-  await waitFor(async () => (await app.web.realtime.io.of('/widget').in(`visitor:${row.customer_id}`).fetchSockets()).length > 0, 20_000, 'the widget connected');
+  await waitFor(
+    async () => (await app.web.realtime.io.of('/widget').in(`visitor:${row.customer_id}`).fetchSockets()).length > 0,
+    20_000,
+    'the widget connected',
+  );
   return { context, page, conversationId: row.conversation_id, errors };
 }
 
@@ -100,14 +117,21 @@ async function agentOn(account: Account, conversationId: string, viewport = DESK
   const tab = await appPage(browser, app.url, account.token, viewport);
   await tab.page.goto(`${app.url}/app/inbox/${conversationId}`);
   await tab.page.getByRole('log', { name: 'Messages' }).waitFor();
-  await waitFor(async () => {
-    const inRoom = await app.web.realtime.io.in(`conversation:${conversationId}`).fetchSockets();
-    return inRoom.some((s) => (s.data as any).caller?.userId === account.userId);
-  }, 20_000, 'the tab joined the conversation');
+  await waitFor(
+    async () => {
+      const inRoom = await app.web.realtime.io.in(`conversation:${conversationId}`).fetchSockets();
+      return inRoom.some((s) => (s.data as any).caller?.userId === account.userId);
+    },
+    20_000,
+    'the tab joined the conversation',
+  );
   return tab;
 }
 
-for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+for (const [width, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const) {
   browserTest(`${width}: the visitor and the agent see each other type; a note's typing is not the visitor's`, async (t) => {
     const visitor = await visitorWritesIn(viewport, `Hi, has my order shipped? (${width})`);
     const agent = await agentOn(owner, visitor.conversationId, viewport);
@@ -157,12 +181,18 @@ for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as cons
 /** A conversation of the widget's channel, written in over the visitor API. */
 async function conversationByApi(text: string): Promise<string> {
   const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name: 'Marta Visitor' } });
-  const sent = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${session.body.visitor_token}` }, body: { content: text } });
+  const sent = await app.request('POST', '/api/v1/visitor/messages', {
+    headers: { authorization: `Bearer ${session.body.visitor_token}` },
+    body: { content: text },
+  });
   if (sent.status !== 200) throw new Error(`visitor message: ${sent.status} ${sent.text}`);
   return sent.body.conversation_id;
 }
 
-for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+for (const [width, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const) {
   browserTest(`${width}: two agents: who is viewing, who is replying, and a warning before answering twice`, async (t) => {
     const conversationId = await conversationByApi(`My invoice is wrong (${width})`);
     const olive = await agentOn(owner, conversationId, viewport);

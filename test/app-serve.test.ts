@@ -16,11 +16,13 @@ test.after.always(() => app?.close());
 /** The bytes on the wire (fetch would decompress them), asking for gzip. */
 function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: number }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
-    }).on('error', reject);
+    http
+      .get(url, { headers }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -58,7 +60,7 @@ test('every app route answers the HTML shell, revalidated, with a strict CSP', a
   const csp = res.headers.get('content-security-policy') ?? '';
   t.true(csp.includes("default-src 'self'"));
   t.true(csp.includes("frame-ancestors 'none'"));
-  t.true(csp.includes('script-src \'self\' https://accounts.google.com'), 'Google sign-in allowed when configured');
+  t.true(csp.includes("script-src 'self' https://accounts.google.com"), 'Google sign-in allowed when configured');
   t.true((await res.text()).includes('content="client-123.apps.googleusercontent.com"'), 'the app learns the Google client id');
   const etag = res.headers.get('etag')!;
   t.is((await get('/app/inbox', { 'if-none-match': etag })).status, 304);
@@ -94,6 +96,9 @@ test('the first load (HTML shell, script and stylesheet) is under 150 KB gzipped
 test('the OpenAPI document holds the API only, not the app pages', async (t) => {
   const doc = await app.request('GET', '/api/v1/openapi.json');
   const paths = Object.keys(doc.body.paths);
-  t.false(paths.some((p) => p === '/' || p.startsWith('/app') || p === '/verify-email' || p === '/billing'), paths.join(' '));
+  t.false(
+    paths.some((p) => p === '/' || p.startsWith('/app') || p === '/verify-email' || p === '/billing'),
+    paths.join(' '),
+  );
   t.true(paths.includes('/api/v1/conversations'));
 });

@@ -129,7 +129,11 @@ test('register enqueues the verification mail in the same transaction', async (t
 test('register validates every field with 422', async (t) => {
   const missing = await register({});
   t.is(missing.status, 422);
-  t.deepEqual(issues(missing.body), [['body.email', 'missing'], ['body.full_name', 'missing'], ['body.password', 'missing']]);
+  t.deepEqual(issues(missing.body), [
+    ['body.email', 'missing'],
+    ['body.full_name', 'missing'],
+    ['body.password', 'missing'],
+  ]);
   t.is(missing.body.detail[0].msg, 'Field required');
 
   const cases: [Record<string, unknown>, [string, string]][] = [
@@ -176,7 +180,10 @@ test('register ignores unknown fields and answers malformed JSON with json_inval
   const res = await register({ email, full_name: 'Ada', password: PASSWORD, is_verified: true, role: 'owner' });
   t.is(res.status, 200, res.text);
   t.is((await me(res.body.access_token)).body.user.is_verified, false);
-  const malformed = await app.request('POST', '/api/v1/auth/register', { rawBody: '{"email": "x@example.com",', headers: { 'content-type': 'application/json' } });
+  const malformed = await app.request('POST', '/api/v1/auth/register', {
+    rawBody: '{"email": "x@example.com",',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(malformed.status, 422);
   t.deepEqual(malformed.body, { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
 });
@@ -206,7 +213,10 @@ test('login refuses a wrong password and an unknown e-mail with the same 401 bod
 test('login validates its body with 422', async (t) => {
   const empty = await app.request('POST', '/api/v1/auth/login', { body: {} });
   t.is(empty.status, 422);
-  t.deepEqual(issues(empty.body), [['body.email', 'missing'], ['body.password', 'missing']]);
+  t.deepEqual(issues(empty.body), [
+    ['body.email', 'missing'],
+    ['body.password', 'missing'],
+  ]);
   const bad = await login('not-an-email', PASSWORD);
   t.is(bad.status, 422);
   t.deepEqual(issues(bad.body), [['body.email', 'value_error']]);
@@ -251,7 +261,11 @@ test('parallel guesses cannot get past the limit', async (t) => {
 test('the lock cannot be escaped with a made-up X-Forwarded-For', async (t) => {
   const { email } = await registered('spoofer');
   for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
-    t.is((await app.request('POST', '/api/v1/auth/login', { body: { email, password: 'wrong password' }, headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status, 401);
+    t.is(
+      (await app.request('POST', '/api/v1/auth/login', { body: { email, password: 'wrong password' }, headers: { 'x-forwarded-for': `198.51.100.${i}` } }))
+        .status,
+      401,
+    );
   }
   // No proxy is trusted by default: every attempt came from this test's own address.
   const res = await app.request('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD }, headers: { 'x-forwarded-for': '203.0.113.99' } });
@@ -264,7 +278,13 @@ test('behind a trusted proxy the lock is per client address the proxy saw', asyn
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const attempt = async (forwardedFor: string, password: string) =>
-    (await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor }, body: JSON.stringify({ email, password }) })).status;
+    (
+      await fetch(`${base}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+        body: JSON.stringify({ email, password }),
+      })
+    ).status;
   try {
     // The proxy appends the client's address; anything before it was sent by the client.
     for (let i = 0; i < LOGIN_MAX_FAILURES; i++) t.is(await attempt(`10.0.0.${i}, 203.0.113.7`, 'wrong password'), 401);
@@ -300,7 +320,13 @@ test('google: a new e-mail creates a verified Google account', async (t) => {
   t.is(res.body.token_type, 'bearer');
   const profile = await me(res.body.access_token);
   t.is(profile.status, 200);
-  t.like(profile.body.user, { email, full_name: 'Grace Hopper', is_google_account: true, is_verified: true, avatar_url: 'https://lh3.googleusercontent.com/a/photo.jpg' });
+  t.like(profile.body.user, {
+    email,
+    full_name: 'Grace Hopper',
+    is_google_account: true,
+    is_verified: true,
+    avatar_url: 'https://lh3.googleusercontent.com/a/photo.jpg',
+  });
   t.is(profile.body.business, null);
   // The same Google account signs in to the same user again; no verification mail is sent.
   const again = await googleSignIn(await google.signIdToken({ email, sub: decodeJwt(idToken).sub }));
@@ -357,14 +383,18 @@ test('google: linking an unverified account ends every session the squatter had 
   // The real Pat signs in with Google.
   const pat = await googleSignIn(await google.signIdToken({ email: squatter.email }));
   t.is(pat.status, 200, pat.text);
-  t.is((await me(squatter.token)).status, 401, 'the squatter\'s token stopped working at once');
+  t.is((await me(squatter.token)).status, 401, "the squatter's token stopped working at once");
   t.is((await login(squatter.email, PASSWORD)).status, 401, 'and their password is gone');
   const patProfile = await me(pat.body.access_token);
   t.like(patProfile.body, { team_role: 'owner' });
-  t.is(patProfile.body.business.id, workspace.body.id, 'the workspace stays with the address\'s owner');
+  t.is(patProfile.body.business.id, workspace.body.id, "the workspace stays with the address's owner");
   const members = await app.request('GET', '/api/v1/team/members', { token: pat.body.access_token });
-  t.deepEqual(members.body.map((m: { email: string }) => m.email), [squatter.email], 'the planted admin is out');
-  t.is((await me(planted.token)).body.business, null, 'the planted admin reads nothing of Pat\'s');
+  t.deepEqual(
+    members.body.map((m: { email: string }) => m.email),
+    [squatter.email],
+    'the planted admin is out',
+  );
+  t.is((await me(planted.token)).body.business, null, "the planted admin reads nothing of Pat's");
 
   // A verified account linking Google keeps its sessions and team.
   const verified = await registered('verified-keeps');
@@ -400,7 +430,10 @@ test('password change: the current password is checked, every other session ends
   t.is((await login(email, 'a brand new secret')).status, 200);
   // A Google-only account has no password to change.
   const googleOnly = await googleSignIn(await google.signIdToken({ email: uniqueEmail('google-only') }));
-  const none = await app.request('POST', '/api/v1/auth/password', { token: googleOnly.body.access_token, body: { current_password: 'anything', new_password: 'a brand new secret' } });
+  const none = await app.request('POST', '/api/v1/auth/password', {
+    token: googleOnly.body.access_token,
+    body: { current_password: 'anything', new_password: 'a brand new secret' },
+  });
   t.is(none.status, 400);
 });
 
@@ -476,7 +509,9 @@ test('google: tokens that fail any check are 401 Invalid Google token', async (t
     'signed by another key, same kid': await google.signIdToken({ email }, { key: otherKey }),
     'signed by another key, unknown kid': await google.signIdToken({ email }, { key: otherKey, kid: 'unknown-kid' }),
     'alg none': new UnsecuredJWT(valid).encode(),
-    'HS256 with the client id as secret': await new SignJWT(valid).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(google.clientId.padEnd(32, 'x'))),
+    'HS256 with the client id as secret': await new SignJWT(valid)
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode(google.clientId.padEnd(32, 'x'))),
     'not a JWT': 'definitely-not-a-jwt',
   };
   // The header and signature of one token around the payload of another.
@@ -496,7 +531,7 @@ test('google: tokens that fail any check are 401 Invalid Google token', async (t
   t.is(bare.status, 200, bare.text);
 });
 
-test('google: when Google\'s keys cannot be fetched, sign-in is 503 (not a verdict on the token)', async (t) => {
+test("google: when Google's keys cannot be fetched, sign-in is 503 (not a verdict on the token)", async (t) => {
   const unreachable = await closedPort();
   const failing = http.createServer((_req, res) => res.writeHead(500).end('upstream trouble'));
   await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
@@ -507,7 +542,9 @@ test('google: when Google\'s keys cannot be fetched, sign-in is 503 (not a verdi
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const post = async (id_token: string) => {
         const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1/auth/google`, {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id_token }),
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ id_token }),
         });
         return { status: res.status, body: await res.json() };
       };
@@ -560,7 +597,10 @@ test('me shows the user, then the business and role once a workspace exists', as
   const before = await me(token);
   t.is(before.status, 200, before.text);
   t.deepEqual(Object.keys(before.body).sort(), ['business', 'can', 'onboarding_complete', 'team_role', 'two_factor', 'user']);
-  t.true(Object.values(before.body.can).every((allowed) => allowed === false), 'without a business nothing is allowed');
+  t.true(
+    Object.values(before.body.can).every((allowed) => allowed === false),
+    'without a business nothing is allowed',
+  );
   t.deepEqual(Object.keys(before.body.user).sort(), ['avatar_url', 'email', 'full_name', 'id', 'is_google_account', 'is_verified']);
   t.like(before.body, { business: null, onboarding_complete: false, team_role: null });
   t.is(before.body.user.email, email);
@@ -589,7 +629,14 @@ test('me shows a member their role in the business they joined', async (t) => {
   const profile = await me(agent.token);
   t.like(profile.body, { onboarding_complete: true, team_role: 'agent' });
   // What an agent may do comes from the policy table: reply and read, not manage.
-  t.like(profile.body.can, { 'conversations.reply': true, 'kb.write': true, 'channels.manage': false, 'widgets.manage': false, 'team.invite': false, 'conversations.assign': false });
+  t.like(profile.body.can, {
+    'conversations.reply': true,
+    'kb.write': true,
+    'channels.manage': false,
+    'widgets.manage': false,
+    'team.invite': false,
+    'conversations.assign': false,
+  });
   t.is(profile.body.business.id, business.body.id);
   // A deactivated membership no longer counts.
   await app.deps.db.query(sql.unsafe`update team_members set is_active = false where user_id = ${agentId}`);
@@ -741,7 +788,10 @@ test('send_email without SMTP_URL writes the mail, link included, to the log', a
 test('no password or access token ever reaches the logs', async (t) => {
   // The same app, served with a logger that records everything (trace level).
   let output = '';
-  const logger = pino({ level: 'trace', redact: { paths: redactPaths, censor: '[redacted]' } }, new Writable({ write: (chunk, _enc, done) => ((output += String(chunk)), done()) }));
+  const logger = pino(
+    { level: 'trace', redact: { paths: redactPaths, censor: '[redacted]' } },
+    new Writable({ write: (chunk, _enc, done) => ((output += String(chunk)), done()) }),
+  );
   const server = http.createServer(createApp({ ...app.deps, logger }).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -769,7 +819,15 @@ test('no password or access token ever reaches the logs', async (t) => {
     t.is((await call('GET', '/api/v1/auth/me', undefined, reg.body.access_token)).status, 401);
 
     t.true(output.includes('"path":"/api/v1/auth/login"'), 'requests were logged');
-    for (const secret of [password, `${password}-wrong`, reg.body.access_token, signIn.body.access_token, viaGoogle.body.access_token, idToken, 'in-the-query-too']) {
+    for (const secret of [
+      password,
+      `${password}-wrong`,
+      reg.body.access_token,
+      signIn.body.access_token,
+      viaGoogle.body.access_token,
+      idToken,
+      'in-the-query-too',
+    ]) {
       t.false(output.includes(secret), `secret in the logs: ${secret.slice(0, 12)}…`);
     }
   } finally {

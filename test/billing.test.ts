@@ -34,8 +34,7 @@ test.after.always(async () => {
   await stripe?.close();
 });
 
-const businessRow = async (id: string) =>
-  (await app.sql(`select plan, stripe_customer_id, stripe_subscription_id from businesses where id = $1`, [id]))[0];
+const businessRow = async (id: string) => (await app.sql(`select plan, stripe_customer_id, stripe_subscription_id from businesses where id = $1`, [id]))[0];
 
 const eventRows = (id: string) => app.sql(`select id, type, business_id from stripe_events where id = $1`, [id]);
 
@@ -100,11 +99,17 @@ test('checkout-url: plan not mini/pro is 422 in the spec shape', async (t) => {
   for (const plan of ['gold', 'free', 'Mini']) {
     const res = await app.request('GET', '/api/v1/billing/checkout-url', { token: ws.token, query: { plan } });
     t.is(res.status, 422, `${plan}: ${res.text}`);
-    t.deepEqual(res.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['query.plan', 'enum']]);
+    t.deepEqual(
+      res.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+      [['query.plan', 'enum']],
+    );
   }
   const missing = await app.request('GET', '/api/v1/billing/checkout-url', { token: ws.token });
   t.is(missing.status, 422);
-  t.deepEqual(missing.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['query.plan', 'missing']]);
+  t.deepEqual(
+    missing.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+    [['query.plan', 'missing']],
+  );
 });
 
 test('checkout-url: admin and agent get 403; no business 400; no token 401', async (t) => {
@@ -190,7 +195,11 @@ function checkoutEvent(o: EventOptions) {
   };
 }
 
-async function deliver(target: TestApp, payload: string, options: { secret?: string; signature?: string | null; timestamp?: number; contentType?: string } = {}) {
+async function deliver(
+  target: TestApp,
+  payload: string,
+  options: { secret?: string; signature?: string | null; timestamp?: number; contentType?: string } = {},
+) {
   const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json; charset=utf-8' };
   const signature =
     options.signature === undefined
@@ -220,7 +229,11 @@ test('webhook: a paid checkout upgrades Free → Mini at once, stores Stripe ids
 
 test('webhook: the raw body is verified byte for byte (pretty JSON, non-ASCII text)', async (t) => {
   const ws = await createWorkspace(app);
-  const event = checkoutEvent({ businessId: ws.businessId, plan: 'pro', extra: { customer_details: { name: 'Zoë Ünïcødé 日本語 — “quotes”', email: 'z@example.com' } } });
+  const event = checkoutEvent({
+    businessId: ws.businessId,
+    plan: 'pro',
+    extra: { customer_details: { name: 'Zoë Ünïcødé 日本語 — “quotes”', email: 'z@example.com' } },
+  });
   const payload = JSON.stringify(event, null, 2) + '\n';
   const res = await deliver(app, payload);
   t.is(res.status, 200, res.text);
@@ -246,7 +259,10 @@ test('webhook: concurrent deliveries of one event apply it once', async (t) => {
   const ws = await createWorkspace(app);
   const payload = JSON.stringify(checkoutEvent({ businessId: ws.businessId, plan: 'pro' }));
   const results = await Promise.all([deliver(app, payload), deliver(app, payload), deliver(app, payload)]);
-  t.deepEqual(results.map((r) => r.status), [200, 200, 200]);
+  t.deepEqual(
+    results.map((r) => r.status),
+    [200, 200, 200],
+  );
   t.is((await businessRow(ws.businessId)).plan, 'Pro');
   t.is((await eventRows(JSON.parse(payload).id)).length, 1);
 });
@@ -370,18 +386,31 @@ test('webhook: the plan comes from the price the checkout sold, not from metadat
   const event = checkoutEvent({ businessId: ws.businessId, plan: 'pro', price: PRICES.mini });
   t.is((await deliver(app, JSON.stringify(event))).status, 200);
   t.is((await businessRow(ws.businessId)).plan, 'Mini');
-  t.true(stripe.requests.some((r) => r.method === 'GET' && r.path === `/v1/checkout/sessions/${event.data.object.id}/line_items`), 'asked Stripe what was sold');
+  t.true(
+    stripe.requests.some((r) => r.method === 'GET' && r.path === `/v1/checkout/sessions/${event.data.object.id}/line_items`),
+    'asked Stripe what was sold',
+  );
 });
 
 test('webhook: a cancelled subscription lands on Free at once (deleted, or updated to canceled or unpaid)', async (t) => {
-  for (const [type, status] of [['customer.subscription.deleted', 'canceled'], ['customer.subscription.updated', 'canceled'], ['customer.subscription.updated', 'unpaid']]) {
+  for (const [type, status] of [
+    ['customer.subscription.deleted', 'canceled'],
+    ['customer.subscription.updated', 'canceled'],
+    ['customer.subscription.updated', 'unpaid'],
+  ]) {
     const { ws, subscriptionId } = await subscribed('Pro');
     const res = await deliver(app, JSON.stringify(stripeEvent(type, subscription(subscriptionId, status))));
     t.is(res.status, 200, res.text);
     t.is((await businessRow(ws.businessId)).plan, 'Free', `${type} ${status}`);
     // The audit log records the change, in the event's transaction, with Stripe as the actor.
     const [audit] = await app.sql(`select actor_type, actor_name, action, target_id, details from audit_log where business_id = $1`, [ws.businessId]);
-    t.like(audit, { actor_type: 'system', actor_name: 'Stripe', action: 'plan.changed', target_id: 'Free', details: { outcome: 'ended', stripe_event_type: type } });
+    t.like(audit, {
+      actor_type: 'system',
+      actor_name: 'Stripe',
+      action: 'plan.changed',
+      target_id: 'Free',
+      details: { outcome: 'ended', stripe_event_type: type },
+    });
     // Free's limits apply at once: AI auto-reply is refused.
     t.is((await app.request('PUT', '/api/v1/ai/settings', { token: ws.token, body: { auto_reply_enabled: true } })).status, 402);
   }
@@ -424,7 +453,10 @@ test('webhook: past due keeps the plan through the grace period, then end_billin
   } finally {
     await worker.stop();
   }
-  t.like(await app.sql(`select plan, past_due_since from businesses where id = $1`, [paying.ws.businessId]).then((r) => r[0]), { plan: 'Pro', past_due_since: null });
+  t.like(await app.sql(`select plan, past_due_since from businesses where id = $1`, [paying.ws.businessId]).then((r) => r[0]), {
+    plan: 'Pro',
+    past_due_since: null,
+  });
 });
 
 test('webhook: a plan changed in Stripe (an active subscription on another price) applies', async (t) => {
@@ -435,7 +467,10 @@ test('webhook: a plan changed in Stripe (an active subscription on another price
 
 test('webhook: a failed invoice payment e-mails the owner', async (t) => {
   const { ws, subscriptionId } = await subscribed('Mini');
-  const res = await deliver(app, JSON.stringify(stripeEvent('invoice.payment_failed', { id: 'in_1', object: 'invoice', subscription: subscriptionId, amount_due: 1900, currency: 'usd' })));
+  const res = await deliver(
+    app,
+    JSON.stringify(stripeEvent('invoice.payment_failed', { id: 'in_1', object: 'invoice', subscription: subscriptionId, amount_due: 1900, currency: 'usd' })),
+  );
   t.is(res.status, 200, res.text);
   const mails = await app.sql(
     `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id

@@ -23,7 +23,12 @@ test.after.always(async () => {
 });
 
 const business = (...args: string[]) =>
-  runParley(['business', ...args], { DATABASE_URL: app.databaseUrl, DATA_DIR: dataDir, JWT_SECRET: randomBytes(32).toString('hex'), CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
+  runParley(['business', ...args], {
+    DATABASE_URL: app.databaseUrl,
+    DATA_DIR: dataDir,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+  });
 const numberOf = async (id: string) => String((await app.sql('select number from businesses where id = $1', [id]))[0].number);
 const planOf = async (id: string) => (await app.sql('select plan from businesses where id = $1', [id]))[0].plan;
 
@@ -33,7 +38,11 @@ test.serial('list shows every workspace with its number, id, name, plan and owne
   t.is(list.code, 0, list.stderr);
   t.regex(list.stdout.split('\n')[0], /^NUMBER\s+ID\s+NAME\s+PLAN\s+OWNER\s+MEMBERS\s+AGE$/);
   const row = list.stdout.split('\n').find((line) => line.includes(acme.businessId));
-  t.regex(row ?? '', new RegExp(`^\\s*${await numberOf(acme.businessId)}\\s+${acme.businessId}\\s+Acme's Co\\s+Free\\s+${acme.email}\\s+1\\s+\\d+[smhd]$`), list.stdout);
+  t.regex(
+    row ?? '',
+    new RegExp(`^\\s*${await numberOf(acme.businessId)}\\s+${acme.businessId}\\s+Acme's Co\\s+Free\\s+${acme.email}\\s+1\\s+\\d+[smhd]$`),
+    list.stdout,
+  );
   t.is(list.stderr, '');
 });
 
@@ -49,7 +58,10 @@ test.serial('plan by number lifts a workspace off Free; the API answers with the
   t.is(plan.body.limits.max_messages_per_month, 50000);
   t.is(plan.body.limits.ai_auto_reply, true);
   // A Free workspace may only add widget channels; on Pro a Telegram channel is accepted.
-  const channel = await app.request('POST', '/api/v1/channels', { token: owner.token, body: { type: 'telegram', name: 'Bot', config: { bot_token: '123:abc' } } });
+  const channel = await app.request('POST', '/api/v1/channels', {
+    token: owner.token,
+    body: { type: 'telegram', name: 'Bot', config: { bot_token: '123:abc' } },
+  });
   t.is(channel.status, 200, channel.text);
   const again = await business('plan', number, 'Pro');
   t.is(again.stdout, `Workspace ${number} (Lift's Co) is already on Pro.\n`);
@@ -72,7 +84,10 @@ test.serial('a shared name, an unknown workspace or an unknown plan changes noth
   const second = await createWorkspace(app, { name: 'Twin' });
   const ambiguous = await business('plan', "Twin's Co", 'Pro');
   t.is(ambiguous.code, 1);
-  t.is(ambiguous.stderr, `parley business: 2 workspaces are named 'Twin's Co' (numbers ${await numberOf(first.businessId)}, ${await numberOf(second.businessId)}): give the number\n`);
+  t.is(
+    ambiguous.stderr,
+    `parley business: 2 workspaces are named 'Twin's Co' (numbers ${await numberOf(first.businessId)}, ${await numberOf(second.businessId)}): give the number\n`,
+  );
   const missing = await business('plan', '999999', 'Pro');
   t.is(missing.code, 3);
   t.regex(missing.stderr, /^parley business: no workspace '999999' \(see parley business list\)$/m);

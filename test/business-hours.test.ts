@@ -58,7 +58,7 @@ test('wall times in the gap move past it; repeated wall times are the earlier', 
   t.deepEqual(state(gap, '2026-03-29T00:00:00Z'), { open: false, until: '2026-03-29T01:30:00.000Z' });
 });
 
-test('holidays close the whole local day; 24:00 joins the next day\'s 00:00 into one period', (t) => {
+test("holidays close the whole local day; 24:00 joins the next day's 00:00 into one period", (t) => {
   const holiday: Hours = { ...berlin, holidays: ['2026-03-30'] };
   t.deepEqual(state(holiday, '2026-03-27T16:00:00Z'), { open: false, until: '2026-03-31T07:00:00.000Z' });
   const night: Hours = { timezone: 'UTC', week: { mon: [{ open: '22:00', close: '24:00' }], tue: [{ open: '00:00', close: '02:00' }] }, holidays: [] };
@@ -79,8 +79,24 @@ test('no shifts: closed with no opening in sight; always open: no closing in sig
 test('week and time zone validation', (t) => {
   t.is(weekProblem(weekdays), null);
   t.is(weekProblem({ mon: [{ open: '17:00', close: '09:00' }] }), 'mon: open must be before close (a shift past midnight is two shifts)');
-  t.is(weekProblem({ tue: [{ open: '09:00', close: '13:00' }, { open: '12:00', close: '17:00' }] }), 'tue: shifts overlap');
-  t.is(weekProblem({ wed: [{ open: '09:00', close: '13:00' }, { open: '13:00', close: '17:00' }] }), null);
+  t.is(
+    weekProblem({
+      tue: [
+        { open: '09:00', close: '13:00' },
+        { open: '12:00', close: '17:00' },
+      ],
+    }),
+    'tue: shifts overlap',
+  );
+  t.is(
+    weekProblem({
+      wed: [
+        { open: '09:00', close: '13:00' },
+        { open: '13:00', close: '17:00' },
+      ],
+    }),
+    null,
+  );
   t.regex(weekProblem({ thu: [{ open: '24:00', close: '24:00' }] }) ?? '', /^thu: open must be/);
   t.regex(weekProblem({ fri: [{ open: '09:00', close: '25:00' }] }) ?? '', /^fri: close must be/);
   t.true(isTimeZone('Europe/Berlin'));

@@ -15,8 +15,7 @@ async function invite(ws: Workspace, role: 'agent' | 'admin'): Promise<Account> 
   return user;
 }
 
-const businessCount = async (ownerId: string) =>
-  Number((await app.sql('select count(*) from businesses where owner_id = $1', [ownerId]))[0].count);
+const businessCount = async (ownerId: string) => Number((await app.sql('select count(*) from businesses where owner_id = $1', [ownerId]))[0].count);
 
 // ---------- POST /business
 
@@ -24,15 +23,18 @@ test('create: the business, the owner membership and the built-in webchat channe
   const user = await registerUser(app, 'Bea');
   const res = await app.request('POST', '/api/v1/business', {
     token: user.token,
-    body: { name: '  Bea\'s Bakery ', website: 'https://bea.example', industry: 'Food', team_size: '1-10', goal: 'Support', unknown: 'ignored' },
+    body: { name: "  Bea's Bakery ", website: 'https://bea.example', industry: 'Food', team_size: '1-10', goal: 'Support', unknown: 'ignored' },
   });
   t.is(res.status, 200, res.text);
   t.deepEqual(Object.keys(res.body).sort(), ['created_at', 'goal', 'id', 'industry', 'name', 'number', 'plan', 'team_size', 'website']);
-  t.like(res.body, { name: 'Bea\'s Bakery', website: 'https://bea.example', industry: 'Food', team_size: '1-10', goal: 'Support', plan: 'Free' });
+  t.like(res.body, { name: "Bea's Bakery", website: 'https://bea.example', industry: 'Food', team_size: '1-10', goal: 'Support', plan: 'Free' });
   t.true(Number.isInteger(res.body.number));
   t.regex(res.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-  const member = await app.sql('select role, status, is_active, agent_number from team_members where user_id = $1 and business_id = $2', [user.userId, res.body.id]);
+  const member = await app.sql('select role, status, is_active, agent_number from team_members where user_id = $1 and business_id = $2', [
+    user.userId,
+    res.body.id,
+  ]);
   t.deepEqual(member, [{ role: 'owner', status: 'offline', is_active: true, agent_number: 1 }]);
   const channels = await app.sql('select type, is_builtin, is_active from channels where business_id = $1', [res.body.id]);
   t.deepEqual(channels, [{ type: 'webchat', is_builtin: true, is_active: true }]);
@@ -74,7 +76,10 @@ test('a business name with control characters or bidi overrides is 422, on creat
   const user = await registerUser(app);
   const bad = await app.request('POST', '/api/v1/business', { token: user.token, body: { name: 'Acme\u202e' } });
   t.is(bad.status, 422);
-  t.deepEqual(bad.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['body.name', 'string_pattern_mismatch']]);
+  t.deepEqual(
+    bad.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+    [['body.name', 'string_pattern_mismatch']],
+  );
   t.is((await app.sql('select 1 from team_members where user_id = $1', [user.userId])).length, 0);
   const ws = await createWorkspace(app);
   const update = await app.request('PATCH', '/api/v1/business', { token: ws.token, body: { name: 'Acme\r\nBcc: x' } });
@@ -97,7 +102,11 @@ test('create: bad bodies are 422 and write nothing', async (t) => {
   for (const [body, field, type] of cases) {
     const res = await app.request('POST', '/api/v1/business', { token: user.token, body });
     t.is(res.status, 422, JSON.stringify(body));
-    t.deepEqual(res.body.detail.map((d: any) => [d.loc, d.type]), [[['body', field], type]], JSON.stringify(body));
+    t.deepEqual(
+      res.body.detail.map((d: any) => [d.loc, d.type]),
+      [[['body', field], type]],
+      JSON.stringify(body),
+    );
   }
   const malformed = await app.request('POST', '/api/v1/business', { token: user.token, rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
   t.is(malformed.status, 422);
@@ -113,12 +122,12 @@ test('create: 401 without a token', async (t) => {
 
 // ---------- GET /business
 
-test('read: the caller\'s business, for every role', async (t) => {
+test("read: the caller's business, for every role", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini', name: 'Reader' });
   const agent = await invite(ws, 'agent');
   const own = await app.request('GET', '/api/v1/business', { token: ws.token });
   t.is(own.status, 200, own.text);
-  t.like(own.body, { id: ws.businessId, name: 'Reader\'s Co', plan: 'Mini' });
+  t.like(own.body, { id: ws.businessId, name: "Reader's Co", plan: 'Mini' });
   const asAgent = await app.request('GET', '/api/v1/business', { token: agent.token });
   t.is(asAgent.status, 200);
   t.deepEqual(asAgent.body, own.body);
@@ -171,7 +180,10 @@ test('update: bad bodies are 422, no business is 404', async (t) => {
   ] as const) {
     const res = await app.request('PATCH', '/api/v1/business', { token: ws.token, body });
     t.is(res.status, 422, JSON.stringify(body));
-    t.deepEqual(res.body.detail.map((d: any) => [d.loc, d.type]), [[['body', field], type]]);
+    t.deepEqual(
+      res.body.detail.map((d: any) => [d.loc, d.type]),
+      [[['body', field], type]],
+    );
   }
   const user = await registerUser(app);
   const none = await app.request('PATCH', '/api/v1/business', { token: user.token, body: { name: 'Ghost' } });
@@ -185,7 +197,7 @@ test('tenant isolation: each owner reads and changes only their own business', a
   const patched = await app.request('PATCH', '/api/v1/business', { token: b.token, body: { name: 'Beta Renamed' } });
   t.is(patched.body.id, b.businessId);
   const readA = await app.request('GET', '/api/v1/business', { token: a.token });
-  t.like(readA.body, { id: a.businessId, name: 'Alpha\'s Co' });
+  t.like(readA.body, { id: a.businessId, name: "Alpha's Co" });
   const readB = await app.request('GET', '/api/v1/business', { token: b.token });
   t.like(readB.body, { id: b.businessId, name: 'Beta Renamed' });
   const plan = await app.request('GET', '/api/v1/business/plan', { token: a.token });
@@ -214,7 +226,7 @@ test('plan: Mini and Pro limits', async (t) => {
   t.deepEqual([p.body.plan, p.body.limits], ['Pro', { agents: 5, channels: 100, kb_articles: 1000, max_messages_per_month: 50000, ai_auto_reply: true }]);
 });
 
-test('plan: usage counts agents, non-built-in channels, articles and this month\'s messages', async (t) => {
+test("plan: usage counts agents, non-built-in channels, articles and this month's messages", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const agent = await invite(ws, 'agent');
   await invite(ws, 'admin');

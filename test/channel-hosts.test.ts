@@ -32,7 +32,12 @@ test.after.always(async () => {
 const runWorker = workerPerTest(() => app);
 
 const emailConfig = (overrides: Record<string, string> = {}) => ({
-  address: 'support@acme.test', smtp_host: '127.0.0.1', smtp_port: String(smtp.port), smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD, ...overrides,
+  address: 'support@acme.test',
+  smtp_host: '127.0.0.1',
+  smtp_port: String(smtp.port),
+  smtp_user: SMTP_USER,
+  smtp_password: SMTP_PASSWORD,
+  ...overrides,
 });
 
 const createEmail = (config: Record<string, string>) => app.request('POST', '/api/v1/channels/', { token: owner.token, body: { type: 'email', config } });

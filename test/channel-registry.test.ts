@@ -15,7 +15,7 @@ test.before(async () => {
 });
 test.after.always(() => app?.close());
 
-test('the SQL check on channels.type allows exactly the registry\'s types', async (t) => {
+test("the SQL check on channels.type allows exactly the registry's types", async (t) => {
   const [row] = await app.sql(`
     select pg_get_constraintdef(c.oid) as definition from pg_constraint c
     where c.conrelid = 'channels'::regclass and c.contype = 'c' and pg_get_constraintdef(c.oid) like '%type%'`);
@@ -32,7 +32,11 @@ test('the registry names each type once, and every webhook and base-URL setting 
     t.is(connector.internal === true, connector.webhook === undefined, `${connector.type}: a platform connector has a webhook, an internal one none`);
     t.is(new Set(connector.config.map((f) => f.key)).size, connector.config.length, `${connector.type}: config keys are unique`);
     const required = connector.config.map((f) => f.required);
-    t.deepEqual(required, [...required].sort((a, b) => Number(b) - Number(a)), `${connector.type}: required fields come first (the 400 names them in order)`);
+    t.deepEqual(
+      required,
+      [...required].sort((a, b) => Number(b) - Number(a)),
+      `${connector.type}: required fields come first (the 400 names them in order)`,
+    );
   }
 });
 
@@ -84,23 +88,35 @@ test('GET /api/v1/channel-types: every type with its label, setup text, fields a
   const ws = await createWorkspace(app);
   const res = await app.request('GET', '/api/v1/channel-types', { token: ws.token });
   t.is(res.status, 200, res.text);
-  t.deepEqual(res.body.items.map((i: { type: string }) => i.type), [...channelTypes]);
+  t.deepEqual(
+    res.body.items.map((i: { type: string }) => i.type),
+    [...channelTypes],
+  );
   const telegram = res.body.items.find((i: { type: string }) => i.type === 'telegram');
   t.like(telegram, { label: 'Telegram', internal: false, webhook: 'channel' });
   t.deepEqual(telegram.fields, [{ key: 'bot_token', label: 'Bot token', required: true, secret: true, placeholder: '123456:ABC-DEF…', input: 'text' }]);
   t.true(telegram.steps.length > 0);
   const whatsapp = res.body.items.find((i: { type: string }) => i.type === 'whatsapp');
   t.is(whatsapp.webhook, 'shared');
-  t.like(whatsapp.fields.find((f: { key: string }) => f.key === 'verify_token'), { required: false, secret: true, placeholder: 'Generated when empty' });
+  t.like(
+    whatsapp.fields.find((f: { key: string }) => f.key === 'verify_token'),
+    { required: false, secret: true, placeholder: 'Generated when empty' },
+  );
   const email = res.body.items.find((i: { type: string }) => i.type === 'email');
-  t.deepEqual(email.fields.filter((f: { input: string }) => f.input !== 'text').map((f: { key: string; input: string }) => [f.key, f.input]), [
-    ['address', 'email'],
-    ['smtp_port', 'number'],
-    ['imap_port', 'number'],
-    // The signature appended to replies takes several lines.
-    ['signature', 'textarea'],
-  ]);
-  t.like(res.body.items.find((i: { type: string }) => i.type === 'widget'), { internal: true, webhook: 'none' });
+  t.deepEqual(
+    email.fields.filter((f: { input: string }) => f.input !== 'text').map((f: { key: string; input: string }) => [f.key, f.input]),
+    [
+      ['address', 'email'],
+      ['smtp_port', 'number'],
+      ['imap_port', 'number'],
+      // The signature appended to replies takes several lines.
+      ['signature', 'textarea'],
+    ],
+  );
+  t.like(
+    res.body.items.find((i: { type: string }) => i.type === 'widget'),
+    { internal: true, webhook: 'none' },
+  );
 });
 
 test('channel types name only real places: title_field is a config key, after_connect values are fields of a Channel', async (t) => {
@@ -108,24 +124,43 @@ test('channel types name only real places: title_field is a config key, after_co
   const res = await app.request('GET', '/api/v1/channel-types', { token: ws.token });
   const spec = (await app.request('GET', '/api/v1/openapi.json')).body;
   const channelFields = Object.keys(spec.components.schemas.Channel.properties);
-  for (const item of res.body.items as { type: string; icon: { color: string; path: string }; title_field: string | null; after_connect: { values: { source: string }[] } | null; fields: { key: string }[] }[]) {
+  for (const item of res.body.items as {
+    type: string;
+    icon: { color: string; path: string };
+    title_field: string | null;
+    after_connect: { values: { source: string }[] } | null;
+    fields: { key: string }[];
+  }[]) {
     t.regex(item.icon.color, /^#[0-9A-F]{6}$/i, `${item.type}: icon colour`);
     t.regex(item.icon.path, /^M[\d\s.,MLHVCSQTAZmlhvcsqtaz-]+$/, `${item.type}: icon path`);
-    if (item.title_field) t.true(item.fields.some((f) => f.key === item.title_field), `${item.type}: title_field ${item.title_field} is a config key`);
+    if (item.title_field)
+      t.true(
+        item.fields.some((f) => f.key === item.title_field),
+        `${item.type}: title_field ${item.title_field} is a config key`,
+      );
     for (const { source } of item.after_connect?.values ?? []) {
       const [head, key] = source.split('.');
       t.true(channelFields.includes(head), `${item.type}: ${source} is on the Channel object`);
-      if (head === 'config') t.true(item.fields.some((f) => f.key === key), `${item.type}: ${source} is a config key`);
+      if (head === 'config')
+        t.true(
+          item.fields.some((f) => f.key === key),
+          `${item.type}: ${source} is a config key`,
+        );
     }
   }
   // A WhatsApp channel's owner finds both setup values on the channel as soon as it exists.
   const pro = await createWorkspace(app, { plan: 'Pro' });
-  const created = await app.request('POST', '/api/v1/channels', { token: pro.token, body: { type: 'whatsapp', config: { phone_number_id: '5550001', access_token: 'token' } } });
+  const created = await app.request('POST', '/api/v1/channels', {
+    token: pro.token,
+    body: { type: 'whatsapp', config: { phone_number_id: '5550001', access_token: 'token' } },
+  });
   t.is(created.status, 200, created.text);
   const channel = (await app.request('GET', '/api/v1/channels', { token: pro.token })).body.find((c: { id: string }) => c.id === created.body.id);
   const whatsapp = res.body.items.find((i: { type: string }) => i.type === 'whatsapp');
   t.deepEqual(
-    whatsapp.after_connect.values.map((v: { source: string }) => v.source.split('.').reduce((o: Record<string, unknown>, k: string) => o?.[k] as Record<string, unknown>, channel)),
+    whatsapp.after_connect.values.map((v: { source: string }) =>
+      v.source.split('.').reduce((o: Record<string, unknown>, k: string) => o?.[k] as Record<string, unknown>, channel),
+    ),
     ['https://parley.example.com/api/v1/webhooks/whatsapp', channel.config.verify_token],
   );
   t.regex(channel.config.verify_token, /^[\w-]{20,}$/);

@@ -64,7 +64,13 @@ test.before(async () => {
   channels.instagram = await createChannel('instagram', { instagram_business_account_id: IG.accountId, access_token: IG.token });
   channels.telegram = await createChannel('telegram', { bot_token: telegramToken });
   channels.sms = await createChannel('sms', { account_sid: TWILIO.accountSid, auth_token: TWILIO.authToken, from_number: TWILIO.from });
-  channels.email = await createChannel('email', { address: SUPPORT, smtp_host: '127.0.0.1', smtp_port: String(smtp.port), smtp_user: SUPPORT, smtp_password: 'smtp-pass' });
+  channels.email = await createChannel('email', {
+    address: SUPPORT,
+    smtp_host: '127.0.0.1',
+    smtp_port: String(smtp.port),
+    smtp_user: SUPPORT,
+    smtp_password: 'smtp-pass',
+  });
   const worker = await startTestWorker(app, { only: ['register_channel'] });
   try {
     for (const id of Object.values(channels)) await inbox.registered(id);
@@ -90,10 +96,14 @@ async function settledMessage(externalId: string, timeoutMs = 20_000): Promise<a
       timeoutMs,
       `message ${externalId}`,
     );
-    return await waitFor(async () => {
-      const message = await inbox.messageById(conversationId, id);
-      return message?.attachments.every((a: any) => a.status !== 'pending') ? message : null;
-    }, timeoutMs, `attachment of ${externalId} settled`);
+    return await waitFor(
+      async () => {
+        const message = await inbox.messageById(conversationId, id);
+        return message?.attachments.every((a: any) => a.status !== 'pending') ? message : null;
+      },
+      timeoutMs,
+      `attachment of ${externalId} settled`,
+    );
   } finally {
     await worker.stop();
   }
@@ -109,18 +119,22 @@ async function served(url: string): Promise<{ bytes: Buffer; type: string | null
 function whatsappMedia(id: string, from: string, type: string, media: Record<string, unknown>) {
   return {
     object: 'whatsapp_business_account',
-    entry: [{
-      id: '102290129340398',
-      changes: [{
-        field: 'messages',
-        value: {
-          messaging_product: 'whatsapp',
-          metadata: { display_phone_number: '15550783881', phone_number_id: WA.phoneNumberId },
-          contacts: [{ profile: { name: 'Rosa Diaz' }, wa_id: from }],
-          messages: [{ from, id, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: media }],
-        },
-      }],
-    }],
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: WA.phoneNumberId },
+              contacts: [{ profile: { name: 'Rosa Diaz' }, wa_id: from }],
+              messages: [{ from, id, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: media }],
+            },
+          },
+        ],
+      },
+    ],
   };
 }
 
@@ -132,7 +146,9 @@ async function postWhatsApp(payload: unknown) {
 test.serial('WhatsApp: the photo is fetched through Graph with the channel token and served back byte for byte', async (t) => {
   // Meta labels it JPEG; the bytes are PNG: the sniffed type wins.
   meta.addMedia('wa-media-1', WA.token, { mimeType: 'image/jpeg', bytes: photo });
-  await postWhatsApp(whatsappMedia('wamid.MEDIA1', '15550100001', 'image', { id: 'wa-media-1', mime_type: 'image/jpeg', sha256: 'x', caption: 'It arrived broken' }));
+  await postWhatsApp(
+    whatsappMedia('wamid.MEDIA1', '15550100001', 'image', { id: 'wa-media-1', mime_type: 'image/jpeg', sha256: 'x', caption: 'It arrived broken' }),
+  );
   const message = await settledMessage('wamid.MEDIA1');
   t.is(message.content, 'It arrived broken');
   const [attachment] = message.attachments;
@@ -147,7 +163,11 @@ test.serial('WhatsApp: the photo is fetched through Graph with the channel token
   for (const call of calls) t.is(call.headers.authorization, `Bearer ${WA.token}`);
   const [row] = await query(app, `select driver, source, chunk_size from uploads where storage_key = $1`, [attachment.url.split('/').pop()]);
   t.like(row, { driver: 'postgres', source: 'inbound', chunk_size: 256 * 1024 });
-  t.true(app.events.some((e: any) => e.name === 'message_updated' && e.payload.message_id === message.id && (e.payload as any).message.attachments[0].status === 'stored'));
+  t.true(
+    app.events.some(
+      (e: any) => e.name === 'message_updated' && e.payload.message_id === message.id && (e.payload as any).message.attachments[0].status === 'stored',
+    ),
+  );
 });
 
 test.serial('Instagram: the signed CDN link is read without the token; the bytes are served back', async (t) => {
@@ -176,7 +196,10 @@ test.serial('Telegram: getFile, then the file URL with the bot token; a voice no
       chat: { id: 4242001, type: 'private', first_name: 'Jake' },
       date: Math.floor(Date.now() / 1000),
       caption: 'Listen and look',
-      photo: [{ file_id: 'photo-small', file_unique_id: 's', width: 90, height: 90 }, { file_id: 'photo-file-1', file_unique_id: 'p', width: 160, height: 120, file_size: photo.length }],
+      photo: [
+        { file_id: 'photo-small', file_unique_id: 's', width: 90, height: 90 },
+        { file_id: 'photo-file-1', file_unique_id: 'p', width: 160, height: 120, file_size: photo.length },
+      ],
       voice: { file_id: 'voice-file-1', file_unique_id: 'v', duration: 2, mime_type: 'audio/ogg', file_size: voice.length },
     },
   };
@@ -194,17 +217,26 @@ test.serial('Telegram: getFile, then the file URL with the bot token; a voice no
   t.is(telegram.requests.filter((r) => r.apiMethod === 'getFile').length, 2);
 });
 
-test.serial('SMS (Twilio MMS): MediaUrl read with the account\'s Basic credentials, through the CDN redirect', async (t) => {
+test.serial("SMS (Twilio MMS): MediaUrl read with the account's Basic credentials, through the CDN redirect", async (t) => {
   const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(5000)]);
   const mediaUrl = twilio.addMedia({ bytes: pdf, contentType: 'application/pdf' });
   const form: Record<string, string> = {
-    MessageSid: 'SM' + '7'.repeat(32), AccountSid: TWILIO.accountSid, From: '+15550107777', To: TWILIO.from, Body: 'My receipt',
-    NumMedia: '1', MediaUrl0: mediaUrl, MediaContentType0: 'application/pdf',
+    MessageSid: 'SM' + '7'.repeat(32),
+    AccountSid: TWILIO.accountSid,
+    From: '+15550107777',
+    To: TWILIO.from,
+    Body: 'My receipt',
+    NumMedia: '1',
+    MediaUrl0: mediaUrl,
+    MediaContentType0: 'application/pdf',
   };
   const path = `/api/v1/webhooks/sms/${channels.sms}`;
   const res = await app.request('POST', path, {
     rawBody: new URLSearchParams(form).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signTwilioWebhook(TWILIO.authToken, app.deps.config.publicUrl + path, form) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-twilio-signature': signTwilioWebhook(TWILIO.authToken, app.deps.config.publicUrl + path, form),
+    },
   });
   t.is(res.status, 200);
   const message = await settledMessage(form.MessageSid);
@@ -225,11 +257,27 @@ test.serial('E-mail: the MIME part is stored as it came; no platform call', asyn
   const boundary = 'b0undary';
   const messageId = `<${randomBytes(6).toString('hex')}@customer.test>`;
   const raw = [
-    'From: "Gina Linetti" <gina@customer.test>', `To: ${SUPPORT}`, 'Subject: Invoice', `Date: ${new Date().toUTCString()}`, `Message-ID: ${messageId}`,
-    'MIME-Version: 1.0', `Content-Type: multipart/mixed; boundary="${boundary}"`, '',
-    `--${boundary}`, 'Content-Type: text/plain; charset=utf-8', '', 'Invoice attached.', '',
-    `--${boundary}`, 'Content-Type: application/pdf; name="invoice-17.pdf"', 'Content-Disposition: attachment; filename="invoice-17.pdf"', 'Content-Transfer-Encoding: base64', '',
-    pdf.toString('base64').replace(/.{76}/g, '$&\r\n'), `--${boundary}--`, '',
+    'From: "Gina Linetti" <gina@customer.test>',
+    `To: ${SUPPORT}`,
+    'Subject: Invoice',
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: ${messageId}`,
+    'MIME-Version: 1.0',
+    `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    '',
+    `--${boundary}`,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Invoice attached.',
+    '',
+    `--${boundary}`,
+    'Content-Type: application/pdf; name="invoice-17.pdf"',
+    'Content-Disposition: attachment; filename="invoice-17.pdf"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    pdf.toString('base64').replace(/.{76}/g, '$&\r\n'),
+    `--${boundary}--`,
+    '',
   ].join('\r\n');
   const res = await app.request('POST', `/api/v1/webhooks/email/${channels.email}`, {
     rawBody: raw,
@@ -249,7 +297,11 @@ test.serial('limits and types: too large fails at once with the reason; HTML lab
   meta.addMedia('wa-big', WA.token, { mimeType: 'video/mp4', bytes: Buffer.alloc(LIMIT + 1, 1) });
   await postWhatsApp(whatsappMedia('wamid.BIG', '15550100002', 'video', { id: 'wa-big', mime_type: 'video/mp4' }));
   const big = await settledMessage('wamid.BIG');
-  t.like(big.attachments[0], { status: 'failed', error: 'The file is larger than 0 MB'.replace('0 MB', `${Math.round(LIMIT / (1024 * 1024))} MB`), platform_file_id: 'wa-big' });
+  t.like(big.attachments[0], {
+    status: 'failed',
+    error: 'The file is larger than 0 MB'.replace('0 MB', `${Math.round(LIMIT / (1024 * 1024))} MB`),
+    platform_file_id: 'wa-big',
+  });
   t.is(big.attachments[0].url, undefined);
   t.is(Number((await query(app, `select count(*) from uploads where source = 'inbound' and size > $1`, [LIMIT]))[0].count), 0);
 
@@ -268,24 +320,32 @@ test.serial('limits and types: too large fails at once with the reason; HTML lab
   await postWhatsApp(whatsappMedia('wamid.RETRY', '15550100004', 'image', { id: 'wa-retry', mime_type: 'image/png' }));
   const worker = await startTestWorker(app);
   try {
-    await waitFor(async () => {
-      const [job] = await query(app, `select attempts, last_error from graphile_worker.jobs where task_identifier = 'fetch_attachment' and attempts = 1`);
-      return job ?? null;
-    }, 20_000, 'the first attempt failed');
+    await waitFor(
+      async () => {
+        const [job] = await query(app, `select attempts, last_error from graphile_worker.jobs where task_identifier = 'fetch_attachment' and attempts = 1`);
+        return job ?? null;
+      },
+      20_000,
+      'the first attempt failed',
+    );
     const [pending] = await query(app, `select attachments from messages where external_id = 'wamid.RETRY'`);
     t.is(pending.attachments[0].status, 'pending', 'a transient failure keeps it pending');
     await query(app, `update graphile_worker._private_jobs set run_at = now() where key like 'attachment:%'`);
-    await waitFor(async () => {
-      const [row] = await query(app, `select attachments from messages where external_id = 'wamid.RETRY'`);
-      return row.attachments[0].status === 'stored' ? row : null;
-    }, 20_000, 'stored after the retry');
+    await waitFor(
+      async () => {
+        const [row] = await query(app, `select attachments from messages where external_id = 'wamid.RETRY'`);
+        return row.attachments[0].status === 'stored' ? row : null;
+      },
+      20_000,
+      'stored after the retry',
+    );
   } finally {
     await worker.stop();
   }
   t.pass();
 });
 
-test.serial('a revoked token is a permanent failure with Graph\'s reason', async (t) => {
+test.serial("a revoked token is a permanent failure with Graph's reason", async (t) => {
   meta.addMedia('wa-other-token', 'some-other-token', { mimeType: 'image/png', bytes: photo });
   await postWhatsApp(whatsappMedia('wamid.TOKEN', '15550100005', 'image', { id: 'wa-other-token' }));
   const message = await settledMessage('wamid.TOKEN');
@@ -300,12 +360,19 @@ test.serial('storage: ranges across chunk boundaries, ETag, and an upload from b
   const conversation = await app.request('POST', '/api/v1/conversations/', { token: owner.token, body: { business_id: owner.businessId } });
   const form = new FormData();
   form.append('file', new Blob([bytes], { type: 'video/mp4' }), 'clip.mp4');
-  const upload = await fetch(`${app.url}/api/v1/conversations/${conversation.body.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}` }, body: form });
+  const upload = await fetch(`${app.url}/api/v1/conversations/${conversation.body.id}/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.token}` },
+    body: form,
+  });
   const uploaded = (await upload.json()) as any;
   t.is(upload.status, 200);
   const key = uploaded.url.split('/').pop();
   const chunks = await query(app, `select seq, octet_length(data) as n from file_chunks where storage_key = $1 order by seq`, [key]);
-  t.deepEqual(chunks.map((c) => c.seq), [0, 1, 2]);
+  t.deepEqual(
+    chunks.map((c) => c.seq),
+    [0, 1, 2],
+  );
   const start = 256 * 1024 - 10;
   const end = 2 * 256 * 1024 + 20;
   const ranged = await fetch(uploaded.url, { headers: { range: `bytes=${start}-${end}` } });
@@ -323,7 +390,11 @@ test.serial('storage: ranges across chunk boundaries, ETag, and an upload from b
   const oldKey = randomBytes(32).toString('base64url');
   mkdirSync(path.join(app.deps.config.dataDir, 'uploads'), { recursive: true });
   writeFileSync(path.join(app.deps.config.dataDir, 'uploads', oldKey), photo);
-  await query(app, `insert into uploads (business_id, storage_key, filename, content_type, size, driver) values ($1, $2, 'old.png', 'image/png', $3, 'disk')`, [owner.businessId, oldKey, photo.length]);
+  await query(app, `insert into uploads (business_id, storage_key, filename, content_type, size, driver) values ($1, $2, 'old.png', 'image/png', $3, 'disk')`, [
+    owner.businessId,
+    oldKey,
+    photo.length,
+  ]);
   const old = await fetch(`${app.url}/api/v1/uploads/${oldKey}`);
   t.is(old.status, 200);
   t.true(Buffer.from(await old.arrayBuffer()).equals(photo));

@@ -10,8 +10,7 @@ test.before(async () => {
 });
 test.after.always(() => app?.close());
 
-const registerJobs = (channelId: string) =>
-  app.sql(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`register:${channelId}`]);
+const registerJobs = (channelId: string) => app.sql(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`register:${channelId}`]);
 
 const registerJobCount = async (businessId: string) =>
   Number(
@@ -25,8 +24,7 @@ const registerJobCount = async (businessId: string) =>
     )[0].count,
   );
 
-const channelCount = async (businessId: string) =>
-  Number((await app.sql(`select count(*) from channels where business_id = $1`, [businessId]))[0].count);
+const channelCount = async (businessId: string) => Number((await app.sql(`select count(*) from channels where business_id = $1`, [businessId]))[0].count);
 
 const telegram = (token = '123456:ABC-DEF') => ({ type: 'telegram', config: { bot_token: token } });
 
@@ -46,8 +44,30 @@ test('list needs a token, answers with and without the trailing slash, and shows
     const res = await app.request('GET', path, { token: ws.token });
     t.is(res.status, 200, res.text);
     t.is(res.body.length, 1);
-    t.like(res.body[0], { business_id: ws.businessId, type: 'webchat', config: {}, is_active: true, status: 'connected', last_error: null, is_builtin: true, inbound_webhook: null });
-    t.deepEqual(Object.keys(res.body[0]).sort(), ['business_id', 'config', 'created_at', 'id', 'inbound_webhook', 'is_active', 'is_builtin', 'last_error', 'status', 'type', 'warnings', 'webhook_url']);
+    t.like(res.body[0], {
+      business_id: ws.businessId,
+      type: 'webchat',
+      config: {},
+      is_active: true,
+      status: 'connected',
+      last_error: null,
+      is_builtin: true,
+      inbound_webhook: null,
+    });
+    t.deepEqual(Object.keys(res.body[0]).sort(), [
+      'business_id',
+      'config',
+      'created_at',
+      'id',
+      'inbound_webhook',
+      'is_active',
+      'is_builtin',
+      'last_error',
+      'status',
+      'type',
+      'warnings',
+      'webhook_url',
+    ]);
     t.regex(res.body[0].created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
 
@@ -59,12 +79,25 @@ test('list needs a token, answers with and without the trailing slash, and shows
 
 test('create stores the config encrypted and enqueues register_channel in the same transaction', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
-  const res = await app.request('POST', '/api/v1/channels/', { token: ws.token, body: { type: 'telegram', config: { bot_token: ' 999:SECRET-token_x ', junk: 'dropped' } } });
+  const res = await app.request('POST', '/api/v1/channels/', {
+    token: ws.token,
+    body: { type: 'telegram', config: { bot_token: ' 999:SECRET-token_x ', junk: 'dropped' } },
+  });
   t.is(res.status, 200, res.text);
-  t.like(res.body, { business_id: ws.businessId, type: 'telegram', config: { bot_token: '999:SECRET-token_x' }, is_active: true, status: 'pending', last_error: null, is_builtin: false });
+  t.like(res.body, {
+    business_id: ws.businessId,
+    type: 'telegram',
+    config: { bot_token: '999:SECRET-token_x' },
+    is_active: true,
+    status: 'pending',
+    last_error: null,
+    is_builtin: false,
+  });
   t.deepEqual(Object.keys(res.body.config), ['bot_token']);
 
-  const row = (await app.sql(`select row_to_json(c)::text as raw, config_encrypted, routing_key, verify_token from channels c where id = $1`, [res.body.id]))[0];
+  const row = (
+    await app.sql(`select row_to_json(c)::text as raw, config_encrypted, routing_key, verify_token from channels c where id = $1`, [res.body.id])
+  )[0];
   t.false(row.raw.includes('SECRET'), 'the raw row holds no plaintext token');
   t.regex(row.config_encrypted, /^v1\./);
   t.deepEqual(decryptJson(app.deps.config.encryptionKey, row.config_encrypted), { bot_token: '999:SECRET-token_x' });
@@ -161,7 +194,16 @@ test('every platform type is accepted with its required fields; ports become str
   t.deepEqual(sms.config, { account_sid: 'AC123', auth_token: 'tok', from_number: '+15550001' });
   const email = await createChannel(ws, {
     type: 'email',
-    config: { address: 'Help@Shop.Example', smtp_host: 'smtp.shop.example', smtp_port: 587, smtp_user: 'u', smtp_password: 'p', imap_host: 'imap.shop.example', imap_user: 'u', imap_password: 'p' },
+    config: {
+      address: 'Help@Shop.Example',
+      smtp_host: 'smtp.shop.example',
+      smtp_port: 587,
+      smtp_user: 'u',
+      smtp_password: 'p',
+      imap_host: 'imap.shop.example',
+      imap_user: 'u',
+      imap_password: 'p',
+    },
   });
   t.deepEqual(email.config, {
     address: 'help@shop.example',
@@ -184,10 +226,16 @@ test('whatsapp and instagram: verify_token generated when absent, setup instruct
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const wa = await createChannel(ws, { type: 'whatsapp', config: { phone_number_id: '10987654321', access_token: 'EAAG-secret' } });
   t.regex(wa.config.verify_token, /^[A-Za-z0-9_-]{32}$/);
-  t.deepEqual(wa.config._meta_setup_instructions, { callback_url: 'https://parley.example.com/api/v1/webhooks/whatsapp', verify_token: wa.config.verify_token });
+  t.deepEqual(wa.config._meta_setup_instructions, {
+    callback_url: 'https://parley.example.com/api/v1/webhooks/whatsapp',
+    verify_token: wa.config.verify_token,
+  });
   t.is(wa.status, 'pending');
 
-  const ig = await createChannel(ws, { type: 'instagram', config: { access_token: 'IGQ-secret', instagram_business_account_id: '1784', verify_token: 'my-token', app_secret: 'appsecret' } });
+  const ig = await createChannel(ws, {
+    type: 'instagram',
+    config: { access_token: 'IGQ-secret', instagram_business_account_id: '1784', verify_token: 'my-token', app_secret: 'appsecret' },
+  });
   t.deepEqual(ig.config, {
     access_token: 'IGQ-secret',
     instagram_business_account_id: '1784',
@@ -218,11 +266,17 @@ test('an account a channel proved it holds cannot be connected again (any busine
   const b = await createWorkspace(app, { plan: 'Pro' });
   const first = await createChannel(a, { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'x' } });
   // Unproven (its registration has not run): a phone number id is public, so naming it claims nothing.
-  const meanwhile = await app.request('POST', '/api/v1/channels/', { token: b.token, body: { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'y' } } });
+  const meanwhile = await app.request('POST', '/api/v1/channels/', {
+    token: b.token,
+    body: { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'y' } },
+  });
   t.is(meanwhile.status, 200, meanwhile.text);
   t.is((await app.request('DELETE', `/api/v1/channels/${meanwhile.body.id}`, { token: b.token })).status, 200);
   await proven(first.id);
-  const again = await app.request('POST', '/api/v1/channels/', { token: b.token, body: { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'y' } } });
+  const again = await app.request('POST', '/api/v1/channels/', {
+    token: b.token,
+    body: { type: 'whatsapp', config: { phone_number_id: 'PN-shared', access_token: 'y' } },
+  });
   t.is(again.status, 400);
   t.deepEqual(again.body, { detail: 'This WhatsApp phone number is already connected to a channel' });
   t.is(await channelCount(b.businessId), 1);
@@ -237,7 +291,10 @@ test('one proven channel per Telegram bot and per SMS number across businesses: 
   // The bot id (before the colon) names the bot, whatever the rest of the token; a number matches however it is written.
   const bot = await app.request('POST', '/api/v1/channels/', { token: b.token, body: telegram('424242:REGENERATED-secret') });
   t.deepEqual([bot.status, bot.body], [400, { detail: 'This Telegram bot is already connected to a channel' }]);
-  const number = await app.request('POST', '/api/v1/channels/', { token: b.token, body: { type: 'sms', config: { account_sid: 'AC43', auth_token: 'u', from_number: '+1-555-424-2424' } } });
+  const number = await app.request('POST', '/api/v1/channels/', {
+    token: b.token,
+    body: { type: 'sms', config: { account_sid: 'AC43', auth_token: 'u', from_number: '+1-555-424-2424' } },
+  });
   t.deepEqual([number.status, number.body], [400, { detail: 'This phone number is already connected to a channel' }]);
   t.is(await channelCount(b.businessId), 1);
   t.is(await registerJobCount(b.businessId), 0);
@@ -253,7 +310,10 @@ test('proving an account: the channel holds it alone, unproven channels of it el
   const real = await createChannel(owner, { type: 'sms', config: { account_sid: 'AC77', auth_token: 'real', from_number: '+15557770000' } });
   const claim = await proveAccount(app.deps.db, { id: real.id, type: 'sms' }, '+15557770000', 'Another business proved it');
   t.true(claim.proven);
-  t.deepEqual(claim.events.map((e) => [e.name, (e.payload as { channel_id?: string }).channel_id, (e.payload as { status?: string }).status]), [['channel_updated', squat.id, 'error']]);
+  t.deepEqual(
+    claim.events.map((e) => [e.name, (e.payload as { channel_id?: string }).channel_id, (e.payload as { status?: string }).status]),
+    [['channel_updated', squat.id, 'error']],
+  );
   const [row] = await app.sql(`select status, last_error, routing_proven from channels where id = $1`, [squat.id]);
   t.deepEqual(row, { status: 'error', last_error: 'Another business proved it', routing_proven: false });
   t.true((await app.sql(`select routing_proven from channels where id = $1`, [real.id]))[0].routing_proven);
@@ -261,13 +321,12 @@ test('proving an account: the channel holds it alone, unproven channels of it el
   t.deepEqual(second, { proven: false, events: [] });
 });
 
-test('webhook routing: an account\'s proven channel alone receives its events; before any proof, every unproven one', async (t) => {
+test("webhook routing: an account's proven channel alone receives its events; before any proof, every unproven one", async (t) => {
   const owner = await createWorkspace(app, { plan: 'Pro' });
   const stranger = await createWorkspace(app, { plan: 'Pro' });
   const real = await createChannel(owner, { type: 'whatsapp', config: { phone_number_id: 'PN-route', access_token: 'real' } });
   const squat = await createChannel(stranger, { type: 'whatsapp', config: { phone_number_id: 'PN-route', access_token: 'guess' } });
-  const routed = async () =>
-    (await channelsByRoutingKey(app.deps.db, app.deps.config.encryptionKey, 'whatsapp', 'PN-route')).map((c) => c.id).sort();
+  const routed = async () => (await channelsByRoutingKey(app.deps.db, app.deps.config.encryptionKey, 'whatsapp', 'PN-route')).map((c) => c.id).sort();
   t.deepEqual(await routed(), [real.id, squat.id].sort(), 'nobody proved it yet');
   await proven(real.id);
   t.deepEqual(await routed(), [real.id], "a stranger's channel never sees (nor fails the signature of) the owner's events");
@@ -376,7 +435,10 @@ test('patch merges config, re-enqueues registration on a config change, and retu
   t.like(off.body, { is_active: false, status: 'connected' });
   t.deepEqual(await registerJobs(wa.id), []);
 
-  const res = await app.request('PATCH', `/api/v1/channels/${wa.id}`, { token: ws.token, body: { config: { access_token: 'new-access-token-value', app_secret: null } } });
+  const res = await app.request('PATCH', `/api/v1/channels/${wa.id}`, {
+    token: ws.token,
+    body: { config: { access_token: 'new-access-token-value', app_secret: null } },
+  });
   t.is(res.status, 200, res.text);
   t.like(res.body, { id: wa.id, type: 'whatsapp', is_active: false, status: 'pending', last_error: null });
   t.deepEqual(res.body.config, {
@@ -387,7 +449,7 @@ test('patch merges config, re-enqueues registration on a config change, and retu
   });
   t.deepEqual(await registerJobs(wa.id), [{ task_identifier: 'register_channel', key: `register:${wa.id}` }]);
   const row = (await app.sql(`select state, config_encrypted from channels where id = $1`, [wa.id]))[0];
-  t.deepEqual(row.state, { webhook_secret: 's' }, 'connector state is reset with the credentials, the channel\'s own webhook secret kept');
+  t.deepEqual(row.state, { webhook_secret: 's' }, "connector state is reset with the credentials, the channel's own webhook secret kept");
   t.false(row.config_encrypted.includes('new-access-token-value'));
 
   // Re-activation enqueues registration again.
@@ -410,10 +472,13 @@ test('patch without a config change keeps what registration learned (X routing k
   const row = (await app.sql(`select routing_key, state, status from channels where id = $1`, [x.id]))[0];
   t.deepEqual(row, { routing_key: '4242', state: { user_id: '4242' }, status: 'connected' });
   // A new type forgets everything the old account had.
-  const sms = await app.request('PATCH', `/api/v1/channels/${x.id}`, { token: ws.token, body: { type: 'sms', config: { account_sid: 'AC2', auth_token: 't', from_number: '+2' } } });
+  const sms = await app.request('PATCH', `/api/v1/channels/${x.id}`, {
+    token: ws.token,
+    body: { type: 'sms', config: { account_sid: 'AC2', auth_token: 't', from_number: '+2' } },
+  });
   t.is(sms.status, 200, sms.text);
   const after = (await app.sql(`select routing_key, state, status from channels where id = $1`, [x.id]))[0];
-  t.deepEqual(after, { routing_key: '+2', state: {}, status: 'pending' }, 'the new account\'s key (the number), not the X user id');
+  t.deepEqual(after, { routing_key: '+2', state: {}, status: 'pending' }, "the new account's key (the number), not the X user id");
 });
 
 test('patch to another type starts from an empty config and follows the plan rules', async (t) => {
@@ -453,7 +518,7 @@ test('patch: the built-in webchat keeps its type and stays active, but its name 
   t.like(named.body, { type: 'webchat', is_builtin: true, status: 'connected', config: { name: 'Website chat' } });
 });
 
-test('patch and delete: unknown or another business\'s channel is 404, a malformed id 422', async (t) => {
+test("patch and delete: unknown or another business's channel is 404, a malformed id 422", async (t) => {
   const a = await createWorkspace(app, { plan: 'Mini' });
   const b = await createWorkspace(app, { plan: 'Mini' });
   const theirs = await createChannel(b, telegram('9:B'));
@@ -501,7 +566,10 @@ test('a config that cannot be decrypted shows as an error, never a 500', async (
   await app.sql(`update channels set config_encrypted = 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' where id = $1`, [tg.id]);
   const list = await app.request('GET', '/api/v1/channels/', { token: ws.token });
   t.is(list.status, 200);
-  t.like(list.body.find((c: any) => c.id === tg.id), { config: {}, status: 'error' });
+  t.like(
+    list.body.find((c: any) => c.id === tg.id),
+    { config: {}, status: 'error' },
+  );
   // Entering the credentials again repairs it.
   const fixed = await app.request('PATCH', `/api/v1/channels/${tg.id}`, { token: ws.token, body: { config: { bot_token: '36:NEW' } } });
   t.is(fixed.status, 200, fixed.text);

@@ -56,6 +56,12 @@ test('an embedded server that cannot start (its port is taken) says so in one se
   const port = (taken.address() as { port: number }).port;
   const run = await runParley(['migrate'], { DATA_DIR: tempDataDir(t), EMBEDDED_PG_PORT: String(port), LOG_LEVEL: 'warn' });
   t.is(run.code, 1, run.stdout);
-  t.regex(run.stderr, new RegExp(`^The embedded PostgreSQL in .* did not start \\(.*\\): port ${port} is in use: stop the program using it or set EMBEDDED_PG_PORT to a free port$`, 'm'));
+  t.regex(
+    run.stderr,
+    new RegExp(
+      `^The embedded PostgreSQL in .* did not start \\(.*\\): port ${port} is in use: stop the program using it or set EMBEDDED_PG_PORT to a free port$`,
+      'm',
+    ),
+  );
   t.notRegex(run.stderr, /undefined|^\s+at /m);
 });

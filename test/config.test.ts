@@ -43,7 +43,12 @@ test('values are parsed: numbers, durations, lists, empty strings as unset', (t)
   t.is(env.GOOGLE_CLIENT_ID, undefined);
   t.is(env.SMTP_URL, undefined);
   t.is(env.DATABASE_URL, 'postgres://u:p@db.internal:5432/parley');
-  for (const [ttl, seconds] of [['3600', 3600], ['45s', 45], ['24h', 86400], ['7d', 604800]] as const) {
+  for (const [ttl, seconds] of [
+    ['3600', 3600],
+    ['45s', 45],
+    ['24h', 86400],
+    ['7d', 604800],
+  ] as const) {
     t.is(parseEnv({ ACCESS_TOKEN_TTL: ttl }).ACCESS_TOKEN_TTL, seconds);
   }
 });
@@ -75,10 +80,14 @@ test('platform base URLs: one setting per connector that declares one, defaultin
   const env = parseEnv({});
   const declared = connectors.flatMap((c) => (c.baseUrl ? [c] : []));
   const names = declared.map((c) => c.baseUrl!.env);
-  t.deepEqual(Object.keys(env.platformUrls).filter((name) => !names.includes(name)), [], 'only the connectors\' settings');
+  t.deepEqual(
+    Object.keys(env.platformUrls).filter((name) => !names.includes(name)),
+    [],
+    "only the connectors' settings",
+  );
   for (const connector of declared) t.is(env.platformUrls[connector.baseUrl!.env], connector.baseUrl!.default, connector.type);
   t.is(parseEnv({}).platformUrls.TELEGRAM_API_URL, 'https://api.telegram.org');
-  t.is(parseEnv({ TWILIO_API_URL: '' }).platformUrls.TWILIO_API_URL, undefined, 'empty is unset: Twilio\'s own hosts');
+  t.is(parseEnv({ TWILIO_API_URL: '' }).platformUrls.TWILIO_API_URL, undefined, "empty is unset: Twilio's own hosts");
 
   const config = loadConfig({ DATA_DIR: tempDir(t), X_API_URL: 'http://127.0.0.1:9/x', META_GRAPH_URL: 'http://127.0.0.1:9/graph' });
   t.is(connectorContext(config, connectorFor('x')).baseUrl, 'http://127.0.0.1:9/x');

@@ -27,7 +27,13 @@ test.before(async () => {
   smtp = await startFakeSmtp({ user: SMTP_USER, password: SMTP_PASSWORD });
   imap = await startFakeImap({ user: SMTP_USER, password: IMAP_PASSWORD });
   files = await startFileServer();
-  config = normalizeChannelConfig('email', { address: 'Support@Acme.test', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD }) as EmailConfig;
+  config = normalizeChannelConfig('email', {
+    address: 'Support@Acme.test',
+    smtp_host: '127.0.0.1',
+    smtp_port: smtp.port,
+    smtp_user: SMTP_USER,
+    smtp_password: SMTP_PASSWORD,
+  }) as EmailConfig;
 });
 test.after.always(async () => {
   await smtp?.close();
@@ -35,10 +41,22 @@ test.after.always(async () => {
   await files?.close();
 });
 
-const withImap = (overrides: Partial<EmailConfig> = {}): EmailConfig => ({ ...config, imap_host: '127.0.0.1', imap_port: String(imap.port), imap_password: IMAP_PASSWORD, ...overrides });
+const withImap = (overrides: Partial<EmailConfig> = {}): EmailConfig => ({
+  ...config,
+  imap_host: '127.0.0.1',
+  imap_port: String(imap.port),
+  imap_password: IMAP_PASSWORD,
+  ...overrides,
+});
 
 function outbound(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
-  return { to: { platformUserId: 'ada@customer.test', email: 'ada@customer.test', name: 'Ada Lovelace' }, text: 'Hi Ada,\nwe have corrected the invoice.', attachments: [], messageId: '5d0c7f3e-1111-4222-8333-944445555666', ...overrides };
+  return {
+    to: { platformUserId: 'ada@customer.test', email: 'ada@customer.test', name: 'Ada Lovelace' },
+    text: 'Hi Ada,\nwe have corrected the invoice.',
+    attachments: [],
+    messageId: '5d0c7f3e-1111-4222-8333-944445555666',
+    ...overrides,
+  };
 }
 
 function rawWebhook(rawBody: Buffer, headers: Record<string, string> = {}, url = 'https://parley.example/api/v1/webhooks/email/7'): WebhookRequest {
@@ -51,11 +69,24 @@ test('config: ports coerced to strings, address lower-cased, IMAP optional, pass
   t.is(config.smtp_port, String(smtp.port));
   t.is(config.address, 'support@acme.test');
   t.is(config.imap_host, undefined);
-  const full = normalizeChannelConfig('email', { ...config, smtp_port: '587', imap_host: 'imap.acme.test', imap_port: 993, imap_user: 'u', imap_password: 'p' });
+  const full = normalizeChannelConfig('email', {
+    ...config,
+    smtp_port: '587',
+    imap_host: 'imap.acme.test',
+    imap_port: 993,
+    imap_user: 'u',
+    imap_password: 'p',
+  });
   t.is(full.smtp_port, '587');
   t.is(full.imap_port, '993');
-  t.is(normalizeChannelConfig('email', { ...config, imap_host: 'imap.acme.test', imap_user: 'u', imap_password: 'p' }).imap_port, '993', 'IMAP port defaults to 993');
-  t.throws(() => normalizeChannelConfig('email', { address: 'nope', smtp_host: 'h', smtp_port: '70000', smtp_user: 'u' }), { message: 'Missing required config fields: smtp_password' });
+  t.is(
+    normalizeChannelConfig('email', { ...config, imap_host: 'imap.acme.test', imap_user: 'u', imap_password: 'p' }).imap_port,
+    '993',
+    'IMAP port defaults to 993',
+  );
+  t.throws(() => normalizeChannelConfig('email', { address: 'nope', smtp_host: 'h', smtp_port: '70000', smtp_user: 'u' }), {
+    message: 'Missing required config fields: smtp_password',
+  });
   t.throws(() => normalizeChannelConfig('email', { address: 'nope', smtp_host: 'h', smtp_port: '70000', smtp_user: 'u', smtp_password: 'p' }), {
     message: 'Invalid config fields: address (must be an e-mail address), smtp_port (must be a port number (1-65535))',
   });
@@ -66,24 +97,37 @@ test('config: ports coerced to strings, address lower-cased, IMAP optional, pass
 
 test('parse: a new message with an attachment', async (t) => {
   const events = await email.webhook.parse(rawWebhook(fixture('email-new.eml')));
-  t.deepEqual(events, [{
-    kind: 'message',
-    externalId: '<CAF7a1b2c3d4e5f6@mail.customer.test>',
-    from: { platformUserId: 'ada@customer.test', email: 'ada@customer.test', name: 'Ada Lovelace' },
-    text: 'Hello,\n\nmy invoice 2026-001 charges me twice for the Pro plan. Could you have a look?\n\nThanks,\nAda',
-    // The part's bytes travel in the stored event to fetch_attachment (never into the message row).
-    attachments: [{ filename: 'invoice-2026-001.pdf', content_type: 'application/pdf', size: 45, content_base64: 'JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0YK' }],
-    sentAt: '2026-01-01T10:00:00.000Z',
-    references: [],
-    subject: 'Invoice 2026-001 looks wrong',
-    // Its recipients (for the Cc a reply carries over); a plain-text mail has no HTML.
-    email: { to: [{ address: 'support@acme.test', name: 'Acme Support' }], cc: [] },
-  }]);
-  t.true(Buffer.from((events[0] as { attachments: { content_base64: string }[] }).attachments[0].content_base64, 'base64').toString('latin1').startsWith('%PDF-1.4'));
+  t.deepEqual(events, [
+    {
+      kind: 'message',
+      externalId: '<CAF7a1b2c3d4e5f6@mail.customer.test>',
+      from: { platformUserId: 'ada@customer.test', email: 'ada@customer.test', name: 'Ada Lovelace' },
+      text: 'Hello,\n\nmy invoice 2026-001 charges me twice for the Pro plan. Could you have a look?\n\nThanks,\nAda',
+      // The part's bytes travel in the stored event to fetch_attachment (never into the message row).
+      attachments: [
+        {
+          filename: 'invoice-2026-001.pdf',
+          content_type: 'application/pdf',
+          size: 45,
+          content_base64: 'JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0YK',
+        },
+      ],
+      sentAt: '2026-01-01T10:00:00.000Z',
+      references: [],
+      subject: 'Invoice 2026-001 looks wrong',
+      // Its recipients (for the Cc a reply carries over); a plain-text mail has no HTML.
+      email: { to: [{ address: 'support@acme.test', name: 'Acme Support' }], cc: [] },
+    },
+  ]);
+  t.true(
+    Buffer.from((events[0] as { attachments: { content_base64: string }[] }).attachments[0].content_base64, 'base64')
+      .toString('latin1')
+      .startsWith('%PDF-1.4'),
+  );
 });
 
 test('parse: a reply: references nearest parent first, quoted text dropped', async (t) => {
-  const [message] = await email.webhook.parse(rawWebhook(fixture('email-reply.eml'))) as InboundMessage[];
+  const [message] = (await email.webhook.parse(rawWebhook(fixture('email-reply.eml')))) as InboundMessage[];
   t.is(message.externalId, '<CAF7reply999@mail.customer.test>');
   t.deepEqual(message.references, ['<5d0c7f3e-1111-4222-8333-944445555666@acme.test>', '<CAF7a1b2c3d4e5f6@mail.customer.test>']);
   t.is(message.text, 'Thanks, the corrected invoice is fine now.');
@@ -92,8 +136,8 @@ test('parse: a reply: references nearest parent first, quoted text dropped', asy
 });
 
 test('parse: HTML only, encoded words, no Message-ID (a stable one is derived)', async (t) => {
-  const [first] = await email.webhook.parse(rawWebhook(fixture('email-html-only.eml'))) as InboundMessage[];
-  const [again] = await email.webhook.parse(rawWebhook(fixture('email-html-only.eml'))) as InboundMessage[];
+  const [first] = (await email.webhook.parse(rawWebhook(fixture('email-html-only.eml')))) as InboundMessage[];
+  const [again] = (await email.webhook.parse(rawWebhook(fixture('email-html-only.eml')))) as InboundMessage[];
   t.deepEqual(first.from, { platformUserId: 'jose@cliente.test', email: 'jose@cliente.test', name: 'José Núñez' });
   t.is(first.subject, 'Pregunta sobre envío');
   t.is(first.text, 'Hola,\n\n¿Cuándo llega mi pedido? A & B');
@@ -147,7 +191,7 @@ test('verifyWebhook: the channel secret in the header or the query', (t) => {
 
 // --- sending ------------------------------------------------------------------------------
 
-test.serial('send: authenticated SMTP, our Message-ID, text, a new thread\'s subject', async (t) => {
+test.serial("send: authenticated SMTP, our Message-ID, text, a new thread's subject", async (t) => {
   const result = await email.send(config, outbound({ thread: { references: [], subject: 'Your invoice' } }), context);
   t.is(result.externalId, '<5d0c7f3e-1111-4222-8333-944445555666@acme.test>');
   const sent = smtp.messages.at(-1)!;
@@ -188,7 +232,11 @@ test.serial('send: a long thread keeps the root and the latest references', asyn
 });
 
 test.serial('send: attachments are fetched from their URLs', async (t) => {
-  await email.send(config, outbound({ attachments: [{ url: `${files.url}/files/label.txt`, filename: 'label.txt', content_type: 'text/plain', size: 13 }] }), context);
+  await email.send(
+    config,
+    outbound({ attachments: [{ url: `${files.url}/files/label.txt`, filename: 'label.txt', content_type: 'text/plain', size: 13 }] }),
+    context,
+  );
   const mail = await simpleParser(smtp.messages.at(-1)!.raw);
   t.is(mail.attachments.length, 1);
   t.is(mail.attachments[0].filename, 'label.txt');
@@ -198,12 +246,15 @@ test.serial('send: attachments are fetched from their URLs', async (t) => {
 
 test('send: a local path as attachment is refused, nothing sent', async (t) => {
   const before = smtp.messages.length;
-  const error = await t.throwsAsync(email.send(config, outbound({ attachments: [{ url: '/etc/passwd', filename: 'passwd', content_type: 'text/plain', size: 1 }] }), context), { instanceOf: ConnectorError });
+  const error = await t.throwsAsync(
+    email.send(config, outbound({ attachments: [{ url: '/etc/passwd', filename: 'passwd', content_type: 'text/plain', size: 1 }] }), context),
+    { instanceOf: ConnectorError },
+  );
   t.is(error.kind, 'permanent');
   t.is(smtp.messages.length, before);
 });
 
-test('send: a wrong SMTP password is permanent with the server\'s text', async (t) => {
+test("send: a wrong SMTP password is permanent with the server's text", async (t) => {
   const error = await t.throwsAsync(email.send({ ...config, smtp_password: 'wrong' }, outbound(), context), { instanceOf: ConnectorError });
   t.is(error.kind, 'permanent');
   t.regex(error.message, /^SMTP authentication failed: .*535.*Authentication credentials invalid/);
@@ -239,15 +290,24 @@ test('register: a wrong SMTP password is an error', async (t) => {
 });
 
 test('register: an unreachable SMTP server is retried', async (t) => {
-  const error = await t.throwsAsync(email.register!({ ...config, smtp_port: String(await closedPort()) }, { webhookUrl: '', secret: 'sec', state: {} }, context), { instanceOf: ConnectorError });
+  const error = await t.throwsAsync(
+    email.register!({ ...config, smtp_port: String(await closedPort()) }, { webhookUrl: '', secret: 'sec', state: {} }, context),
+    { instanceOf: ConnectorError },
+  );
   t.is(error.kind, 'transient');
 });
 
 test.serial('register with IMAP: polling from the end of INBOX; a wrong IMAP password is an error', async (t) => {
   imap.deliver(fixture('email-new.eml'));
   const result = await email.register!(withImap(), { webhookUrl: '', secret: 'sec', state: { webhook_secret: 'kept' } }, context);
-  t.deepEqual(result, { status: 'connected', state: { webhook_secret: 'kept', mode: 'polling', uidValidity: String(imap.uidValidity), lastUid: imap.messages.at(-1)!.uid } });
-  t.true(imap.commands.some((command) => command.startsWith('EXAMINE')), 'INBOX is opened read-only');
+  t.deepEqual(result, {
+    status: 'connected',
+    state: { webhook_secret: 'kept', mode: 'polling', uidValidity: String(imap.uidValidity), lastUid: imap.messages.at(-1)!.uid },
+  });
+  t.true(
+    imap.commands.some((command) => command.startsWith('EXAMINE')),
+    'INBOX is opened read-only',
+  );
   // Re-registering the same mailbox keeps the position.
   const again = await email.register!(withImap(), { webhookUrl: '', secret: 'sec', state: { uidValidity: String(imap.uidValidity), lastUid: 0 } }, context);
   t.like(again.state, { uidValidity: String(imap.uidValidity), lastUid: 0 });
@@ -269,7 +329,10 @@ test.serial('poll (IMAP): new mail after the position, read-only, position advan
   t.deepEqual(next.events.map((event) => (event as InboundMessage).externalId).slice(0, 1), ['<CAF7reply999@mail.customer.test>']);
   t.is(next.events.length, 2);
   t.deepEqual(next.state, { webhook_secret: 'w', mode: 'polling', uidValidity: String(imap.uidValidity), lastUid: replyUid + 1 });
-  t.false(imap.messages.some((message) => message.seen), 'fetching does not mark mail as read');
+  t.false(
+    imap.messages.some((message) => message.seen),
+    'fetching does not mark mail as read',
+  );
   // `n:*` always matches the newest message: it is not returned twice.
   t.deepEqual((await email.poll!(withImap(), next.state, context)).events, []);
 
@@ -296,7 +359,9 @@ test('poll: IMAP errors are classified', async (t) => {
 
 function fakeSession(uidValidity: string, mail: Record<number, Buffer>, calls: string[] = []): OpenInbox {
   return async () => {
-    const uids = Object.keys(mail).map(Number).sort((a, b) => a - b);
+    const uids = Object.keys(mail)
+      .map(Number)
+      .sort((a, b) => a - b);
     const session: InboxSession = {
       uidValidity,
       uidNext: (uids.at(-1) ?? 0) + 1,
@@ -330,7 +395,10 @@ test('poll logic: only UIDs above the position, in order; no-sender mail skipped
   const calls: string[] = [];
   const mail = { 3: fixture('email-new.eml'), 5: fixture('email-no-sender.eml'), 8: fixture('email-reply.eml') };
   const result = await pollInbox(fakeSession('9', mail, calls), settings, { uidValidity: '9', lastUid: 3, other: 'kept' });
-  t.deepEqual(result.events.map((event) => (event as InboundMessage).externalId), ['<CAF7reply999@mail.customer.test>']);
+  t.deepEqual(
+    result.events.map((event) => (event as InboundMessage).externalId),
+    ['<CAF7reply999@mail.customer.test>'],
+  );
   t.deepEqual(result.state, { other: 'kept', mode: 'polling', uidValidity: '9', lastUid: 8 });
   t.deepEqual(calls, ['list 4', 'fetch 5,8', 'close']);
   const caughtUp = await pollInbox(fakeSession('9', mail), settings, result.state);
@@ -340,7 +408,10 @@ test('poll logic: only UIDs above the position, in order; no-sender mail skipped
 
 test('poll logic: a new UIDVALIDITY rescans from the start', async (t) => {
   const calls: string[] = [];
-  const result = await pollInbox(fakeSession('10', { 1: fixture('email-new.eml'), 2: fixture('email-reply.eml') }, calls), settings, { uidValidity: '9', lastUid: 500 });
+  const result = await pollInbox(fakeSession('10', { 1: fixture('email-new.eml'), 2: fixture('email-reply.eml') }, calls), settings, {
+    uidValidity: '9',
+    lastUid: 500,
+  });
   t.is(result.events.length, 2);
   t.deepEqual(result.state, { mode: 'polling', uidValidity: '10', lastUid: 2 });
   t.deepEqual(calls, ['list 1', 'fetch 1,2', 'close']);
@@ -359,7 +430,12 @@ test('poll logic: at most MAX_PER_POLL messages per poll, the rest next time', a
 
 test('poll logic: a failure during fetch is transient and closes the session', async (t) => {
   const calls: string[] = [];
-  const open: OpenInbox = async (s) => ({ ...(await fakeSession('1', { 1: fixture('email-new.eml') }, calls)(s)), fetchSources: async () => { throw new Error('Connection not available'); } });
+  const open: OpenInbox = async (s) => ({
+    ...(await fakeSession('1', { 1: fixture('email-new.eml') }, calls)(s)),
+    fetchSources: async () => {
+      throw new Error('Connection not available');
+    },
+  });
   const error = await t.throwsAsync(pollInbox(open, settings, { uidValidity: '1', lastUid: 0 }), { instanceOf: ConnectorError });
   t.is(error.kind, 'transient');
   t.deepEqual(calls, ['list 1', 'close']);

@@ -47,30 +47,47 @@ async function rejection(t: { throwsAsync: any }, promise: Promise<unknown>): Pr
 // WhatsApp parsing
 
 test('WhatsApp: parses a text message with the contact name, routed by phone_number_id', async (t) => {
-  t.deepEqual(await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'text.json'))), [{
-    kind: 'message',
-    routingKey: PHONE,
-    externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
-    from: { platformUserId: '16505551234', name: 'Sheena Nelson', phone: '+16505551234' },
-    text: 'Does it come in another color?',
-    attachments: [],
-    sentAt: new Date(1749416383 * 1000).toISOString(),
-  }]);
+  t.deepEqual(await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'text.json'))), [
+    {
+      kind: 'message',
+      routingKey: PHONE,
+      externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+      from: { platformUserId: '16505551234', name: 'Sheena Nelson', phone: '+16505551234' },
+      text: 'Does it come in another color?',
+      attachments: [],
+      sentAt: new Date(1749416383 * 1000).toISOString(),
+    },
+  ]);
 });
 
 test('WhatsApp: media become attachments with the media id; reactions are skipped', async (t) => {
   const events = await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'media.json')));
-  t.deepEqual(events.map((e) => (e.kind === 'message' ? [e.externalId.slice(-8), e.text, e.attachments] : null)), [
-    ['QUIMAGE=', 'This is the scratch', [{ platform_file_id: '1003383421387256', content_type: 'image/jpeg' }]],
-    ['Q1VNRU5U', '', [{ platform_file_id: '1223344556677889', content_type: 'application/pdf', filename: 'receipt.pdf' }]],
-    ['QUFVRElP', '', [{ platform_file_id: '2233445566778899', content_type: 'audio/ogg; codecs=opus' }]],
-  ]);
+  t.deepEqual(
+    events.map((e) => (e.kind === 'message' ? [e.externalId.slice(-8), e.text, e.attachments] : null)),
+    [
+      ['QUIMAGE=', 'This is the scratch', [{ platform_file_id: '1003383421387256', content_type: 'image/jpeg' }]],
+      ['Q1VNRU5U', '', [{ platform_file_id: '1223344556677889', content_type: 'application/pdf', filename: 'receipt.pdf' }]],
+      ['QUFVRElP', '', [{ platform_file_id: '2233445566778899', content_type: 'audio/ogg; codecs=opus' }]],
+    ],
+  );
 });
 
-test('WhatsApp: statuses become receipts; a failure carries the platform\'s reason', async (t) => {
+test("WhatsApp: statuses become receipts; a failure carries the platform's reason", async (t) => {
   t.deepEqual(await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'statuses.json'))), [
-    { kind: 'receipt', routingKey: PHONE, externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MDExQUZGODk4QjQ5RjJFNkQA', status: 'delivered', at: new Date(1750263773000).toISOString() },
-    { kind: 'receipt', routingKey: PHONE, externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MDExQUZGODk4QjQ5RjJFNkQA', status: 'read', at: new Date(1750263800000).toISOString() },
+    {
+      kind: 'receipt',
+      routingKey: PHONE,
+      externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MDExQUZGODk4QjQ5RjJFNkQA',
+      status: 'delivered',
+      at: new Date(1750263773000).toISOString(),
+    },
+    {
+      kind: 'receipt',
+      routingKey: PHONE,
+      externalId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MDExQUZGODk4QjQ5RjJFNkQA',
+      status: 'read',
+      at: new Date(1750263800000).toISOString(),
+    },
     {
       kind: 'receipt',
       routingKey: PHONE,
@@ -85,10 +102,20 @@ test('WhatsApp: statuses become receipts; a failure carries the platform\'s reas
 test('WhatsApp: other fields, unknown shapes and garbage give no events', async (t) => {
   t.deepEqual(await whatsapp.webhook.parse(unsigned(fixture('whatsapp', 'other-field.json'))), []);
   t.deepEqual(await whatsapp.webhook.parse(unsigned(Buffer.from('not json'))), []);
-  t.deepEqual(await whatsapp.webhook.parse(unsigned(Buffer.from('{"object":"whatsapp_business_account","entry":[{"changes":[{"field":"messages","value":{}}]}]}'))), []);
-  const built = await whatsapp.webhook.parse(signedMetaWebhook(whatsappTextPayload({ phoneNumberId: '1', from: '447700900123', id: 'wamid.X', text: 'hi' }), 'secret'));
+  t.deepEqual(
+    await whatsapp.webhook.parse(unsigned(Buffer.from('{"object":"whatsapp_business_account","entry":[{"changes":[{"field":"messages","value":{}}]}]}'))),
+    [],
+  );
+  const built = await whatsapp.webhook.parse(
+    signedMetaWebhook(whatsappTextPayload({ phoneNumberId: '1', from: '447700900123', id: 'wamid.X', text: 'hi' }), 'secret'),
+  );
   t.like(built[0], { kind: 'message', routingKey: '1', externalId: 'wamid.X', text: 'hi', from: { platformUserId: '447700900123', phone: '+447700900123' } });
-  const receipt = await whatsapp.webhook.parse(signedMetaWebhook(whatsappStatusPayload({ phoneNumberId: '1', id: 'wamid.Y', status: 'failed', recipientId: '1', error: { code: 131026, title: 'Message undeliverable' } }), undefined));
+  const receipt = await whatsapp.webhook.parse(
+    signedMetaWebhook(
+      whatsappStatusPayload({ phoneNumberId: '1', id: 'wamid.Y', status: 'failed', recipientId: '1', error: { code: 131026, title: 'Message undeliverable' } }),
+      undefined,
+    ),
+  );
   t.like(receipt[0], { kind: 'receipt', status: 'failed', error: 'Message undeliverable' });
 });
 
@@ -104,7 +131,13 @@ test('X-Hub-Signature-256: right, wrong, missing and tampered', (t) => {
   const tampered = { ...good, rawBody: Buffer.from(good.rawBody.toString().replace('hello', 'hellO')) };
   t.false(whatsapp.webhook.verify(tampered, config, {}));
   t.false(whatsapp.webhook.verify({ ...good, headers: { ...good.headers, 'x-hub-signature-256': 'sha256=' } }, config, {}));
-  t.false(whatsapp.webhook.verify({ ...good, headers: { ...good.headers, 'x-hub-signature-256': good.headers['x-hub-signature-256']!.replace('sha256=', 'sha1=') } }, config, {}));
+  t.false(
+    whatsapp.webhook.verify(
+      { ...good, headers: { ...good.headers, 'x-hub-signature-256': good.headers['x-hub-signature-256']!.replace('sha256=', 'sha1=') } },
+      config,
+      {},
+    ),
+  );
   // The signature covers the exact bytes: re-serialized JSON with other spacing fails.
   const respaced = { ...good, rawBody: Buffer.from(JSON.stringify(payload, null, 2)) };
   t.false(whatsapp.webhook.verify(respaced, config, {}));
@@ -121,7 +154,10 @@ test('GET subscription handshake', (t) => {
   const query = (mode: string, token: string, challenge?: string) =>
     new URLSearchParams({ 'hub.mode': mode, 'hub.verify_token': token, ...(challenge !== undefined ? { 'hub.challenge': challenge } : {}) });
   t.deepEqual(verifyMetaSubscription(query('subscribe', 'tok-b', '1158201444'), ['tok-a', 'tok-b']), { challenge: '1158201444', verifyToken: 'tok-b' });
-  t.deepEqual(verifyMetaSubscription({ 'hub.mode': 'subscribe', 'hub.verify_token': 'tok-a', 'hub.challenge': 'c' }, new Set(['tok-a'])), { challenge: 'c', verifyToken: 'tok-a' });
+  t.deepEqual(verifyMetaSubscription({ 'hub.mode': 'subscribe', 'hub.verify_token': 'tok-a', 'hub.challenge': 'c' }, new Set(['tok-a'])), {
+    challenge: 'c',
+    verifyToken: 'tok-a',
+  });
   t.is(verifyMetaSubscription(query('subscribe', 'tok-c', '1'), ['tok-a', 'tok-b']), null);
   t.is(verifyMetaSubscription(query('unsubscribe', 'tok-a', '1'), ['tok-a']), null);
   t.is(verifyMetaSubscription(query('subscribe', 'tok-a'), ['tok-a']), null);
@@ -149,7 +185,7 @@ test('WhatsApp: sends a text to /{phone_number_id}/messages with the bearer toke
   });
 });
 
-test('WhatsApp: attachments go by link; a short text is the first one\'s caption', async (t) => {
+test("WhatsApp: attachments go by link; a short text is the first one's caption", async (t) => {
   const to = '16505550001';
   const photo = { url: 'https://files.parley.example/u/1/blue.jpg', filename: 'blue.jpg', content_type: 'image/jpeg', size: 1000 };
   const manual = { url: 'https://files.parley.example/u/2/manual.pdf', filename: 'manual.pdf', content_type: 'application/pdf', size: 2000 };
@@ -172,7 +208,7 @@ test('WhatsApp: a reply over 4096 characters is split; the first id is the exter
   t.is(result.externalId, sent[0].id);
 });
 
-test.serial('WhatsApp: an expired token is permanent with Graph\'s message', async (t) => {
+test.serial("WhatsApp: an expired token is permanent with Graph's message", async (t) => {
   fake.failNext(1, { status: 401, code: 190, subcode: 463, message: 'Error validating access token: Session has expired on Friday, 09-Jan-26 10:00:00 PST.' });
   const error = await rejection(t, whatsapp.send(waConfig, outbound('1', 'hi'), context()));
   t.is(error.kind, 'permanent');
@@ -186,10 +222,18 @@ test('WhatsApp: a wrong token (checked by the fake) is permanent', async (t) => 
 });
 
 test.serial('WhatsApp: outside the 24-hour window is permanent with the details', async (t) => {
-  fake.failNext(1, { status: 400, code: 131047, message: '(#131047) Re-engagement message', details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.' });
+  fake.failNext(1, {
+    status: 400,
+    code: 131047,
+    message: '(#131047) Re-engagement message',
+    details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+  });
   const error = await rejection(t, whatsapp.send(waConfig, outbound('1', 'hi'), context()));
   t.is(error.kind, 'permanent');
-  t.is(error.message, '(#131047) Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.');
+  t.is(
+    error.message,
+    '(#131047) Re-engagement message: Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+  );
 });
 
 test.serial('WhatsApp: a 500 is transient, then the retry succeeds', async (t) => {
@@ -220,7 +264,11 @@ test('WhatsApp: an unreachable Graph is transient', async (t) => {
 
 test('WhatsApp: config schema and secret fields', (t) => {
   t.throws(() => normalizeChannelConfig('whatsapp', { phone_number_id: '1' }), { message: 'Missing required config fields: access_token' });
-  t.deepEqual(normalizeChannelConfig('whatsapp', { phone_number_id: ' 1 ', access_token: 't', verify_token: 'v' }), { phone_number_id: '1', access_token: 't', verify_token: 'v' });
+  t.deepEqual(normalizeChannelConfig('whatsapp', { phone_number_id: ' 1 ', access_token: 't', verify_token: 'v' }), {
+    phone_number_id: '1',
+    access_token: 't',
+    verify_token: 'v',
+  });
   // verify_token is secret too: whoever holds it can answer Meta's handshake for the channel.
   t.deepEqual(secretFieldsOf(whatsapp), ['access_token', 'verify_token', 'app_secret']);
 });
@@ -228,31 +276,45 @@ test('WhatsApp: config schema and secret fields', (t) => {
 // Instagram
 
 test('Instagram: parses a text message routed by the receiving account', async (t) => {
-  t.deepEqual(await instagram.webhook.parse(unsigned(fixture('instagram', 'text.json'))), [{
-    kind: 'message',
-    routingKey: IG,
-    externalId: 'aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlEOjE3ODQxNDA1ODIyMzA0OTE0OjM0MDI4MjM2Njg0MTcxMDMwMTI0NDI1OTU0MTA5ODgzNjI3NjI0NzozMjEwNTI2NDUwNzQ5NzYxODI4MTU5MDcyNTQ0NzQ5MzA1NgZDZD',
-    from: { platformUserId: '1254459154682919' },
-    text: 'Do you ship to Canada?',
-    attachments: [],
-    sentAt: new Date(1767225600123).toISOString(),
-  }]);
+  t.deepEqual(await instagram.webhook.parse(unsigned(fixture('instagram', 'text.json'))), [
+    {
+      kind: 'message',
+      routingKey: IG,
+      externalId:
+        'aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlEOjE3ODQxNDA1ODIyMzA0OTE0OjM0MDI4MjM2Njg0MTcxMDMwMTI0NDI1OTU0MTA5ODgzNjI3NjI0NzozMjEwNTI2NDUwNzQ5NzYxODI4MTU5MDcyNTQ0NzQ5MzA1NgZDZD',
+      from: { platformUserId: '1254459154682919' },
+      text: 'Do you ship to Canada?',
+      attachments: [],
+      sentAt: new Date(1767225600123).toISOString(),
+    },
+  ]);
 });
 
 test('Instagram: attachments keep their URLs; a share without text gets a placeholder', async (t) => {
   const events = await instagram.webhook.parse(unsigned(fixture('instagram', 'attachments.json')));
-  t.deepEqual(events.map((e) => (e.kind === 'message' ? [e.text, e.attachments] : null)), [
-    ['', [
-      { url: 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=1789&signature=AbC', content_type: 'image/*' },
-      { url: 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=1790&signature=DeF', content_type: 'video/*' },
-    ]],
-    ['[Shared a post]', [{ url: 'https://www.instagram.com/p/C1a2b3c4d5e/' }]],
-  ]);
+  t.deepEqual(
+    events.map((e) => (e.kind === 'message' ? [e.text, e.attachments] : null)),
+    [
+      [
+        '',
+        [
+          { url: 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=1789&signature=AbC', content_type: 'image/*' },
+          { url: 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=1790&signature=DeF', content_type: 'video/*' },
+        ],
+      ],
+      ['[Shared a post]', [{ url: 'https://www.instagram.com/p/C1a2b3c4d5e/' }]],
+    ],
+  );
 });
 
 test('Instagram: echoes, reads and reactions are skipped', async (t) => {
   t.deepEqual(await instagram.webhook.parse(unsigned(fixture('instagram', 'echo-and-read.json'))), []);
-  t.deepEqual(await instagram.webhook.parse(signedMetaWebhook(instagramMessagePayload({ accountId: IG, senderId: '5', mid: 'm1', text: 'ours', isEcho: true }), undefined)), []);
+  t.deepEqual(
+    await instagram.webhook.parse(
+      signedMetaWebhook(instagramMessagePayload({ accountId: IG, senderId: '5', mid: 'm1', text: 'ours', isEcho: true }), undefined),
+    ),
+    [],
+  );
   t.deepEqual(await instagram.webhook.parse(unsigned(Buffer.from('[]'))), []);
 });
 
@@ -272,12 +334,10 @@ test('Instagram: text is split at 1000 bytes, attachments follow by URL', async 
   const doc = { url: 'https://files.parley.example/u/4/terms.pdf', filename: 'terms.pdf', content_type: 'application/pdf', size: 100 };
   const result = await instagram.send(igConfig, outbound(to, text, [photo, doc]), instagramContext());
   const sent = fake.instagramSent.filter((m) => m.recipientId === to);
-  t.deepEqual(sent.map((m) => m.message.text ? Buffer.byteLength(m.message.text) : m.message.attachment), [
-    1000,
-    400,
-    { type: 'image', payload: { url: photo.url } },
-    { type: 'file', payload: { url: doc.url } },
-  ]);
+  t.deepEqual(
+    sent.map((m) => (m.message.text ? Buffer.byteLength(m.message.text) : m.message.attachment)),
+    [1000, 400, { type: 'image', payload: { url: photo.url } }, { type: 'file', payload: { url: doc.url } }],
+  );
   t.is(result.externalId, sent[0].id);
 });
 
@@ -299,7 +359,10 @@ test('classification of HTTP and Graph failures', (t) => {
   t.like(classifyGraphError('X', 502, '<html>Bad gateway</html>'), { kind: 'transient', message: '<html>Bad gateway</html>' });
   t.like(classifyGraphError('X', 400, undefined), { kind: 'permanent', message: 'X answered HTTP 400' });
   t.like(classifyGraphError('X', 400, { error: { message: 'Temp', code: 100, is_transient: true } }), { kind: 'transient' });
-  t.like(classifyGraphError('X', 400, { error: { message: '(#131026) Message undeliverable', code: 131026 } }), { kind: 'permanent', message: '(#131026) Message undeliverable' });
+  t.like(classifyGraphError('X', 400, { error: { message: '(#131026) Message undeliverable', code: 131026 } }), {
+    kind: 'permanent',
+    message: '(#131026) Message undeliverable',
+  });
   t.like(httpStatusError('P', 404, 'Not here'), { kind: 'permanent', message: 'Not here' });
   t.like(httpStatusError('P', 429, undefined, 3), { kind: 'transient', retryAfterSeconds: 3, message: 'P answered HTTP 429' });
   t.is(parseRetryAfter('120'), 120);

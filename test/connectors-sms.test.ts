@@ -38,7 +38,9 @@ function outbound(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
 test('config: account_sid must start with AC; auth_token is the secret', (t) => {
   t.deepEqual(normalizeChannelConfig('sms', config), config);
   t.throws(() => normalizeChannelConfig('sms', { ...config, account_sid: 'SK123' }), { message: /starts with AC/ });
-  t.throws(() => normalizeChannelConfig('sms', { account_sid: config.account_sid, auth_token: 'x' }), { message: 'Missing required config fields: from_number' });
+  t.throws(() => normalizeChannelConfig('sms', { account_sid: config.account_sid, auth_token: 'x' }), {
+    message: 'Missing required config fields: from_number',
+  });
   t.deepEqual(secretFieldsOf(sms), ['auth_token']);
   t.is(sms.type, 'sms');
 });
@@ -61,8 +63,14 @@ test('parse: an MMS with two media, from the raw body when no form was parsed', 
   if (message?.kind !== 'message') return t.fail();
   t.is(message.text, 'Here is the damaged box');
   t.deepEqual(message.attachments, [
-    { url: 'https://api.twilio.com/2010-04-01/Accounts/AC00000000000000000000000000000001/Messages/MM9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d/Media/ME11111111111111111111111111111111', content_type: 'image/jpeg' },
-    { url: 'https://api.twilio.com/2010-04-01/Accounts/AC00000000000000000000000000000001/Messages/MM9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d/Media/ME22222222222222222222222222222222', content_type: 'application/pdf' },
+    {
+      url: 'https://api.twilio.com/2010-04-01/Accounts/AC00000000000000000000000000000001/Messages/MM9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d/Media/ME11111111111111111111111111111111',
+      content_type: 'image/jpeg',
+    },
+    {
+      url: 'https://api.twilio.com/2010-04-01/Accounts/AC00000000000000000000000000000001/Messages/MM9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d/Media/ME22222222222222222222222222222222',
+      content_type: 'application/pdf',
+    },
   ]);
 });
 
@@ -71,7 +79,12 @@ test('parse: status callbacks become receipts; queued is ignored', async (t) => 
   t.like(delivered, { kind: 'receipt', externalId: 'SMaaaabbbbccccddddeeeeffff00001111', status: 'delivered', routingKey: '+15550001111' });
   t.is((delivered as { error?: string }).error, undefined);
   const [failed] = await sms.webhook.parse(webhook('sms-status-undelivered.txt'));
-  t.like(failed, { kind: 'receipt', externalId: 'SMaaaabbbbccccddddeeeeffff00002222', status: 'failed', error: 'Unreachable destination handset (Twilio error 30003)' });
+  t.like(failed, {
+    kind: 'receipt',
+    externalId: 'SMaaaabbbbccccddddeeeeffff00002222',
+    status: 'failed',
+    error: 'Unreachable destination handset (Twilio error 30003)',
+  });
   t.deepEqual(await sms.webhook.parse(webhook('sms-status-queued.txt')), []);
   t.deepEqual(await sms.webhook.parse({ url: webhookUrl, headers: {}, rawBody: Buffer.from('foo=bar'), form: { foo: 'bar' } }), []);
 });
@@ -94,10 +107,14 @@ test('twiml: the empty response', (t) => {
 });
 
 test.serial('send: posts To/From/Body with Basic auth, media and status callback', async (t) => {
-  const result = await sms.send(config, outbound({
-    attachments: [{ url: 'https://parley.example/files/abc/label.pdf', filename: 'label.pdf', content_type: 'application/pdf', size: 1234 }],
-    statusCallbackUrl: webhookUrl,
-  }), context);
+  const result = await sms.send(
+    config,
+    outbound({
+      attachments: [{ url: 'https://parley.example/files/abc/label.pdf', filename: 'label.pdf', content_type: 'application/pdf', size: 1234 }],
+      statusCallbackUrl: webhookUrl,
+    }),
+    context,
+  );
   const sent = fake.messages.at(-1)!;
   t.is(result.externalId, sent.sid);
   t.regex(sent.sid, /^SM[0-9a-f]{32}$/);
@@ -117,7 +134,7 @@ test.serial('send: without a status callback URL none is asked for', async (t) =
   t.false(sent.form.has('MediaUrl'));
 });
 
-test.serial('send: a wrong auth token is permanent with Twilio\'s text', async (t) => {
+test.serial("send: a wrong auth token is permanent with Twilio's text", async (t) => {
   const before = fake.messages.length;
   const error = await t.throwsAsync(sms.send({ ...config, auth_token: 'wrong' }, outbound(), context), { instanceOf: ConnectorError });
   t.is(error.kind, 'permanent');
@@ -166,7 +183,7 @@ test('send: nothing to send is permanent, without a request', async (t) => {
   t.is(fake.requests.length, before);
 });
 
-test.serial('register: points the number\'s SMS URL at the webhook', async (t) => {
+test.serial("register: points the number's SMS URL at the webhook", async (t) => {
   const result = await sms.register!(config, { webhookUrl, secret: 's', state: { keep: 1 } }, context);
   t.is(result.status, 'connected');
   t.like(result.state, { keep: 1, sms_url_configured: true, phone_number_sid: fake.numbers[0].sid });

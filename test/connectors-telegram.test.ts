@@ -37,14 +37,16 @@ async function rejection(t: { throwsAsync: any }, promise: Promise<unknown>): Pr
 
 test('parses a text message', async (t) => {
   const events = await telegram.webhook.parse(telegramWebhookRequest(JSON.parse(fixture('text.json').toString()), 's'));
-  t.deepEqual(events, [{
-    kind: 'message',
-    externalId: '123456789:42',
-    from: { platformUserId: '123456789', name: 'Ada Lovelace' },
-    text: 'Hi, my order #1042 has not arrived yet',
-    attachments: [],
-    sentAt: '2026-01-01T00:00:00.000Z',
-  }]);
+  t.deepEqual(events, [
+    {
+      kind: 'message',
+      externalId: '123456789:42',
+      from: { platformUserId: '123456789', name: 'Ada Lovelace' },
+      text: 'Hi, my order #1042 has not arrived yet',
+      attachments: [],
+      sentAt: '2026-01-01T00:00:00.000Z',
+    },
+  ]);
 });
 
 test('parses a photo: the largest size, the caption as text', async (t) => {
@@ -62,7 +64,9 @@ test('parses a document with its name, type and size', async (t) => {
   const [event] = await telegram.webhook.parse({ url: '', headers: {}, rawBody: fixture('document.json') });
   if (event?.kind !== 'message') return t.fail('no message');
   t.is(event.text, '');
-  t.deepEqual(event.attachments, [{ platform_file_id: 'BQACAgQAAxkBAAIBYGaInvoice', filename: 'invoice-1042.pdf', content_type: 'application/pdf', size: 48213 }]);
+  t.deepEqual(event.attachments, [
+    { platform_file_id: 'BQACAgQAAxkBAAIBYGaInvoice', filename: 'invoice-1042.pdf', content_type: 'application/pdf', size: 48213 },
+  ]);
 });
 
 test('edits, callbacks, service messages and garbage are not messages', async (t) => {
@@ -71,13 +75,22 @@ test('edits, callbacks, service messages and garbage are not messages', async (t
   }
   t.deepEqual(await telegram.webhook.parse({ url: '', headers: {}, rawBody: Buffer.from('{not json') }), []);
   t.deepEqual(await telegram.webhook.parse({ url: '', headers: {}, rawBody: Buffer.from('{"update_id": 1}') }), []);
-  t.is(parseTelegramUpdate({ update_id: 2, message: { message_id: 1, date: 1, chat: { id: 5, type: 'private' }, from: { id: 9, is_bot: true }, text: 'bot' } }), null);
+  t.is(
+    parseTelegramUpdate({ update_id: 2, message: { message_id: 1, date: 1, chat: { id: 5, type: 'private' }, from: { id: 9, is_bot: true }, text: 'bot' } }),
+    null,
+  );
 });
 
-test('a group message is the group\'s conversation, named after the group', (t) => {
+test("a group message is the group's conversation, named after the group", (t) => {
   const event = parseTelegramUpdate({
     update_id: 3,
-    message: { message_id: 8, date: 1767225600, chat: { id: -100123, type: 'supergroup', title: 'Acme customers' }, from: { id: 77, is_bot: false, first_name: 'Grace' }, text: 'hello' },
+    message: {
+      message_id: 8,
+      date: 1767225600,
+      chat: { id: -100123, type: 'supergroup', title: 'Acme customers' },
+      from: { id: 77, is_bot: false, first_name: 'Grace' },
+      text: 'hello',
+    },
   });
   t.is(event?.from.platformUserId, '-100123');
   t.is(event?.from.name, 'Acme customers');
@@ -100,7 +113,7 @@ test('verifyWebhook compares the secret token header with the channel state', (t
 
 // Sending
 
-test('sends a text with sendMessage to the bot\'s own path', async (t) => {
+test("sends a text with sendMessage to the bot's own path", async (t) => {
   const token = fake.addBot();
   const before = fake.requests.length;
   const result = await telegram.send({ bot_token: token }, outbound('555001', 'Your order ships today.'), contextFor(fake.url));
@@ -119,7 +132,10 @@ test('a long reply is split into messages in order; the first id is the external
   const text = `${'a'.repeat(3000)}\n\n${'b'.repeat(3000)}\n\n${'c'.repeat(3000)}`;
   const result = await telegram.send({ bot_token: token }, outbound('555002', text), contextFor(fake.url));
   const sent = fake.sent.filter((m) => m.token === token);
-  t.deepEqual(sent.map((m) => m.text), ['a'.repeat(3000), 'b'.repeat(3000), 'c'.repeat(3000)]);
+  t.deepEqual(
+    sent.map((m) => m.text),
+    ['a'.repeat(3000), 'b'.repeat(3000), 'c'.repeat(3000)],
+  );
   t.is(result.externalId, '555002:1');
 });
 
@@ -136,12 +152,18 @@ test('one photo with a short text goes as a photo with a caption, by URL', async
 test('a PDF goes by URL, an unsupported type as a link in the text', async (t) => {
   const token = fake.addBot();
   const pdf = { url: 'https://files.parley.example/u/1/invoice.pdf', filename: 'invoice.pdf', content_type: 'application/pdf', size: 40_000 };
-  const docx = { url: 'https://files.parley.example/u/2/terms.docx', filename: 'terms.docx', content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', size: 9_000 };
+  const docx = {
+    url: 'https://files.parley.example/u/2/terms.docx',
+    filename: 'terms.docx',
+    content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    size: 9_000,
+  };
   await telegram.send({ bot_token: token }, outbound('555004', 'Here you go', [pdf, docx]), contextFor(fake.url));
   const sent = fake.sent.filter((m) => m.token === token);
-  t.deepEqual(sent.map((m) => [m.method, m.document ?? null, m.caption ?? m.text]), [
-    ['sendDocument', pdf.url, `Here you go\n\n📎 terms.docx: ${docx.url}`],
-  ]);
+  t.deepEqual(
+    sent.map((m) => [m.method, m.document ?? null, m.caption ?? m.text]),
+    [['sendDocument', pdf.url, `Here you go\n\n📎 terms.docx: ${docx.url}`]],
+  );
 });
 
 test('a file URL Telegram cannot fetch falls back to a link', async (t) => {
@@ -151,13 +173,16 @@ test('a file URL Telegram cannot fetch falls back to a link', async (t) => {
   const calls = fake.requests.filter((r) => r.token === token).map((r) => r.apiMethod);
   t.deepEqual(calls, ['sendPhoto', 'sendMessage']);
   const sent = fake.sent.filter((m) => m.token === token);
-  t.deepEqual(sent.map((m) => m.text), [`See attached\n\n📎 photo.png: ${photo.url}`]);
+  t.deepEqual(
+    sent.map((m) => m.text),
+    [`See attached\n\n📎 photo.png: ${photo.url}`],
+  );
   t.is(result.externalId, '555005:1');
 });
 
 // Error classification
 
-test('a bad token is permanent with Telegram\'s description', async (t) => {
+test("a bad token is permanent with Telegram's description", async (t) => {
   const error = await rejection(t, telegram.send({ bot_token: '999:not-a-bot' }, outbound('1', 'hi'), contextFor(fake.url)));
   t.is(error.kind, 'permanent');
   t.is(error.message, 'Unauthorized');
@@ -181,7 +206,7 @@ test.serial('a 500 is transient; the retry then succeeds', async (t) => {
   t.is(result.externalId, '777:1');
 });
 
-test.serial('a 429 is transient with Telegram\'s retry_after', async (t) => {
+test.serial("a 429 is transient with Telegram's retry_after", async (t) => {
   const token = fake.addBot();
   fake.failNext(1, { status: 429, retryAfter: 7 });
   const error = await rejection(t, telegram.send({ bot_token: token }, outbound('778', 'hi'), contextFor(fake.url)));
@@ -217,7 +242,11 @@ test('register with an https webhook URL sets the webhook with the secret', asyn
 
 test('a secret Telegram would refuse is replaced by its SHA-256 hex', async (t) => {
   const token = fake.addBot();
-  const result = await telegram.register!({ bot_token: token }, { webhookUrl: 'https://parley.example/w', secret: 'has spaces/and+plus', state: {} }, contextFor(fake.url));
+  const result = await telegram.register!(
+    { bot_token: token },
+    { webhookUrl: 'https://parley.example/w', secret: 'has spaces/and+plus', state: {} },
+    contextFor(fake.url),
+  );
   t.is(result.status, 'connected');
   t.is(result.state!.webhook_secret, telegramSecretToken('has spaces/and+plus'));
   t.regex(String(result.state!.webhook_secret), /^[0-9a-f]{64}$/);
@@ -226,7 +255,11 @@ test('a secret Telegram would refuse is replaced by its SHA-256 hex', async (t) 
 test('register without https deletes the webhook and switches to polling', async (t) => {
   const token = fake.addBot();
   await telegram.register!({ bot_token: token }, { webhookUrl: 'https://parley.example/w', secret: 'abc', state: {} }, contextFor(fake.url));
-  const result = await telegram.register!({ bot_token: token }, { webhookUrl: 'http://localhost:8000/api/v1/webhooks/telegram/1', secret: 'abc', state: {} }, contextFor(fake.url));
+  const result = await telegram.register!(
+    { bot_token: token },
+    { webhookUrl: 'http://localhost:8000/api/v1/webhooks/telegram/1', secret: 'abc', state: {} },
+    contextFor(fake.url),
+  );
   t.is(result.status, 'connected');
   t.like(result.state, { mode: 'polling', offset: 0 });
   t.is(fake.bot(token)!.webhook, undefined);
@@ -234,16 +267,23 @@ test('register without https deletes the webhook and switches to polling', async
   t.deepEqual(calls.slice(-2), ['getMe', 'deleteWebhook']);
 });
 
-test('register with a bad token reports an error status with Telegram\'s description', async (t) => {
+test("register with a bad token reports an error status with Telegram's description", async (t) => {
   const result = await telegram.register!({ bot_token: '123:revoked' }, { webhookUrl: 'http://localhost/w', secret: 'abc', state: {} }, contextFor(fake.url));
   t.deepEqual(result, { status: 'error', last_error: 'Unauthorized' });
-  const https = await telegram.register!({ bot_token: '123:revoked' }, { webhookUrl: 'https://parley.example/w', secret: 'abc', state: {} }, contextFor(fake.url));
+  const https = await telegram.register!(
+    { bot_token: '123:revoked' },
+    { webhookUrl: 'https://parley.example/w', secret: 'abc', state: {} },
+    contextFor(fake.url),
+  );
   t.deepEqual(https, { status: 'error', last_error: 'Unauthorized' });
 });
 
 test('register throws a transient error while Telegram is unreachable (the job retries)', async (t) => {
   const port = await closedPort();
-  const error = await rejection(t, telegram.register!({ bot_token: '1:x' }, { webhookUrl: 'https://parley.example/w', secret: 'abc', state: {} }, contextFor(`http://127.0.0.1:${port}`)));
+  const error = await rejection(
+    t,
+    telegram.register!({ bot_token: '1:x' }, { webhookUrl: 'https://parley.example/w', secret: 'abc', state: {} }, contextFor(`http://127.0.0.1:${port}`)),
+  );
   t.is(error.kind, 'transient');
 });
 
@@ -257,7 +297,13 @@ test('poll returns new messages and advances the offset past every update', asyn
   t.is(last, first + 2);
 
   const polled = await telegram.poll!({ bot_token: token }, registered.state!, contextFor(fake.url));
-  t.deepEqual(polled.events.map((e) => (e.kind === 'message' ? [e.externalId, e.text, e.from.name] : null)), [['42:1', 'one', 'Lin'], ['42:2', 'two', 'Lin']]);
+  t.deepEqual(
+    polled.events.map((e) => (e.kind === 'message' ? [e.externalId, e.text, e.from.name] : null)),
+    [
+      ['42:1', 'one', 'Lin'],
+      ['42:2', 'two', 'Lin'],
+    ],
+  );
   t.like(polled.state, { mode: 'polling', offset: last + 1 });
   const request = fake.requests.filter((r) => r.token === token && r.apiMethod === 'getUpdates').at(-1)!;
   t.deepEqual(request.json, { offset: 0, limit: 100, timeout: 0, allowed_updates: ['message'] });
@@ -292,5 +338,8 @@ test('splitText keeps words whole and never exceeds the limit', (t) => {
   t.true(parts.every((p) => p.length <= 5 && !/[\uD800-\uDBFF]$/.test(p)));
   t.is(parts.join(''), emoji);
   const bytes = splitText('é'.repeat(600), 1000, 'utf8');
-  t.deepEqual(bytes.map((p) => Buffer.byteLength(p)), [1000, 200]);
+  t.deepEqual(
+    bytes.map((p) => Buffer.byteLength(p)),
+    [1000, 200],
+  );
 });

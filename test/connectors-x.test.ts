@@ -7,7 +7,13 @@ import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
 import { closedPort } from './helpers/ports.ts';
 import { normalizeChannelConfig, secretFieldsOf } from '../core/domain/channels/channel-config.ts';
 
-const config: XConfig = { api_key: 'consumer-key-1', api_secret: 'consumer-secret-1', access_token: '1000000000000000001-token', access_token_secret: 'token-secret-1', bearer_token: 'AAAA-bearer' };
+const config: XConfig = {
+  api_key: 'consumer-key-1',
+  api_secret: 'consumer-secret-1',
+  access_token: '1000000000000000001-token',
+  access_token_secret: 'token-secret-1',
+  bearer_token: 'AAAA-bearer',
+};
 const user = { id: '1000000000000000001', name: 'Acme Support', username: 'acmesupport' };
 
 let fake: FakeX;
@@ -27,7 +33,13 @@ function webhook(rawBody: Buffer, signature?: string | false): WebhookRequest {
 }
 
 function outbound(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
-  return { to: { platformUserId: '2000000000000000002', name: 'Grace Hopper' }, text: 'We refunded the duplicate charge.', attachments: [], messageId: '77', ...overrides };
+  return {
+    to: { platformUserId: '2000000000000000002', name: 'Grace Hopper' },
+    text: 'We refunded the duplicate charge.',
+    attachments: [],
+    messageId: '77',
+    ...overrides,
+  };
 }
 
 test('config: five required fields, all secret', (t) => {
@@ -63,7 +75,13 @@ test('parse: customer DMs become messages; own echoes are skipped', async (t) =>
       externalId: '1790000000000000103',
       from: { platformUserId: '2000000000000000002', name: 'Grace Hopper' },
       text: 'Here is the receipt https://t.co/AbCdEf123',
-      attachments: [{ url: 'https://ton.twitter.com/1.1/ton/data/dm/1790000000000000103/1790000000000000999/AbCdEf12.jpg', platform_file_id: '1790000000000000999', content_type: 'image/jpeg' }],
+      attachments: [
+        {
+          url: 'https://ton.twitter.com/1.1/ton/data/dm/1790000000000000103/1790000000000000999/AbCdEf12.jpg',
+          platform_file_id: '1790000000000000999',
+          content_type: 'image/jpeg',
+        },
+      ],
       sentAt: '2026-01-01T10:02:00.789Z',
     },
   ]);
@@ -92,7 +110,7 @@ test('verifyWebhook: right, wrong secret, missing, tampered', (t) => {
   t.false(x.webhook.verify(webhook(tampered, signXWebhook(config.api_secret, body)), config, {}));
 });
 
-test.serial('send: a DM to the participant, OAuth 1.0a signed with the channel\'s keys', async (t) => {
+test.serial("send: a DM to the participant, OAuth 1.0a signed with the channel's keys", async (t) => {
   const result = await x.send(config, outbound(), context);
   const sent = fake.dms.at(-1)!;
   t.is(result.externalId, sent.dmEventId);
@@ -104,11 +122,18 @@ test.serial('send: a DM to the participant, OAuth 1.0a signed with the channel\'
 });
 
 test.serial('send: attachments go as links after the text', async (t) => {
-  await x.send(config, outbound({ text: 'Your invoice:', attachments: [{ url: 'https://parley.example/files/k/invoice.pdf', filename: 'invoice.pdf', content_type: 'application/pdf', size: 10 }] }), context);
+  await x.send(
+    config,
+    outbound({
+      text: 'Your invoice:',
+      attachments: [{ url: 'https://parley.example/files/k/invoice.pdf', filename: 'invoice.pdf', content_type: 'application/pdf', size: 10 }],
+    }),
+    context,
+  );
   t.is(fake.dms.at(-1)!.text, 'Your invoice:\nhttps://parley.example/files/k/invoice.pdf');
 });
 
-test.serial('send: wrong secrets are refused by X: permanent with X\'s text', async (t) => {
+test.serial("send: wrong secrets are refused by X: permanent with X's text", async (t) => {
   const before = fake.dms.length;
   const error = await t.throwsAsync(x.send({ ...config, access_token_secret: 'wrong' }, outbound(), context), { instanceOf: ConnectorError });
   t.is(error.kind, 'permanent');
@@ -117,7 +142,7 @@ test.serial('send: wrong secrets are refused by X: permanent with X\'s text', as
   t.is(fake.dms.length, before);
 });
 
-test.serial('send: 403 (DMs closed) is permanent with X\'s text', async (t) => {
+test.serial("send: 403 (DMs closed) is permanent with X's text", async (t) => {
   fake.failNext(1, 403, problem(403, 'Forbidden', 'You are not permitted to send a message to this user.'));
   const error = await t.throwsAsync(x.send(config, outbound(), context), { instanceOf: ConnectorError });
   t.is(error.kind, 'permanent');
@@ -126,7 +151,11 @@ test.serial('send: 403 (DMs closed) is permanent with X\'s text', async (t) => {
 
 test.serial('send: 429 is transient until the rate limit resets; 500 is transient', async (t) => {
   const reset = Math.floor(Date.now() / 1000) + 600;
-  fake.failNext(1, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), { 'x-rate-limit-limit': '200', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(reset) });
+  fake.failNext(1, 429, problem(429, 'Too Many Requests', 'Too Many Requests'), {
+    'x-rate-limit-limit': '200',
+    'x-rate-limit-remaining': '0',
+    'x-rate-limit-reset': String(reset),
+  });
   const limited = await t.throwsAsync(x.send(config, outbound(), context), { instanceOf: ConnectorError });
   t.is(limited.kind, 'transient');
   t.true(limited.retryAfterSeconds! > 590 && limited.retryAfterSeconds! <= 600, String(limited.retryAfterSeconds));

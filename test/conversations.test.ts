@@ -24,7 +24,8 @@ const builtinChannel = async (businessId: string): Promise<string> =>
   (await one(`select id from channels where business_id = $1 and is_builtin`, [businessId])).id;
 
 async function insertChannel(businessId: string, type: string, isActive = true): Promise<string> {
-  return (await one(`insert into channels (business_id, type, is_active, status) values ($1, $2, $3, 'connected') returning id`, [businessId, type, isActive])).id;
+  return (await one(`insert into channels (business_id, type, is_active, status) values ($1, $2, $3, 'connected') returning id`, [businessId, type, isActive]))
+    .id;
 }
 
 async function insertCustomer(businessId: string, fields: { name?: string; email?: string; phone?: string } = {}) {
@@ -84,10 +85,17 @@ test('create with initial_message: an agent message by the caller, first_respons
   t.is(res.status, 200, res.text);
   t.is(res.body.messages.length, 1);
   const [message] = res.body.messages;
-  t.like(message, { conversation_id: res.body.id, sender_type: 'agent', sender_id: ws.userId, content: 'Hi! We saw your order.', attachments: [], delivery_status: 'queued' });
+  t.like(message, {
+    conversation_id: res.body.id,
+    sender_type: 'agent',
+    sender_id: ws.userId,
+    content: 'Hi! We saw your order.',
+    attachments: [],
+    delivery_status: 'queued',
+  });
   t.is(res.body.first_response_at, message.created_at);
   const job = await one(`select key from graphile_worker.jobs where task_identifier = 'deliver_message' and key = $1`, [`deliver:${res.body.id}`]);
-  t.truthy(job, 'the conversation\'s delivery drain (deliver_message, key deliver:<conversation id>) is armed');
+  t.truthy(job, "the conversation's delivery drain (deliver_message, key deliver:<conversation id>) is armed");
   const counter = await one(`select sum(count)::int as count from message_counters where business_id = $1`, [ws.businessId]);
   t.is(counter.count, 1);
   const names = app.events.filter((e) => e.payload.conversation_id === res.body.id).map((e) => e.name);
@@ -158,10 +166,11 @@ test('create: 422 for missing or malformed fields, 401 without a token', async (
   t.deepEqual(missing.body.detail, [{ loc: ['body', 'business_id'], msg: 'Field required', type: 'missing' }]);
   const malformed = await create(ws, { business_id: 'nope', customer_id: 'x', initial_message: '' });
   t.is(malformed.status, 422);
-  t.deepEqual(
-    malformed.body.detail.map((d: any) => [d.loc.join('.'), d.type]).sort(),
-    [['body.business_id', 'uuid_parsing'], ['body.customer_id', 'uuid_parsing'], ['body.initial_message', 'string_too_short']],
-  );
+  t.deepEqual(malformed.body.detail.map((d: any) => [d.loc.join('.'), d.type]).sort(), [
+    ['body.business_id', 'uuid_parsing'],
+    ['body.customer_id', 'uuid_parsing'],
+    ['body.initial_message', 'string_too_short'],
+  ]);
   const long = await create(ws, { initial_message: 'x'.repeat(10_001) });
   t.is(long.status, 422);
   t.is(long.body.detail[0].type, 'string_too_long');
@@ -171,7 +180,7 @@ test('create: 422 for missing or malformed fields, 401 without a token', async (
 
 // ---------- GET /conversations/
 
-test('list: most recently updated first, only the caller\'s business, with customer and last message', async (t) => {
+test("list: most recently updated first, only the caller's business, with customer and last message", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   await startConversation(other);
@@ -185,7 +194,10 @@ test('list: most recently updated first, only the caller\'s business, with custo
   for (const path of ['/api/v1/conversations/', '/api/v1/conversations']) {
     const res = await app.request('GET', path, { token: ws.token });
     t.is(res.status, 200, res.text);
-    t.deepEqual(res.body.map((x: any) => x.id), [a.id, c.id, b.id]);
+    t.deepEqual(
+      res.body.map((x: any) => x.id),
+      [a.id, c.id, b.id],
+    );
     t.is(res.headers.get('x-next-cursor'), null);
     t.is(res.body[0].customer.name, 'Lee');
     t.is(res.body[0].last_message.id, reply.body.id);
@@ -313,22 +325,40 @@ test('messages: oldest first, paged backwards with the cursor', async (t) => {
 
   const first = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token, query: { limit: 3 } });
   t.is(first.status, 200, first.text);
-  t.deepEqual(first.body.map((m: any) => m.id), expected.slice(4));
-  const second = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token, query: { limit: 3, before: first.headers.get('x-next-cursor')! } });
-  t.deepEqual(second.body.map((m: any) => m.id), expected.slice(1, 4));
-  const third = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token, query: { limit: 3, before: second.headers.get('x-next-cursor')! } });
-  t.deepEqual(third.body.map((m: any) => m.id), expected.slice(0, 1));
+  t.deepEqual(
+    first.body.map((m: any) => m.id),
+    expected.slice(4),
+  );
+  const second = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, {
+    token: ws.token,
+    query: { limit: 3, before: first.headers.get('x-next-cursor')! },
+  });
+  t.deepEqual(
+    second.body.map((m: any) => m.id),
+    expected.slice(1, 4),
+  );
+  const third = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, {
+    token: ws.token,
+    query: { limit: 3, before: second.headers.get('x-next-cursor')! },
+  });
+  t.deepEqual(
+    third.body.map((m: any) => m.id),
+    expected.slice(0, 1),
+  );
   t.is(third.headers.get('x-next-cursor'), null);
 
   const all = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token });
-  t.deepEqual(all.body.map((m: any) => m.id), expected);
+  t.deepEqual(
+    all.body.map((m: any) => m.id),
+    expected,
+  );
   const bad = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token, query: { limit: 500 } });
   t.is(bad.status, 422);
 });
 
 // ---------- tenancy
 
-test('another business\'s conversation is 404 on every operation, and nothing changes', async (t) => {
+test("another business's conversation is 404 on every operation, and nothing changes", async (t) => {
   const mine = await createWorkspace(app, { plan: 'Pro' });
   const theirs = await createWorkspace(app);
   const conv = await startConversation(theirs);
@@ -430,7 +460,7 @@ test('reopen: back to open with resolution and closing cleared; an open conversa
 
 // ---------- assign by agent number
 
-test('assign: by agent number, storing the member\'s user id; 404 unknown agent, 422 non-integer', async (t) => {
+test("assign: by agent number, storing the member's user id; 404 unknown agent, 422 non-integer", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const agent = await invite(ws, 'Abe');
   t.is(agent.agentNumber, 2);
@@ -485,7 +515,7 @@ test('assign: by agent number, storing the member\'s user id; 404 unknown agent,
   t.is((await app.request('PUT', `/api/v1/conversations/${conv.id}/assign/2`)).status, 401);
 });
 
-test('assign: a removed member\'s number is 404', async (t) => {
+test("assign: a removed member's number is 404", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const agent = await invite(ws);
   const conv = await startConversation(ws);

@@ -30,19 +30,30 @@ async function channel(businessId: string, type: 'telegram' | 'email' | 'whatsap
 type From = { platformUserId: string; name?: string; email?: string; phone?: string };
 
 /** A customer message through the inbound pipeline (stored event, then applied), as a webhook brings it. */
-async function inbound(businessId: string, channelId: string, type: string, from: From, text: string, options: { rawBody?: string; attachments?: object[] } = {}) {
+async function inbound(
+  businessId: string,
+  channelId: string,
+  type: string,
+  from: From,
+  text: string,
+  options: { rawBody?: string; attachments?: object[] } = {},
+) {
   const externalId = unique('ext-');
   const event = { kind: 'message' as const, externalId, from, text, attachments: (options.attachments ?? []) as never[], sentAt: new Date().toISOString() };
   const [eventId] = await app.deps.db.transaction((tx) =>
     storeInboundEvents(tx, { id: channelId, business_id: businessId, type }, [event], options.rawBody ?? JSON.stringify({ from, text })),
   );
   await processInboundEvent(app.deps.db, eventId!);
-  const [row] = await app.sql(`select m.id, m.conversation_id, c.customer_id from messages m join conversations c on c.id = m.conversation_id where m.external_id = $1`, [externalId]);
+  const [row] = await app.sql(
+    `select m.id, m.conversation_id, c.customer_id from messages m join conversations c on c.id = m.conversation_id where m.external_id = $1`,
+    [externalId],
+  );
   return { messageId: row.id as string, conversationId: row.conversation_id as string, customerUuid: row.customer_id as string };
 }
 
 const numberOf = async (uuid: string) => Number((await app.sql(`select number from customers where id = $1`, [uuid]))[0].number);
-const audit = (businessId: string, action: string) => app.sql(`select * from audit_log where business_id = $1 and action = $2 order by id`, [businessId, action]);
+const audit = (businessId: string, action: string) =>
+  app.sql(`select * from audit_log where business_id = $1 and action = $2 order by id`, [businessId, action]);
 
 // ---------------------------------------------------------------- PATCH
 
@@ -59,7 +70,10 @@ test('PATCH: name, e-mail, phone and attributes (merged, null removes); audited 
   t.like(first.body, { id, uuid: customerUuid, name: 'Greta Gram', email: 'greta@example.com', phone: '+49 151 2345' });
   t.deepEqual(first.body.attributes, { plan: 'gold', orders: 12, vip: true });
 
-  const second = await app.request('PATCH', `/api/v1/customers/${id}`, { token: ws.token, body: { attributes: { vip: null, orders: 13, since: '2024-01-01' } } });
+  const second = await app.request('PATCH', `/api/v1/customers/${id}`, {
+    token: ws.token,
+    body: { attributes: { vip: null, orders: 13, since: '2024-01-01' } },
+  });
   t.is(second.status, 200, second.text);
   t.deepEqual(second.body.attributes, { plan: 'gold', orders: 13, since: '2024-01-01' });
   t.is(second.body.name, 'Greta Gram', 'omitted fields keep their value');
@@ -111,7 +125,10 @@ test('PATCH: 422 for bad values and past the attribute limits, nothing changed; 
   const over = await app.request('PATCH', `/api/v1/customers/${id}`, { token: ws.token, body: { attributes: thirty('b') } });
   t.is(over.status, 422);
   t.deepEqual(over.body.detail[0].loc, ['body', 'attributes']);
-  const bytes = await app.request('PATCH', `/api/v1/customers/${id}`, { token: ws.token, body: { attributes: Object.fromEntries(Array.from({ length: 18 }, (_, i) => [`t${i}`, 'y'.repeat(500)])) } });
+  const bytes = await app.request('PATCH', `/api/v1/customers/${id}`, {
+    token: ws.token,
+    body: { attributes: Object.fromEntries(Array.from({ length: 18 }, (_, i) => [`t${i}`, 'y'.repeat(500)])) },
+  });
   t.is(bytes.status, 422, 'more than 8 KiB of attributes');
   t.is(Object.keys((await app.request('GET', `/api/v1/customers/${id}`, { token: ws.token })).body.attributes).length, 30);
 
@@ -150,9 +167,15 @@ test('merge: conversations and identities move in one go; the other customer is 
   t.deepEqual(res.body.customer.attributes, { tier: 1, source: 'mail' }, 'the kept record wins; the other fills in');
 
   const owned = await app.sql(`select id, customer_id from conversations where business_id = $1 order by created_at`, [ws.businessId]);
-  t.deepEqual(owned.map((c) => c.customer_id), [a.customerUuid, a.customerUuid, a.customerUuid]);
+  t.deepEqual(
+    owned.map((c) => c.customer_id),
+    [a.customerUuid, a.customerUuid, a.customerUuid],
+  );
   t.is((await app.request('GET', `/api/v1/customers/${source}`, { token: ws.token })).status, 404);
-  t.deepEqual((await app.request('GET', '/api/v1/customers', { token: ws.token })).body.map((c: any) => c.id), [target]);
+  t.deepEqual(
+    (await app.request('GET', '/api/v1/customers', { token: ws.token })).body.map((c: any) => c.id),
+    [target],
+  );
   const history = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { customer_id: a.customerUuid } });
   t.is(history.body.length, 3);
   const search = await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: 'Ann', type: 'customers' } });
@@ -166,14 +189,21 @@ test('merge: conversations and identities move in one go; the other customer is 
   t.is(later.conversationId, b2.conversationId);
   const tgLater = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-ann' }, 'telegram again');
   t.is(tgLater.conversationId, a.conversationId);
-  t.is((await app.sql(`select count(*)::int as n from customers where business_id = $1 and merged_into is null`, [ws.businessId]))[0].n, 1, 'no new customer was made');
+  t.is(
+    (await app.sql(`select count(*)::int as n from customers where business_id = $1 and merged_into is null`, [ws.businessId]))[0].n,
+    1,
+    'no new customer was made',
+  );
   const identity = (await app.sql(`select name, email, attributes, merged_into from customers where id = $1`, [b1.customerUuid]))[0];
   t.deepEqual(identity, { name: '', email: null, attributes: {}, merged_into: a.customerUuid }, 'the merged-away row keeps only its identity');
 
   const events = app.events.slice(before);
   const merged = events.find((e) => e.name === 'customer_merged' && (e.payload as any).business_id === ws.businessId);
   t.like(merged?.payload as any, { customer_id: a.customerUuid, from_customer_id: b1.customerUuid, conversations_moved: 2 });
-  const updated = events.filter((e) => e.name === 'conversation_updated').map((e) => (e.payload as any).conversation_id).sort();
+  const updated = events
+    .filter((e) => e.name === 'conversation_updated')
+    .map((e) => (e.payload as any).conversation_id)
+    .sort();
   t.true([b1.conversationId, b2.conversationId].every((id) => updated.includes(id)));
   const [row] = await audit(ws.businessId, 'customer.merged');
   t.like(row, { target_type: 'customer', target_id: String(target), actor_user_id: agent.userId });
@@ -190,7 +220,8 @@ test('merge: conversations and identities move in one go; the other customer is 
 test('merge: 400 into itself; 404 for either customer of another business or unknown; 422 bad body; nothing moved', async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
-  const ins = async (businessId: string, name: string) => Number((await app.sql(`insert into customers (business_id, name) values ($1, $2) returning number`, [businessId, name]))[0].number);
+  const ins = async (businessId: string, name: string) =>
+    Number((await app.sql(`insert into customers (business_id, name) values ($1, $2) returning number`, [businessId, name]))[0].number);
   const mine = await ins(ws.businessId, 'Mine');
   const mine2 = await ins(ws.businessId, 'Mine too');
   const theirs = await ins(other.businessId, 'Theirs');
@@ -204,7 +235,11 @@ test('merge: 400 into itself; 404 for either customer of another business or unk
   t.is((await merge(ws.token, mine, 999999999)).status, 404);
   for (const from of ['1', 1.5, 0, null]) t.is((await merge(ws.token, mine, from)).status, 422, String(from));
   t.is((await app.request('POST', `/api/v1/customers/${mine}/merge`, { body: { from_customer_id: mine2 } })).status, 401);
-  t.is((await app.sql(`select count(*)::int as n from customers where merged_into is not null and business_id in ($1, $2)`, [ws.businessId, other.businessId]))[0].n, 0);
+  t.is(
+    (await app.sql(`select count(*)::int as n from customers where merged_into is not null and business_id in ($1, $2)`, [ws.businessId, other.businessId]))[0]
+      .n,
+    0,
+  );
 });
 
 test('merge under concurrent inbound for either identity: every message ends on the merged customer, none on the other', async (t) => {
@@ -216,12 +251,22 @@ test('merge under concurrent inbound for either identity: every message ends on 
   const target = await numberOf(a.customerUuid);
   const source = await numberOf(b.customerUuid);
   const sends = Array.from({ length: 12 }, (_, i) =>
-    i % 2 === 0 ? inbound(ws.businessId, wa, 'whatsapp', { platformUserId: '15550001' }, `wa ${i}`) : inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-x' }, `tg ${i}`),
+    i % 2 === 0
+      ? inbound(ws.businessId, wa, 'whatsapp', { platformUserId: '15550001' }, `wa ${i}`)
+      : inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-x' }, `tg ${i}`),
   );
-  const [merged] = await Promise.all([app.request('POST', `/api/v1/customers/${target}/merge`, { token: ws.token, body: { from_customer_id: source } }), ...sends]);
+  const [merged] = await Promise.all([
+    app.request('POST', `/api/v1/customers/${target}/merge`, { token: ws.token, body: { from_customer_id: source } }),
+    ...sends,
+  ]);
   t.is(merged.status, 200, merged.text);
-  const owners = await app.sql(`select distinct c.customer_id from messages m join conversations c on c.id = m.conversation_id where m.business_id = $1`, [ws.businessId]);
-  t.deepEqual(owners.map((o) => o.customer_id), [a.customerUuid]);
+  const owners = await app.sql(`select distinct c.customer_id from messages m join conversations c on c.id = m.conversation_id where m.business_id = $1`, [
+    ws.businessId,
+  ]);
+  t.deepEqual(
+    owners.map((o) => o.customer_id),
+    [a.customerUuid],
+  );
   t.is((await app.sql(`select count(*)::int as n from messages where business_id = $1`, [ws.businessId]))[0].n, 14);
   t.is((await app.sql(`select count(*)::int as n from conversations where business_id = $1`, [ws.businessId]))[0].n, 2, 'one conversation per channel');
 });
@@ -238,8 +283,14 @@ test('export: the customer, identities, every conversation and message (notes to
     attachments: [{ url: 'https://files.example/photo.jpg', filename: 'photo.jpg', content_type: 'image/jpeg', size: 1234 }],
   });
   const b = await inbound(ws.businessId, mail, 'email', { platformUserId: 'expo@example.com', email: 'expo@example.com' }, 'mail of expo');
-  await app.request('POST', `/api/v1/customers/${await numberOf(a.customerUuid)}/merge`, { token: ws.token, body: { from_customer_id: await numberOf(b.customerUuid) } });
-  const note = await app.request('POST', `/api/v1/conversations/${a.conversationId}/messages`, { token: ws.token, body: { content: 'internal note about expo', private: true } });
+  await app.request('POST', `/api/v1/customers/${await numberOf(a.customerUuid)}/merge`, {
+    token: ws.token,
+    body: { from_customer_id: await numberOf(b.customerUuid) },
+  });
+  const note = await app.request('POST', `/api/v1/conversations/${a.conversationId}/messages`, {
+    token: ws.token,
+    body: { content: 'internal note about expo', private: true },
+  });
   t.is(note.status, 200, note.text);
   const stranger = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-other', name: 'Stranger Danger' }, 'not theirs');
   const id = await numberOf(a.customerUuid);
@@ -248,20 +299,29 @@ test('export: the customer, identities, every conversation and message (notes to
   t.is(res.status, 200, res.text);
   t.regex(res.headers.get('content-disposition') ?? '', new RegExp(`customer-${id}\\.json`));
   t.like(res.body.customer, { id, uuid: a.customerUuid, name: 'Expo', email: 'expo@example.com' });
-  t.deepEqual(
-    res.body.identities.map((i: any) => [i.channel_type, i.platform_user_id]).sort(),
-    [['email', 'expo@example.com'], ['telegram', 'tg-exp']],
-  );
+  t.deepEqual(res.body.identities.map((i: any) => [i.channel_type, i.platform_user_id]).sort(), [
+    ['email', 'expo@example.com'],
+    ['telegram', 'tg-exp'],
+  ]);
   t.deepEqual(res.body.conversations.map((c: any) => c.id).sort(), [a.conversationId, b.conversationId].sort());
   const contents = res.body.conversations.flatMap((c: any) => c.messages.map((m: any) => m.content)).sort();
   t.deepEqual(contents, ['export me', 'internal note about expo', 'mail of expo']);
-  t.deepEqual(res.body.attachments, [{ conversation_id: a.conversationId, message_id: a.messageId, url: 'https://files.example/photo.jpg', filename: 'photo.jpg', content_type: 'image/jpeg', size: 1234 }]);
+  t.deepEqual(res.body.attachments, [
+    {
+      conversation_id: a.conversationId,
+      message_id: a.messageId,
+      url: 'https://files.example/photo.jpg',
+      filename: 'photo.jpg',
+      content_type: 'image/jpeg',
+      size: 1234,
+    },
+  ]);
   const text = JSON.stringify(res.body);
   t.false(text.includes('Stranger') || text.includes('not theirs') || text.includes(stranger.conversationId), 'nothing of another customer');
 
   const refused = await app.request('GET', `/api/v1/customers/${id}/export`, { token: agent.token });
   t.is(refused.status, 403);
-  t.deepEqual(refused.body, { detail: 'Only the owner or an admin can export a customer\'s data' });
+  t.deepEqual(refused.body, { detail: "Only the owner or an admin can export a customer's data" });
   const other = await createWorkspace(app);
   t.is((await app.request('GET', `/api/v1/customers/${id}/export`, { token: other.token })).status, 404);
   t.is((await app.request('GET', `/api/v1/customers/${await numberOf(b.customerUuid)}/export`, { token: ws.token })).status, 404, 'the merged-away record');
@@ -283,110 +343,143 @@ async function rowsHolding(needle: string): Promise<string[]> {
   return found;
 }
 
-test.serial('erasure: owner/admin only; the record disappears at once; the job leaves no row, search hit or file of the customer; the audit holds no personal data', async (t) => {
-  const ws = await createWorkspace(app, { plan: 'Pro' });
-  const agent = await addMember(app, ws.businessId, 'agent');
-  const admin = await addMember(app, ws.businessId, 'admin');
-  const tg = await channel(ws.businessId, 'telegram');
-  const mail = await channel(ws.businessId, 'email');
-  const marker = unique('Zyx');
-  const phone = `+49${Date.now() % 1_000_000_000}`;
-  const a = await inbound(ws.businessId, tg, 'telegram', { platformUserId: `tg-${marker}`, name: `${marker} Person`, phone }, `secret words ${marker}`, {
-    rawBody: JSON.stringify({ update: { from: `tg-${marker}`, text: `secret words ${marker}` } }),
-  });
-  const b = await inbound(ws.businessId, mail, 'email', { platformUserId: `${marker.toLowerCase()}@example.com`, email: `${marker.toLowerCase()}@example.com` }, `mail ${marker}`);
-  const id = await numberOf(a.customerUuid);
-  await app.request('POST', `/api/v1/customers/${id}/merge`, { token: ws.token, body: { from_customer_id: await numberOf(b.customerUuid) } });
-  await app.request('PATCH', `/api/v1/customers/${id}`, { token: ws.token, body: { attributes: { note: `attr ${marker}` } } });
-  // An agent's file and reply, a private note with a mention, a label; a webhook delivery that carried a message.
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array([1, 2, 3, 4])], { type: 'image/png' }), `${marker}.png`);
-  const up = await fetch(`${app.url}/api/v1/conversations/${a.conversationId}/upload`, { method: 'POST', headers: { authorization: `Bearer ${ws.token}` }, body: form });
-  const file = (await up.json()) as any;
-  t.is(up.status, 200);
-  const reply = await app.request('POST', `/api/v1/conversations/${a.conversationId}/messages`, { token: ws.token, body: { content: `reply to ${marker}`, attachments: [{ url: file.url }] } });
-  t.is(reply.status, 200, reply.text);
-  const members = (await app.request('GET', '/api/v1/team', { token: ws.token })).body;
-  const agentMember = (Array.isArray(members) ? members : members.members ?? []).find((m: any) => m.user_id === agent.userId || m.email === agent.email);
-  await app.request('POST', `/api/v1/conversations/${a.conversationId}/messages`, {
-    token: ws.token,
-    body: { content: `note on ${marker}`, private: true, ...(agentMember ? { mentions: [agentMember.id ?? agentMember.member_id] } : {}) },
-  });
-  await app.request('POST', '/api/v1/labels', { token: ws.token, body: { name: 'VIP' } });
-  await app.request('PUT', `/api/v1/conversations/${a.conversationId}/labels`, { token: ws.token, body: { labels: ['VIP'] } });
-  const [hook] = await app.sql(`insert into webhook_endpoints (business_id, url, events, secret_encrypted, active) values ($1, 'https://hooks.example/x', '{message.created}', 'x', false) returning id`, [ws.businessId]);
-  await app.sql(`insert into webhook_deliveries (business_id, webhook_id, event_id, event_type, body) values ($1, $2, gen_random_uuid(), 'message.created', $3)`, [
-    ws.businessId,
-    hook.id,
-    JSON.stringify({ data: { conversation_id: a.conversationId, content: `secret words ${marker}` } }),
-  ]);
-  // Someone else's data, which must all stay.
-  const keep = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-keeper', name: 'Keeper' }, 'keep me');
-  const keepWords = await rowsHolding('keep me');
-  t.deepEqual(
-    (await rowsHolding(marker)).map((r) => r.split(':')[0]).sort(),
-    ['public.customers', 'public.inbound_events', 'public.messages', 'public.uploads', 'public.webhook_deliveries'],
-    'the customer is in many tables before',
-  );
-  const fileKey = new URL(file.url).pathname.split('/').pop()!;
-  t.is((await app.sql(`select count(*)::int as n from file_chunks where storage_key = $1`, [fileKey]))[0].n, 1);
+test.serial(
+  'erasure: owner/admin only; the record disappears at once; the job leaves no row, search hit or file of the customer; the audit holds no personal data',
+  async (t) => {
+    const ws = await createWorkspace(app, { plan: 'Pro' });
+    const agent = await addMember(app, ws.businessId, 'agent');
+    const admin = await addMember(app, ws.businessId, 'admin');
+    const tg = await channel(ws.businessId, 'telegram');
+    const mail = await channel(ws.businessId, 'email');
+    const marker = unique('Zyx');
+    const phone = `+49${Date.now() % 1_000_000_000}`;
+    const a = await inbound(ws.businessId, tg, 'telegram', { platformUserId: `tg-${marker}`, name: `${marker} Person`, phone }, `secret words ${marker}`, {
+      rawBody: JSON.stringify({ update: { from: `tg-${marker}`, text: `secret words ${marker}` } }),
+    });
+    const b = await inbound(
+      ws.businessId,
+      mail,
+      'email',
+      { platformUserId: `${marker.toLowerCase()}@example.com`, email: `${marker.toLowerCase()}@example.com` },
+      `mail ${marker}`,
+    );
+    const id = await numberOf(a.customerUuid);
+    await app.request('POST', `/api/v1/customers/${id}/merge`, { token: ws.token, body: { from_customer_id: await numberOf(b.customerUuid) } });
+    await app.request('PATCH', `/api/v1/customers/${id}`, { token: ws.token, body: { attributes: { note: `attr ${marker}` } } });
+    // An agent's file and reply, a private note with a mention, a label; a webhook delivery that carried a message.
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array([1, 2, 3, 4])], { type: 'image/png' }), `${marker}.png`);
+    const up = await fetch(`${app.url}/api/v1/conversations/${a.conversationId}/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ws.token}` },
+      body: form,
+    });
+    const file = (await up.json()) as any;
+    t.is(up.status, 200);
+    const reply = await app.request('POST', `/api/v1/conversations/${a.conversationId}/messages`, {
+      token: ws.token,
+      body: { content: `reply to ${marker}`, attachments: [{ url: file.url }] },
+    });
+    t.is(reply.status, 200, reply.text);
+    const members = (await app.request('GET', '/api/v1/team', { token: ws.token })).body;
+    const agentMember = (Array.isArray(members) ? members : (members.members ?? [])).find((m: any) => m.user_id === agent.userId || m.email === agent.email);
+    await app.request('POST', `/api/v1/conversations/${a.conversationId}/messages`, {
+      token: ws.token,
+      body: { content: `note on ${marker}`, private: true, ...(agentMember ? { mentions: [agentMember.id ?? agentMember.member_id] } : {}) },
+    });
+    await app.request('POST', '/api/v1/labels', { token: ws.token, body: { name: 'VIP' } });
+    await app.request('PUT', `/api/v1/conversations/${a.conversationId}/labels`, { token: ws.token, body: { labels: ['VIP'] } });
+    const [hook] = await app.sql(
+      `insert into webhook_endpoints (business_id, url, events, secret_encrypted, active) values ($1, 'https://hooks.example/x', '{message.created}', 'x', false) returning id`,
+      [ws.businessId],
+    );
+    await app.sql(
+      `insert into webhook_deliveries (business_id, webhook_id, event_id, event_type, body) values ($1, $2, gen_random_uuid(), 'message.created', $3)`,
+      [ws.businessId, hook.id, JSON.stringify({ data: { conversation_id: a.conversationId, content: `secret words ${marker}` } })],
+    );
+    // Someone else's data, which must all stay.
+    const keep = await inbound(ws.businessId, tg, 'telegram', { platformUserId: 'tg-keeper', name: 'Keeper' }, 'keep me');
+    const keepWords = await rowsHolding('keep me');
+    t.deepEqual(
+      (await rowsHolding(marker)).map((r) => r.split(':')[0]).sort(),
+      ['public.customers', 'public.inbound_events', 'public.messages', 'public.uploads', 'public.webhook_deliveries'],
+      'the customer is in many tables before',
+    );
+    const fileKey = new URL(file.url).pathname.split('/').pop()!;
+    t.is((await app.sql(`select count(*)::int as n from file_chunks where storage_key = $1`, [fileKey]))[0].n, 1);
 
-  const refused = await app.request('DELETE', `/api/v1/customers/${id}`, { token: agent.token });
-  t.is(refused.status, 403);
-  t.deepEqual(refused.body, { detail: 'Only the owner or an admin can erase a customer' });
-  const other = await createWorkspace(app);
-  t.is((await app.request('DELETE', `/api/v1/customers/${id}`, { token: other.token })).status, 404);
+    const refused = await app.request('DELETE', `/api/v1/customers/${id}`, { token: agent.token });
+    t.is(refused.status, 403);
+    t.deepEqual(refused.body, { detail: 'Only the owner or an admin can erase a customer' });
+    const other = await createWorkspace(app);
+    t.is((await app.request('DELETE', `/api/v1/customers/${id}`, { token: other.token })).status, 404);
 
-  const res = await app.request('DELETE', `/api/v1/customers/${id}`, { token: admin.token });
-  t.is(res.status, 200, res.text);
-  t.deepEqual(res.body, { id, status: 'erasing' });
-  // At once: gone from reads, lists and the customer search, and emptied.
-  t.is((await app.request('GET', `/api/v1/customers/${id}`, { token: ws.token })).status, 404);
-  t.false((await app.request('GET', '/api/v1/customers', { token: ws.token })).body.some((c: any) => c.id === id));
-  t.false(JSON.stringify((await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: marker, type: 'customers' } })).body).includes(a.customerUuid));
-  t.truthy(app.events.find((e) => e.name === 'customer_erased' && (e.payload as any).customer_id === a.customerUuid));
-  const [job] = await app.sql(`select payload from graphile_worker._private_jobs where key = $1`, [`erase:${a.customerUuid}`]);
-  t.deepEqual(job.payload, { business_id: ws.businessId, customer_id: a.customerUuid });
-  const again = await app.request('DELETE', `/api/v1/customers/${id}`, { token: ws.token });
-  t.is(again.status, 200, 'a second request while the job runs answers the same');
-  t.is((await audit(ws.businessId, 'customer.erasure_requested')).length, 1, 'and records nothing new');
+    const res = await app.request('DELETE', `/api/v1/customers/${id}`, { token: admin.token });
+    t.is(res.status, 200, res.text);
+    t.deepEqual(res.body, { id, status: 'erasing' });
+    // At once: gone from reads, lists and the customer search, and emptied.
+    t.is((await app.request('GET', `/api/v1/customers/${id}`, { token: ws.token })).status, 404);
+    t.false((await app.request('GET', '/api/v1/customers', { token: ws.token })).body.some((c: any) => c.id === id));
+    t.false(
+      JSON.stringify((await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: marker, type: 'customers' } })).body).includes(a.customerUuid),
+    );
+    t.truthy(app.events.find((e) => e.name === 'customer_erased' && (e.payload as any).customer_id === a.customerUuid));
+    const [job] = await app.sql(`select payload from graphile_worker._private_jobs where key = $1`, [`erase:${a.customerUuid}`]);
+    t.deepEqual(job.payload, { business_id: ws.businessId, customer_id: a.customerUuid });
+    const again = await app.request('DELETE', `/api/v1/customers/${id}`, { token: ws.token });
+    t.is(again.status, 200, 'a second request while the job runs answers the same');
+    t.is((await audit(ws.businessId, 'customer.erasure_requested')).length, 1, 'and records nothing new');
 
-  await runWorker();
-  await waitFor(async () => {
-    const [failed] = await app.sql(`select last_error from graphile_worker._private_jobs where key = $1 and last_error is not null`, [`erase:${a.customerUuid}`]);
-    if (failed) throw new Error(`erase_customer failed: ${failed.last_error}`);
-    return (await app.sql(`select 1 from customers where id = $1`, [a.customerUuid])).length === 0;
-  }, 20_000, 'erasure');
-  await waitFor(async () => (await audit(ws.businessId, 'customer.erased')).length === 1, 20_000, 'audit');
+    await runWorker();
+    await waitFor(
+      async () => {
+        const [failed] = await app.sql(`select last_error from graphile_worker._private_jobs where key = $1 and last_error is not null`, [
+          `erase:${a.customerUuid}`,
+        ]);
+        if (failed) throw new Error(`erase_customer failed: ${failed.last_error}`);
+        return (await app.sql(`select 1 from customers where id = $1`, [a.customerUuid])).length === 0;
+      },
+      20_000,
+      'erasure',
+    );
+    await waitFor(async () => (await audit(ws.businessId, 'customer.erased')).length === 1, 20_000, 'audit');
 
-  t.deepEqual(await rowsHolding(marker), [], 'no row of any table holds the customer');
-  t.deepEqual(await rowsHolding(marker.toLowerCase()), []);
-  t.deepEqual(await rowsHolding(phone), []);
-  for (const uuid of [a.customerUuid, b.customerUuid, a.conversationId, b.conversationId, a.messageId]) {
-    t.deepEqual((await rowsHolding(uuid)).filter((r) => !r.startsWith('graphile_worker.')), [], uuid);
-  }
-  t.is((await app.sql(`select count(*)::int as n from file_chunks where storage_key = $1`, [fileKey]))[0].n, 0, 'the file\'s bytes are gone');
-  t.is((await fetch(file.url)).status, 404);
-  const search = await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: marker, type: 'messages' } });
-  t.false(JSON.stringify(search.body).includes(marker));
+    t.deepEqual(await rowsHolding(marker), [], 'no row of any table holds the customer');
+    t.deepEqual(await rowsHolding(marker.toLowerCase()), []);
+    t.deepEqual(await rowsHolding(phone), []);
+    for (const uuid of [a.customerUuid, b.customerUuid, a.conversationId, b.conversationId, a.messageId]) {
+      t.deepEqual(
+        (await rowsHolding(uuid)).filter((r) => !r.startsWith('graphile_worker.')),
+        [],
+        uuid,
+      );
+    }
+    t.is((await app.sql(`select count(*)::int as n from file_chunks where storage_key = $1`, [fileKey]))[0].n, 0, "the file's bytes are gone");
+    t.is((await fetch(file.url)).status, 404);
+    const search = await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: marker, type: 'messages' } });
+    t.false(JSON.stringify(search.body).includes(marker));
 
-  const [requested] = await audit(ws.businessId, 'customer.erasure_requested');
-  t.like(requested, { actor_user_id: admin.userId, target_type: 'customer', target_id: String(id) });
-  const [erased] = await audit(ws.businessId, 'customer.erased');
-  t.like(erased, { actor_type: 'system', target_id: String(id) });
-  t.deepEqual(erased.details, { customer_id: id, conversations: 2, messages: 4, files: 1 });
+    const [requested] = await audit(ws.businessId, 'customer.erasure_requested');
+    t.like(requested, { actor_user_id: admin.userId, target_type: 'customer', target_id: String(id) });
+    const [erased] = await audit(ws.businessId, 'customer.erased');
+    t.like(erased, { actor_type: 'system', target_id: String(id) });
+    t.deepEqual(erased.details, { customer_id: id, conversations: 2, messages: 4, files: 1 });
 
-  // Everyone else's data stays.
-  const kept = await rowsHolding('keep me');
-  t.deepEqual(kept.filter((r) => r.startsWith('public.')), keepWords.filter((r) => r.startsWith('public.')));
-  t.is((await app.request('GET', `/api/v1/customers/${await numberOf(keep.customerUuid)}`, { token: ws.token })).status, 200);
-  // Idempotent: the job again, and the route, find nothing.
-  t.is(await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: a.customerUuid }), null);
-  t.is((await app.request('DELETE', `/api/v1/customers/${id}`, { token: ws.token })).status, 404);
-  // The identity writing again is a new customer.
-  const back = await inbound(ws.businessId, tg, 'telegram', { platformUserId: `tg-${marker}` }, 'new start');
-  t.not(back.customerUuid, a.customerUuid);
-});
+    // Everyone else's data stays.
+    const kept = await rowsHolding('keep me');
+    t.deepEqual(
+      kept.filter((r) => r.startsWith('public.')),
+      keepWords.filter((r) => r.startsWith('public.')),
+    );
+    t.is((await app.request('GET', `/api/v1/customers/${await numberOf(keep.customerUuid)}`, { token: ws.token })).status, 200);
+    // Idempotent: the job again, and the route, find nothing.
+    t.is(await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: a.customerUuid }), null);
+    t.is((await app.request('DELETE', `/api/v1/customers/${id}`, { token: ws.token })).status, 404);
+    // The identity writing again is a new customer.
+    const back = await inbound(ws.businessId, tg, 'telegram', { platformUserId: `tg-${marker}` }, 'new start');
+    t.not(back.customerUuid, a.customerUuid);
+  },
+);
 
 test('erasure on disk storage removes the file from the disk', async (t) => {
   const ws = await createWorkspace(app);
@@ -394,8 +487,18 @@ test('erasure on disk storage removes the file from the disk', async (t) => {
   const a = await inbound(ws.businessId, tg, 'telegram', { platformUserId: unique('tg-') }, 'with a disk file');
   const disk = storageFor('disk', app.deps.config.dataDir);
   const key = randomBytes(32).toString('base64url');
-  await app.sql(`insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, driver, source) values ($1, $2, $3, 'f.txt', 'text/plain', 3, 'disk', 'inbound')`, [ws.businessId, a.conversationId, key]);
-  await disk.write(app.deps.db, { businessId: ws.businessId, key }, (async function* () { yield new Uint8Array([1, 2, 3]); })(), 10);
+  await app.sql(
+    `insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, driver, source) values ($1, $2, $3, 'f.txt', 'text/plain', 3, 'disk', 'inbound')`,
+    [ws.businessId, a.conversationId, key],
+  );
+  await disk.write(
+    app.deps.db,
+    { businessId: ws.businessId, key },
+    (async function* () {
+      yield new Uint8Array([1, 2, 3]);
+    })(),
+    10,
+  );
   const { existsSync } = await import('node:fs');
   const { diskPath } = await import('../core/adapters/storage.ts');
   t.true(existsSync(diskPath(app.deps.config.dataDir, key)));
@@ -413,7 +516,8 @@ test('retention: setting (owner/admin), 422 out of range; the daily job deletes 
   t.deepEqual((await app.request('GET', '/api/v1/settings/retention', { token: agent.token })).body, { days: null });
   const refused = await app.request('PATCH', '/api/v1/settings/retention', { token: agent.token, body: { days: 30 } });
   t.is(refused.status, 403);
-  for (const days of [0, 36501, 1.5, '30']) t.is((await app.request('PATCH', '/api/v1/settings/retention', { token: ws.token, body: { days } })).status, 422, String(days));
+  for (const days of [0, 36501, 1.5, '30'])
+    t.is((await app.request('PATCH', '/api/v1/settings/retention', { token: ws.token, body: { days } })).status, 422, String(days));
   const set = await app.request('PATCH', '/api/v1/settings/retention', { token: ws.token, body: { days: 30 } });
   t.is(set.status, 200, set.text);
   t.deepEqual(set.body, { days: 30 });
@@ -424,7 +528,11 @@ test('retention: setting (owner/admin), 422 out of range; the daily job deletes 
   const tg = await channel(ws.businessId, 'telegram');
   const make = async (who: string, status: string, daysAgo: number) => {
     const m = await inbound(ws.businessId, tg, 'telegram', { platformUserId: who }, `${who} says hi`);
-    await app.sql(`update conversations set status = $2, last_message_at = now() - make_interval(days => $3) where id = $1`, [m.conversationId, status, daysAgo]);
+    await app.sql(`update conversations set status = $2, last_message_at = now() - make_interval(days => $3) where id = $1`, [
+      m.conversationId,
+      status,
+      daysAgo,
+    ]);
     return m;
   };
   const oldResolved = await make('r-old', 'resolved', 31);
@@ -432,7 +540,10 @@ test('retention: setting (owner/admin), 422 out of range; the daily job deletes 
   const oldOpen = await make('o-old', 'open', 90);
   const newResolved = await make('r-new', 'resolved', 29);
   const key = randomBytes(32).toString('base64url');
-  await app.sql(`insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, driver) values ($1, $2, $3, 'a.png', 'image/png', 0, 'postgres')`, [ws.businessId, oldClosed.conversationId, key]);
+  await app.sql(
+    `insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, driver) values ($1, $2, $3, 'a.png', 'image/png', 0, 'postgres')`,
+    [ws.businessId, oldClosed.conversationId, key],
+  );
   // Another business without retention keeps its old conversations.
   const other = await createWorkspace(app);
   const otherTg = await channel(other.businessId, 'telegram');
@@ -442,7 +553,12 @@ test('retention: setting (owner/admin), 422 out of range; the daily job deletes 
   t.true((await applyRetention(app.deps.db, storageFor('postgres', app.deps.config.dataDir))) >= 2);
   const left = (await app.sql(`select id from conversations where business_id = $1`, [ws.businessId])).map((r) => r.id).sort();
   t.deepEqual(left, [oldOpen.conversationId, newResolved.conversationId].sort());
-  t.is((await app.sql(`select count(*)::int as n from messages where conversation_id = any($1::uuid[])`, [[oldResolved.conversationId, oldClosed.conversationId]]))[0].n, 0);
+  t.is(
+    (
+      await app.sql(`select count(*)::int as n from messages where conversation_id = any($1::uuid[])`, [[oldResolved.conversationId, oldClosed.conversationId]])
+    )[0].n,
+    0,
+  );
   t.is((await app.sql(`select count(*)::int as n from uploads where storage_key = $1`, [key]))[0].n, 0);
   t.is((await app.sql(`select count(*)::int as n from customers where business_id = $1`, [ws.businessId]))[0].n, 4, 'customers stay');
   t.is((await app.sql(`select count(*)::int as n from conversations where id = $1`, [otherOld.conversationId]))[0].n, 1);
@@ -462,7 +578,7 @@ test('retention: the daily crontab entry exists and runs the task', async (t) =>
 
 // ---------------------------------------------------------------- isolation
 
-test('isolation: every customer route is 404 for another business\'s customer', async (t) => {
+test("isolation: every customer route is 404 for another business's customer", async (t) => {
   const ws: Workspace = await createWorkspace(app);
   const other = await createWorkspace(app);
   const [row] = await app.sql(`insert into customers (business_id, name) values ($1, 'Theirs') returning number`, [other.businessId]);
@@ -479,22 +595,36 @@ test('isolation: every customer route is 404 for another business\'s customer', 
     const res = await app.request(method, path, { token: ws.token, body });
     t.is(res.status, 404, `${method} ${path}`);
   }
-  t.deepEqual((await app.sql(`select name, erasing_at, merged_into from customers where number = $1`, [id]))[0], { name: 'Theirs', erasing_at: null, merged_into: null });
+  t.deepEqual((await app.sql(`select name, erasing_at, merged_into from customers where number = $1`, [id]))[0], {
+    name: 'Theirs',
+    erasing_at: null,
+    merged_into: null,
+  });
 });
 
 test('erasure of a website visitor: their rate windows go too, and their visitor token stops working', async (t) => {
   const ws = await createWorkspace(app);
   const widget = (await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: 'shop.example' } })).body;
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.id, name: 'Vera Visitor' }, headers: { origin: 'https://shop.example' } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: widget.id, name: 'Vera Visitor' },
+    headers: { origin: 'https://shop.example' },
+  });
   t.is(session.status, 200, session.text);
   const token = session.body.visitor_token as string;
-  const sent = await app.request('POST', '/api/v1/visitor/messages', { token, body: { content: 'visitor secret' }, headers: { origin: 'https://shop.example' } });
+  const sent = await app.request('POST', '/api/v1/visitor/messages', {
+    token,
+    body: { content: 'visitor secret' },
+    headers: { origin: 'https://shop.example' },
+  });
   t.is(sent.status, 200, sent.text);
   const [customer] = await app.sql(`select id, number from customers where business_id = $1 and name = 'Vera Visitor'`, [ws.businessId]);
   t.true((await rowsHolding(customer.id)).some((r) => r.startsWith('public.rate_windows')));
   t.is((await app.request('DELETE', `/api/v1/customers/${customer.number}`, { token: ws.token })).status, 200);
   await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: customer.id });
-  t.deepEqual((await rowsHolding(customer.id)).filter((r) => !r.startsWith('graphile_worker.')), []);
+  t.deepEqual(
+    (await rowsHolding(customer.id)).filter((r) => !r.startsWith('graphile_worker.')),
+    [],
+  );
   t.deepEqual(await rowsHolding('visitor secret'), []);
   t.is((await app.request('GET', '/api/v1/visitor/messages', { token, headers: { origin: 'https://shop.example' } })).status, 401);
 });
@@ -502,8 +632,12 @@ test('erasure of a website visitor: their rate windows go too, and their visitor
 test('webhooks: customer.updated, customer.merged and customer.erased are dispatched to subscribed endpoints', async (t) => {
   const { dispatchWebhookEvents } = await import('../core/commands/webhooks-out.ts');
   const ws = await createWorkspace(app);
-  await app.sql(`insert into webhook_endpoints (business_id, url, events, secret_encrypted) values ($1, 'https://hooks.example/c', '{customer.updated,customer.merged,customer.erased}', 'x')`, [ws.businessId]);
-  const ins = async (name: string) => (await app.sql(`insert into customers (business_id, name) values ($1, $2) returning id, number`, [ws.businessId, name]))[0];
+  await app.sql(
+    `insert into webhook_endpoints (business_id, url, events, secret_encrypted) values ($1, 'https://hooks.example/c', '{customer.updated,customer.merged,customer.erased}', 'x')`,
+    [ws.businessId],
+  );
+  const ins = async (name: string) =>
+    (await app.sql(`insert into customers (business_id, name) values ($1, $2) returning id, number`, [ws.businessId, name]))[0];
   const keep = await ins('Keep');
   const dup = await ins('Dup');
   await app.request('PATCH', `/api/v1/customers/${keep.number}`, { token: ws.token, body: { name: 'Kept' } });
@@ -516,10 +650,19 @@ test('webhooks: customer.updated, customer.merged and customer.erased are dispat
       )
     ).flatMap((j) => j.payload.events);
   const refs = await dispatchJobs();
-  t.deepEqual(refs.map((r: any) => [r.type, r.customer_id]), [['customer.updated', keep.id], ['customer.merged', keep.id]]);
+  t.deepEqual(
+    refs.map((r: any) => [r.type, r.customer_id]),
+    [
+      ['customer.updated', keep.id],
+      ['customer.merged', keep.id],
+    ],
+  );
   await dispatchWebhookEvents(app.deps, { business_id: ws.businessId, events: refs });
   const bodies = await app.sql(`select event_type, body from webhook_deliveries where business_id = $1 order by created_at, event_type`, [ws.businessId]);
-  t.deepEqual(bodies.map((b) => [b.event_type, JSON.parse(b.body).data.id, JSON.parse(b.body).data.name]).sort(), [['customer.merged', Number(keep.number), 'Kept'], ['customer.updated', Number(keep.number), 'Kept']]);
+  t.deepEqual(bodies.map((b) => [b.event_type, JSON.parse(b.body).data.id, JSON.parse(b.body).data.name]).sort(), [
+    ['customer.merged', Number(keep.number), 'Kept'],
+    ['customer.updated', Number(keep.number), 'Kept'],
+  ]);
 
   await app.request('DELETE', `/api/v1/customers/${keep.number}`, { token: ws.token });
   const erasedRef = (await dispatchJobs()).filter((r: any) => r.type === 'customer.erased');

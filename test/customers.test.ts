@@ -19,7 +19,7 @@ async function insertCustomer(businessId: string, fields: { name?: string; email
 
 const businessNumber = async (id: string) => Number((await app.sql(`select number from businesses where id = $1`, [id]))[0].number);
 
-test('read: the spec\'s Customer with integer ids, the uuid beside them', async (t) => {
+test("read: the spec's Customer with integer ids, the uuid beside them", async (t) => {
   const ws = await createWorkspace(app);
   const c = await insertCustomer(ws.businessId, { name: 'Jo Doe', email: 'jo@example.com', phone: '+4915112345', external_id: 'crm-7' });
   const res = await app.request('GET', `/api/v1/customers/${c.number}`, { token: ws.token });
@@ -40,7 +40,7 @@ test('read: the spec\'s Customer with integer ids, the uuid beside them', async 
   t.like(bareRes.body, { email: null, phone: null, external_id: null });
 });
 
-test('read: another business\'s customer and unknown ids are 404; non-integers 422; no token 401', async (t) => {
+test("read: another business's customer and unknown ids are 404; non-integers 422; no token 401", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const theirs = await insertCustomer(other.businessId, { name: 'Theirs' });
@@ -57,7 +57,7 @@ test('read: another business\'s customer and unknown ids are 404; non-integers 4
   t.is((await app.request('GET', `/api/v1/customers/${theirs.number}`)).status, 401);
 });
 
-test('list: newest first, only the business\'s customers, paged with X-Next-Cursor', async (t) => {
+test("list: newest first, only the business's customers, paged with X-Next-Cursor", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   await insertCustomer(other.businessId, { name: 'Foreign' });
@@ -67,7 +67,10 @@ test('list: newest first, only the business\'s customers, paged with X-Next-Curs
 
   const all = await app.request('GET', '/api/v1/customers', { token: ws.token });
   t.is(all.status, 200, all.text);
-  t.deepEqual(all.body.map((c: any) => c.id), expected);
+  t.deepEqual(
+    all.body.map((c: any) => c.id),
+    expected,
+  );
   t.is(all.headers.get('x-next-cursor'), null);
 
   const seen: number[] = [];
@@ -119,5 +122,8 @@ test('list: 422 for a bad limit or cursor; 401; 404 without a business', async (
 
 test('the trigram indexes exist (pg_trgm is required since 0070_search)', async (t) => {
   const rows = await app.sql(`select indexname from pg_indexes where tablename = 'customers' and indexname like '%trgm%' order by indexname`);
-  t.deepEqual(rows.map((r) => r.indexname), ['customers_business_email_trgm_idx', 'customers_business_name_trgm_idx', 'customers_business_phone_digits_trgm_idx', 'customers_phone_trgm_idx']);
+  t.deepEqual(
+    rows.map((r) => r.indexname),
+    ['customers_business_email_trgm_idx', 'customers_business_name_trgm_idx', 'customers_business_phone_digits_trgm_idx', 'customers_phone_trgm_idx'],
+  );
 });

@@ -52,7 +52,11 @@ test.serial('30 quick replies to one customer, the platform answering in 0–40 
   try {
     for (const text of texts) await inbox.reply(conversationId, text);
     await waitFor(async () => textsTo(customerPhone).length - before >= 30 || null, 60_000, '30 replies at the platform');
-    await waitFor(async () => (await query(app, `select count(*)::int as n from messages where conversation_id = $1 and delivery_status = 'queued'`, [conversationId]))[0].n === 0 || null);
+    await waitFor(
+      async () =>
+        (await query(app, `select count(*)::int as n from messages where conversation_id = $1 and delivery_status = 'queued'`, [conversationId]))[0].n === 0 ||
+        null,
+    );
   } finally {
     await worker.stop();
     fake.setLatency(0);
@@ -73,10 +77,14 @@ test.serial('a transient failure holds back the replies after it in its conversa
   const worker = await startTestWorker(app, { only: ['deliver_message'] });
   try {
     await waitFor(async () => textsTo(other).length === 3 || null, 20_000, 'the other conversation delivered');
-    const waiting = await waitFor(async () => {
-      const job = await inbox.deliveryJob(heldReplies[1]!.id);
-      return job?.attempts === 1 && job.locked_at === null ? job : null;
-    }, 20_000, 'the failed attempt recorded');
+    const waiting = await waitFor(
+      async () => {
+        const job = await inbox.deliveryJob(heldReplies[1]!.id);
+        return job?.attempts === 1 && job.locked_at === null ? job : null;
+      },
+      20_000,
+      'the failed attempt recorded',
+    );
     t.truthy(waiting.last_error, 'the reason of the failed attempt is on the reply');
     t.deepEqual(textsTo(other), ['other 1', 'other 2', 'other 3'], 'the other conversation was not held back');
     t.deepEqual(textsTo(held), ['held 1'], 'the reply after the failed one waits for it');
@@ -91,7 +99,7 @@ test.serial('a transient failure holds back the replies after it in its conversa
   for (const reply of heldReplies) t.like(await statusOf(reply.id), { delivery_status: 'sent', error: null });
 });
 
-test.serial('a permanent refusal fails that reply with the platform\'s reason and lets the next one go', async (t) => {
+test.serial("a permanent refusal fails that reply with the platform's reason and lets the next one go", async (t) => {
   const { app, fake, inbox } = setup;
   const phone = '15550002003';
   const conversation = await customerWrites(phone);
@@ -133,7 +141,10 @@ test.serial('two workers drain two conversations at the same time', async (t) =>
   await inbox.reply(conversations[0]!, 'to the first');
   await inbox.reply(conversations[1]!, 'to the second');
   // One slot each: any parallelism comes from having two workers.
-  const workers = [await startTestWorker(app, { only: ['deliver_message'], concurrency: 1 }), await startTestWorker(app, { only: ['deliver_message'], concurrency: 1 })];
+  const workers = [
+    await startTestWorker(app, { only: ['deliver_message'], concurrency: 1 }),
+    await startTestWorker(app, { only: ['deliver_message'], concurrency: 1 }),
+  ];
   try {
     await waitFor(async () => (textsTo(first).length === 1 && textsTo(second).length === 1) || null, 30_000, 'both delivered');
   } finally {

@@ -34,12 +34,19 @@ test('long-running services restart unless stopped; web has a health check on /r
 });
 
 test('web, worker and migrate build the image (docker compose pull does not fail) and enter through bin/parley.js', (t) => {
-  for (const [name, command] of [['web', 'web'], ['worker', 'worker'], ['migrate', 'migrate']]) {
+  for (const [name, command] of [
+    ['web', 'web'],
+    ['worker', 'worker'],
+    ['migrate', 'migrate'],
+  ]) {
     t.is(services[name].build, '.', name);
     const entry = services[name].command!;
     // V8 flags (such as --max-semi-space-size) may stand between node and the entry point.
     t.deepEqual([entry[0], ...entry.slice(-2)], ['node', 'bin/parley.js', command]);
-    t.true(entry.slice(1, -2).every((arg) => /^--[\w-]+=\S+$/.test(arg)), name);
+    t.true(
+      entry.slice(1, -2).every((arg) => /^--[\w-]+=\S+$/.test(arg)),
+      name,
+    );
   }
 });
 
@@ -50,7 +57,8 @@ test('Ollama is an optional service (profile ai) and the optional integrations a
     const env = services[name].environment!;
     t.is(env.OLLAMA_URL, '${OLLAMA_URL:-http://ollama:11434}', name);
     t.is(env.SMTP_URL, '${SMTP_URL:-}', name);
-    for (const stripe of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_MINI', 'STRIPE_PRICE_PRO']) t.is(env[stripe], `\${${stripe}:-}`, `${name} ${stripe}`);
+    for (const stripe of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_MINI', 'STRIPE_PRICE_PRO'])
+      t.is(env[stripe], `\${${stripe}:-}`, `${name} ${stripe}`);
     // The secrets every process must share are required, never generated per container.
     t.regex(env.JWT_SECRET, /^\$\{JWT_SECRET:\?/);
     t.regex(env.CONFIG_ENCRYPTION_KEY, /^\$\{CONFIG_ENCRYPTION_KEY:\?/);

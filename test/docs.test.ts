@@ -19,17 +19,17 @@ const headingAnchors = (markdown: string) => new Set(headingIds(markdown));
 
 /** Every anchor a text links in docs/decisions.md (the placeholder `#…` is not a link). */
 function referencedAnchors(text: string): string[] {
-  return [...text.matchAll(/docs\/decisions\.md#([^\s)`'",;]+)/g)]
-    .map((m) => m[1].replace(/\.$/, ''))
-    .filter((anchor) => anchor !== '…');
+  return [...text.matchAll(/docs\/decisions\.md#([^\s)`'",;]+)/g)].map((m) => m[1].replace(/\.$/, '')).filter((anchor) => anchor !== '…');
 }
 
 /** Every string in a JSON value (the document's descriptions, wherever they sit). */
 const strings = (value: unknown): string[] =>
   typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : [];
 
-test('the anchor rule is GitHub\'s', (t) => {
-  const anchors = headingAnchors('# Decisions\n## Businesses, plans and limits\n## Errors & validation\n```\n## not a heading\n```\n## Billing\n## Billing\n### `DB_TIMEOUT` — *the* wait\n');
+test("the anchor rule is GitHub's", (t) => {
+  const anchors = headingAnchors(
+    '# Decisions\n## Businesses, plans and limits\n## Errors & validation\n```\n## not a heading\n```\n## Billing\n## Billing\n### `DB_TIMEOUT` — *the* wait\n',
+  );
   t.deepEqual([...anchors], ['decisions', 'businesses-plans-and-limits', 'errors--validation', 'billing', 'billing-1', 'db_timeout--the-wait']);
 });
 
@@ -50,11 +50,17 @@ test('every docs/decisions.md#anchor of the OpenAPI document is a heading of doc
   t.true(document.info.description.includes('docs/decisions.md'), 'info.description names docs/decisions.md');
   const referenced = strings(document).flatMap(referencedAnchors);
   t.true(referenced.length >= 30, `the operations link their decisions (${referenced.length} links)`);
-  t.deepEqual(referenced.filter((anchor) => !anchors.has(anchor)), []);
+  t.deepEqual(
+    referenced.filter((anchor) => !anchors.has(anchor)),
+    [],
+  );
 });
 
 test('the README links docs/decisions.md, and its anchors exist', (t) => {
   t.regex(readme, /\]\(docs\/decisions\.md(#[^)]*)?\)/);
   const anchors = headingAnchors(decisions);
-  t.deepEqual(referencedAnchors(readme).filter((anchor) => !anchors.has(anchor)), []);
+  t.deepEqual(
+    referencedAnchors(readme).filter((anchor) => !anchors.has(anchor)),
+    [],
+  );
 });

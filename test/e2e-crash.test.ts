@@ -23,7 +23,12 @@ let inbox: Inbox;
 let conversationId: string;
 
 const startWorkerProcess = () =>
-  spawnParley(app, ['worker'], { META_GRAPH_URL: fake.graphUrl, WORKER_TASKS: 'deliver_message', WORKER_CONCURRENCY: String(CONCURRENCY), WORKER_LIVENESS_TIMEOUT: '2' });
+  spawnParley(app, ['worker'], {
+    META_GRAPH_URL: fake.graphUrl,
+    WORKER_TASKS: 'deliver_message',
+    WORKER_CONCURRENCY: String(CONCURRENCY),
+    WORKER_LIVENESS_TIMEOUT: '2',
+  });
 const run = (args: string[]) => runParley(app, args, { META_GRAPH_URL: fake.graphUrl });
 
 const reply = async (text: string): Promise<string> => (await inbox.reply(conversationId, text)).id;
@@ -48,20 +53,32 @@ test.serial('a worker killed with SIGKILL mid-burst loses no reply: the restarte
   await stopProcess(first, 'SIGKILL');
   const sentAtKill = fake.whatsappSent.length - sentBefore;
   t.true(sentAtKill < 200, `the kill landed mid-burst (${sentAtKill} of 200 sent)`);
-  const lockedAtKill = await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'deliver_message' and locked_at is not null`);
+  const lockedAtKill = await query(
+    app,
+    `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'deliver_message' and locked_at is not null`,
+  );
   t.log(`sent at kill: ${sentAtKill}; jobs left locked by the dead worker: ${lockedAtKill[0].n}`);
 
   const second = startWorkerProcess();
   try {
-    await waitFor(async () => {
-      const [row] = await query(app, `select count(*)::int as n from messages where id = any($1) and delivery_status = 'sent' and external_id is not null`, [ids]);
-      return row.n === 200;
-    }, 90_000, 'all 200 replies sent');
+    await waitFor(
+      async () => {
+        const [row] = await query(app, `select count(*)::int as n from messages where id = any($1) and delivery_status = 'sent' and external_id is not null`, [
+          ids,
+        ]);
+        return row.n === 200;
+      },
+      90_000,
+      'all 200 replies sent',
+    );
   } finally {
     await stopProcess(second, 'SIGTERM');
   }
 
-  const received = fake.whatsappSent.slice(sentBefore).filter((m) => m.to === '15550001111').map((m) => m.body.text?.body as string);
+  const received = fake.whatsappSent
+    .slice(sentBefore)
+    .filter((m) => m.to === '15550001111')
+    .map((m) => m.body.text?.body as string);
   t.deepEqual([...new Set(received)], texts, 'every reply reached the customer, in the order it was written');
   const duplicates = received.length - new Set(received).size;
   t.true(duplicates <= 1, `at most the reply in flight at the kill went out twice (${duplicates})`);
@@ -82,7 +99,7 @@ test.serial('parley jobs retry brings back a reply that failed for good, and it 
       const [row] = await query(app, 'select delivery_status, error from messages where id = $1', [id]);
       return row.delivery_status === 'failed' ? row : null;
     });
-    t.truthy(failed.error, 'the platform\'s reason is visible on the message');
+    t.truthy(failed.error, "the platform's reason is visible on the message");
     const [job] = await query(app, `select id, attempts, max_attempts, last_error from graphile_worker.jobs where key = $1`, [`message:${id}`]);
     t.is(job.attempts, job.max_attempts, 'a permanently failed job stands for the reply');
     t.regex(job.last_error, /failed after 25 attempts/);

@@ -45,8 +45,16 @@ test.after.always(async () => {
 
 const runWorker = workerPerTest(() => app);
 
-const smtpConfig = (overrides: Record<string, string> = {}) => ({ address: SUPPORT, smtp_host: '127.0.0.1', smtp_port: String(smtp.port), smtp_user: SUPPORT, smtp_password: SMTP_PASSWORD, ...overrides });
-const imapConfig = (overrides: Record<string, string> = {}) => smtpConfig({ imap_host: '127.0.0.1', imap_port: String(imap.port), imap_user: SUPPORT, imap_password: IMAP_PASSWORD, ...overrides });
+const smtpConfig = (overrides: Record<string, string> = {}) => ({
+  address: SUPPORT,
+  smtp_host: '127.0.0.1',
+  smtp_port: String(smtp.port),
+  smtp_user: SUPPORT,
+  smtp_password: SMTP_PASSWORD,
+  ...overrides,
+});
+const imapConfig = (overrides: Record<string, string> = {}) =>
+  smtpConfig({ imap_host: '127.0.0.1', imap_port: String(imap.port), imap_user: SUPPORT, imap_password: IMAP_PASSWORD, ...overrides });
 
 type Mail = { from: string; subject: string; text: string; messageId?: string; inReplyTo?: string; references?: string[]; to?: string };
 
@@ -83,17 +91,25 @@ async function createChannel(config: Record<string, string>) {
 const stateOf = async (id: string) => (await query(app, 'select state from channels where id = $1', [id]))[0].state;
 
 async function conversationCount(customerUuid: string, count: number) {
-  return waitFor(async () => {
-    const list = await inbox.conversationsOf('email', customerUuid);
-    return list.length === count ? list : null;
-  }, 20_000, `${count} conversation(s)`);
+  return waitFor(
+    async () => {
+      const list = await inbox.conversationsOf('email', customerUuid);
+      return list.length === count ? list : null;
+    },
+    20_000,
+    `${count} conversation(s)`,
+  );
 }
 
 const messageCount = (conversationId: string, count: number) =>
-  waitFor(async () => {
-    const messages = await inbox.messagesOf(conversationId);
-    return messages.length === count ? messages : null;
-  }, 20_000, `${count} message(s)`);
+  waitFor(
+    async () => {
+      const messages = await inbox.messagesOf(conversationId);
+      return messages.length === count ? messages : null;
+    },
+    20_000,
+    `${count} message(s)`,
+  );
 
 /** A customer's new mail through the webhook, processed; returns the conversation and the mail's Message-ID. */
 async function customerWrites(from: string, subject: string, text: string) {
@@ -125,7 +141,7 @@ test.serial('register: SMTP credentials checked, connected; mail arrives by the 
   t.true(smtp.logins.some((l) => l.user === SUPPORT && l.ok));
 });
 
-test.serial('register: a wrong SMTP password, or a wrong IMAP password, is an error with the server\'s reason', async (t) => {
+test.serial("register: a wrong SMTP password, or a wrong IMAP password, is an error with the server's reason", async (t) => {
   await runWorker();
   const badSmtp = await createChannel(smtpConfig({ smtp_password: 'wrong' }));
   const smtpFailure = await inbox.registered(badSmtp.id);
@@ -140,8 +156,12 @@ test.serial('register: a wrong SMTP password, or a wrong IMAP password, is an er
   t.is((await app.request('DELETE', `/api/v1/channels/${badImap.id}`, { token: owner.token })).status, 200);
 });
 
-test.serial('inbound: raw MIME with the channel\'s secret is stored with its job before the 200, then becomes customer, conversation and message', async (t) => {
-  const mail = rfc822({ from: '"Ada Lovelace" <Ada@Customer.Test>', subject: 'Invoice 2026-001 looks wrong', text: 'Hello,\n\nmy invoice charges me twice.\n\nAda' });
+test.serial("inbound: raw MIME with the channel's secret is stored with its job before the 200, then becomes customer, conversation and message", async (t) => {
+  const mail = rfc822({
+    from: '"Ada Lovelace" <Ada@Customer.Test>',
+    subject: 'Invoice 2026-001 looks wrong',
+    text: 'Hello,\n\nmy invoice charges me twice.\n\nAda',
+  });
   const res = await postMail(mail.raw);
   t.is(res.status, 200, res.text);
   t.deepEqual(res.body, { received: 1 });
@@ -162,8 +182,14 @@ test.serial('inbound: the same mail five times makes one message', async (t) => 
   const mail = rfc822({ from: 'grace@customer.test', subject: 'Password reset', text: 'The reset link never arrives.' });
   const before = await inbox.countEvents();
   const answers = await Promise.all(Array.from({ length: 5 }, () => postMail(mail.raw)));
-  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
-  t.is(answers.reduce((sum, a) => sum + a.body.received, 0), 1);
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200, 200],
+  );
+  t.is(
+    answers.reduce((sum, a) => sum + a.body.received, 0),
+    1,
+  );
   t.is(await inbox.countEvents(), before + 1);
 
   await runWorker();
@@ -179,7 +205,11 @@ test.serial('inbound: a missing or wrong secret is 401 and stores nothing', asyn
   const mail = rfc822({ from: 'mallory@customer.test', subject: 'Refund', text: 'Refund me' });
   const events = await inbox.countEvents();
   const jobs = await inbox.countInboundJobs();
-  for (const [name, value] of [['no secret', null], ['wrong secret', 'not-the-secret'], ['secret with a suffix', `${secret}x`]] as const) {
+  for (const [name, value] of [
+    ['no secret', null],
+    ['wrong secret', 'not-the-secret'],
+    ['secret with a suffix', `${secret}x`],
+  ] as const) {
     const res = await postMail(mail.raw, value);
     t.is(res.status, 401, name);
     t.deepEqual(res.body, { detail: 'Invalid webhook signature' }, name);
@@ -188,81 +218,107 @@ test.serial('inbound: a missing or wrong secret is 401 and stores nothing', asyn
   t.is(await inbox.countInboundJobs(), jobs);
 });
 
-test.serial('reply: SMTP mail to the customer threaded under their mail ("Re:", In-Reply-To, References); their answer lands in the same conversation', async (t) => {
-  const { conversationId, messageId: customerMessageId, customer } = await customerWrites('Katherine Johnson <katherine@customer.test>', 'Order 7 missing', 'My order 7 has not arrived.');
-  const before = smtp.messages.length;
-  const sent = await inbox.reply(conversationId, 'Hi Katherine,\nyour order ships today.');
-  t.is(sent.delivery_status, 'queued');
-  const message = await inbox.messageSettled(conversationId, sent.id);
-  t.like(message, { delivery_status: 'sent', error: null });
+test.serial(
+  'reply: SMTP mail to the customer threaded under their mail ("Re:", In-Reply-To, References); their answer lands in the same conversation',
+  async (t) => {
+    const {
+      conversationId,
+      messageId: customerMessageId,
+      customer,
+    } = await customerWrites('Katherine Johnson <katherine@customer.test>', 'Order 7 missing', 'My order 7 has not arrived.');
+    const before = smtp.messages.length;
+    const sent = await inbox.reply(conversationId, 'Hi Katherine,\nyour order ships today.');
+    t.is(sent.delivery_status, 'queued');
+    const message = await inbox.messageSettled(conversationId, sent.id);
+    t.like(message, { delivery_status: 'sent', error: null });
 
-  const delivered = smtp.messages.slice(before);
-  t.is(delivered.length, 1);
-  t.deepEqual(delivered[0].to, ['katherine@customer.test']);
-  t.is(delivered[0].from, SUPPORT);
-  const parsed = await simpleParser(delivered[0].raw);
-  t.is(parsed.subject, 'Re: Order 7 missing');
-  t.is(parsed.inReplyTo, customerMessageId);
-  t.deepEqual([parsed.references].flat(), [customerMessageId]);
-  t.is(parsed.text?.trim(), 'Hi Katherine,\nyour order ships today.');
-  t.is(parsed.to && !Array.isArray(parsed.to) ? parsed.to.value[0].address : null, 'katherine@customer.test');
-  t.is(message.external_id, parsed.messageId, 'the reply\'s Message-ID is its external id');
+    const delivered = smtp.messages.slice(before);
+    t.is(delivered.length, 1);
+    t.deepEqual(delivered[0].to, ['katherine@customer.test']);
+    t.is(delivered[0].from, SUPPORT);
+    const parsed = await simpleParser(delivered[0].raw);
+    t.is(parsed.subject, 'Re: Order 7 missing');
+    t.is(parsed.inReplyTo, customerMessageId);
+    t.deepEqual([parsed.references].flat(), [customerMessageId]);
+    t.is(parsed.text?.trim(), 'Hi Katherine,\nyour order ships today.');
+    t.is(parsed.to && !Array.isArray(parsed.to) ? parsed.to.value[0].address : null, 'katherine@customer.test');
+    t.is(message.external_id, parsed.messageId, "the reply's Message-ID is its external id");
 
-  // The customer answers Parley's reply: it threads by In-Reply-To into the same conversation.
-  const answer = rfc822({
-    from: 'Katherine Johnson <katherine@customer.test>',
-    subject: 'Re: Order 7 missing',
-    text: `Thanks, got the tracking number.\n\nOn ${new Date().toUTCString()} Acme Support <${SUPPORT}> wrote:\n> Hi Katherine,\n> your order ships today.`,
-    inReplyTo: parsed.messageId,
-    references: [customerMessageId, parsed.messageId!],
-  });
-  t.is((await postMail(answer.raw)).status, 200);
-  const messages = await messageCount(conversationId, 3);
-  t.like(messages[2], { sender_type: 'customer', content: 'Thanks, got the tracking number.', external_id: answer.messageId });
-  t.is((await inbox.conversationsOf('email', customer.uuid)).length, 1);
+    // The customer answers Parley's reply: it threads by In-Reply-To into the same conversation.
+    const answer = rfc822({
+      from: 'Katherine Johnson <katherine@customer.test>',
+      subject: 'Re: Order 7 missing',
+      text: `Thanks, got the tracking number.\n\nOn ${new Date().toUTCString()} Acme Support <${SUPPORT}> wrote:\n> Hi Katherine,\n> your order ships today.`,
+      inReplyTo: parsed.messageId,
+      references: [customerMessageId, parsed.messageId!],
+    });
+    t.is((await postMail(answer.raw)).status, 200);
+    const messages = await messageCount(conversationId, 3);
+    t.like(messages[2], { sender_type: 'customer', content: 'Thanks, got the tracking number.', external_id: answer.messageId });
+    t.is((await inbox.conversationsOf('email', customer.uuid)).length, 1);
 
-  // A client that names only Parley's reply (In-Reply-To, no References) threads too.
-  const terse = rfc822({ from: 'katherine@customer.test', subject: 'Re: Order 7 missing', text: 'One more thing: gift wrap?', inReplyTo: parsed.messageId });
-  t.is((await postMail(terse.raw)).status, 200);
-  t.like((await messageCount(conversationId, 4))[3], { content: 'One more thing: gift wrap?' });
+    // A client that names only Parley's reply (In-Reply-To, no References) threads too.
+    const terse = rfc822({ from: 'katherine@customer.test', subject: 'Re: Order 7 missing', text: 'One more thing: gift wrap?', inReplyTo: parsed.messageId });
+    t.is((await postMail(terse.raw)).status, 200);
+    t.like((await messageCount(conversationId, 4))[3], { content: 'One more thing: gift wrap?' });
 
-  // A new mail without references from the same customer is a new conversation.
-  t.is((await postMail(rfc822({ from: 'katherine@customer.test', subject: 'Another question', text: 'Do you ship to Canada?' }).raw)).status, 200);
-  await conversationCount(customer.uuid, 2);
-});
+    // A new mail without references from the same customer is a new conversation.
+    t.is((await postMail(rfc822({ from: 'katherine@customer.test', subject: 'Another question', text: 'Do you ship to Canada?' }).raw)).status, 200);
+    await conversationCount(customer.uuid, 2);
+  },
+);
 
-test.serial('a stranger who quotes another customer\'s Message-ID in References gets a conversation of their own; the thread and the reply stay the victim\'s', async (t) => {
-  const victim = await customerWrites('Dorothy Vaughan <dorothy@customer.test>', 'Invoice 12', 'Please resend invoice 12.');
-  const sent = await inbox.reply(victim.conversationId, 'Dorothy, invoice 12 is attached.');
-  await inbox.messageSettled(victim.conversationId, sent.id);
-  const replyId = (await inbox.messagesOf(victim.conversationId)).find((m: { id: string }) => m.id === sent.id).external_id;
+test.serial(
+  "a stranger who quotes another customer's Message-ID in References gets a conversation of their own; the thread and the reply stay the victim's",
+  async (t) => {
+    const victim = await customerWrites('Dorothy Vaughan <dorothy@customer.test>', 'Invoice 12', 'Please resend invoice 12.');
+    const sent = await inbox.reply(victim.conversationId, 'Dorothy, invoice 12 is attached.');
+    await inbox.messageSettled(victim.conversationId, sent.id);
+    const replyId = (await inbox.messagesOf(victim.conversationId)).find((m: { id: string }) => m.id === sent.id).external_id;
 
-  // The stranger knows both Message-IDs (forwarded mail, a leaked header) and quotes them.
-  const forged = rfc822({
-    from: 'Mallory <mallory@attacker.test>',
-    subject: 'Re: Invoice 12',
-    text: 'Please send all invoices to this address from now on.',
-    inReplyTo: replyId,
-    references: [victim.messageId, replyId],
-  });
-  t.is((await postMail(forged.raw)).status, 200);
-  await runWorker();
-  const stranger = await waitFor(async () => {
-    const row = (await query(app, `select id from customers where email = 'mallory@attacker.test'`))[0];
-    return row ? (await inbox.conversationsOf('email', row.id)) : null;
-  }, 20_000, 'the stranger\'s conversation');
-  t.is(stranger.length, 1, 'the stranger has a conversation of their own');
-  t.not(stranger[0].id, victim.conversationId);
-  t.deepEqual((await messageCount(stranger[0].id, 1)).map((m: { content: string }) => m.content), ['Please send all invoices to this address from now on.']);
-  // The victim's thread holds only the victim's mail and the reply.
-  const thread = await messageCount(victim.conversationId, 2);
-  t.deepEqual(thread.map((m: { sender_type: string }) => m.sender_type), ['customer', 'agent']);
+    // The stranger knows both Message-IDs (forwarded mail, a leaked header) and quotes them.
+    const forged = rfc822({
+      from: 'Mallory <mallory@attacker.test>',
+      subject: 'Re: Invoice 12',
+      text: 'Please send all invoices to this address from now on.',
+      inReplyTo: replyId,
+      references: [victim.messageId, replyId],
+    });
+    t.is((await postMail(forged.raw)).status, 200);
+    await runWorker();
+    const stranger = await waitFor(
+      async () => {
+        const row = (await query(app, `select id from customers where email = 'mallory@attacker.test'`))[0];
+        return row ? await inbox.conversationsOf('email', row.id) : null;
+      },
+      20_000,
+      "the stranger's conversation",
+    );
+    t.is(stranger.length, 1, 'the stranger has a conversation of their own');
+    t.not(stranger[0].id, victim.conversationId);
+    t.deepEqual(
+      (await messageCount(stranger[0].id, 1)).map((m: { content: string }) => m.content),
+      ['Please send all invoices to this address from now on.'],
+    );
+    // The victim's thread holds only the victim's mail and the reply.
+    const thread = await messageCount(victim.conversationId, 2);
+    t.deepEqual(
+      thread.map((m: { sender_type: string }) => m.sender_type),
+      ['customer', 'agent'],
+    );
 
-  // The real customer's answer with the same References still threads into their conversation.
-  const answer = rfc822({ from: 'dorothy@customer.test', subject: 'Re: Invoice 12', text: 'Got it, thanks.', inReplyTo: replyId, references: [victim.messageId, replyId] });
-  t.is((await postMail(answer.raw)).status, 200);
-  t.like((await messageCount(victim.conversationId, 3))[2], { sender_type: 'customer', content: 'Got it, thanks.' });
-});
+    // The real customer's answer with the same References still threads into their conversation.
+    const answer = rfc822({
+      from: 'dorothy@customer.test',
+      subject: 'Re: Invoice 12',
+      text: 'Got it, thanks.',
+      inReplyTo: replyId,
+      references: [victim.messageId, replyId],
+    });
+    t.is((await postMail(answer.raw)).status, 200);
+    t.like((await messageCount(victim.conversationId, 3))[2], { sender_type: 'customer', content: 'Got it, thanks.' });
+  },
+);
 
 test.serial('delivery: a temporary SMTP refusal (451) then acceptance delivers once, after a retry', async (t) => {
   const { conversationId } = await customerWrites('margaret@customer.test', 'Hello', 'Anyone there?');
@@ -278,7 +334,7 @@ test.serial('delivery: a temporary SMTP refusal (451) then acceptance delivers o
   t.is(await inbox.releasedDeliveryJob(sent.id), undefined, 'no job left');
 });
 
-test.serial('delivery: a permanent SMTP refusal (550) fails the message with the server\'s reason, without retrying', async (t) => {
+test.serial("delivery: a permanent SMTP refusal (550) fails the message with the server's reason, without retrying", async (t) => {
   const { conversationId } = await customerWrites('radia@customer.test', 'Hi', 'Hello');
   const before = smtp.messages.length;
   smtp.rejectNext(1, 550, '5.1.1 No such user');
@@ -291,12 +347,16 @@ test.serial('delivery: a permanent SMTP refusal (550) fails the message with the
   t.is(smtp.messages.length, before, 'nothing was accepted, and nothing retried');
 });
 
-test.serial('delivery: refused SMTP credentials (the mailbox password changed) fail the reply with the server\'s reason', async (t) => {
+test.serial("delivery: refused SMTP credentials (the mailbox password changed) fail the reply with the server's reason", async (t) => {
   const other = await createChannel(smtpConfig({ address: 'billing@acme.test' }));
   await runWorker();
   t.like(await inbox.registered(other.id), { status: 'connected' });
   const otherSecret = (await stateOf(other.id)).webhook_secret;
-  t.is((await postMail(rfc822({ from: 'edsger@customer.test', to: 'billing@acme.test', subject: 'Invoice', text: 'Wrong VAT?' }).raw, otherSecret, other.id)).status, 200);
+  t.is(
+    (await postMail(rfc822({ from: 'edsger@customer.test', to: 'billing@acme.test', subject: 'Invoice', text: 'Wrong VAT?' }).raw, otherSecret, other.id))
+      .status,
+    200,
+  );
   const customer = await inbox.customerBy('email', 'edsger@customer.test');
   const [conversation] = await conversationCount(customer.uuid, 1);
   t.is(conversation.channel_id, other.id);
@@ -335,17 +395,31 @@ test.serial('IMAP: with IMAP settings the channel polls from the end of INBOX; n
 
   // Polling again (a poll_channel job directly) imports nothing twice and never the old mail.
   await query(app, `select graphile_worker.add_job('poll_channel', json_build_object('channel_id', $1::text))`, [channel.id]);
-  await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`)).length === 0, 20_000, 'polls done');
+  await waitFor(
+    async () =>
+      (await query(app, `select 1 from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`)).length === 0,
+    20_000,
+    'polls done',
+  );
   t.is((await inbox.messagesOf(conversation.id)).length, 1);
   t.is((await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: 'old@customer.test' } })).body.length, 0);
-  t.true(imap.messages.every((m) => !m.seen), 'mail is read without marking it seen');
+  t.true(
+    imap.messages.every((m) => !m.seen),
+    'mail is read without marking it seen',
+  );
 });
 
 test.serial('IMAP: a refused login while polling puts the channel in error and stops polling; saving it again resumes where it stopped', async (t) => {
   const res = await app.request('GET', '/api/v1/channels', { token: owner.token });
   const channel = (res.body as any[]).find((c) => c.config.address === 'help@acme.test');
   await runWorker();
-  const jobsDone = () => waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`)).length === 0, 20_000, 'jobs done');
+  const jobsDone = () =>
+    waitFor(
+      async () =>
+        (await query(app, `select 1 from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`)).length === 0,
+      20_000,
+      'jobs done',
+    );
   const logins = () => imap.commands.filter((c) => c.startsWith('LOGIN')).length;
 
   imapLogin.password = 'changed-by-the-mail-provider';
@@ -353,11 +427,15 @@ test.serial('IMAP: a refused login while polling puts the channel in error and s
     const mail = rfc822({ from: 'alan@customer.test', to: 'help@acme.test', subject: 'Hello', text: 'Written while the password was wrong' });
     imap.deliver(mail.raw);
     await query(app, `select graphile_worker.add_job('poll_channels', '{}'::json)`);
-    const failed = await waitFor(async () => {
-      const list = (await app.request('GET', '/api/v1/channels', { token: owner.token })).body as any[];
-      const c = list.find((x) => x.id === channel.id);
-      return c.status === 'error' ? c : null;
-    }, 20_000, 'channel in error');
+    const failed = await waitFor(
+      async () => {
+        const list = (await app.request('GET', '/api/v1/channels', { token: owner.token })).body as any[];
+        const c = list.find((x) => x.id === channel.id);
+        return c.status === 'error' ? c : null;
+      },
+      20_000,
+      'channel in error',
+    );
     t.regex(failed.last_error, /^IMAP authentication failed: .*Invalid credentials/);
     await jobsDone();
 
@@ -447,7 +525,10 @@ test.serial('HTML mail: the plain text is the content, the HTML is sanitized wit
   t.true(html.includes('data-parley-src="https://cdn.customer.test/lid.jpg"'));
   t.false(/\ssrc="https:/.test(html), 'no remote image loads by default');
   t.is(message.remote_images, 1);
-  t.deepEqual(message.email.to.map((a: { address: string }) => a.address), [SUPPORT, 'bob@customer.test']);
+  t.deepEqual(
+    message.email.to.map((a: { address: string }) => a.address),
+    [SUPPORT, 'bob@customer.test'],
+  );
   t.deepEqual(message.email.cc, [{ address: 'carol@customer.test', name: 'Carol' }, { address: SUPPORT }]);
 
   // The agent asks for the images: the same HTML with src armed (list and conversation alike), never the tracker.
@@ -461,76 +542,123 @@ test.serial('HTML mail: the plain text is the content, the HTML is sanitized wit
   t.is((await app.request('GET', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, query: { images: 'yes' } })).status, 422);
 });
 
-test.serial('reply: the thread\'s Cc is carried over, Bcc is added, the agent\'s and the channel\'s signatures appended, sent as multipart text + HTML', async (t) => {
-  await runWorker();
-  const { conversationId } = htmlThread;
-  t.like((await app.request('PUT', '/api/v1/team/signature', { token: owner.token, body: { signature: '  Grace Hopper\nSupport lead  ' } })).body, { signature: 'Grace Hopper\nSupport lead' });
-  t.deepEqual((await app.request('GET', '/api/v1/team/signature', { token: owner.token })).body, { signature: 'Grace Hopper\nSupport lead' });
-  t.is((await app.request('PUT', '/api/v1/team/signature', { token: owner.token, body: { signature: 'x'.repeat(2001) } })).status, 422);
-  const patched = await app.request('PATCH', `/api/v1/channels/${channelId}`, { token: owner.token, body: { config: { signature: 'Acme Inc.\nacme.test' } } });
-  t.is(patched.status, 200, patched.text);
-  t.like(await inbox.registered(channelId), { status: 'connected' });
+test.serial(
+  "reply: the thread's Cc is carried over, Bcc is added, the agent's and the channel's signatures appended, sent as multipart text + HTML",
+  async (t) => {
+    await runWorker();
+    const { conversationId } = htmlThread;
+    t.like((await app.request('PUT', '/api/v1/team/signature', { token: owner.token, body: { signature: '  Grace Hopper\nSupport lead  ' } })).body, {
+      signature: 'Grace Hopper\nSupport lead',
+    });
+    t.deepEqual((await app.request('GET', '/api/v1/team/signature', { token: owner.token })).body, { signature: 'Grace Hopper\nSupport lead' });
+    t.is((await app.request('PUT', '/api/v1/team/signature', { token: owner.token, body: { signature: 'x'.repeat(2001) } })).status, 422);
+    const patched = await app.request('PATCH', `/api/v1/channels/${channelId}`, {
+      token: owner.token,
+      body: { config: { signature: 'Acme Inc.\nacme.test' } },
+    });
+    t.is(patched.status, 200, patched.text);
+    t.like(await inbox.registered(channelId), { status: 'connected' });
 
-  const recipients = await app.request('GET', `/api/v1/conversations/${conversationId}/reply-recipients`, { token: owner.token });
-  t.is(recipients.status, 200, recipients.text);
-  t.deepEqual(recipients.body, {
-    from: SUPPORT,
-    to: { address: 'ada.html@customer.test', name: 'Ada Byron' },
-    cc: [{ address: 'bob@customer.test', name: 'Bob Byron' }, { address: 'carol@customer.test', name: 'Carol' }],
-    signature: 'Grace Hopper\nSupport lead\n\nAcme Inc.\nacme.test',
-  });
+    const recipients = await app.request('GET', `/api/v1/conversations/${conversationId}/reply-recipients`, { token: owner.token });
+    t.is(recipients.status, 200, recipients.text);
+    t.deepEqual(recipients.body, {
+      from: SUPPORT,
+      to: { address: 'ada.html@customer.test', name: 'Ada Byron' },
+      cc: [
+        { address: 'bob@customer.test', name: 'Bob Byron' },
+        { address: 'carol@customer.test', name: 'Carol' },
+      ],
+      signature: 'Grace Hopper\nSupport lead\n\nAcme Inc.\nacme.test',
+    });
 
-  const before = smtp.messages.length;
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'Hi Ada,\na new lid is on its way.', bcc: ['Audit@Acme-Internal.test'] } });
-  t.is(res.status, 200, res.text);
-  t.deepEqual(res.body.email, {
-    to: [],
-    cc: [{ address: 'bob@customer.test', name: 'Bob Byron' }, { address: 'carol@customer.test', name: 'Carol' }],
-    bcc: [{ address: 'audit@acme-internal.test' }],
-    signature: 'Grace Hopper\nSupport lead\n\nAcme Inc.\nacme.test',
-    forward_to: null,
-    forwarded_message_ids: null,
-  });
-  t.like(await inbox.messageSettled(conversationId, res.body.id), { delivery_status: 'sent' });
-  const [delivered] = smtp.messages.slice(before);
-  t.deepEqual([...delivered.to].sort(), ['ada.html@customer.test', 'audit@acme-internal.test', 'bob@customer.test', 'carol@customer.test']);
-  const raw = delivered.raw.toString('utf8');
-  t.regex(raw, /Content-Type: multipart\/alternative/i);
-  t.false(/^bcc:/im.test(raw), 'Bcc is in the envelope only, never a header');
-  const parsed = await simpleParser(delivered.raw);
-  t.deepEqual(parsed.cc && !Array.isArray(parsed.cc) ? parsed.cc.value.map((a) => a.address) : null, ['bob@customer.test', 'carol@customer.test']);
-  t.is(parsed.text?.trim(), 'Hi Ada,\na new lid is on its way.\n\n-- \nGrace Hopper\nSupport lead\n\nAcme Inc.\nacme.test');
-  t.true(typeof parsed.html === 'string' && parsed.html.includes('<p>Hi Ada,<br>\na new lid is on its way.</p>'), String(parsed.html));
-  t.true(typeof parsed.html === 'string' && /class="signature"[^>]*>-- <br>\n<p>Grace Hopper<br>\nSupport lead<\/p>/.test(parsed.html));
-  t.is(parsed.subject, 'Re: Kettle lid');
+    const before = smtp.messages.length;
+    const res = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, {
+      token: owner.token,
+      body: { content: 'Hi Ada,\na new lid is on its way.', bcc: ['Audit@Acme-Internal.test'] },
+    });
+    t.is(res.status, 200, res.text);
+    t.deepEqual(res.body.email, {
+      to: [],
+      cc: [
+        { address: 'bob@customer.test', name: 'Bob Byron' },
+        { address: 'carol@customer.test', name: 'Carol' },
+      ],
+      bcc: [{ address: 'audit@acme-internal.test' }],
+      signature: 'Grace Hopper\nSupport lead\n\nAcme Inc.\nacme.test',
+      forward_to: null,
+      forwarded_message_ids: null,
+    });
+    t.like(await inbox.messageSettled(conversationId, res.body.id), { delivery_status: 'sent' });
+    const [delivered] = smtp.messages.slice(before);
+    t.deepEqual([...delivered.to].sort(), ['ada.html@customer.test', 'audit@acme-internal.test', 'bob@customer.test', 'carol@customer.test']);
+    const raw = delivered.raw.toString('utf8');
+    t.regex(raw, /Content-Type: multipart\/alternative/i);
+    t.false(/^bcc:/im.test(raw), 'Bcc is in the envelope only, never a header');
+    const parsed = await simpleParser(delivered.raw);
+    t.deepEqual(parsed.cc && !Array.isArray(parsed.cc) ? parsed.cc.value.map((a) => a.address) : null, ['bob@customer.test', 'carol@customer.test']);
+    t.is(parsed.text?.trim(), 'Hi Ada,\na new lid is on its way.\n\n-- \nGrace Hopper\nSupport lead\n\nAcme Inc.\nacme.test');
+    t.true(typeof parsed.html === 'string' && parsed.html.includes('<p>Hi Ada,<br>\na new lid is on its way.</p>'), String(parsed.html));
+    t.true(typeof parsed.html === 'string' && /class="signature"[^>]*>-- <br>\n<p>Grace Hopper<br>\nSupport lead<\/p>/.test(parsed.html));
+    t.is(parsed.subject, 'Re: Kettle lid');
 
-  // `cc: []`: nobody copied this time.
-  const solo = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'Just you, Ada.', cc: [] } });
-  t.is(solo.status, 200);
-  await inbox.messageSettled(conversationId, solo.body.id);
-  const soloMail = smtp.messages.at(-1)!;
-  t.deepEqual(soloMail.to, ['ada.html@customer.test']);
-  t.false(/^cc:/im.test(soloMail.raw.toString('utf8')));
+    // `cc: []`: nobody copied this time.
+    const solo = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, {
+      token: owner.token,
+      body: { content: 'Just you, Ada.', cc: [] },
+    });
+    t.is(solo.status, 200);
+    await inbox.messageSettled(conversationId, solo.body.id);
+    const soloMail = smtp.messages.at(-1)!;
+    t.deepEqual(soloMail.to, ['ada.html@customer.test']);
+    t.false(/^cc:/im.test(soloMail.raw.toString('utf8')));
 
-  // Bad addresses and too many are 422; Cc on a note is 400.
-  for (const body of [{ content: 'x', cc: ['not-an-address'] }, { content: 'x', bcc: Array.from({ length: 11 }, (_, i) => `p${i}@x.test`) }, { content: 'x', cc: [`${'a'.repeat(250)}@x.test`] }]) {
-    t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body })).status, 422, JSON.stringify(body).slice(0, 60));
-  }
-  t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'x', private: true, cc: ['a@x.test'] } })).status, 400);
-});
+    // Bad addresses and too many are 422; Cc on a note is 400.
+    for (const body of [
+      { content: 'x', cc: ['not-an-address'] },
+      { content: 'x', bcc: Array.from({ length: 11 }, (_, i) => `p${i}@x.test`) },
+      { content: 'x', cc: [`${'a'.repeat(250)}@x.test`] },
+    ]) {
+      t.is(
+        (await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body })).status,
+        422,
+        JSON.stringify(body).slice(0, 60),
+      );
+    }
+    t.is(
+      (
+        await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, {
+          token: owner.token,
+          body: { content: 'x', private: true, cc: ['a@x.test'] },
+        })
+      ).status,
+      400,
+    );
+  },
+);
 
 test.serial('forward: the conversation (or chosen messages) goes to an outside address as "Fwd:", private to the team, never the notes', async (t) => {
   await runWorker();
   const { conversationId, messageId } = htmlThread;
-  t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'Internal: supplier batch 12', private: true } })).status, 200);
+  t.is(
+    (
+      await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, {
+        token: owner.token,
+        body: { content: 'Internal: supplier batch 12', private: true },
+      })
+    ).status,
+    200,
+  );
   const before = smtp.messages.length;
-  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: owner.token, body: { to: ['Parts@Supplier.test'], note: 'Can you send a new lid?' } });
+  const res = await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, {
+    token: owner.token,
+    body: { to: ['Parts@Supplier.test'], note: 'Can you send a new lid?' },
+  });
   t.is(res.status, 200, res.text);
   t.like(res.body, { sender_type: 'agent', private: true, delivery_status: 'queued', content: 'Can you send a new lid?' });
   t.deepEqual(res.body.email.forward_to, [{ address: 'parts@supplier.test' }]);
   t.like(await inbox.messageSettled(conversationId, res.body.id), { delivery_status: 'sent' });
   const [delivered] = smtp.messages.slice(before);
-  t.deepEqual(delivered.to, ['parts@supplier.test'], 'only the outside address, not the customer or the thread\'s Cc');
+  t.deepEqual(delivered.to, ['parts@supplier.test'], "only the outside address, not the customer or the thread's Cc");
   const parsed = await simpleParser(delivered.raw);
   t.is(parsed.subject, 'Fwd: Kettle lid');
   t.is(parsed.inReplyTo, undefined, 'a new thread for the recipient');
@@ -542,7 +670,10 @@ test.serial('forward: the conversation (or chosen messages) goes to an outside a
   t.true(typeof parsed.html === 'string' && parsed.html.includes('src="https://cdn.customer.test/lid.jpg"') && !parsed.html.includes('tracker.test'));
 
   // One message only.
-  const one = await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: owner.token, body: { to: ['parts@supplier.test'], message_ids: [messageId] } });
+  const one = await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, {
+    token: owner.token,
+    body: { to: ['parts@supplier.test'], message_ids: [messageId] },
+  });
   t.is(one.status, 200, one.text);
   await inbox.messageSettled(conversationId, one.body.id);
   const oneText = (await simpleParser(smtp.messages.at(-1)!.raw)).text ?? '';
@@ -559,7 +690,11 @@ test.serial('forward: the conversation (or chosen messages) goes to an outside a
     [{ to: ['nope'] }, 422],
     [{ to: Array.from({ length: 11 }, (_, i) => `p${i}@x.test`) }, 422],
   ] as const) {
-    t.is((await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: owner.token, body })).status, status, JSON.stringify(body).slice(0, 80));
+    t.is(
+      (await app.request('POST', `/api/v1/conversations/${conversationId}/forward`, { token: owner.token, body })).status,
+      status,
+      JSON.stringify(body).slice(0, 80),
+    );
   }
 
   // Another business sees none of it; a webchat conversation has no forward, Cc or reply recipients.
@@ -569,5 +704,8 @@ test.serial('forward: the conversation (or chosen messages) goes to an outside a
   const webchat = (await app.request('POST', '/api/v1/conversations', { token: owner.token, body: { business_id: owner.businessId } })).body;
   t.is((await app.request('POST', `/api/v1/conversations/${webchat.id}/forward`, { token: owner.token, body: { to: ['a@x.test'] } })).status, 400);
   t.is((await app.request('GET', `/api/v1/conversations/${webchat.id}/reply-recipients`, { token: owner.token })).status, 400);
-  t.is((await app.request('POST', `/api/v1/conversations/${webchat.id}/messages`, { token: owner.token, body: { content: 'hi', cc: ['a@x.test'] } })).status, 400);
+  t.is(
+    (await app.request('POST', `/api/v1/conversations/${webchat.id}/messages`, { token: owner.token, body: { content: 'hi', cc: ['a@x.test'] } })).status,
+    400,
+  );
 });

@@ -12,7 +12,15 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
-import { instagramMessagePayload, postMetaWebhook, signedMetaWebhook, startFakeMeta, whatsappStatusPayload, whatsappTextPayload, type FakeMeta } from './fakes/meta.ts';
+import {
+  instagramMessagePayload,
+  postMetaWebhook,
+  signedMetaWebhook,
+  startFakeMeta,
+  whatsappStatusPayload,
+  whatsappTextPayload,
+  type FakeMeta,
+} from './fakes/meta.ts';
 
 const PUBLIC_URL = 'https://parley.example';
 
@@ -103,17 +111,25 @@ async function untilDelivery(conversationId: string, messageId: string, status: 
 async function deliveredAfterRetry(conversationId: string, messageId: string) {
   const worker = await startTestWorker(app);
   try {
-    const failed = await waitFor(async () => {
-      const job = await inbox.deliveryJob(messageId);
-      return job?.attempts === 1 && job.locked_at === null ? job : null;
-    }, 20_000, 'the first attempt failed');
+    const failed = await waitFor(
+      async () => {
+        const job = await inbox.deliveryJob(messageId);
+        return job?.attempts === 1 && job.locked_at === null ? job : null;
+      },
+      20_000,
+      'the first attempt failed',
+    );
     const queued = (await inbox.messageById(conversationId, messageId)).delivery_status;
     // graphile-worker would wait exp(1) ≈ 2.7 s before the retry: bring the retry forward.
     await inbox.retryNow(messageId);
-    const delivered = await waitFor(async () => {
-      const m = await inbox.messageById(conversationId, messageId);
-      return m?.delivery_status === 'sent' ? m : null;
-    }, 20_000, 'sent after the retry');
+    const delivered = await waitFor(
+      async () => {
+        const m = await inbox.messageById(conversationId, messageId);
+        return m?.delivery_status === 'sent' ? m : null;
+      },
+      20_000,
+      'sent after the retry',
+    );
     return { failed, queued, delivered };
   } finally {
     await worker.stop();
@@ -121,8 +137,17 @@ async function deliveredAfterRetry(conversationId: string, messageId: string) {
 }
 
 /** Posts a signed WhatsApp status webhook and runs the worker until it is processed. */
-async function receipt(externalId: string, recipientId: string, status: 'sent' | 'delivered' | 'read' | 'failed', error?: { code: number; title: string; details?: string }) {
-  const res = await postMetaWebhook(webhook('whatsapp'), whatsappStatusPayload({ phoneNumberId: WA.phoneNumberId, id: externalId, status, recipientId, error }), WA.appSecret);
+async function receipt(
+  externalId: string,
+  recipientId: string,
+  status: 'sent' | 'delivered' | 'read' | 'failed',
+  error?: { code: number; title: string; details?: string },
+) {
+  const res = await postMetaWebhook(
+    webhook('whatsapp'),
+    whatsappStatusPayload({ phoneNumberId: WA.phoneNumberId, id: externalId, status, recipientId, error }),
+    WA.appSecret,
+  );
   if (res.status !== 200) throw new Error(`receipt webhook: ${res.status}`);
   const [event] = await eventsByKey(waChannelId, `receipt:${externalId}:${status}`);
   await untilWorked(async () => (await eventsByKey(waChannelId, `receipt:${externalId}:${status}`))[0]?.processed_at, `${status} receipt processed`);
@@ -132,9 +157,18 @@ async function receipt(externalId: string, recipientId: string, status: 'sent' |
 // WhatsApp
 
 test.serial('WhatsApp: the channel is created pending with Meta setup instructions; the worker marks it connected', async (t) => {
-  const created = await createChannel('whatsapp', { phone_number_id: WA.phoneNumberId, access_token: WA.token, app_secret: WA.appSecret, verify_token: WA.verifyToken });
+  const created = await createChannel('whatsapp', {
+    phone_number_id: WA.phoneNumberId,
+    access_token: WA.token,
+    app_secret: WA.appSecret,
+    verify_token: WA.verifyToken,
+  });
   waChannelId = created.id;
-  t.like(created, { type: 'whatsapp', status: 'pending', config: { _meta_setup_instructions: { callback_url: `${PUBLIC_URL}/api/v1/webhooks/whatsapp`, verify_token: WA.verifyToken } } });
+  t.like(created, {
+    type: 'whatsapp',
+    status: 'pending',
+    config: { _meta_setup_instructions: { callback_url: `${PUBLIC_URL}/api/v1/webhooks/whatsapp`, verify_token: WA.verifyToken } },
+  });
   await untilWorked(async () => (await inbox.channelOf(waChannelId)).status === 'connected', 'connected');
   t.like(await inbox.channelOf(waChannelId), { status: 'connected', last_error: null, config: { phone_number_id: WA.phoneNumberId, access_token: WA.token } });
   // Registration read the number with the channel's token.
@@ -144,15 +178,22 @@ test.serial('WhatsApp: the channel is created pending with Meta setup instructio
   t.like(row.state, { verified_name: 'Acme Support', display_phone_number: '+1 555-078-3881' });
 });
 
-test.serial('WhatsApp: a bad access token or an unknown number: status error with Graph\'s reason; Graph down: retried', async (t) => {
+test.serial("WhatsApp: a bad access token or an unknown number: status error with Graph's reason; Graph down: retried", async (t) => {
   fake.addWhatsAppNumber('300400500600', 'right-token');
   const badToken = await createChannel('whatsapp', { phone_number_id: '300400500600', access_token: 'revoked-token' });
   const unknown = await createChannel('whatsapp', { phone_number_id: '999888777666', access_token: 'any-token' });
-  await untilWorked(async () => (await inbox.channelOf(badToken.id)).status !== 'pending' && (await inbox.channelOf(unknown.id)).status !== 'pending', 'registered');
+  await untilWorked(
+    async () => (await inbox.channelOf(badToken.id)).status !== 'pending' && (await inbox.channelOf(unknown.id)).status !== 'pending',
+    'registered',
+  );
   t.like(await inbox.channelOf(badToken.id), { status: 'error', last_error: 'Invalid OAuth access token - Cannot parse access token' });
   t.like(await inbox.channelOf(unknown.id), { status: 'error' });
   t.regex((await inbox.channelOf(unknown.id)).last_error, /Object with ID '999888777666' does not exist/);
-  t.deepEqual(await query(app, 'select id from graphile_worker.jobs where key = any($1)', [[`register:${badToken.id}`, `register:${unknown.id}`]]), [], 'refusals are not retried');
+  t.deepEqual(
+    await query(app, 'select id from graphile_worker.jobs where key = any($1)', [[`register:${badToken.id}`, `register:${unknown.id}`]]),
+    [],
+    'refusals are not retried',
+  );
 
   // The token is fixed: the channel registers again and connects.
   const patched = await app.request('PATCH', `/api/v1/channels/${badToken.id}`, { token: owner.token, body: { config: { access_token: 'right-token' } } });
@@ -160,7 +201,12 @@ test.serial('WhatsApp: a bad access token or an unknown number: status error wit
   fake.failNext(1, { status: 503, code: 2, message: 'Service temporarily unavailable' });
   const worker = await startTestWorker(app);
   try {
-    await waitFor(async () => (await query(app, 'select attempts from graphile_worker.jobs where key = $1 and locked_at is null', [`register:${badToken.id}`]))[0]?.attempts === 1, 20_000, 'first attempt failed');
+    await waitFor(
+      async () =>
+        (await query(app, 'select attempts from graphile_worker.jobs where key = $1 and locked_at is null', [`register:${badToken.id}`]))[0]?.attempts === 1,
+      20_000,
+      'first attempt failed',
+    );
     t.is((await inbox.channelOf(badToken.id)).status, 'pending', 'Graph unavailable: still pending, to be retried');
     await query(app, 'update graphile_worker._private_jobs set run_at = now() where key = $1', [`register:${badToken.id}`]);
     await waitFor(async () => (await inbox.channelOf(badToken.id)).status === 'connected', 20_000, 'connected after the retry');
@@ -170,7 +216,7 @@ test.serial('WhatsApp: a bad access token or an unknown number: status error wit
   t.pass();
 });
 
-test.serial('WhatsApp: GET handshake answers the challenge for the channel\'s verify_token, 403 otherwise', async (t) => {
+test.serial("WhatsApp: GET handshake answers the challenge for the channel's verify_token, 403 otherwise", async (t) => {
   const handshake = (params: Record<string, string>) => fetch(`${webhook('whatsapp')}?${new URLSearchParams(params)}`);
   const ok = await handshake({ 'hub.mode': 'subscribe', 'hub.verify_token': WA.verifyToken, 'hub.challenge': '1158201444' });
   t.is(ok.status, 200);
@@ -193,29 +239,41 @@ test.serial('WhatsApp: GET handshake answers the challenge for the channel\'s ve
   }
 });
 
-test.serial('WhatsApp inbound: the 200 comes after the event and its job are stored; the worker puts customer, conversation and message in the inbox', async (t) => {
-  const payload = whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '16505551234', id: 'wamid.FIRST', text: 'Does it come in another color?', name: 'Ada Lovelace' });
-  const res = await postMetaWebhook(webhook('whatsapp'), payload, WA.appSecret);
-  t.is(res.status, 200);
-  t.deepEqual(await res.json(), { received: 1 });
+test.serial(
+  'WhatsApp inbound: the 200 comes after the event and its job are stored; the worker puts customer, conversation and message in the inbox',
+  async (t) => {
+    const payload = whatsappTextPayload({
+      phoneNumberId: WA.phoneNumberId,
+      from: '16505551234',
+      id: 'wamid.FIRST',
+      text: 'Does it come in another color?',
+      name: 'Ada Lovelace',
+    });
+    const res = await postMetaWebhook(webhook('whatsapp'), payload, WA.appSecret);
+    t.is(res.status, 200);
+    t.deepEqual(await res.json(), { received: 1 });
 
-  // No worker is running: what exists now existed when the 200 was sent.
-  const events = await eventsByKey(waChannelId, 'wamid.FIRST');
-  t.is(events.length, 1);
-  t.like(events[0], { kind: 'message', processed_at: null });
-  t.is((await inbox.inboundJobs([events[0].id])).length, 1, 'its process_inbound job was enqueued with it');
+    // No worker is running: what exists now existed when the 200 was sent.
+    const events = await eventsByKey(waChannelId, 'wamid.FIRST');
+    t.is(events.length, 1);
+    t.like(events[0], { kind: 'message', processed_at: null });
+    t.is((await inbox.inboundJobs([events[0].id])).length, 1, 'its process_inbound job was enqueued with it');
 
-  const conversationId = await untilWorked(async () => (await conversationsWith('whatsapp', 'Does it come in another color?'))[0]?.id, 'the conversation');
-  const customers = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: '+16505551234' } });
-  t.is(customers.body.length, 1);
-  t.like(customers.body[0], { name: 'Ada Lovelace', phone: '+16505551234' });
-  const conversation = (await app.request('GET', `/api/v1/conversations/${conversationId}`, { token: owner.token })).body;
-  t.like(conversation, { status: 'open', channel_type: 'whatsapp', channel_id: waChannelId, customer_id: customers.body[0].uuid });
-  t.deepEqual(conversation.messages.map((m: any) => [m.sender_type, m.content, m.external_id, m.delivery_status]), [['customer', 'Does it come in another color?', 'wamid.FIRST', null]]);
-  t.deepEqual(await inbox.inboundJobs([events[0].id]), [], 'the job completed');
-  const live = app.events.filter((e) => e.payload.conversation_id === conversationId).map((e) => e.name);
-  t.deepEqual(live, ['conversation_created', 'message_created', 'conversation_updated'], 'dashboards hear of it');
-});
+    const conversationId = await untilWorked(async () => (await conversationsWith('whatsapp', 'Does it come in another color?'))[0]?.id, 'the conversation');
+    const customers = await app.request('GET', '/api/v1/customers', { token: owner.token, query: { q: '+16505551234' } });
+    t.is(customers.body.length, 1);
+    t.like(customers.body[0], { name: 'Ada Lovelace', phone: '+16505551234' });
+    const conversation = (await app.request('GET', `/api/v1/conversations/${conversationId}`, { token: owner.token })).body;
+    t.like(conversation, { status: 'open', channel_type: 'whatsapp', channel_id: waChannelId, customer_id: customers.body[0].uuid });
+    t.deepEqual(
+      conversation.messages.map((m: any) => [m.sender_type, m.content, m.external_id, m.delivery_status]),
+      [['customer', 'Does it come in another color?', 'wamid.FIRST', null]],
+    );
+    t.deepEqual(await inbox.inboundJobs([events[0].id]), [], 'the job completed');
+    const live = app.events.filter((e) => e.payload.conversation_id === conversationId).map((e) => e.name);
+    t.deepEqual(live, ['conversation_created', 'message_created', 'conversation_updated'], 'dashboards hear of it');
+  },
+);
 
 test.serial('WhatsApp: the same webhook delivered five times makes exactly one message', async (t) => {
   const payload = whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '16505550005', id: 'wamid.REPEATED', text: 'Hello, five times?' });
@@ -231,7 +289,10 @@ test.serial('WhatsApp: the same webhook delivered five times makes exactly one m
   await untilWorked(async () => (await eventsByKey(waChannelId, 'wamid.REPEATED'))[0].processed_at, 'processed');
   const conversations = await conversationsWith('whatsapp', 'Hello, five times?');
   t.is(conversations.length, 1);
-  t.deepEqual((await inbox.messagesOf(conversations[0].id)).map((m) => m.content), ['Hello, five times?']);
+  t.deepEqual(
+    (await inbox.messagesOf(conversations[0].id)).map((m) => m.content),
+    ['Hello, five times?'],
+  );
 });
 
 test.serial('WhatsApp: a bad or missing signature is 401 and stores nothing; an unknown number is acknowledged and dropped', async (t) => {
@@ -250,14 +311,18 @@ test.serial('WhatsApp: a bad or missing signature is 401 and stores nothing; an 
     body: JSON.stringify(payload).replace('forged', 'f0rged'),
   });
   t.is(signed.status, 401);
-  const stranger = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '999000999', from: '1', id: 'wamid.STRANGER', text: 'hi' }), 'whatever');
+  const stranger = await postMetaWebhook(
+    webhook('whatsapp'),
+    whatsappTextPayload({ phoneNumberId: '999000999', from: '1', id: 'wamid.STRANGER', text: 'hi' }),
+    'whatever',
+  );
   t.is(stranger.status, 200);
   t.deepEqual(await stranger.json(), { received: 0 });
   t.is(await inbox.countEvents(), eventsBefore, 'no inbound_events row');
   t.is(await inbox.countInboundJobs(), jobsBefore, 'no job');
 });
 
-test.serial('WhatsApp: an agent reply reaches exactly that wa_id from the channel\'s number with its token; sent with the wamid', async (t) => {
+test.serial("WhatsApp: an agent reply reaches exactly that wa_id from the channel's number with its token; sent with the wamid", async (t) => {
   const conversationId = await whatsappCustomerWrites('16505550010', 'Is the blue one in stock?');
   const before = fake.whatsappSent.length;
   const message = await inbox.reply(conversationId, 'Yes, we have it in blue.');
@@ -277,14 +342,23 @@ test.serial('WhatsApp: several messages in one webhook reach the inbox in the or
   const texts = ['Hi', 'I ordered the blue one', 'but got the green one', 'order #1042', 'can you help?'];
   const payload = whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '16505550020', id: 'wamid.BATCH0', text: texts[0], name: 'Batch Customer' });
   const value = payload.entry[0].changes[0].value as unknown as { messages: Record<string, unknown>[] };
-  value.messages = texts.map((text, i) => ({ from: '16505550020', id: `wamid.BATCH${i}`, timestamp: String(1767225600 + i), type: 'text', text: { body: text } }));
+  value.messages = texts.map((text, i) => ({
+    from: '16505550020',
+    id: `wamid.BATCH${i}`,
+    timestamp: String(1767225600 + i),
+    type: 'text',
+    text: { body: text },
+  }));
   const res = await postMetaWebhook(webhook('whatsapp'), payload, WA.appSecret);
   t.deepEqual(await res.json(), { received: 5 });
   const conversationId = await untilWorked(async () => {
     const [conversation] = await conversationsWith('whatsapp', 'can you help?');
     return conversation && (await inbox.messagesOf(conversation.id)).length === 5 ? conversation.id : null;
   }, 'all five in the inbox');
-  t.deepEqual((await inbox.messagesOf(conversationId)).map((m) => m.content), texts);
+  t.deepEqual(
+    (await inbox.messagesOf(conversationId)).map((m) => m.content),
+    texts,
+  );
   t.is((await conversationsWith('whatsapp', 'Hi')).filter((c) => c.customer?.name === 'Batch Customer').length, 1, 'one conversation');
 });
 
@@ -302,7 +376,7 @@ test.serial('WhatsApp: Graph answers 500, then 200: delivered once, after a retr
   t.is(await inbox.deliveryJob(message.id), undefined);
 });
 
-test.serial('WhatsApp: Graph answers 401 (expired token): failed with Meta\'s reason, not retried', async (t) => {
+test.serial("WhatsApp: Graph answers 401 (expired token): failed with Meta's reason, not retried", async (t) => {
   const conversationId = await whatsappCustomerWrites('16505550012', 'Hi there');
   const text = 'This one will not arrive.';
   const message = await inbox.reply(conversationId, text);
@@ -325,7 +399,11 @@ test.serial('WhatsApp receipts: sent → delivered → read move forward, a late
   await receipt(wamid, '16505550013', 'delivered');
   t.is(await status(), 'delivered');
   // Meta retries webhooks and does not order them: a `sent` arriving now is stale.
-  const late = await postMetaWebhook(webhook('whatsapp'), whatsappStatusPayload({ phoneNumberId: WA.phoneNumberId, id: wamid, status: 'sent', recipientId: '16505550013' }), WA.appSecret);
+  const late = await postMetaWebhook(
+    webhook('whatsapp'),
+    whatsappStatusPayload({ phoneNumberId: WA.phoneNumberId, id: wamid, status: 'sent', recipientId: '16505550013' }),
+    WA.appSecret,
+  );
   t.deepEqual(await late.json(), { received: 0 }, 'the same receipt again is a repeat');
   await receipt(wamid, '16505550013', 'read');
   t.is(await status(), 'read');
@@ -343,7 +421,11 @@ test.serial('WhatsApp receipts: sent → delivered → read move forward, a late
   const third = await inbox.reply(conversationId, 'Anything else?');
   const { external_id: wamid3 } = await untilDelivery(conversationId, third.id, 'sent');
   await receipt(wamid3, '16505550013', 'failed', { code: 131026, title: 'Message undeliverable', details: 'Unable to deliver the message to this user.' });
-  t.like(await inbox.messageById(conversationId, third.id), { delivery_status: 'failed', error: 'Message undeliverable: Unable to deliver the message to this user.', external_id: wamid3 });
+  t.like(await inbox.messageById(conversationId, third.id), {
+    delivery_status: 'failed',
+    error: 'Message undeliverable: Unable to deliver the message to this user.',
+    external_id: wamid3,
+  });
 });
 
 test.serial('WhatsApp: a customer message on a resolved conversation reopens it; on a closed one it starts a new conversation', async (t) => {
@@ -353,14 +435,20 @@ test.serial('WhatsApp: a customer message on a resolved conversation reopens it;
   t.is(again, first);
   const reopened = (await app.request('GET', `/api/v1/conversations/${first}`, { token: owner.token })).body;
   t.like(reopened, { status: 'open', resolved_at: null });
-  t.deepEqual(reopened.messages.map((m: any) => m.content), ['Question one', 'Question two']);
+  t.deepEqual(
+    reopened.messages.map((m: any) => m.content),
+    ['Question one', 'Question two'],
+  );
 
   t.is((await app.request('PUT', `/api/v1/conversations/${first}/close`, { token: owner.token })).status, 200);
   const fresh = await whatsappCustomerWrites('16505550014', 'Question three', 'Radia Perlman');
   t.not(fresh, first);
   const conversation = (await app.request('GET', `/api/v1/conversations/${fresh}`, { token: owner.token })).body;
   t.like(conversation, { status: 'open', customer_id: reopened.customer_id });
-  t.deepEqual(conversation.messages.map((m: any) => m.content), ['Question three']);
+  t.deepEqual(
+    conversation.messages.map((m: any) => m.content),
+    ['Question three'],
+  );
   t.is((await app.request('GET', `/api/v1/conversations/${first}`, { token: owner.token })).body.status, 'closed');
 });
 
@@ -371,32 +459,51 @@ test.serial('WhatsApp: a channel without an app secret accepts unsigned webhooks
   t.is(created.warnings.length, 1, 'the channel says it is insecure');
   t.regex(created.warnings[0], /app_secret/);
   t.deepEqual((await inbox.channelOf(waChannelId)).warnings, [], 'a signed channel has no warning');
-  const res = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED', text: 'No secret here' }), undefined);
+  const res = await postMetaWebhook(
+    webhook('whatsapp'),
+    whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED', text: 'No secret here' }),
+    undefined,
+  );
   t.is(res.status, 200);
   t.deepEqual(await res.json(), { received: 1 });
   const conversationId = await untilWorked(async () => (await conversationsWith('whatsapp', 'No secret here'))[0]?.id, 'in the inbox');
   t.is((await app.request('GET', `/api/v1/conversations/${conversationId}`, { token: owner.token })).body.channel_id, created.id);
 });
 
-test.serial('WhatsApp: with META_REQUIRE_SIGNATURE an unsigned channel\'s posts are refused with 401 and nothing is stored; signed channels still work', async (t) => {
-  const config = app.deps.config as { META_REQUIRE_SIGNATURE: boolean };
-  config.META_REQUIRE_SIGNATURE = true;
-  try {
-    const events = await inbox.countEvents();
-    const unsigned = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED2', text: 'Forged' }), undefined);
-    t.is(unsigned.status, 401);
-    t.regex(((await unsigned.json()) as { detail: string }).detail, /app_secret/);
-    // A made-up signature changes nothing: there is no secret to check it against.
-    const guessed = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED3', text: 'Forged' }), 'any-secret');
-    t.is(guessed.status, 401);
-    t.is(await inbox.countEvents(), events);
-    const signed = await postMetaWebhook(webhook('whatsapp'), whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '4915112345679', id: 'wamid.SIGNED-REQ', text: 'Signed is fine' }), WA.appSecret);
-    t.is(signed.status, 200);
-    t.is(await inbox.countEvents(), events + 1);
-  } finally {
-    config.META_REQUIRE_SIGNATURE = false;
-  }
-});
+test.serial(
+  "WhatsApp: with META_REQUIRE_SIGNATURE an unsigned channel's posts are refused with 401 and nothing is stored; signed channels still work",
+  async (t) => {
+    const config = app.deps.config as { META_REQUIRE_SIGNATURE: boolean };
+    config.META_REQUIRE_SIGNATURE = true;
+    try {
+      const events = await inbox.countEvents();
+      const unsigned = await postMetaWebhook(
+        webhook('whatsapp'),
+        whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED2', text: 'Forged' }),
+        undefined,
+      );
+      t.is(unsigned.status, 401);
+      t.regex(((await unsigned.json()) as { detail: string }).detail, /app_secret/);
+      // A made-up signature changes nothing: there is no secret to check it against.
+      const guessed = await postMetaWebhook(
+        webhook('whatsapp'),
+        whatsappTextPayload({ phoneNumberId: '200300400500', from: '4915112345678', id: 'wamid.UNSIGNED3', text: 'Forged' }),
+        'any-secret',
+      );
+      t.is(guessed.status, 401);
+      t.is(await inbox.countEvents(), events);
+      const signed = await postMetaWebhook(
+        webhook('whatsapp'),
+        whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '4915112345679', id: 'wamid.SIGNED-REQ', text: 'Signed is fine' }),
+        WA.appSecret,
+      );
+      t.is(signed.status, 200);
+      t.is(await inbox.countEvents(), events + 1);
+    } finally {
+      config.META_REQUIRE_SIGNATURE = false;
+    }
+  },
+);
 
 // Instagram
 
@@ -417,11 +524,11 @@ test.serial('Instagram: the channel is created with a generated verify_token and
   t.is(ok.status, 200);
   t.is(await ok.text(), '987654');
   t.is((await handshake('instagram', 'wrong')).status, 403);
-  t.is((await handshake('instagram', WA.verifyToken)).status, 403, 'a WhatsApp channel\'s token does not verify Instagram');
+  t.is((await handshake('instagram', WA.verifyToken)).status, 403, "a WhatsApp channel's token does not verify Instagram");
   t.is((await handshake('whatsapp', igChannel.verifyToken)).status, 403);
 });
 
-test.serial('Instagram: a bad access token: status error with Graph\'s reason', async (t) => {
+test.serial("Instagram: a bad access token: status error with Graph's reason", async (t) => {
   fake.addInstagramAccount('17841400000000001', 'ig-right-token');
   const created = await createChannel('instagram', { access_token: 'ig-revoked', instagram_business_account_id: '17841400000000001' });
   await untilWorked(async () => (await inbox.channelOf(created.id)).status !== 'pending', 'registered');
@@ -429,7 +536,12 @@ test.serial('Instagram: a bad access token: status error with Graph\'s reason', 
 });
 
 test.serial('Instagram inbound: stored with its job before the 200, then in the inbox; five repeats make one message', async (t) => {
-  const payload = instagramMessagePayload({ accountId: IG.accountId, senderId: '1254459154682919', mid: 'aWdfZAG1faXRlbToxFIRST', text: 'Do you ship to Canada?' });
+  const payload = instagramMessagePayload({
+    accountId: IG.accountId,
+    senderId: '1254459154682919',
+    mid: 'aWdfZAG1faXRlbToxFIRST',
+    text: 'Do you ship to Canada?',
+  });
   const first = await postMetaWebhook(webhook('instagram'), payload, IG.appSecret);
   t.is(first.status, 200);
   t.deepEqual(await first.json(), { received: 1 });
@@ -437,10 +549,12 @@ test.serial('Instagram inbound: stored with its job before the 200, then in the 
   t.is(events.length, 1, 'the event was stored before the 200');
   t.is((await inbox.inboundJobs([events[0].id])).length, 1, 'with its job');
   // Meta's retries may overlap: four more at once.
-  const repeats = await Promise.all(Array.from({ length: 4 }, async () => {
-    const res = await postMetaWebhook(webhook('instagram'), payload, IG.appSecret);
-    return [res.status, await res.json()];
-  }));
+  const repeats = await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      const res = await postMetaWebhook(webhook('instagram'), payload, IG.appSecret);
+      return [res.status, await res.json()];
+    }),
+  );
   t.deepEqual(repeats, Array(4).fill([200, { received: 0 }]));
   t.is((await eventsByKey(igChannel.id, 'aWdfZAG1faXRlbToxFIRST')).length, 1);
 
@@ -448,9 +562,15 @@ test.serial('Instagram inbound: stored with its job before the 200, then in the 
   const conversation = (await app.request('GET', `/api/v1/conversations/${conversationId}`, { token: owner.token })).body;
   t.like(conversation, { status: 'open', channel_type: 'instagram', channel_id: igChannel.id });
   t.truthy(conversation.customer);
-  t.deepEqual(conversation.messages.map((m: any) => [m.sender_type, m.content, m.external_id]), [['customer', 'Do you ship to Canada?', 'aWdfZAG1faXRlbToxFIRST']]);
+  t.deepEqual(
+    conversation.messages.map((m: any) => [m.sender_type, m.content, m.external_id]),
+    [['customer', 'Do you ship to Canada?', 'aWdfZAG1faXRlbToxFIRST']],
+  );
   const customers = await app.request('GET', '/api/v1/customers', { token: owner.token });
-  t.true(customers.body.some((c: any) => c.uuid === conversation.customer_id), 'the customer is listed');
+  t.true(
+    customers.body.some((c: any) => c.uuid === conversation.customer_id),
+    'the customer is listed',
+  );
   t.is((await conversationsWith('instagram', 'Do you ship to Canada?')).length, 1);
 });
 
@@ -493,7 +613,7 @@ test.serial('Instagram: Graph answers 503, then 200: delivered once, after a ret
   t.like(delivered, { external_id: sent[0].id });
 });
 
-test.serial('Instagram: Graph answers 401: failed with Meta\'s reason, not retried', async (t) => {
+test.serial("Instagram: Graph answers 401: failed with Meta's reason, not retried", async (t) => {
   const conversationId = await instagramCustomerWrites('5550000003', 'Hi');
   const text = 'Lost in transit.';
   const message = await inbox.reply(conversationId, text);
@@ -512,5 +632,8 @@ test.serial('Instagram: a resolved conversation reopens; a closed one gives way 
   await app.request('PUT', `/api/v1/conversations/${first}/close`, { token: owner.token });
   const fresh = await instagramCustomerWrites('5550000004', 'Third DM');
   t.not(fresh, first);
-  t.deepEqual((await inbox.messagesOf(fresh)).map((m) => m.content), ['Third DM']);
+  t.deepEqual(
+    (await inbox.messagesOf(fresh)).map((m) => m.content),
+    ['Third DM'],
+  );
 });

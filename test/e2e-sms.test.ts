@@ -53,13 +53,33 @@ const nextSid = () => 'SM' + (++sidCounter).toString(16).padStart(32, '0');
 
 function inboundForm(from: string, body: string, sid = nextSid()): Record<string, string> {
   return {
-    ToCountry: 'US', SmsMessageSid: sid, NumMedia: '0', SmsSid: sid, SmsStatus: 'received', Body: body, To: FROM_NUMBER,
-    NumSegments: '1', MessageSid: sid, AccountSid: ACCOUNT_SID, From: from, ApiVersion: '2010-04-01',
+    ToCountry: 'US',
+    SmsMessageSid: sid,
+    NumMedia: '0',
+    SmsSid: sid,
+    SmsStatus: 'received',
+    Body: body,
+    To: FROM_NUMBER,
+    NumSegments: '1',
+    MessageSid: sid,
+    AccountSid: ACCOUNT_SID,
+    From: from,
+    ApiVersion: '2010-04-01',
   };
 }
 
 function statusForm(sid: string, to: string, status: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { SmsSid: sid, SmsStatus: status, MessageStatus: status, To: to, MessageSid: sid, AccountSid: ACCOUNT_SID, From: FROM_NUMBER, ApiVersion: '2010-04-01', ...extra };
+  return {
+    SmsSid: sid,
+    SmsStatus: status,
+    MessageStatus: status,
+    To: to,
+    MessageSid: sid,
+    AccountSid: ACCOUNT_SID,
+    From: FROM_NUMBER,
+    ApiVersion: '2010-04-01',
+    ...extra,
+  };
 }
 
 /** A customer writes in and the worker turns it into a conversation; returns its id. */
@@ -68,14 +88,18 @@ async function customerWrites(phone: string, text: string): Promise<string> {
   if (res.status !== 200) throw new Error(`webhook: ${res.status} ${res.text}`);
   await runWorker();
   const customer = await inbox.customerBy('phone', phone);
-  const [conversation] = await waitFor(async () => {
-    const list = await inbox.conversationsOf('sms', customer.uuid);
-    return list.length ? list : null;
-  }, 20_000, 'conversation');
+  const [conversation] = await waitFor(
+    async () => {
+      const list = await inbox.conversationsOf('sms', customer.uuid);
+      return list.length ? list : null;
+    },
+    20_000,
+    'conversation',
+  );
   return conversation.id;
 }
 
-test.serial('register: the channel connects and the number\'s incoming SMS URL points at its webhook', async (t) => {
+test.serial("register: the channel connects and the number's incoming SMS URL points at its webhook", async (t) => {
   const res = await app.request('POST', '/api/v1/channels/', {
     token: owner.token,
     body: { type: 'sms', config: { account_sid: ACCOUNT_SID, auth_token: AUTH_TOKEN, from_number: FROM_NUMBER } },
@@ -92,7 +116,7 @@ test.serial('register: the channel connects and the number\'s incoming SMS URL p
   t.is(fake.numbers[0].smsMethod, 'POST');
 });
 
-test.serial('register: a wrong auth token leaves the channel in error with Twilio\'s reason', async (t) => {
+test.serial("register: a wrong auth token leaves the channel in error with Twilio's reason", async (t) => {
   const res = await app.request('POST', '/api/v1/channels/', {
     token: owner.token,
     body: { type: 'sms', config: { account_sid: ACCOUNT_SID, auth_token: 'not-the-token', from_number: '+15557770001' } },
@@ -142,7 +166,10 @@ test.serial('inbound: the same webhook five times makes one message', async (t) 
   const form = inboundForm(phone, 'Is anyone there?');
   const before = await inbox.countEvents(channelId);
   const answers = await Promise.all(Array.from({ length: 5 }, () => postTwilio(form)));
-  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200, 200],
+  );
   t.is(await inbox.countEvents(channelId), before + 1, 'one inbound event stored');
 
   await runWorker();
@@ -181,7 +208,7 @@ test.serial('inbound: a bad signature is 401 and stores nothing', async (t) => {
   t.is(await inbox.countInboundJobs(), jobs);
 });
 
-test.serial('reply: Twilio receives exactly the text for the customer\'s phone from the channel\'s number; sent with its SID', async (t) => {
+test.serial("reply: Twilio receives exactly the text for the customer's phone from the channel's number; sent with its SID", async (t) => {
   const phone = '+15557650004';
   const conversationId = await customerWrites(phone, 'Where is my parcel?');
   const before = fake.messages.length;
@@ -193,11 +220,16 @@ test.serial('reply: Twilio receives exactly the text for the customer\'s phone f
 
   const received = fake.messages.slice(before);
   t.is(received.length, 1);
-  t.like(received[0], { to: phone, from: FROM_NUMBER, body: 'It ships today, tracking follows.', statusCallback: `${PUBLIC_URL}/api/v1/webhooks/sms/${channelId}` });
+  t.like(received[0], {
+    to: phone,
+    from: FROM_NUMBER,
+    body: 'It ships today, tracking follows.',
+    statusCallback: `${PUBLIC_URL}/api/v1/webhooks/sms/${channelId}`,
+  });
   t.is(message.external_id, received[0].sid);
 });
 
-test.serial('status callbacks: delivered, then a late sent, keeps delivered; undelivered fails with Twilio\'s error', async (t) => {
+test.serial("status callbacks: delivered, then a late sent, keeps delivered; undelivered fails with Twilio's error", async (t) => {
   const phone = '+15557650005';
   const conversationId = await customerWrites(phone, 'Can you text me the code?');
   const first = await inbox.messageSettled(conversationId, (await inbox.reply(conversationId, 'Your code is 4242.')).id, ['sent']);
@@ -206,9 +238,15 @@ test.serial('status callbacks: delivered, then a late sent, keeps delivered; und
   await inbox.messageSettled(conversationId, first.id, ['delivered']);
   t.is((await postTwilio(statusForm(first.external_id, phone, 'sent'))).status, 200);
   await waitFor(async () => (await inbox.countInboundJobs()) === 0, 20_000, 'receipts processed');
-  const [row] = await query(app, 'select processed_at from inbound_events where channel_id = $1 and dedupe_key = $2', [channelId, `receipt:${first.external_id}:sent`]);
+  const [row] = await query(app, 'select processed_at from inbound_events where channel_id = $1 and dedupe_key = $2', [
+    channelId,
+    `receipt:${first.external_id}:sent`,
+  ]);
   t.truthy(row.processed_at, 'the late receipt was processed');
-  t.like((await inbox.messagesOf(conversationId)).find((m) => m.id === first.id), { delivery_status: 'delivered', error: null });
+  t.like(
+    (await inbox.messagesOf(conversationId)).find((m) => m.id === first.id),
+    { delivery_status: 'delivered', error: null },
+  );
 
   const second = await inbox.messageSettled(conversationId, (await inbox.reply(conversationId, 'Did it arrive?')).id, ['sent']);
   const undelivered = statusForm(second.external_id, phone, 'undelivered', { ErrorCode: '30003', ErrorMessage: 'Unreachable destination handset' });

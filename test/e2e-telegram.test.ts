@@ -89,20 +89,25 @@ async function customerWrites(options: { chatId: number; text: string; firstName
   const res = await postUpdate(telegramTextUpdate({ messageId: customerMessageId, ...options, updateId }), shared.secret);
   const body = (await res.json()) as { received?: number };
   if (res.status !== 200 || body.received !== 1) throw new Error(`webhook: ${res.status} ${JSON.stringify(body)}`);
-  return untilWorked(app, async () => {
-    for (const conversation of await conversationsNamed(inbox, options.firstName)) {
-      const messages = await inbox.messagesOf(conversation.id);
-      if (messages.some((m) => m.content === options.text)) return conversation.id as string;
-    }
-    return null;
-  }, `"${options.text}" in the inbox`);
+  return untilWorked(
+    app,
+    async () => {
+      for (const conversation of await conversationsNamed(inbox, options.firstName)) {
+        const messages = await inbox.messagesOf(conversation.id);
+        if (messages.some((m) => m.content === options.text)) return conversation.id as string;
+      }
+      return null;
+    },
+    `"${options.text}" in the inbox`,
+  );
 }
 
-const sendMessageCalls = (token: string, text: string) => fake.requests.filter((r) => r.token === token && r.apiMethod === 'sendMessage' && r.json?.text === text);
+const sendMessageCalls = (token: string, text: string) =>
+  fake.requests.filter((r) => r.token === token && r.apiMethod === 'sendMessage' && r.json?.text === text);
 
 // Registration
 
-test.serial('webhook mode: the worker sets the channel\'s webhook URL and secret with Telegram; status connected', async (t) => {
+test.serial("webhook mode: the worker sets the channel's webhook URL and secret with Telegram; status connected", async (t) => {
   const token = fake.addBot({ username: 'registration_bot' });
   const id = await createTelegramChannel(app, owner, token);
   const listed = () => inbox.channelOf(id);
@@ -121,26 +126,33 @@ test.serial('webhook mode: the worker sets the channel\'s webhook URL and secret
   t.deepEqual(calls, ['getMe', 'setWebhook']);
 });
 
-test.serial('a bad bot token: status error with Telegram\'s reason in last_error', async (t) => {
+test.serial("a bad bot token: status error with Telegram's reason in last_error", async (t) => {
   const id = await createTelegramChannel(app, owner, '123456:revoked-token');
   await untilWorked(app, async () => (await channelRow(app, id)).status !== 'pending', 'registration finished');
   const res = await app.request('GET', '/api/v1/channels/', { token: owner.token });
-  t.like(res.body.find((c: any) => c.id === id), { status: 'error', last_error: 'Unauthorized' });
+  t.like(
+    res.body.find((c: any) => c.id === id),
+    { status: 'error', last_error: 'Unauthorized' },
+  );
   const [job] = await query(app, 'select id from graphile_worker.jobs where key = $1', [`register:${id}`]);
   t.is(job, undefined, 'a refusal is not retried');
 });
 
-test.serial('squatting: a stranger\'s channel naming the bot with a made-up token fails, and does not keep the owner from connecting it', async (t) => {
+test.serial("squatting: a stranger's channel naming the bot with a made-up token fails, and does not keep the owner from connecting it", async (t) => {
   const stranger = await createWorkspace(app, { plan: 'Pro' });
   const realToken = fake.addBot({ username: 'squatted_bot' });
   const botId = realToken.split(':')[0];
   // Bot ids are public (t.me links, the bot's own messages): the stranger names it with a made-up token first.
   const squat = await createTelegramChannel(app, stranger, `${botId}:made-up-token`);
   const own = await createTelegramChannel(app, owner, realToken);
-  await untilWorked(app, async () => {
-    const [a, b] = [await channelRow(app, squat), await channelRow(app, own)];
-    return a.status !== 'pending' && b.status !== 'pending';
-  }, 'both registrations finished');
+  await untilWorked(
+    app,
+    async () => {
+      const [a, b] = [await channelRow(app, squat), await channelRow(app, own)];
+      return a.status !== 'pending' && b.status !== 'pending';
+    },
+    'both registrations finished',
+  );
   t.like(await channelRow(app, own), { status: 'connected', last_error: null });
   // Its own registration was refused, or the owner's proof came first: either way it says why.
   const refused = await channelRow(app, squat);
@@ -149,14 +161,24 @@ test.serial('squatting: a stranger\'s channel naming the bot with a made-up toke
   const [held] = await query(app, 'select routing_proven from channels where id = $1', [own]);
   t.true(held.routing_proven);
   // Now the bot is the owner's: naming it again is refused at once.
-  const again = await app.request('POST', '/api/v1/channels/', { token: stranger.token, body: { type: 'telegram', config: { bot_token: `${botId}:another-guess` } } });
+  const again = await app.request('POST', '/api/v1/channels/', {
+    token: stranger.token,
+    body: { type: 'telegram', config: { bot_token: `${botId}:another-guess` } },
+  });
   t.deepEqual([again.status, again.body], [400, { detail: 'This Telegram bot is already connected to a channel' }]);
 });
 
 // Inbound
 
 test.serial('inbound: the 200 comes after the event and its job are stored; the worker puts customer, conversation and message in the inbox', async (t) => {
-  const update = telegramTextUpdate({ updateId: 5001, chatId: 424242, messageId: 1, text: 'Hi, where is my order #1042?', firstName: 'Ada', lastName: 'Lovelace' });
+  const update = telegramTextUpdate({
+    updateId: 5001,
+    chatId: 424242,
+    messageId: 1,
+    text: 'Hi, where is my order #1042?',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+  });
   const res = await postUpdate(update, shared.secret);
   t.is(res.status, 200);
   t.deepEqual(await res.json(), { received: 1 });
@@ -183,14 +205,17 @@ test.serial('inbound: the 200 comes after the event and its job are stored; the 
   t.deepEqual(live, ['conversation_created', 'message_created', 'conversation_updated'], 'dashboards hear of it');
 });
 
-test.serial('inbound: NUL and a lone surrogate in a customer\'s text are stored as U+FFFD, not refused (Telegram would redeliver forever)', async (t) => {
+test.serial("inbound: NUL and a lone surrogate in a customer's text are stored as U+FFFD, not refused (Telegram would redeliver forever)", async (t) => {
   const update = telegramTextUpdate({ updateId: 5003, chatId: 616161, messageId: 3, text: 'nul \u0000 and \ud800 here', firstName: 'Unicode \u0000' });
   const res = await postUpdate(update, shared.secret);
   t.is(res.status, 200);
   t.deepEqual(await res.json(), { received: 1 });
   const conversationId = await untilWorked(app, async () => (await conversationsNamed(inbox, 'Unicode \ufffd'))[0]?.id, 'the conversation');
   const messages = await inbox.messagesOf(conversationId);
-  t.deepEqual(messages.map((m) => m.content), ['nul \ufffd and \ufffd here']);
+  t.deepEqual(
+    messages.map((m) => m.content),
+    ['nul \ufffd and \ufffd here'],
+  );
 });
 
 test.serial('the same update delivered five times makes exactly one message', async (t) => {
@@ -207,7 +232,10 @@ test.serial('the same update delivered five times makes exactly one message', as
 
   const conversationId = await untilWorked(app, async () => (await conversationsNamed(inbox, 'Grace'))[0]?.id, 'the conversation');
   const messages = await inbox.messagesOf(conversationId);
-  t.deepEqual(messages.map((m) => m.content), ['Is anybody there?']);
+  t.deepEqual(
+    messages.map((m) => m.content),
+    ['Is anybody there?'],
+  );
   t.is((await conversationsNamed(inbox, 'Grace')).length, 1);
 });
 
@@ -229,18 +257,25 @@ test.serial('a wrong or missing secret is 401 and stores nothing; an unknown cha
 
 // Outbound
 
-test.serial('an agent reply reaches exactly that chat with the bot\'s token; sent with Telegram\'s message id', async (t) => {
+test.serial("an agent reply reaches exactly that chat with the bot's token; sent with Telegram's message id", async (t) => {
   const conversationId = await customerWrites({ chatId: 700001, text: 'Can I change my address?', firstName: 'Katherine' });
   const sentBefore = fake.sent.length;
   const message = await inbox.reply(conversationId, 'Yes: tell me the new one.');
   t.like(message, { sender_type: 'agent', sender_id: owner.userId, delivery_status: 'queued', external_id: null });
 
-  const delivered = await untilWorked(app, async () => {
-    const m = await inbox.messageById(conversationId, message.id);
-    return m?.delivery_status === 'sent' ? m : null;
-  }, 'sent');
+  const delivered = await untilWorked(
+    app,
+    async () => {
+      const m = await inbox.messageById(conversationId, message.id);
+      return m?.delivery_status === 'sent' ? m : null;
+    },
+    'sent',
+  );
   const sent = fake.sent.slice(sentBefore);
-  t.deepEqual(sent.map((m) => [m.token, m.method, m.chat_id, m.text]), [[shared.token, 'sendMessage', '700001', 'Yes: tell me the new one.']]);
+  t.deepEqual(
+    sent.map((m) => [m.token, m.method, m.chat_id, m.text]),
+    [[shared.token, 'sendMessage', '700001', 'Yes: tell me the new one.']],
+  );
   t.like(delivered, { delivery_status: 'sent', external_id: `700001:${sent[0].message_id}`, error: null });
   t.true(app.events.some((e) => e.name === 'message_updated' && e.payload.message_id === message.id && e.payload.delivery_status === 'sent'));
 });
@@ -253,18 +288,26 @@ test.serial('Telegram answers 500, then 200: delivered once, after a retry', asy
 
   const worker = await startTestWorker(app);
   try {
-    const failed = await waitFor(async () => {
-      const job = await inbox.deliveryJob(message.id);
-      return job?.attempts === 1 && job.locked_at === null ? job : null;
-    }, 20_000, 'the first attempt failed');
+    const failed = await waitFor(
+      async () => {
+        const job = await inbox.deliveryJob(message.id);
+        return job?.attempts === 1 && job.locked_at === null ? job : null;
+      },
+      20_000,
+      'the first attempt failed',
+    );
     t.truthy(failed.last_error);
     t.is((await inbox.messageById(conversationId, message.id)).delivery_status, 'queued', 'a transient failure leaves it queued');
     // graphile-worker would wait exp(1) ≈ 2.7 s before the retry: bring the retry forward.
     await inbox.retryNow(message.id);
-    const delivered = await waitFor(async () => {
-      const m = await inbox.messageById(conversationId, message.id);
-      return m?.delivery_status === 'sent' ? m : null;
-    }, 20_000, 'sent after the retry');
+    const delivered = await waitFor(
+      async () => {
+        const m = await inbox.messageById(conversationId, message.id);
+        return m?.delivery_status === 'sent' ? m : null;
+      },
+      20_000,
+      'sent after the retry',
+    );
     t.regex(delivered.external_id, /^700002:\d+$/);
     t.is(delivered.error, null);
   } finally {
@@ -281,22 +324,30 @@ test.serial('Telegram answers 429 with retry_after: delivered once, no sooner th
   fake.failNext(1, { status: 429, retryAfter: 1 });
   const worker = await startTestWorker(app);
   try {
-    const rescheduled = await waitFor(async () => {
-      const [job] = await query(
-        app,
-        `select m.delivery_attempts as attempts, exists (select 1 from graphile_worker.jobs j where j.key = 'deliver:' || m.conversation_id
+    const rescheduled = await waitFor(
+      async () => {
+        const [job] = await query(
+          app,
+          `select m.delivery_attempts as attempts, exists (select 1 from graphile_worker.jobs j where j.key = 'deliver:' || m.conversation_id
                  and j.locked_at is null and j.run_at > now() + interval '500 milliseconds') as later
          from messages m where m.id = $1 and m.next_delivery_at > now() + interval '500 milliseconds'`,
-        [message.id],
-      );
-      return job?.later ? job : null;
-    }, 20_000, 'the conversation\'s drain rescheduled to Telegram\'s time');
+          [message.id],
+        );
+        return job?.later ? job : null;
+      },
+      20_000,
+      "the conversation's drain rescheduled to Telegram's time",
+    );
     t.is(rescheduled.attempts, 0, 'a wait Telegram asked for, not a failed attempt');
     t.is((await inbox.messageById(conversationId, message.id)).delivery_status, 'queued');
-    const delivered = await waitFor(async () => {
-      const m = await inbox.messageById(conversationId, message.id);
-      return m?.delivery_status === 'sent' ? m : null;
-    }, 20_000, 'sent');
+    const delivered = await waitFor(
+      async () => {
+        const m = await inbox.messageById(conversationId, message.id);
+        return m?.delivery_status === 'sent' ? m : null;
+      },
+      20_000,
+      'sent',
+    );
     t.regex(delivered.external_id, /^700006:\d+$/);
   } finally {
     await worker.stop();
@@ -304,15 +355,19 @@ test.serial('Telegram answers 429 with retry_after: delivered once, no sooner th
   t.is(sendMessageCalls(shared.token, text).length, 1);
 });
 
-test.serial('Telegram answers 401: failed with Telegram\'s reason, not retried', async (t) => {
+test.serial("Telegram answers 401: failed with Telegram's reason, not retried", async (t) => {
   const conversationId = await customerWrites({ chatId: 700003, text: 'Hi', firstName: 'Barbara' });
   const text = 'This will not arrive.';
   const message = await inbox.reply(conversationId, text);
   fake.failNext(1, { status: 401 });
-  const failed = await untilWorked(app, async () => {
-    const m = await inbox.messageById(conversationId, message.id);
-    return m?.delivery_status === 'failed' ? m : null;
-  }, 'failed');
+  const failed = await untilWorked(
+    app,
+    async () => {
+      const m = await inbox.messageById(conversationId, message.id);
+      return m?.delivery_status === 'failed' ? m : null;
+    },
+    'failed',
+  );
   t.like(failed, { delivery_status: 'failed', error: 'Unauthorized', external_id: null });
   t.is(await inbox.deliveryJob(message.id), undefined, 'no job left to retry');
   t.is(sendMessageCalls(shared.token, text).length, 0);
@@ -323,10 +378,14 @@ test.serial('a reply whose Telegram id another message of the channel already ho
   const conversationId = await customerWrites({ chatId: 700005, messageId: 1, text: 'Numbered one', firstName: 'Annie' });
   const text = 'Our reply, also numbered one.';
   const message = await inbox.reply(conversationId, text);
-  const done = await untilWorked(app, async () => {
-    const m = await inbox.messageById(conversationId, message.id);
-    return m?.delivery_status === 'sent' && !(await inbox.deliveryJob(message.id)) ? m : null;
-  }, 'sent');
+  const done = await untilWorked(
+    app,
+    async () => {
+      const m = await inbox.messageById(conversationId, message.id);
+      return m?.delivery_status === 'sent' && !(await inbox.deliveryJob(message.id)) ? m : null;
+    },
+    'sent',
+  );
   t.like(done, { delivery_status: 'sent', external_id: null, error: null });
   t.is(sendMessageCalls(shared.token, text).length, 1);
 });
@@ -342,16 +401,28 @@ test.serial('a customer message on a resolved conversation reopens it; on a clos
   t.is(again, first, 'the same conversation');
   const reopened = await app.request('GET', `/api/v1/conversations/${first}`, { token: owner.token });
   t.like(reopened.body, { status: 'open', resolved_at: null });
-  t.deepEqual(reopened.body.messages.map((m: any) => m.content), ['First question', 'One more thing']);
+  t.deepEqual(
+    reopened.body.messages.map((m: any) => m.content),
+    ['First question', 'One more thing'],
+  );
 
   const closed = await app.request('PUT', `/api/v1/conversations/${first}/close`, { token: owner.token });
   t.is(closed.status, 200);
   const fresh = await customerWrites({ chatId: 700004, text: 'Back again', firstName: 'Radia' });
   t.not(fresh, first, 'a new conversation');
   const conversations = await conversationsNamed(inbox, 'Radia');
-  t.deepEqual(conversations.map((c) => [c.id, c.status]), [[fresh, 'open'], [first, 'closed']]);
+  t.deepEqual(
+    conversations.map((c) => [c.id, c.status]),
+    [
+      [fresh, 'open'],
+      [first, 'closed'],
+    ],
+  );
   t.is(conversations[0].customer.uuid, conversations[1].customer.uuid, 'the same customer');
-  t.deepEqual((await inbox.messagesOf(fresh)).map((m) => m.content), ['Back again']);
+  t.deepEqual(
+    (await inbox.messagesOf(fresh)).map((m) => m.content),
+    ['Back again'],
+  );
 });
 
 // Polling
@@ -367,37 +438,59 @@ test.serial('polling mode (http PUBLIC_URL): registration removes the webhook; p
   await untilWorked(local, async () => (await channelRow(local, id)).status === 'connected', 'connected');
   t.like((await channelRow(local, id)).state, { mode: 'polling', offset: 0 });
   t.is(fake.bot(token)!.webhook, undefined);
-  t.deepEqual(fake.requests.filter((r) => r.token === token).map((r) => r.apiMethod), ['getMe', 'deleteWebhook']);
+  t.deepEqual(
+    fake.requests.filter((r) => r.token === token).map((r) => r.apiMethod),
+    ['getMe', 'deleteWebhook'],
+  );
 
   fake.queueUpdate(token, telegramTextUpdate({ chatId: 880001, messageId: 1, text: 'Polled hello', firstName: 'Lin' }));
   const last = fake.queueUpdate(token, telegramTextUpdate({ chatId: 880001, messageId: 2, text: 'Polled again', firstName: 'Lin' }));
 
   const poll = async () => {
     await enqueue(local.deps.db, 'poll_channels', {});
-    return untilWorked(local, async () => {
-      const [row] = await query(local, `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`);
-      const state = (await channelRow(local, id)).state;
-      return row.n === 0 && state.offset === last + 1;
-    }, 'the poll processed');
+    return untilWorked(
+      local,
+      async () => {
+        const [row] = await query(
+          local,
+          `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('poll_channels', 'poll_channel', 'process_inbound')`,
+        );
+        const state = (await channelRow(local, id)).state;
+        return row.n === 0 && state.offset === last + 1;
+      },
+      'the poll processed',
+    );
   };
   await poll();
   const conversations = await conversationsNamed(localInbox, 'Lin');
   t.is(conversations.length, 1);
   t.like(conversations[0], { channel_id: id, status: 'open' });
   const contents = async () => (await localInbox.messagesOf(conversations[0].id)).map((m) => [m.sender_type, m.content]);
-  t.deepEqual(await contents(), [['customer', 'Polled hello'], ['customer', 'Polled again']]);
+  t.deepEqual(await contents(), [
+    ['customer', 'Polled hello'],
+    ['customer', 'Polled again'],
+  ]);
 
   // The next poll asks past what it already stored: nothing new, nothing twice.
   await poll();
-  t.deepEqual(await contents(), [['customer', 'Polled hello'], ['customer', 'Polled again']]);
+  t.deepEqual(await contents(), [
+    ['customer', 'Polled hello'],
+    ['customer', 'Polled again'],
+  ]);
   // (A crontab tick may add polls of its own: each asks from 0 before the first fetch, from last + 1 after it.)
   const offsets = fake.requests.filter((r) => r.token === token && r.apiMethod === 'getUpdates').map((r) => r.json.offset);
   t.true(offsets.length >= 2);
-  t.true(offsets.every((o, i) => o === (i === 0 || offsets[i - 1] === 0 ? o : last + 1) && (o === 0 || o === last + 1)), JSON.stringify(offsets));
+  t.true(
+    offsets.every((o, i) => o === (i === 0 || offsets[i - 1] === 0 ? o : last + 1) && (o === 0 || o === last + 1)),
+    JSON.stringify(offsets),
+  );
   t.is(offsets.at(-1), last + 1);
 
   // A reply goes out through the same bot.
-  const res = await local.request('POST', `/api/v1/conversations/${conversations[0].id}/messages`, { token: localOwner.token, body: { content: 'Got it, Lin.' } });
+  const res = await local.request('POST', `/api/v1/conversations/${conversations[0].id}/messages`, {
+    token: localOwner.token,
+    body: { content: 'Got it, Lin.' },
+  });
   t.is(res.status, 200);
   await untilWorked(local, async () => fake.sent.some((m) => m.token === token && m.chat_id === '880001' && m.text === 'Got it, Lin.'), 'the reply');
 });

@@ -12,7 +12,12 @@ import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, waitFor, workerPerTest } from './helpers/worker.ts';
 import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
 
-const credentials = { api_key: 'e2e-consumer-key', api_secret: 'e2e-consumer-secret', access_token: '1000000000000000077-e2e', access_token_secret: 'e2e-token-secret' };
+const credentials = {
+  api_key: 'e2e-consumer-key',
+  api_secret: 'e2e-consumer-secret',
+  access_token: '1000000000000000077-e2e',
+  access_token_secret: 'e2e-token-secret',
+};
 const account = { id: '1000000000000000077', name: 'Acme Support', username: 'acmesupport' };
 
 let app: TestApp;
@@ -42,12 +47,18 @@ const nextEventId = () => String(1790000000000000000n + BigInt(++eventCounter));
 function dmActivity(sender: { id: string; name: string }, text: string, id = nextEventId()) {
   return {
     for_user_id: account.id,
-    direct_message_events: [{
-      type: 'message_create',
-      id,
-      created_timestamp: String(Date.now()),
-      message_create: { target: { recipient_id: account.id }, sender_id: sender.id, message_data: { text, entities: { hashtags: [], symbols: [], user_mentions: [], urls: [] } } },
-    }],
+    direct_message_events: [
+      {
+        type: 'message_create',
+        id,
+        created_timestamp: String(Date.now()),
+        message_create: {
+          target: { recipient_id: account.id },
+          sender_id: sender.id,
+          message_data: { text, entities: { hashtags: [], symbols: [], user_mentions: [], urls: [] } },
+        },
+      },
+    ],
     users: {
       [sender.id]: { id: sender.id, name: sender.name, screen_name: sender.name.toLowerCase().replace(/\W/g, '') },
       [account.id]: { id: account.id, name: account.name, screen_name: account.username },
@@ -70,16 +81,20 @@ async function customerWrites(sender: { id: string; name: string }, text: string
   if (res.status !== 200) throw new Error(`webhook: ${res.status} ${res.text}`);
   await runWorker();
   const customer = await inbox.customerBy('name', sender.name);
-  const [conversation] = await waitFor(async () => {
-    const list = await inbox.conversationsOf('x', customer.uuid);
-    return list.length ? list : null;
-  }, 20_000, 'conversation');
+  const [conversation] = await waitFor(
+    async () => {
+      const list = await inbox.conversationsOf('x', customer.uuid);
+      return list.length ? list : null;
+    },
+    20_000,
+    'conversation',
+  );
   return conversation.id;
 }
 
 const dmRequests = () => fake.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/2/dm_conversations/')).length;
 
-test.serial('register: connected; the account\'s user id becomes the routing key of the shared webhook', async (t) => {
+test.serial("register: connected; the account's user id becomes the routing key of the shared webhook", async (t) => {
   const res = await app.request('POST', '/api/v1/channels/', { token: owner.token, body: { type: 'x', config: { ...credentials, bearer_token: 'AAAA-e2e' } } });
   t.is(res.status, 200, res.text);
   t.is(res.body.status, 'pending');
@@ -92,7 +107,7 @@ test.serial('register: connected; the account\'s user id becomes the routing key
   t.like(row.state, { user_id: account.id, username: account.username });
 });
 
-test.serial('CRC: the response token is signed with the channel\'s consumer secret', async (t) => {
+test.serial("CRC: the response token is signed with the channel's consumer secret", async (t) => {
   const expected = 'sha256=' + createHmac('sha256', credentials.api_secret).update('crc-e2e-challenge').digest('base64');
   // X's own request: crc_token and a nonce, nothing naming the channel.
   const res = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'crc-e2e-challenge', nonce: 'MTcwMDAwMDAwMA' } });
@@ -108,14 +123,19 @@ test.serial('CRC: a webhook body as crc_token is refused, so its answer cannot s
   const events = await inbox.countEvents();
   const crc = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: raw, channel_id: channelId } });
   t.is(crc.status, 422, crc.text);
-  t.deepEqual(crc.body.detail.map((issue: { loc: string[] }) => issue.loc), [['query', 'crc_token']]);
+  t.deepEqual(
+    crc.body.detail.map((issue: { loc: string[] }) => issue.loc),
+    [['query', 'crc_token']],
+  );
   t.is((await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'A'.repeat(129) } })).status, 422, 'longer than any X token');
   // Even had a caller got an answer, posting with it must not store anything.
   const post = await postX(forged, crc.body.response_token ?? 'sha256=none');
   t.is(post.status, 401);
   t.is(await inbox.countEvents(), events);
   // X's real token shape (base64 of a UUID) is still answered.
-  const real = await app.request('GET', '/api/v1/webhooks/x', { query: { crc_token: 'M2RkODJkZmMtYjlkYi00NmQ4LTk0MGUtM2JjYzkwM2Q4MjQ0', nonce: 'MTc2OTUxODI5MjkxNA' } });
+  const real = await app.request('GET', '/api/v1/webhooks/x', {
+    query: { crc_token: 'M2RkODJkZmMtYjlkYi00NmQ4LTk0MGUtM2JjYzkwM2Q4MjQ0', nonce: 'MTc2OTUxODI5MjkxNA' },
+  });
   t.is(real.status, 200, real.text);
 });
 
@@ -147,8 +167,15 @@ test.serial('inbound: the same event five times makes one message', async (t) =>
   const payload = dmActivity(sender, 'Hello?');
   const before = await inbox.countEvents();
   const answers = await Promise.all(Array.from({ length: 5 }, () => postX(payload)));
-  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
-  t.is(answers.reduce((sum, a) => sum + a.body.received, 0), 1, 'one of them stored it');
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200, 200],
+  );
+  t.is(
+    answers.reduce((sum, a) => sum + a.body.received, 0),
+    1,
+    'one of them stored it',
+  );
   t.is(await inbox.countEvents(), before + 1);
 
   await runWorker();
@@ -216,7 +243,7 @@ test.serial('delivery: X 500 then 200 delivers once, after a retry', async (t) =
   t.is(message.external_id, dms[0].dmEventId);
 });
 
-test.serial('delivery: X 401 fails the message with X\'s reason, without retrying', async (t) => {
+test.serial("delivery: X 401 fails the message with X's reason, without retrying", async (t) => {
   const sender = { id: '2000000000000000016', name: 'Radia Perlman' };
   const conversationId = await customerWrites(sender, 'Hi');
   const before = fake.dms.length;
@@ -230,7 +257,7 @@ test.serial('delivery: X 401 fails the message with X\'s reason, without retryin
   t.is(dmRequests() - attempts, 1, 'a refusal is not retried');
 });
 
-test.serial('register: credentials X refuses leave the channel in error with X\'s reason and no routing key', async (t) => {
+test.serial("register: credentials X refuses leave the channel in error with X's reason and no routing key", async (t) => {
   const res = await app.request('POST', '/api/v1/channels/', {
     token: owner.token,
     body: { type: 'x', config: { ...credentials, access_token_secret: 'wrong-token-secret', bearer_token: 'AAAA-e2e' } },
@@ -267,19 +294,28 @@ test.serial('CRC: several channels of one X app share its secret; different apps
   t.deepEqual(routed.body, { received: 1 });
 });
 
-test.serial('one channel per X account: a second business connecting the same account ends in error saying so; the DMs reach only the first business', async (t) => {
-  const second = await createWorkspace(app, { plan: 'Mini' });
-  const res = await app.request('POST', '/api/v1/channels/', { token: second.token, body: { type: 'x', config: { ...credentials, bearer_token: 'AAAA-second' } } });
-  t.is(res.status, 200, res.text);
-  await runWorker();
-  const channel = await inboxOf(app, second.token).registered(res.body.id);
-  t.is(channel.status, 'error');
-  t.regex(channel.last_error, /already connected to another channel/);
-  const [row] = await query(app, 'select routing_key from channels where id = $1', [res.body.id]);
-  t.is(row.routing_key, null);
+test.serial(
+  'one channel per X account: a second business connecting the same account ends in error saying so; the DMs reach only the first business',
+  async (t) => {
+    const second = await createWorkspace(app, { plan: 'Mini' });
+    const res = await app.request('POST', '/api/v1/channels/', {
+      token: second.token,
+      body: { type: 'x', config: { ...credentials, bearer_token: 'AAAA-second' } },
+    });
+    t.is(res.status, 200, res.text);
+    await runWorker();
+    const channel = await inboxOf(app, second.token).registered(res.body.id);
+    t.is(channel.status, 'error');
+    t.regex(channel.last_error, /already connected to another channel/);
+    const [row] = await query(app, 'select routing_key from channels where id = $1', [res.body.id]);
+    t.is(row.routing_key, null);
 
-  const payload = dmActivity({ id: '2000000000000000019', name: 'Evelyn Berezin' }, 'Which business gets this?');
-  t.deepEqual((await postX(payload)).body, { received: 1 });
-  const stored = await query(app, 'select channel_id from inbound_events where dedupe_key = $1', [payload.direct_message_events[0].id]);
-  t.deepEqual(stored.map((e) => e.channel_id), [channelId]);
-});
+    const payload = dmActivity({ id: '2000000000000000019', name: 'Evelyn Berezin' }, 'Which business gets this?');
+    t.deepEqual((await postX(payload)).body, { received: 1 });
+    const stored = await query(app, 'select channel_id from inbound_events where dedupe_key = $1', [payload.direct_message_events[0].id]);
+    t.deepEqual(
+      stored.map((e) => e.channel_id),
+      [channelId],
+    );
+  },
+);

@@ -80,7 +80,7 @@ test('empty, whitespace-only and oversized HTML keep nothing (the plain text is 
   t.is(await sanitizeEmailHtml(`<p>${'a'.repeat(3 * 1024 * 1024)}</p>`), null);
 });
 
-test('a reply\'s text becomes escaped HTML with paragraphs, line breaks and links', (t) => {
+test("a reply's text becomes escaped HTML with paragraphs, line breaks and links", (t) => {
   t.is(
     textToHtml('Hi <Ada> & co,\nsee https://acme.test/t?x=1&y=2.\n\nBye'),
     '<p>Hi &lt;Ada&gt; &amp; co,<br>\nsee <a href="https://acme.test/t?x=1&amp;y=2">https://acme.test/t?x=1&amp;y=2</a>.</p>\n<p>Bye</p>',

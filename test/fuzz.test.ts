@@ -69,12 +69,17 @@ test('malformed input on every operation is answered below 500, as JSON {detail}
     for (const [method, op] of Object.entries<any>(operations)) {
       const token = op.security?.[0]?.visitorToken ? session.visitor_token : ws.token;
       const secured = (op.security ?? []).length > 0;
+      const htmlPage = Object.keys(op.responses?.['200']?.content ?? {}).some((type) => type.startsWith('text/html'));
       const pathParams = (op.parameters ?? []).filter((p: any) => p.in === 'path');
       const queryParams = (op.parameters ?? []).filter((p: any) => p.in === 'query');
       const fill = (override: Record<string, string> = {}) =>
-        path.replace(/\{(\w+)\}/g, (_, name) => override[name] ?? sample[name] ?? (pathParams.find((p: any) => p.name === name)?.schema?.type === 'integer' ? '1' : sample.uuid));
+        path.replace(
+          /\{(\w+)\}/g,
+          (_, name) => override[name] ?? sample[name] ?? (pathParams.find((p: any) => p.name === name)?.schema?.type === 'integer' ? '1' : sample.uuid),
+        );
       const requests: { url: string; rawBody?: string; type?: string }[] = [];
-      for (const [i, param] of pathParams.entries()) for (const bad of badPathValues.slice(i * 3, i * 3 + 6)) requests.push({ url: fill({ [param.name]: bad }) });
+      for (const [i, param] of pathParams.entries())
+        for (const bad of badPathValues.slice(i * 3, i * 3 + 6)) requests.push({ url: fill({ [param.name]: bad }) });
       for (const param of queryParams) for (const bad of badQueryValues.slice(0, 3)) requests.push({ url: `${fill()}?${param.name}=${bad}` });
       if (queryParams.length) requests.push({ url: `${fill()}?${queryParams.map((p: any) => `${p.name}=${badQueryValues[3]}&${p.name}=x`).join('&')}` });
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
@@ -84,7 +89,8 @@ test('malformed input on every operation is answered below 500, as JSON {detail}
       if (bodySchema?.properties) {
         const base = plausible(bodySchema, sample) as Record<string, unknown>;
         for (const [name, schema] of Object.entries<any>(bodySchema.properties)) {
-          for (const wrong of wrongValues(schema).slice(0, 3)) requests.push({ url: fill(), rawBody: JSON.stringify({ ...base, [name]: wrong }), type: 'application/json' });
+          for (const wrong of wrongValues(schema).slice(0, 3))
+            requests.push({ url: fill(), rawBody: JSON.stringify({ ...base, [name]: wrong }), type: 'application/json' });
         }
       }
       for (const r of requests.slice(0, MAX_PER_OPERATION)) {
@@ -97,7 +103,11 @@ test('malformed input on every operation is answered below 500, as JSON {detail}
         if (res.status >= 500) failures.push(what);
         // A valid token must stay valid, or the run would only be testing 401s.
         else if (secured && res.status === 401) failures.push(`token refused: ${what}`);
-        else if (res.status >= 400 && typeof res.body?.detail === 'undefined') failures.push(`not {detail}: ${what}`);
+        // Pages for people (the public CSAT page) answer their errors as HTML pages (input refused
+        // before any route, such as NUL, as the usual JSON {detail}), never a 500.
+        else if (res.status >= 400 && htmlPage && !(res.headers.get('content-type') ?? '').startsWith('text/html') && typeof res.body?.detail === 'undefined')
+          failures.push(`not a page: ${what}`);
+        else if (res.status >= 400 && !htmlPage && typeof res.body?.detail === 'undefined') failures.push(`not {detail}: ${what}`);
       }
     }
   }

@@ -126,7 +126,7 @@ test('add_job replacing a running keyed job uses up its attempts; releasing the 
   t.is((await job(next))?.key, key2);
 });
 
-test('handBackJob unlocks a job its worker holds and gives the attempt back; another worker\'s job is left alone', async (t) => {
+test("handBackJob unlocks a job its worker holds and gives the attempt back; another worker's job is left alone", async (t) => {
   const id = await addJob(app.deps.db, 'internals_probe', {});
   await lockAsWorker(id, 'probe-worker');
   await handBackJob(app.deps.db, id, 'someone-else');
@@ -158,7 +158,7 @@ test('makeLastAttempt: the failure that follows leaves the job failed for good, 
   t.true(failed.some((j) => j.id === id && j.last_error === 'boom'));
 });
 
-test('the drains\' SQL spells the TypeScript: task, job key and advisory lock class', async (t) => {
+test("the drains' SQL spells the TypeScript: task, job key and advisory lock class", async (t) => {
   const channelId = randomUUID();
   const conversationId = randomUUID();
   const locks = await app.deps.db.transaction(async (tx) => {
@@ -191,7 +191,9 @@ test('the routing SQL spells the TypeScript too: auto_assign_arm and business_ho
   const conversationId = randomUUID();
   const messageId = randomUUID();
   const locks = await app.deps.db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`select auto_assign_arm(${ws.businessId}::uuid), business_hours_arm(${ws.businessId}::uuid, ${conversationId}::uuid, ${messageId}::uuid)`);
+    await tx.query(
+      sql.unsafe`select auto_assign_arm(${ws.businessId}::uuid), business_hours_arm(${ws.businessId}::uuid, ${conversationId}::uuid, ${messageId}::uuid)`,
+    );
     return tx.any(sql.type(z.object({ classid: z.number(), objid: z.number() }))`
       select classid::int, objid::int from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() order by classid`);
   });

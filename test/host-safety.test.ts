@@ -7,13 +7,31 @@ const lan = { allowPrivate: true };
 
 test('addresses are classified, IPv4 inside IPv6 included', (t) => {
   const cases: [string, AddressKind][] = [
-    ['8.8.8.8', 'public'], ['2606:4700::1111', 'public'],
-    ['127.0.0.1', 'loopback'], ['127.8.9.10', 'loopback'], ['::1', 'loopback'], ['::ffff:127.0.0.1', 'loopback'],
-    ['10.0.0.5', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'], ['100.64.0.1', 'private'], ['fd12::1', 'private'],
-    ['169.254.169.254', 'link-local'], ['fe80::1', 'link-local'], ['::ffff:a9fe:a9fe', 'link-local'], ['::ffff:169.254.169.254', 'link-local'], ['64:ff9b::169.254.169.254', 'link-local'],
-    ['0.0.0.0', 'unspecified'], ['::', 'unspecified'], ['0.1.2.3', 'unspecified'],
-    ['224.0.0.1', 'reserved'], ['255.255.255.255', 'reserved'], ['ff02::1', 'reserved'],
-    ['172.32.0.1', 'public'], ['11.0.0.1', 'public'],
+    ['8.8.8.8', 'public'],
+    ['2606:4700::1111', 'public'],
+    ['127.0.0.1', 'loopback'],
+    ['127.8.9.10', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['10.0.0.5', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'private'],
+    ['fd12::1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['::ffff:a9fe:a9fe', 'link-local'],
+    ['::ffff:169.254.169.254', 'link-local'],
+    ['64:ff9b::169.254.169.254', 'link-local'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['0.1.2.3', 'unspecified'],
+    ['224.0.0.1', 'reserved'],
+    ['255.255.255.255', 'reserved'],
+    ['ff02::1', 'reserved'],
+    ['172.32.0.1', 'public'],
+    ['11.0.0.1', 'public'],
   ];
   for (const [address, kind] of cases) t.is(addressKind(address), kind, address);
 });

@@ -32,7 +32,10 @@ function importGraph(): Map<string, string[]> {
       ...text.matchAll(/(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/g),
       ...text.matchAll(/import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g),
     ].map((m) => m[1]!);
-    graph.set(file, specifiers.map((s) => path.normalize(path.join(path.dirname(file), s))));
+    graph.set(
+      file,
+      specifiers.map((s) => path.normalize(path.join(path.dirname(file), s))),
+    );
   }
   return graph;
 }
@@ -61,7 +64,10 @@ test('no import cycles', (t) => {
     state.set(file, 'done');
   };
   for (const file of graph.keys()) if (!state.has(file)) visit(file);
-  t.deepEqual(cycles.map((c) => c.join(' → ')), []);
+  t.deepEqual(
+    cycles.map((c) => c.join(' → ')),
+    [],
+  );
 });
 
 test('no upward imports between layers', (t) => {

@@ -49,50 +49,72 @@ async function customerWrites(phoneNumberId: string, from: string, id: string, t
 
 /** Each conversation's customer messages of the channel, as the inbox orders them. */
 async function threads(channelId: string): Promise<Map<string, string[]>> {
-  const rows = await query(app, `
+  const rows = await query(
+    app,
+    `
     select cu.platform_user_id as who, m.content from messages m
     join conversations c on c.id = m.conversation_id join customers cu on cu.id = c.customer_id
-    where m.channel_id = $1 order by c.id, m.created_at, m.id`, [channelId]);
+    where m.channel_id = $1 order by c.id, m.created_at, m.id`,
+    [channelId],
+  );
   const byCustomer = new Map<string, string[]>();
   for (const row of rows) byCustomer.set(row.who, [...(byCustomer.get(row.who) ?? []), row.content]);
   return byCustomer;
 }
 
-const countMessages = async (channelId: string) => (await query(app, 'select count(*)::int as n from messages where channel_id = $1', [channelId]))[0].n as number;
+const countMessages = async (channelId: string) =>
+  (await query(app, 'select count(*)::int as n from messages where channel_id = $1', [channelId]))[0].n as number;
 
-test.serial('a burst across 30 customers on one channel, stored before and while the worker runs: every customer\'s messages in the order they were sent, one conversation each', async (t) => {
-  const channel = await whatsappChannel();
-  const customers = 30;
-  // Each customer writes one message after another (as a phone does); the customers write at once.
-  const burst = (from: number, to: number) =>
-    Promise.all(Array.from({ length: customers }, async (_, c) => {
-      for (let i = from; i < to; i += 1) await customerWrites(channel.phoneNumberId, `1555000${1000 + c}`, `wamid.B${c}.${i}`, `c${c} #${i}`);
-    }));
-  // Stored with no worker: one drain batch then holds several messages of each customer.
-  await burst(0, 4);
-  const worker = await startTestWorker(app, { only: ['process_inbound'] });
-  try {
-    await burst(4, 8);
-    await waitFor(async () => (await countMessages(channel.id)) === customers * 8, 30_000, 'every message');
-  } finally {
-    await worker.stop();
-  }
-  const byCustomer = await threads(channel.id);
-  t.is(byCustomer.size, 30);
-  for (const [who, contents] of byCustomer) {
-    const c = Number(who) - 15550001000;
-    t.deepEqual(contents, Array.from({ length: 8 }, (_, i) => `c${c} #${i}`), `customer ${who}`);
-  }
-  const [{ n }] = await query(app, 'select count(*)::int as n from conversations where channel_id = $1', [channel.id]);
-  t.is(n, 30, 'one conversation per customer');
-  const [pending] = await query(app, 'select count(*)::int as n from inbound_events where channel_id = $1 and processed_at is null', [channel.id]);
-  t.is(pending.n, 0);
-});
+test.serial(
+  "a burst across 30 customers on one channel, stored before and while the worker runs: every customer's messages in the order they were sent, one conversation each",
+  async (t) => {
+    const channel = await whatsappChannel();
+    const customers = 30;
+    // Each customer writes one message after another (as a phone does); the customers write at once.
+    const burst = (from: number, to: number) =>
+      Promise.all(
+        Array.from({ length: customers }, async (_, c) => {
+          for (let i = from; i < to; i += 1) await customerWrites(channel.phoneNumberId, `1555000${1000 + c}`, `wamid.B${c}.${i}`, `c${c} #${i}`);
+        }),
+      );
+    // Stored with no worker: one drain batch then holds several messages of each customer.
+    await burst(0, 4);
+    const worker = await startTestWorker(app, { only: ['process_inbound'] });
+    try {
+      await burst(4, 8);
+      await waitFor(async () => (await countMessages(channel.id)) === customers * 8, 30_000, 'every message');
+    } finally {
+      await worker.stop();
+    }
+    const byCustomer = await threads(channel.id);
+    t.is(byCustomer.size, 30);
+    for (const [who, contents] of byCustomer) {
+      const c = Number(who) - 15550001000;
+      t.deepEqual(
+        contents,
+        Array.from({ length: 8 }, (_, i) => `c${c} #${i}`),
+        `customer ${who}`,
+      );
+    }
+    const [{ n }] = await query(app, 'select count(*)::int as n from conversations where channel_id = $1', [channel.id]);
+    t.is(n, 30, 'one conversation per customer');
+    const [pending] = await query(app, 'select count(*)::int as n from inbound_events where channel_id = $1 and processed_at is null', [channel.id]);
+    t.is(pending.n, 0);
+  },
+);
 
 test.serial('an event stored while the drain runs is processed by that drain: its last look waits for the storing transaction', async (t) => {
   const channel = await whatsappChannel();
   await customerWrites(channel.phoneNumberId, '15550002001', 'wamid.D1', 'first');
-  const late: InboundMessage = { kind: 'message', routingKey: channel.phoneNumberId, externalId: 'wamid.D2', from: { platformUserId: '15550002001' }, text: 'second', attachments: [], sentAt: new Date().toISOString() };
+  const late: InboundMessage = {
+    kind: 'message',
+    routingKey: channel.phoneNumberId,
+    externalId: 'wamid.D2',
+    from: { platformUserId: '15550002001' },
+    text: 'second',
+    attachments: [],
+    sentAt: new Date().toISOString(),
+  };
   let commit!: () => void;
   const committed = new Promise<void>((resolve) => (commit = resolve));
   let stored!: () => void;
@@ -129,14 +151,17 @@ test.serial('a redelivery is one message: repeated while pending, after processi
   t.deepEqual((await threads(channel.id)).get('15550003001'), ['only once']);
 });
 
-test.serial('a failing event is handed to a job of its own; the channel\'s other events go on; fixed, the job brings it in', async (t) => {
+test.serial("a failing event is handed to a job of its own; the channel's other events go on; fixed, the job brings it in", async (t) => {
   const channel = await whatsappChannel();
   await customerWrites(channel.phoneNumberId, '15550004001', 'wamid.F1', 'before');
   // A stored event the worker cannot apply (no sender), between two good ones.
-  const [bad] = await query(app, `
+  const [bad] = await query(
+    app,
+    `
     insert into inbound_events (business_id, channel_id, kind, dedupe_key, event)
     values ($1, $2, 'message', 'wamid.BAD', '{"kind":"message","externalId":"wamid.BAD","text":"broken","attachments":[]}') returning id`,
-  [owner.businessId, channel.id]);
+    [owner.businessId, channel.id],
+  );
   await customerWrites(channel.phoneNumberId, '15550004002', 'wamid.F2', 'after');
   const worker = await startTestWorker(app, { only: ['process_inbound'] });
   try {
@@ -144,11 +169,17 @@ test.serial('a failing event is handed to a job of its own; the channel\'s other
     const [event] = await query(app, 'select processed_at, failed_at, last_error from inbound_events where id = $1', [bad.id]);
     t.is(event.processed_at, null);
     t.truthy(event.failed_at);
-    t.regex(event.last_error, /"from"/, "the reason names the missing sender");
-    const retry = await waitFor(async () => {
-      const [job] = await query(app, `select id, payload, attempts, last_error from graphile_worker._private_jobs where key = $1`, [`inbound-event:${bad.id}`]);
-      return job?.attempts >= 1 ? job : null;
-    }, 20_000, 'the retry job tried');
+    t.regex(event.last_error, /"from"/, 'the reason names the missing sender');
+    const retry = await waitFor(
+      async () => {
+        const [job] = await query(app, `select id, payload, attempts, last_error from graphile_worker._private_jobs where key = $1`, [
+          `inbound-event:${bad.id}`,
+        ]);
+        return job?.attempts >= 1 ? job : null;
+      },
+      20_000,
+      'the retry job tried',
+    );
     t.deepEqual(retry.payload, { event_id: bad.id });
     // Repaired (e.g. a connector fix re-parsed it): the next retry stores it.
     await query(app, `update inbound_events set event = jsonb_set(event, '{from}', '{"platformUserId":"15550004003"}') where id = $1`, [bad.id]);
@@ -166,7 +197,12 @@ test.serial('a failing event is handed to a job of its own; the channel\'s other
 test.serial('webhooks while a drain job waits reuse it (never rewritten); while it runs, a new job is armed beside it', async (t) => {
   const channel = await whatsappChannel();
   for (let i = 0; i < 5; i += 1) await customerWrites(channel.phoneNumberId, '15550005001', `wamid.A${i}`, `burst ${i}`);
-  const jobs = () => query(app, `select id, key, revision, locked_at from graphile_worker._private_jobs where (key = $1 or key is null) and payload->>'channel_id' = $2 order by id`, [`inbound:${channel.id}`, channel.id]);
+  const jobs = () =>
+    query(
+      app,
+      `select id, key, revision, locked_at from graphile_worker._private_jobs where (key = $1 or key is null) and payload->>'channel_id' = $2 order by id`,
+      [`inbound:${channel.id}`, channel.id],
+    );
   const [waiting, ...others] = await jobs();
   t.deepEqual(others, []);
   t.is(waiting.revision, 0, 'the waiting job was not updated by the later webhooks');
@@ -190,27 +226,59 @@ test.serial('a changed app secret or a deleted channel applies to the next webho
   t.is((await postMetaWebhook(`${app.url}/api/v1/webhooks/whatsapp`, payload, APP_SECRET)).status, 401, 'the old secret is refused');
   t.is((await postMetaWebhook(`${app.url}/api/v1/webhooks/whatsapp`, payload, 'rotated-secret')).status, 200);
   t.is((await app.request('DELETE', `/api/v1/channels/${channel.id}`, { token: owner.token })).status, 200);
-  const late = await postMetaWebhook(`${app.url}/api/v1/webhooks/whatsapp`, whatsappTextPayload({ phoneNumberId: channel.phoneNumberId, from: '15550006001', id: 'wamid.C3', text: 'gone' }), 'rotated-secret');
+  const late = await postMetaWebhook(
+    `${app.url}/api/v1/webhooks/whatsapp`,
+    whatsappTextPayload({ phoneNumberId: channel.phoneNumberId, from: '15550006001', id: 'wamid.C3', text: 'gone' }),
+    'rotated-secret',
+  );
   t.deepEqual([late.status, await late.json()], [200, { received: 0 }]);
   // Even with a stale lookup (another API node's cache), a deleted channel stores nothing.
-  const stale: InboundMessage = { kind: 'message', externalId: 'wamid.C4', from: { platformUserId: '15550006001' }, text: 'stale', attachments: [], sentAt: new Date().toISOString() };
+  const stale: InboundMessage = {
+    kind: 'message',
+    externalId: 'wamid.C4',
+    from: { platformUserId: '15550006001' },
+    text: 'stale',
+    attachments: [],
+    sentAt: new Date().toISOString(),
+  };
   t.deepEqual(await storeInboundEvents(app.deps.db, { id: channel.id, business_id: owner.businessId, type: 'whatsapp' }, [stale], null), []);
 });
 
-test.serial('threading by References is the connector\'s: a WhatsApp message that names another conversation\'s message still joins its customer\'s latest conversation', async (t) => {
-  const channel = await whatsappChannel();
-  const inbound = { id: channel.id, business_id: owner.businessId, type: 'whatsapp' };
-  const message = (platformUserId: string, externalId: string, references?: string[]): InboundMessage =>
-    ({ kind: 'message', externalId, from: { platformUserId }, text: externalId, attachments: [], sentAt: new Date().toISOString(), ...(references ? { references } : {}) });
-  await storeInboundEvents(app.deps.db, inbound, [message('15550007001', 'wamid.T1'), message('15550007002', 'wamid.T2')], null);
-  t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 2, failed: 0 });
-  // Only a threaded connector (e-mail) threads by references; here they are ignored.
-  await storeInboundEvents(app.deps.db, inbound, [message('15550007001', 'wamid.T3', ['wamid.T2'])], null);
-  t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 1, failed: 0 });
-  const rows = await query(app, `
+test.serial(
+  "threading by References is the connector's: a WhatsApp message that names another conversation's message still joins its customer's latest conversation",
+  async (t) => {
+    const channel = await whatsappChannel();
+    const inbound = { id: channel.id, business_id: owner.businessId, type: 'whatsapp' };
+    const message = (platformUserId: string, externalId: string, references?: string[]): InboundMessage => ({
+      kind: 'message',
+      externalId,
+      from: { platformUserId },
+      text: externalId,
+      attachments: [],
+      sentAt: new Date().toISOString(),
+      ...(references ? { references } : {}),
+    });
+    await storeInboundEvents(app.deps.db, inbound, [message('15550007001', 'wamid.T1'), message('15550007002', 'wamid.T2')], null);
+    t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 2, failed: 0 });
+    // Only a threaded connector (e-mail) threads by references; here they are ignored.
+    await storeInboundEvents(app.deps.db, inbound, [message('15550007001', 'wamid.T3', ['wamid.T2'])], null);
+    t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 1, failed: 0 });
+    const rows = await query(
+      app,
+      `
     select m.external_id, c.id as conversation, cu.platform_user_id as who from messages m
     join conversations c on c.id = m.conversation_id join customers cu on cu.id = c.customer_id
-    where m.channel_id = $1 order by m.external_id`, [channel.id]);
-  t.deepEqual(rows.map((r) => [r.external_id, r.who]), [['wamid.T1', '15550007001'], ['wamid.T2', '15550007002'], ['wamid.T3', '15550007001']]);
-  t.is(rows[2].conversation, rows[0].conversation, 'the customer\'s own conversation, not the one the references name');
-});
+    where m.channel_id = $1 order by m.external_id`,
+      [channel.id],
+    );
+    t.deepEqual(
+      rows.map((r) => [r.external_id, r.who]),
+      [
+        ['wamid.T1', '15550007001'],
+        ['wamid.T2', '15550007002'],
+        ['wamid.T3', '15550007001'],
+      ],
+    );
+    t.is(rows[2].conversation, rows[0].conversation, "the customer's own conversation, not the one the references name");
+  },
+);

@@ -29,7 +29,11 @@ test('an upload without a token is 401 before the body is read: not 413 for its 
   const broken = await app.request('POST', url, { rawBody: '--x\r\nnonsense', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
   t.is(broken.status, 401);
   t.deepEqual(broken.body, notAuthenticated);
-  const badToken = await app.request('POST', url, { token: 'nope', rawBody: '--x\r\nnonsense', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+  const badToken = await app.request('POST', url, {
+    token: 'nope',
+    rawBody: '--x\r\nnonsense',
+    headers: { 'content-type': 'multipart/form-data; boundary=x' },
+  });
   t.deepEqual([badToken.status, badToken.body], [401, badCredentials]);
   t.is((await app.sql('select count(*)::int as n from uploads'))[0].n, 0);
 });
@@ -48,7 +52,11 @@ test('JSON routes check the token before parsing: malformed or oversized bodies 
   }
   // An access token is not a visitor token: refused before the body is looked at.
   const ws = await createWorkspace(app);
-  const asUser = await app.request('POST', '/api/v1/visitor/messages', { token: ws.token, rawBody: '{not json', headers: { 'content-type': 'application/json' } });
+  const asUser = await app.request('POST', '/api/v1/visitor/messages', {
+    token: ws.token,
+    rawBody: '{not json',
+    headers: { 'content-type': 'application/json' },
+  });
   t.deepEqual([asUser.status, asUser.body], [401, badCredentials]);
 });
 
@@ -63,7 +71,11 @@ test('a JSON endpoint answers another content type with 415 naming application/j
   }
   t.is((await app.sql('select count(*)::int as n from kb_articles'))[0].n, 0);
   // The JSON type with parameters, in any case, is JSON.
-  const ok = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, rawBody: json, headers: { 'content-type': 'Application/JSON; charset=utf-8' } });
+  const ok = await app.request('POST', '/api/v1/kb/articles', {
+    token: ws.token,
+    rawBody: json,
+    headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+  });
   t.is(ok.status, 200, ok.text);
 });
 
@@ -77,7 +89,13 @@ test('a request without a body works where the body is optional; a required body
   t.is(logout.status, 200, logout.text);
   const missing = await app.request('POST', '/api/v1/kb/articles', { token: ws.token });
   t.is(missing.status, 422);
-  t.deepEqual(missing.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['body.title', 'missing'], ['body.content', 'missing']]);
+  t.deepEqual(
+    missing.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+    [
+      ['body.title', 'missing'],
+      ['body.content', 'missing'],
+    ],
+  );
 });
 
 test('the OpenAPI document lists 401 for visitor routes, 413 and 415 for JSON bodies, and an optional body as optional', async (t) => {

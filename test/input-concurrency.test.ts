@@ -19,9 +19,7 @@ test('parallel widget creation in one business: no deadlock, and exactly the 20 
   const responses = [];
   for (let round = 0; round < 3; round++) {
     const batch = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: `r${round}-w${i}.example` } }),
-      ),
+      Array.from({ length: 8 }, (_, i) => app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: `r${round}-w${i}.example` } })),
     );
     responses.push(...batch);
   }
@@ -29,7 +27,10 @@ test('parallel widget creation in one business: no deadlock, and exactly the 20 
   // plan check's row lock counts them one after the other, so exactly 20 get in.
   const refused = responses.filter((r) => r.status !== 200);
   t.is(responses.filter((r) => r.status === 200).length, 20, refused.map((r) => r.text).join('\n'));
-  t.true(refused.every((r) => r.status === 400 && r.body.detail === 'A business may have at most 20 widgets'), refused.map((r) => r.text).join('\n'));
+  t.true(
+    refused.every((r) => r.status === 400 && r.body.detail === 'A business may have at most 20 widgets'),
+    refused.map((r) => r.text).join('\n'),
+  );
   const [row] = await app.sql(`select count(*)::int as n from widgets where business_id = $1`, [ws.businessId]);
   t.is(row.n, 20);
   const [channels] = await app.sql(`select count(*)::int as n from channels where business_id = $1 and type = 'widget'`, [ws.businessId]);

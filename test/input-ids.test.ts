@@ -50,7 +50,10 @@ test('query integers are strict too; bounds keep their own types', async (t) => 
     t.deepEqual(res.body.detail, [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer', type: 'int_parsing' }], limit);
   }
   const tooBig = await app.request('GET', '/api/v1/customers', { token: ws.token, query: { limit: '201' } });
-  t.deepEqual(tooBig.body.detail.map((d: any) => d.type), ['less_than_equal']);
+  t.deepEqual(
+    tooBig.body.detail.map((d: any) => d.type),
+    ['less_than_equal'],
+  );
   const repeated = await app.request('GET', '/api/v1/customers?limit=5&limit=6', { token: ws.token });
   t.is(repeated.status, 422);
   t.is((await app.request('GET', '/api/v1/customers', { token: ws.token, query: { limit: '007' } })).status, 200);

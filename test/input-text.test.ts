@@ -32,7 +32,9 @@ test('NUL or an unpaired surrogate in a public body is 422 on its field, and not
   const escaped = await app.request('POST', '/api/v1/auth/register', { rawBody: raw, headers: { 'content-type': 'application/json' } });
   t.deepEqual([escaped.status, issues(escaped.body)], [422, [['body.full_name', 'value_error']]]);
   // A correctly paired surrogate (an emoji) is ordinary text.
-  const emoji = await app.request('POST', '/api/v1/auth/register', { body: { email: 'emoji@example.com', full_name: 'Ann \ud83d\ude00', password: 'password123' } });
+  const emoji = await app.request('POST', '/api/v1/auth/register', {
+    body: { email: 'emoji@example.com', full_name: 'Ann \ud83d\ude00', password: 'password123' },
+  });
   t.is(emoji.status, 200, emoji.text);
 });
 
@@ -73,7 +75,11 @@ test('NUL in an object key and deep nesting in a widget config are 422; ordinary
   t.is(tooDeep.status, 422, tooDeep.text.slice(0, 200));
   t.is(tooDeep.body.detail[0].type, 'value_error');
   t.regex(tooDeep.body.detail[0].msg, /nested/);
-  const deepArray = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, rawBody: '['.repeat(100_000) + ']'.repeat(100_000), headers: { 'content-type': 'application/json' } });
+  const deepArray = await app.request('POST', '/api/v1/kb/articles', {
+    token: ws.token,
+    rawBody: '['.repeat(100_000) + ']'.repeat(100_000),
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(deepArray.status, 422);
   t.is((await app.sql('select count(*)::int as n from widgets where business_id = $1', [ws.businessId]))[0].n, 0);
   let fine: unknown = { size: 56 };

@@ -48,16 +48,33 @@ test.serial('enqueue: the key, queue, attempts and payload come from the catalog
     max_attempts: 25,
     payload: { message_id: message },
   });
-  t.like(await job(await enqueue(app.deps.db, 'deliver_message', { conversation_id: conversation })), { key: `deliver:${conversation}`, payload: { conversation_id: conversation } });
-  t.like(await job(await enqueue(app.deps.db, 'poll_channel', { channel_id: channel })), { key: `poll:${channel}`, queue_name: `poll:${channel}`, max_attempts: 1 });
-  t.like(await job(await enqueue(app.deps.db, 'ai_reply', { message_id: message }, { conversationId: conversation })), { key: `ai:${conversation}`, max_attempts: 3 });
-  t.like(await job(await enqueue(app.deps.db, 'process_inbound', { channel_id: channel })), { key: `inbound:${channel}`, queue_name: null, payload: { channel_id: channel } });
+  t.like(await job(await enqueue(app.deps.db, 'deliver_message', { conversation_id: conversation })), {
+    key: `deliver:${conversation}`,
+    payload: { conversation_id: conversation },
+  });
+  t.like(await job(await enqueue(app.deps.db, 'poll_channel', { channel_id: channel })), {
+    key: `poll:${channel}`,
+    queue_name: `poll:${channel}`,
+    max_attempts: 1,
+  });
+  t.like(await job(await enqueue(app.deps.db, 'ai_reply', { message_id: message }, { conversationId: conversation })), {
+    key: `ai:${conversation}`,
+    max_attempts: 3,
+  });
+  t.like(await job(await enqueue(app.deps.db, 'process_inbound', { channel_id: channel })), {
+    key: `inbound:${channel}`,
+    queue_name: null,
+    payload: { channel_id: channel },
+  });
   t.like(await job(await enqueue(app.deps.db, 'process_inbound', { event_id: event })), { key: `inbound-event:${event}`, payload: { event_id: event } });
   t.like(await job(await enqueue(app.deps.db, 'index_article', { article_id: 7 })), { key: 'article:7', max_attempts: 8 });
 });
 
 test.serial('enqueue refuses a payload its task would drop, and adds no job', async (t) => {
-  const count = () => app.deps.db.oneFirst(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from graphile_worker.jobs where task_identifier in ('deliver_message', 'send_email')`);
+  const count = () =>
+    app.deps.db.oneFirst(
+      sql.type(z.object({ n: z.number() }))`select count(*)::int as n from graphile_worker.jobs where task_identifier in ('deliver_message', 'send_email')`,
+    );
   const before = await count();
   await t.throwsAsync(enqueue(app.deps.db, 'deliver_message', { message_id: 'not-a-uuid' }));
   // @ts-expect-error: deliver_message takes {conversation_id} or {message_id}, not an article id

@@ -46,7 +46,8 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
-const jobRow = (id: string) => app.sql('select id::text, task_identifier, attempts, max_attempts, locked_at, run_at <= now() as due from graphile_worker.jobs where id = $1', [id]);
+const jobRow = (id: string) =>
+  app.sql('select id::text, task_identifier, attempts, max_attempts, locked_at, run_at <= now() as due from graphile_worker.jobs where id = $1', [id]);
 
 /** Runs a worker with these tasks until `count` jobs have ended with `event`, then stops it. */
 async function work(tasks: AnyTask[], event: 'job:failed' | 'job:error' | 'job:success', count: number): Promise<void> {
@@ -99,7 +100,10 @@ test.serial('a permanently failed job is listed, shown, counted, retried, and go
   t.regex(shown.stdout, /^state\s+failed$/m);
   t.regex(shown.stdout, /^attempts\s+1\/1$/m);
   t.regex(shown.stdout, /^payload\n {2}\{\n {4}"n": 1\n {2}\}$/m);
-  t.regex(shown.stdout, /^last_error\n {2}upstream refused the message \(550 mailbox unavailable, a long explanation follows here\)\n {2}second line of detail$/m);
+  t.regex(
+    shown.stdout,
+    /^last_error\n {2}upstream refused the message \(550 mailbox unavailable, a long explanation follows here\)\n {2}second line of detail$/m,
+  );
 
   const stats = await jobs('stats');
   t.is(stats.code, 0, stats.stderr);

@@ -34,7 +34,11 @@ async function indexed(ws: Workspace, title: string, content: string): Promise<n
   const res = await app.request('POST', '/api/v1/kb/articles', { token: ws.token, body: { title, content } });
   if (res.status !== 200) throw new Error(`create article: ${res.status} ${res.text}`);
   const id: number = res.body.id;
-  await waitFor(async () => (await query(app, `select 1 from kb_articles where id = $1 and index_status = 'indexed'`, [id])).length === 1, 20_000, `article ${id} indexed`);
+  await waitFor(
+    async () => (await query(app, `select 1 from kb_articles where id = $1 and index_status = 'indexed'`, [id])).length === 1,
+    20_000,
+    `article ${id} indexed`,
+  );
   return id;
 }
 

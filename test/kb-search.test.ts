@@ -50,10 +50,14 @@ async function statusOf(id: number): Promise<{ index_status: string; index_error
 }
 
 async function settled(id: number, status = 'indexed') {
-  return waitFor(async () => {
-    const row = await statusOf(id);
-    return row.index_status === status ? row : null;
-  }, 20_000, `article ${id} ${status}`);
+  return waitFor(
+    async () => {
+      const row = await statusOf(id);
+      return row.index_status === status ? row : null;
+    },
+    20_000,
+    `article ${id} ${status}`,
+  );
 }
 
 async function indexed(ws: Workspace, title: string, content: string): Promise<Article> {
@@ -65,8 +69,10 @@ async function indexed(ws: Workspace, title: string, content: string): Promise<A
 const search = (ws: { token: string }, q?: string, limit?: number | string) =>
   app.request('GET', '/api/v1/kb/search', { token: ws.token, query: { q, limit } });
 
-const REFUND = 'We refund any order within 30 days of delivery. Start a refund from the order page; the money returns to the original card within five business days.';
-const PASSWORD = 'To reset a forgotten password, click "Forgot password" on the sign-in page and follow the link we e-mail you. The link expires after one hour.';
+const REFUND =
+  'We refund any order within 30 days of delivery. Start a refund from the order page; the money returns to the original card within five business days.';
+const PASSWORD =
+  'To reset a forgotten password, click "Forgot password" on the sign-in page and follow the link we e-mail you. The link expires after one hour.';
 const SHIPPING = 'Parcels ship from our warehouse within two working days. Tracking numbers arrive by e-mail once the courier collects the parcel.';
 
 // ---------------------------------------------------------------- chunking and the client
@@ -78,7 +84,11 @@ test('chunkText: a short article is one chunk; a long one is cut along paragraph
   t.true(chunks.length > 3);
   for (const chunk of chunks) t.true(chunk.length <= CHUNK_SIZE, `chunk of ${chunk.length}`);
   // Every paragraph is whole in some chunk; consecutive chunks share the end of the former.
-  for (const p of paragraphs) t.true(chunks.some((c) => c.includes(p)), p.slice(0, 20));
+  for (const p of paragraphs)
+    t.true(
+      chunks.some((c) => c.includes(p)),
+      p.slice(0, 20),
+    );
   for (let i = 1; i < chunks.length; i += 1) {
     const head = chunks[i]!.split('\n\n')[0]!;
     t.true(chunks[i - 1]!.endsWith(head), `chunk ${i} starts with the end of chunk ${i - 1}`);
@@ -120,7 +130,11 @@ test.serial('a model that is not pulled marks the article failed at once, with t
     const row = await settled(article.id, 'failed');
     t.regex(row.index_error ?? '', /404.*not found/);
     // Not retried: the job completes (a retried job would stay, with its attempt and error).
-    await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`article:${article.id}`])).length === 0, 20_000, 'job completed');
+    await waitFor(
+      async () => (await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`article:${article.id}`])).length === 0,
+      20_000,
+      'job completed',
+    );
     t.is((await query(app, 'select count(*)::int as n from kb_chunks where article_id = $1', [article.id]))[0].n, 0);
     const list = await app.request('GET', '/api/v1/kb/articles', { token: ws.token });
     t.is(list.body.find((a: { id: number }) => a.id === article.id)?.index_status, 'failed');
@@ -137,10 +151,16 @@ test.serial('Ollama down: indexing is retried, the last attempt marks the articl
     article = await createArticle(ws, 'Gift cards', 'Gift cards never expire and can be used for any order.');
     const [job] = await query(app, `select id, max_attempts from graphile_worker.jobs where key = $1`, [`article:${article.id}`]);
     t.is(job.max_attempts, INDEX_MAX_ATTEMPTS);
-    const failedOnce = await waitFor(async () => {
-      const [row] = await query(app, `select id, attempts, last_error from graphile_worker.jobs where key = $1 and attempts = 1 and locked_at is null`, [`article:${article.id}`]);
-      return row ?? null;
-    }, 20_000, 'first failed attempt');
+    const failedOnce = await waitFor(
+      async () => {
+        const [row] = await query(app, `select id, attempts, last_error from graphile_worker.jobs where key = $1 and attempts = 1 and locked_at is null`, [
+          `article:${article.id}`,
+        ]);
+        return row ?? null;
+      },
+      20_000,
+      'first failed attempt',
+    );
     t.regex(failedOnce.last_error, /cannot be reached/);
     t.is((await statusOf(article.id)).index_status, 'pending', 'still pending between attempts');
     // The next attempt is the last one, and it runs now instead of after the backoff.
@@ -148,10 +168,18 @@ test.serial('Ollama down: indexing is retried, the last attempt marks the articl
     const row = await settled(article.id, 'failed');
     t.regex(row.index_error ?? '', /cannot be reached/);
     // The job stays, permanently failed (for `parley jobs retry`).
-    const after = await waitFor(async () => {
-      const [job] = await query(app, `select attempts, max_attempts, last_error from graphile_worker.jobs where id = $1 and locked_at is null and attempts = 2`, [failedOnce.id]);
-      return job ?? null;
-    }, 20_000, 'second attempt recorded');
+    const after = await waitFor(
+      async () => {
+        const [job] = await query(
+          app,
+          `select attempts, max_attempts, last_error from graphile_worker.jobs where id = $1 and locked_at is null and attempts = 2`,
+          [failedOnce.id],
+        );
+        return job ?? null;
+      },
+      20_000,
+      'second attempt recorded',
+    );
     t.is(after.max_attempts, 2);
     t.regex(after.last_error, /cannot be reached/);
   } finally {
@@ -161,17 +189,24 @@ test.serial('Ollama down: indexing is retried, the last attempt marks the articl
   await settled(again.id);
   const res = await search(ws, 'do gift cards expire');
   t.is(res.status, 200);
-  t.deepEqual(res.body.map((r: { article_id: number }) => r.article_id), [again.id]);
+  t.deepEqual(
+    res.body.map((r: { article_id: number }) => r.article_id),
+    [again.id],
+  );
 });
 
 test.serial('a 5xx from Ollama is retried and the article then indexes', async (t) => {
   const ws = await createWorkspace(app);
   ollama.failNext(1, 500);
   const article = await createArticle(ws, 'Returns address', 'Send returns to 1 Harbour Road, Leith.');
-  const failed = await waitFor(async () => {
-    const [row] = await query(app, `select id from graphile_worker.jobs where key = $1 and attempts = 1 and locked_at is null`, [`article:${article.id}`]);
-    return row ?? null;
-  }, 20_000, 'first failed attempt');
+  const failed = await waitFor(
+    async () => {
+      const [row] = await query(app, `select id from graphile_worker.jobs where key = $1 and attempts = 1 and locked_at is null`, [`article:${article.id}`]);
+      return row ?? null;
+    },
+    20_000,
+    'first failed attempt',
+  );
   await query(app, `select graphile_worker.reschedule_jobs(array[$1::bigint], run_at => now())`, [failed.id]);
   await settled(article.id);
   t.is((await statusOf(article.id)).index_error, null);
@@ -186,7 +221,10 @@ test.serial('Ollama unreachable: search still answers from full text, finding th
     const before = ollama.embedRequests.length;
     const res = await search(ws, 'refund');
     t.is(res.status, 200);
-    t.deepEqual(res.body.map((r: { article_id: number }) => r.article_id), [refund.id]);
+    t.deepEqual(
+      res.body.map((r: { article_id: number }) => r.article_id),
+      [refund.id],
+    );
     t.regex(res.body[0].snippet, /refund/i);
     t.is(res.body[0].score, 1, 'first in the only ranking that answered');
     t.is(ollama.embedRequests.length, before, 'the fake was down: no embedding reached it');
@@ -195,7 +233,10 @@ test.serial('Ollama unreachable: search still answers from full text, finding th
     t.is((await statusOf(pending.id)).index_status, 'pending');
     const gift = await search(ws, 'gift cards expire');
     t.is(gift.status, 200);
-    t.deepEqual(gift.body.map((r: { article_id: number }) => r.article_id), [pending.id]);
+    t.deepEqual(
+      gift.body.map((r: { article_id: number }) => r.article_id),
+      [pending.id],
+    );
     t.deepEqual((await search(ws, 'xylophone')).body, []);
   } finally {
     ollama.setDown(false);
@@ -203,17 +244,34 @@ test.serial('Ollama unreachable: search still answers from full text, finding th
   ollama.failNext(1, 404, 'model "nomic-embed-text" not found, try pulling it first');
   const refused = await search(ws, 'refund');
   t.is(refused.status, 200, 'a refused embedding (model not installed) answers from full text too');
-  t.deepEqual(refused.body.map((r: { article_id: number }) => r.article_id), [refund.id]);
+  t.deepEqual(
+    refused.body.map((r: { article_id: number }) => r.article_id),
+    [refund.id],
+  );
 });
 
 test('full text finds words of any language as written (no English stemming or stop words)', async (t) => {
   const ws = await createWorkspace(app);
   const de = await createArticle(ws, 'Rücksendung', 'Die Rücksendung ist innerhalb von 30 Tagen kostenlos. Bitte legen Sie den Lieferschein bei.');
   const ru = await createArticle(ws, 'Доставка', 'Доставка по всей России занимает от трёх до пяти дней.');
-  t.deepEqual((await search(ws, 'Lieferschein')).body.map((r: { article_id: number }) => r.article_id), [de.id]);
-  t.deepEqual((await search(ws, 'rücksendung')).body.map((r: { article_id: number }) => r.article_id), [de.id], 'case-insensitive, umlaut kept');
-  t.deepEqual((await search(ws, 'доставка')).body.map((r: { article_id: number }) => r.article_id), [ru.id]);
-  t.deepEqual((await search(ws, '"пяти дней"')).body.map((r: { article_id: number }) => r.article_id), [ru.id], 'a quoted phrase');
+  t.deepEqual(
+    (await search(ws, 'Lieferschein')).body.map((r: { article_id: number }) => r.article_id),
+    [de.id],
+  );
+  t.deepEqual(
+    (await search(ws, 'rücksendung')).body.map((r: { article_id: number }) => r.article_id),
+    [de.id],
+    'case-insensitive, umlaut kept',
+  );
+  t.deepEqual(
+    (await search(ws, 'доставка')).body.map((r: { article_id: number }) => r.article_id),
+    [ru.id],
+  );
+  t.deepEqual(
+    (await search(ws, '"пяти дней"')).body.map((r: { article_id: number }) => r.article_id),
+    [ru.id],
+    'a quoted phrase',
+  );
   t.deepEqual((await search(ws, 'доставка -россии')).body, [], 'an excluded word');
 });
 
@@ -241,7 +299,10 @@ test('an article is cut into chunks, embedded with its title, stored, and marked
   const chunks = await query(app, 'select ordinal, content, model, dims, business_id from kb_chunks where article_id = $1 order by ordinal', [article.id]);
   const expected = chunkText(content);
   t.true(expected.length > 1);
-  t.deepEqual(chunks.map((c) => c.content), expected);
+  t.deepEqual(
+    chunks.map((c) => c.content),
+    expected,
+  );
   t.true(chunks.every((c) => c.model === 'nomic-embed-text' && c.dims === FAKE_EMBEDDING_SIZE && c.business_id === ws.businessId));
   const request = ollama.embedRequests.find((r) => r.input.some((i) => i.includes(expected[0]!)));
   t.truthy(request);
@@ -255,11 +316,20 @@ test('indexing twice replaces the chunks instead of adding to them', async (t) =
   const ws = await createWorkspace(app);
   const article = await indexed(ws, 'Twice', 'Index me twice and count my chunks.');
   const before = await query(app, 'select id from kb_chunks where article_id = $1', [article.id]);
-  await query(app, `select graphile_worker.add_job('index_article', json_build_object('article_id', $1::bigint), job_key => 'article-again:' || $1)`, [article.id]);
-  await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`article-again:${article.id}`])).length === 0, 20_000, 'second run');
+  await query(app, `select graphile_worker.add_job('index_article', json_build_object('article_id', $1::bigint), job_key => 'article-again:' || $1)`, [
+    article.id,
+  ]);
+  await waitFor(
+    async () => (await query(app, `select 1 from graphile_worker.jobs where key = $1`, [`article-again:${article.id}`])).length === 0,
+    20_000,
+    'second run',
+  );
   const after = await query(app, 'select id from kb_chunks where article_id = $1', [article.id]);
   t.is(after.length, before.length);
-  t.notDeepEqual(after.map((r) => r.id), before.map((r) => r.id));
+  t.notDeepEqual(
+    after.map((r) => r.id),
+    before.map((r) => r.id),
+  );
 });
 
 test('search ranks the relevant article first, with a snippet and a 0–1 score of four decimals', async (t) => {
@@ -288,7 +358,9 @@ test('search ranks the relevant article first, with a snippet and a 0–1 score 
 
 test('each article appears once (its best chunk), and limit caps the list', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
-  const long = Array.from({ length: 8 }, (_, i) => `Part ${i}. Battery care: charge the battery fully, keep the battery cool, battery lasts years.`.repeat(3)).join('\n\n');
+  const long = Array.from({ length: 8 }, (_, i) =>
+    `Part ${i}. Battery care: charge the battery fully, keep the battery cool, battery lasts years.`.repeat(3),
+  ).join('\n\n');
   const battery = await indexed(ws, 'Battery care', long);
   t.true((await query(app, 'select count(*)::int as n from kb_chunks where article_id = $1', [battery.id]))[0].n > 1);
   for (let i = 0; i < 6; i += 1) await indexed(ws, `Battery note ${i}`, `A battery note number ${i}.`);
@@ -299,15 +371,21 @@ test('each article appears once (its best chunk), and limit caps the list', asyn
   t.is((await search(ws, 'battery', 2)).body.length, 2);
 });
 
-test('search never shows another business\'s articles', async (t) => {
+test("search never shows another business's articles", async (t) => {
   const a = await createWorkspace(app);
   const b = await createWorkspace(app);
   const mine = await indexed(a, 'Loyalty points', 'Loyalty points are earned on every purchase and expire after a year.');
   const theirs = await indexed(b, 'Loyalty points', 'Loyalty points are earned on every purchase and expire after a year.');
   const resA = await search(a, 'loyalty points expire', 20);
-  t.deepEqual(resA.body.map((r: { article_id: number }) => r.article_id), [mine.id]);
+  t.deepEqual(
+    resA.body.map((r: { article_id: number }) => r.article_id),
+    [mine.id],
+  );
   const resB = await search(b, 'loyalty points expire', 20);
-  t.deepEqual(resB.body.map((r: { article_id: number }) => r.article_id), [theirs.id]);
+  t.deepEqual(
+    resB.body.map((r: { article_id: number }) => r.article_id),
+    [theirs.id],
+  );
 });
 
 test('a deleted article is out of search at once, its chunks gone with it', async (t) => {
@@ -345,7 +423,10 @@ test('search validation: q required and not blank, limit 1–20 (422); no busine
   const ws = await createWorkspace(app);
   const missing = await search(ws);
   t.is(missing.status, 422);
-  t.deepEqual(missing.body.detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type]), [[['query', 'q'], 'missing']]);
+  t.deepEqual(
+    missing.body.detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type]),
+    [[['query', 'q'], 'missing']],
+  );
   const blank = await search(ws, '   ');
   t.is(blank.status, 422);
   t.deepEqual(blank.body.detail[0].loc, ['query', 'q']);

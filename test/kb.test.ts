@@ -10,8 +10,7 @@ test.after.always(() => app?.close());
 
 const article = (n: number) => ({ title: `Article ${n}`, content: `How to do thing ${n}.` });
 
-const jobsFor = (articleId: number) =>
-  app.sql(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`article:${articleId}`]);
+const jobsFor = (articleId: number) => app.sql(`select task_identifier, key from graphile_worker.jobs where key = $1`, [`article:${articleId}`]);
 
 test('create returns the article and enqueues its index job in the same transaction', async (t) => {
   const ws = await createWorkspace(app);
@@ -22,7 +21,13 @@ test('create returns the article and enqueues its index job in the same transact
   t.is(res.status, 200, res.text);
   const business = await app.request('GET', '/api/v1/business', { token: ws.token });
   t.true(Number.isInteger(res.body.id));
-  t.like(res.body, { business_id: business.body.number, title: 'Refunds', content: 'Refunds take 5 days.', tags: ['billing', 'refunds'], index_status: 'pending' });
+  t.like(res.body, {
+    business_id: business.body.number,
+    title: 'Refunds',
+    content: 'Refunds take 5 days.',
+    tags: ['billing', 'refunds'],
+    index_status: 'pending',
+  });
   t.regex(res.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.deepEqual(await jobsFor(res.body.id), [{ task_identifier: 'index_article', key: `article:${res.body.id}` }]);
   const payload = await app.sql(`select payload from graphile_worker._private_jobs where key = $1`, [`article:${res.body.id}`]);
@@ -79,20 +84,14 @@ test('Free plan: the 5th article is allowed, the 6th is 402 and leaves no row or
 
 test('Mini plan limit is 25, Pro 1000', async (t) => {
   const mini = await createWorkspace(app, { plan: 'Mini' });
-  await app.sql(
-    `insert into kb_articles (business_id, title, content) select $1, 'seed ' || g, 'x' from generate_series(1, 24) g`,
-    [mini.businessId],
-  );
+  await app.sql(`insert into kb_articles (business_id, title, content) select $1, 'seed ' || g, 'x' from generate_series(1, 24) g`, [mini.businessId]);
   t.is((await app.request('POST', '/api/v1/kb/articles', { token: mini.token, body: article(25) })).status, 200);
   const over = await app.request('POST', '/api/v1/kb/articles', { token: mini.token, body: article(26) });
   t.is(over.status, 402);
   t.like(over.body, { plan: 'Mini', current: 25, limit: 25 });
 
   const pro = await createWorkspace(app, { plan: 'Pro' });
-  await app.sql(
-    `insert into kb_articles (business_id, title, content) select $1, 'seed ' || g, 'x' from generate_series(1, 999) g`,
-    [pro.businessId],
-  );
+  await app.sql(`insert into kb_articles (business_id, title, content) select $1, 'seed ' || g, 'x' from generate_series(1, 999) g`, [pro.businessId]);
   t.is((await app.request('POST', '/api/v1/kb/articles', { token: pro.token, body: article(1000) })).status, 200);
   const proOver = await app.request('POST', '/api/v1/kb/articles', { token: pro.token, body: article(1001) });
   t.is(proOver.status, 402);
@@ -154,7 +153,10 @@ test('delete: removes row and pending job; other business and unknown ids are 40
   t.is((await app.request('DELETE', '/api/v1/kb/articles/999999999', { token: ws.token })).status, 404);
   const bad = await app.request('DELETE', '/api/v1/kb/articles/abc', { token: ws.token });
   t.is(bad.status, 422);
-  t.deepEqual(bad.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['path.article_id', 'int_parsing']]);
+  t.deepEqual(
+    bad.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+    [['path.article_id', 'int_parsing']],
+  );
   t.is((await app.request('DELETE', '/api/v1/kb/articles/1.5', { token: ws.token })).status, 422);
 
   const agent = await addMember(app, ws.businessId, 'agent');

@@ -14,7 +14,14 @@ const one = async (text: string, params: unknown[] = []): Promise<any> => (await
 
 async function conversation(ws: Workspace, customer?: { name?: string; email?: string | null }): Promise<string> {
   let customerId: string | null = null;
-  if (customer) customerId = (await one(`insert into customers (business_id, name, email) values ($1, $2, $3) returning id`, [ws.businessId, customer.name ?? '', customer.email ?? null])).id;
+  if (customer)
+    customerId = (
+      await one(`insert into customers (business_id, name, email) values ($1, $2, $3) returning id`, [
+        ws.businessId,
+        customer.name ?? '',
+        customer.email ?? null,
+      ])
+    ).id;
   const res = await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId, customer_id: customerId } });
   if (res.status !== 200) throw new Error(`create conversation failed: ${res.status} ${res.text}`);
   return res.body.id;
@@ -39,7 +46,10 @@ const setLabels = (token: string, conversationId: string, labels: unknown) =>
 
 test('labels: create, list in name order, change, delete', async (t) => {
   const ws = await createWorkspace(app);
-  const created = await app.request('POST', '/api/v1/labels', { token: ws.token, body: { name: ' Billing ', color: '#FF0000', description: 'Money questions' } });
+  const created = await app.request('POST', '/api/v1/labels', {
+    token: ws.token,
+    body: { name: ' Billing ', color: '#FF0000', description: 'Money questions' },
+  });
   t.is(created.status, 200, created.text);
   t.like(created.body, { name: 'Billing', color: '#ff0000', description: 'Money questions' });
   const plain = await label(ws, { name: 'bug' });
@@ -48,7 +58,10 @@ test('labels: create, list in name order, change, delete', async (t) => {
 
   const list = await app.request('GET', '/api/v1/labels', { token: ws.token });
   t.is(list.status, 200);
-  t.deepEqual(list.body.map((l: any) => l.name), ['Account', 'Billing', 'bug']);
+  t.deepEqual(
+    list.body.map((l: any) => l.name),
+    ['Account', 'Billing', 'bug'],
+  );
   t.is(list.headers.get('x-next-cursor'), null);
 
   const patched = await app.request('PATCH', `/api/v1/labels/${plain.id}`, { token: ws.token, body: { name: 'Bug report', color: '#00aa00' } });
@@ -74,7 +87,16 @@ test('labels: duplicate names are 400 whatever their case; bad input is 422, nev
   // Renaming a label to another spelling of its own name is fine.
   t.is((await app.request('PATCH', `/api/v1/labels/${billing.id}`, { token: ws.token, body: { name: 'BILLING' } })).status, 200);
 
-  for (const body of [{}, { name: '' }, { name: 'a,b' }, { name: 'x'.repeat(51) }, { name: 'ok', color: 'red' }, { name: 'ok', color: '#12345' }, { name: 'ok', description: 'd'.repeat(201) }, { name: 42 }]) {
+  for (const body of [
+    {},
+    { name: '' },
+    { name: 'a,b' },
+    { name: 'x'.repeat(51) },
+    { name: 'ok', color: 'red' },
+    { name: 'ok', color: '#12345' },
+    { name: 'ok', description: 'd'.repeat(201) },
+    { name: 42 },
+  ]) {
     const res = await app.request('POST', '/api/v1/labels', { token: ws.token, body });
     t.is(res.status, 422, JSON.stringify(body));
     t.true(Array.isArray(res.body.detail));
@@ -128,13 +150,16 @@ test('labels: roles: any member reads and labels conversations, only the owner o
   t.is((await app.request('GET', '/api/v1/labels')).status, 401);
 });
 
-test('labels: tenant isolation: another business\'s labels are neither listed, changed, nor applied', async (t) => {
+test("labels: tenant isolation: another business's labels are neither listed, changed, nor applied", async (t) => {
   const a = await createWorkspace(app, { name: 'Alpha' });
   const b = await createWorkspace(app, { name: 'Beta' });
   const aLabel = await label(a, { name: 'Shared name' });
   await label(b, { name: 'Shared name' }); // the same name in another business is fine
   const bOnly = await label(b, { name: 'Beta only' });
-  t.deepEqual((await app.request('GET', '/api/v1/labels', { token: a.token })).body.map((l: any) => l.id), [aLabel.id]);
+  t.deepEqual(
+    (await app.request('GET', '/api/v1/labels', { token: a.token })).body.map((l: any) => l.id),
+    [aLabel.id],
+  );
   t.is((await app.request('PATCH', `/api/v1/labels/${bOnly.id}`, { token: a.token, body: { name: 'hijacked' } })).status, 404);
   t.is((await app.request('DELETE', `/api/v1/labels/${bOnly.id}`, { token: a.token })).status, 404);
   t.is((await one(`select name from labels where id = $1`, [bOnly.id])).name, 'Beta only');
@@ -205,7 +230,11 @@ test('conversation labels: conversation_updated fires on a change (with labels),
 
   const again = app.events.length;
   await setLabels(ws.token, conv, ['vip']);
-  t.is(app.events.slice(again).filter((e) => e.name === 'conversation_updated' && e.payload.conversation_id === conv).length, 0, 'the same set again: no event');
+  t.is(
+    app.events.slice(again).filter((e) => e.name === 'conversation_updated' && e.payload.conversation_id === conv).length,
+    0,
+    'the same set again: no event',
+  );
 
   const cleared = app.events.length;
   await setLabels(ws.token, conv, []);
@@ -245,7 +274,10 @@ test('GET /conversations?label= filters, case-insensitively, with keyset paging 
 
   await app.request('PUT', `/api/v1/conversations/${labelled[0]}/resolve`, { token: ws.token });
   const open = await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { label: 'Billing', status: 'open' } });
-  t.deepEqual(open.body.map((c: any) => c.id), labelled.slice(1));
+  t.deepEqual(
+    open.body.map((c: any) => c.id),
+    labelled.slice(1),
+  );
   t.deepEqual((await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { label: 'no such label' } })).body, []);
   t.is((await app.request('GET', '/api/v1/conversations', { token: ws.token, query: { label: 'x'.repeat(51) } })).status, 422);
 });
@@ -254,20 +286,36 @@ test('GET /conversations?label= filters, case-insensitively, with keyset paging 
 
 test('canned responses: create, list, search by short code and content, change, delete', async (t) => {
   const ws = await createWorkspace(app);
-  const created = await app.request('POST', '/api/v1/canned-responses', { token: ws.token, body: { short_code: 'refund', content: '  Your refund is on its way.  ' } });
+  const created = await app.request('POST', '/api/v1/canned-responses', {
+    token: ws.token,
+    body: { short_code: 'refund', content: '  Your refund is on its way.  ' },
+  });
   t.is(created.status, 200, created.text);
   t.like(created.body, { short_code: 'refund', content: 'Your refund is on its way.' });
   await canned(ws, 'Hello', 'Hi {{customer.name}}, how can I help?');
   await canned(ws, 'shipping', 'Orders ship within 2 days (100% tracked).');
 
   const all = await app.request('GET', '/api/v1/canned-responses', { token: ws.token });
-  t.deepEqual(all.body.map((c: any) => c.short_code), ['Hello', 'refund', 'shipping']);
+  t.deepEqual(
+    all.body.map((c: any) => c.short_code),
+    ['Hello', 'refund', 'shipping'],
+  );
   const byCode = await app.request('GET', '/api/v1/canned-responses', { token: ws.token, query: { q: 'REF' } });
-  t.deepEqual(byCode.body.map((c: any) => c.short_code), ['refund']);
+  t.deepEqual(
+    byCode.body.map((c: any) => c.short_code),
+    ['refund'],
+  );
   const byContent = await app.request('GET', '/api/v1/canned-responses', { token: ws.token, query: { q: 'help' } });
-  t.deepEqual(byContent.body.map((c: any) => c.short_code), ['Hello']);
+  t.deepEqual(
+    byContent.body.map((c: any) => c.short_code),
+    ['Hello'],
+  );
   const literal = await app.request('GET', '/api/v1/canned-responses', { token: ws.token, query: { q: '100%' } });
-  t.deepEqual(literal.body.map((c: any) => c.short_code), ['shipping'], 'LIKE wildcards are literal');
+  t.deepEqual(
+    literal.body.map((c: any) => c.short_code),
+    ['shipping'],
+    'LIKE wildcards are literal',
+  );
   t.deepEqual((await app.request('GET', '/api/v1/canned-responses', { token: ws.token, query: { q: '_' } })).body, []);
 
   const patched = await app.request('PATCH', `/api/v1/canned-responses/${created.body.id}`, { token: ws.token, body: { content: 'Refunded today.' } });
@@ -285,7 +333,14 @@ test('canned responses: a duplicate short code is 400 whatever its case; bad inp
   t.deepEqual([dup.status, dup.body], [400, { detail: 'A canned response with the short code "THANKS" already exists' }]);
   t.is((await app.request('PATCH', `/api/v1/canned-responses/${second.id}`, { token: ws.token, body: { short_code: 'Thanks' } })).status, 400);
   t.is((await app.request('PATCH', `/api/v1/canned-responses/${first.id}`, { token: ws.token, body: { short_code: 'Thanks' } })).status, 200);
-  for (const body of [{}, { short_code: 'a b', content: 'x' }, { short_code: '', content: 'x' }, { short_code: 'ok', content: '   ' }, { short_code: 'ok', content: 'x'.repeat(10_001) }, { short_code: 'x'.repeat(51), content: 'x' }]) {
+  for (const body of [
+    {},
+    { short_code: 'a b', content: 'x' },
+    { short_code: '', content: 'x' },
+    { short_code: 'ok', content: '   ' },
+    { short_code: 'ok', content: 'x'.repeat(10_001) },
+    { short_code: 'x'.repeat(51), content: 'x' },
+  ]) {
     t.is((await app.request('POST', '/api/v1/canned-responses', { token: ws.token, body })).status, 422, JSON.stringify(body).slice(0, 80));
   }
   t.is((await app.request('GET', '/api/v1/canned-responses', { token: ws.token, query: { cursor: 'not base64 !' } })).status, 422);
@@ -298,7 +353,10 @@ test('canned responses: keyset pages, with and without q', async (t) => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const res = await app.request('GET', '/api/v1/canned-responses', { token: ws.token, query: { limit: '2', ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } });
+      const res = await app.request('GET', '/api/v1/canned-responses', {
+        token: ws.token,
+        query: { limit: '2', ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) },
+      });
       t.is(res.status, 200, res.text);
       seen.push(...res.body.map((c: any) => c.short_code));
       cursor = res.headers.get('x-next-cursor') ?? undefined;
@@ -311,7 +369,11 @@ test('canned responses: render fills known placeholders, empties missing values,
   const ws = await createWorkspace(app, { name: 'Ana Owner' });
   await app.sql(`update businesses set name = 'Acme' where id = $1`, [ws.businessId]);
   const agent = await addMember(app, ws.businessId, 'agent', { name: 'Bo Agent' });
-  const template = await canned(ws, 'greet', 'Hi {{customer.name}} ({{ customer.email }}), {{agent.name}} from {{business.name}}. {{order.id}} {{customer.phone}} {{ unknown }} {customer.name}');
+  const template = await canned(
+    ws,
+    'greet',
+    'Hi {{customer.name}} ({{ customer.email }}), {{agent.name}} from {{business.name}}. {{order.id}} {{customer.phone}} {{ unknown }} {customer.name}',
+  );
   const withCustomer = await conversation(ws, { name: 'Casey', email: 'casey@example.com' });
   const rendered = await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, { token: agent.token, body: { conversation_id: withCustomer } });
   t.is(rendered.status, 200, rendered.text);
@@ -319,21 +381,36 @@ test('canned responses: render fills known placeholders, empties missing values,
   t.like(rendered.body, { id: template.id, short_code: 'greet' });
 
   const noEmail = await conversation(ws, { name: 'Dee', email: null });
-  t.is((await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, { token: ws.token, body: { conversation_id: noEmail } })).body.content,
-    'Hi Dee (), Ana Owner from Acme. {{order.id}} {{customer.phone}} {{ unknown }} {customer.name}');
+  t.is(
+    (await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, { token: ws.token, body: { conversation_id: noEmail } })).body.content,
+    'Hi Dee (), Ana Owner from Acme. {{order.id}} {{customer.phone}} {{ unknown }} {customer.name}',
+  );
   const noCustomer = await conversation(ws);
-  t.is((await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, { token: ws.token, body: { conversation_id: noCustomer } })).body.content,
-    'Hi  (), Ana Owner from Acme. {{order.id}} {{customer.phone}} {{ unknown }} {customer.name}');
+  t.is(
+    (await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, { token: ws.token, body: { conversation_id: noCustomer } })).body.content,
+    'Hi  (), Ana Owner from Acme. {{order.id}} {{customer.phone}} {{ unknown }} {customer.name}',
+  );
   // Nothing was stored: the canned response keeps its placeholders.
   t.is((await one(`select content from canned_responses where id = $1`, [template.id])).content, template.content);
 
   t.is((await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, { token: ws.token, body: {} })).status, 422);
-  t.is((await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, { token: ws.token, body: { conversation_id: '00000000-0000-4000-8000-000000000000' } })).status, 404);
+  t.is(
+    (
+      await app.request('POST', `/api/v1/canned-responses/${template.id}/render`, {
+        token: ws.token,
+        body: { conversation_id: '00000000-0000-4000-8000-000000000000' },
+      })
+    ).status,
+    404,
+  );
 });
 
 test('fillPlaceholders: one pass, values are not filled again', (t) => {
   const values = { 'customer.name': '{{agent.name}}', 'customer.email': null, 'agent.name': 'Ana', 'business.name': '$& $1' };
-  t.is(fillPlaceholders('{{customer.name}}|{{customer.email}}|{{agent.name}}|{{business.name}}|{{constructor}}|{{toString}}', values), '{{agent.name}}||Ana|$& $1|{{constructor}}|{{toString}}');
+  t.is(
+    fillPlaceholders('{{customer.name}}|{{customer.email}}|{{agent.name}}|{{business.name}}|{{constructor}}|{{toString}}', values),
+    '{{agent.name}}||Ana|$& $1|{{constructor}}|{{toString}}',
+  );
 });
 
 test('canned responses: any member manages them; isolation across businesses', async (t) => {
@@ -344,11 +421,17 @@ test('canned responses: any member manages them; isolation across businesses', a
   t.is(mine.status, 200, mine.text);
   t.is((await app.request('PATCH', `/api/v1/canned-responses/${mine.body.id}`, { token: agent.token, body: { content: 'edited' } })).status, 200);
   const ownerView = await app.request('GET', '/api/v1/canned-responses', { token: a.token });
-  t.deepEqual(ownerView.body.map((c: any) => c.content), ['edited']);
+  t.deepEqual(
+    ownerView.body.map((c: any) => c.content),
+    ['edited'],
+  );
 
   const bConv = await conversation(b, { name: 'Secret Customer', email: 'secret@example.com' });
   const bCanned = await canned(b, 'agent', 'B {{customer.name}}'); // the same short code in another business is fine
-  t.deepEqual((await app.request('GET', '/api/v1/canned-responses', { token: a.token })).body.map((c: any) => c.id), [mine.body.id]);
+  t.deepEqual(
+    (await app.request('GET', '/api/v1/canned-responses', { token: a.token })).body.map((c: any) => c.id),
+    [mine.body.id],
+  );
   t.is((await app.request('PATCH', `/api/v1/canned-responses/${bCanned.id}`, { token: a.token, body: { content: 'x' } })).status, 404);
   t.is((await app.request('DELETE', `/api/v1/canned-responses/${bCanned.id}`, { token: agent.token })).status, 404);
   t.is((await app.request('POST', `/api/v1/canned-responses/${bCanned.id}/render`, { token: a.token, body: { conversation_id: bConv } })).status, 404);

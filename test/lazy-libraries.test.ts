@@ -20,17 +20,22 @@ function loadedFiles(modules: string[]): string[] {
   return JSON.parse(output) as string[];
 }
 
-const platformFiles = (files: string[]) =>
-  files.filter((file) => !allowed.has(file) && platformLibraries.some((name) => file.startsWith(`${name}/`)));
+const platformFiles = (files: string[]) => files.filter((file) => !allowed.has(file) && platformLibraries.some((name) => file.startsWith(`${name}/`)));
 
 test('starting web (boot + API server) loads no platform library', (t) => {
   const files = loadedFiles([...common, 'api/server.ts']);
-  t.true(files.some((file) => file.startsWith('koa/')), 'the probe sees the packages the server does load');
+  t.true(
+    files.some((file) => file.startsWith('koa/')),
+    'the probe sees the packages the server does load',
+  );
   t.deepEqual(platformFiles(files), []);
 });
 
 test('starting worker (boot + workers) loads no platform library', (t) => {
   const files = loadedFiles([...common, 'workers/main.ts']);
-  t.true(files.some((file) => file.startsWith('graphile-worker/')), 'the probe sees the packages the worker does load');
+  t.true(
+    files.some((file) => file.startsWith('graphile-worker/')),
+    'the probe sees the packages the worker does load',
+  );
   t.deepEqual(platformFiles(files), []);
 });

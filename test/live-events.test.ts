@@ -38,7 +38,10 @@ test('an agent reply: message_created.message is the message GET …/messages sh
   t.is(sent.status, 200, sent.text);
 
   const created = eventOf('message_created', since, (p) => p.message_id === sent.body.id);
-  t.deepEqual(created.payload.message, (await messagesOf(ws, conv.id)).find((m) => m.id === sent.body.id));
+  t.deepEqual(
+    created.payload.message,
+    (await messagesOf(ws, conv.id)).find((m) => m.id === sent.body.id),
+  );
   t.like(created.payload, { conversation_id: conv.id, business_id: ws.businessId, sender_type: 'agent', at: sent.body.created_at });
   t.deepEqual(created.payload.message, sent.body, 'and the POST answer');
 
@@ -54,9 +57,21 @@ test('a customer message: conversation_created and message_created carry the GET
   const externalId = `wc-${randomBytes(6).toString('hex')}`;
   const since = app.events.length;
   const [eventId] = await app.deps.db.transaction((tx) =>
-    storeInboundEvents(tx, { id: channel.id, business_id: ws.businessId, type: 'webchat' }, [
-      { kind: 'message', externalId, from: { platformUserId: 'visitor-9', name: 'Vera' }, text: 'Where is my order?', attachments: [], sentAt: new Date().toISOString() },
-    ], null),
+    storeInboundEvents(
+      tx,
+      { id: channel.id, business_id: ws.businessId, type: 'webchat' },
+      [
+        {
+          kind: 'message',
+          externalId,
+          from: { platformUserId: 'visitor-9', name: 'Vera' },
+          text: 'Where is my order?',
+          attachments: [],
+          sentAt: new Date().toISOString(),
+        },
+      ],
+      null,
+    ),
   );
   await publishEvents(app.deps, await processInboundEvent(app.deps.db, eventId!));
 

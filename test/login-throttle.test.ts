@@ -45,7 +45,9 @@ test('one /64 trying many e-mails is locked out after the address budget; anothe
 });
 
 test('failures older than the window are pruned by later attempts, whoever made them', async (t) => {
-  await app.sql(`insert into login_failures (email, ip, at) select 'old-' || g || '@example.com', '192.0.2.1', now() - interval '2 hours' from generate_series(1, 5) g`);
+  await app.sql(
+    `insert into login_failures (email, ip, at) select 'old-' || g || '@example.com', '192.0.2.1', now() - interval '2 hours' from generate_series(1, 5) g`,
+  );
   t.is((await login('someone@example.com', 'wrong', '192.0.2.200')).status, 401);
   const [{ n }] = await app.sql(`select count(*)::int as n from login_failures where at < now() - interval '1 hour'`);
   t.is(n, 0);

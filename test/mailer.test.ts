@@ -17,10 +17,13 @@ test('with SMTP_URL each system mail reaches the SMTP server, authenticated, fro
   const mailer = createMailer(url, 'Parley <noreply@mail.test>', pino({ level: 'silent' }));
   await mailer.send({ to: 'ana@customer.test', subject: 'Verify your email', text: 'Open https://parley.test/verify?token=abc' });
   await mailer.send({ to: 'ben@customer.test', subject: 'You are invited', text: 'Join Acme' });
-  t.deepEqual(smtp.messages.map((m) => ({ from: m.from, to: m.to, user: m.user })), [
-    { from: 'noreply@mail.test', to: ['ana@customer.test'], user: 'parley@mail.test' },
-    { from: 'noreply@mail.test', to: ['ben@customer.test'], user: 'parley@mail.test' },
-  ]);
+  t.deepEqual(
+    smtp.messages.map((m) => ({ from: m.from, to: m.to, user: m.user })),
+    [
+      { from: 'noreply@mail.test', to: ['ana@customer.test'], user: 'parley@mail.test' },
+      { from: 'noreply@mail.test', to: ['ben@customer.test'], user: 'parley@mail.test' },
+    ],
+  );
   t.regex(smtp.messages[0].raw.toString(), /^Subject: Verify your email$/m);
   t.regex(smtp.messages[1].raw.toString(), /Join Acme/);
 });

@@ -42,7 +42,7 @@ test('the link finder skips code and reads titles', (t) => {
   t.deepEqual(links('[a](x.md) `[b](y.md)` [c](z.md#top "title")\n```\n[d](w.md)\n```\n'), ['x.md', 'z.md#top']);
 });
 
-test('every relative link in the project\'s Markdown reaches a file, and every anchor a heading', (t) => {
+test("every relative link in the project's Markdown reaches a file, and every anchor a heading", (t) => {
   const dead: string[] = [];
   for (const file of markdownFiles()) {
     const text = readFileSync(file, 'utf8');

@@ -26,13 +26,10 @@ async function conversation(ws: Workspace, customerId: string, minutesAgo: numbe
     [ws.businessId, customerId, channel.id],
   );
   for (const m of minutesAgo) {
-    await app.sql(`insert into messages (business_id, conversation_id, sender_type, content, channel_id, created_at) values ($1, $2, 'customer', $3, $4, now() - make_interval(mins => $5))`, [
-      ws.businessId,
-      c.id,
-      `said ${m} minutes ago`,
-      channel.id,
-      m,
-    ]);
+    await app.sql(
+      `insert into messages (business_id, conversation_id, sender_type, content, channel_id, created_at) values ($1, $2, 'customer', $3, $4, now() - make_interval(mins => $5))`,
+      [ws.businessId, c.id, `said ${m} minutes ago`, channel.id, m],
+    );
   }
   return c.id;
 }
@@ -40,7 +37,7 @@ async function conversation(ws: Workspace, customerId: string, minutesAgo: numbe
 const merge = (ws: Workspace, into: string, from: unknown, token = ws.token) =>
   app.request('POST', `/api/v1/conversations/${into}/merge`, { token, body: { from_conversation_id: from } });
 
-test('the other conversation\'s messages move in, in time order; it is closed; a system note in each; labels come along', async (t) => {
+test("the other conversation's messages move in, in time order; it is closed; a system note in each; labels come along", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const rita = await customer(ws);
   const into = await conversation(ws, rita, [50, 30, 10]);
@@ -53,20 +50,29 @@ test('the other conversation\'s messages move in, in time order; it is closed; a
   t.is(res.body.id, into);
   const thread = await app.request('GET', `/api/v1/conversations/${into}/messages`, { token: ws.token });
   const customerLines = thread.body.filter((m: any) => m.sender_type === 'customer').map((m: any) => m.content);
-  t.deepEqual(customerLines, [50, 40, 30, 20, 10].map((m) => `said ${m} minutes ago`));
+  t.deepEqual(
+    customerLines,
+    [50, 40, 30, 20, 10].map((m) => `said ${m} minutes ago`),
+  );
   t.is(thread.body.at(-1).content, 'Another conversation of this customer was merged into this one (2 messages moved).');
   t.is(thread.body.at(-1).sender_type, 'system');
   const other = await app.request('GET', `/api/v1/conversations/${from}`, { token: ws.token });
   t.is(other.body.status, 'closed');
   const left = await app.request('GET', `/api/v1/conversations/${from}/messages`, { token: ws.token });
-  t.deepEqual(left.body.map((m: any) => m.sender_type), ['system']);
+  t.deepEqual(
+    left.body.map((m: any) => m.sender_type),
+    ['system'],
+  );
   t.is(left.body[0].content, 'This conversation was merged into another conversation of this customer; its messages are there now.');
   t.deepEqual((await app.request('GET', `/api/v1/conversations/${into}`, { token: ws.token })).body.labels, ['vip']);
-  const updated = app.events.slice(before).filter((e) => e.name === 'conversation_updated').map((e) => e.payload.conversation_id);
+  const updated = app.events
+    .slice(before)
+    .filter((e) => e.name === 'conversation_updated')
+    .map((e) => e.payload.conversation_id);
   t.true(updated.includes(into) && updated.includes(from));
 });
 
-test('a reply the other conversation still had queued goes out through this one\'s delivery drain', async (t) => {
+test("a reply the other conversation still had queued goes out through this one's delivery drain", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const rita = await customer(ws);
   const into = await conversation(ws, rita, [5]);
@@ -77,10 +83,10 @@ test('a reply the other conversation still had queued goes out through this one\
   const [moved] = await app.sql(`select conversation_id, delivery_status from messages where id = $1`, [sent.body.id]);
   t.deepEqual(moved, { conversation_id: into, delivery_status: 'queued' });
   const jobs = await app.sql(`select key from graphile_worker.jobs where key = $1`, [`deliver:${into}`]);
-  t.is(jobs.length, 1, 'this conversation\'s drain is armed');
+  t.is(jobs.length, 1, "this conversation's drain is armed");
 });
 
-test('refusals: itself and another customer\'s are 400, another business\'s or unknown 404, a bad id 422; nothing moves', async (t) => {
+test("refusals: itself and another customer's are 400, another business's or unknown 404, a bad id 422; nothing moves", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const other = await createWorkspace(app, { plan: 'Pro' });
   const rita = await customer(ws);
@@ -96,7 +102,9 @@ test('refusals: itself and another customer\'s are 400, another business\'s or u
   const bad = await merge(ws, into, 'nope');
   t.is(bad.status, 422);
   t.is((await app.request('POST', `/api/v1/conversations/${into}/merge`, { body: { from_conversation_id: stranger } })).status, 401);
-  const counts = await app.sql(`select conversation_id, count(*)::int as n from messages where conversation_id = any($1) group by 1`, [[into, stranger, foreign]]);
+  const counts = await app.sql(`select conversation_id, count(*)::int as n from messages where conversation_id = any($1) group by 1`, [
+    [into, stranger, foreign],
+  ]);
   t.is(counts.length, 3, 'every conversation keeps its own messages');
   t.true(counts.every((r: any) => r.n === 1));
 });

@@ -29,8 +29,13 @@ async function conversations(ws: Workspace, n: number): Promise<string[]> {
 
 /** `n` replies at once, spread over the conversations; answers their statuses. */
 async function burst(ws: Workspace, ids: string[], n: number): Promise<number[]> {
-  return Promise.all(Array.from({ length: n }, async (_, i) =>
-    (await app.request('POST', `/api/v1/conversations/${ids[i % ids.length]}/messages`, { token: ws.token, body: { content: `reply ${i}` } })).status));
+  return Promise.all(
+    Array.from(
+      { length: n },
+      async (_, i) =>
+        (await app.request('POST', `/api/v1/conversations/${ids[i % ids.length]}/messages`, { token: ws.token, body: { content: `reply ${i}` } })).status,
+    ),
+  );
 }
 
 const counted = async (businessId: string) =>

@@ -74,10 +74,14 @@ test('send: a queued agent message, its delivery job, the conversation touched, 
 
   const message = await row(`select * from messages where id = $1`, [res.body.id]);
   t.is(message.business_id, ws.businessId);
-  t.is(message.channel_id, conv.channel_id, 'the message goes out through the conversation\'s channel');
+  t.is(message.channel_id, conv.channel_id, "the message goes out through the conversation's channel");
   t.is(message.delivery_status, 'queued');
 
-  t.deepEqual(await deliveryJobs(ws.businessId), [{ key: `deliver:${conv.id}`, payload: { conversation_id: conv.id } }], 'the conversation\'s delivery drain is armed');
+  t.deepEqual(
+    await deliveryJobs(ws.businessId),
+    [{ key: `deliver:${conv.id}`, payload: { conversation_id: conv.id } }],
+    "the conversation's delivery drain is armed",
+  );
 
   const after = await row(`select updated_at, last_message_at, first_response_at, status from conversations where id = $1`, [conv.id]);
   t.true(after.updated_at > before.updated_at);
@@ -86,7 +90,10 @@ test('send: a queued agent message, its delivery job, the conversation touched, 
   t.is(after.status, 'open');
 
   const published = app.events.slice(eventsBefore).filter((e) => e.payload.conversation_id === conv.id);
-  t.deepEqual(published.map((e) => e.name), ['message_created', 'conversation_updated']);
+  t.deepEqual(
+    published.map((e) => e.name),
+    ['message_created', 'conversation_updated'],
+  );
   t.is(published[0].payload.message_id, res.body.id);
   t.true(published[0].rooms.includes(`business:${ws.businessId}`));
   t.true(published[0].rooms.includes(`conversation:${conv.id}`));
@@ -104,14 +111,26 @@ test('send: first_response_at keeps the first reply; two sends arm one delivery 
   const c = await row(`select first_response_at, last_message_at from conversations where id = $1`, [conv.id]);
   t.is(c.first_response_at.toISOString(), first.body.created_at);
   t.is(c.last_message_at.toISOString(), second.body.created_at);
-  t.deepEqual((await deliveryJobs(ws.businessId)).map((j) => j.key), [`deliver:${conv.id}`], 'the second reply found the drain waiting: no second job');
+  t.deepEqual(
+    (await deliveryJobs(ws.businessId)).map((j) => j.key),
+    [`deliver:${conv.id}`],
+    'the second reply found the drain waiting: no second job',
+  );
   const queued = await app.sql(`select id from messages where conversation_id = $1 and delivery_status = 'queued' order by created_at, id`, [conv.id]);
-  t.deepEqual(queued.map((m: any) => m.id), [first.body.id, second.body.id]);
+  t.deepEqual(
+    queued.map((m: any) => m.id),
+    [first.body.id, second.body.id],
+  );
 });
 
 test('send: a pending conversation becomes open; resolved and closed ones keep their state', async (t) => {
   const ws = await createWorkspace(app);
-  for (const [from, to] of [['pending', 'open'], ['resolved', 'resolved'], ['closed', 'closed'], ['open', 'open']]) {
+  for (const [from, to] of [
+    ['pending', 'open'],
+    ['resolved', 'resolved'],
+    ['closed', 'closed'],
+    ['open', 'open'],
+  ]) {
     const conv = await startConversation(ws);
     await app.sql(`update conversations set status = $2 where id = $1`, [conv.id, from]);
     const res = await send(ws, conv.id, { content: 'hi' });
@@ -120,7 +139,7 @@ test('send: a pending conversation becomes open; resolved and closed ones keep t
   }
 });
 
-test('send: another business\'s conversation is 404, and nothing is written', async (t) => {
+test("send: another business's conversation is 404, and nothing is written", async (t) => {
   const mine = await createWorkspace(app);
   const theirs = await createWorkspace(app);
   const conv = await startConversation(theirs);
@@ -192,7 +211,10 @@ test('monthly limit on Free: the 250th message is sent, the 251st is 403 with th
   t.deepEqual(await deliveryJobs(ws.businessId), jobsBefore);
   t.is(await orphanDeliveryJobs(), 0);
   t.is((await row(`select sum(count)::int as count from message_counters where business_id = $1 and month = ${thisMonth}`, [ws.businessId])).count, 250);
-  t.false(app.events.slice(eventsBefore).some((e) => e.payload.business_id === ws.businessId), 'no event for a refused send');
+  t.false(
+    app.events.slice(eventsBefore).some((e) => e.payload.business_id === ws.businessId),
+    'no event for a refused send',
+  );
 
   // Starting a conversation with an initial message is refused the same way, and creates nothing.
   const conversationsBefore = Number((await row(`select count(*) from conversations where business_id = $1`, [ws.businessId])).count);
@@ -205,10 +227,7 @@ test('monthly limit on Free: the 250th message is sent, the 251st is 403 with th
 test('monthly limit: only this UTC month counts; Mini allows 5,000', async (t) => {
   const free = await createWorkspace(app);
   const conv = await startConversation(free);
-  await app.sql(
-    `insert into message_counters (business_id, month, count) values ($1, (${thisMonth} - interval '1 month')::date, 250)`,
-    [free.businessId],
-  );
+  await app.sql(`insert into message_counters (business_id, month, count) values ($1, (${thisMonth} - interval '1 month')::date, 250)`, [free.businessId]);
   t.is((await send(free, conv.id, { content: 'new month' })).status, 200);
 
   const mini = await createWorkspace(app, { plan: 'Mini' });
@@ -257,7 +276,7 @@ test('send with attachments: uploads of this business are stored with their reco
   t.deepEqual(stored.attachments, [uploaded]);
 });
 
-test('send with attachments: a foreign URL or another business\'s upload is 422 and nothing is sent', async (t) => {
+test("send with attachments: a foreign URL or another business's upload is 422 and nothing is sent", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const conv = await startConversation(ws);
@@ -310,7 +329,10 @@ test('system message (sendMessage): in the inbox, not counted, not delivered, fi
   t.is(after.status, 'pending');
 
   const published = app.events.slice(eventsBefore).filter((e) => e.payload.conversation_id === conv.id);
-  t.deepEqual(published.map((e) => e.name), ['message_created', 'conversation_updated']);
+  t.deepEqual(
+    published.map((e) => e.name),
+    ['message_created', 'conversation_updated'],
+  );
   t.deepEqual(published[0].payload.message, sent.message);
   t.is(published[0].payload.sender_type, 'system');
 
@@ -319,7 +341,7 @@ test('system message (sendMessage): in the inbox, not counted, not delivered, fi
   t.true(JSON.stringify(listed.body).includes(sent.message.id), 'visible in the inbox');
 });
 
-test('system message (sendMessage): another business\'s conversation is 404, and nothing is written', async (t) => {
+test("system message (sendMessage): another business's conversation is 404, and nothing is written", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const conv = await startConversation(other);

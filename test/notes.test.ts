@@ -50,7 +50,11 @@ const memberIdOf = async (userId: string): Promise<string> => (await query(app, 
 const mentions = (token: string, q: Record<string, string | number> = {}) => app.request('GET', '/api/v1/mentions', { token, query: q });
 
 const deliveryJobs = async (conversationId: string) =>
-  (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'deliver_message' and key = $1`, [`deliver:${conversationId}`]))[0].n as number;
+  (
+    await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'deliver_message' and key = $1`, [
+      `deliver:${conversationId}`,
+    ])
+  )[0].n as number;
 
 /** The mention e-mails queued for this address (registration queued a verification mail too). */
 const mailsTo = async (email: string) =>
@@ -96,30 +100,54 @@ test('a note: private, not queued, no delivery drain, not counted, no first resp
   const reply = await post(ws.token, conv.id, { content: 'A reply the customer sees' });
   await app.sql(`update conversations set status = 'pending', first_response_at = null where id = $1`, [conv.id]);
   const before = (await query(app, 'select status, updated_at, last_message_at, first_response_at from conversations where id = $1', [conv.id]))[0];
-  const [{ count: counted }] = await query(app, `select coalesce(sum(count), 0)::int as count from message_counters where business_id = $1 and month = ${thisMonth}`, [ws.businessId]);
+  const [{ count: counted }] = await query(
+    app,
+    `select coalesce(sum(count), 0)::int as count from message_counters where business_id = $1 and month = ${thisMonth}`,
+    [ws.businessId],
+  );
   const jobsBefore = await deliveryJobs(conv.id);
   const eventsBefore = app.events.length;
 
   const created = await post(ws.token, conv.id, { content: '  Customer is a VIP, be nice  ', private: true });
   t.is(created.status, 200, created.text);
-  t.like(created.body, { conversation_id: conv.id, sender_type: 'agent', sender_id: ws.userId, content: 'Customer is a VIP, be nice', private: true, delivery_status: null, external_id: null });
+  t.like(created.body, {
+    conversation_id: conv.id,
+    sender_type: 'agent',
+    sender_id: ws.userId,
+    content: 'Customer is a VIP, be nice',
+    private: true,
+    delivery_status: null,
+    external_id: null,
+  });
 
   const after = (await query(app, 'select status, updated_at, last_message_at, first_response_at from conversations where id = $1', [conv.id]))[0];
   t.deepEqual(after, before, 'status, updated_at, last_message_at and first_response_at unchanged');
   t.is(after.status, 'pending');
   t.is(after.first_response_at, null);
   t.is(await deliveryJobs(conv.id), jobsBefore, 'no delivery drain armed by the note');
-  const [{ count }] = await query(app, `select coalesce(sum(count), 0)::int as count from message_counters where business_id = $1 and month = ${thisMonth}`, [ws.businessId]);
+  const [{ count }] = await query(app, `select coalesce(sum(count), 0)::int as count from message_counters where business_id = $1 and month = ${thisMonth}`, [
+    ws.businessId,
+  ]);
   t.is(count, counted, 'not counted against the month');
 
   // (The reply's own delivery may publish message_updated meanwhile: a worker of another test runs.)
   const events = app.events.slice(eventsBefore).filter((e) => e.payload.business_id === ws.businessId && e.payload.message_id !== reply.body.id);
-  t.deepEqual(events.map((e) => e.name), ['message_created'], 'no conversation_updated: nothing changed for the conversation');
+  t.deepEqual(
+    events.map((e) => e.name),
+    ['message_created'],
+    'no conversation_updated: nothing changed for the conversation',
+  );
   t.is((events[0].payload.message as any).private, true);
 
   // Members see it, marked, everywhere messages are shown to them.
   const messages = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, { token: ws.token });
-  t.deepEqual(messages.body.map((m: any) => [m.content, m.private]), [['A reply the customer sees', false], ['Customer is a VIP, be nice', true]]);
+  t.deepEqual(
+    messages.body.map((m: any) => [m.content, m.private]),
+    [
+      ['A reply the customer sees', false],
+      ['Customer is a VIP, be nice', true],
+    ],
+  );
   const detail = await app.request('GET', `/api/v1/conversations/${conv.id}`, { token: ws.token });
   t.true(detail.body.messages.some((m: any) => m.private && m.id === created.body.id));
   // The inbox keeps the conversation's place and preview: its last message the customer can see.
@@ -140,7 +168,7 @@ test('a note at the monthly limit is still written (not counted); a reply is ref
   t.is(plan.body.usage.messages_this_month, 250);
 });
 
-test('a note may be written where the channel was deleted; 404 for another business\'s conversation; 422 for a non-boolean private', async (t) => {
+test("a note may be written where the channel was deleted; 404 for another business's conversation; 422 for a non-boolean private", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const conv = await startConversation(ws);
@@ -158,7 +186,10 @@ test('a note may be written where the channel was deleted; 404 for another busin
 test('WhatsApp: a note never reaches the platform; the reply after it does', async (t) => {
   const wa = await whatsappConversation();
   try {
-    const n = await wa.app.request('POST', `/api/v1/conversations/${wa.conversationId}/messages`, { token: wa.owner.token, body: { content: 'internal: refund approved', private: true } });
+    const n = await wa.app.request('POST', `/api/v1/conversations/${wa.conversationId}/messages`, {
+      token: wa.owner.token,
+      body: { content: 'internal: refund approved', private: true },
+    });
     t.is(n.status, 200, n.text);
     const reply = await wa.inbox.reply(wa.conversationId, 'Your refund is on its way');
     const worker = await startTestWorker(wa.app, { only: ['deliver_message'] });
@@ -167,8 +198,14 @@ test('WhatsApp: a note never reaches the platform; the reply after it does', asy
     } finally {
       await worker.stop();
     }
-    t.deepEqual(wa.fake.whatsappSent.map((m) => m.body.text?.body), ['Your refund is on its way']);
-    t.false(wa.fake.requests.some((r) => r.rawBody.toString('utf8').includes('refund approved')), 'the note text never went to Graph');
+    t.deepEqual(
+      wa.fake.whatsappSent.map((m) => m.body.text?.body),
+      ['Your refund is on its way'],
+    );
+    t.false(
+      wa.fake.requests.some((r) => r.rawBody.toString('utf8').includes('refund approved')),
+      'the note text never went to Graph',
+    );
     const [row] = await query(wa.app, 'select delivery_status, external_id from messages where id = $1', [n.body.id]);
     t.deepEqual(row, { delivery_status: null, external_id: null });
   } finally {
@@ -176,12 +213,15 @@ test('WhatsApp: a note never reaches the platform; the reply after it does', asy
   }
 });
 
-test('widget: a note is never in the visitor API nor on the visitor\'s socket; the reply after it is', async (t) => {
+test("widget: a note is never in the visitor API nor on the visitor's socket; the reply after it is", async (t) => {
   const worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound'] });
   try {
     const ws = await createWorkspace(app);
     const widget = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: `${randomBytes(4).toString('hex')}.example.com` } });
-    const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id }, headers: { 'x-forwarded-for': `10.${randomBytes(3).join('.')}` } });
+    const session = await app.request('POST', '/api/v1/visitor/sessions', {
+      body: { widget_id: widget.body.id },
+      headers: { 'x-forwarded-for': `10.${randomBytes(3).join('.')}` },
+    });
     const token = session.body.visitor_token;
     const mine = await app.request('POST', '/api/v1/visitor/messages', { body: { content: 'Hello?' }, headers: { authorization: `Bearer ${token}` } });
     t.is(mine.status, 200, mine.text);
@@ -191,11 +231,17 @@ test('widget: a note is never in the visitor API nor on the visitor\'s socket; t
     const replyArrives = nextEvent(socket, 'message_created', (m) => m.sender_type === 'agent');
     const reply = await post(ws.token, mine.body.conversation_id, { content: 'Hi! How can I help?' });
     t.is((await replyArrives).id, reply.body.id);
-    t.false(received.some((e) => e.payload?.id === n.id || JSON.stringify(e.payload).includes('secret')), 'the note never reached the widget');
+    t.false(
+      received.some((e) => e.payload?.id === n.id || JSON.stringify(e.payload).includes('secret')),
+      'the note never reached the widget',
+    );
     t.is(await loadVisitorMessageEvent(app.deps.db, n.id), null);
 
     const read = await app.request('GET', '/api/v1/visitor/messages', { headers: { authorization: `Bearer ${token}` } });
-    t.deepEqual(read.body.map((m: any) => m.content), ['Hello?', 'Hi! How can I help?']);
+    t.deepEqual(
+      read.body.map((m: any) => m.content),
+      ['Hello?', 'Hi! How can I help?'],
+    );
     t.false('private' in read.body[1], 'visitors see no internal fields');
   } finally {
     await worker.stop();
@@ -204,7 +250,7 @@ test('widget: a note is never in the visitor API nor on the visitor\'s socket; t
 
 // ---------------------------------------------------------------- mentions
 
-test('mentions: the mentioned member\'s socket gets mention_created; another member\'s never does', async (t) => {
+test("mentions: the mentioned member's socket gets mention_created; another member's never does", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const ana = await addMember(app, ws.businessId, 'agent', { name: 'Ana', status: 'live' });
   const bo = await addMember(app, ws.businessId, 'agent', { name: 'Bo', status: 'live' });
@@ -258,7 +304,14 @@ test('mentions: 400 for a member of another business, an inactive or unknown mem
   await app.sql('update team_members set is_active = false where user_id = $1', [gone.userId]);
   const colleague = await addMember(app, ws.businessId, 'agent');
   const conv = await startConversation(ws);
-  const count = async () => (await query(app, 'select (select count(*) from messages where conversation_id = $1)::int as m, (select count(*) from mentions where business_id = $2)::int as n', [conv.id, ws.businessId]))[0];
+  const count = async () =>
+    (
+      await query(
+        app,
+        'select (select count(*) from messages where conversation_id = $1)::int as m, (select count(*) from mentions where business_id = $2)::int as n',
+        [conv.id, ws.businessId],
+      )
+    )[0];
   const before = await count();
 
   for (const id of [await memberIdOf(outsider.userId), await memberIdOf(gone.userId), '00000000-0000-4000-8000-000000000000']) {
@@ -276,11 +329,15 @@ test('mentions: 400 for a member of another business, an inactive or unknown mem
   t.deepEqual(notUuid.body.detail[0].loc, ['body', 'mentions', 0]);
   const notArray = await post(ws.token, conv.id, { content: 'hi', private: true, mentions: 'ana' });
   t.is(notArray.status, 422);
-  const tooMany = await post(ws.token, conv.id, { content: 'hi', private: true, mentions: Array.from({ length: 21 }, () => '00000000-0000-4000-8000-000000000000') });
+  const tooMany = await post(ws.token, conv.id, {
+    content: 'hi',
+    private: true,
+    mentions: Array.from({ length: 21 }, () => '00000000-0000-4000-8000-000000000000'),
+  });
   t.is(tooMany.status, 422);
 });
 
-test('GET /mentions: the caller\'s own, unread first, newest first, keyset pages; X-Unread-Count; PATCH read', async (t) => {
+test("GET /mentions: the caller's own, unread first, newest first, keyset pages; X-Unread-Count; PATCH read", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const ana = await addMember(app, ws.businessId, 'agent', { status: 'live' });
   const bo = await addMember(app, ws.businessId, 'admin', { status: 'live' });
@@ -293,7 +350,10 @@ test('GET /mentions: the caller\'s own, unread first, newest first, keyset pages
   const all = await mentions(ana.token);
   t.is(all.status, 200, all.text);
   t.is(all.headers.get('x-unread-count'), '5');
-  t.deepEqual(all.body.map((m: any) => m.message.content), ['note 4', 'note 3', 'note 2', 'note 1', 'note 0']);
+  t.deepEqual(
+    all.body.map((m: any) => m.message.content),
+    ['note 4', 'note 3', 'note 2', 'note 1', 'note 0'],
+  );
 
   // Read two: they move behind the unread ones (still newest first there).
   const read1 = await app.request('PATCH', `/api/v1/mentions/${all.body[0].id}/read`, { token: ana.token });
@@ -306,7 +366,10 @@ test('GET /mentions: the caller\'s own, unread first, newest first, keyset pages
   const expected = ['note 3', 'note 1', 'note 0', 'note 4', 'note 2'];
   const first = await mentions(ana.token);
   t.is(first.headers.get('x-unread-count'), '3');
-  t.deepEqual(first.body.map((m: any) => [m.message.content, m.read_at !== null]), expected.map((c, i) => [c, i >= 3]));
+  t.deepEqual(
+    first.body.map((m: any) => [m.message.content, m.read_at !== null]),
+    expected.map((c, i) => [c, i >= 3]),
+  );
 
   // Pages of 2 walk the same order, across the unread/read boundary, without repeats or gaps.
   const seen: string[] = [];
@@ -321,11 +384,18 @@ test('GET /mentions: the caller\'s own, unread first, newest first, keyset pages
 
   // Bo sees only his; Ana's mention is 404 for him, as are unknown ids; a bad id is 422.
   const bos = await mentions(bo.token);
-  t.deepEqual(bos.body.map((m: any) => m.message.content), ['for Bo']);
+  t.deepEqual(
+    bos.body.map((m: any) => m.message.content),
+    ['for Bo'],
+  );
   const theirs = await app.request('PATCH', `/api/v1/mentions/${all.body[1].id}/read`, { token: bo.token });
   t.is(theirs.status, 404);
   t.deepEqual(theirs.body, { detail: 'Mention not found' });
-  t.is((await app.request('PATCH', `/api/v1/mentions/${all.body[1].id}/read`, { token: ws.token })).status, 404, 'not even the owner marks another member\'s mention');
+  t.is(
+    (await app.request('PATCH', `/api/v1/mentions/${all.body[1].id}/read`, { token: ws.token })).status,
+    404,
+    "not even the owner marks another member's mention",
+  );
   t.is((await app.request('PATCH', '/api/v1/mentions/00000000-0000-4000-8000-000000000000/read', { token: ana.token })).status, 404);
   t.is((await app.request('PATCH', '/api/v1/mentions/nope/read', { token: ana.token })).status, 422);
   t.is((await mentions(ana.token, { before: 'garbage' })).status, 422);
@@ -348,7 +418,10 @@ test('isolation: mentions never cross businesses (list, read, mention, event)', 
   await forB;
   t.false(bSocket.received.some((e) => e.name === 'mention_created' && e.payload.business_id === a.businessId));
 
-  t.deepEqual((await mentions(bAgent.token)).body.map((m: any) => m.message.content), ['for B']);
+  t.deepEqual(
+    (await mentions(bAgent.token)).body.map((m: any) => m.message.content),
+    ['for B'],
+  );
   t.deepEqual((await mentions(b.token)).body, []);
   t.is((await app.request('PATCH', `/api/v1/mentions/${aMention.id}/read`, { token: bAgent.token })).status, 404);
   // A's member cannot be mentioned from B, nor can A's conversation take B's note.
@@ -361,7 +434,11 @@ test('roles: every member may write notes, mention and read their mentions; no b
   const agent = await addMember(app, ws.businessId, 'agent', { status: 'live' });
   const admin = await addMember(app, ws.businessId, 'admin', { status: 'live' });
   const conv = await startConversation(ws);
-  for (const [who, target] of [[agent, admin], [admin, ws], [ws, agent]] as [Account, Account][]) {
+  for (const [who, target] of [
+    [agent, admin],
+    [admin, ws],
+    [ws, agent],
+  ] as [Account, Account][]) {
     const res = await post(who.token, conv.id, { content: 'note', private: true, mentions: [await memberIdOf(target.userId)] });
     t.is(res.status, 200, res.text);
     const mine = await mentions(target.token);
@@ -380,7 +457,7 @@ test('roles: every member may write notes, mention and read their mentions; no b
   t.is((await app.request('PATCH', '/api/v1/mentions/00000000-0000-4000-8000-000000000000/read')).status, 401);
 });
 
-test('a removed member\'s mentions go with the membership', async (t) => {
+test("a removed member's mentions go with the membership", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const agent = await addMember(app, ws.businessId, 'agent', { status: 'live' });
   const memberId = await memberIdOf(agent.userId);
@@ -400,5 +477,11 @@ test('search marks notes as private for members', async (t) => {
     const res = await app.request('GET', '/api/v1/search', { token: ws.token, query: { q: 'zanzibar', type: 'messages' } });
     return res.body.length === 2 ? res.body : null;
   });
-  t.deepEqual(found.map((h: any) => [h.snippet.map((s: any) => s.text).join(''), h.private]), [['zanzibar reply', false], ['zanzibar escalation', true]]);
+  t.deepEqual(
+    found.map((h: any) => [h.snippet.map((s: any) => s.text).join(''), h.private]),
+    [
+      ['zanzibar reply', false],
+      ['zanzibar escalation', true],
+    ],
+  );
 });

@@ -63,7 +63,10 @@ test('no two different schemas share a component name (the later one would silen
     byName.set(name, shapes);
   }
   t.true(byName.size > 20, `named schemas found: ${byName.size}`);
-  t.deepEqual([...byName].filter(([, shapes]) => shapes.size > 1).map(([name]) => name), []);
+  t.deepEqual(
+    [...byName].filter(([, shapes]) => shapes.size > 1).map(([name]) => name),
+    [],
+  );
 });
 
 test('the walk above sees a clash: two routes naming different schemas alike', async (t) => {

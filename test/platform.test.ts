@@ -58,7 +58,8 @@ const speedUp = (deliveryId: string, set = 'run_at = now()') =>
      where t.id = j.task_id and t.identifier = 'deliver_webhook' and j.payload->>'delivery_id' = $1`,
     [deliveryId],
   );
-const auditActions = async (businessId: string) => (await app.sql(`select action from audit_log where business_id = $1 order by id`, [businessId])).map((r) => r.action);
+const auditActions = async (businessId: string) =>
+  (await app.sql(`select action from audit_log where business_id = $1 order by id`, [businessId])).map((r) => r.action);
 
 // ---------------------------------------------------------------- API keys
 
@@ -67,7 +68,13 @@ test('api keys: shown once as prl_…, stored hashed, listed without the key, us
   const created = await app.request('POST', '/api/v1/api-keys', { token: ws.token, body: { name: ' CRM sync ', scopes: ['read', 'write'] } });
   t.is(created.status, 200, created.text);
   t.regex(created.body.key, /^prl_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/);
-  t.like(created.body, { name: 'CRM sync', scopes: ['read', 'write'], prefix: `prl_…${created.body.key.slice(-4)}`, created_by: ws.userId, last_used_at: null });
+  t.like(created.body, {
+    name: 'CRM sync',
+    scopes: ['read', 'write'],
+    prefix: `prl_…${created.body.key.slice(-4)}`,
+    created_by: ws.userId,
+    last_used_at: null,
+  });
   const row = await one(`select encode(secret_hash, 'hex') as hash, row_to_json(k)::text as everything from api_keys k where id = $1`, [created.body.id]);
   t.false(row.everything.includes(created.body.key.slice(4)), 'the key itself is nowhere in the row');
   t.is(row.hash.length, 64);
@@ -80,7 +87,10 @@ test('api keys: shown once as prl_…, stored hashed, listed without the key, us
 
   const convs = await app.request('GET', '/api/v1/conversations', { token: created.body.key });
   t.is(convs.status, 200, convs.text);
-  const made = await app.request('POST', '/api/v1/conversations', { token: created.body.key, body: { business_id: ws.businessId, initial_message: 'From the CRM' } });
+  const made = await app.request('POST', '/api/v1/conversations', {
+    token: created.body.key,
+    body: { business_id: ws.businessId, initial_message: 'From the CRM' },
+  });
   t.is(made.status, 200, made.text);
   t.truthy((await one(`select last_used_at from api_keys where id = $1`, [created.body.id])).last_used_at);
 });
@@ -107,7 +117,11 @@ test('api keys: each route needs its scope; keys cannot manage keys nor use acco
   t.is(keyForKey.status, 403);
   t.deepEqual(keyForKey.body, { detail: 'API keys cannot do this; sign in as a person' });
   t.is((await app.request('PATCH', '/api/v1/team/status', { token: admin.key, body: { status: 'live' } })).status, 403);
-  for (const [method, path] of [['GET', '/api/v1/auth/me'], ['POST', '/api/v1/auth/logout'], ['POST', '/api/v1/auth/logout-all']] as const) {
+  for (const [method, path] of [
+    ['GET', '/api/v1/auth/me'],
+    ['POST', '/api/v1/auth/logout'],
+    ['POST', '/api/v1/auth/logout-all'],
+  ] as const) {
     const res = await app.request(method, path, { token: admin.key });
     t.is(res.status, 401, path);
     t.deepEqual(res.body, { detail: 'Could not validate credentials' });
@@ -148,7 +162,7 @@ test('api keys: rate-limited per key (429 with Retry-After), other keys unaffect
   t.is((await app.request('GET', '/api/v1/conversations', { token: calm.key })).status, 200);
 });
 
-test('api keys: owners and admins only; bad input is 422; another business\'s key is 404', async (t) => {
+test("api keys: owners and admins only; bad input is 422; another business's key is 404", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const agent = await addMember(app, ws.businessId, 'agent');
@@ -172,10 +186,14 @@ test('webhooks: an event is enqueued in its own transaction and delivered signed
   const hook = await webhook(ws, ['conversation.created', 'message.created']);
   const res = await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId, initial_message: 'Hi there' } });
   t.is(res.status, 200);
-  const bodies = await waitFor(async () => {
-    const got = received(hook.path);
-    return got.length >= 2 ? got.map((r) => r.json) : null;
-  }, 20_000, 'two deliveries');
+  const bodies = await waitFor(
+    async () => {
+      const got = received(hook.path);
+      return got.length >= 2 ? got.map((r) => r.json) : null;
+    },
+    20_000,
+    'two deliveries',
+  );
   const conversation = bodies.find((b) => b.type === 'conversation.created');
   const message = bodies.find((b) => b.type === 'message.created');
   t.like(conversation, { type: 'conversation.created', data: { id: res.body.id, business_id: ws.businessId } });
@@ -215,25 +233,37 @@ test('webhooks: a 500 is retried with backoff, then the event is delivered once'
   const hook = await webhook(ws, ['conversation.created']);
   receiver.failNext(1, { status: 500 }, (r) => r.path === hook.path);
   await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId } });
-  const first = await waitFor(async () => {
-    const d = await delivery(hook.id);
-    return d && d.attempts === 1 ? d : null;
-  }, 20_000, 'first attempt');
+  const first = await waitFor(
+    async () => {
+      const d = await delivery(hook.id);
+      return d && d.attempts === 1 ? d : null;
+    },
+    20_000,
+    'first attempt',
+  );
   t.is(first.status, 'pending');
   t.is(first.response_status, 500);
   // The retry waits graphile-worker's backoff (e^1 s); bring it forward instead of sleeping.
   await speedUp(first.id);
-  const done = await waitFor(async () => {
-    const d = await delivery(hook.id);
-    return d?.status === 'delivered' ? d : null;
-  }, 20_000, 'delivered');
+  const done = await waitFor(
+    async () => {
+      const d = await delivery(hook.id);
+      return d?.status === 'delivered' ? d : null;
+    },
+    20_000,
+    'delivered',
+  );
   t.is(done.attempts, 2);
   const all = receiver.requests.filter((r) => r.path === hook.path);
   t.is(all.length, 2);
   t.is(all[0]!.rawBody.toString(), all[1]!.rawBody.toString(), 'the same body (and id) on every attempt');
   t.is(received(hook.path).length, 1, 'verified and accepted once');
   // The job is recorded done just after the delivery row says delivered: wait for that, then nothing is left.
-  await waitFor(async () => (await jobsWhere('deliver_webhook', `j.payload->>'delivery_id' = $1`, [first.id])).length === 0, 20_000, 'no job left to send it again');
+  await waitFor(
+    async () => (await jobsWhere('deliver_webhook', `j.payload->>'delivery_id' = $1`, [first.id])).length === 0,
+    20_000,
+    'no job left to send it again',
+  );
   t.is(receiver.requests.filter((r) => r.path === hook.path).length, 2, 'and nothing more was sent');
 });
 
@@ -242,16 +272,24 @@ test('webhooks: persistent failure disables the endpoint, mails the owner and is
   const hook = await webhook(ws, ['conversation.created']);
   receiver.failNext(50, { status: 503 }, (r) => r.path === hook.path);
   await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId } });
-  const first = await waitFor(async () => {
-    const d = await delivery(hook.id);
-    return d && d.attempts === 1 ? d : null;
-  }, 20_000, 'first attempt');
+  const first = await waitFor(
+    async () => {
+      const d = await delivery(hook.id);
+      return d && d.attempts === 1 ? d : null;
+    },
+    20_000,
+    'first attempt',
+  );
   // Three days of retries, shortened: the job's next attempt is its last.
   await speedUp(first.id, 'max_attempts = 2, run_at = now()');
-  const failed = await waitFor(async () => {
-    const d = await delivery(hook.id);
-    return d?.status === 'failed' ? d : null;
-  }, 20_000, 'failed');
+  const failed = await waitFor(
+    async () => {
+      const d = await delivery(hook.id);
+      return d?.status === 'failed' ? d : null;
+    },
+    20_000,
+    'failed',
+  );
   t.is(failed.attempts, 2);
   const endpoint = (await app.request('GET', '/api/v1/webhooks', { token: ws.token })).body[0];
   t.like(endpoint, { id: hook.id, active: false });
@@ -294,7 +332,10 @@ test('webhooks: private and internal addresses are refused, at creation and when
 
 test('webhooks: create, list, change, test event, delete; bad input 422', async (t) => {
   const ws = await createWorkspace(app);
-  const created = await app.request('POST', '/api/v1/webhooks', { token: ws.token, body: { url: receiver.url('crud'), events: ['message.created', 'message.created'] } });
+  const created = await app.request('POST', '/api/v1/webhooks', {
+    token: ws.token,
+    body: { url: receiver.url('crud'), events: ['message.created', 'message.created'] },
+  });
   t.is(created.status, 200, created.text);
   t.regex(created.body.secret, /^whsec_/);
   t.like(created.body, { url: receiver.url('crud'), events: ['message.created'], active: true, disabled_reason: null });
@@ -305,7 +346,10 @@ test('webhooks: create, list, change, test event, delete; bad input 422', async 
   const list = await app.request('GET', '/api/v1/webhooks', { token: ws.token });
   t.is(list.body.length, 1);
   t.is(list.body[0].secret, undefined);
-  const patched = await app.request('PATCH', `/api/v1/webhooks/${created.body.id}`, { token: ws.token, body: { events: ['conversation.updated'], active: false } });
+  const patched = await app.request('PATCH', `/api/v1/webhooks/${created.body.id}`, {
+    token: ws.token,
+    body: { events: ['conversation.updated'], active: false },
+  });
   t.is(patched.status, 200);
   t.like(patched.body, { events: ['conversation.updated'], active: false });
 
@@ -321,7 +365,13 @@ test('webhooks: create, list, change, test event, delete; bad input 422', async 
   t.is(new Set([...page1.body, ...page2.body].map((d: any) => d.id)).size, 3);
   t.is((await app.request('GET', `/api/v1/webhooks/${created.body.id}/deliveries`, { token: ws.token, query: { before: 'junk' } })).status, 422);
 
-  for (const body of [{}, { url: receiver.url('y') }, { url: receiver.url('y'), events: [] }, { url: receiver.url('y'), events: ['nope'] }, { url: 5, events: ['message.created'] }]) {
+  for (const body of [
+    {},
+    { url: receiver.url('y') },
+    { url: receiver.url('y'), events: [] },
+    { url: receiver.url('y'), events: ['nope'] },
+    { url: 5, events: ['message.created'] },
+  ]) {
     t.is((await app.request('POST', '/api/v1/webhooks', { token: ws.token, body })).status, 422, JSON.stringify(body));
   }
   t.is((await app.request('DELETE', `/api/v1/webhooks/${created.body.id}`, { token: ws.token })).status, 200);
@@ -402,10 +452,24 @@ test('audit log: a row for each change, by whom, newest first and paged; no secr
   t.is(log.status, 200);
   t.is(log.body[0].action, 'webhook.deleted', 'newest first');
   const business = log.body.find((e: any) => e.action === 'business.updated');
-  t.like(business, { actor: { type: 'user', user_id: ws.userId, name: 'Owner', api_key_id: null }, target_type: 'business', target_id: ws.businessId, details: { changed: { name: 'Renamed Co' } } });
-  t.like(log.body.find((e: any) => e.action === 'member.left'), { actor: { name: 'Leaving Admin', user_id: leaver.userId } });
-  t.like(log.body.find((e: any) => e.action === 'channel.updated'), { details: { type: 'telegram', config_keys: ['bot_token'] } });
-  t.like(log.body.find((e: any) => e.action === 'webhook.created'), { actor: { type: 'api_key', api_key_id: key2.id, user_id: ws.userId } });
+  t.like(business, {
+    actor: { type: 'user', user_id: ws.userId, name: 'Owner', api_key_id: null },
+    target_type: 'business',
+    target_id: ws.businessId,
+    details: { changed: { name: 'Renamed Co' } },
+  });
+  t.like(
+    log.body.find((e: any) => e.action === 'member.left'),
+    { actor: { name: 'Leaving Admin', user_id: leaver.userId } },
+  );
+  t.like(
+    log.body.find((e: any) => e.action === 'channel.updated'),
+    { details: { type: 'telegram', config_keys: ['bot_token'] } },
+  );
+  t.like(
+    log.body.find((e: any) => e.action === 'webhook.created'),
+    { actor: { type: 'api_key', api_key_id: key2.id, user_id: ws.userId } },
+  );
   const text = JSON.stringify(log.body);
   for (const secret of ['secret-token', 'other-secret', key.key, key2.key, hook.body.secret]) t.false(text.includes(secret), 'no secret in the log');
 
@@ -414,13 +478,16 @@ test('audit log: a row for each change, by whom, newest first and paged; no secr
   const next = first.headers.get('x-next-cursor')!;
   const second = await req('GET', '/api/v1/audit-log', undefined, { limit: '100', before: next });
   t.is(second.body.length, 8);
-  t.deepEqual([...first.body, ...second.body].map((e: any) => e.id), log.body.map((e: any) => e.id));
+  t.deepEqual(
+    [...first.body, ...second.body].map((e: any) => e.id),
+    log.body.map((e: any) => e.id),
+  );
   // Another business sees none of it.
   const other = await createWorkspace(app);
   t.deepEqual((await app.request('GET', '/api/v1/audit-log', { token: other.token })).body, []);
 });
 
-test('audit log: the row is written in the change\'s transaction (a refused change leaves none)', async (t) => {
+test("audit log: the row is written in the change's transaction (a refused change leaves none)", async (t) => {
   const ws = await createWorkspace(app);
   // Free allows no telegram channel: 402, and no audit row.
   t.is((await app.request('POST', '/api/v1/channels', { token: ws.token, body: { type: 'telegram', config: { bot_token: '1:a' } } })).status, 402);

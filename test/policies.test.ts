@@ -13,27 +13,45 @@ const refusal = (t: ExecutionContext, fn: () => unknown) => {
   return { status: error?.status, body: error?.body };
 };
 
-test('authorize returns the caller\'s membership when the role may', (t) => {
+test("authorize returns the caller's membership when the role may", (t) => {
   const m = member('agent');
   t.is(authorize(caller(m), 'conversations.reply'), m);
   t.is(authorize(caller(member('owner')), 'widgets.manage').role, 'owner');
 });
 
-test('authorize: a caller without a business gets the answer of the action\'s area', (t) => {
+test("authorize: a caller without a business gets the answer of the action's area", (t) => {
   const none = caller(null);
-  t.deepEqual(refusal(t, () => authorize(none, 'channels.manage')), { status: 400, body: { detail: 'Organization not found' } });
-  t.deepEqual(refusal(t, () => authorize(none, 'conversations.read')), { status: 404, body: { detail: 'Business not found' } });
-  t.deepEqual(refusal(t, () => authorize(none, 'team.read')), { status: 400, body: { detail: 'User is not in a business' } });
-  t.deepEqual(refusal(t, () => authorize(none, 'kb.delete')), { status: 404, body: { detail: 'Article not found' } });
+  t.deepEqual(
+    refusal(t, () => authorize(none, 'channels.manage')),
+    { status: 400, body: { detail: 'Organization not found' } },
+  );
+  t.deepEqual(
+    refusal(t, () => authorize(none, 'conversations.read')),
+    { status: 404, body: { detail: 'Business not found' } },
+  );
+  t.deepEqual(
+    refusal(t, () => authorize(none, 'team.read')),
+    { status: 400, body: { detail: 'User is not in a business' } },
+  );
+  t.deepEqual(
+    refusal(t, () => authorize(none, 'kb.delete')),
+    { status: 404, body: { detail: 'Article not found' } },
+  );
 });
 
-test('authorize: a role outside the action\'s roles is 403 with the action\'s sentence', (t) => {
-  t.deepEqual(refusal(t, () => authorize(caller(member('agent')), 'channels.manage')), {
-    status: 403,
-    body: { detail: 'Only the owner or an admin can manage channels' },
-  });
+test("authorize: a role outside the action's roles is 403 with the action's sentence", (t) => {
+  t.deepEqual(
+    refusal(t, () => authorize(caller(member('agent')), 'channels.manage')),
+    {
+      status: 403,
+      body: { detail: 'Only the owner or an admin can manage channels' },
+    },
+  );
   for (const role of ['admin', 'agent'] as const) {
-    t.deepEqual(refusal(t, () => authorize(caller(member(role)), 'widgets.manage')), { status: 403, body: { detail: 'Only the business owner can manage widgets' } });
+    t.deepEqual(
+      refusal(t, () => authorize(caller(member(role)), 'widgets.manage')),
+      { status: 403, body: { detail: 'Only the business owner can manage widgets' } },
+    );
   }
 });
 
@@ -76,5 +94,9 @@ test('every signed-in route of a business names its action in the policy table, 
     else t.truthy(route.policy, `${key} names no policy`);
     if (route.policy) used.add(route.policy);
   }
-  t.deepEqual(actions.filter((a) => !used.has(a)), [], 'actions no route uses');
+  t.deepEqual(
+    actions.filter((a) => !used.has(a)),
+    [],
+    'actions no route uses',
+  );
 });

@@ -101,10 +101,13 @@ test('with Redis: an event published on the same node reaches its client', async
   app.deps.events.publish({ name: 'message_created', rooms: [rooms.business(ws.businessId)], payload: { id: 'm1' } });
   t.deepEqual(await got, { id: 'm1' });
   // Other tests of this file publish concurrently: look for this event, not the last one.
-  t.true(app.events.some((e) => e.name === 'message_created' && e.payload.id === 'm1'), 'the local subscribers see it too');
+  t.true(
+    app.events.some((e) => e.name === 'message_created' && e.payload.id === 'm1'),
+    'the local subscribers see it too',
+  );
 });
 
-test('two nodes: a client on node A receives what node B publishes, what node B\'s io emits, and what a worker publishes', async (t) => {
+test("two nodes: a client on node A receives what node B publishes, what node B's io emits, and what a worker publishes", async (t) => {
   const ws = await createWorkspace(app);
   const { socket } = await connect(app.url, ws.token);
   const room = rooms.business(ws.businessId);
@@ -170,7 +173,7 @@ test('a user without a business connects and gets only their user room', async (
   t.deepEqual(await got, { to: 'me' });
 });
 
-test('a client of business X never receives business Y\'s events', async (t) => {
+test("a client of business X never receives business Y's events", async (t) => {
   const x = await createWorkspace(app, { name: 'X' });
   const y = await createWorkspace(app, { name: 'Y' });
   const clientX = await connect(app.url, x.token);
@@ -201,7 +204,10 @@ test('an event without rooms reaches nobody (Redis bus and local bus)', async (t
     target.deps.events.publish({ name: 'broadcast', rooms: [], payload: {} });
     target.deps.events.publish({ name: 'marker', rooms: [rooms.user(ws.userId)], payload: {} });
     await marker;
-    t.deepEqual(client.received.map((e) => e.name), ['marker']);
+    t.deepEqual(
+      client.received.map((e) => e.name),
+      ['marker'],
+    );
   }
 });
 
@@ -224,7 +230,7 @@ test('a user-room event reaches only that user, not the other members of the bus
   t.deepEqual(owner.received, [{ name: 'marker', payload: {} }]);
 });
 
-test('join_conversation: only a conversation of the caller\'s business', async (t) => {
+test("join_conversation: only a conversation of the caller's business", async (t) => {
   const x = await createWorkspace(app, { name: 'X' });
   const y = await createWorkspace(app, { name: 'Y' });
   const conversation = await conversationOf(app, x);
@@ -245,7 +251,10 @@ test('join_conversation: only a conversation of the caller\'s business', async (
   // Joining also announces who views the conversation (test/typing.test.ts), on its own path.
   const events = (client: { received: Received }) => client.received.map((e) => e.name).filter((name) => name !== 'conversation_presence');
   t.deepEqual(events(clientX), ['message_created', 'marker']);
-  t.deepEqual(clientY.received.map((e) => e.name), ['marker']);
+  t.deepEqual(
+    clientY.received.map((e) => e.name),
+    ['marker'],
+  );
 
   // Leaving stops the conversation's events.
   t.deepEqual(await emitWithAck(clientX.socket, 'leave_conversation', { conversation_id: conversation }), { ok: true });
@@ -272,7 +281,11 @@ function serverDisconnect(socket: Socket): Promise<string> {
 
 async function loginAgain(target: TestApp | string, email: string): Promise<string> {
   const url = typeof target === 'string' ? target : target.url;
-  const res = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'password123' }) });
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'password123' }),
+  });
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
@@ -285,7 +298,7 @@ async function receivesMarkerOnly(target: TestApp, socket: Socket, received: Rec
   return !received.some((r) => r.name === 'conversation_created' && r.payload.after === 'cut');
 }
 
-test('two nodes: logout on node B closes the sockets opened with that token on node A; the user\'s other session keeps its events', async (t) => {
+test("two nodes: logout on node B closes the sockets opened with that token on node A; the user's other session keeps its events", async (t) => {
   const ws = await createWorkspace(app);
   const revoked = await connect(app.url, ws.token);
   const other = await connect(app.url, await loginAgain(app, ws.email));
@@ -298,7 +311,7 @@ test('two nodes: logout on node B closes the sockets opened with that token on n
   t.false(revoked.received.some((r) => r.payload?.after === 'cut'));
 });
 
-test('single process: logout closes the token\'s sockets', async (t) => {
+test("single process: logout closes the token's sockets", async (t) => {
   const ws = await createWorkspace(local);
   const { socket } = await connect(local.url, ws.token);
   const cut = serverDisconnect(socket);
@@ -306,7 +319,7 @@ test('single process: logout closes the token\'s sockets', async (t) => {
   t.is(await cut, 'io server disconnect');
 });
 
-test('member removal closes the removed member\'s sockets (on every node); the owner\'s stay', async (t) => {
+test("member removal closes the removed member's sockets (on every node); the owner's stay", async (t) => {
   const ws = await createWorkspace(app);
   const agent = await addMember(app, ws.businessId, 'agent', { name: 'Leaving agent' });
   const [member] = await app.sql('select id from team_members where user_id = $1', [agent.userId]);
@@ -321,7 +334,7 @@ test('member removal closes the removed member\'s sockets (on every node); the o
   t.true(owner.socket.connected);
 });
 
-test('a worker\'s bus (Redis emitter) can close sockets too', async (t) => {
+test("a worker's bus (Redis emitter) can close sockets too", async (t) => {
   const ws = await createWorkspace(app);
   const { socket } = await connect(urlB(), ws.token);
   const cut = serverDisconnect(socket);

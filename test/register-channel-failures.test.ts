@@ -29,20 +29,28 @@ test('each failed attempt records its reason; the last one turns the channel to 
 
   const worker = await startTestWorker(app, { only: ['register_channel'] });
   t.teardown(() => worker.stop());
-  const first = await waitFor(async () => {
-    const job = await jobOf(channelId);
-    return job?.attempts === 1 && job.locked_at === null ? channel() : null;
-  }, 20_000, 'the first attempt to fail');
+  const first = await waitFor(
+    async () => {
+      const job = await jobOf(channelId);
+      return job?.attempts === 1 && job.locked_at === null ? channel() : null;
+    },
+    20_000,
+    'the first attempt to fail',
+  );
   t.is(first.status, 'pending');
   t.regex(first.last_error, /^Telegram unreachable: .* \(attempt 1 of 2, retrying\)$/);
   t.true(app.events.some((e) => e.name === 'channel_updated' && e.payload.channel_id === channelId && e.payload.status === 'pending'));
 
   // Skip the backoff: the second attempt is the last.
   await app.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1`, [`register:${channelId}`]);
-  const last = await waitFor(async () => {
-    const body = await channel();
-    return body.status === 'error' ? body : null;
-  }, 20_000, 'the last attempt to fail');
+  const last = await waitFor(
+    async () => {
+      const body = await channel();
+      return body.status === 'error' ? body : null;
+    },
+    20_000,
+    'the last attempt to fail',
+  );
   t.regex(last.last_error, /^Telegram unreachable: .* \(gave up after 2 attempts\)$/);
   t.true(app.events.some((e) => e.name === 'channel_updated' && e.payload.channel_id === channelId && e.payload.status === 'error'));
   const job = await jobOf(channelId);

@@ -26,7 +26,16 @@ async function seed(businessId: string, rows: Seed[]): Promise<Record<string, st
       `insert into conversations (business_id, channel_type, status, created_at, updated_at, first_response_at, resolved_at, resolved_by, assignee_id)
        values ($1, $2, $3, $4::timestamptz, now(), $4::timestamptz + make_interval(secs => $5), $4::timestamptz + make_interval(secs => $6), $7, $8)
        returning id`,
-      [businessId, r.channel, r.resolvedAfter === undefined ? 'open' : 'resolved', r.created, r.frt ?? null, r.resolvedAfter ?? null, r.resolver ?? null, r.assignee ?? null],
+      [
+        businessId,
+        r.channel,
+        r.resolvedAfter === undefined ? 'open' : 'resolved',
+        r.created,
+        r.frt ?? null,
+        r.resolvedAfter ?? null,
+        r.resolver ?? null,
+        r.assignee ?? null,
+      ],
     );
     ids[r.name] = row.id;
     for (const label of r.labels ?? []) {
@@ -55,7 +64,16 @@ test.before(async () => {
     { name: 'A', created: '2026-03-27T22:30:00Z', channel: 'email', resolvedAfter: 7200, resolver: ben.userId },
     // 28th 00:00 local (CET, +01:00) … 28th 23:59 local.
     { name: 'B', created: '2026-03-27T23:00:00Z', channel: 'webchat', frt: 60, assignee: ann.userId, labels: ['billing'] },
-    { name: 'C', created: '2026-03-28T22:59:00Z', channel: 'webchat', frt: 120, resolvedAfter: 3600, assignee: ann.userId, resolver: ann.userId, labels: ['billing', 'vip'] },
+    {
+      name: 'C',
+      created: '2026-03-28T22:59:00Z',
+      channel: 'webchat',
+      frt: 120,
+      resolvedAfter: 3600,
+      assignee: ann.userId,
+      resolver: ann.userId,
+      labels: ['billing', 'vip'],
+    },
     // 29th 00:00 local … 29th 23:59 local (CEST from 03:00, +02:00): a 23-hour day.
     { name: 'D', created: '2026-03-28T23:00:00Z', channel: 'webchat', frt: 180, assignee: ann.userId },
     { name: 'E', created: '2026-03-29T21:59:00Z', channel: 'telegram', frt: 240, assignee: ben.userId },
@@ -74,7 +92,8 @@ test.before(async () => {
      from generate_series('2026-03-27T00:00:00Z'::timestamptz, '2026-03-31T00:00:00Z', interval '1 hour') t returning id`,
     [other.businessId, other.userId],
   );
-  for (const { id } of noise) await app.sql('insert into conversation_labels (business_id, conversation_id, label_id) values ($1, $2, $3)', [other.businessId, id, noiseLabel]);
+  for (const { id } of noise)
+    await app.sql('insert into conversation_labels (business_id, conversation_id, label_id) values ($1, $2, $3)', [other.businessId, id, noiseLabel]);
 });
 test.after.always(() => app?.close());
 
@@ -124,7 +143,10 @@ test('overview: a zone spelled in lower case is answered in its canonical spelli
   const res = await report('overview', { from: '2026-03-01', to: '2026-03-02', tz: 'europe/berlin' });
   t.is(res.status, 200, res.text);
   t.is(res.body.tz, 'Europe/Berlin');
-  t.deepEqual(res.body.days, [{ date: '2026-03-01', ...fig(0, 0, null, null, null, null) }, { date: '2026-03-02', ...fig(0, 0, null, null, null, null) }]);
+  t.deepEqual(res.body.days, [
+    { date: '2026-03-01', ...fig(0, 0, null, null, null, null) },
+    { date: '2026-03-02', ...fig(0, 0, null, null, null, null) },
+  ]);
   t.deepEqual(res.body.totals, fig(0, 0, null, null, null, null));
 });
 
@@ -219,7 +241,11 @@ test('validation: dates, order, length, zone and format are 422 with where', asy
   for (const [query, field, type] of cases) {
     const res = await report('overview', query);
     t.is(res.status, 422, JSON.stringify(query));
-    t.deepEqual(res.body.detail.map((d: { loc: string[] }) => d.loc), [['query', field]], JSON.stringify(query));
+    t.deepEqual(
+      res.body.detail.map((d: { loc: string[] }) => d.loc),
+      [['query', field]],
+      JSON.stringify(query),
+    );
     t.true(res.body.detail[0].type.includes(type), `${JSON.stringify(query)}: ${res.body.detail[0].type}`);
   }
   // 366 days, both ends included, is the longest range.
@@ -238,7 +264,11 @@ test('defaults: the last 30 local days up to today, UTC', async (t) => {
   t.is(res.body.days.length, 30);
   t.deepEqual(resolveRange({ to: '2026-03-30' }), { from: '2026-03-01', to: '2026-03-30', tz: 'UTC' });
   t.deepEqual(resolveRange({ from: '2026-01-01' }, new Date('2026-06-01T12:00:00Z')), { from: '2026-01-01', to: '2026-01-30', tz: 'UTC' });
-  t.deepEqual(resolveRange({ from: '2026-05-20', tz: 'Pacific/Auckland' }, new Date('2026-06-01T12:00:00Z')), { from: '2026-05-20', to: '2026-06-02', tz: 'Pacific/Auckland' });
+  t.deepEqual(resolveRange({ from: '2026-05-20', tz: 'Pacific/Auckland' }, new Date('2026-06-01T12:00:00Z')), {
+    from: '2026-05-20',
+    to: '2026-06-02',
+    tz: 'Pacific/Auckland',
+  });
 });
 
 test('roles: owner and admin read reports; an agent gets 403 and no business 400', async (t) => {
@@ -266,8 +296,14 @@ test('isolation: another business sees only its own conversations and labels', a
   const overview = await report('overview', BERLIN, other.token);
   t.deepEqual(overview.body.totals, fig(1, 0, 5, 5, null, null));
   const channels = await report('channels', BERLIN, other.token);
-  t.deepEqual(channels.body.rows.map((r: { channel_type: string }) => r.channel_type), ['sms']);
+  t.deepEqual(
+    channels.body.rows.map((r: { channel_type: string }) => r.channel_type),
+    ['sms'],
+  );
   t.deepEqual((await report('labels', BERLIN, other.token)).body.rows, []);
   const agents = await report('agents', BERLIN, other.token);
-  t.deepEqual(agents.body.rows.map((r: { name: string }) => r.name), ['Second Owner', 'Unassigned']);
+  t.deepEqual(
+    agents.body.rows.map((r: { name: string }) => r.name),
+    ['Second Owner', 'Unassigned'],
+  );
 });

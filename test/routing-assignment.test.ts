@@ -41,12 +41,29 @@ async function team(n: number, status: 'live' | 'offline' = 'live'): Promise<Tea
 /** A customer message through the inbound SQL (as the drain applies it), in its own transaction. */
 async function customerWrites(db: Db, channel: InboundChannel, customer: string, text = 'Hello'): Promise<string> {
   const events = await db.transaction((tx) =>
-    applyMessages(tx, channel, [{ kind: 'message', externalId: randomUUID(), from: { platformUserId: customer, name: customer }, text, attachments: [], sentAt: new Date().toISOString() }], {
-      aiAutoReply: false,
-    }),
+    applyMessages(
+      tx,
+      channel,
+      [
+        {
+          kind: 'message',
+          externalId: randomUUID(),
+          from: { platformUserId: customer, name: customer },
+          text,
+          attachments: [],
+          sentAt: new Date().toISOString(),
+        },
+      ],
+      {
+        aiAutoReply: false,
+      },
+    ),
   );
   await publishEvents(app.deps, events);
-  const [row] = await app.sql('select c.id from conversations c join customers cu on cu.id = c.customer_id where cu.platform_user_id = $1 and c.channel_id = $2 order by c.created_at desc limit 1', [customer, channel.id]);
+  const [row] = await app.sql(
+    'select c.id from conversations c join customers cu on cu.id = c.customer_id where cu.platform_user_id = $1 and c.channel_id = $2 order by c.created_at desc limit 1',
+    [customer, channel.id],
+  );
   return row.id;
 }
 
@@ -67,12 +84,17 @@ const loads = async (businessId: string) =>
   ) as Record<string, number>;
 
 const waitingIds = async (businessId: string) =>
-  (await app.sql(`select id from conversations where business_id = $1 and assignee_id is null and status in ('open', 'pending') order by created_at, id`, [businessId])).map((r) => r.id as string);
+  (
+    await app.sql(`select id from conversations where business_id = $1 and assignee_id is null and status in ('open', 'pending') order by created_at, id`, [
+      businessId,
+    ])
+  ).map((r) => r.id as string);
 
 const assignedEvents = (businessId: string) => app.events.filter((e) => e.name === 'conversation_assigned' && (e.payload as any).business_id === businessId);
 
 const autoJobs = async (businessId: string) =>
-  (await app.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'auto_assign' and key = $1`, [`assign:${businessId}`]))[0].n as number;
+  (await app.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'auto_assign' and key = $1`, [`assign:${businessId}`]))[0]
+    .n as number;
 
 test.serial('settings: defaults, any member reads, owner and admin change, agents get 403', async (t) => {
   const tm = await team(1);
@@ -81,7 +103,10 @@ test.serial('settings: defaults, any member reads, owner and admin change, agent
   t.is(read.status, 200);
   t.like(read.body, { enabled: false, max_open_per_agent: 10 });
   t.is(read.body.agents.length, 3);
-  t.like(read.body.agents.find((a: any) => a.user_id === tm.agents[0].userId), { status: 'live', max_open: null, open_conversations: 0, role: 'agent' });
+  t.like(
+    read.body.agents.find((a: any) => a.user_id === tm.agents[0].userId),
+    { status: 'live', max_open: null, open_conversations: 0, role: 'agent' },
+  );
 
   const refused = await app.request('PATCH', '/api/v1/settings/assignment', { token: tm.agents[0].token, body: { enabled: true } });
   t.is(refused.status, 403);
@@ -100,12 +125,22 @@ test.serial('settings: defaults, any member reads, owner and admin change, agent
 test.serial('settings: validation errors are 422, a member of another business 404 (nothing changed), no business 404', async (t) => {
   const tm = await team(1);
   const other = await team(1);
-  for (const body of [{ max_open_per_agent: 0 }, { max_open_per_agent: 1001 }, { max_open_per_agent: 'ten' }, { enabled: 'yes' }, { agents: [{ member_id: 'x', max_open: 1 }] }, { agents: [{ member_id: randomUUID(), max_open: -1 }] }]) {
+  for (const body of [
+    { max_open_per_agent: 0 },
+    { max_open_per_agent: 1001 },
+    { max_open_per_agent: 'ten' },
+    { enabled: 'yes' },
+    { agents: [{ member_id: 'x', max_open: 1 }] },
+    { agents: [{ member_id: randomUUID(), max_open: -1 }] },
+  ]) {
     const res = await app.request('PATCH', '/api/v1/settings/assignment', { token: tm.owner.token, body });
     t.is(res.status, 422, JSON.stringify(body));
   }
   const [theirs] = await app.sql('select id from team_members where business_id = $1 and role = $2', [other.owner.businessId, 'agent']);
-  const foreign = await app.request('PATCH', '/api/v1/settings/assignment', { token: tm.owner.token, body: { enabled: true, agents: [{ member_id: theirs.id, max_open: 0 }] } });
+  const foreign = await app.request('PATCH', '/api/v1/settings/assignment', {
+    token: tm.owner.token,
+    body: { enabled: true, agents: [{ member_id: theirs.id, max_open: 0 }] },
+  });
   t.is(foreign.status, 404);
   t.is(foreign.body.detail, 'Team member not found');
   t.is((await app.sql('select max_open from team_members where id = $1', [theirs.id]))[0].max_open, null);
@@ -162,7 +197,9 @@ test.serial('the race: 50 conversations at once, 3 agents, capacity 10: 30 assig
     t.is(row.assignee_id, p.assignee_id);
   }
   // The 30 assigned are the 30 oldest.
-  const assignedOrder = (await app.sql(`select assignee_id is not null as assigned from conversations where business_id = $1 order by created_at, id`, [tm.owner.businessId])).map((r) => r.assigned);
+  const assignedOrder = (
+    await app.sql(`select assignee_id is not null as assigned from conversations where business_id = $1 order by created_at, id`, [tm.owner.businessId])
+  ).map((r) => r.assigned);
   t.deepEqual(assignedOrder, [...Array(30).fill(true), ...Array(20).fill(false)]);
 });
 
@@ -221,7 +258,11 @@ test.serial('flow: the oldest waiting conversation goes to an agent who drops un
     t.deepEqual(await waitingIds(tm.owner.businessId), [fifth]);
     const live = await app.request('PATCH', '/api/v1/team/status', { token: late.token, body: { status: 'live' } });
     t.is(live.status, 200, live.text);
-    await waitFor(async () => (await app.sql('select assignee_id from conversations where id = $1', [fifth]))[0].assignee_id === late.userId, 20_000, 'the fifth to the late agent');
+    await waitFor(
+      async () => (await app.sql('select assignee_id from conversations where id = $1', [fifth]))[0].assignee_id === late.userId,
+      20_000,
+      'the fifth to the late agent',
+    );
 
     // A conversation reopened without an assignee goes to whoever has room.
     const sixth = await customerWrites(app.deps.db, tm.channel, 'flow-6');
@@ -229,14 +270,18 @@ test.serial('flow: the oldest waiting conversation goes to an agent who drops un
     t.is((await app.sql('select assignee_id from conversations where id = $1', [sixth]))[0].assignee_id, null);
     t.is((await app.request('PUT', `/api/v1/conversations/${third}/resolve`, { token: tm.owner.token })).status, 200);
     t.is((await app.request('PUT', `/api/v1/conversations/${sixth}/reopen`, { token: tm.owner.token })).status, 200);
-    await waitFor(async () => (await app.sql('select assignee_id from conversations where id = $1', [sixth]))[0].assignee_id === holderOfFirst.assignee_id, 20_000, 'the reopened one assigned');
+    await waitFor(
+      async () => (await app.sql('select assignee_id from conversations where id = $1', [sixth]))[0].assignee_id === holderOfFirst.assignee_id,
+      20_000,
+      'the reopened one assigned',
+    );
     t.true([a.userId, b.userId].includes(holderOfFirst.assignee_id));
   } finally {
     await worker.stop();
   }
 });
 
-test.serial('isolation: one business\'s waiting conversations never go to another\'s agents, nor its settings apply', async (t) => {
+test.serial("isolation: one business's waiting conversations never go to another's agents, nor its settings apply", async (t) => {
   const one = await team(1);
   const two = await team(1);
   await enable(one, { enabled: true, max_open_per_agent: 5 });

@@ -35,7 +35,11 @@ test.before(async () => {
   if (res.status !== 200) throw new Error(res.text);
   const worker = await startTestWorker(app);
   try {
-    await waitFor(async () => (await app.sql('select status from channels where id = $1', [res.body.id]))[0].status === 'connected', 20_000, 'channel connected');
+    await waitFor(
+      async () => (await app.sql('select status from channels where id = $1', [res.body.id]))[0].status === 'connected',
+      20_000,
+      'channel connected',
+    );
   } finally {
     await worker.stop();
   }
@@ -61,19 +65,33 @@ let messageId = 5_000;
 async function customerWrites(chatId: number, text: string): Promise<string> {
   updateId += 1;
   messageId += 1;
-  const res = await postTelegramWebhook(`${app.url}${telegram.path}`, telegramTextUpdate({ updateId, chatId, messageId, text, firstName: `Chat${chatId}` }), telegram.secret);
+  const res = await postTelegramWebhook(
+    `${app.url}${telegram.path}`,
+    telegramTextUpdate({ updateId, chatId, messageId, text, firstName: `Chat${chatId}` }),
+    telegram.secret,
+  );
   if (res.status !== 200) throw new Error(`webhook ${res.status}`);
   const worker = await startTestWorker(app);
   try {
-    const [row] = await waitFor(async () => {
-      const rows = await app.sql(`select conversation_id from messages where content = $1 and channel_id = $2`, [text, telegram.id]);
-      return rows.length ? rows : null;
-    }, 20_000, `"${text}" stored`);
-    await waitFor(async () => {
-      const [jobs] = await app.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier in ('out_of_hours_reply', 'deliver_message', 'process_inbound')`);
-      const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
-      return jobs.n === 0 && queued.n === 0;
-    }, 20_000, 'jobs settled');
+    const [row] = await waitFor(
+      async () => {
+        const rows = await app.sql(`select conversation_id from messages where content = $1 and channel_id = $2`, [text, telegram.id]);
+        return rows.length ? rows : null;
+      },
+      20_000,
+      `"${text}" stored`,
+    );
+    await waitFor(
+      async () => {
+        const [jobs] = await app.sql(
+          `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('out_of_hours_reply', 'deliver_message', 'process_inbound')`,
+        );
+        const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
+        return jobs.n === 0 && queued.n === 0;
+      },
+      20_000,
+      'jobs settled',
+    );
     return row.conversation_id;
   } finally {
     await worker.stop();
@@ -81,7 +99,8 @@ async function customerWrites(chatId: number, text: string): Promise<string> {
 }
 
 const noticesTo = (chatId: number) => fake.sent.filter((m) => m.token === telegram.token && m.chat_id === String(chatId));
-const monthCount = async () => (await app.sql('select coalesce(sum(count), 0)::int as n from message_counters where business_id = $1', [owner.businessId]))[0].n as number;
+const monthCount = async () =>
+  (await app.sql('select coalesce(sum(count), 0)::int as n from message_counters where business_id = $1', [owner.businessId]))[0].n as number;
 
 test.serial('settings: defaults; any member reads; owner or admin change; agents 403; no business 404', async (t) => {
   const ws = await createWorkspace(app);
@@ -101,9 +120,26 @@ test.serial('settings: defaults; any member reads; owner or admin change; agents
   const refused = await app.request('PATCH', '/api/v1/settings/business-hours', { token: agent.token, body: { enabled: true } });
   t.is(refused.status, 403);
   t.is(refused.body.detail, 'Only the owner or an admin can change business hours');
-  const saved = await setHours({ enabled: true, timezone: 'America/New_York', week: { fri: [{ open: '13:00', close: '17:00' }, { open: '09:00', close: '12:00' }] }, holidays: ['2026-12-25', '2026-01-01', '2026-12-25'], out_of_hours_message: '  Back soon!  ' }, admin.token);
+  const saved = await setHours(
+    {
+      enabled: true,
+      timezone: 'America/New_York',
+      week: {
+        fri: [
+          { open: '13:00', close: '17:00' },
+          { open: '09:00', close: '12:00' },
+        ],
+      },
+      holidays: ['2026-12-25', '2026-01-01', '2026-12-25'],
+      out_of_hours_message: '  Back soon!  ',
+    },
+    admin.token,
+  );
   t.like(saved, { enabled: true, timezone: 'America/New_York', holidays: ['2026-01-01', '2026-12-25'], out_of_hours_message: 'Back soon!' });
-  t.deepEqual(saved.week.fri, [{ open: '09:00', close: '12:00' }, { open: '13:00', close: '17:00' }]);
+  t.deepEqual(saved.week.fri, [
+    { open: '09:00', close: '12:00' },
+    { open: '13:00', close: '17:00' },
+  ]);
   t.deepEqual(saved.week.mon, []);
   // Omitted fields keep their value; the other business is untouched.
   t.like(await setHours({ out_of_hours_message: 'Later' }, admin.token), { timezone: 'America/New_York', enabled: true, out_of_hours_message: 'Later' });
@@ -122,7 +158,14 @@ test.serial('settings: validation errors are 422 and change nothing', async (t) 
     { week: { mon: [{ open: '9:00', close: '17:00' }] } },
     { week: { mon: [{ open: '09:00', close: '25:00' }] } },
     { week: { mon: [{ open: '17:00', close: '09:00' }] } },
-    { week: { mon: [{ open: '09:00', close: '13:00' }, { open: '12:00', close: '17:00' }] } },
+    {
+      week: {
+        mon: [
+          { open: '09:00', close: '13:00' },
+          { open: '12:00', close: '17:00' },
+        ],
+      },
+    },
     { holidays: ['2026-02-30'] },
     { holidays: ['25.12.2026'] },
     { out_of_hours_message: '   ' },
@@ -156,8 +199,13 @@ test.serial('auto-responder: out of hours the customer gets the message once per
   const countBefore = await monthCount();
   const chat = 610_001;
   const conversation = await customerWrites(chat, 'Anyone there?');
-  t.deepEqual(noticesTo(chat).map((m) => m.text), ['We are closed today; back tomorrow.']);
-  const messages = await app.sql(`select sender_type, content, delivery_status, external_id from messages where conversation_id = $1 order by created_at`, [conversation]);
+  t.deepEqual(
+    noticesTo(chat).map((m) => m.text),
+    ['We are closed today; back tomorrow.'],
+  );
+  const messages = await app.sql(`select sender_type, content, delivery_status, external_id from messages where conversation_id = $1 order by created_at`, [
+    conversation,
+  ]);
   t.is(messages.length, 2);
   t.like(messages[1], { sender_type: 'system', content: 'We are closed today; back tomorrow.', delivery_status: 'sent' });
   t.truthy(messages[1].external_id);
@@ -181,7 +229,10 @@ test.serial('auto-responder: out of hours the customer gets the message once per
   // Changed settings decide afresh: the new text goes out.
   await setHours({ out_of_hours_message: 'Closed for the holiday.' });
   await customerWrites(chat, 'Still there?');
-  t.deepEqual(noticesTo(chat).map((m) => m.text), ['We are closed today; back tomorrow.', 'We are closed today; back tomorrow.', 'Closed for the holiday.']);
+  t.deepEqual(
+    noticesTo(chat).map((m) => m.text),
+    ['We are closed today; back tomorrow.', 'We are closed today; back tomorrow.', 'Closed for the holiday.'],
+  );
 });
 
 test.serial('auto-responder: within hours or with hours off, nothing is sent', async (t) => {
@@ -194,25 +245,46 @@ test.serial('auto-responder: within hours or with hours off, nothing is sent', a
   await setHours({ enabled: false, holidays: [localDate(new Date(), TZ)] });
   await customerWrites(610_003, 'Hours are off');
   t.is(noticesTo(610_003).length, 0);
-  t.is((await app.sql(`select count(*)::int as n from messages where sender_type = 'system' and business_id = $1 and content <> 'We are closed today; back tomorrow.' and content <> 'Closed for the holiday.'`, [owner.businessId]))[0].n, 0);
+  t.is(
+    (
+      await app.sql(
+        `select count(*)::int as n from messages where sender_type = 'system' and business_id = $1 and content <> 'We are closed today; back tomorrow.' and content <> 'Closed for the holiday.'`,
+        [owner.businessId],
+      )
+    )[0].n,
+    0,
+  );
 });
 
 test.serial('auto-responder: a website visitor sees the notice in the widget', async (t) => {
   const ws = await createWorkspace(app);
   const created = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: 'visitors.example.com' } });
   await setHours({ ...closedToday(), out_of_hours_message: 'Away until tomorrow.' }, ws.token);
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: created.body.id }, headers: { 'x-forwarded-for': '203.0.113.77' } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: created.body.id },
+    headers: { 'x-forwarded-for': '203.0.113.77' },
+  });
   t.is(session.status, 200, session.text);
   const auth = { authorization: `Bearer ${session.body.visitor_token}` };
   const sent = await app.request('POST', '/api/v1/visitor/messages', { body: { content: 'Hi from the website' }, headers: auth });
   t.is(sent.status, 200, sent.text);
   const worker = await startTestWorker(app);
   try {
-    const messages = await waitFor(async () => {
-      const res = await app.request('GET', '/api/v1/visitor/messages', { headers: auth });
-      return res.body.some((m: any) => m.sender_type === 'system') ? res.body : null;
-    }, 20_000, 'the notice in the widget');
-    t.deepEqual(messages.map((m: any) => [m.sender_type, m.content]), [['customer', 'Hi from the website'], ['system', 'Away until tomorrow.']]);
+    const messages = await waitFor(
+      async () => {
+        const res = await app.request('GET', '/api/v1/visitor/messages', { headers: auth });
+        return res.body.some((m: any) => m.sender_type === 'system') ? res.body : null;
+      },
+      20_000,
+      'the notice in the widget',
+    );
+    t.deepEqual(
+      messages.map((m: any) => [m.sender_type, m.content]),
+      [
+        ['customer', 'Hi from the website'],
+        ['system', 'Away until tomorrow.'],
+      ],
+    );
   } finally {
     await worker.stop();
   }

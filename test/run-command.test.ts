@@ -89,7 +89,7 @@ test.serial('`forget: channels` drops the webhook routing cache; without it the 
   t.is(loads, 2, 'read again after the forget');
 });
 
-test.serial('`disconnectRooms` asks the realtime layer to close those rooms\' connections, after commit only', async (t) => {
+test.serial("`disconnectRooms` asks the realtime layer to close those rooms' connections, after commit only", async (t) => {
   const cuts: SocketCut[] = [];
   const stop = app.deps.events.subscribeDisconnects((cut) => cuts.push(cut));
   try {
@@ -101,7 +101,10 @@ test.serial('`disconnectRooms` asks the realtime layer to close those rooms\' co
   } finally {
     stop();
   }
-  t.deepEqual(cuts.map((c) => c.rooms), [['user:someone']]);
+  t.deepEqual(
+    cuts.map((c) => c.rooms),
+    [['user:someone']],
+  );
 });
 
 const outsideRow = z.object({ outside: z.boolean() });

@@ -62,7 +62,10 @@ async function runWith(dataDir: string | null): Promise<number> {
     });
     return code;
   } finally {
-    const leftovers = await admin.query<{ datname: string }>(`select datname from pg_database where datname like $1 or datname = $2`, [`parley_t_${template}_%`, template]);
+    const leftovers = await admin.query<{ datname: string }>(`select datname from pg_database where datname like $1 or datname = $2`, [
+      `parley_t_${template}_%`,
+      template,
+    ]);
     for (const { datname } of leftovers.rows) {
       await admin.query(`drop database if exists "${datname}" with (force)`).catch(() => {});
     }

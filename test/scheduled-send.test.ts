@@ -59,7 +59,10 @@ test.serial('a customer message wakes a conversation snoozed until they reply, a
     t.true(events.length >= 1);
     t.like((events.at(-1)!.payload as any).conversation, { snoozed: false, snoozed_until: null });
     const listed = await app.request('GET', '/api/v1/conversations', { token: owner.token, query: { snoozed: 'false', status: 'open' } });
-    t.true(listed.body.some((c: any) => c.id === conversationId), 'back in the open view');
+    t.true(
+      listed.body.some((c: any) => c.id === conversationId),
+      'back in the open view',
+    );
   }
 });
 
@@ -96,10 +99,16 @@ test.serial('a scheduled reply is stored scheduled, goes out at its time after a
   t.true(row.created_at.getTime() >= new Date(sendAt).getTime(), 'its place in the thread is when it went out');
   t.is(await counted(owner.businessId), countedBefore + 2, 'counted when it went out');
   const thread = await app.request('GET', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token });
-  t.deepEqual(thread.body.slice(-2).map((m: any) => m.content), ['Quick answer now', 'Following up as promised']);
+  t.deepEqual(
+    thread.body.slice(-2).map((m: any) => m.content),
+    ['Quick answer now', 'Following up as promised'],
+  );
 
   // Gone out: no edit, no cancel.
-  const edit = await app.request('PATCH', `/api/v1/conversations/${conversationId}/messages/${scheduled.body.id}`, { token: owner.token, body: { content: 'Too late' } });
+  const edit = await app.request('PATCH', `/api/v1/conversations/${conversationId}/messages/${scheduled.body.id}`, {
+    token: owner.token,
+    body: { content: 'Too late' },
+  });
   t.is(edit.status, 409);
   t.regex(edit.body.detail, /no longer scheduled/);
   t.is((await app.request('DELETE', `/api/v1/conversations/${conversationId}/messages/${scheduled.body.id}`, { token: owner.token })).status, 409);
@@ -139,13 +148,24 @@ test.serial('edit and cancel before it goes out; another business gets 404; note
 
   // A plain reply or a note is not a scheduled reply: 409.
   const note = await schedule(conversationId, { content: 'Internal', private: true });
-  t.is((await app.request('PATCH', `/api/v1/conversations/${conversationId}/messages/${note.body.id}`, { token: owner.token, body: { content: 'x' } })).status, 409);
+  t.is(
+    (await app.request('PATCH', `/api/v1/conversations/${conversationId}/messages/${note.body.id}`, { token: owner.token, body: { content: 'x' } })).status,
+    409,
+  );
   const scheduledNote = await schedule(conversationId, { content: 'Internal', private: true, send_at: inSeconds(60) });
   t.deepEqual([scheduledNote.status, scheduledNote.body], [400, { detail: 'A private note cannot be scheduled' }]);
   for (const send_at of [inSeconds(-5), 'soon', inSeconds(400 * 86400)]) t.is((await schedule(conversationId, { content: 'x', send_at })).status, 422, send_at);
   const emptyEdit = await schedule(conversationId, { content: 'Another', send_at: inSeconds(3600) });
   t.is((await app.request('PATCH', `/api/v1/conversations/${conversationId}/messages/${emptyEdit.body.id}`, { token: owner.token, body: {} })).status, 422);
-  t.is((await app.request('PATCH', `/api/v1/conversations/${conversationId}/messages/${emptyEdit.body.id}`, { token: owner.token, body: { send_at: inSeconds(-1) } })).status, 422);
+  t.is(
+    (
+      await app.request('PATCH', `/api/v1/conversations/${conversationId}/messages/${emptyEdit.body.id}`, {
+        token: owner.token,
+        body: { send_at: inSeconds(-1) },
+      })
+    ).status,
+    422,
+  );
   await app.request('DELETE', `/api/v1/conversations/${conversationId}/messages/${emptyEdit.body.id}`, { token: owner.token });
   t.is(textsTo(customerPhone).length, sent, 'nothing reached the customer');
 });
@@ -181,7 +201,7 @@ test.serial('the crontab net releases a due reply whose job is gone; a reply who
   const mark = app.events.length;
   await releaseDueReplies(app.deps);
   const row = (await query(app, 'select delivery_status, error from messages where id = $1', [orphan.body.id]))[0];
-  t.deepEqual(row, { delivery_status: 'failed', error: 'The conversation\'s channel was deleted before the scheduled time' });
+  t.deepEqual(row, { delivery_status: 'failed', error: "The conversation's channel was deleted before the scheduled time" });
   t.is(await counted(setup.owner.businessId), countedBefore);
   t.true(app.events.slice(mark).some((e) => e.name === 'message_updated' && e.payload.message_id === orphan.body.id));
 });

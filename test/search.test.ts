@@ -55,7 +55,10 @@ test('messages: found by a word, newest first, with the word marked in a plain-t
   const newer = await message(ws, c1, 'Still no PARCEL here.', '2026-01-03T10:00:00Z');
   const res = await search(ws.token, { q: 'parcel', type: 'messages' });
   t.is(res.status, 200, res.text);
-  t.deepEqual(res.body.map((r: { id: string }) => r.id), [newer, older]);
+  t.deepEqual(
+    res.body.map((r: { id: string }) => r.id),
+    [newer, older],
+  );
   t.is(res.headers.get('x-next-cursor'), null);
   const first = res.body[0];
   t.is(first.type, 'message');
@@ -66,9 +69,18 @@ test('messages: found by a word, newest first, with the word marked in a plain-t
   t.deepEqual(marked(first.snippet), ['PARCEL']);
   t.deepEqual(marked(res.body[1].snippet), ['parcel']);
   // Every word must appear; a quoted phrase in that order; an excluded word.
-  t.deepEqual((await search(ws.token, { q: 'parcel tracking', type: 'messages' })).body.map((r: { id: string }) => r.id), [older]);
-  t.deepEqual((await search(ws.token, { q: '"no parcel"', type: 'messages' })).body.map((r: { id: string }) => r.id), [newer]);
-  t.deepEqual((await search(ws.token, { q: 'parcel -tracking', type: 'messages' })).body.map((r: { id: string }) => r.id), [newer]);
+  t.deepEqual(
+    (await search(ws.token, { q: 'parcel tracking', type: 'messages' })).body.map((r: { id: string }) => r.id),
+    [older],
+  );
+  t.deepEqual(
+    (await search(ws.token, { q: '"no parcel"', type: 'messages' })).body.map((r: { id: string }) => r.id),
+    [newer],
+  );
+  t.deepEqual(
+    (await search(ws.token, { q: 'parcel -tracking', type: 'messages' })).body.map((r: { id: string }) => r.id),
+    [newer],
+  );
   t.deepEqual((await search(ws.token, { q: 'zeppelin', type: 'messages' })).body, []);
 });
 
@@ -78,11 +90,20 @@ test('messages: words of any language are found as written', async (t) => {
   const de = await message(ws, c, 'Die Rücksendung wurde abgelehnt.', '2026-02-01T00:00:01Z');
   const ru = await message(ws, c, 'Где моя посылка?', '2026-02-01T00:00:02Z');
   const gr = await message(ws, c, 'Πού είναι το δέμα μου;', '2026-02-01T00:00:03Z');
-  t.deepEqual((await search(ws.token, { q: 'rücksendung', type: 'messages' })).body.map((r: { id: string }) => r.id), [de]);
+  t.deepEqual(
+    (await search(ws.token, { q: 'rücksendung', type: 'messages' })).body.map((r: { id: string }) => r.id),
+    [de],
+  );
   const res = await search(ws.token, { q: 'посылка', type: 'messages' });
-  t.deepEqual(res.body.map((r: { id: string }) => r.id), [ru]);
+  t.deepEqual(
+    res.body.map((r: { id: string }) => r.id),
+    [ru],
+  );
   t.deepEqual(marked(res.body[0].snippet), ['посылка']);
-  t.deepEqual((await search(ws.token, { q: 'δέμα', type: 'messages' })).body.map((r: { id: string }) => r.id), [gr]);
+  t.deepEqual(
+    (await search(ws.token, { q: 'δέμα', type: 'messages' })).body.map((r: { id: string }) => r.id),
+    [gr],
+  );
 });
 
 test('a snippet is text, never markup: what a customer wrote comes back exactly as typed, pieces to render as text', async (t) => {
@@ -108,11 +129,21 @@ test('a reply sent through the API is searchable at once', async (t) => {
   const ws = await createWorkspace(app);
   const created = await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId, channel_type: 'webchat' } });
   t.is(created.status, 200, created.text);
-  const sent = await app.request('POST', `/api/v1/conversations/${created.body.id}/messages`, { token: ws.token, body: { content: 'Your voucher code is SPRING-42' } });
+  const sent = await app.request('POST', `/api/v1/conversations/${created.body.id}/messages`, {
+    token: ws.token,
+    body: { content: 'Your voucher code is SPRING-42' },
+  });
   t.is(sent.status, 200, sent.text);
   const res = await search(ws.token, { q: 'voucher', type: 'messages' });
-  t.deepEqual(res.body.map((r: { id: string }) => r.id), [sent.body.id]);
-  t.deepEqual((await search(ws.token, { q: 'voucher' })).body.map((r: { id: string }) => r.id), [created.body.id], 'and its conversation');
+  t.deepEqual(
+    res.body.map((r: { id: string }) => r.id),
+    [sent.body.id],
+  );
+  t.deepEqual(
+    (await search(ws.token, { q: 'voucher' })).body.map((r: { id: string }) => r.id),
+    [created.body.id],
+    'and its conversation',
+  );
 });
 
 test('the longest message the API takes (10,000 characters of distinct words) is stored and found', async (t) => {
@@ -123,7 +154,10 @@ test('the longest message the API takes (10,000 characters of distinct words) is
   const sent = await app.request('POST', `/api/v1/conversations/${created.body.id}/messages`, { token: ws.token, body: { content } });
   t.is(sent.status, 200, sent.text.slice(0, 300));
   const res = await search(ws.token, { q: words[600]!, type: 'messages' });
-  t.deepEqual(res.body.map((r: { id: string }) => r.id), [sent.body.id]);
+  t.deepEqual(
+    res.body.map((r: { id: string }) => r.id),
+    [sent.body.id],
+  );
   t.deepEqual(marked(res.body[0].snippet), [words[600]]);
 });
 
@@ -135,25 +169,40 @@ test('customers: part of a name, part of an e-mail, phone digits however formatt
   const conv = await conversation(ws, kowalczyk.uuid, '2026-03-04T00:00:00Z');
   const byName = await search(ws.token, { q: 'kowal', type: 'customers' });
   t.is(byName.status, 200, byName.text);
-  t.deepEqual(byName.body.map((r: { uuid: string }) => r.uuid), [kowal.uuid, kowalczyk.uuid], 'a partial name, newest first');
+  t.deepEqual(
+    byName.body.map((r: { uuid: string }) => r.uuid),
+    [kowal.uuid, kowalczyk.uuid],
+    'a partial name, newest first',
+  );
   t.deepEqual(marked(byName.body[1].snippet), ['Kowal']);
   t.is(byName.body[1].type, 'customer');
   t.is(byName.body[1].id, kowalczyk.number);
   t.is(byName.body[1].latest_conversation_id, conv);
   t.is(byName.body[0].latest_conversation_id, null);
   const byMail = await search(ws.token, { q: 'FIRMA.exa', type: 'customers' });
-  t.deepEqual(byMail.body.map((r: { uuid: string }) => r.uuid), [kowal.uuid]);
+  t.deepEqual(
+    byMail.body.map((r: { uuid: string }) => r.uuid),
+    [kowal.uuid],
+  );
   t.deepEqual(marked(byMail.body[0].snippet), ['firma.exa']);
   const byDigits = await search(ws.token, { q: '5550102', type: 'customers' });
-  t.deepEqual(byDigits.body.map((r: { uuid: string }) => r.uuid), [kowal.uuid], 'digits typed without the formatting');
+  t.deepEqual(
+    byDigits.body.map((r: { uuid: string }) => r.uuid),
+    [kowal.uuid],
+    'digits typed without the formatting',
+  );
   t.is(plain(byDigits.body[0].snippet), '+1 (555) 010-2030');
   t.deepEqual(marked(byDigits.body[0].snippet), ['555) 010-2'], 'the stored formatting kept, the digits marked');
-  t.deepEqual((await search(ws.token, { q: '601 234', type: 'customers' })).body.map((r: { uuid: string }) => r.uuid), [kowalczyk.uuid], 'formatted another way');
+  t.deepEqual(
+    (await search(ws.token, { q: '601 234', type: 'customers' })).body.map((r: { uuid: string }) => r.uuid),
+    [kowalczyk.uuid],
+    'formatted another way',
+  );
   t.deepEqual((await search(ws.token, { q: '%', type: 'customers' })).body, [], 'LIKE wildcards are taken literally');
   t.deepEqual((await search(ws.token, { q: '_', type: 'customers' })).body, []);
 });
 
-test('conversations: by a message\'s words or by the customer, most recently updated first, each once', async (t) => {
+test("conversations: by a message's words or by the customer, most recently updated first, each once", async (t) => {
   const ws = await createWorkspace(app);
   const bo = await customer(ws, { name: 'Bo Refundsson' });
   const cu = await customer(ws, { name: 'Cy' });
@@ -164,15 +213,23 @@ test('conversations: by a message\'s words or by the customer, most recently upd
   await conversation(ws, cu.uuid, '2026-04-04T00:00:00Z'); // no match
   const res = await search(ws.token, { q: 'refund' });
   t.is(res.status, 200, res.text);
-  t.deepEqual(res.body.map((r: { id: string }) => r.id), [byCustomer, byMessages], 'most recently updated first, each once');
-  t.is(res.body[0].matched_in, 'customer', 'part of the customer\'s name');
+  t.deepEqual(
+    res.body.map((r: { id: string }) => r.id),
+    [byCustomer, byMessages],
+    'most recently updated first, each once',
+  );
+  t.is(res.body[0].matched_in, 'customer', "part of the customer's name");
   t.deepEqual(marked(res.body[0].snippet), ['Refund']);
   t.is(res.body[1].matched_in, 'message');
   t.is(plain(res.body[1].snippet), 'Any news on my refund?', 'the newest matching message');
   t.deepEqual(res.body[1].customer, { uuid: cu.uuid, name: 'Cy', email: null, phone: null });
   t.truthy(newest);
   const both = await search(ws.token, { q: 'refunds', type: 'conversations' });
-  t.deepEqual(both.body.map((r: { id: string }) => r.id), [byCustomer], 'part of the customer\'s name');
+  t.deepEqual(
+    both.body.map((r: { id: string }) => r.id),
+    [byCustomer],
+    "part of the customer's name",
+  );
   t.is(both.body[0].matched_in, 'customer');
   t.deepEqual(marked(both.body[0].snippet), ['Refunds']);
 });
@@ -200,7 +257,10 @@ test('paging: keyset cursor in X-Next-Cursor, passed back as cursor, no row twic
   t.deepEqual([...seen].sort(), [...ids].sort());
   const times = (await app.sql(`select id, created_at from messages where id = any($1)`, [seen])) as { id: string; created_at: Date }[];
   const at = new Map(times.map((r) => [r.id, r.created_at.getTime()]));
-  t.true(seen.every((id, i) => i === 0 || at.get(seen[i - 1]!)! >= at.get(id)!), 'newest first across pages');
+  t.true(
+    seen.every((id, i) => i === 0 || at.get(seen[i - 1]!)! >= at.get(id)!),
+    'newest first across pages',
+  );
   const customersPage = await search(ws.token, { q: 'x', type: 'customers', limit: 1 });
   t.is(customersPage.status, 200);
 });
@@ -233,13 +293,20 @@ test('the bounded walk and the GIN step agree: every window size gives the same 
   }
 });
 
-test('isolation: another business\'s messages, customers and conversations are never found', async (t) => {
+test("isolation: another business's messages, customers and conversations are never found", async (t) => {
   const a = await createWorkspace(app);
   const b = await createWorkspace(app);
   const theirs = await customer(b, { name: 'Zofia Secretname', email: 'zofia@secret.example', phone: '+48 999 888 777' });
   const theirConversation = await conversation(b, theirs.uuid, '2026-06-01T00:00:00Z');
   await message(b, theirConversation, 'classified blueprint attached', '2026-06-01T00:00:01Z');
-  for (const [type, q] of [['messages', 'blueprint'], ['conversations', 'blueprint'], ['conversations', 'secretname'], ['customers', 'secretname'], ['customers', 'secret.example'], ['customers', '999888']]) {
+  for (const [type, q] of [
+    ['messages', 'blueprint'],
+    ['conversations', 'blueprint'],
+    ['conversations', 'secretname'],
+    ['customers', 'secretname'],
+    ['customers', 'secret.example'],
+    ['customers', '999888'],
+  ]) {
     const mine = await search(a.token, { q, type });
     t.is(mine.status, 200);
     t.deepEqual(mine.body, [], `${type} ${q}`);
@@ -260,7 +327,7 @@ test('every member may search (agents too); no business 404; no token 401', asyn
   t.is(anon.status, 401);
 });
 
-test('errors: empty or missing q, an unknown type, a bad cursor or limit are 422 in the spec\'s shape', async (t) => {
+test("errors: empty or missing q, an unknown type, a bad cursor or limit are 422 in the spec's shape", async (t) => {
   const ws = await createWorkspace(app);
   const cases: [Record<string, string | undefined>, string][] = [
     [{}, 'q'],

@@ -33,18 +33,25 @@ const JOBS = ['sla_refresh', 'csat_request', 'deliver_message', 'process_inbound
 async function settle() {
   const worker = await startTestWorker(app);
   try {
-    await waitFor(async () => {
-      const [row] = await app.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier = any($1)`, [JOBS]);
-      const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
-      return row.n === 0 && queued.n === 0;
-    }, 20_000, 'jobs settled');
+    await waitFor(
+      async () => {
+        const [row] = await app.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier = any($1)`, [JOBS]);
+        const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
+        return row.n === 0 && queued.n === 0;
+      },
+      20_000,
+      'jobs settled',
+    );
   } finally {
     await worker.stop();
   }
 }
 
 async function widgetOf(ws: Workspace): Promise<string> {
-  const created = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: `w${Math.random().toString(36).slice(2, 8)}.example.com` } });
+  const created = await app.request('POST', '/api/v1/widget/create', {
+    token: ws.token,
+    body: { domain: `w${Math.random().toString(36).slice(2, 8)}.example.com` },
+  });
   if (created.status !== 200) throw new Error(created.text);
   return created.body.id;
 }
@@ -53,7 +60,10 @@ let visitorIp = 10;
 /** A website visitor writes: a new conversation. Returns its id and the visitor's auth header. */
 async function visitorWrites(widgetId: string, text: string) {
   visitorIp += 1;
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId }, headers: { 'x-forwarded-for': `203.0.113.${visitorIp}` } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: widgetId },
+    headers: { 'x-forwarded-for': `203.0.113.${visitorIp}` },
+  });
   if (session.status !== 200) throw new Error(session.text);
   const auth = { authorization: `Bearer ${session.body.visitor_token}` };
   const sent = await app.request('POST', '/api/v1/visitor/messages', { body: { content: text }, headers: auth });
@@ -92,20 +102,43 @@ test.serial('policies: create, list in name order with paging, read, change, del
   const admin = await addMember(app, ws.businessId, 'admin');
   await app.request('POST', '/api/v1/labels', { token: ws.token, body: { name: 'VIP' } });
 
-  const made = await app.request('POST', '/api/v1/sla-policies', { token: admin.token, body: { name: 'Standard', first_response_minutes: 60, resolution_minutes: 1440 } });
+  const made = await app.request('POST', '/api/v1/sla-policies', {
+    token: admin.token,
+    body: { name: 'Standard', first_response_minutes: 60, resolution_minutes: 1440 },
+  });
   t.is(made.status, 200, made.text);
-  t.like(made.body, { name: 'Standard', first_response_minutes: 60, next_response_minutes: null, resolution_minutes: 1440, business_hours_only: false, channel_ids: [], labels: [] });
+  t.like(made.body, {
+    name: 'Standard',
+    first_response_minutes: 60,
+    next_response_minutes: null,
+    resolution_minutes: 1440,
+    business_hours_only: false,
+    channel_ids: [],
+    labels: [],
+  });
   const vip = await createPolicy(ws, { name: 'a VIP', first_response_minutes: 15, labels: ['vip'] });
   t.deepEqual(vip.labels, ['VIP']);
 
   const page1 = await app.request('GET', '/api/v1/sla-policies', { token: agent.token, query: { limit: 1 } });
   t.is(page1.status, 200);
-  t.deepEqual(page1.body.map((p: any) => p.name), ['a VIP']);
-  const page2 = await app.request('GET', '/api/v1/sla-policies', { token: agent.token, query: { limit: 1, cursor: page1.headers.get('x-next-cursor') ?? undefined } });
-  t.deepEqual(page2.body.map((p: any) => p.name), ['Standard']);
+  t.deepEqual(
+    page1.body.map((p: any) => p.name),
+    ['a VIP'],
+  );
+  const page2 = await app.request('GET', '/api/v1/sla-policies', {
+    token: agent.token,
+    query: { limit: 1, cursor: page1.headers.get('x-next-cursor') ?? undefined },
+  });
+  t.deepEqual(
+    page2.body.map((p: any) => p.name),
+    ['Standard'],
+  );
   t.is(page2.headers.get('x-next-cursor'), null);
 
-  const changed = await app.request('PATCH', `/api/v1/sla-policies/${made.body.id}`, { token: ws.token, body: { next_response_minutes: 30, resolution_minutes: null, business_hours_only: true } });
+  const changed = await app.request('PATCH', `/api/v1/sla-policies/${made.body.id}`, {
+    token: ws.token,
+    body: { next_response_minutes: 30, resolution_minutes: null, business_hours_only: true },
+  });
   t.is(changed.status, 200, changed.text);
   t.like(changed.body, { first_response_minutes: 60, next_response_minutes: 30, resolution_minutes: null, business_hours_only: true });
   t.is((await app.request('GET', `/api/v1/sla-policies/${made.body.id}`, { token: agent.token })).body.next_response_minutes, 30);
@@ -116,7 +149,10 @@ test.serial('policies: create, list in name order with paging, read, change, del
   const unknownLabel = await app.request('POST', '/api/v1/sla-policies', { token: ws.token, body: { name: 'X', labels: ['nope'] } });
   t.is(unknownLabel.status, 400);
   t.is(unknownLabel.body.detail, 'No label named "nope"');
-  t.is((await app.request('POST', '/api/v1/sla-policies', { token: ws.token, body: { name: 'X', channel_ids: ['00000000-0000-4000-8000-000000000000'] } })).status, 400);
+  t.is(
+    (await app.request('POST', '/api/v1/sla-policies', { token: ws.token, body: { name: 'X', channel_ids: ['00000000-0000-4000-8000-000000000000'] } })).status,
+    400,
+  );
   t.is((await app.request('POST', '/api/v1/sla-policies', { token: ws.token, body: { name: 'standard' } })).status, 400);
   t.is((await app.request('PATCH', `/api/v1/sla-policies/not-a-uuid`, { token: ws.token, body: {} })).status, 422);
 
@@ -143,7 +179,10 @@ test.serial('policies: create, list in name order with paging, read, change, del
 test.serial('due times without business hours; the crontab records a breach and sends sla_breached once', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const widget = await widgetOf(ws);
-  t.true(crontab.some((c) => c.task === 'sla_check' && c.match === '* * * * *'), 'sla_check runs every minute');
+  t.true(
+    crontab.some((c) => c.task === 'sla_check' && c.match === '* * * * *'),
+    'sla_check runs every minute',
+  );
   await createPolicy(ws, { name: 'Chat', first_response_minutes: 30, next_response_minutes: 60, resolution_minutes: 240 });
   const { conversationId, auth } = await visitorWrites(widget, 'Hello, my order is late');
   await settle();
@@ -177,7 +216,10 @@ test.serial('due times without business hours; the crontab records a breach and 
   t.is(rows.length, 1);
   c = await conversation(ws, conversationId);
   t.is(c.sla.state, 'breached');
-  t.deepEqual(c.sla.breaches.map((b: any) => [b.target, b.due_at]), [['first_response', minutesAfter(start, 30)]]);
+  t.deepEqual(
+    c.sla.breaches.map((b: any) => [b.target, b.due_at]),
+    [['first_response', minutesAfter(start, 30)]],
+  );
 
   // The late reply meets the target late: no second breach; the resolution target is what is due now.
   const reply = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: ws.token, body: { content: 'Sorry for the wait!' } });
@@ -289,12 +331,24 @@ test.serial('the inbox filters by breached and due soon, and sorts by due time w
     t.is(res.status, 200, res.text);
     return res;
   };
-  t.deepEqual((await list({ sla: 'breached' })).body.map((c: any) => c.id), [late]);
-  t.deepEqual((await list({ sla: 'due_soon' })).body.map((c: any) => c.id), [soon]);
+  t.deepEqual(
+    (await list({ sla: 'breached' })).body.map((c: any) => c.id),
+    [late],
+  );
+  t.deepEqual(
+    (await list({ sla: 'due_soon' })).body.map((c: any) => c.id),
+    [soon],
+  );
   t.deepEqual((await list({ sla: 'due' })).body.map((c: any) => c.id).sort(), [late, soon, fresh].sort());
   const sorted = (await list({ sort: 'sla' })).body;
-  t.deepEqual(sorted.map((c: any) => c.id), [late, soon, fresh]);
-  t.deepEqual(sorted.map((c: any) => c.sla.state), ['breached', 'due_soon', 'on_track']);
+  t.deepEqual(
+    sorted.map((c: any) => c.id),
+    [late, soon, fresh],
+  );
+  t.deepEqual(
+    sorted.map((c: any) => c.sla.state),
+    ['breached', 'due_soon', 'on_track'],
+  );
   // Page by page: the cursor walks the same order.
   const seen: string[] = [];
   let cursor: string | null = null;
@@ -358,7 +412,13 @@ test.serial('CSAT through the widget: asked once on resolution, rated inline onc
   t.is(again.status, 409);
   t.is(again.body.detail, 'This conversation was rated already');
   t.like((await conversation(ws, conversationId)).csat, { rating: 4, comment: 'Quick and kind' });
-  t.true(app.events.slice(before).some((e) => e.name === 'conversation_updated' && (e.payload as any).conversation_id === conversationId && (e.payload as any).conversation.csat.rating === 4));
+  t.true(
+    app.events
+      .slice(before)
+      .some(
+        (e) => e.name === 'conversation_updated' && (e.payload as any).conversation_id === conversationId && (e.payload as any).conversation.csat.rating === 4,
+      ),
+  );
   t.like((await app.request('GET', '/api/v1/visitor/messages', { headers: auth })).body.at(-1), { csat: { rating: 4 } });
 
   // The real figure beside the contract's fixed one.
@@ -379,11 +439,19 @@ test.serial('CSAT on another channel: a link to the public page; the page works 
   const channel = await app.request('POST', '/api/v1/channels/', { token: ws.token, body: { type: 'telegram', config: { bot_token: botToken } } });
   t.is(channel.status, 200, channel.text);
   await settle();
-  await waitFor(async () => (await app.sql('select status from channels where id = $1', [channel.body.id]))[0].status === 'connected', 20_000, 'channel connected');
+  await waitFor(
+    async () => (await app.sql('select status from channels where id = $1', [channel.body.id]))[0].status === 'connected',
+    20_000,
+    'channel connected',
+  );
   const [state] = await app.sql('select state from channels where id = $1', [channel.body.id]);
   await app.request('PATCH', '/api/v1/settings/csat', { token: ws.token, body: { enabled: true, question: 'Rate <us> & tell us' } });
   const path = new URL(fake.bot(botToken)!.webhook!.url).pathname;
-  const hook = await postTelegramWebhook(`${app.url}${path}`, telegramTextUpdate({ updateId: 91_001, chatId: 777_001, messageId: 1, text: 'Help please', firstName: 'Tess' }), fake.bot(botToken)!.webhook!.secret_token ?? state.webhook_secret);
+  const hook = await postTelegramWebhook(
+    `${app.url}${path}`,
+    telegramTextUpdate({ updateId: 91_001, chatId: 777_001, messageId: 1, text: 'Help please', firstName: 'Tess' }),
+    fake.bot(botToken)!.webhook!.secret_token ?? state.webhook_secret,
+  );
   t.is(hook.status, 200);
   await settle();
   const [row] = await app.sql(`select conversation_id from messages where content = 'Help please' and channel_id = $1`, [channel.body.id]);
@@ -408,7 +476,11 @@ test.serial('CSAT on another channel: a link to the public page; the page works 
 
   // Posted as a browser without JavaScript posts it.
   const form = (fields: Record<string, string>) =>
-    fetch(`${app.url}/csat/${token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    fetch(`${app.url}/csat/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
   const missing = await form({ comment: 'no rating' });
   t.is(missing.status, 422);
   t.true((await missing.text()).includes('Please choose a rating'));

@@ -94,9 +94,15 @@ test('due times of an open conversation; breached once past due', (t) => {
   t.is(iso(due.first_response?.due_at), '2026-07-01T08:30:00.000Z');
   t.is(iso(due.resolution?.due_at), '2026-07-01T16:00:00.000Z');
   t.is(due.next_response, null);
-  t.deepEqual(unmetTargets(due).map((s) => s.target), ['first_response', 'resolution']);
+  t.deepEqual(
+    unmetTargets(due).map((s) => s.target),
+    ['first_response', 'resolution'],
+  );
   t.deepEqual(breachedTargets(due, new Date('2026-07-01T08:30:00Z')), [], 'exactly at the due time is not late');
-  t.deepEqual(breachedTargets(due, new Date('2026-07-01T08:31:00Z')).map((s) => s.target), ['first_response']);
+  t.deepEqual(
+    breachedTargets(due, new Date('2026-07-01T08:31:00Z')).map((s) => s.target),
+    ['first_response'],
+  );
 });
 
 test('next response: the customer waiting after a reply; a reply late is a breach, on time is none', (t) => {
@@ -104,16 +110,34 @@ test('next response: the customer waiting after a reply; a reply late is a breac
   const waiting = slaDue(p, null, clock({ first_response_at: replied, waiting_since: new Date('2026-07-01T09:00:00Z') }));
   t.is(iso(waiting.next_response?.due_at), '2026-07-01T10:00:00.000Z');
   t.is(unmetTargets(waiting)[0].target, 'next_response');
-  const late = slaDue(p, null, clock({ first_response_at: replied, answered: { since: new Date('2026-07-01T09:00:00Z'), replied_at: new Date('2026-07-01T10:05:00Z') } }));
-  t.deepEqual(breachedTargets(late, new Date('2026-07-01T10:06:00Z')).map((s) => s.target), ['next_response']);
-  const onTime = slaDue(p, null, clock({ first_response_at: replied, answered: { since: new Date('2026-07-01T09:00:00Z'), replied_at: new Date('2026-07-01T09:59:00Z') } }));
+  const late = slaDue(
+    p,
+    null,
+    clock({ first_response_at: replied, answered: { since: new Date('2026-07-01T09:00:00Z'), replied_at: new Date('2026-07-01T10:05:00Z') } }),
+  );
+  t.deepEqual(
+    breachedTargets(late, new Date('2026-07-01T10:06:00Z')).map((s) => s.target),
+    ['next_response'],
+  );
+  const onTime = slaDue(
+    p,
+    null,
+    clock({ first_response_at: replied, answered: { since: new Date('2026-07-01T09:00:00Z'), replied_at: new Date('2026-07-01T09:59:00Z') } }),
+  );
   t.deepEqual(breachedTargets(onTime, new Date('2026-07-01T12:00:00Z')), []);
 });
 
 test('resolved: nothing left due; resolved late is a resolution breach', (t) => {
-  const due = slaDue(p, null, clock({ status: 'resolved', first_response_at: new Date('2026-07-01T08:05:00Z'), finished_at: new Date('2026-07-01T17:00:00Z') }));
+  const due = slaDue(
+    p,
+    null,
+    clock({ status: 'resolved', first_response_at: new Date('2026-07-01T08:05:00Z'), finished_at: new Date('2026-07-01T17:00:00Z') }),
+  );
   t.deepEqual(unmetTargets(due), []);
-  t.deepEqual(breachedTargets(due, new Date('2026-07-02T00:00:00Z')).map((s) => s.target), ['resolution']);
+  t.deepEqual(
+    breachedTargets(due, new Date('2026-07-02T00:00:00Z')).map((s) => s.target),
+    ['resolution'],
+  );
 });
 
 test('business hours: due times in working time (Berlin, over the spring change)', (t) => {

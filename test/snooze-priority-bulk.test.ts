@@ -57,10 +57,14 @@ test('snooze until a time: leaves the open view, is in the Snoozed view, and the
   // The crontab entry runs the task every minute; the task itself wakes it once due.
   t.true(crontab.some((c) => c.task === 'wake_snoozed_conversations' && c.match === '* * * * *'));
   const beforeWake = app.events.length;
-  await waitFor(async () => {
-    await wakeTask.run({}, app.deps, { logger: app.deps.logger } as any);
-    return (await app.sql('select snoozed_at from conversations where id = $1', [a]))[0].snoozed_at === null;
-  }, 10_000, 'woken by the crontab job');
+  await waitFor(
+    async () => {
+      await wakeTask.run({}, app.deps, { logger: app.deps.logger } as any);
+      return (await app.sql('select snoozed_at from conversations where id = $1', [a]))[0].snoozed_at === null;
+    },
+    10_000,
+    'woken by the crontab job',
+  );
   t.true(Date.now() >= new Date(until).getTime(), 'not before its time');
   const woke = updatedEvents(beforeWake, a);
   t.is(woke.length, 1);
@@ -98,7 +102,14 @@ test('snooze until the customer replies; DELETE wakes now; resolving wakes; reso
   t.deepEqual([refused.status, refused.body], [400, { detail: 'Only an open or pending conversation can be snoozed' }]);
 
   const b = await conversation(ws);
-  for (const body of [{}, { until: inSeconds(-60) }, { until: 'tomorrow' }, { until: inSeconds(3600), until_customer_replies: true }, { until_customer_replies: false }, { until: inSeconds(400 * 86400) }]) {
+  for (const body of [
+    {},
+    { until: inSeconds(-60) },
+    { until: 'tomorrow' },
+    { until: inSeconds(3600), until_customer_replies: true },
+    { until_customer_replies: false },
+    { until: inSeconds(400 * 86400) },
+  ]) {
     const bad = await snooze(ws.token, b, body);
     t.is(bad.status, 422, JSON.stringify(body));
   }
@@ -149,7 +160,7 @@ test('priority: set, shown in lists and events, filtered with keyset paging; bad
 
 const bulk = (token: string, body: unknown) => app.request('POST', '/api/v1/conversations/bulk', { token, body });
 
-test('bulk with mixed ids: own ones done, another business\'s and unknown ones not_found and untouched, in one answer per id', async (t) => {
+test("bulk with mixed ids: own ones done, another business's and unknown ones not_found and untouched, in one answer per id", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const mine = [await conversation(ws), await conversation(ws), await conversation(ws)];
@@ -167,12 +178,15 @@ test('bulk with mixed ids: own ones done, another business\'s and unknown ones n
     { id: unknown, ok: false, error: 'not_found', detail: 'Conversation not found' },
     { id: mine[2], ok: true, changed: true },
   ]);
-  t.is((await app.sql('select status from conversations where id = $1', [foreign]))[0].status, 'open', 'the other business\'s conversation is untouched');
+  t.is((await app.sql('select status from conversations where id = $1', [foreign]))[0].status, 'open', "the other business's conversation is untouched");
   t.deepEqual((await app.sql(`select count(*)::int as n from conversations where id = any($1) and status = 'resolved'`, [mine]))[0].n, 3);
   const involved = new Set([...given]);
   const events = app.events.slice(mark).filter((e) => e.name === 'conversation_updated' && involved.has(e.payload.conversation_id as string));
   t.deepEqual(events.map((e) => e.payload.conversation_id).sort(), [...mine].sort(), 'one event per changed conversation, none for the foreign one');
-  t.true(events.every((e) => e.rooms.every((r) => r === `business:${ws.businessId}`)), 'events only to the caller\'s business');
+  t.true(
+    events.every((e) => e.rooms.every((r) => r === `business:${ws.businessId}`)),
+    "events only to the caller's business",
+  );
 
   // Resolving again: ok, nothing changed; a resolved one cannot be snoozed (invalid), an open one can.
   const open = await conversation(ws);
@@ -185,12 +199,18 @@ test('bulk with mixed ids: own ones done, another business\'s and unknown ones n
   t.deepEqual(again.body.results, [{ id: mine[0], ok: true, changed: false }]);
 
   // Priority, labels (added, the others kept), close, snooze until the customer writes.
-  t.deepEqual((await bulk(ws.token, { ids: [open, foreign], action: 'priority', priority: 'high' })).body.results.map((r: any) => r.ok), [true, false]);
+  t.deepEqual(
+    (await bulk(ws.token, { ids: [open, foreign], action: 'priority', priority: 'high' })).body.results.map((r: any) => r.ok),
+    [true, false],
+  );
   t.is((await app.sql('select priority from conversations where id = $1', [foreign]))[0].priority, 'none');
   for (const name of ['VIP', 'Billing']) t.is((await app.request('POST', '/api/v1/labels', { token: ws.token, body: { name } })).status, 200);
   t.is((await app.request('PUT', `/api/v1/conversations/${open}/labels`, { token: ws.token, body: { labels: ['Billing'] } })).status, 200);
   const labelled = await bulk(ws.token, { ids: [open, mine[1]], action: 'label', labels: ['vip'] });
-  t.deepEqual(labelled.body.results, [{ id: open, ok: true, changed: true }, { id: mine[1], ok: true, changed: true }]);
+  t.deepEqual(labelled.body.results, [
+    { id: open, ok: true, changed: true },
+    { id: mine[1], ok: true, changed: true },
+  ]);
   t.deepEqual((await app.request('GET', `/api/v1/conversations/${open}`, { token: ws.token })).body.labels, ['Billing', 'VIP']);
   const unknownLabel = await bulk(ws.token, { ids: [open], action: 'label', labels: ['Nope'] });
   t.deepEqual([unknownLabel.status, unknownLabel.body], [400, { detail: 'Unknown label: Nope' }]);
@@ -208,7 +228,10 @@ test('bulk assign follows the policy table: anyone takes, only the owner or an a
 
   const taken = await bulk(agent.token, { ids: [a, b], action: 'assign', assignee_id: agent.userId });
   t.is(taken.status, 200, taken.text);
-  t.deepEqual(taken.body.results.map((r: any) => r.ok), [true, true]);
+  t.deepEqual(
+    taken.body.results.map((r: any) => r.ok),
+    [true, true],
+  );
   t.is((await app.sql('select count(*)::int as n from conversations where assignee_id = $1', [agent.userId]))[0].n, 2);
 
   const refused = await bulk(agent.token, { ids: [a, b], action: 'assign', assignee_id: admin.userId });
@@ -216,7 +239,10 @@ test('bulk assign follows the policy table: anyone takes, only the owner or an a
   t.is((await app.sql('select count(*)::int as n from conversations where assignee_id = $1', [agent.userId]))[0].n, 2, 'nothing changed');
 
   const byAdmin = await bulk(admin.token, { ids: [a, b], action: 'assign', assignee_id: ws.userId });
-  t.deepEqual(byAdmin.body.results.map((r: any) => r.ok), [true, true]);
+  t.deepEqual(
+    byAdmin.body.results.map((r: any) => r.ok),
+    [true, true],
+  );
   const stranger = await createWorkspace(app);
   const notMember = await bulk(admin.token, { ids: [a], action: 'assign', assignee_id: stranger.userId });
   t.deepEqual([notMember.status, notMember.body], [400, { detail: 'Agent is not an active member of this business' }]);
@@ -224,7 +250,10 @@ test('bulk assign follows the policy table: anyone takes, only the owner or an a
   // Agents may do the rest (every member's policy lines).
   t.is((await bulk(agent.token, { ids: [a], action: 'priority', priority: 'low' })).status, 200);
   t.is((await bulk(agent.token, { ids: [a], action: 'snooze' })).status, 200);
-  t.like((await app.sql('select snoozed_at is not null as snoozed, snoozed_until from conversations where id = $1', [a]))[0], { snoozed: true, snoozed_until: null });
+  t.like((await app.sql('select snoozed_at is not null as snoozed, snoozed_until from conversations where id = $1', [a]))[0], {
+    snoozed: true,
+    snoozed_until: null,
+  });
 });
 
 test('bulk: bad input is 422 (no ids, over 100, duplicates, unknown action, missing parameters), a caller without a business 404', async (t) => {

@@ -40,7 +40,14 @@ test('inbound_apply_messages: a batch opens one conversation per customer, in or
   const ws = await createWorkspace(app);
   const ch = await channel(ws.businessId, 'telegram');
   const applied = await apply(ws.businessId, ch, 'telegram', [message('m1', 'ann', 'hello'), message('m2', 'bob', 'hi'), message('m3', 'ann', 'again')]);
-  t.deepEqual(applied.map((a) => [a.idx, a.opened_conversation]), [[0, true], [1, true], [2, false]]);
+  t.deepEqual(
+    applied.map((a) => [a.idx, a.opened_conversation]),
+    [
+      [0, true],
+      [1, true],
+      [2, false],
+    ],
+  );
   t.is(applied[0]!.applied_conversation_id, applied[2]!.applied_conversation_id);
   t.not(applied[0]!.applied_conversation_id, applied[1]!.applied_conversation_id);
   const [customer] = await app.sql(`select name, email, platform_user_id, business_id from customers where channel_id = $1 and platform_user_id = 'ann'`, [ch]);
@@ -51,7 +58,7 @@ test('inbound_apply_messages: a batch opens one conversation per customer, in or
   t.is(n, 3);
 });
 
-test('inbound_apply_messages: references thread only into the same customer\'s conversation', async (t) => {
+test("inbound_apply_messages: references thread only into the same customer's conversation", async (t) => {
   const ws = await createWorkspace(app);
   const ch = await channel(ws.businessId, 'email');
   const [first] = await apply(ws.businessId, ch, 'email', [message('<a@x>', 'ann', 'question', { references: [], subject: 'Help' })]);
@@ -64,7 +71,7 @@ test('inbound_apply_messages: references thread only into the same customer\'s c
   t.is(subject, 'Help');
 });
 
-test('reserve_monthly_message: counts up to the plan\'s monthly limit exactly, then refuses', async (t) => {
+test("reserve_monthly_message: counts up to the plan's monthly limit exactly, then refuses", async (t) => {
   const ws = await createWorkspace(app);
   const [{ max }] = await app.sql(`select max_messages_per_month as max from plans where name = 'Free'`);
   let reserved = 0;
@@ -85,7 +92,11 @@ test('delivery_drain_started: the running drain gives up its key, so the next re
   const [job] = await app.sql(`select id::text from graphile_worker.jobs where key = $1`, [`deliver:${conversationId}`]);
   t.truthy(job);
   await app.sql(`select delivery_drain_started($1::bigint, $2)`, [job.id, randomUUID()]);
-  t.is((await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key, `deliver:${conversationId}`, "another conversation's id changes nothing");
+  t.is(
+    (await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key,
+    `deliver:${conversationId}`,
+    "another conversation's id changes nothing",
+  );
   await app.sql(`select delivery_drain_started($1::bigint, $2)`, [job.id, conversationId]);
   t.is((await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key, null);
   await app.sql(`select delivery_arm_drain($1)`, [conversationId]);

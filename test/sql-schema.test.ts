@@ -48,10 +48,15 @@ test('every migration file matches its checksum in sql/migrations.sha256: releas
       }),
   );
   const files = migrationFiles();
-  const current = new Map(migrationChecksums(files).trim().split('\n').map((line) => {
-    const [sum, name] = line.split(/\s+/);
-    return [name!, sum!] as const;
-  }));
+  const current = new Map(
+    migrationChecksums(files)
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [sum, name] = line.split(/\s+/);
+        return [name!, sum!] as const;
+      }),
+  );
   const edited = [...current].filter(([name, sum]) => lock.has(name) && lock.get(name) !== sum).map(([name]) => name);
   t.deepEqual(edited, [], 'a released migration was edited: restore it and put the change in a new migration');
   const unlisted = [...current.keys()].filter((name) => !lock.has(name));

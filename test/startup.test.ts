@@ -48,9 +48,20 @@ function serverUrl(database: string, user?: string): string {
 test('an unreachable database: one sentence naming DATABASE_URL', async (t) => {
   const port = await closedPort();
   const run = await parley(['migrate'], { DATABASE_URL: `postgres://parley@127.0.0.1:${port}/parley`, DATABASE_CONNECT_TIMEOUT: '0' });
-  assertOneSentence(t, run, new RegExp(`^parley: cannot reach the database at 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\): start PostgreSQL there or correct DATABASE_URL\\.$`, 'm'));
+  assertOneSentence(
+    t,
+    run,
+    new RegExp(`^parley: cannot reach the database at 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\): start PostgreSQL there or correct DATABASE_URL\\.$`, 'm'),
+  );
   const retried = await parley(['migrate'], { DATABASE_URL: `postgres://parley@127.0.0.1:${port}/parley`, DATABASE_CONNECT_TIMEOUT: '1' });
-  assertOneSentence(t, retried, new RegExp(`^parley: cannot reach the database at 127\\.0\\.0\\.1:${port} after retrying for 1s \\(DATABASE_CONNECT_TIMEOUT\\) \\(ECONNREFUSED\\): start PostgreSQL there or correct DATABASE_URL\\.$`, 'm'));
+  assertOneSentence(
+    t,
+    retried,
+    new RegExp(
+      `^parley: cannot reach the database at 127\\.0\\.0\\.1:${port} after retrying for 1s \\(DATABASE_CONNECT_TIMEOUT\\) \\(ECONNREFUSED\\): start PostgreSQL there or correct DATABASE_URL\\.$`,
+      'm',
+    ),
+  );
 });
 
 test('a database that refuses (unknown role, unknown database): one sentence naming DATABASE_URL', async (t) => {
@@ -59,7 +70,11 @@ test('a database that refuses (unknown role, unknown database): one sentence nam
   // default npm test boots) says the password failed for it: each sentence names what to correct.
   assertOneSentence(t, role, /^parley: the database at .* refused the connection \(.*\): correct the user( or password)? in DATABASE_URL/m);
   const database = await parley(['migrate'], { DATABASE_URL: serverUrl(`missing_${randomBytes(3).toString('hex')}`) });
-  assertOneSentence(t, database, /^parley: the database at .* refused the connection \(database "missing_\w+" does not exist\): create that database or correct its name in DATABASE_URL\.$/m);
+  assertOneSentence(
+    t,
+    database,
+    /^parley: the database at .* refused the connection \(database "missing_\w+" does not exist\): create that database or correct its name in DATABASE_URL\.$/m,
+  );
 });
 
 test('a mysql:// DATABASE_URL is refused before connecting', async (t) => {
@@ -82,7 +97,11 @@ test('production with DATABASE_URL and no CONFIG_ENCRYPTION_KEY stops, naming it
   assertOneSentence(t, production, /^\s+CONFIG_ENCRYPTION_KEY: not set; with DATABASE_URL set, every process/m);
   const development = await parley(['migrate'], env);
   t.is(development.code, 0, development.stderr);
-  const warning = development.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.level === 40);
+  const warning = development.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .find((entry) => entry.level === 40);
   t.regex(warning?.msg ?? '', /^CONFIG_ENCRYPTION_KEY: not set/, development.stdout);
 });
 
@@ -147,8 +166,13 @@ test('npm scripts, the bin, the Procfile and the image enter through the plain-J
     // V8 flags (such as --max-semi-space-size) may come first: they never load a .ts file.
     if (/^node /.test(script)) t.regex(script, /^node (--[\w-]+=\S+ )*(bin\/parley\.js|--import \.\/bin\/require-node24\.js) /, name);
   }
-  const processes = readFileSync(path.join(repoRoot, 'Procfile'), 'utf8').split('\n').filter((line) => /^\w+:/.test(line));
-  t.deepEqual(processes.map((line) => line.split(':')[0]), ['release', 'web', 'worker']);
+  const processes = readFileSync(path.join(repoRoot, 'Procfile'), 'utf8')
+    .split('\n')
+    .filter((line) => /^\w+:/.test(line));
+  t.deepEqual(
+    processes.map((line) => line.split(':')[0]),
+    ['release', 'web', 'worker'],
+  );
   for (const line of processes) t.regex(line, /^\w+: node (--[\w-]+=\S+ )*bin\/parley\.js /);
   t.regex(readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8'), /^CMD \["node", ("--[\w-]+=\S+", )*"bin\/parley\.js", "web"\]$/m);
 });

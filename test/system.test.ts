@@ -62,7 +62,10 @@ test('every answer carries X-Content-Type-Options: nosniff, errors and 404s incl
     await app.request('GET', '/api/v1/no-such-route'),
     await app.request('POST', '/api/v1/auth/login', { body: { email: 'x' } }),
   ];
-  t.deepEqual(answers.map((r) => r.status), [200, 401, 404, 422]);
+  t.deepEqual(
+    answers.map((r) => r.status),
+    [200, 401, 404, 422],
+  );
   for (const res of answers) t.is(res.headers.get('x-content-type-options'), 'nosniff');
 });
 
@@ -82,7 +85,7 @@ test('GET /readyz is 503 when the database is unreachable; /healthz stays 200', 
     const ready = await server.fetch('/readyz');
     t.is(ready.status, 503);
     t.deepEqual(await ready.json(), { detail: 'Database unreachable' });
-    t.is(ready.headers.get('retry-after'), null, 'as /readyz\'s description says: a prober keeps its own schedule');
+    t.is(ready.headers.get('retry-after'), null, "as /readyz's description says: a prober keeps its own schedule");
     t.is((await server.fetch('/healthz')).status, 200);
   } finally {
     await server.close();
@@ -165,7 +168,11 @@ test('GET /docs/decisions is an HTML page by default, with an element for every 
     t.regex(res.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
     t.regex(res.headers.get('vary') ?? '', /Accept/);
     const ids = new Set([...res.text.matchAll(/<[a-z0-9]+ id="([^"]+)"/g)].map((m) => m[1]));
-    t.deepEqual(anchors.filter((anchor) => !ids.has(anchor)), [], JSON.stringify(headers));
+    t.deepEqual(
+      anchors.filter((anchor) => !ids.has(anchor)),
+      [],
+      JSON.stringify(headers),
+    );
   }
   const page = await app.request('GET', '/docs/decisions');
   t.regex(page.text, /^<!doctype html>/i);
@@ -246,7 +253,10 @@ test('a body over 1 MiB is 413 {detail}; just under the limit is read', async (t
   const under = JSON.stringify({ email: 'big@example.com', password: 'password123', full_name: 'x'.repeat(1_000_000) });
   const parsed = await app.request('POST', '/api/v1/auth/register', { rawBody: under, headers: { 'content-type': 'application/json' } });
   t.is(parsed.status, 422);
-  t.deepEqual(parsed.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type]), [['body.full_name', 'string_too_long']]);
+  t.deepEqual(
+    parsed.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type]),
+    [['body.full_name', 'string_too_long']],
+  );
 });
 
 test('an unknown route is 404 {detail}; a known path with another method is 405 {detail}', async (t) => {
@@ -266,13 +276,21 @@ test('an unexpected error is 500 {detail, request_id} without internals, and is 
   const { logger, lines } = captureLogger();
   const routes: AnyRoute[] = [
     defineRoute({
-      method: 'get', path: '/boom', summary: 'throws', tags: ['Test'], auth: 'none',
+      method: 'get',
+      path: '/boom',
+      summary: 'throws',
+      tags: ['Test'],
+      auth: 'none',
       handler: async () => {
         throw new Error('secret internals: connection string postgres://admin:hunter2@db');
       },
     }),
     defineRoute({
-      method: 'get', path: '/bad-sql', summary: 'bad SQL', tags: ['Test'], auth: 'none',
+      method: 'get',
+      path: '/bad-sql',
+      summary: 'bad SQL',
+      tags: ['Test'],
+      auth: 'none',
       handler: async ({ deps }) => deps.db.one(sql.type(z.object({ x: z.number() }))`select x from table_that_does_not_exist`),
     }),
   ];
@@ -302,7 +320,10 @@ test('CORS: the API answers only the configured origins', async (t) => {
   t.is(allowed.headers.get('access-control-allow-origin'), ALLOWED_ORIGIN);
   t.regex(allowed.headers.get('vary') ?? '', /Origin/);
   t.regex(allowed.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
-  t.is((await app.request('GET', '/healthz', { headers: { origin: 'https://admin.parley.example' } })).headers.get('access-control-allow-origin'), 'https://admin.parley.example');
+  t.is(
+    (await app.request('GET', '/healthz', { headers: { origin: 'https://admin.parley.example' } })).headers.get('access-control-allow-origin'),
+    'https://admin.parley.example',
+  );
   // Error responses carry it too, so the browser can read them.
   const unauthenticated = await app.request('GET', '/api/v1/auth/me', { headers: { origin: ALLOWED_ORIGIN } });
   t.is(unauthenticated.status, 401);

@@ -58,8 +58,7 @@ async function conversation(id: string) {
   return rows[0] as { status: string; assignee_id: string | null; assigned_at: Date | null };
 }
 
-const eventsNamed = (name: string, match: (payload: Record<string, unknown>) => boolean) =>
-  app.events.filter((e) => e.name === name && match(e.payload));
+const eventsNamed = (name: string, match: (payload: Record<string, unknown>) => boolean) => app.events.filter((e) => e.name === name && match(e.payload));
 
 const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
@@ -84,13 +83,16 @@ test('members: the roster in agent-number order with the spec fields', async (t)
   t.regex(res.body[0].invited_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 });
 
-test('members: another business\'s members are not listed', async (t) => {
+test("members: another business's members are not listed", async (t) => {
   const a = await createWorkspace(app, { plan: 'Mini' });
   const b = await createWorkspace(app, { plan: 'Mini' });
   await invite(b);
   const res = await app.request('GET', '/api/v1/team/members', { token: a.token });
   t.is(res.status, 200);
-  t.deepEqual(res.body.map((m: any) => m.user_id), [a.userId]);
+  t.deepEqual(
+    res.body.map((m: any) => m.user_id),
+    [a.userId],
+  );
 });
 
 test('members: 400 without a business, 401 without a token', async (t) => {
@@ -233,14 +235,20 @@ test('invite: concurrent invites never exceed the plan or share an agent number'
   const results = await Promise.all(users.map((u) => app.request('POST', '/api/v1/team/invite', { token: ws.token, query: { email: u.email } })));
   t.deepEqual(results.map((r) => r.status).sort(), [200, 200, 402, 402]);
   const rows = await app.sql('select agent_number from team_members where business_id = $1 order by agent_number', [ws.businessId]);
-  t.deepEqual(rows.map((r) => r.agent_number), [1, 2, 3]);
+  t.deepEqual(
+    rows.map((r) => r.agent_number),
+    [1, 2, 3],
+  );
 });
 
 test('invite: missing or malformed email is 422', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const missing = await app.request('POST', '/api/v1/team/invite', { token: ws.token });
   t.is(missing.status, 422);
-  t.deepEqual(missing.body.detail.map((d: any) => [d.loc, d.type]), [[['query', 'email'], 'missing']]);
+  t.deepEqual(
+    missing.body.detail.map((d: any) => [d.loc, d.type]),
+    [[['query', 'email'], 'missing']],
+  );
   const bad = await app.request('POST', '/api/v1/team/invite', { token: ws.token, query: { email: 'not-an-email' } });
   t.is(bad.status, 422);
   t.deepEqual(bad.body.detail[0].loc, ['query', 'email']);
@@ -311,7 +319,7 @@ test('remove: only the owner (403)', async (t) => {
   t.is((await app.sql('select 1 from team_members where id = $1', [agent.memberId])).length, 1);
 });
 
-test('remove: unknown id and another business\'s member are 404, a non-UUID is 422', async (t) => {
+test("remove: unknown id and another business's member are 404, a non-UUID is 422", async (t) => {
   const a = await createWorkspace(app, { plan: 'Mini' });
   const b = await createWorkspace(app, { plan: 'Mini' });
   const bAgent = await invite(b);
@@ -322,7 +330,10 @@ test('remove: unknown id and another business\'s member are 404, a non-UUID is 4
   t.is((await app.sql('select 1 from team_members where id = $1', [bAgent.memberId])).length, 1);
   const bad = await app.request('DELETE', '/api/v1/team/members/42', { token: a.token });
   t.is(bad.status, 422);
-  t.deepEqual(bad.body.detail.map((d: any) => [d.loc, d.type]), [[['path', 'member_id'], 'uuid_parsing']]);
+  t.deepEqual(
+    bad.body.detail.map((d: any) => [d.loc, d.type]),
+    [[['path', 'member_id'], 'uuid_parsing']],
+  );
 });
 
 test('leave: an agent leaves on their own; their conversations lose the assignee; they may then create their own workspace', async (t) => {
@@ -372,7 +383,10 @@ test('status: sets the value and publishes agent_status_changed to the business'
     t.is(rows[0].status, status);
   }
   const events = eventsNamed('agent_status_changed', (p) => p.member_id === agent.memberId);
-  t.deepEqual(events.map((e) => e.payload.status), ['live', 'away', 'offline']);
+  t.deepEqual(
+    events.map((e) => e.payload.status),
+    ['live', 'away', 'offline'],
+  );
   const [first] = events;
   t.deepEqual(first.rooms, [`business:${ws.businessId}`]);
   t.deepEqual(Object.keys(first.payload).sort(), ['at', 'business_id', 'member_id', 'status', 'user_id']);
@@ -399,7 +413,10 @@ test('status: a missing or non-string status is 422', async (t) => {
   const ws = await createWorkspace(app);
   const missing = await app.request('PATCH', '/api/v1/team/status', { token: ws.token, body: {} });
   t.is(missing.status, 422);
-  t.deepEqual(missing.body.detail.map((d: any) => [d.loc, d.type]), [[['body', 'status'], 'missing']]);
+  t.deepEqual(
+    missing.body.detail.map((d: any) => [d.loc, d.type]),
+    [[['body', 'status'], 'missing']],
+  );
   const number = await app.request('PATCH', '/api/v1/team/status', { token: ws.token, body: { status: 1 } });
   t.is(number.status, 422);
   t.deepEqual(number.body.detail[0].type, 'string_type');
@@ -422,10 +439,19 @@ test('pending handoffs: flagged and not taken over, newest first, scoped to the 
   const customers = await app.sql(`insert into customers (business_id, name) values ($1, 'Cleo') returning id`, [ws.businessId]);
   const customerId = customers[0].id;
 
-  const older = await insertConversation(ws.businessId, { status: 'open', handoff_requested_at: ago(30), handoff_reason: 'Asked for a refund', customer_id: customerId });
+  const older = await insertConversation(ws.businessId, {
+    status: 'open',
+    handoff_requested_at: ago(30),
+    handoff_reason: 'Asked for a refund',
+    customer_id: customerId,
+  });
   const newest = await insertConversation(ws.businessId, { status: 'pending', handoff_requested_at: ago(5), handoff_reason: null });
   const assignedBefore = await insertConversation(ws.businessId, {
-    status: 'open', assignee_id: agent.userId, assigned_at: ago(60), handoff_requested_at: ago(20), handoff_reason: 'Angry customer',
+    status: 'open',
+    assignee_id: agent.userId,
+    assigned_at: ago(60),
+    handoff_requested_at: ago(20),
+    handoff_reason: 'Angry customer',
   });
   // Taken over or finished since the request: not pending.
   await insertConversation(ws.businessId, { status: 'open', assignee_id: agent.userId, assigned_at: ago(10), handoff_requested_at: ago(15) });
@@ -437,7 +463,10 @@ test('pending handoffs: flagged and not taken over, newest first, scoped to the 
 
   const res = await app.request('GET', '/api/v1/team/pending-handoffs', { token: agent.token });
   t.is(res.status, 200, res.text);
-  t.deepEqual(res.body.map((c: any) => c.id), [newest, assignedBefore, older]);
+  t.deepEqual(
+    res.body.map((c: any) => c.id),
+    [newest, assignedBefore, older],
+  );
   const item = res.body.find((c: any) => c.id === older);
   t.deepEqual(Object.keys(item).sort(), ['created_at', 'customer_id', 'handoff_reason', 'id', 'status']);
   t.like(item, { customer_id: customerId, handoff_reason: 'Asked for a refund', status: 'open' });
@@ -447,7 +476,10 @@ test('pending handoffs: flagged and not taken over, newest first, scoped to the 
   const assigned = await app.request('POST', `/api/v1/team/assign/${older}`, { token: ws.token, query: { agent_id: agent.userId } });
   t.is(assigned.status, 200, assigned.text);
   const after = await app.request('GET', '/api/v1/team/pending-handoffs', { token: ws.token });
-  t.deepEqual(after.body.map((c: any) => c.id), [newest, assignedBefore]);
+  t.deepEqual(
+    after.body.map((c: any) => c.id),
+    [newest, assignedBefore],
+  );
 
   const theirs = await app.request('GET', '/api/v1/team/pending-handoffs', { token: other.token });
   t.is(theirs.body.length, 1);
@@ -504,10 +536,13 @@ test('assign: an agent may not assign (403)', async (t) => {
   const res = await app.request('POST', `/api/v1/team/assign/${id}`, { token: agent.token, query: { agent_id: agent.userId } });
   t.is(res.status, 403);
   t.like(await conversation(id), { status: 'pending', assignee_id: null });
-  t.deepEqual(eventsNamed('conversation_assigned', (p) => p.conversation_id === id), []);
+  t.deepEqual(
+    eventsNamed('conversation_assigned', (p) => p.conversation_id === id),
+    [],
+  );
 });
 
-test('assign: unknown or another business\'s conversation is 404', async (t) => {
+test("assign: unknown or another business's conversation is 404", async (t) => {
   const a = await createWorkspace(app, { plan: 'Mini' });
   const b = await createWorkspace(app, { plan: 'Mini' });
   const theirs = await insertConversation(b.businessId);
@@ -544,7 +579,10 @@ test('assign: bad ids are 422, no business is 400', async (t) => {
   const id = await insertConversation(ws.businessId);
   const missing = await app.request('POST', `/api/v1/team/assign/${id}`, { token: ws.token });
   t.is(missing.status, 422);
-  t.deepEqual(missing.body.detail.map((d: any) => [d.loc, d.type]), [[['query', 'agent_id'], 'missing']]);
+  t.deepEqual(
+    missing.body.detail.map((d: any) => [d.loc, d.type]),
+    [[['query', 'agent_id'], 'missing']],
+  );
   const badAgent = await app.request('POST', `/api/v1/team/assign/${id}`, { token: ws.token, query: { agent_id: '7' } });
   t.deepEqual([badAgent.status, badAgent.body.detail[0].type], [422, 'uuid_parsing']);
   const badConversation = await app.request('POST', '/api/v1/team/assign/nope', { token: ws.token, query: { agent_id: ws.userId } });
@@ -565,7 +603,10 @@ test('assign and remove at the same time never leave a conversation with a remov
       app.request('DELETE', `/api/v1/team/members/${agent.memberId}`, { token: ws.token }),
     ]),
   );
-  t.true(results.every((r) => r.status === 200 || r.status === 400), results.map((r) => `${r.status} ${r.text}`).join('\n'));
+  t.true(
+    results.every((r) => r.status === 200 || r.status === 400),
+    results.map((r) => `${r.status} ${r.text}`).join('\n'),
+  );
   const rows = await app.sql(
     `select c.id from conversations c where c.id = any($1) and c.assignee_id is not null
      and not exists (select 1 from team_members m where m.user_id = c.assignee_id and m.business_id = c.business_id)`,

@@ -51,7 +51,10 @@ test('issued tokens are HS256 JWTs with sub, jti, iat and exp = iat + ACCESS_TOK
   t.regex(String(claims.jti), /^[0-9a-f-]{36}$/);
   t.is(typeof claims.iat, 'number');
   t.is(claims.exp! - claims.iat!, 2 * 3600);
-  t.not(decodeJwt((await app.request('POST', '/api/v1/auth/login', { body: { email: user.email, password: 'password123' } })).body.access_token).jti, claims.jti);
+  t.not(
+    decodeJwt((await app.request('POST', '/api/v1/auth/login', { body: { email: user.email, password: 'password123' } })).body.access_token).jti,
+    claims.jti,
+  );
 });
 
 test('no Authorization header is 401 Not authenticated with WWW-Authenticate: Bearer', async (t) => {
@@ -62,7 +65,17 @@ test('no Authorization header is 401 Not authenticated with WWW-Authenticate: Be
 });
 
 test('malformed headers are 401 Could not validate credentials', async (t) => {
-  for (const header of ['Bearer abc', 'Basic x', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Token ' + user.token, user.token, `Bearer ${user.token} extra`, `Bearer ${user.token}x`]) {
+  for (const header of [
+    'Bearer abc',
+    'Basic x',
+    'Basic dXNlcjpwYXNz',
+    'Bearer',
+    'Bearer ',
+    'Token ' + user.token,
+    user.token,
+    `Bearer ${user.token} extra`,
+    `Bearer ${user.token}x`,
+  ]) {
     assertInvalid(t, await me({ authorization: header }), JSON.stringify(header));
   }
 });
@@ -129,7 +142,7 @@ test('a revoked token is refused; logging out is per token', async (t) => {
   t.is((await bearer(user.token)).status, 200);
 });
 
-test('a deleted user\'s token is refused', async (t) => {
+test("a deleted user's token is refused", async (t) => {
   const gone = await registerUser(app, 'Soon Gone');
   t.is((await bearer(gone.token)).status, 200);
   await app.sql('delete from users where id = $1', [gone.userId]);

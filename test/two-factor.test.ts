@@ -78,7 +78,10 @@ async function signInWithCode(user: { email: string; secret: string; userId: str
 test('HOTP: the RFC 4226 appendix D values', (t) => {
   const secret = Buffer.from('12345678901234567890');
   const expected = ['755224', '287082', '359152', '969429', '338314', '254676', '287922', '162583', '399871', '520489'];
-  t.deepEqual(expected.map((_, counter) => hotp(secret, counter)), expected);
+  t.deepEqual(
+    expected.map((_, counter) => hotp(secret, counter)),
+    expected,
+  );
 });
 
 test('TOTP: the RFC 6238 appendix B values (SHA-1, SHA-256, SHA-512, 8 digits)', (t) => {
@@ -116,7 +119,15 @@ test('TOTP: one step of drift either way is accepted, two are not; malformed cod
 });
 
 test('base32: the RFC 4648 vectors, both ways', (t) => {
-  const vectors: [string, string][] = [['', ''], ['f', 'MY'], ['fo', 'MZXQ'], ['foo', 'MZXW6'], ['foob', 'MZXW6YQ'], ['fooba', 'MZXW6YTB'], ['foobar', 'MZXW6YTBOI']];
+  const vectors: [string, string][] = [
+    ['', ''],
+    ['f', 'MY'],
+    ['fo', 'MZXQ'],
+    ['foo', 'MZXW6'],
+    ['foob', 'MZXW6YQ'],
+    ['fooba', 'MZXW6YTB'],
+    ['foobar', 'MZXW6YTBOI'],
+  ];
   for (const [plain, encoded] of vectors) {
     t.is(base32Encode(Buffer.from(plain)), encoded);
     t.is(base32Decode(encoded)!.toString(), plain);
@@ -250,7 +261,9 @@ test('ending every session voids a pending challenge', async (t) => {
   const first = await login(user.email);
   t.is((await app.request('POST', '/api/v1/auth/logout-all', { token: user.token })).status, 200);
   await laterSignIn(user.userId);
-  t.deepEqual((await secondStep({ challenge_token: first.body.challenge_token, code: codeOf(user.secret) })).body, { detail: 'Invalid or expired sign-in challenge: sign in again' });
+  t.deepEqual((await secondStep({ challenge_token: first.body.challenge_token, code: codeOf(user.secret) })).body, {
+    detail: 'Invalid or expired sign-in challenge: sign in again',
+  });
 });
 
 test('Google sign-in is no way around the second step', async (t) => {
@@ -275,15 +288,23 @@ test('Google sign-in is no way around the second step', async (t) => {
   t.is(noPassword.status, 400);
   await laterSignIn(user.userId);
   t.is((await app.request('POST', '/api/v1/auth/two-factor/disable', { token: user.token, body: { code: codeOf(user.secret) } })).status, 200);
-  t.deepEqual(Object.keys((await app.request('POST', '/api/v1/auth/google', { body: { id_token: await idToken() } })).body).sort(), ['access_token', 'token_type']);
+  t.deepEqual(Object.keys((await app.request('POST', '/api/v1/auth/google', { body: { id_token: await idToken() } })).body).sort(), [
+    'access_token',
+    'token_type',
+  ]);
 });
 
-test('Google sign-in on an address someone registered without verifying drops their two-factor (it may be theirs, not the owner\'s)', async (t) => {
+test("Google sign-in on an address someone registered without verifying drops their two-factor (it may be theirs, not the owner's)", async (t) => {
   const squatter = await enrolled();
   const pat = await app.request('POST', '/api/v1/auth/google', { body: { id_token: await google.signIdToken({ email: squatter.email }) } });
   t.is(pat.status, 200);
   t.truthy(pat.body.access_token, 'the real owner of the address is signed in');
-  t.deepEqual((await me(pat.body.access_token)).body.two_factor, { enabled: false, recovery_codes_left: 0, required_by_business: false, setup_required: false });
+  t.deepEqual((await me(pat.body.access_token)).body.two_factor, {
+    enabled: false,
+    recovery_codes_left: 0,
+    required_by_business: false,
+    setup_required: false,
+  });
   const [row] = await app.sql('select two_factor_secret, two_factor_recovery_hashes from users where id = $1', [squatter.userId]);
   t.is(row.two_factor_secret, null);
   t.deepEqual(row.two_factor_recovery_hashes, []);
@@ -299,7 +320,10 @@ test('a verified account linked to Google keeps its two-factor', async (t) => {
 test('a password-reset link is no way around the second step', async (t) => {
   const user = await enrolled();
   const [row] = await app.sql('select token_generation from users where id = $1', [user.userId]);
-  const reset = await issuePurposeToken(app.deps.config.jwtSecret, 'password-reset', user.userId, 600, { email: user.email, gen: String(row.token_generation) });
+  const reset = await issuePurposeToken(app.deps.config.jwtSecret, 'password-reset', user.userId, 600, {
+    email: user.email,
+    gen: String(row.token_generation),
+  });
   const confirmed = await app.request('POST', '/api/v1/auth/password-reset/confirm', { body: { token: reset, password: 'a brand new password' } });
   t.is(confirmed.status, 200);
   t.is(confirmed.body.two_factor_required, true);
@@ -384,7 +408,10 @@ test('new recovery codes replace the old ones, with proof', async (t) => {
   const made = await regenerate({ password: PASSWORD });
   t.is(made.status, 200);
   t.is(made.body.recovery_codes.length, 10);
-  t.deepEqual(made.body.recovery_codes.filter((c: string) => user.recoveryCodes.includes(c)), []);
+  t.deepEqual(
+    made.body.recovery_codes.filter((c: string) => user.recoveryCodes.includes(c)),
+    [],
+  );
   const first = await login(user.email);
   t.is((await secondStep({ challenge_token: first.body.challenge_token, recovery_code: user.recoveryCodes[0] })).status, 401, 'an old code');
   t.is((await secondStep({ challenge_token: first.body.challenge_token, recovery_code: made.body.recovery_codes[0] })).status, 200);
@@ -430,9 +457,20 @@ test('a member without two-factor may only set it up or leave; with it, everythi
   t.is(profile.status, 200);
   t.deepEqual(profile.body.two_factor, { enabled: false, recovery_codes_left: 0, required_by_business: true, setup_required: true });
   t.is(profile.body.business.id, owner.businessId);
-  t.deepEqual(Object.entries(profile.body.can).filter(([, allowed]) => allowed).map(([action]) => action), ['team.leave']);
+  t.deepEqual(
+    Object.entries(profile.body.can)
+      .filter(([, allowed]) => allowed)
+      .map(([action]) => action),
+    ['team.leave'],
+  );
   // Every route of the business: 403 with the sentence the app recognizes.
-  for (const [method, path] of [['GET', '/api/v1/conversations'], ['GET', '/api/v1/team/members'], ['GET', '/api/v1/business'], ['GET', '/api/v1/settings/security'], ['GET', '/api/v1/customers']] as const) {
+  for (const [method, path] of [
+    ['GET', '/api/v1/conversations'],
+    ['GET', '/api/v1/team/members'],
+    ['GET', '/api/v1/business'],
+    ['GET', '/api/v1/settings/security'],
+    ['GET', '/api/v1/customers'],
+  ] as const) {
     const res = await app.request(method, path, { token: agent.token });
     t.is(res.status, 403, path);
     t.deepEqual(res.body, { detail: TWO_FACTOR_SETUP_REQUIRED }, path);
@@ -447,7 +485,10 @@ test('a member without two-factor may only set it up or leave; with it, everythi
   t.is((await app.request('GET', '/api/v1/conversations', { token: agent.token })).status, 200);
   t.true((await me(agent.token)).body.can['conversations.read']);
   // Turning it off again is allowed, and puts them back before the door.
-  t.is((await app.request('POST', '/api/v1/auth/two-factor/disable', { token: agent.token, body: { recovery_code: enrolledAgent.recoveryCodes[0] } })).status, 200);
+  t.is(
+    (await app.request('POST', '/api/v1/auth/two-factor/disable', { token: agent.token, body: { recovery_code: enrolledAgent.recoveryCodes[0] } })).status,
+    200,
+  );
   t.is((await app.request('GET', '/api/v1/conversations', { token: agent.token })).status, 403);
 
   // The admin leaves instead, and may then create a workspace of their own.
@@ -460,7 +501,7 @@ test('a member without two-factor may only set it up or leave; with it, everythi
   t.is((await app.request('GET', '/api/v1/conversations', { token: agent.token })).status, 200);
 });
 
-test('the requirement is one business\'s: members of another business are untouched', async (t) => {
+test("the requirement is one business's: members of another business are untouched", async (t) => {
   const a = await enrolled(await createWorkspace(app));
   const b = await createWorkspace(app);
   const bAgent = await addMember(app, b.businessId, 'agent');
@@ -488,7 +529,7 @@ function connect(token: string): Promise<{ socket: Socket; received: string[]; c
   });
 }
 
-test('requiring two-factor closes the live connections of members without it; reconnected, they get none of the business\'s events', async (t) => {
+test("requiring two-factor closes the live connections of members without it; reconnected, they get none of the business's events", async (t) => {
   const owner = await enrolled(await createWorkspace(app));
   const agent = await addMember(app, owner.businessId, 'agent');
   const before = await connect(agent.token);
@@ -523,7 +564,10 @@ test('requiring two-factor closes the live connections of members without it; re
 
 test('the secret, codes, recovery codes and challenges reach no log, and the secret no answer after setup', async (t) => {
   let output = '';
-  const logger = pino({ level: 'trace', redact: { paths: redactPaths, censor: '[redacted]' } }, new Writable({ write: (chunk, _enc, done) => ((output += String(chunk)), done()) }));
+  const logger = pino(
+    { level: 'trace', redact: { paths: redactPaths, censor: '[redacted]' } },
+    new Writable({ write: (chunk, _enc, done) => ((output += String(chunk)), done()) }),
+  );
   const server = http.createServer(createApp({ ...app.deps, logger }).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

@@ -94,10 +94,16 @@ function ask(client: Client, name: string, payload: unknown): Promise<any> {
 
 const typingOf = (client: Client) => client.received.filter((e) => e.name === 'typing').map((e) => e.payload);
 const presenceOf = (client: Client, conversationId: string) =>
-  client.received.filter((e) => e.name === 'conversation_presence' && e.payload.conversation_id === conversationId).map((e) => e.payload.viewers.map((v: any) => v.name));
+  client.received
+    .filter((e) => e.name === 'conversation_presence' && e.payload.conversation_id === conversationId)
+    .map((e) => e.payload.viewers.map((v: any) => v.name));
 
 /** A widget of the business and a visitor who wrote in: their conversation and token. */
-async function visitorOf(target: TestApp, ws: Workspace, name = 'Marta Visitor'): Promise<{ conversationId: string; visitorToken: string; customerId: string }> {
+async function visitorOf(
+  target: TestApp,
+  ws: Workspace,
+  name = 'Marta Visitor',
+): Promise<{ conversationId: string; visitorToken: string; customerId: string }> {
   const widget = await target.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: `shop-${randomBytes(4).toString('hex')}.example` } });
   if (widget.status !== 200) throw new Error(`widget: ${widget.status} ${widget.text}`);
   const session = await target.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id, name } });
@@ -122,7 +128,7 @@ async function memberIdOf(target: TestApp, account: Account): Promise<string> {
   return row.id;
 }
 
-test('two nodes: a visitor\'s typing reaches the dashboards of their conversation, and no other business\'s', async (t) => {
+test("two nodes: a visitor's typing reaches the dashboards of their conversation, and no other business's", async (t) => {
   const x = await createWorkspace(app, { name: 'Xena Owner' });
   const y = await createWorkspace(app, { name: 'Yann Owner' });
   const vx = await visitorOf(app, x);
@@ -153,14 +159,26 @@ test('two nodes: a visitor\'s typing reaches the dashboards of their conversatio
   t.deepEqual(await ask(visitorX, 'typing', { typing: false }), { ok: true });
   t.like(await stop, { conversation_id: vx.conversationId, typing: false });
 
-  t.deepEqual(typingOf(dashY).map((p) => p.conversation_id), [vy.conversationId]);
-  t.deepEqual(typingOf(dashX).map((p) => [p.conversation_id, p.typing]), [[vx.conversationId, true], [vx.conversationId, false]]);
+  t.deepEqual(
+    typingOf(dashY).map((p) => p.conversation_id),
+    [vy.conversationId],
+  );
+  t.deepEqual(
+    typingOf(dashX).map((p) => [p.conversation_id, p.typing]),
+    [
+      [vx.conversationId, true],
+      [vx.conversationId, false],
+    ],
+  );
   t.deepEqual(typingOf(visitorX), [], 'the visitor hears nothing of their own typing');
   t.deepEqual(typingOf(visitorY), []);
-  t.false(app.events.some((e) => e.name === 'typing'), 'never on the event bus (no webhook, no worker)');
+  t.false(
+    app.events.some((e) => e.name === 'typing'),
+    'never on the event bus (no webhook, no worker)',
+  );
 });
 
-test('two nodes: an agent\'s typing reaches that conversation\'s visitor and no other; a note\'s never does', async (t) => {
+test("two nodes: an agent's typing reaches that conversation's visitor and no other; a note's never does", async (t) => {
   const ws = await createWorkspace(app, { name: 'Olive Owner' });
   const ana = await addMember(app, ws.businessId, 'agent', { name: 'Ana Agent' });
   const v1 = await visitorOf(app, ws);
@@ -190,7 +208,10 @@ test('two nodes: an agent\'s typing reaches that conversation\'s visitor and no 
   const again = next(visitor1, 'typing', (p) => p.typing === true);
   t.deepEqual(await typingIn(v1.conversationId, true, false), { ok: true });
   await again;
-  t.deepEqual(typingOf(visitor1).map((p) => p.typing), [true, false, true]);
+  t.deepEqual(
+    typingOf(visitor1).map((p) => p.typing),
+    [true, false, true],
+  );
 
   // The other visitor got nothing of conversation 1 (its own conversation's typing comes after all that).
   const second = next(visitor2, 'typing');
@@ -208,12 +229,21 @@ test('two nodes: an agent\'s typing reaches that conversation\'s visitor and no 
       [true, true],
       [false, true],
       [true, false],
-    ].map(([typing, isPrivate]) => ({ conversation_id: v1.conversationId, business_id: ws.businessId, sender_type: 'agent', user_id: ana.userId, member_id: member, name: 'Ana Agent', typing, private: isPrivate })),
+    ].map(([typing, isPrivate]) => ({
+      conversation_id: v1.conversationId,
+      business_id: ws.businessId,
+      sender_type: 'agent',
+      user_id: ana.userId,
+      member_id: member,
+      name: 'Ana Agent',
+      typing,
+      private: isPrivate,
+    })),
   );
   t.deepEqual(typingOf(agent), [], 'the typing socket does not hear itself');
 });
 
-test('a socket cannot send typing for another business\'s conversation: refused, nothing relayed', async (t) => {
+test("a socket cannot send typing for another business's conversation: refused, nothing relayed", async (t) => {
   const x = await createWorkspace(app, { name: 'Xavier' });
   const y = await createWorkspace(app, { name: 'Yolanda' });
   const vx = await visitorOf(app, x);
@@ -225,8 +255,14 @@ test('a socket cannot send typing for another business\'s conversation: refused,
   t.deepEqual(await ask(intruder, 'typing', { conversation_id: vx.conversationId, typing: true }), { ok: false, detail: 'Join the conversation first' });
   t.deepEqual(await ask(intruder, 'join_conversation', { conversation_id: vx.conversationId }), { ok: false, detail: 'Conversation not found' });
   t.deepEqual(await ask(intruder, 'typing', { conversation_id: vx.conversationId, typing: true }), { ok: false, detail: 'Join the conversation first' });
-  t.deepEqual(await ask(intruder, 'typing', { conversation_id: 'nope', typing: true }), { ok: false, detail: 'conversation_id must be a UUID and typing a boolean' });
-  t.deepEqual(await ask(intruder, 'typing', { conversation_id: vx.conversationId, typing: 'yes' }), { ok: false, detail: 'conversation_id must be a UUID and typing a boolean' });
+  t.deepEqual(await ask(intruder, 'typing', { conversation_id: 'nope', typing: true }), {
+    ok: false,
+    detail: 'conversation_id must be a UUID and typing a boolean',
+  });
+  t.deepEqual(await ask(intruder, 'typing', { conversation_id: vx.conversationId, typing: 'yes' }), {
+    ok: false,
+    detail: 'conversation_id must be a UUID and typing a boolean',
+  });
   t.deepEqual(await ask(visitorX, 'typing', { typing: 'yes' }), { ok: false, detail: 'typing must be a boolean' });
 
   // X's own agent types from the intruder's node: that is all X's visitor and dashboard hear.
@@ -237,7 +273,10 @@ test('a socket cannot send typing for another business\'s conversation: refused,
   t.deepEqual(await ask(owner, 'typing', { conversation_id: vx.conversationId, typing: true }), { ok: true });
   await Promise.all([toVisitor, toDashboard]);
   t.is(typingOf(visitorX).length, 1);
-  t.deepEqual(typingOf(dashX).map((p) => p.user_id), [x.userId]);
+  t.deepEqual(
+    typingOf(dashX).map((p) => p.user_id),
+    [x.userId],
+  );
   t.deepEqual(intruder.received, [], 'the intruder hears nothing either');
 });
 
@@ -248,7 +287,8 @@ test('two nodes: presence follows join, leave and disconnect, once per person, o
   const y = await createWorkspace(app, { name: 'Yuri Other' });
   const { conversationId } = await visitorOf(app, ws);
   const yours = await visitorOf(app, y);
-  const viewers = (names: string[]) => (p: any) => p.conversation_id === conversationId && JSON.stringify(p.viewers.map((v: any) => v.name)) === JSON.stringify(names);
+  const viewers = (names: string[]) => (p: any) =>
+    p.conversation_id === conversationId && JSON.stringify(p.viewers.map((v: any) => v.name)) === JSON.stringify(names);
 
   const anaTab = await dashboard(app.url, ana.token);
   const brunoTab = await dashboard(urlB(), bruno.token);
@@ -291,10 +331,16 @@ test('two nodes: presence follows join, leave and disconnect, once per person, o
   // Ana's second tab goes: Ana still views it in her first one.
   seen = next(anaTab, 'conversation_presence', (p) => p.conversation_id === conversationId);
   anaSecond.socket.close();
-  t.deepEqual((await seen).viewers.map((v: any) => v.name), ['Ana Agent']);
+  t.deepEqual(
+    (await seen).viewers.map((v: any) => v.name),
+    ['Ana Agent'],
+  );
 
   // Another business never hears of it: Yuri's presence announcements are all of his own conversation.
-  t.deepEqual(yuri.received.map((e) => [e.name, e.payload.conversation_id]), [['conversation_presence', yours.conversationId]]);
+  t.deepEqual(
+    yuri.received.map((e) => [e.name, e.payload.conversation_id]),
+    [['conversation_presence', yours.conversationId]],
+  );
   t.deepEqual(presenceOf(yuri, yours.conversationId), [['Yuri Other']]);
 });
 
@@ -304,7 +350,10 @@ test('one process without Redis: typing both ways and presence', async (t) => {
   const dash = await dashboard(local.url, ws.token);
   const presence = next(dash, 'conversation_presence');
   t.deepEqual(await ask(dash, 'join_conversation', { conversation_id: v.conversationId }), { ok: true });
-  t.deepEqual((await presence).viewers.map((p: any) => p.name), ['Lena Local']);
+  t.deepEqual(
+    (await presence).viewers.map((p: any) => p.name),
+    ['Lena Local'],
+  );
   const visitor = await widgetSocket(local.url, v.visitorToken);
 
   const heard = next(dash, 'typing');
@@ -315,7 +364,10 @@ test('one process without Redis: typing both ways and presence', async (t) => {
   const stopped = next(dash, 'typing', (p) => p.typing === false);
   t.deepEqual(await ask(visitor, 'typing', { typing: false }), { ok: true });
   await stopped;
-  t.deepEqual(typingOf(dash).map((p) => p.typing), [true, false]);
+  t.deepEqual(
+    typingOf(dash).map((p) => p.typing),
+    [true, false],
+  );
 
   const toVisitor = next(visitor, 'typing');
   t.deepEqual(await ask(dash, 'typing', { conversation_id: v.conversationId, typing: true }), { ok: true });

@@ -26,13 +26,18 @@ async function conversation(ws: Workspace): Promise<string> {
 async function upload(ws: Workspace, conversationId: string, bytes: number, name = 'photo.png') {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes).fill(7)], { type: 'image/png' }), name);
-  const res = await fetch(`${app.url}/api/v1/conversations/${conversationId}/upload`, { method: 'POST', headers: { authorization: `Bearer ${ws.token}` }, body: form });
+  const res = await fetch(`${app.url}/api/v1/conversations/${conversationId}/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ws.token}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const stored = async (businessId: string) => Number((await app.sql(`select coalesce(sum(size), 0) as s from uploads where business_id = $1`, [businessId]))[0].s);
+const stored = async (businessId: string) =>
+  Number((await app.sql(`select coalesce(sum(size), 0) as s from uploads where business_id = $1`, [businessId]))[0].s);
 
-test('the plan\'s storage: files up to the limit are kept, the one past it is 402 limit_exceeded/storage and leaves nothing', async (t) => {
+test("the plan's storage: files up to the limit are kept, the one past it is 402 limit_exceeded/storage and leaves nothing", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Mini' });
   const id = await conversation(ws);
   t.is((await upload(ws, id, 60)).status, 200);
@@ -54,7 +59,10 @@ test('an upload no message used is removed after a day; one a message carries, o
   const used = (await upload(ws, id, 10, 'sent.png')).body;
   const abandoned = (await upload(ws, id, 10, 'draft.png')).body;
   const fresh = (await upload(ws, id, 10, 'fresh.png')).body;
-  const sent = await app.request('POST', `/api/v1/conversations/${id}/messages`, { token: ws.token, body: { content: 'Here it is', attachments: [{ url: used.url }] } });
+  const sent = await app.request('POST', `/api/v1/conversations/${id}/messages`, {
+    token: ws.token,
+    body: { content: 'Here it is', attachments: [{ url: used.url }] },
+  });
   t.is(sent.status, 200, sent.text);
   await app.sql(`update uploads set created_at = now() - interval '2 days' where business_id = $1 and filename in ('sent.png', 'draft.png')`, [ws.businessId]);
   const removed = await removeUnattachedUploads(app.deps.db, storageFor(app.deps.config.STORAGE_DRIVER, app.deps.config.dataDir));

@@ -25,7 +25,11 @@ async function upload(
   let body = options.body;
   if (!body) {
     const form = new FormData();
-    form.append(options.field ?? 'file', new Blob([options.bytes ?? new Uint8Array([1, 2, 3])], { type: options.type ?? 'image/png' }), options.name ?? 'image.png');
+    form.append(
+      options.field ?? 'file',
+      new Blob([options.bytes ?? new Uint8Array([1, 2, 3])], { type: options.type ?? 'image/png' }),
+      options.name ?? 'image.png',
+    );
     form.append('note', 'ignored');
     body = form;
   }
@@ -54,7 +58,7 @@ test('upload: stored through the storage driver (postgres chunks here, DATABASE_
   t.like(row, { driver: 'postgres', source: 'upload', chunk_size: 256 * 1024 });
   const chunks = await app.sql(`select data from file_chunks where storage_key = $1 order by seq`, [key]);
   t.deepEqual(new Uint8Array(Buffer.concat(chunks.map((c) => c.data))), bytes);
-  t.false(existsSync(path.join(app.deps.config.dataDir, 'uploads', key)), 'nothing on this machine\'s disk');
+  t.false(existsSync(path.join(app.deps.config.dataDir, 'uploads', key)), "nothing on this machine's disk");
 
   const served = await fetch(res.body.url);
   t.is(served.status, 200);
@@ -75,7 +79,10 @@ test('upload: non-images are served as downloads under their own name', async (t
   t.is(res.body.filename, 'Rechnung März final.pdf');
   const served = await fetch(res.body.url);
   t.is(served.headers.get('content-type'), 'application/pdf');
-  t.is(served.headers.get('content-disposition'), `attachment; filename="Rechnung M_rz final.pdf"; filename*=UTF-8''${encodeURIComponent('Rechnung März final.pdf')}`);
+  t.is(
+    served.headers.get('content-disposition'),
+    `attachment; filename="Rechnung M_rz final.pdf"; filename*=UTF-8''${encodeURIComponent('Rechnung März final.pdf')}`,
+  );
   t.deepEqual(new Uint8Array(await served.arrayBuffer()), pdf);
 
   const text = await upload(conv, { token: ws.token, name: 'notes.txt', type: 'text/plain', bytes: new TextEncoder().encode('<script>alert(1)</script>') });
@@ -94,7 +101,11 @@ test('upload: a generic type is judged by the extension; other types are 415 and
   t.is(docx.body.content_type, 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
   const jpg = await upload(conv, { token: ws.token, name: 'a.jpg', type: 'image/jpg' });
   t.is(jpg.body.content_type, 'image/jpeg');
-  for (const audioVideo of [['voice.ogg', 'audio/ogg'], ['clip.mp4', 'video/mp4'], ['sheet.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']]) {
+  for (const audioVideo of [
+    ['voice.ogg', 'audio/ogg'],
+    ['clip.mp4', 'video/mp4'],
+    ['sheet.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+  ]) {
     t.is((await upload(conv, { token: ws.token, name: audioVideo[0], type: audioVideo[1] })).status, 200, audioVideo[1]);
   }
   const before = await uploadCount(ws.businessId);
@@ -144,7 +155,7 @@ test('upload: 422 without a file, with an empty file, or without a multipart bod
   t.is(await uploadCount(ws.businessId), 0);
 });
 
-test('upload: another business\'s conversation is 404, no token is 401; nothing is stored', async (t) => {
+test("upload: another business's conversation is 404, no token is 401; nothing is stored", async (t) => {
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const theirs = await startConversation(other);

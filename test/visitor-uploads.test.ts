@@ -20,7 +20,10 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 async function visitorOf(): Promise<{ ws: Workspace; token: string }> {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const widget = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: `${randomBytes(4).toString('hex')}.example.com` } });
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id }, headers: { 'x-forwarded-for': `10.1.${randomBytes(2).join('.')}` } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: widget.body.id },
+    headers: { 'x-forwarded-for': `10.1.${randomBytes(2).join('.')}` },
+  });
   if (session.status !== 200) throw new Error(session.text);
   return { ws, token: session.body.visitor_token };
 }
@@ -51,7 +54,7 @@ test('a visitor uploads a screenshot and sends it: the agents see the file with 
   t.is(row.source, 'upload');
 });
 
-test('refusals: another type 415, no file 422, no token 401, another business\'s upload URL 422; nothing stored', async (t) => {
+test("refusals: another type 415, no file 422, no token 401, another business's upload URL 422; nothing stored", async (t) => {
   const { ws, token } = await visitorOf();
   t.is((await upload(token, 'page.html', 'text/html', Buffer.from('<script>1</script>'))).status, 415);
   t.is((await upload(token, 'notes.txt', 'text/plain', Buffer.from('hello'))).status, 415, 'images and PDFs only');
@@ -62,7 +65,10 @@ test('refusals: another type 415, no file 422, no token 401, another business\'s
   const other = await visitorOf();
   const theirs = await upload(other.token, 'theirs.pdf', 'application/pdf', Buffer.from('%PDF-1.4\n'));
   t.is(theirs.status, 200, JSON.stringify(theirs.body));
-  const stolen = await app.request('POST', '/api/v1/visitor/messages', { body: { content: 'look', attachments: [{ url: theirs.body.url }] }, headers: { authorization: `Bearer ${token}` } });
+  const stolen = await app.request('POST', '/api/v1/visitor/messages', {
+    body: { content: 'look', attachments: [{ url: theirs.body.url }] },
+    headers: { authorization: `Bearer ${token}` },
+  });
   t.is(stolen.status, 422);
   t.deepEqual(stolen.body.detail[0].loc, ['body', 'attachments', 0, 'url']);
 });

@@ -225,15 +225,22 @@ test('a visitor message opens a widget conversation the agent inbox sees, with i
   const names = app.events.filter((e) => e.payload.conversation_id === message.conversation_id && !e.namespace).map((e) => e.name);
   t.true(names.includes('conversation_created') && names.includes('message_created'), names.join());
   const echo = app.events.find((e) => e.namespace === WIDGET_NAMESPACE && e.payload.id === message.id);
-  t.deepEqual(echo?.payload, message, 'the visitor\'s other tabs get their own message');
+  t.deepEqual(echo?.payload, message, "the visitor's other tabs get their own message");
 
   // The second message threads into the same conversation.
   const second = await writeOk(v.visitor_token, 'Order 1234');
   t.is(second.conversation_id, message.conversation_id);
   const page = await read(v.visitor_token);
-  t.deepEqual(page.body.map((m: any) => m.content), ['Where is my order?', 'Order 1234']);
+  t.deepEqual(
+    page.body.map((m: any) => m.content),
+    ['Where is my order?', 'Order 1234'],
+  );
   // The process_inbound job the message was stored with finds it done: still two messages.
-  await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound'`)).length === 0, 20_000, 'inbound jobs');
+  await waitFor(
+    async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'process_inbound'`)).length === 0,
+    20_000,
+    'inbound jobs',
+  );
   t.is((await query(app, `select id from messages where conversation_id = $1`, [message.conversation_id])).length, 2);
 });
 
@@ -251,7 +258,9 @@ test('a repeated client_message_id returns the first message and stores no secon
 
 test('visitor messages are never refused for plan reasons and are not counted as sent messages', async (t) => {
   const s = await site('Free');
-  await query(app, `insert into message_counters (business_id, month, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 250)`, [s.businessId]);
+  await query(app, `insert into message_counters (business_id, month, count) values ($1, date_trunc('month', now() at time zone 'utc')::date, 250)`, [
+    s.businessId,
+  ]);
   const v = await visitor(s);
   const res = await write(v.visitor_token, { content: 'Still there?' });
   t.is(res.status, 200, res.text);
@@ -277,7 +286,10 @@ test('a resolved conversation reopens; a closed one makes the next message start
   t.not(third.conversation_id, first.conversation_id);
   // The old conversation stays readable by its visitor.
   const old = await read(v.visitor_token, { conversation_id: first.conversation_id });
-  t.deepEqual(old.body.map((m: any) => m.content), ['One', 'Two']);
+  t.deepEqual(
+    old.body.map((m: any) => m.content),
+    ['One', 'Two'],
+  );
 });
 
 test('messages: 422 for missing, blank or too long content, bad attachments and a bad client id', async (t) => {
@@ -323,7 +335,7 @@ test('messages: 429 past 20 a minute per visitor, exactly, even for a parallel b
   t.is((await write(v.visitor_token, { content: 'a minute later' })).status, 200);
 });
 
-test('401: no header, a bad or expired token, an access token, another purpose\'s token, a visitor that is gone', async (t) => {
+test("401: no header, a bad or expired token, an access token, another purpose's token, a visitor that is gone", async (t) => {
   const s = await site();
   const v = await visitor(s);
   const none = await app.request('POST', '/api/v1/visitor/messages', { body: { content: 'hi' } });
@@ -369,7 +381,7 @@ test('a visitor token is not an access token', async (t) => {
   }
 });
 
-test('messages: 404 while the widget\'s channel is inactive', async (t) => {
+test("messages: 404 while the widget's channel is inactive", async (t) => {
   const s = await site();
   const v = await visitor(s);
   await query(app, `update channels set is_active = false where id = $1`, [s.channelId]);
@@ -381,13 +393,16 @@ test('messages: 404 while the widget\'s channel is inactive', async (t) => {
   t.is(socketError.message, 'Widget not found');
 });
 
-test('reading: oldest first, the agents\' replies included, system messages and internal fields never shown', async (t) => {
+test("reading: oldest first, the agents' replies included, system messages and internal fields never shown", async (t) => {
   const s = await site();
   const v = await visitor(s);
   const mine = await writeOk(v.visitor_token, 'Question');
   const reply = await app.request('POST', `/api/v1/conversations/${mine.conversation_id}/messages`, { token: s.token, body: { content: 'Answer' } });
   t.is(reply.status, 200, reply.text);
-  await query(app, `insert into messages (business_id, conversation_id, sender_type, content) values ($1, $2, 'system', 'internal note')`, [s.businessId, mine.conversation_id]);
+  await query(app, `insert into messages (business_id, conversation_id, sender_type, content) values ($1, $2, 'system', 'internal note')`, [
+    s.businessId,
+    mine.conversation_id,
+  ]);
   const res = await read(v.visitor_token);
   t.is(res.status, 200);
   t.deepEqual(res.body, [
@@ -395,10 +410,14 @@ test('reading: oldest first, the agents\' replies included, system messages and 
     { id: reply.body.id, conversation_id: mine.conversation_id, sender_type: 'agent', content: 'Answer', attachments: [], created_at: reply.body.created_at },
   ]);
   const latest = await read(v.visitor_token, { limit: '1' });
-  t.deepEqual(latest.body.map((m: any) => m.content), ['Answer'], 'limit keeps the newest');
+  t.deepEqual(
+    latest.body.map((m: any) => m.content),
+    ['Answer'],
+    'limit keeps the newest',
+  );
 });
 
-test('tenancy: a visitor of widget A can read neither widget B\'s conversation nor another visitor\'s', async (t) => {
+test("tenancy: a visitor of widget A can read neither widget B's conversation nor another visitor's", async (t) => {
   const a = await site();
   const b = await site();
   const visitorA = await visitor(a);
@@ -412,7 +431,10 @@ test('tenancy: a visitor of widget A can read neither widget B\'s conversation n
     t.is(res.status, 404);
     t.deepEqual(res.body, { detail: 'Conversation not found' });
   }
-  t.deepEqual((await read(visitorA.visitor_token)).body.map((m: any) => m.content), ['A here']);
+  t.deepEqual(
+    (await read(visitorA.visitor_token)).body.map((m: any) => m.content),
+    ['A here'],
+  );
   // Business A's inbox does not see B's conversation.
   const inboxA = await app.request('GET', `/api/v1/conversations/${messageB.conversation_id}`, { token: a.token });
   t.is(inboxA.status, 404);
@@ -420,13 +442,16 @@ test('tenancy: a visitor of widget A can read neither widget B\'s conversation n
 
 // ---------------------------------------------------------------- the /widget socket
 
-test('an agent\'s reply reaches the visitor\'s socket, in the visitor message shape, once delivered', async (t) => {
+test("an agent's reply reaches the visitor's socket, in the visitor message shape, once delivered", async (t) => {
   const s = await site();
   const v = await visitor(s);
   const mine = await writeOk(v.visitor_token, 'Anyone there?');
   const { socket } = await connectVisitor(v.visitor_token);
   const got = nextMessage(socket, (m) => m.sender_type === 'agent');
-  const reply = await app.request('POST', `/api/v1/conversations/${mine.conversation_id}/messages`, { token: s.token, body: { content: 'Yes, how can I help?' } });
+  const reply = await app.request('POST', `/api/v1/conversations/${mine.conversation_id}/messages`, {
+    token: s.token,
+    body: { content: 'Yes, how can I help?' },
+  });
   t.is(reply.status, 200, reply.text);
   t.deepEqual(await got, {
     id: reply.body.id,
@@ -440,7 +465,7 @@ test('an agent\'s reply reaches the visitor\'s socket, in the visitor message sh
   t.is(row.delivery_status, 'sent');
 });
 
-test('the visitor\'s own messages reach their other sockets; another visitor\'s replies never do', async (t) => {
+test("the visitor's own messages reach their other sockets; another visitor's replies never do", async (t) => {
   const a = await site();
   const b = await site();
   const visitorA = await visitor(a);
@@ -469,7 +494,7 @@ test('the /widget socket refuses a missing or bad token, an access token and a v
   t.deepEqual(missing.data, { detail: 'Not authenticated' });
   t.is((await refused({ visitor_token: 'garbage' })).message, 'Could not validate credentials');
   t.is((await refused({ visitor_token: await issueAccessToken(app.deps.config.jwtSecret, s.userId, 3600, 0) })).message, 'Could not validate credentials');
-  t.is((await refused({ token: v.visitor_token })).message, 'Not authenticated', 'the dashboards\' auth key is not read');
+  t.is((await refused({ token: v.visitor_token })).message, 'Not authenticated', "the dashboards' auth key is not read");
   await query(app, `delete from customers where platform_user_id = $1`, [v.visitor_id]);
   t.is((await refused({ visitor_token: v.visitor_token })).message, 'Could not validate credentials');
 });
@@ -491,10 +516,13 @@ test('a dashboard on the default namespace never receives the /widget payloads',
   const marker = new Promise((resolve) => dashboard.once('conversation_updated', resolve));
   app.deps.events.publish({ name: 'conversation_updated', rooms: [`business:${s.businessId}`], payload: { marker: true } });
   await marker;
-  t.false(received.some((e) => e.payload && 'content' in e.payload), 'no message bodies on the dashboards\' namespace');
+  t.false(
+    received.some((e) => e.payload && 'content' in e.payload),
+    "no message bodies on the dashboards' namespace",
+  );
 });
 
-test('with Redis: a worker\'s /widget event reaches a visitor connected to an API node', async (t) => {
+test("with Redis: a worker's /widget event reaches a visitor connected to an API node", async (t) => {
   const key = `parley-test:${randomBytes(6).toString('hex')}`;
   const redisApp = await startTestApp({ redis: { key } });
   const workerBus: EventBus = createRedisEventBus({ url: testRedisUrl, key, logger: redisApp.deps.logger });
@@ -502,9 +530,18 @@ test('with Redis: a worker\'s /widget event reaches a visitor connected to an AP
     const ws = await createWorkspace(redisApp);
     const created = await redisApp.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: 'redis.example.com' } });
     const session = await redisApp.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: created.body.id } });
-    const sent = await redisApp.request('POST', '/api/v1/visitor/messages', { body: { content: 'via redis' }, headers: { authorization: `Bearer ${session.body.visitor_token}` } });
+    const sent = await redisApp.request('POST', '/api/v1/visitor/messages', {
+      body: { content: 'via redis' },
+      headers: { authorization: `Bearer ${session.body.visitor_token}` },
+    });
     t.is(sent.status, 200, sent.text);
-    const socket = connectClient(`${redisApp.url}/widget`, { path: '/socket.io', transports: ['websocket'], auth: { visitor_token: session.body.visitor_token }, reconnection: false, forceNew: true });
+    const socket = connectClient(`${redisApp.url}/widget`, {
+      path: '/socket.io',
+      transports: ['websocket'],
+      auth: { visitor_token: session.body.visitor_token },
+      reconnection: false,
+      forceNew: true,
+    });
     sockets.push(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
@@ -524,7 +561,10 @@ test('with Redis: a worker\'s /widget event reaches a visitor connected to an AP
 test('CORS: the visitor API answers any origin, preflights included; the agent API does not', async (t) => {
   const s = await site();
   const origin = 'https://shop.example.com';
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: s.widgetId }, headers: { origin, 'x-forwarded-for': someAddress() } });
+  const session = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: s.widgetId },
+    headers: { origin, 'x-forwarded-for': someAddress() },
+  });
   t.is(session.headers.get('access-control-allow-origin'), '*');
   const token = session.body.visitor_token;
   const post = await write(token, { content: 'cors' }, { origin });
@@ -534,7 +574,11 @@ test('CORS: the visitor API answers any origin, preflights included; the agent A
   const refusal = await app.request('GET', '/api/v1/visitor/messages', { headers: { origin } });
   t.is(refusal.status, 401);
   t.is(refusal.headers.get('access-control-allow-origin'), '*', 'errors are readable by the widget too');
-  for (const [path, method] of [['/api/v1/visitor/messages', 'POST'], ['/api/v1/visitor/messages', 'GET'], ['/api/v1/visitor/sessions', 'POST']]) {
+  for (const [path, method] of [
+    ['/api/v1/visitor/messages', 'POST'],
+    ['/api/v1/visitor/messages', 'GET'],
+    ['/api/v1/visitor/sessions', 'POST'],
+  ]) {
     const preflight = await app.request('OPTIONS', path, {
       headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' },
     });
@@ -573,11 +617,14 @@ test('the OpenAPI document describes the visitor API and widget.js', async (t) =
   t.regex(paths['/api/v1/visitor/messages'].post.description, /20 messages per visitor per minute/);
 });
 
-test('origin: a page on another site gets 403 and makes no visitor; the widget\'s domain, its subdomains, localhost (not production) and no Origin are allowed', async (t) => {
+test("origin: a page on another site gets 403 and makes no visitor; the widget's domain, its subdomains, localhost (not production) and no Origin are allowed", async (t) => {
   const s = await site();
   const [widget] = await query(app, 'select domain from widgets where id = $1', [s.widgetId]);
   const from = (origin?: string) =>
-    app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: s.widgetId }, headers: { 'x-forwarded-for': someAddress(), ...(origin ? { origin } : {}) } });
+    app.request('POST', '/api/v1/visitor/sessions', {
+      body: { widget_id: s.widgetId },
+      headers: { 'x-forwarded-for': someAddress(), ...(origin ? { origin } : {}) },
+    });
   const customers = async () => (await query(app, 'select count(*)::int as n from customers where channel_id = $1', [s.channelId]))[0].n;
 
   for (const origin of ['https://evil.example.org', `https://${widget.domain}.evil.example.org`, 'null']) {
@@ -605,11 +652,14 @@ test('origin: a widget whose domain is `*` may be embedded anywhere', async (t) 
   const ws = await createWorkspace(app, { plan: 'Free' });
   const created = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body: { domain: '*' } });
   t.is(created.status, 200, created.text);
-  const res = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: created.body.id }, headers: { 'x-forwarded-for': someAddress(), origin: 'https://any-site.example.net' } });
+  const res = await app.request('POST', '/api/v1/visitor/sessions', {
+    body: { widget_id: created.body.id },
+    headers: { 'x-forwarded-for': someAddress(), origin: 'https://any-site.example.net' },
+  });
   t.is(res.status, 200, res.text);
 });
 
-test('socket: a visitor\'s socket is closed when its visitor token expires', async (t) => {
+test("socket: a visitor's socket is closed when its visitor token expires", async (t) => {
   const s = await site();
   const v = await visitor(s);
   const [customer] = await query(app, `select id from customers where platform_user_id = $1`, [v.visitor_id]);

@@ -31,23 +31,33 @@ const reply = (body: unknown, token = wa.owner.token) => wa.app.request('POST', 
 
 /** The customer's last message was `hours` ago (the window follows it). */
 async function customerWroteHoursAgo(hours: number) {
-  await query(wa.app, `update messages set created_at = now() - make_interval(hours => $2) where conversation_id = $1 and sender_type = 'customer'`, [wa.conversationId, hours]);
-  await query(wa.app, `update conversations set reply_window_expires_at = now() - make_interval(hours => $2) + interval '24 hours' where id = $1`, [wa.conversationId, hours]);
+  await query(wa.app, `update messages set created_at = now() - make_interval(hours => $2) where conversation_id = $1 and sender_type = 'customer'`, [
+    wa.conversationId,
+    hours,
+  ]);
+  await query(wa.app, `update conversations set reply_window_expires_at = now() - make_interval(hours => $2) + interval '24 hours' where id = $1`, [
+    wa.conversationId,
+    hours,
+  ]);
 }
 
 async function delivered(messageId: string, status: string) {
   const worker = await startTestWorker(wa.app, { only: ['deliver_message'] });
   try {
-    return await waitFor(async () => {
-      const m = await wa.inbox.messageById(wa.conversationId, messageId);
-      return m?.delivery_status === status ? m : null;
-    }, 20_000, `delivery ${status}`);
+    return await waitFor(
+      async () => {
+        const m = await wa.inbox.messageById(wa.conversationId, messageId);
+        return m?.delivery_status === status ? m : null;
+      },
+      20_000,
+      `delivery ${status}`,
+    );
   } finally {
     await worker.stop();
   }
 }
 
-test.serial('the conversation carries when the window closes: the customer\'s last message + 24 h', async (t) => {
+test.serial("the conversation carries when the window closes: the customer's last message + 24 h", async (t) => {
   const conversation = (await wa.app.request('GET', `/api/v1/conversations/${wa.conversationId}`, { token: wa.owner.token })).body;
   const customer = conversation.messages.find((m: any) => m.sender_type === 'customer');
   t.is(new Date(conversation.reply_window_expires_at).getTime(), new Date(customer.created_at).getTime() + 24 * 3600 * 1000);
@@ -79,7 +89,10 @@ test.serial('templates: listed from the Business Account (approved only), cached
 
   const listed = await wa.app.request('GET', `/api/v1/channels/${channelId}/templates`, { token: wa.owner.token });
   t.is(listed.status, 200, listed.text);
-  t.deepEqual(listed.body.map((x: any) => `${x.name}/${x.language}`), ['follow_up/en_US', 'order_update/de_DE', 'order_update/en_US']);
+  t.deepEqual(
+    listed.body.map((x: any) => `${x.name}/${x.language}`),
+    ['follow_up/en_US', 'order_update/de_DE', 'order_update/en_US'],
+  );
   t.like(listed.body[2], { body: 'Hi {{1}}, your order {{2}} has shipped.', parameter_count: 2, status: 'APPROVED', category: 'UTILITY' });
   const graphCalls = wa.fake.requests.filter((r) => r.path.endsWith('/message_templates'));
   t.is(graphCalls.length, 1);
@@ -90,7 +103,10 @@ test.serial('templates: listed from the Business Account (approved only), cached
   t.is(first.body.length, 2);
   const cursor = first.headers.get('x-next-cursor')!;
   const second = await wa.app.request('GET', `/api/v1/channels/${channelId}/templates`, { token: wa.owner.token, query: { limit: 2, after: cursor } });
-  t.deepEqual(second.body.map((x: any) => x.language), ['en_US']);
+  t.deepEqual(
+    second.body.map((x: any) => x.language),
+    ['en_US'],
+  );
   t.is(second.headers.get('x-next-cursor'), null);
   t.is(wa.fake.requests.filter((r) => r.path.endsWith('/message_templates')).length, 1);
 
@@ -114,12 +130,20 @@ test.serial('a template is sent outside the window with its parameters; the thre
   t.deepEqual(sent.body.template, {
     name: 'order_update',
     language: { code: 'en_US' },
-    components: [{ type: 'body', parameters: [{ type: 'text', text: 'Rosa' }, { type: 'text', text: 'A-1042' }] }],
+    components: [
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Rosa' },
+          { type: 'text', text: 'A-1042' },
+        ],
+      },
+    ],
   });
   t.is(sent.to, wa.customerPhone);
 });
 
-test.serial('template refusals: unknown, pending, wrong parameter count are 422; Meta\'s template error marks the reply failed', async (t) => {
+test.serial("template refusals: unknown, pending, wrong parameter count are 422; Meta's template error marks the reply failed", async (t) => {
   const unknown = await reply({ template: { name: 'nope', language: 'en_US', parameters: [] } });
   t.is(unknown.status, 422);
   t.deepEqual(unknown.body.detail[0].loc, ['body', 'template', 'name']);
@@ -130,7 +154,11 @@ test.serial('template refusals: unknown, pending, wrong parameter count are 422;
   t.is((await reply({})).status, 422);
 
   // Cached as approved here, deleted at Meta since: Meta's 132001 comes back as the failure reason.
-  await query(wa.app, `insert into channel_templates (business_id, channel_id, name, language, status, body) values ($1, $2, 'gone_template', 'en_US', 'APPROVED', 'Gone')`, [wa.owner.businessId, channelId]);
+  await query(
+    wa.app,
+    `insert into channel_templates (business_id, channel_id, name, language, status, body) values ($1, $2, 'gone_template', 'en_US', 'APPROVED', 'Gone')`,
+    [wa.owner.businessId, channelId],
+  );
   const gone = await reply({ template: { name: 'gone_template', language: 'en_US', parameters: [] } });
   t.is(gone.status, 200);
   const failed = await delivered(gone.body.id, 'failed');
@@ -138,26 +166,43 @@ test.serial('template refusals: unknown, pending, wrong parameter count are 422;
 });
 
 test.serial('the customer writes again: the window reopens and free-form replies go out', async (t) => {
-  const res = await postMetaWebhook(`${wa.app.url}/api/v1/webhooks/whatsapp`, whatsappTextPayload({ phoneNumberId: '1066', from: wa.customerPhone, id: 'wamid.again', text: 'Still waiting' }), undefined);
+  const res = await postMetaWebhook(
+    `${wa.app.url}/api/v1/webhooks/whatsapp`,
+    whatsappTextPayload({ phoneNumberId: '1066', from: wa.customerPhone, id: 'wamid.again', text: 'Still waiting' }),
+    undefined,
+  );
   t.is(res.status, 200);
   const worker = await startTestWorker(wa.app, { only: ['process_inbound'] });
   try {
-    await waitFor(async () => {
-      const [row] = await query(wa.app, `select reply_window_expires_at > now() + interval '23 hours' as open from conversations where id = $1`, [wa.conversationId]);
-      return row.open;
-    }, 20_000, 'window reopened');
+    await waitFor(
+      async () => {
+        const [row] = await query(wa.app, `select reply_window_expires_at > now() + interval '23 hours' as open from conversations where id = $1`, [
+          wa.conversationId,
+        ]);
+        return row.open;
+      },
+      20_000,
+      'window reopened',
+    );
   } finally {
     await worker.stop();
   }
   t.is((await reply({ content: 'Thanks, on it' })).status, 200);
 });
 
-test.serial('templates only on WhatsApp: another channel\'s conversation refuses one; its templates are 400', async (t) => {
+test.serial("templates only on WhatsApp: another channel's conversation refuses one; its templates are 400", async (t) => {
   const webchat = await wa.app.request('POST', '/api/v1/conversations/', { token: wa.owner.token, body: { business_id: wa.owner.businessId } });
-  const res = await wa.app.request('POST', `/api/v1/conversations/${webchat.body.id}/messages`, { token: wa.owner.token, body: { template: { name: 'order_update', language: 'en_US', parameters: ['a', 'b'] } } });
+  const res = await wa.app.request('POST', `/api/v1/conversations/${webchat.body.id}/messages`, {
+    token: wa.owner.token,
+    body: { template: { name: 'order_update', language: 'en_US', parameters: ['a', 'b'] } },
+  });
   t.is(res.status, 422);
   t.is(webchat.body.reply_window_expires_at, null);
-  t.is((await wa.app.request('POST', `/api/v1/conversations/${webchat.body.id}/messages`, { token: wa.owner.token, body: { content: 'Free-form is fine here' } })).status, 200);
+  t.is(
+    (await wa.app.request('POST', `/api/v1/conversations/${webchat.body.id}/messages`, { token: wa.owner.token, body: { content: 'Free-form is fine here' } }))
+      .status,
+    200,
+  );
   const [{ id }] = await query(wa.app, `select id from channels where type = 'webchat' and business_id = $1`, [wa.owner.businessId]);
   t.is((await wa.app.request('GET', `/api/v1/channels/${id}/templates`, { token: wa.owner.token })).status, 400);
 });

@@ -39,13 +39,20 @@ test.before(async () => {
   await app.request('PATCH', '/api/v1/team/status', { token: owner.token, body: { status: 'live' } });
   const widget = await app.request('POST', '/api/v1/widget/create', {
     token: owner.token,
-    body: { domain: 'shop.example.com', primary_color: '#0E7C66', welcome_heading: 'Hello from Acme', welcome_tagline: 'Questions about your order? Ask away.' },
+    body: {
+      domain: 'shop.example.com',
+      primary_color: '#0E7C66',
+      welcome_heading: 'Hello from Acme',
+      welcome_tagline: 'Questions about your order? Ask away.',
+    },
   });
   if (widget.status !== 200) throw new Error(`create widget failed: ${widget.status} ${widget.text}`);
   widgetId = widget.body.id;
 
   // The shop: another origin than the API, as on a customer's website (`?widget=` embeds another widget).
-  const page = (id: string) => `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme shop</title></head>
+  const page = (
+    id: string,
+  ) => `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme shop</title></head>
 <body style="font-family: sans-serif; background: #f3f4f6; margin: 40px">
 <h1>Acme shop</h1><p>Fine goods since 1890.</p>
 <script src="${app.url}/widget.js" data-widget-id="${id}" async></script>
@@ -69,10 +76,14 @@ test.after.always(async () => {
 });
 
 async function widgetConversation(): Promise<any> {
-  return waitFor(async () => {
-    const inbox = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'widget' } });
-    return inbox.body.length === 1 && inbox.body[0].last_message ? inbox.body[0] : null;
-  }, 20_000, 'the widget conversation in the inbox');
+  return waitFor(
+    async () => {
+      const inbox = await app.request('GET', '/api/v1/conversations/', { token: owner.token, query: { channel_type: 'widget' } });
+      return inbox.body.length === 1 && inbox.body[0].last_message ? inbox.body[0] : null;
+    },
+    20_000,
+    'the widget conversation in the inbox',
+  );
 }
 
 const backgroundOf = (page: Page, selector: string) =>
@@ -93,7 +104,7 @@ browserTest('a visitor writes in from a shop page, the agent answers over REST, 
   await page.locator('#parley-widget .panel').waitFor();
   t.is(await page.locator('#parley-widget .heading').textContent(), 'Hello from Acme');
   t.is(await page.locator('#parley-widget .tagline').textContent(), 'Questions about your order? Ask away.');
-  t.is(await page.locator('#parley-widget .status').textContent(), 'We\'re online');
+  t.is(await page.locator('#parley-widget .status').textContent(), "We're online");
 
   // The visitor writes; the message is stored and the inbox has a widget conversation.
   await page.locator('#parley-widget .input').fill('Hi! Where is my parcel?');
@@ -103,7 +114,10 @@ browserTest('a visitor writes in from a shop page, the agent answers over REST, 
   t.like(conversation, { channel_type: 'widget', status: 'open', last_message: { sender_type: 'customer', content: 'Hi! Where is my parcel?' } });
 
   // The agent answers over REST; the widget shows it without a reload.
-  const reply = await app.request('POST', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, body: { content: 'It left our warehouse this morning.' } });
+  const reply = await app.request('POST', `/api/v1/conversations/${conversation.id}/messages`, {
+    token: owner.token,
+    body: { content: 'It left our warehouse this morning.' },
+  });
   t.is(reply.status, 200, reply.text);
   const shown = page.locator('#parley-widget .msg.agent', { hasText: 'It left our warehouse this morning.' });
   await shown.waitFor();
@@ -152,7 +166,10 @@ browserTest('a visitor attaches a screenshot: it shows in the widget as a pictur
   const created = await app.request('POST', '/api/v1/widget/create', { token: team.token, body: { domain: '127.0.0.1' } });
   t.is(created.status, 200, created.text);
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwAFCwJ/lxjv3QAAAABJRU5ErkJggg==', 'base64');
-  for (const [name, viewport] of [['desktop', { width: 1100, height: 760 }], ['phone', { width: 390, height: 760 }]] as const) {
+  for (const [name, viewport] of [
+    ['desktop', { width: 1100, height: 760 }],
+    ['phone', { width: 390, height: 760 }],
+  ] as const) {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     const pageErrors: string[] = [];
@@ -164,15 +181,21 @@ browserTest('a visitor attaches a screenshot: it shows in the widget as a pictur
     await (await chooser).setFiles({ name: `broken-${name}.png`, mimeType: 'image/png', buffer: png });
     const picture = page.locator('#parley-widget .msg.customer[data-id] img.picture');
     await picture.waitFor();
-    await page.waitForFunction(() => ((globalThis as any).document.querySelector('#parley-widget').shadowRoot.querySelector('img.picture')?.naturalWidth ?? 0) > 0);
+    await page.waitForFunction(
+      () => ((globalThis as any).document.querySelector('#parley-widget').shadowRoot.querySelector('img.picture')?.naturalWidth ?? 0) > 0,
+    );
     await page.screenshot({ path: path.join(screenshots, `widget-attachment-${name}.png`) });
     t.deepEqual(pageErrors, []);
     await context.close();
   }
-  const conversations = await waitFor(async () => {
-    const list = await app.request('GET', '/api/v1/conversations/', { token: team.token });
-    return list.body.length === 2 ? list.body : null;
-  }, 20_000, 'two visitors\' conversations');
+  const conversations = await waitFor(
+    async () => {
+      const list = await app.request('GET', '/api/v1/conversations/', { token: team.token });
+      return list.body.length === 2 ? list.body : null;
+    },
+    20_000,
+    "two visitors' conversations",
+  );
   const thread = await app.request('GET', `/api/v1/conversations/${conversations[0].id}/messages`, { token: team.token });
   t.like(thread.body.at(-1).attachments[0], { content_type: 'image/png', size: png.length });
   t.regex(thread.body.at(-1).attachments[0].filename, /^broken-(desktop|phone)\.png$/);

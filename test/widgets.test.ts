@@ -110,7 +110,11 @@ test('create: 422 for a bad color, a non-http logo, a missing or empty domain', 
   for (const [body, loc, type] of cases) {
     const res = await app.request('POST', '/api/v1/widget/create', { token: ws.token, body });
     t.is(res.status, 422, JSON.stringify(body));
-    t.deepEqual(res.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [[loc, type]], JSON.stringify(body));
+    t.deepEqual(
+      res.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+      [[loc, type]],
+      JSON.stringify(body),
+    );
   }
   t.deepEqual(await counts(ws.businessId), { widgets: 0, widget_channels: 0 });
 });
@@ -132,7 +136,10 @@ test('update: omitted fields keep their value, logo_url null removes the logo, c
   t.like(res.body, { ...widget, name: 'Renamed', primary_color: '#000000', updated_at: res.body.updated_at });
   t.true(res.body.updated_at >= widget.updated_at);
 
-  const cleared = await app.request('PUT', `/api/v1/widget/update/${widget.id}`, { token: ws.token, body: { logo_url: null, config: { b: true }, domain: ' NEW.example ' } });
+  const cleared = await app.request('PUT', `/api/v1/widget/update/${widget.id}`, {
+    token: ws.token,
+    body: { logo_url: null, config: { b: true }, domain: ' NEW.example ' },
+  });
   t.is(cleared.status, 200, cleared.text);
   t.like(cleared.body, { logo_url: null, config: { b: true }, domain: 'new.example', name: 'Renamed' });
   t.deepEqual(cleared.body.config, { b: true });
@@ -152,7 +159,7 @@ test('update: a domain taken by another widget of the business is 400; keeping i
   t.is(same.status, 200, same.text);
 });
 
-test('update: 401, 400 without business, 403 non-owner, 404 unknown or another business\'s widget, 422 bad id or body', async (t) => {
+test("update: 401, 400 without business, 403 non-owner, 404 unknown or another business's widget, 422 bad id or body", async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const other = await createWorkspace(app);
   const widget = await createWidget(ws, { domain: 'guard.example' });
@@ -201,7 +208,7 @@ test('list: every widget of the business, oldest first, as create and update ret
   }
 });
 
-test('list: another business\'s widgets are not listed; a business without widgets gets []', async (t) => {
+test("list: another business's widgets are not listed; a business without widgets gets []", async (t) => {
   const ws = await createWorkspace(app);
   const mine = await createWidget(ws, { domain: 'mine.example' });
   const other = await createWorkspace(app);
@@ -274,7 +281,10 @@ test('public channel list: active channels of the owning business, config always
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const widget = await createWidget(ws, { domain: 'list.example' });
   const tg = await app.request('POST', '/api/v1/channels/', { token: ws.token, body: { type: 'telegram', config: { bot_token: '42:VERY-SECRET' } } });
-  const off = await app.request('POST', '/api/v1/channels/', { token: ws.token, body: { type: 'sms', config: { account_sid: 'AC1', auth_token: 'TWILIO-SECRET', from_number: '+1' }, is_active: false } });
+  const off = await app.request('POST', '/api/v1/channels/', {
+    token: ws.token,
+    body: { type: 'sms', config: { account_sid: 'AC1', auth_token: 'TWILIO-SECRET', from_number: '+1' }, is_active: false },
+  });
   t.is(off.status, 200, off.text);
   const other = await createWorkspace(app);
   await createWidget(other, { domain: 'elsewhere.example' });
@@ -319,7 +329,12 @@ test('list: keyset pages of `limit` oldest first with X-Next-Cursor; a bad curso
   } while (cursor);
   t.deepEqual(seen, made);
   t.is(pages, 3);
-  for (const query of [{ cursor: 'garbage' }, { limit: 0 }, { limit: 201 }, { cursor: Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000000Z', '12'])).toString('base64url') }]) {
+  for (const query of [
+    { cursor: 'garbage' },
+    { limit: 0 },
+    { limit: 201 },
+    { cursor: Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000000Z', '12'])).toString('base64url') },
+  ]) {
     const res = await app.request('GET', '/api/v1/widget', { token: ws.token, query: query as Record<string, string | number | undefined> });
     t.is(res.status, 422, JSON.stringify(query));
   }
@@ -336,7 +351,10 @@ test('a business has at most 20 widgets (400, nothing written); config is at mos
   const big = { blob: 'x'.repeat(16 * 1024) };
   const tooBig = await app.request('POST', '/api/v1/widget/create', { token: other.token, body: { domain: 'big.example', config: big } });
   t.is(tooBig.status, 422);
-  t.deepEqual(tooBig.body.detail.map((d: any) => [d.loc.join('.'), d.type]), [['body.config', 'too_long']]);
+  t.deepEqual(
+    tooBig.body.detail.map((d: any) => [d.loc.join('.'), d.type]),
+    [['body.config', 'too_long']],
+  );
   const fits = await createWidget(other, { domain: 'fits.example', config: { blob: 'x'.repeat(16 * 1024 - 20) } });
   const update = await app.request('PUT', `/api/v1/widget/update/${fits.id}`, { token: other.token, body: { config: big } });
   t.is(update.status, 422);

@@ -37,15 +37,22 @@ test('a retried attempt is one warn line; the last attempt is one error with the
   const events: WorkerEvents = new EventEmitter();
   const failures: number[] = [];
   events.on('job:error', ({ job }) => failures.push(job.attempts));
-  const task = defineTask({ name: 'log_flaky', payload: z.object({}), run: async () => { throw unreachable(); } });
+  const task = defineTask({
+    name: 'log_flaky',
+    payload: z.object({}),
+    run: async () => {
+      throw unreachable();
+    },
+  });
   const id = await addJob(app.deps.db, 'log_flaky', {}, { maxAttempts: 2 });
   const runner = await startWorker({ ...app.deps, logger }, { connectionString: app.databaseUrl, tasks: [task], pollInterval: 100, events });
   let stopped = false;
   t.teardown(() => (stopped ? undefined : runner.stop()));
-  const until = (count: number) => new Promise<void>((resolve) => {
-    const check = () => (failures.length >= count ? resolve() : setTimeout(check, 50));
-    check();
-  });
+  const until = (count: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (failures.length >= count ? resolve() : setTimeout(check, 50));
+      check();
+    });
   await until(1);
   await app.sql('update graphile_worker._private_jobs set run_at = now() where id = $1', [id]);
   await until(2);

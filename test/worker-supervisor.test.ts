@@ -38,12 +38,23 @@ test.serial('a runner whose task lookup failed is replaced, and the next one run
   events.on('worker:getJob:error', ({ error }) => fetchErrors.push(error));
   const url = new URL(app.databaseUrl);
   url.searchParams.set('options', '-c statement_timeout=300');
-  const worker = await startWorker(app.deps, { connectionString: url.toString(), concurrency: 1, pollInterval: 100, only: ['send_email'], events, restartDelay: 100 });
+  const worker = await startWorker(app.deps, {
+    connectionString: url.toString(),
+    concurrency: 1,
+    pollInterval: 100,
+    only: ['send_email'],
+    events,
+    restartDelay: 100,
+  });
   try {
     // The same error object twice: the runner's cached lookup.
     await waitFor(async () => fetchErrors.some((e, i) => fetchErrors.indexOf(e) !== i), 20_000, 'a repeated job-fetch error');
     await locker.query('commit');
-    await waitFor(async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'send_email'`)).length === 0, 20_000, 'the job run by a new runner');
+    await waitFor(
+      async () => (await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'send_email'`)).length === 0,
+      20_000,
+      'the job run by a new runner',
+    );
     t.true(worker.restarts >= 1, `restarts: ${worker.restarts}`);
   } finally {
     await locker.end().catch(() => {});
@@ -61,7 +72,11 @@ test.serial('a job locked by a worker that never recorded a heartbeat is release
   );
   const worker = await startWorker(app.deps, { connectionString: app.databaseUrl, concurrency: 1, pollInterval: 100, only: ['send_email'] });
   try {
-    await waitFor(async () => (await query(app, `select 1 from graphile_worker._private_jobs where payload->>'to' = 'orphan@example.com'`)).length === 0, 20_000, 'the orphaned job run');
+    await waitFor(
+      async () => (await query(app, `select 1 from graphile_worker._private_jobs where payload->>'to' = 'orphan@example.com'`)).length === 0,
+      20_000,
+      'the orphaned job run',
+    );
     t.pass();
   } finally {
     await worker.stop();

@@ -141,10 +141,14 @@ test('graceful shutdown: a job whose fetch was under way when stop() began is re
   // jobs only after this transaction commits: the slow machine's race, made certain.
   const lateId = await app.deps.db.transaction(async (tx) => {
     await tx.query(sql.unsafe`lock table graphile_worker._private_jobs in exclusive mode`);
-    await waitFor(async () => {
-      const [row] = await app.sql(`select count(*)::int as n from pg_locks where relation = 'graphile_worker._private_jobs'::regclass and not granted`);
-      return row.n > 0;
-    }, 20_000, 'the idle worker\'s fetch to wait on the lock');
+    await waitFor(
+      async () => {
+        const [row] = await app.sql(`select count(*)::int as n from pg_locks where relation = 'graphile_worker._private_jobs'::regclass and not granted`);
+        return row.n > 0;
+      },
+      20_000,
+      "the idle worker's fetch to wait on the lock",
+    );
     stopping = runner.stop();
     await shuttingDown.promise;
     return addJob(tx, 'fetch_race_late', {});
@@ -174,7 +178,11 @@ test('a runner whose pool ends on its own (as when PostgreSQL restarts) is start
     await ran.promise;
     await waitFor(async () => (await jobsOf('restart_after')).length === 0, 20_000, 'the job to be recorded as done');
     // The ended pool, holding no job, stops beating and its row goes (it would be kept fresh forever otherwise).
-    await waitFor(async () => (await app.sql('select 1 from worker_heartbeats where worker_id = $1', [pools[0].id])).length === 0, 20_000, 'the ended pool\'s heartbeat to go');
+    await waitFor(
+      async () => (await app.sql('select 1 from worker_heartbeats where worker_id = $1', [pools[0].id])).length === 0,
+      20_000,
+      "the ended pool's heartbeat to go",
+    );
     t.pass();
   } finally {
     await runner.stop();
@@ -254,6 +262,9 @@ test('a payload that fails the task schema fails for good, with the parse error,
   t.is(job?.locked_at, null);
   t.regex(job?.last_error ?? '', /invalid strict_payload payload: n: /);
   const failedJobs = await listFailedJobs(app.deps.db, { task: 'strict_payload' });
-  t.deepEqual(failedJobs.map((j) => j.id), [String(bad)]);
+  t.deepEqual(
+    failedJobs.map((j) => j.id),
+    [String(bad)],
+  );
   t.is(failedJobs[0]!.attempts, failedJobs[0]!.max_attempts);
 });

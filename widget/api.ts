@@ -50,7 +50,12 @@ export function createApi(base: string) {
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(base + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), credentials: 'omit' });
+      response = await fetch(base + path, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        credentials: 'omit',
+      });
     } catch {
       throw new ApiError(0, 'Network error', 0);
     }
@@ -81,12 +86,22 @@ export function createApi(base: string) {
       form.append('file', file, file.name);
       let response: Response;
       try {
-        response = await fetch(`${base}/api/v1/visitor/uploads`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form, credentials: 'omit' });
+        response = await fetch(`${base}/api/v1/visitor/uploads`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}` },
+          body: form,
+          credentials: 'omit',
+        });
       } catch {
         throw new ApiError(0, 'Network error', 0);
       }
       const parsed = (await response.json().catch(() => null)) as { detail?: unknown } | null;
-      if (!response.ok) throw new ApiError(response.status, typeof parsed?.detail === 'string' ? parsed.detail : `HTTP ${response.status}`, Number(response.headers.get('Retry-After')) || 0);
+      if (!response.ok)
+        throw new ApiError(
+          response.status,
+          typeof parsed?.detail === 'string' ? parsed.detail : `HTTP ${response.status}`,
+          Number(response.headers.get('Retry-After')) || 0,
+        );
       return parsed as VisitorAttachment;
     },
   };

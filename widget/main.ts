@@ -142,34 +142,38 @@ async function start(script: HTMLScriptElement): Promise<void> {
     }
   }
 
-  const view = createView(widget, {
-    onSend: (text) => {
-      typing.stop();
-      const clientId = uuid();
-      pending.set(clientId, { content: text });
-      view.addPending(clientId, text);
-      void deliver(clientId);
+  const view = createView(
+    widget,
+    {
+      onSend: (text) => {
+        typing.stop();
+        const clientId = uuid();
+        pending.set(clientId, { content: text });
+        view.addPending(clientId, text);
+        void deliver(clientId);
+      },
+      onAttach: (file) => {
+        const clientId = uuid();
+        // A message's text is required: a file alone is sent with its name, as the agent app does.
+        const content = file.name.slice(0, 200) || 'Attachment';
+        pending.set(clientId, { content, file });
+        view.addPending(clientId, `📎 ${content}`);
+        void deliver(clientId);
+      },
+      onRetry: (clientId) => void deliver(clientId),
+      onOpen: () => {},
+      onRate: async (csatToken, rating) => {
+        try {
+          await api.rate(csatToken, rating);
+        } catch (error) {
+          // Rated already (another tab): the first rating stands, and this one is shown as given.
+          if (!(error instanceof ApiError && error.status === 409)) throw error;
+        }
+      },
+      onInput: (text) => typing.input(text),
     },
-    onAttach: (file) => {
-      const clientId = uuid();
-      // A message's text is required: a file alone is sent with its name, as the agent app does.
-      const content = file.name.slice(0, 200) || 'Attachment';
-      pending.set(clientId, { content, file });
-      view.addPending(clientId, `📎 ${content}`);
-      void deliver(clientId);
-    },
-    onRetry: (clientId) => void deliver(clientId),
-    onOpen: () => {},
-    onRate: async (csatToken, rating) => {
-      try {
-        await api.rate(csatToken, rating);
-      } catch (error) {
-        // Rated already (another tab): the first rating stands, and this one is shown as given.
-        if (!(error instanceof ApiError && error.status === 409)) throw error;
-      }
-    },
-    onInput: (text) => typing.input(text),
-  }, `${base}/api/v1/uploads`);
+    `${base}/api/v1/uploads`,
+  );
 
   // A returning visitor: resume (which also renews the token) and follow replies live.
   if (readToken(widgetId)) {

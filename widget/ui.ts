@@ -44,9 +44,9 @@ const isHttpUrl = (value: string | undefined) => !!value && /^https?:\/\//i.test
 export function awayText(widget: Pick<PublicWidget, 'business_hours'>, now = new Date()): string {
   const hours = widget.business_hours;
   if (!hours || !hours.enabled || hours.is_open) return '';
-  if (!hours.next_open_at) return 'We\'re away right now.';
+  if (!hours.next_open_at) return "We're away right now.";
   const at = new Date(hours.next_open_at);
-  if (isNaN(at.getTime())) return 'We\'re away right now.';
+  if (isNaN(at.getTime())) return "We're away right now.";
   const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
   const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   const when =
@@ -104,7 +104,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
 
   const list = el('div', 'messages');
   list.setAttribute('aria-live', 'polite');
-  const empty = el('p', 'empty', 'Send us a message and we\'ll get back to you here.');
+  const empty = el('p', 'empty', "Send us a message and we'll get back to you here.");
   list.append(empty);
   // Below the messages, outside the scrolled list: "Agent is typing…".
   const typingLine = el('div', 'typing');
@@ -154,7 +154,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
     // Out of hours the away line says it all: "online" beside it would promise an answer now.
     status.hidden = !widget.show_online_badge || !hours.hidden;
     dot.className = online ? 'dot online' : 'dot';
-    statusText.textContent = online ? 'We\'re online' : 'We\'ll reply as soon as we can';
+    statusText.textContent = online ? "We're online" : "We'll reply as soon as we can";
   };
   setOnline(widget.is_online);
 

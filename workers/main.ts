@@ -101,22 +101,25 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<S
   const liveness = trackLiveness(deps.db, events, deps.config.WORKER_LIVENESS_TIMEOUT, deps.logger);
   const taskList = buildTaskList(deps, tasks, shutdownGuard(deps.db, events));
   const parsedCronItems = parseCronItems(crontab.filter((item) => tasks.some((t) => t.name === item.task)));
-  const start = () => runWithOwnPool(options.connectionString, deps, (pgPool) => run({
-    pgPool,
-    concurrency: options.concurrency ?? deps.config.WORKER_CONCURRENCY,
-    noHandleSignals: true,
-    pollInterval: options.pollInterval ?? 1000,
-    gracefulShutdownAbortTimeout: options.shutdownAbortTimeout ?? 20_000,
-    logger: workerLogger(deps.logger),
-    // Unbatched, graphile-worker 0.18 records a finished job without awaiting it, and stop()
-    // ends its pool meanwhile: a job that finished during shutdown stayed locked (run again
-    // four hours later). Batched, the pending writes are flushed before the pool ends; a delay
-    // of 0 ms batches only what finishes in the same tick.
-    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-    events,
-    taskList,
-    parsedCronItems,
-  }));
+  const start = () =>
+    runWithOwnPool(options.connectionString, deps, (pgPool) =>
+      run({
+        pgPool,
+        concurrency: options.concurrency ?? deps.config.WORKER_CONCURRENCY,
+        noHandleSignals: true,
+        pollInterval: options.pollInterval ?? 1000,
+        gracefulShutdownAbortTimeout: options.shutdownAbortTimeout ?? 20_000,
+        logger: workerLogger(deps.logger),
+        // Unbatched, graphile-worker 0.18 records a finished job without awaiting it, and stop()
+        // ends its pool meanwhile: a job that finished during shutdown stayed locked (run again
+        // four hours later). Batched, the pending writes are flushed before the pool ends; a delay
+        // of 0 ms batches only what finishes in the same tick.
+        preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+        events,
+        taskList,
+        parsedCronItems,
+      }),
+    );
   const runner = await superviseRunner(start, {
     logger: deps.logger,
     events,

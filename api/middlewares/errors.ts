@@ -55,5 +55,8 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
 }
 
 function httpReason(status: number): string {
-  return ({ 400: 'Bad Request', 405: 'Method Not Allowed', 413: 'Request body too large', 415: 'Unsupported Media Type' } as Record<number, string>)[status] ?? 'Request error';
+  return (
+    ({ 400: 'Bad Request', 405: 'Method Not Allowed', 413: 'Request body too large', 415: 'Unsupported Media Type' } as Record<number, string>)[status] ??
+    'Request error'
+  );
 }

@@ -20,7 +20,7 @@ export const articleColumns = sql.fragment`a.id, b.number as business_number, a.
 
 export const articleSchema = z
   .object({
-    id: z.number().int().openapi({ description: 'The article\'s integer id' }),
+    id: z.number().int().openapi({ description: "The article's integer id" }),
     business_id: z.number().int().openapi({ description: 'The business `number` (integer), not its UUID' }),
     title: z.string(),
     content: z.string().openapi({ description: 'Plain text, read as-is by the AI agent' }),

@@ -24,28 +24,27 @@ export const channelSchema = z
     is_active: z.boolean(),
     created_at: z.string(),
     status: z.enum(['pending', 'connected', 'error']).openapi({ description: 'Registration with the platform: `pending` until the register job ran' }),
-    last_error: z.string().nullable().openapi({ description: 'The platform\'s reason when `status` is `error`' }),
-    is_builtin: z.boolean().openapi({ description: 'The business\'s built-in webchat channel: not counted against the plan, cannot be deleted' }),
+    last_error: z.string().nullable().openapi({ description: "The platform's reason when `status` is `error`" }),
+    is_builtin: z.boolean().openapi({ description: "The business's built-in webchat channel: not counted against the plan, cannot be deleted" }),
     webhook_url: z
       .string()
       .nullable()
       .openapi({
         description:
-          'Where the platform posts to Parley, for the setup steps a dashboard shows: the Meta app\'s callback URL (`whatsapp`, `instagram`, with `verify_token`), ' +
-          'the Twilio number\'s messaging URL (`sms`), the X or Telegram webhook Parley registers. ' +
+          "Where the platform posts to Parley, for the setup steps a dashboard shows: the Meta app's callback URL (`whatsapp`, `instagram`, with `verify_token`), " +
+          "the Twilio number's messaging URL (`sms`), the X or Telegram webhook Parley registers. " +
           `Null for ${typesWhere((c) => c.webhook?.audience !== 'platform')} (see \`inbound_webhook\`).`,
       }),
     inbound_webhook: z
       .object({ url: z.string(), secret: z.string() })
       .nullable()
       .openapi({
-        description:
-          `${typesWhere((c) => c.webhook?.audience === 'owner')} channels, owner and admin only, once registered: where a mail provider forwards raw MIME messages, and the secret it sends in \`X-Parley-Webhook-Secret\` (or \`?secret=\`). Null otherwise.`,
+        description: `${typesWhere((c) => c.webhook?.audience === 'owner')} channels, owner and admin only, once registered: where a mail provider forwards raw MIME messages, and the secret it sends in \`X-Parley-Webhook-Secret\` (or \`?secret=\`). Null otherwise.`,
       }),
     warnings: z.array(z.string()).openapi({
       description:
         `What makes this channel insecure, for its owner to fix. A ${typesWhere((c) => c.webhook?.unsigned !== undefined).replace(' and ', ' or ')} channel without \`app_secret\` cannot have ` +
-        'Meta\'s webhook signature checked, so anyone who knows its phone number id or account id could post messages as customers: ' +
+        "Meta's webhook signature checked, so anyone who knows its phone number id or account id could post messages as customers: " +
         'such posts are refused when the server runs with META_REQUIRE_SIGNATURE (the production default). Empty when nothing is wrong.',
     }),
   })

@@ -23,7 +23,7 @@ export const teamMemberSchema = z
     id: z.uuid().openapi({ description: 'Membership id (not the user id)' }),
     user_id: z.uuid(),
     email: z.string(),
-    name: z.string().openapi({ description: 'The user\'s full name' }),
+    name: z.string().openapi({ description: "The user's full name" }),
     role: z.enum(['owner', 'admin', 'agent']),
     status: z.enum(['live', 'away', 'offline']),
     is_active: z.boolean(),

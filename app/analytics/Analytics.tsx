@@ -25,8 +25,12 @@ function ChannelMix({ mix }: { mix: Record<string, number> }) {
     <ul class="mix" aria-label="Channel mix">
       {rows.map(([type, share]) => (
         <li class="mix-row">
-          <span class="mix-label"><ChannelIcon type={type} size={14} /> {channelLabel(type)}</span>
-          <span class="mix-bar"><span style={{ width: `${share}%` }} /></span>
+          <span class="mix-label">
+            <ChannelIcon type={type} size={14} /> {channelLabel(type)}
+          </span>
+          <span class="mix-bar">
+            <span style={{ width: `${share}%` }} />
+          </span>
           <span class="mix-value">{share.toFixed(1)}%</span>
         </li>
       ))}
@@ -39,8 +43,14 @@ export function Analytics() {
   return (
     <div class="page">
       <div class="reports-head">
-        <h1 class="page-title">Analytics <span class="muted small">last 30 days</span></h1>
-        {can('reports.read') && <a class="btn small" href="/app/reports" onClick={(e) => linkClick(e, '/app/reports')}>Reports by day, agent and label</a>}
+        <h1 class="page-title">
+          Analytics <span class="muted small">last 30 days</span>
+        </h1>
+        {can('reports.read') && (
+          <a class="btn small" href="/app/reports" onClick={(e) => linkClick(e, '/app/reports')}>
+            Reports by day, agent and label
+          </a>
+        )}
       </div>
       <Notice>{error}</Notice>
       {!data && !error && <div class="spinner" role="status" aria-label="Loading" />}
@@ -62,7 +72,14 @@ export function Analytics() {
             <section class="card stack">
               <h2 class="card-title">Top agents</h2>
               {data.top_agents.length ? (
-                <ol class="top-agents">{data.top_agents.map((a) => <li><span>{a.name}</span><span class="muted">{a.resolved} resolved</span></li>)}</ol>
+                <ol class="top-agents">
+                  {data.top_agents.map((a) => (
+                    <li>
+                      <span>{a.name}</span>
+                      <span class="muted">{a.resolved} resolved</span>
+                    </li>
+                  ))}
+                </ol>
               ) : (
                 <p class="muted">Resolved conversations will rank your team here.</p>
               )}

@@ -7,11 +7,15 @@ export function AuthLayout({ title, subtitle, children }: { title: string; subti
     <div class="auth-page">
       <aside class="auth-brand">
         <Logo />
-        <p class="auth-pitch">Every customer conversation — widget, e-mail, WhatsApp, Telegram, Instagram, X and SMS — in one fast inbox your whole team shares.</p>
+        <p class="auth-pitch">
+          Every customer conversation — widget, e-mail, WhatsApp, Telegram, Instagram, X and SMS — in one fast inbox your whole team shares.
+        </p>
       </aside>
       <main class="auth-main">
         <div class="auth-card">
-          <div class="auth-mobile-logo"><Logo /></div>
+          <div class="auth-mobile-logo">
+            <Logo />
+          </div>
           <h1>{title}</h1>
           {subtitle && <p class="muted">{subtitle}</p>}
           {children}

@@ -22,11 +22,15 @@ export function ForgotPassword() {
         <form onSubmit={onSubmit} class="stack">
           <Field label="Email" type="email" autoComplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
           <Notice>{error}</Notice>
-          <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Sending…' : 'Send the link'}</button>
+          <button class="btn primary block" type="submit" disabled={busy}>
+            {busy ? 'Sending…' : 'Send the link'}
+          </button>
         </form>
       )}
       <p class="auth-switch">
-        <a href="/app/signin" onClick={(e) => linkClick(e, '/app/signin')}>Back to sign in</a>
+        <a href="/app/signin" onClick={(e) => linkClick(e, '/app/signin')}>
+          Back to sign in
+        </a>
       </p>
     </AuthLayout>
   );

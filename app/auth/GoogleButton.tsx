@@ -56,7 +56,9 @@ export function GoogleButton({ next }: { next: string }) {
   if (!clientId) return null;
   return (
     <div class="google">
-      <div class="divider"><span>or</span></div>
+      <div class="divider">
+        <span>or</span>
+      </div>
       <div ref={slot} class="google-slot" />
       <Notice>{error}</Notice>
     </div>

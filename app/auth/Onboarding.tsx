@@ -35,11 +35,21 @@ export function Onboarding() {
           </select>
         </label>
         <Notice>{error}</Notice>
-        <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create workspace'}</button>
+        <button class="btn primary block" type="submit" disabled={busy}>
+          {busy ? 'Creating…' : 'Create workspace'}
+        </button>
       </form>
       <div class="auth-switch muted small">
-        <p>Joining a team instead? Ask its owner to invite <strong>{email}</strong>, then check again.</p>
-        <button class="link" onClick={() => loadMe()}>I've been invited — check again</button> · <button class="link" onClick={() => signOut()}>Sign out</button>
+        <p>
+          Joining a team instead? Ask its owner to invite <strong>{email}</strong>, then check again.
+        </p>
+        <button class="link" onClick={() => loadMe()}>
+          I've been invited — check again
+        </button>{' '}
+        ·{' '}
+        <button class="link" onClick={() => signOut()}>
+          Sign out
+        </button>
       </div>
     </AuthLayout>
   );

@@ -22,20 +22,42 @@ export function ResetPassword() {
     return (
       <AuthLayout title="Reset your password">
         <Notice>This link has no reset token. Open the link from the e-mail again.</Notice>
-        <a class="btn primary block" href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>Ask for a new link</a>
+        <a class="btn primary block" href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>
+          Ask for a new link
+        </a>
       </AuthLayout>
     );
   }
   return (
     <AuthLayout title="Choose a new password" subtitle="Every other session of your account will be signed out.">
       <form onSubmit={onSubmit} class="stack">
-        <Field label="New password" type="password" autoComplete="new-password" required minLength={8} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-        <Field label="Repeat it" type="password" autoComplete="new-password" required minLength={8} value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
+        <Field
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <Field
+          label="Repeat it"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={repeat}
+          onInput={(e) => setRepeat(e.currentTarget.value)}
+        />
         <Notice>{error}</Notice>
-        <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Saving…' : 'Set password and sign in'}</button>
+        <button class="btn primary block" type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Set password and sign in'}
+        </button>
       </form>
       <p class="auth-switch">
-        <a href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>Ask for a new link</a>
+        <a href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>
+          Ask for a new link
+        </a>
       </p>
     </AuthLayout>
   );

@@ -19,21 +19,49 @@ export function SecondStep({ challenge, next }: { challenge: string; next: strin
   return (
     <form onSubmit={onSubmit} class="stack" aria-label="Two-factor code">
       <p class="muted">
-        {recovery ? 'Enter one of the recovery codes you saved when you set up two-factor authentication. Each works once.' : 'Open your authenticator app and enter the 6-digit code it shows for Parley.'}
+        {recovery
+          ? 'Enter one of the recovery codes you saved when you set up two-factor authentication. Each works once.'
+          : 'Open your authenticator app and enter the 6-digit code it shows for Parley.'}
       </p>
       {recovery ? (
-        <Field key="recovery" label="Recovery code" autoComplete="off" autoCapitalize="off" spellcheck={false} required placeholder="abcd-efgh-ijkl-mnop" value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+        <Field
+          key="recovery"
+          label="Recovery code"
+          autoComplete="off"
+          autoCapitalize="off"
+          spellcheck={false}
+          required
+          placeholder="abcd-efgh-ijkl-mnop"
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
       ) : (
-        <Field key="code" label="Authentication code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} required autoFocus placeholder="123 456" value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+        <Field
+          key="code"
+          label="Authentication code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          pattern="[0-9 ]{6,7}"
+          maxLength={7}
+          required
+          autoFocus
+          placeholder="123 456"
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
       )}
       <Notice>{error}</Notice>
-      <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Checking…' : 'Verify and sign in'}</button>
+      <button class="btn primary block" type="submit" disabled={busy}>
+        {busy ? 'Checking…' : 'Verify and sign in'}
+      </button>
       <p class="small">
         <button type="button" class="link-button" onClick={() => (setRecovery(!recovery), setCode(''))}>
           {recovery ? 'Use a code from the app instead' : 'Lost your device? Use a recovery code'}
         </button>
         {' · '}
-        <button type="button" class="link-button" onClick={() => (pendingChallenge.value = null)}>Start over</button>
+        <button type="button" class="link-button" onClick={() => (pendingChallenge.value = null)}>
+          Start over
+        </button>
       </p>
     </form>
   );

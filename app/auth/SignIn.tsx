@@ -37,14 +37,21 @@ export function SignIn() {
         <Field label="Email" type="email" autoComplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         <Field label="Password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
         <p class="small forgot">
-          <a href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>Forgot password?</a>
+          <a href="/app/forgot-password" onClick={(e) => linkClick(e, '/app/forgot-password')}>
+            Forgot password?
+          </a>
         </p>
         <Notice>{error}</Notice>
-        <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button class="btn primary block" type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
       <GoogleButton next={nextPath()} />
       <p class="auth-switch">
-        New to Parley? <a href="/app/signup" onClick={(e) => linkClick(e, '/app/signup')}>Create an account</a>
+        New to Parley?{' '}
+        <a href="/app/signup" onClick={(e) => linkClick(e, '/app/signup')}>
+          Create an account
+        </a>
       </p>
       <p class="auth-switch muted small">Invited to a team? Sign in (or create an account) with the e-mail address the invitation was sent to.</p>
     </AuthLayout>

@@ -32,11 +32,16 @@ export function SignUp() {
           onInput={(e) => setPassword(e.currentTarget.value)}
         />
         <Notice>{error}</Notice>
-        <button class="btn primary block" type="submit" disabled={busy}>{busy ? 'Creating account…' : 'Create account'}</button>
+        <button class="btn primary block" type="submit" disabled={busy}>
+          {busy ? 'Creating account…' : 'Create account'}
+        </button>
       </form>
       <GoogleButton next="/app/inbox" />
       <p class="auth-switch">
-        Already have an account? <a href="/app/signin" onClick={(e) => linkClick(e, '/app/signin')}>Sign in</a>
+        Already have an account?{' '}
+        <a href="/app/signin" onClick={(e) => linkClick(e, '/app/signin')}>
+          Sign in
+        </a>
       </p>
     </AuthLayout>
   );

@@ -27,18 +27,29 @@ export function TwoFactorRequired() {
     showingRecoveryCodes.value = false;
   });
   return (
-    <AuthLayout title="Set up two-factor authentication" subtitle={`${business} requires two-factor authentication of every member. Set it up to continue to the inbox.`}>
+    <AuthLayout
+      title="Set up two-factor authentication"
+      subtitle={`${business} requires two-factor authentication of every member. Set it up to continue to the inbox.`}
+    >
       <TwoFactorSetup key={key} onCodes={() => (showingRecoveryCodes.value = true)} onEnabled={() => void enabled.run()} />
       <Notice>{enabled.error}</Notice>
-      {enabled.error && <button class="btn" type="button" onClick={() => setKey(key + 1)}>Start again</button>}
-      <div class="divider"><span>or</span></div>
+      {enabled.error && (
+        <button class="btn" type="button" onClick={() => setKey(key + 1)}>
+          Start again
+        </button>
+      )}
+      <div class="divider">
+        <span>or</span>
+      </div>
       <div class="card-actions">
         {can('team.leave') && (
           <button class="btn danger" type="button" disabled={leave.busy} onClick={() => confirm(`Leave ${business}?`) && leave.run()}>
             Leave {business}
           </button>
         )}
-        <button class="btn" type="button" onClick={() => signOut()}>Sign out</button>
+        <button class="btn" type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
       </div>
       <Notice>{leave.error}</Notice>
     </AuthLayout>

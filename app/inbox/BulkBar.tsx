@@ -42,7 +42,12 @@ export function BulkBar() {
   const [outcome, setOutcome] = useState<string | null>(null);
   const act = useAction(async (body: Record<string, unknown>) => setOutcome(await runBulk(body)));
   const count = ticked.value.length;
-  if (!count) return outcome ? <p class="bulk-outcome muted small" role="status">{outcome}</p> : null;
+  if (!count)
+    return outcome ? (
+      <p class="bulk-outcome muted small" role="status">
+        {outcome}
+      </p>
+    ) : null;
   const all = conversations.value.map((c) => c.id);
   const allTicked = all.length > 0 && all.every((id) => ticked.value.includes(id));
   const pick = (e: Event, run: (value: string) => void) => {
@@ -55,21 +60,36 @@ export function BulkBar() {
     <div class="bulk-bar" role="toolbar" aria-label="Bulk actions">
       <div class="bulk-top">
         <strong>{count} selected</strong>
-        <button class="btn xsmall" onClick={() => (ticked.value = allTicked ? [] : all)}>{allTicked ? 'Select none' : 'Select all'}</button>
-        <button class="btn xsmall" onClick={() => (ticked.value = [])}>Clear</button>
+        <button class="btn xsmall" onClick={() => (ticked.value = allTicked ? [] : all)}>
+          {allTicked ? 'Select none' : 'Select all'}
+        </button>
+        <button class="btn xsmall" onClick={() => (ticked.value = [])}>
+          Clear
+        </button>
       </div>
       <div class="bulk-actions">
         {can('conversations.take') && (
-          <button class="btn small" disabled={act.busy} onClick={() => act.run({ action: 'assign', assignee_id: me.value?.user.id })}>Assign to me</button>
+          <button class="btn small" disabled={act.busy} onClick={() => act.run({ action: 'assign', assignee_id: me.value?.user.id })}>
+            Assign to me
+          </button>
         )}
         {can('conversations.change_status') && (
           <>
-            <button class="btn small primary" disabled={act.busy} onClick={() => act.run({ action: 'resolve' })}>Resolve</button>
-            <button class="btn small" disabled={act.busy} onClick={() => act.run({ action: 'close' })}>Close</button>
+            <button class="btn small primary" disabled={act.busy} onClick={() => act.run({ action: 'resolve' })}>
+              Resolve
+            </button>
+            <button class="btn small" disabled={act.busy} onClick={() => act.run({ action: 'close' })}>
+              Close
+            </button>
           </>
         )}
         {can('conversations.snooze') && (
-          <select class="input small" aria-label="Snooze selected" disabled={act.busy} onChange={(e) => pick(e, (id) => act.run({ action: 'snooze', ...(snoozeChoices().find((c) => c.id === id)!.body) }))}>
+          <select
+            class="input small"
+            aria-label="Snooze selected"
+            disabled={act.busy}
+            onChange={(e) => pick(e, (id) => act.run({ action: 'snooze', ...snoozeChoices().find((c) => c.id === id)!.body }))}
+          >
             <option value="">Snooze…</option>
             {snoozeChoices().map((c) => (
               <option value={c.id}>{c.label}</option>
@@ -77,7 +97,12 @@ export function BulkBar() {
           </select>
         )}
         {can('conversations.set_priority') && (
-          <select class="input small" aria-label="Set priority of selected" disabled={act.busy} onChange={(e) => pick(e, (priority) => act.run({ action: 'priority', priority }))}>
+          <select
+            class="input small"
+            aria-label="Set priority of selected"
+            disabled={act.busy}
+            onChange={(e) => pick(e, (priority) => act.run({ action: 'priority', priority }))}
+          >
             <option value="">Priority…</option>
             {PRIORITIES.map((p) => (
               <option value={p.id}>{p.label}</option>
@@ -85,7 +110,12 @@ export function BulkBar() {
           </select>
         )}
         {can('conversations.label') && labels.value.length > 0 && (
-          <select class="input small" aria-label="Add label to selected" disabled={act.busy} onChange={(e) => pick(e, (name) => act.run({ action: 'label', labels: [name] }))}>
+          <select
+            class="input small"
+            aria-label="Add label to selected"
+            disabled={act.busy}
+            onChange={(e) => pick(e, (name) => act.run({ action: 'label', labels: [name] }))}
+          >
             <option value="">Label…</option>
             {labels.value.map((l) => (
               <option value={l.name}>{l.name}</option>
@@ -93,7 +123,11 @@ export function BulkBar() {
           </select>
         )}
       </div>
-      {outcome && <p class="bulk-outcome muted small" role="status">{outcome}</p>}
+      {outcome && (
+        <p class="bulk-outcome muted small" role="status">
+          {outcome}
+        </p>
+      )}
       <Notice>{act.error}</Notice>
     </div>
   );

@@ -32,7 +32,15 @@ function mentionQuery(text: string, caret: number): { start: number; query: stri
 function suggestions(query: string): Member[] {
   return members.value
     .filter((m) => m.is_active)
-    .filter((m) => !query || m.name.toLowerCase().split(/\s+/).some((w) => w.startsWith(query)) || m.email.toLowerCase().startsWith(query))
+    .filter(
+      (m) =>
+        !query ||
+        m.name
+          .toLowerCase()
+          .split(/\s+/)
+          .some((w) => w.startsWith(query)) ||
+        m.email.toLowerCase().startsWith(query),
+    )
     .slice(0, 6);
 }
 
@@ -64,16 +72,21 @@ export function Composer({
   const [completion, setCompletion] = useState<{ start: number; query: string; index: number } | null>(null);
   const picker = useRef<HTMLInputElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
-  const canned = useCannedPicker(can('canned_responses.read') ? text : '', conversationId, (content) => {
-    setText(content);
-    // After the render: the caret at the end, ready to edit or send.
-    requestAnimationFrame(() => {
-      const box = input.current;
-      if (!box) return;
-      box.focus();
-      box.setSelectionRange(content.length, content.length);
-    });
-  }, setError);
+  const canned = useCannedPicker(
+    can('canned_responses.read') ? text : '',
+    conversationId,
+    (content) => {
+      setText(content);
+      // After the render: the caret at the end, ready to edit or send.
+      requestAnimationFrame(() => {
+        const box = input.current;
+        if (!box) return;
+        box.focus();
+        box.setSelectionRange(content.length, content.length);
+      });
+    },
+    setError,
+  );
 
   const options = mode === 'note' && completion ? suggestions(completion.query) : [];
   // Teammates (and, for a reply, the customer) see that this agent is typing; stopped when the conversation is left.
@@ -193,11 +206,23 @@ export function Composer({
       <Notice>{error}</Notice>
       <div class="composer-modes" role="tablist" aria-label="Reply or private note">
         {canReply && (
-          <button type="button" role="tab" aria-selected={mode === 'reply'} class={`mode-tab${mode === 'reply' ? ' active' : ''}`} onClick={() => switchTo('reply')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === 'reply'}
+            class={`mode-tab${mode === 'reply' ? ' active' : ''}`}
+            onClick={() => switchTo('reply')}
+          >
             Reply
           </button>
         )}
-        <button type="button" role="tab" aria-selected={mode === 'note'} class={`mode-tab note${mode === 'note' ? ' active' : ''}`} onClick={() => switchTo('note')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={mode === 'note'}
+          class={`mode-tab note${mode === 'note' ? ' active' : ''}`}
+          onClick={() => switchTo('note')}
+        >
           Private note
         </button>
         {mode === 'note' && <span class="muted small mode-hint">Only your team sees notes</span>}
@@ -207,7 +232,9 @@ export function Composer({
           {files.map((f, i) => (
             <li class="chip">
               <PaperclipIcon /> {f.filename}
-              <button type="button" class="chip-x" aria-label={`Remove ${f.filename}`} onClick={() => setFiles(files.filter((_, j) => j !== i))}>×</button>
+              <button type="button" class="chip-x" aria-label={`Remove ${f.filename}`} onClick={() => setFiles(files.filter((_, j) => j !== i))}>
+                ×
+              </button>
             </li>
           ))}
         </ul>
@@ -249,7 +276,7 @@ export function Composer({
           placeholder={
             mode === 'note'
               ? 'Write a note for your team… Type @ to mention someone.'
-              : closedReason ?? `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`
+              : (closedReason ?? `Reply via ${channelLabel}… (Enter to send, Shift+Enter for a new line, / for canned responses)`)
           }
           disabled={mode === 'reply' && Boolean(closedReason)}
           rows={3}
@@ -276,7 +303,11 @@ export function Composer({
               Send later
             </button>
           )}
-          <button type="submit" class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`} disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}>
+          <button
+            type="submit"
+            class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`}
+            disabled={Boolean(busy) || (mode === 'reply' && Boolean(closedReason)) || (!text.trim() && !files.length)}
+          >
             {mode === 'note' ? 'Add note' : 'Send'}
           </button>
         </div>

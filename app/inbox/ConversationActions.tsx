@@ -20,11 +20,17 @@ export function StatusActions({ conversation: c }: { conversation: ConversationD
   return (
     <div class="actions">
       {c.status === 'resolved' || c.status === 'closed' ? (
-        <button class="btn" onClick={() => put('reopen')} disabled={act.busy}>Reopen</button>
+        <button class="btn" onClick={() => put('reopen')} disabled={act.busy}>
+          Reopen
+        </button>
       ) : (
         <>
-          <button class="btn primary" onClick={() => put('resolve')} disabled={act.busy}>Resolve</button>
-          <button class="btn" onClick={() => put('close')} disabled={act.busy}>Close</button>
+          <button class="btn primary" onClick={() => put('resolve')} disabled={act.busy}>
+            Resolve
+          </button>
+          <button class="btn" onClick={() => put('close')} disabled={act.busy}>
+            Close
+          </button>
         </>
       )}
       {act.error && <Notice>{act.error}</Notice>}
@@ -41,14 +47,28 @@ export function AssignActions({ conversation: c }: { conversation: ConversationD
   return (
     <div class="actions">
       {can('conversations.assign') && (
-        <select class="input small" aria-label="Assignee" value={c.assignee_id ?? ''} disabled={act.busy} onChange={(e) => e.currentTarget.value && void assignTo(e.currentTarget.value)}>
-          <option value="" disabled>Unassigned</option>
-          {members.value.filter((m) => m.is_active).map((m) => (
-            <option value={m.user_id}>{m.user_id === myId ? `${m.name} (me)` : m.name}</option>
-          ))}
+        <select
+          class="input small"
+          aria-label="Assignee"
+          value={c.assignee_id ?? ''}
+          disabled={act.busy}
+          onChange={(e) => e.currentTarget.value && void assignTo(e.currentTarget.value)}
+        >
+          <option value="" disabled>
+            Unassigned
+          </option>
+          {members.value
+            .filter((m) => m.is_active)
+            .map((m) => (
+              <option value={m.user_id}>{m.user_id === myId ? `${m.name} (me)` : m.name}</option>
+            ))}
         </select>
       )}
-      {c.assignee_id !== myId && <button class="btn small" onClick={assignMe} disabled={act.busy}>Assign to me</button>}
+      {c.assignee_id !== myId && (
+        <button class="btn small" onClick={assignMe} disabled={act.busy}>
+          Assign to me
+        </button>
+      )}
       {act.error && <Notice>{act.error}</Notice>}
     </div>
   );

@@ -83,7 +83,9 @@ export function ConversationLabels({ conversation: c }: { conversation: Conversa
             </label>
           ))}
           {can('labels.manage') && (
-            <a class="small" href="/app/settings/labels" onClick={(e) => linkClick(e, '/app/settings/labels')}>Manage labels</a>
+            <a class="small" href="/app/settings/labels" onClick={(e) => linkClick(e, '/app/settings/labels')}>
+              Manage labels
+            </a>
           )}
           <Notice>{error}</Notice>
         </div>

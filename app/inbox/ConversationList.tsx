@@ -39,15 +39,27 @@ function ShowMore() {
   if (!nextCursor.value) return null;
   return (
     <div class="show-more">
-      <button class="btn small" onClick={() => more.run()} disabled={more.busy}>{more.busy ? 'Loading…' : 'Show more'}</button>
+      <button class="btn small" onClick={() => more.run()} disabled={more.busy}>
+        {more.busy ? 'Loading…' : 'Show more'}
+      </button>
       <Notice>{more.error}</Notice>
     </div>
   );
 }
 
 export function ConversationList() {
-  if (listState.value === 'loading') return <div class="list-loading" aria-busy="true"><div class="spinner" role="status" aria-label="Loading conversations" /></div>;
-  if (listState.value === 'error') return <div class="empty"><Notice>{listError.value}</Notice></div>;
+  if (listState.value === 'loading')
+    return (
+      <div class="list-loading" aria-busy="true">
+        <div class="spinner" role="status" aria-label="Loading conversations" />
+      </div>
+    );
+  if (listState.value === 'error')
+    return (
+      <div class="empty">
+        <Notice>{listError.value}</Notice>
+      </div>
+    );
   const list = conversations.value;
   return (
     <>

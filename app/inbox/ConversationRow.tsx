@@ -36,7 +36,12 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
           <input type="checkbox" checked={isTicked} onChange={() => toggleTicked(c.id)} aria-label={`Select ${name}`} />
         </label>
       )}
-      <a href={href} onClick={(e) => linkClick(e, href)} aria-current={selected ? 'true' : undefined} aria-label={`${name}${unread ? ', unread' : ''}: ${preview(c)}`}>
+      <a
+        href={href}
+        onClick={(e) => linkClick(e, href)}
+        aria-current={selected ? 'true' : undefined}
+        aria-label={`${name}${unread ? ', unread' : ''}: ${preview(c)}`}
+      >
         <Avatar name={name} />
         <span class="conv-main">
           <span class="conv-top">

@@ -8,7 +8,9 @@ export function CsatCard({ csat, customerName }: { csat: ConversationCsat; custo
   if (csat.rating === null) {
     return (
       <div class="csat-card pending" role="note" aria-label="Satisfaction survey">
-        <span class="muted small">Satisfaction survey sent {clockTime(csat.asked_at)}: “{csat.question}” · no rating yet</span>
+        <span class="muted small">
+          Satisfaction survey sent {clockTime(csat.asked_at)}: “{csat.question}” · no rating yet
+        </span>
       </div>
     );
   }
@@ -25,7 +27,9 @@ export function CsatCard({ csat, customerName }: { csat: ConversationCsat; custo
         </strong>
       </div>
       {csat.comment && <p class="csat-comment">“{csat.comment}”</p>}
-      <span class="muted small">{csat.rated_at ? clockTime(csat.rated_at) : ''} · asked “{csat.question}”</span>
+      <span class="muted small">
+        {csat.rated_at ? clockTime(csat.rated_at) : ''} · asked “{csat.question}”
+      </span>
     </div>
   );
 }

@@ -49,8 +49,12 @@ function DetailsForm({ customer, onDone }: { customer: Customer; onDone: () => v
       <Field label="Phone" type="tel" value={phone} maxLength={50} onInput={(e) => setPhone(e.currentTarget.value)} />
       <Notice>{save.error}</Notice>
       <div class="form-buttons">
-        <button class="btn primary small" type="submit" disabled={save.busy}>Save</button>
-        <button class="btn ghost small" type="button" onClick={onDone}>Cancel</button>
+        <button class="btn primary small" type="submit" disabled={save.busy}>
+          Save
+        </button>
+        <button class="btn ghost small" type="button" onClick={onDone}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -113,14 +117,29 @@ function Attributes({ customer, editable, onChanged }: { customer: Customer; edi
             <option value="boolean">Yes / no</option>
           </select>
           {type === 'boolean' ? (
-            <select class="input attr-input-value" aria-label="Attribute value" value={value === 'true' ? 'true' : 'false'} onChange={(e) => setValue(e.currentTarget.value)}>
+            <select
+              class="input attr-input-value"
+              aria-label="Attribute value"
+              value={value === 'true' ? 'true' : 'false'}
+              onChange={(e) => setValue(e.currentTarget.value)}
+            >
               <option value="true">Yes</option>
               <option value="false">No</option>
             </select>
           ) : (
-            <input class="input attr-input-value" aria-label="Attribute value" placeholder="Value" value={value} maxLength={500} inputMode={type === 'number' ? 'decimal' : undefined} onInput={(e) => setValue(e.currentTarget.value)} />
+            <input
+              class="input attr-input-value"
+              aria-label="Attribute value"
+              placeholder="Value"
+              value={value}
+              maxLength={500}
+              inputMode={type === 'number' ? 'decimal' : undefined}
+              onInput={(e) => setValue(e.currentTarget.value)}
+            />
           )}
-          <button class="btn small" type="submit" disabled={patch.busy || !key.trim()}>Add</button>
+          <button class="btn small" type="submit" disabled={patch.busy || !key.trim()}>
+            Add
+          </button>
         </form>
       )}
       <Notice>{patch.error}</Notice>
@@ -173,12 +192,16 @@ function MergeCustomer({ customer, onMerged }: { customer: Customer; onMerged: (
       {chosen && (
         <div class="confirm-box" role="group" aria-label="Confirm merge">
           <p class="small">
-            Merge <strong>{chosen.name || 'Visitor'}</strong> into <strong>{customer.name || 'this customer'}</strong>? Their conversations and channels move here and the other
-            record is removed. This cannot be undone.
+            Merge <strong>{chosen.name || 'Visitor'}</strong> into <strong>{customer.name || 'this customer'}</strong>? Their conversations and channels move
+            here and the other record is removed. This cannot be undone.
           </p>
           <div class="form-buttons">
-            <button class="btn primary small" type="button" disabled={merge.busy} onClick={() => void merge.run(chosen)}>Merge</button>
-            <button class="btn ghost small" type="button" onClick={() => setChosen(null)}>Cancel</button>
+            <button class="btn primary small" type="button" disabled={merge.busy} onClick={() => void merge.run(chosen)}>
+              Merge
+            </button>
+            <button class="btn ghost small" type="button" onClick={() => setChosen(null)}>
+              Cancel
+            </button>
           </div>
         </div>
       )}
@@ -248,15 +271,21 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
   const canEdit = Boolean(customer) && can('customers.update');
   return (
     <aside class={`customer-panel${open ? ' open' : ''}`} aria-label="Customer">
-      <button class="btn ghost small customer-close" onClick={onClose}>Hide details</button>
+      <button class="btn ghost small customer-close" onClick={onClose}>
+        Hide details
+      </button>
       <div class="customer-head">
         <Avatar name={name} size={48} />
         <div class="customer-head-text">
           <h2 class="customer-name">{name}</h2>
-          <span class="muted small channel-line"><ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)}</span>
+          <span class="muted small channel-line">
+            <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)}
+          </span>
         </div>
         {canEdit && !editing && (
-          <button class="btn ghost small" type="button" onClick={() => setEditing(true)}>Edit</button>
+          <button class="btn ghost small" type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
         )}
       </div>
       <Notice kind="success">{done}</Notice>
@@ -299,7 +328,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
                     type="button"
                     disabled={mergeConversation.busy}
                     title="Move that conversation's messages into the one open here, and close it"
-                    onClick={() => confirm('Move that conversation\'s messages into this one and close it?') && mergeConversation.run(h.id)}
+                    onClick={() => confirm("Move that conversation's messages into this one and close it?") && mergeConversation.run(h.id)}
                   >
                     Merge here
                   </button>
@@ -315,7 +344,9 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
           <h3 class="panel-title">Record</h3>
           {can('customers.merge') && (
             <>
-              <button class="btn small" type="button" aria-expanded={merging} onClick={() => setMerging(!merging)}>Merge a duplicate…</button>
+              <button class="btn small" type="button" aria-expanded={merging} onClick={() => setMerging(!merging)}>
+                Merge a duplicate…
+              </button>
               {merging && (
                 <MergeCustomer
                   customer={customer}
@@ -330,23 +361,32 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
             </>
           )}
           {can('customers.export') && (
-            <button class="btn small" type="button" disabled={exporter.busy} onClick={() => void exporter.run()}>Export data (JSON)</button>
+            <button class="btn small" type="button" disabled={exporter.busy} onClick={() => void exporter.run()}>
+              Export data (JSON)
+            </button>
           )}
           <Notice>{exporter.error}</Notice>
           {can('customers.erase') &&
             (erasing ? (
               <div class="confirm-box danger-box" role="group" aria-label="Confirm erasure">
                 <p class="small">
-                  Erase <strong>{name}</strong> and every conversation, message and file of theirs? The audit log keeps only that it happened. This cannot be undone.
+                  Erase <strong>{name}</strong> and every conversation, message and file of theirs? The audit log keeps only that it happened. This cannot be
+                  undone.
                 </p>
                 <div class="form-buttons">
-                  <button class="btn danger small" type="button" disabled={eraser.busy} onClick={() => void eraser.run()}>Erase permanently</button>
-                  <button class="btn ghost small" type="button" onClick={() => setErasing(false)}>Cancel</button>
+                  <button class="btn danger small" type="button" disabled={eraser.busy} onClick={() => void eraser.run()}>
+                    Erase permanently
+                  </button>
+                  <button class="btn ghost small" type="button" onClick={() => setErasing(false)}>
+                    Cancel
+                  </button>
                 </div>
                 <Notice>{eraser.error}</Notice>
               </div>
             ) : (
-              <button class="btn danger small" type="button" onClick={() => setErasing(true)}>Erase customer…</button>
+              <button class="btn danger small" type="button" onClick={() => setErasing(true)}>
+                Erase customer…
+              </button>
             ))}
         </section>
       )}

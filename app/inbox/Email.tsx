@@ -132,15 +132,35 @@ export function EmailRecipients({ recipients: r }: { recipients: ReturnType<type
         <div class="email-copies">
           <label class="field inline">
             <span class="field-label">Cc</span>
-            <input class="input" type="text" inputMode="email" autoComplete="off" placeholder="name@example.com, …" value={r.cc} onInput={(e) => r.setCc(e.currentTarget.value)} />
+            <input
+              class="input"
+              type="text"
+              inputMode="email"
+              autoComplete="off"
+              placeholder="name@example.com, …"
+              value={r.cc}
+              onInput={(e) => r.setCc(e.currentTarget.value)}
+            />
           </label>
           <label class="field inline">
             <span class="field-label">Bcc</span>
-            <input class="input" type="text" inputMode="email" autoComplete="off" placeholder="name@example.com, …" value={r.bcc} onInput={(e) => r.setBcc(e.currentTarget.value)} />
+            <input
+              class="input"
+              type="text"
+              inputMode="email"
+              autoComplete="off"
+              placeholder="name@example.com, …"
+              value={r.bcc}
+              onInput={(e) => r.setBcc(e.currentTarget.value)}
+            />
           </label>
         </div>
       )}
-      {r.defaults.signature && <div class="email-signature muted small" title="Appended to your reply">-- {r.defaults.signature.split('\n')[0]}…</div>}
+      {r.defaults.signature && (
+        <div class="email-signature muted small" title="Appended to your reply">
+          -- {r.defaults.signature.split('\n')[0]}…
+        </div>
+      )}
     </div>
   );
 }
@@ -157,7 +177,11 @@ export function ForwardPanel({ conversationId, messageIds, onClose }: { conversa
     setBusy(true);
     setError(null);
     try {
-      const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/forward`, { to: parseAddresses(to), note, ...(messageIds ? { message_ids: messageIds } : {}) });
+      const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/forward`, {
+        to: parseAddresses(to),
+        note,
+        ...(messageIds ? { message_ids: messageIds } : {}),
+      });
       const open = thread.value;
       if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
       onClose();
@@ -171,11 +195,22 @@ export function ForwardPanel({ conversationId, messageIds, onClose }: { conversa
     <form class="forward-panel card stack" aria-label="Forward" onSubmit={(e) => void send(e)}>
       <div class="card-row">
         <strong class="grow">{messageIds ? 'Forward this message' : 'Forward the conversation'}</strong>
-        <button type="button" class="btn small ghost" onClick={onClose}>Cancel</button>
+        <button type="button" class="btn small ghost" onClick={onClose}>
+          Cancel
+        </button>
       </div>
       <label class="field">
         <span class="field-label">To</span>
-        <input class="input" type="text" inputMode="email" required autoFocus placeholder="colleague@example.com" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+        <input
+          class="input"
+          type="text"
+          inputMode="email"
+          required
+          autoFocus
+          placeholder="colleague@example.com"
+          value={to}
+          onInput={(e) => setTo(e.currentTarget.value)}
+        />
       </label>
       <label class="field">
         <span class="field-label">Note (optional)</span>
@@ -183,7 +218,9 @@ export function ForwardPanel({ conversationId, messageIds, onClose }: { conversa
       </label>
       <Notice>{error}</Notice>
       <div class="row-end">
-        <button type="submit" class="btn primary" disabled={busy || !to.trim()}>{busy ? 'Forwarding…' : 'Forward'}</button>
+        <button type="submit" class="btn primary" disabled={busy || !to.trim()}>
+          {busy ? 'Forwarding…' : 'Forward'}
+        </button>
       </div>
     </form>
   );

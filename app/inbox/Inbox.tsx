@@ -15,12 +15,21 @@ function NoSelection() {
     <section class="thread-pane no-selection">
       <div class="empty">
         <p class="empty-title">Pick a conversation</p>
-        <p class="muted">Choose one from the list, or press <kbd>j</kbd> / <kbd>k</kbd> to move through them.</p>
-        <p class="muted small">
-          <button class="link-button" onClick={() => (shortcutsOpen.value = true)}>Keyboard shortcuts</button> (<kbd>?</kbd>)
+        <p class="muted">
+          Choose one from the list, or press <kbd>j</kbd> / <kbd>k</kbd> to move through them.
         </p>
         <p class="muted small">
-          Set up where customers reach you in <a href="/app/settings/channels" onClick={(e) => linkClick(e, '/app/settings/channels')}>Settings → Channels</a>.
+          <button class="link-button" onClick={() => (shortcutsOpen.value = true)}>
+            Keyboard shortcuts
+          </button>{' '}
+          (<kbd>?</kbd>)
+        </p>
+        <p class="muted small">
+          Set up where customers reach you in{' '}
+          <a href="/app/settings/channels" onClick={(e) => linkClick(e, '/app/settings/channels')}>
+            Settings → Channels
+          </a>
+          .
         </p>
       </div>
     </section>

@@ -18,8 +18,17 @@ export function ListHeader() {
     <div class="list-header">
       <div class="list-title-row">
         <h1 class="list-title">Inbox</h1>
-        {liveState.value === 'reconnecting' && <span class="pill warn" role="status">Reconnecting…</span>}
-        <button class="btn xsmall ghost shortcuts-button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => (shortcutsOpen.value = true)}>
+        {liveState.value === 'reconnecting' && (
+          <span class="pill warn" role="status">
+            Reconnecting…
+          </span>
+        )}
+        <button
+          class="btn xsmall ghost shortcuts-button"
+          aria-label="Keyboard shortcuts"
+          title="Keyboard shortcuts (?)"
+          onClick={() => (shortcutsOpen.value = true)}
+        >
           ?
         </button>
       </div>

@@ -10,15 +10,27 @@ const STATUS_LABELS = { scheduled: 'Scheduled', queued: 'Sending…', sent: 'Sen
 /** ✓ sent, ✓✓ delivered, blue ✓✓ read (as the customer's own app shows them). */
 const TICKS = { scheduled: '◷', queued: '◷', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' } as const;
 
-const sizeText = (size?: number) => (size ? ` · ${size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`}` : '');
+const sizeText = (size?: number) =>
+  size ? ` · ${size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.max(1, Math.round(size / 1024))} KB`}` : '';
 
 function Lightbox({ file, onClose }: { file: Attachment; onClose: () => void }) {
   return (
-    <div class="lightbox" role="dialog" aria-modal="true" aria-label={file.filename ?? 'Image'} onClick={onClose} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+    <div
+      class="lightbox"
+      role="dialog"
+      aria-modal="true"
+      aria-label={file.filename ?? 'Image'}
+      onClick={onClose}
+      onKeyDown={(e) => e.key === 'Escape' && onClose()}
+    >
       <img src={file.url} alt={file.filename ?? 'Image'} onClick={(e) => e.stopPropagation()} />
       <div class="lightbox-bar" onClick={(e) => e.stopPropagation()}>
-        <a class="btn ghost small" href={file.url} target="_blank" rel="noopener noreferrer">Open original</a>
-        <button type="button" class="btn small" autoFocus onClick={onClose}>Close</button>
+        <a class="btn ghost small" href={file.url} target="_blank" rel="noopener noreferrer">
+          Open original
+        </a>
+        <button type="button" class="btn small" autoFocus onClick={onClose}>
+          Close
+        </button>
       </div>
     </div>
   );
@@ -73,7 +85,9 @@ function AttachmentView({ file }: { file: Attachment }) {
     return (
       <div class="attachment-media">
         <audio controls preload="metadata" src={file.url} aria-label={name} />
-        <a class="muted small" href={file.url} target="_blank" rel="noopener noreferrer">{name}</a>
+        <a class="muted small" href={file.url} target="_blank" rel="noopener noreferrer">
+          {name}
+        </a>
       </div>
     );
   if (type.startsWith('video/'))
@@ -92,7 +106,10 @@ function AttachmentView({ file }: { file: Attachment }) {
 
 /** A note's text with each `@Name` of a teammate highlighted (as text, never markup). */
 function NoteText({ text, members }: { text: string; members: Member[] }) {
-  const names = members.map((x) => `@${x.name}`).filter((n) => n.length > 1).sort((a, b) => b.length - a.length);
+  const names = members
+    .map((x) => `@${x.name}`)
+    .filter((n) => n.length > 1)
+    .sort((a, b) => b.length - a.length);
   if (!names.length) return <>{text}</>;
   const escaped = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const parts = text.split(new RegExp(`(${escaped.join('|')})`, 'g'));
@@ -107,7 +124,17 @@ function author(m: Message, customerName: string, members: Member[]): string {
 }
 
 /** `onForward`: offers "Forward" on this message (e-mail conversations). */
-export function MessageItem({ message: m, customerName, members, onForward }: { message: Message; customerName: string; members: Member[]; onForward?: () => void }) {
+export function MessageItem({
+  message: m,
+  customerName,
+  members,
+  onForward,
+}: {
+  message: Message;
+  customerName: string;
+  members: Member[];
+  onForward?: () => void;
+}) {
   if (m.sender_type === 'system')
     return (
       <div class="msg-system" data-id={m.id}>
@@ -122,16 +149,30 @@ export function MessageItem({ message: m, customerName, members, onForward }: { 
   const copies = [cc.length ? `Cc ${addressText(cc)}` : '', bcc.length ? `Bcc ${addressText(bcc)}` : ''].filter(Boolean).join(' · ');
   const scheduled = m.delivery_status === 'scheduled';
   return (
-    <div class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}${scheduled ? ' scheduled' : ''}`} data-id={m.id} data-private={m.private ? 'true' : undefined}>
+    <div
+      class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}${scheduled ? ' scheduled' : ''}`}
+      data-id={m.id}
+      data-private={m.private ? 'true' : undefined}
+    >
       <div class="msg-meta">
         <span class="msg-author">{author(m, customerName, members)}</span>
         {m.sender_type === 'ai' && <span class="pill accent">AI</span>}
         {forwardTo ? (
-          <span class="pill note-tag" title="Only your team sees this in the thread">Forwarded to {addressText(forwardTo)}</span>
+          <span class="pill note-tag" title="Only your team sees this in the thread">
+            Forwarded to {addressText(forwardTo)}
+          </span>
         ) : (
-          m.private && <span class="pill note-tag" title="Only your team sees this note">Private note</span>
+          m.private && (
+            <span class="pill note-tag" title="Only your team sees this note">
+              Private note
+            </span>
+          )
         )}
-        {scheduled && <span class="pill scheduled-tag" title="Not sent yet: it goes out at its time">Scheduled</span>}
+        {scheduled && (
+          <span class="pill scheduled-tag" title="Not sent yet: it goes out at its time">
+            Scheduled
+          </span>
+        )}
         <time dateTime={m.created_at}>{clockTime(m.created_at)}</time>
         {onForward && !m.private && (
           <button type="button" class="link-btn small msg-forward" aria-label="Forward this message" onClick={onForward}>
@@ -153,7 +194,10 @@ export function MessageItem({ message: m, customerName, members, onForward }: { 
       {scheduled && <ScheduledControls key={`${m.id}:${m.send_at}:${m.content}`} message={m} />}
       {outbound && m.delivery_status && !scheduled && (
         <div class={`msg-status ${m.delivery_status}`} data-status={m.delivery_status}>
-          <span class="ticks" aria-hidden="true">{TICKS[m.delivery_status]}</span> <span class="status-label">{STATUS_LABELS[m.delivery_status]}</span>
+          <span class="ticks" aria-hidden="true">
+            {TICKS[m.delivery_status]}
+          </span>{' '}
+          <span class="status-label">{STATUS_LABELS[m.delivery_status]}</span>
           {m.delivery_status === 'failed' && m.error ? `: ${m.error}` : ''}
         </div>
       )}

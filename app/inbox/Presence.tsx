@@ -16,9 +16,12 @@ export function othersIn(conversationId: string): Other[] {
     const t = typing.find((x) => x.user_id === userId);
     return !t ? 'viewing' : t.private ? 'noting' : 'replying';
   };
-  const others: Other[] = (viewers.value[conversationId] ?? []).filter((v) => v.user_id !== mine).map((v) => ({ user_id: v.user_id, name: v.name, state: stateOf(v.user_id) }));
+  const others: Other[] = (viewers.value[conversationId] ?? [])
+    .filter((v) => v.user_id !== mine)
+    .map((v) => ({ user_id: v.user_id, name: v.name, state: stateOf(v.user_id) }));
   // Typing before their presence arrived: shown all the same.
-  for (const t of typing) if (!others.some((o) => o.user_id === t.user_id)) others.push({ user_id: t.user_id!, name: t.name ?? 'A teammate', state: stateOf(t.user_id!) });
+  for (const t of typing)
+    if (!others.some((o) => o.user_id === t.user_id)) others.push({ user_id: t.user_id!, name: t.name ?? 'A teammate', state: stateOf(t.user_id!) });
   return others;
 }
 

@@ -29,13 +29,21 @@ export function ReplyWindowBar({ conversation, left, onTemplate }: { conversatio
   return (
     <div class={`reply-window ${open ? (left! < 3 * 3600_000 ? 'closing' : 'open') : 'closed'}`} role="status" data-window={open ? 'open' : 'closed'}>
       <span>
-        {open
-          ? <>WhatsApp reply window: <strong>{leftText(left!)}</strong> left</>
-          : conversation.reply_window_expires_at
-            ? <>The 24-hour reply window <strong>closed</strong>: WhatsApp only accepts a template now.</>
-            : <>The customer has not written yet: WhatsApp only accepts a template.</>}
+        {open ? (
+          <>
+            WhatsApp reply window: <strong>{leftText(left!)}</strong> left
+          </>
+        ) : conversation.reply_window_expires_at ? (
+          <>
+            The 24-hour reply window <strong>closed</strong>: WhatsApp only accepts a template now.
+          </>
+        ) : (
+          <>The customer has not written yet: WhatsApp only accepts a template.</>
+        )}
       </span>
-      <button type="button" class="btn small" onClick={onTemplate}>Send a template</button>
+      <button type="button" class="btn small" onClick={onTemplate}>
+        Send a template
+      </button>
     </div>
   );
 }
@@ -91,8 +99,12 @@ export function TemplatePicker({ conversation, onClose }: { conversation: Conver
       <div class="template-head">
         <strong>WhatsApp template</strong>
         <span class="spacer" />
-        <button type="button" class="btn ghost small" onClick={() => void load(true)}>Refresh</button>
-        <button type="button" class="btn ghost small" onClick={onClose} aria-label="Close templates">×</button>
+        <button type="button" class="btn ghost small" onClick={() => void load(true)}>
+          Refresh
+        </button>
+        <button type="button" class="btn ghost small" onClick={onClose} aria-label="Close templates">
+          ×
+        </button>
       </div>
       <Notice>{error}</Notice>
       {templates === null ? (
@@ -106,19 +118,32 @@ export function TemplatePicker({ conversation, onClose }: { conversation: Conver
             <select aria-label="Template" value={chosen ? `${chosen.name}/${chosen.language}` : ''} onChange={(e) => pick(e.currentTarget.value)}>
               <option value="">Choose…</option>
               {templates.map((t) => (
-                <option value={`${t.name}/${t.language}`}>{t.name} ({t.language})</option>
+                <option value={`${t.name}/${t.language}`}>
+                  {t.name} ({t.language})
+                </option>
               ))}
             </select>
           </label>
-          {chosen && values.map((value, i) => (
-            <label class="field">
-              <span>{`{{${i + 1}}}`}</span>
-              <input value={value} aria-label={`Parameter ${i + 1}`} onInput={(e) => setValues(values.map((v, j) => (j === i ? e.currentTarget.value : v)))} />
-            </label>
-          ))}
-          {chosen && <p class="template-preview" aria-label="Preview">{render(chosen.body, values)}</p>}
+          {chosen &&
+            values.map((value, i) => (
+              <label class="field">
+                <span>{`{{${i + 1}}}`}</span>
+                <input
+                  value={value}
+                  aria-label={`Parameter ${i + 1}`}
+                  onInput={(e) => setValues(values.map((v, j) => (j === i ? e.currentTarget.value : v)))}
+                />
+              </label>
+            ))}
+          {chosen && (
+            <p class="template-preview" aria-label="Preview">
+              {render(chosen.body, values)}
+            </p>
+          )}
           <div class="composer-bar">
-            <button type="submit" class="btn primary" disabled={!complete || busy}>{busy ? 'Sending…' : 'Send template'}</button>
+            <button type="submit" class="btn primary" disabled={!complete || busy}>
+              {busy ? 'Sending…' : 'Send template'}
+            </button>
           </div>
         </>
       )}

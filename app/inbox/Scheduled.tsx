@@ -25,7 +25,7 @@ export function sendLaterChoices(): { label: string; at: Date }[] {
     at.setHours(9, 0, 0, 0);
     return at;
   };
-  const toMonday = ((8 - new Date().getDay()) % 7) || 7;
+  const toMonday = (8 - new Date().getDay()) % 7 || 7;
   return [
     { label: 'In 1 hour', at: new Date(Date.now() + 3600_000) },
     { label: 'Tomorrow 9:00', at: nine(1) },
@@ -91,15 +91,23 @@ export function ScheduledControls({ message: m }: { message: Message }) {
           <textarea class="composer-input" rows={2} aria-label="Scheduled reply text" value={text} onInput={(e) => setText(e.currentTarget.value)} />
           <div class="send-later-row">
             <input class="input small" type="datetime-local" aria-label="Send at" value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
-            <button class="btn small primary" disabled={act.busy || !text.trim()} onClick={save}>Save</button>
-            <button class="btn small ghost" onClick={() => setEditing(false)}>Back</button>
+            <button class="btn small primary" disabled={act.busy || !text.trim()} onClick={save}>
+              Save
+            </button>
+            <button class="btn small ghost" onClick={() => setEditing(false)}>
+              Back
+            </button>
           </div>
         </div>
       ) : (
         <div class="msg-status scheduled">
           <ClockIcon /> <span class="status-label">Scheduled for {m.send_at ? clockTime(m.send_at) : '…'}</span>
-          <button class="btn xsmall" onClick={() => setEditing(true)}>Edit</button>
-          <button class="btn xsmall" disabled={act.busy} onClick={cancel}>Cancel sending</button>
+          <button class="btn xsmall" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+          <button class="btn xsmall" disabled={act.busy} onClick={cancel}>
+            Cancel sending
+          </button>
         </div>
       )}
       <Notice>{act.error}</Notice>

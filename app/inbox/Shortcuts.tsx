@@ -67,11 +67,13 @@ export function useInboxShortcuts(): void {
           return;
         case 'e': {
           const mine = members.value.find((m) => m.user_id === me.value?.user.id);
-          if (open && mine && open.assignee_id !== mine.user_id && can('conversations.take')) void act((id) => api.put(`/api/v1/conversations/${id}/assign/${mine.agent_number}`)).catch(() => {});
+          if (open && mine && open.assignee_id !== mine.user_id && can('conversations.take'))
+            void act((id) => api.put(`/api/v1/conversations/${id}/assign/${mine.agent_number}`)).catch(() => {});
           return;
         }
         case 'r':
-          if (open && open.status !== 'resolved' && can('conversations.change_status')) void act((id) => api.put(`/api/v1/conversations/${id}/resolve`)).catch(() => {});
+          if (open && open.status !== 'resolved' && can('conversations.change_status'))
+            void act((id) => api.put(`/api/v1/conversations/${id}/resolve`)).catch(() => {});
           return;
         case 's':
           if (open && !open.snoozed && (open.status === 'open' || open.status === 'pending') && can('conversations.snooze')) {
@@ -89,10 +91,10 @@ export function useInboxShortcuts(): void {
 export function ShortcutsDialog() {
   useLayoutEffect(() => {
     if (!shortcutsOpen.value) return;
-    const escape = (e: KeyboardEvent) => e.key === 'Escape' && (shortcutsOpen.value = false);
-    document.addEventListener('keydown', escape);
+    const onEscape = (e: KeyboardEvent) => e.key === 'Escape' && (shortcutsOpen.value = false);
+    document.addEventListener('keydown', onEscape);
     requestAnimationFrame(() => document.querySelector<HTMLElement>('.shortcuts-dialog button')?.focus());
-    return () => document.removeEventListener('keydown', escape);
+    return () => document.removeEventListener('keydown', onEscape);
   }, [shortcutsOpen.value]);
   if (!shortcutsOpen.value) return null;
   const close = () => (shortcutsOpen.value = false);
@@ -101,7 +103,9 @@ export function ShortcutsDialog() {
       <div class="shortcuts-dialog" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
         <div class="shortcuts-head">
           <h2>Keyboard shortcuts</h2>
-          <button class="btn small ghost" onClick={close}>Close</button>
+          <button class="btn small ghost" onClick={close}>
+            Close
+          </button>
         </div>
         <dl class="shortcuts">
           {SHORTCUTS.map((s) => (

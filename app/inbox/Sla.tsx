@@ -10,9 +10,13 @@ export function SlaMark({ conversation: c }: { conversation: Conversation }) {
   if (!sla?.due_at || (sla.state !== 'breached' && sla.state !== 'due_soon')) return null;
   const seconds = (Date.parse(sla.due_at) - Date.now()) / 1000;
   return sla.state === 'breached' ? (
-    <span class="pill sla-late" title={`SLA: due ${clockTime(sla.due_at)}`}>Overdue {duration(Math.max(60, -seconds))}</span>
+    <span class="pill sla-late" title={`SLA: due ${clockTime(sla.due_at)}`}>
+      Overdue {duration(Math.max(60, -seconds))}
+    </span>
   ) : (
-    <span class="pill sla-soon" title={`SLA: due ${clockTime(sla.due_at)}`}>Due in {duration(Math.max(60, seconds))}</span>
+    <span class="pill sla-soon" title={`SLA: due ${clockTime(sla.due_at)}`}>
+      Due in {duration(Math.max(60, seconds))}
+    </span>
   );
 }
 

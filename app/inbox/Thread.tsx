@@ -58,7 +58,15 @@ export function Thread({ id }: { id: string }) {
   if (!c)
     return (
       <section class="thread-pane">
-        {threadError.value ? <div class="empty"><Notice>{threadError.value}</Notice></div> : <div class="list-loading"><div class="spinner" role="status" aria-label="Loading conversation" /></div>}
+        {threadError.value ? (
+          <div class="empty">
+            <Notice>{threadError.value}</Notice>
+          </div>
+        ) : (
+          <div class="list-loading">
+            <div class="spinner" role="status" aria-label="Loading conversation" />
+          </div>
+        )}
       </section>
     );
   const name = c.customer?.name || 'Visitor';
@@ -69,7 +77,9 @@ export function Thread({ id }: { id: string }) {
       <section class="thread-pane" aria-label={`Conversation with ${name}`}>
         <header class="thread-header">
           <div class="thread-head-top">
-            <a class="back btn ghost" href={back} onClick={(e) => linkClick(e, back)} aria-label="Back to conversations">←</a>
+            <a class="back btn ghost" href={back} onClick={(e) => linkClick(e, back)} aria-label="Back to conversations">
+              ←
+            </a>
             <div class="thread-title">
               <h2>{name}</h2>
               <span class="muted small channel-line">
@@ -77,7 +87,8 @@ export function Thread({ id }: { id: string }) {
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
                 {c.snoozed && (
                   <>
-                    {' '}· <span class="pill snoozed-pill">{snoozeText(c)}</span>
+                    {' '}
+                    · <span class="pill snoozed-pill">{snoozeText(c)}</span>
                   </>
                 )}
               </span>
@@ -98,7 +109,9 @@ export function Thread({ id }: { id: string }) {
                 </button>
               )}
             </div>
-            <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>Customer</button>
+            <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>
+              Customer
+            </button>
           </div>
         </header>
         {c.handoff_reason && c.status === 'pending' && (
@@ -109,7 +122,13 @@ export function Thread({ id }: { id: string }) {
         <div class="messages" role="log" aria-label="Messages" aria-live="polite" ref={log}>
           {c.messages.length === 0 && <p class="empty muted">No messages yet. Write the first one below.</p>}
           {c.messages.map((m) => (
-            <MessageItem key={m.id} message={m} customerName={name} members={members.value} onForward={forwardable ? () => setForward({ ids: [m.id] }) : undefined} />
+            <MessageItem
+              key={m.id}
+              message={m}
+              customerName={name}
+              members={members.value}
+              onForward={forwardable ? () => setForward({ ids: [m.id] }) : undefined}
+            />
           ))}
           {c.csat && <CsatCard csat={c.csat} customerName={name} />}
         </div>
@@ -121,7 +140,9 @@ export function Thread({ id }: { id: string }) {
           </>
         )}
         {forward && <ForwardPanel key={(forward.ids ?? ['all']).join()} conversationId={c.id} messageIds={forward.ids} onClose={() => setForward(null)} />}
-        {!c.channel_id && <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered. Private notes still can be written.</Notice>}
+        {!c.channel_id && (
+          <Notice kind="info">This conversation's channel was deleted: replies cannot be delivered. Private notes still can be written.</Notice>
+        )}
         <Composer
           key={c.id}
           conversationId={c.id}

@@ -31,7 +31,7 @@ export function snoozeChoices(): { id: string; label: string; hint: string; body
   const hour = new Date(Date.now() + 3600_000);
   const tomorrow = nineOClock(1);
   // Next Monday (a week from today when today is Monday).
-  const toMonday = ((8 - new Date().getDay()) % 7) || 7;
+  const toMonday = (8 - new Date().getDay()) % 7 || 7;
   const nextWeek = nineOClock(toMonday);
   const day = (d: Date) => d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
   const time = (d: Date) => d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -62,13 +62,13 @@ export function SnoozeMenu({ conversation: c }: { conversation: ConversationDeta
   useLayoutEffect(() => {
     if (!open) return;
     const outside = (e: MouseEvent) => box.current && !box.current.contains(e.target as Node) && (snoozeMenuOpen.value = false);
-    const escape = (e: KeyboardEvent) => e.key === 'Escape' && (snoozeMenuOpen.value = false);
+    const onEscape = (e: KeyboardEvent) => e.key === 'Escape' && (snoozeMenuOpen.value = false);
     document.addEventListener('mousedown', outside);
-    document.addEventListener('keydown', escape);
+    document.addEventListener('keydown', onEscape);
     requestAnimationFrame(() => box.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus());
     return () => {
       document.removeEventListener('mousedown', outside);
-      document.removeEventListener('keydown', escape);
+      document.removeEventListener('keydown', onEscape);
     };
   }, [open]);
   useEffect(() => () => void (snoozeMenuOpen.value = false), [c.id]);
@@ -124,7 +124,13 @@ export function PrioritySelect({ conversation: c }: { conversation: Conversation
   if (!can('conversations.set_priority')) return null;
   return (
     <>
-      <select class={`input small priority-select priority-${c.priority}`} aria-label="Priority" value={c.priority} disabled={act.busy} onChange={(e) => void act.run(e.currentTarget.value as Priority)}>
+      <select
+        class={`input small priority-select priority-${c.priority}`}
+        aria-label="Priority"
+        value={c.priority}
+        disabled={act.busy}
+        onChange={(e) => void act.run(e.currentTarget.value as Priority)}
+      >
         {PRIORITIES.map((p) => (
           <option value={p.id}>{p.id === 'none' ? 'No priority' : `${p.label} priority`}</option>
         ))}

@@ -34,7 +34,11 @@ function setTypist(conversationId: string, typist: Typist, typing: boolean): voi
   const others = (typists.value[conversationId] ?? []).filter((t) => t.key !== typist.key);
   const next = typing ? [...others, typist] : others;
   typists.value = { ...typists.value, [conversationId]: next };
-  if (typing) expiries.set(id, setTimeout(() => setTypist(conversationId, typist, false), TYPING_EXPIRES_MS));
+  if (typing)
+    expiries.set(
+      id,
+      setTimeout(() => setTypist(conversationId, typist, false), TYPING_EXPIRES_MS),
+    );
 }
 
 onLive(({ name, payload }) => {

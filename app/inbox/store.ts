@@ -58,7 +58,9 @@ async function readTop(f: Filters, count: number): Promise<{ items: Conversation
   const items: ConversationListItem[] = [];
   let next: string | null = null;
   do {
-    const page: { items: ConversationListItem[]; next: string | null } = await getPage<ConversationListItem>(`/api/v1/conversations${query(f, Math.min(MAX_PAGE, count - items.length), next ?? undefined)}`);
+    const page: { items: ConversationListItem[]; next: string | null } = await getPage<ConversationListItem>(
+      `/api/v1/conversations${query(f, Math.min(MAX_PAGE, count - items.length), next ?? undefined)}`,
+    );
     items.push(...page.items);
     next = page.next;
   } while (next && items.length < count);
@@ -111,7 +113,15 @@ function refreshSoon(): void {
   timer = setTimeout(() => void loadConversations(), 120);
 }
 
-export const CONVERSATION_EVENTS = new Set(['conversation_created', 'conversation_updated', 'conversation_assigned', 'message_created', 'message_updated', 'message_deleted', 'handoff_requested']);
+export const CONVERSATION_EVENTS = new Set([
+  'conversation_created',
+  'conversation_updated',
+  'conversation_assigned',
+  'message_created',
+  'message_updated',
+  'message_deleted',
+  'handoff_requested',
+]);
 /** Events that change what conversations show of their customer (name, details) or remove them. */
 export const CUSTOMER_EVENTS = new Set(['customer_updated', 'customer_merged', 'customer_erased']);
 

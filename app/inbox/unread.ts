@@ -31,7 +31,9 @@ export function isUnread(c: ConversationListItem): boolean {
 export function markSeen(conversationId: string, lastAt: string | null | undefined): void {
   if (!lastAt || (seen.value[conversationId] ?? '') >= lastAt) return;
   const next = { ...seen.value, [conversationId]: lastAt };
-  const entries = Object.entries(next).sort((a, b) => (a[1] < b[1] ? 1 : -1)).slice(0, 500);
+  const entries = Object.entries(next)
+    .sort((a, b) => (a[1] < b[1] ? 1 : -1))
+    .slice(0, 500);
   seen.value = Object.fromEntries(entries);
   localStorage.setItem(KEY, JSON.stringify(seen.value));
 }

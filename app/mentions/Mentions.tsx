@@ -14,13 +14,13 @@ export function Mentions() {
   const list = mentions.value;
   return (
     <div class="page mentions-page">
-      <h1 class="page-title">
-        Mentions {unreadMentions.value > 0 && <span class="muted small">{unreadMentions.value} unread</span>}
-      </h1>
+      <h1 class="page-title">Mentions {unreadMentions.value > 0 && <span class="muted small">{unreadMentions.value} unread</span>}</h1>
       <p class="muted">Private notes where a teammate named you. Customers never see notes.</p>
       {mentionsState.value === 'loading' && <div class="spinner" role="status" aria-label="Loading mentions" />}
       {mentionsState.value === 'error' && <p class="muted">Mentions could not be loaded.</p>}
-      {mentionsState.value === 'ready' && list.length === 0 && <p class="empty muted">Nobody has mentioned you yet. Teammates do it with @ in a private note.</p>}
+      {mentionsState.value === 'ready' && list.length === 0 && (
+        <p class="empty muted">Nobody has mentioned you yet. Teammates do it with @ in a private note.</p>
+      )}
       <ul class="mention-list" aria-label="Mentions">
         {list.map((m) => (
           <li class={`mention-row${m.read_at ? '' : ' unread'}`} data-id={m.id}>
@@ -30,7 +30,9 @@ export function Mentions() {
                 <span class="mention-line">
                   <strong>{m.mentioned_by_name ?? 'A former teammate'}</strong> mentioned you
                   {m.customer_name ? <> · {m.customer_name}</> : null}
-                  <time class="muted small" dateTime={m.created_at}>{shortTime(m.created_at)}</time>
+                  <time class="muted small" dateTime={m.created_at}>
+                    {shortTime(m.created_at)}
+                  </time>
                 </span>
                 <span class="mention-text">{m.message.content}</span>
               </span>

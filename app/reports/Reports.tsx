@@ -52,7 +52,9 @@ function DayChart({ days }: { days: OverviewReport['days'] }) {
   return (
     <figure class="day-chart">
       <div class="day-chart-plot">
-        <span class="day-chart-max muted small" aria-hidden="true">{max}</span>
+        <span class="day-chart-max muted small" aria-hidden="true">
+          {max}
+        </span>
         <svg viewBox={`0 0 ${days.length * slot} 100`} preserveAspectRatio="none" role="img" aria-label={summary}>
           <line x1="0" y1="100" x2={days.length * slot} y2="100" class="day-chart-axis" vector-effect="non-scaling-stroke" />
           {days.map((d, i) => (
@@ -70,8 +72,12 @@ function DayChart({ days }: { days: OverviewReport['days'] }) {
         <span>{shortDate(days[days.length - 1]!.date)}</span>
       </div>
       <figcaption class="day-chart-legend small">
-        <span><i class="swatch bar-opened" /> Opened</span>
-        <span><i class="swatch bar-resolved" /> Resolved</span>
+        <span>
+          <i class="swatch bar-opened" /> Opened
+        </span>
+        <span>
+          <i class="swatch bar-resolved" /> Resolved
+        </span>
       </figcaption>
     </figure>
   );
@@ -82,13 +88,25 @@ function FigureCells({ row }: { row: ReportFigures }) {
     <>
       <td class="num">{row.opened}</td>
       <td class="num">{row.resolved}</td>
-      <td class="num">{time(row.first_response_median)} <span class="muted">/ {time(row.first_response_p90)}</span></td>
-      <td class="num">{time(row.resolution_median)} <span class="muted">/ {time(row.resolution_p90)}</span></td>
+      <td class="num">
+        {time(row.first_response_median)} <span class="muted">/ {time(row.first_response_p90)}</span>
+      </td>
+      <td class="num">
+        {time(row.resolution_median)} <span class="muted">/ {time(row.resolution_p90)}</span>
+      </td>
     </>
   );
 }
 
-function ReportTable<R extends ReportFigures>({ title, first, rows, cell, empty, onCsv, busy }: {
+function ReportTable<R extends ReportFigures>({
+  title,
+  first,
+  rows,
+  cell,
+  empty,
+  onCsv,
+  busy,
+}: {
   title: string;
   first: string;
   rows: R[];
@@ -101,7 +119,9 @@ function ReportTable<R extends ReportFigures>({ title, first, rows, cell, empty,
     <section class="card stack report-section" aria-label={title}>
       <div class="report-section-head">
         <h2 class="card-title">{title}</h2>
-        <button class="btn small" onClick={onCsv} disabled={busy} aria-label={`Download ${title.toLowerCase()} as CSV`}>CSV</button>
+        <button class="btn small" onClick={onCsv} disabled={busy} aria-label={`Download ${title.toLowerCase()} as CSV`}>
+          CSV
+        </button>
       </div>
       {rows.length === 0 ? (
         <p class="muted">{empty}</p>
@@ -111,10 +131,18 @@ function ReportTable<R extends ReportFigures>({ title, first, rows, cell, empty,
             <thead>
               <tr>
                 <th scope="col">{first}</th>
-                <th scope="col" class="num">Opened</th>
-                <th scope="col" class="num">Resolved</th>
-                <th scope="col" class="num" title="Median / 90th percentile">First response</th>
-                <th scope="col" class="num" title="Median / 90th percentile">Resolution</th>
+                <th scope="col" class="num">
+                  Opened
+                </th>
+                <th scope="col" class="num">
+                  Resolved
+                </th>
+                <th scope="col" class="num" title="Median / 90th percentile">
+                  First response
+                </th>
+                <th scope="col" class="num" title="Median / 90th percentile">
+                  Resolution
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -155,7 +183,11 @@ export function Reports() {
         <h1 class="page-title">Reports</h1>
         <div class="range-picker" role="group" aria-label="Date range">
           {RANGES.map((n) => (
-            <button class={`btn small${n === days ? ' primary' : ''}`} aria-pressed={n === days} onClick={() => navigate(`/app/reports?days=${n}`, { replace: true })}>
+            <button
+              class={`btn small${n === days ? ' primary' : ''}`}
+              aria-pressed={n === days}
+              onClick={() => navigate(`/app/reports?days=${n}`, { replace: true })}
+            >
               Last {n} days
             </button>
           ))}
@@ -171,22 +203,44 @@ export function Reports() {
           <div class="figures">
             <Figure label="Opened" value={overview.totals.opened.toLocaleString()} />
             <Figure label="Resolved" value={overview.totals.resolved.toLocaleString()} />
-            <Figure label="First response (median)" value={time(overview.totals.first_response_median)} sub={`90th percentile ${time(overview.totals.first_response_p90)}`} />
-            <Figure label="Resolution (median)" value={time(overview.totals.resolution_median)} sub={`90th percentile ${time(overview.totals.resolution_p90)}`} />
+            <Figure
+              label="First response (median)"
+              value={time(overview.totals.first_response_median)}
+              sub={`90th percentile ${time(overview.totals.first_response_p90)}`}
+            />
+            <Figure
+              label="Resolution (median)"
+              value={time(overview.totals.resolution_median)}
+              sub={`90th percentile ${time(overview.totals.resolution_p90)}`}
+            />
           </div>
           <section class="card stack report-section" aria-label="By day">
             <div class="report-section-head">
               <h2 class="card-title">By day</h2>
-              <button class="btn small" onClick={exportCsv('overview')} disabled={csv.busy} aria-label="Download by day as CSV">CSV</button>
+              <button class="btn small" onClick={exportCsv('overview')} disabled={csv.busy} aria-label="Download by day as CSV">
+                CSV
+              </button>
             </div>
             <DayChart days={overview.days} />
           </section>
-          <ReportTable title="Agents" first="Agent" rows={agents.rows} cell={(r) => r.name} empty="No members yet." onCsv={exportCsv('agents')} busy={csv.busy} />
+          <ReportTable
+            title="Agents"
+            first="Agent"
+            rows={agents.rows}
+            cell={(r) => r.name}
+            empty="No members yet."
+            onCsv={exportCsv('agents')}
+            busy={csv.busy}
+          />
           <ReportTable
             title="Channels"
             first="Channel"
             rows={channels.rows}
-            cell={(r) => <span class="report-channel"><ChannelIcon type={r.channel_type} size={14} /> {channelLabel(r.channel_type)}</span>}
+            cell={(r) => (
+              <span class="report-channel">
+                <ChannelIcon type={r.channel_type} size={14} /> {channelLabel(r.channel_type)}
+              </span>
+            )}
             empty="No conversations in this range."
             onCsv={exportCsv('channels')}
             busy={csv.busy}
@@ -195,7 +249,12 @@ export function Reports() {
             title="Labels"
             first="Label"
             rows={labels.rows}
-            cell={(r) => <span class="label-chip"><span class="label-dot" style={{ background: r.color }} aria-hidden="true" />{r.name}</span>}
+            cell={(r) => (
+              <span class="label-chip">
+                <span class="label-dot" style={{ background: r.color }} aria-hidden="true" />
+                {r.name}
+              </span>
+            )}
             empty="No labels yet: add them in Settings to see conversations by topic."
             onCsv={exportCsv('labels')}
             busy={csv.busy}

@@ -58,15 +58,19 @@ function targetOf(hit: HistoryHit): string | null {
 
 function Result({ hit, onOpen }: { hit: HistoryHit; onOpen: () => void }) {
   const to = targetOf(hit);
-  const title =
-    hit.type === 'customer' ? hit.name || hit.email || hit.phone || 'Customer' : (hit.customer?.name || 'Visitor');
+  const title = hit.type === 'customer' ? hit.name || hit.email || hit.phone || 'Customer' : hit.customer?.name || 'Visitor';
   const meta =
-    hit.type === 'message' ? `${hit.sender_type === 'customer' ? 'Customer' : hit.sender_type === 'agent' ? 'Agent' : hit.sender_type === 'ai' ? 'AI agent' : 'System'} · ${shortTime(hit.created_at)}`
-    : hit.type === 'conversation' ? `${hit.status} · ${hit.channel_type} · ${shortTime(hit.updated_at)}`
-    : [hit.email, hit.phone].filter(Boolean).join(' · ');
+    hit.type === 'message'
+      ? `${hit.sender_type === 'customer' ? 'Customer' : hit.sender_type === 'agent' ? 'Agent' : hit.sender_type === 'ai' ? 'AI agent' : 'System'} · ${shortTime(hit.created_at)}`
+      : hit.type === 'conversation'
+        ? `${hit.status} · ${hit.channel_type} · ${shortTime(hit.updated_at)}`
+        : [hit.email, hit.phone].filter(Boolean).join(' · ');
   const body = (
     <>
-      <span class="search-hit-head"><strong>{title}</strong><span class="muted small">{meta}</span></span>
+      <span class="search-hit-head">
+        <strong>{title}</strong>
+        <span class="muted small">{meta}</span>
+      </span>
       <Snippet segments={hit.snippet} />
       {hit.type === 'customer' && !to && <span class="muted small">No conversation yet</span>}
     </>
@@ -74,7 +78,16 @@ function Result({ hit, onOpen }: { hit: HistoryHit; onOpen: () => void }) {
   return (
     <li>
       {to ? (
-        <a class="search-hit" href={to} onClick={(e) => { linkClick(e, to); onOpen(); }}>{body}</a>
+        <a
+          class="search-hit"
+          href={to}
+          onClick={(e) => {
+            linkClick(e, to);
+            onOpen();
+          }}
+        >
+          {body}
+        </a>
       ) : (
         <div class="search-hit">{body}</div>
       )}
@@ -82,19 +95,46 @@ function Result({ hit, onOpen }: { hit: HistoryHit; onOpen: () => void }) {
   );
 }
 
-function Section({ kind, title, q, list, onMore, onOpen }: { kind: Kind; title: string; q: string; list: List | undefined; onMore: (kind: Kind) => Promise<void>; onOpen: () => void }) {
+function Section({
+  kind,
+  title,
+  q,
+  list,
+  onMore,
+  onOpen,
+}: {
+  kind: Kind;
+  title: string;
+  q: string;
+  list: List | undefined;
+  onMore: (kind: Kind) => Promise<void>;
+  onOpen: () => void;
+}) {
   const [busy, setBusy] = useState(false);
   if (!list) return null;
   return (
     <section class="search-section" aria-label={title}>
       <h2 class="search-section-title">{title}</h2>
       {list.items.length === 0 ? (
-        <p class="muted small search-none">No {title.toLowerCase()} match “{q}”.</p>
+        <p class="muted small search-none">
+          No {title.toLowerCase()} match “{q}”.
+        </p>
       ) : (
-        <ul class="search-hits">{list.items.map((hit) => <Result key={`${hit.type}:${hit.type === 'customer' ? hit.uuid : hit.id}`} hit={hit} onOpen={onOpen} />)}</ul>
+        <ul class="search-hits">
+          {list.items.map((hit) => (
+            <Result key={`${hit.type}:${hit.type === 'customer' ? hit.uuid : hit.id}`} hit={hit} onOpen={onOpen} />
+          ))}
+        </ul>
       )}
       {list.next && (
-        <button class="btn small ghost" disabled={busy} onClick={() => { setBusy(true); void onMore(kind).finally(() => setBusy(false)); }}>
+        <button
+          class="btn small ghost"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            void onMore(kind).finally(() => setBusy(false));
+          }}
+        >
           {busy ? 'Loading…' : `More ${title.toLowerCase()}`}
         </button>
       )}
@@ -155,7 +195,9 @@ export function SearchDialog() {
     <div class="search-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
       <div class="search-dialog" role="dialog" aria-modal="true" aria-label="Search" onKeyDown={(e) => e.key === 'Escape' && close()}>
         <div class="search-bar">
-          <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14z M20 20l-4-4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" /></svg>
+          <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
+            <path d="M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14z M20 20l-4-4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" />
+          </svg>
           <input
             ref={input}
             class="search-input"
@@ -166,12 +208,20 @@ export function SearchDialog() {
             onInput={(e) => setQ(e.currentTarget.value)}
           />
           {busy && <span class="spinner small" role="status" aria-label="Searching" />}
-          <button class="btn small ghost" onClick={close}>Close</button>
+          <button class="btn small ghost" onClick={close}>
+            Close
+          </button>
         </div>
         <div class="search-results">
           <Notice>{error}</Notice>
-          {!q.trim() && <p class="muted small search-hint">Every conversation of your history: words in any language, part of a name or e-mail, phone digits. <kbd>/</kbd> or <kbd>Ctrl</kbd>+<kbd>K</kbd> opens this, <kbd>Esc</kbd> closes it.</p>}
-          {q.trim() && KINDS.map(({ kind, title }) => <Section key={kind} kind={kind} title={title} q={q.trim()} list={lists[kind]} onMore={more} onOpen={close} />)}
+          {!q.trim() && (
+            <p class="muted small search-hint">
+              Every conversation of your history: words in any language, part of a name or e-mail, phone digits. <kbd>/</kbd> or <kbd>Ctrl</kbd>+<kbd>K</kbd>{' '}
+              opens this, <kbd>Esc</kbd> closes it.
+            </p>
+          )}
+          {q.trim() &&
+            KINDS.map(({ kind, title }) => <Section key={kind} kind={kind} title={title} q={q.trim()} list={lists[kind]} onMore={more} onOpen={close} />)}
         </div>
       </div>
     </div>

@@ -26,12 +26,30 @@ function ChangePassword() {
   return (
     <form class="card stack" onSubmit={onSubmit} aria-label="Change password">
       <h3 class="subhead">Change password</h3>
-      <Field label="Current password" type="password" autoComplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
-      <Field label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters. Your other devices will be signed out." value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+      <Field
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={current}
+        onInput={(e) => setCurrent(e.currentTarget.value)}
+      />
+      <Field
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        hint="At least 8 characters. Your other devices will be signed out."
+        value={next}
+        onInput={(e) => setNext(e.currentTarget.value)}
+      />
       <Notice>{error}</Notice>
       {done && <Notice kind="success">Password changed. Your other devices were signed out.</Notice>}
       <div>
-        <button class="btn" type="submit" disabled={busy}>{busy ? 'Saving…' : 'Change password'}</button>
+        <button class="btn" type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Change password'}
+        </button>
       </div>
     </form>
   );
@@ -41,7 +59,14 @@ function ChangePassword() {
 function EmailSignature() {
   const [value, setValue] = useState('');
   const [saved, setSaved] = useState(false);
-  useEffect(() => void api.get<{ signature: string | null }>('/api/v1/team/signature').then((r) => setValue(r.signature ?? ''), () => undefined), []);
+  useEffect(
+    () =>
+      void api.get<{ signature: string | null }>('/api/v1/team/signature').then(
+        (r) => setValue(r.signature ?? ''),
+        () => undefined,
+      ),
+    [],
+  );
   const { busy, error, onSubmit } = useAction(async () => {
     setSaved(false);
     const r = await api.put<{ signature: string | null }>('/api/v1/team/signature', { signature: value.trim() || null });
@@ -53,13 +78,22 @@ function EmailSignature() {
       <h3 class="subhead">E-mail signature</h3>
       <label class="field">
         <span class="field-label">Your signature</span>
-        <textarea class="input" rows={3} maxLength={2000} placeholder={'Grace Hopper\nSupport lead'} value={value} onInput={(e) => (setValue(e.currentTarget.value), setSaved(false))} />
+        <textarea
+          class="input"
+          rows={3}
+          maxLength={2000}
+          placeholder={'Grace Hopper\nSupport lead'}
+          value={value}
+          onInput={(e) => (setValue(e.currentTarget.value), setSaved(false))}
+        />
         <span class="field-hint">Added below your e-mail replies, before the channel's own signature. Plain text.</span>
       </label>
       <Notice>{error}</Notice>
       {saved && <Notice kind="success">Signature saved.</Notice>}
       <div>
-        <button class="btn" type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save signature'}</button>
+        <button class="btn" type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Save signature'}
+        </button>
       </div>
     </form>
   );
@@ -81,7 +115,9 @@ export function Account() {
             {user.is_google_account ? ' · Google account' : ''} · {me.value?.team_role} of {me.value?.business?.name}
           </div>
         </div>
-        <button class="btn" type="button" onClick={() => signOut()}>Sign out</button>
+        <button class="btn" type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
       </div>
       {me.value?.business && <EmailSignature />}
       <ChangePassword />
@@ -91,14 +127,19 @@ export function Account() {
           <div class="card-title">Sign out everywhere</div>
           <div class="small muted">Ends every session of your account, on every device and browser, this one included.</div>
         </div>
-        <button class="btn danger" type="button" disabled={everywhere.busy} onClick={() => everywhere.run()}>Sign out everywhere</button>
+        <button class="btn danger" type="button" disabled={everywhere.busy} onClick={() => everywhere.run()}>
+          Sign out everywhere
+        </button>
       </div>
       <Notice>{everywhere.error}</Notice>
       {can('team.leave') && (
         <div class="card card-row">
           <div class="grow">
             <div class="card-title">Leave team</div>
-            <div class="small muted">You stop being a member of {me.value?.business?.name}: its conversations assigned to you go back to the team. Your account stays, and you can create your own workspace.</div>
+            <div class="small muted">
+              You stop being a member of {me.value?.business?.name}: its conversations assigned to you go back to the team. Your account stays, and you can
+              create your own workspace.
+            </div>
           </div>
           <button
             class="btn danger"

@@ -26,7 +26,15 @@ export function AiSettings() {
   return (
     <Section
       title="AI agent"
-      intro={<>When a customer writes and nobody has taken the conversation, the AI agent answers from your <a href="/app/settings/knowledge" onClick={(e) => linkClick(e, '/app/settings/knowledge')}>knowledge base</a>, or hands the conversation to your team with the reason.</>}
+      intro={
+        <>
+          When a customer writes and nobody has taken the conversation, the AI agent answers from your{' '}
+          <a href="/app/settings/knowledge" onClick={(e) => linkClick(e, '/app/settings/knowledge')}>
+            knowledge base
+          </a>
+          , or hands the conversation to your team with the reason.
+        </>
+      }
       error={error}
       loading={!data}
     >
@@ -37,7 +45,14 @@ export function AiSettings() {
             <div class="small muted">{on ? 'The AI agent answers new customer messages.' : 'Off: every conversation waits for a human.'}</div>
           </div>
           <label class="switch">
-            <input type="checkbox" role="switch" aria-label="AI auto-reply" checked={on} disabled={!can('ai_settings.update')} onChange={(e) => void save.run(e.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              role="switch"
+              aria-label="AI auto-reply"
+              checked={on}
+              disabled={!can('ai_settings.update')}
+              onChange={(e) => void save.run(e.currentTarget.checked)}
+            />
             <span aria-hidden="true" />
           </label>
         </div>

@@ -45,7 +45,9 @@ export function ApiKeys() {
           <strong>Copy the key for “{shown.name}” now: it is shown only once.</strong>
           <CopyBox label="API key" value={shown.key} />
           <div class="row-end">
-            <button class="btn small" onClick={() => setShown(null)}>Done</button>
+            <button class="btn small" onClick={() => setShown(null)}>
+              Done
+            </button>
           </div>
         </div>
       )}
@@ -61,7 +63,12 @@ export function ApiKeys() {
               </div>
             </div>
             <div class="card-actions">
-              <button class="btn small danger" disabled={revoke.busy} onClick={() => confirm(`Revoke the key "${k.name}"? Systems using it stop at once.`) && revoke.run(k)} aria-label={`Revoke ${k.name}`}>
+              <button
+                class="btn small danger"
+                disabled={revoke.busy}
+                onClick={() => confirm(`Revoke the key "${k.name}"? Systems using it stop at once.`) && revoke.run(k)}
+                aria-label={`Revoke ${k.name}`}
+              >
                 Revoke
               </button>
             </div>
@@ -83,7 +90,9 @@ export function ApiKeys() {
         </fieldset>
         <Notice>{create.error}</Notice>
         <div class="row-end">
-          <button class="btn primary" type="submit" disabled={create.busy || !name.trim() || scopes.length === 0}>Create key</button>
+          <button class="btn primary" type="submit" disabled={create.busy || !name.trim() || scopes.length === 0}>
+            Create key
+          </button>
         </div>
       </form>
     </Section>

@@ -7,7 +7,15 @@ import { useAction } from '../ui/useAction.ts';
 import { useLoad } from '../ui/useLoad.ts';
 import { Section } from './Section.tsx';
 
-type AssignmentAgent = { member_id: string; user_id: string; full_name: string; role: string; status: 'live' | 'away' | 'offline'; max_open: number | null; open_conversations: number };
+type AssignmentAgent = {
+  member_id: string;
+  user_id: string;
+  full_name: string;
+  role: string;
+  status: 'live' | 'away' | 'offline';
+  max_open: number | null;
+  open_conversations: number;
+};
 type AssignmentSettings = { enabled: boolean; max_open_per_agent: number; agents: AssignmentAgent[] };
 
 const statusText = { live: 'Live', away: 'Away', offline: 'Offline' } as const;
@@ -54,10 +62,21 @@ export function Assignment() {
           <div class="card card-row">
             <div class="grow">
               <div class="card-title">Auto-assign conversations</div>
-              <div class="small muted">{enabled ? 'On: conversations without an assignee are handed out automatically.' : 'Off: conversations wait in Unassigned until someone takes them.'}</div>
+              <div class="small muted">
+                {enabled
+                  ? 'On: conversations without an assignee are handed out automatically.'
+                  : 'Off: conversations wait in Unassigned until someone takes them.'}
+              </div>
             </div>
             <label class="switch">
-              <input type="checkbox" role="switch" aria-label="Auto-assign conversations" checked={enabled} disabled={!manage} onChange={(e) => void toggle.run(e.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                role="switch"
+                aria-label="Auto-assign conversations"
+                checked={enabled}
+                disabled={!manage}
+                onChange={(e) => void toggle.run(e.currentTarget.checked)}
+              />
               <span aria-hidden="true" />
             </label>
           </div>
@@ -66,7 +85,16 @@ export function Assignment() {
           <form class="card stack" aria-label="Capacity" onSubmit={save.onSubmit}>
             <label class="field capacity-field">
               <span class="field-label">Open conversations per agent</span>
-              <input class="input" type="number" min={1} max={1000} required value={capacity} disabled={!manage} onInput={(e) => setCapacity(e.currentTarget.value)} />
+              <input
+                class="input"
+                type="number"
+                min={1}
+                max={1000}
+                required
+                value={capacity}
+                disabled={!manage}
+                onInput={(e) => setCapacity(e.currentTarget.value)}
+              />
               <span class="field-hint">Open and pending conversations assigned to one person. Assigning by hand is never blocked.</span>
             </label>
             <div>
@@ -98,13 +126,21 @@ export function Assignment() {
                   </li>
                 ))}
               </ul>
-              <p class="field-hint">Leave a limit empty to use the team's; 0 keeps that person out of automatic assignment. Only live teammates get conversations.</p>
+              <p class="field-hint">
+                Leave a limit empty to use the team's; 0 keeps that person out of automatic assignment. Only live teammates get conversations.
+              </p>
             </div>
             <Notice>{save.error}</Notice>
             {manage && (
               <div class="row-end">
-                {saved && !save.busy && <span class="small muted saved-note" role="status">Saved</span>}
-                <button class="btn primary" type="submit" disabled={save.busy}>Save</button>
+                {saved && !save.busy && (
+                  <span class="small muted saved-note" role="status">
+                    Saved
+                  </span>
+                )}
+                <button class="btn primary" type="submit" disabled={save.busy}>
+                  Save
+                </button>
               </div>
             )}
           </form>

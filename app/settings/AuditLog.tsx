@@ -51,7 +51,12 @@ export function AuditLog() {
     setNext(p.next);
   });
   return (
-    <Section title="Audit log" intro="Who changed what in this workspace: settings, team, channels, API keys, webhooks and plan." error={error} loading={entries === null}>
+    <Section
+      title="Audit log"
+      intro="Who changed what in this workspace: settings, team, channels, API keys, webhooks and plan."
+      error={error}
+      loading={entries === null}
+    >
       <ul class="cards" aria-label="Audit log">
         {(entries ?? []).map((e) => (
           <li class="card stack-tight" aria-label={`${e.actor.name} ${ACTIONS[e.action] ?? e.action}`}>

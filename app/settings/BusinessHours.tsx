@@ -57,12 +57,25 @@ export function BusinessHours() {
     if (!draft) return;
     setSaved(false);
     const week = Object.fromEntries(DAYS.map(([d]) => [d, draft.week[d].map((s) => ({ open: s.open, close: storedClose(s.close) }))]));
-    setData(await api.patch<Hours>('/api/v1/settings/business-hours', { enabled: draft.enabled, timezone: draft.timezone, week, holidays: draft.holidays, out_of_hours_message: draft.out_of_hours_message }));
+    setData(
+      await api.patch<Hours>('/api/v1/settings/business-hours', {
+        enabled: draft.enabled,
+        timezone: draft.timezone,
+        week,
+        holidays: draft.holidays,
+        out_of_hours_message: draft.out_of_hours_message,
+      }),
+    );
     setSaved(true);
   });
 
   const setDay = (day: Day, shifts: Shift[]) => draft && setDraft({ ...draft, week: { ...draft.week, [day]: shifts } });
-  const setShift = (day: Day, i: number, change: Partial<Shift>) => draft && setDay(day, draft.week[day].map((s, j) => (j === i ? { ...s, ...change } : s)));
+  const setShift = (day: Day, i: number, change: Partial<Shift>) =>
+    draft &&
+    setDay(
+      day,
+      draft.week[day].map((s, j) => (j === i ? { ...s, ...change } : s)),
+    );
   const addHoliday = () => {
     if (!draft || !holiday || draft.holidays.includes(holiday)) return;
     setDraft({ ...draft, holidays: [...draft.holidays, holiday].sort() });
@@ -81,10 +94,19 @@ export function BusinessHours() {
           <div class="card card-row">
             <div class="grow">
               <div class="card-title">Use business hours</div>
-              <div class="small muted" role="status">{openingText(data)}</div>
+              <div class="small muted" role="status">
+                {openingText(data)}
+              </div>
             </div>
             <label class="switch">
-              <input type="checkbox" role="switch" aria-label="Use business hours" checked={draft.enabled} disabled={!manage} onChange={(e) => setDraft({ ...draft, enabled: e.currentTarget.checked })} />
+              <input
+                type="checkbox"
+                role="switch"
+                aria-label="Use business hours"
+                checked={draft.enabled}
+                disabled={!manage}
+                onChange={(e) => setDraft({ ...draft, enabled: e.currentTarget.checked })}
+              />
               <span aria-hidden="true" />
             </label>
           </div>
@@ -121,18 +143,47 @@ export function BusinessHours() {
                         {shifts.length === 0 && <span class="muted small week-closed">Closed</span>}
                         {shifts.map((s, i) => (
                           <div class="shift">
-                            <input class="input small" type="time" aria-label={`${name} opens`} value={s.open} disabled={!manage} onInput={(e) => setShift(day, i, { open: e.currentTarget.value })} />
+                            <input
+                              class="input small"
+                              type="time"
+                              aria-label={`${name} opens`}
+                              value={s.open}
+                              disabled={!manage}
+                              onInput={(e) => setShift(day, i, { open: e.currentTarget.value })}
+                            />
                             <span class="muted">to</span>
-                            <input class="input small" type="time" aria-label={`${name} closes`} value={shownClose(s.close)} disabled={!manage} onInput={(e) => setShift(day, i, { close: e.currentTarget.value })} />
+                            <input
+                              class="input small"
+                              type="time"
+                              aria-label={`${name} closes`}
+                              value={shownClose(s.close)}
+                              disabled={!manage}
+                              onInput={(e) => setShift(day, i, { close: e.currentTarget.value })}
+                            />
                             {manage && (
-                              <button type="button" class="btn small ghost" aria-label={`Remove ${name} hours ${i + 1}`} onClick={() => setDay(day, shifts.filter((_, j) => j !== i))}>
+                              <button
+                                type="button"
+                                class="btn small ghost"
+                                aria-label={`Remove ${name} hours ${i + 1}`}
+                                onClick={() =>
+                                  setDay(
+                                    day,
+                                    shifts.filter((_, j) => j !== i),
+                                  )
+                                }
+                              >
                                 ×
                               </button>
                             )}
                           </div>
                         ))}
                         {manage && shifts.length > 0 && shifts.length < 6 && (
-                          <button type="button" class="btn small ghost" aria-label={`Add hours on ${name}`} onClick={() => setDay(day, [...shifts, { open: '18:00', close: '20:00' }])}>
+                          <button
+                            type="button"
+                            class="btn small ghost"
+                            aria-label={`Add hours on ${name}`}
+                            onClick={() => setDay(day, [...shifts, { open: '18:00', close: '20:00' }])}
+                          >
                             + Hours
                           </button>
                         )}
@@ -141,7 +192,9 @@ export function BusinessHours() {
                   );
                 })}
               </ul>
-              <p class="field-hint">A closing time of 00:00 is midnight at the end of the day. For a night shift, end one day at 00:00 and start the next at 00:00.</p>
+              <p class="field-hint">
+                A closing time of 00:00 is midnight at the end of the day. For a night shift, end one day at 00:00 and start the next at 00:00.
+              </p>
             </div>
           </div>
 
@@ -151,9 +204,20 @@ export function BusinessHours() {
               <ul class="holidays" aria-label="Holidays">
                 {draft.holidays.map((d) => (
                   <li class="chip">
-                    {new Date(`${d}T12:00:00Z`).toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })}
+                    {new Date(`${d}T12:00:00Z`).toLocaleDateString(undefined, {
+                      weekday: 'short',
+                      day: 'numeric',
+                      month: 'short',
+                      year: 'numeric',
+                      timeZone: 'UTC',
+                    })}
                     {manage && (
-                      <button type="button" class="chip-x" aria-label={`Remove holiday ${d}`} onClick={() => setDraft({ ...draft, holidays: draft.holidays.filter((h) => h !== d) })}>
+                      <button
+                        type="button"
+                        class="chip-x"
+                        aria-label={`Remove holiday ${d}`}
+                        onClick={() => setDraft({ ...draft, holidays: draft.holidays.filter((h) => h !== d) })}
+                      >
                         ×
                       </button>
                     )}
@@ -174,15 +238,32 @@ export function BusinessHours() {
 
           <label class="field card">
             <span class="field-label">Away message</span>
-            <textarea class="input" rows={3} maxLength={2000} required value={draft.out_of_hours_message} disabled={!manage} onInput={(e) => setDraft({ ...draft, out_of_hours_message: e.currentTarget.value })} />
-            <span class="field-hint">Sent through the customer's channel to the first message outside your hours, once until you open again. It does not count toward your monthly messages.</span>
+            <textarea
+              class="input"
+              rows={3}
+              maxLength={2000}
+              required
+              value={draft.out_of_hours_message}
+              disabled={!manage}
+              onInput={(e) => setDraft({ ...draft, out_of_hours_message: e.currentTarget.value })}
+            />
+            <span class="field-hint">
+              Sent through the customer's channel to the first message outside your hours, once until you open again. It does not count toward your monthly
+              messages.
+            </span>
           </label>
 
           <Notice>{save.error}</Notice>
           {manage ? (
             <div class="row-end">
-              {saved && !save.busy && <span class="small muted saved-note" role="status">Saved</span>}
-              <button class="btn primary" type="submit" disabled={save.busy}>Save</button>
+              {saved && !save.busy && (
+                <span class="small muted saved-note" role="status">
+                  Saved
+                </span>
+              )}
+              <button class="btn primary" type="submit" disabled={save.busy}>
+                Save
+              </button>
             </div>
           ) : (
             <p class="muted small">The owner and admins change business hours.</p>

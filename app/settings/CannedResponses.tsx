@@ -12,7 +12,17 @@ type Draft = { short_code: string; content: string };
 
 const PLACEHOLDERS = ['{{customer.name}}', '{{customer.email}}', '{{agent.name}}', '{{business.name}}'];
 
-function CannedForm({ initial, submitLabel, onSave, onCancel }: { initial: Draft; submitLabel: string; onSave: (d: Draft) => Promise<void>; onCancel?: () => void }) {
+function CannedForm({
+  initial,
+  submitLabel,
+  onSave,
+  onCancel,
+}: {
+  initial: Draft;
+  submitLabel: string;
+  onSave: (d: Draft) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const act = useAction(async () => {
     await onSave(draft);
@@ -20,16 +30,44 @@ function CannedForm({ initial, submitLabel, onSave, onCancel }: { initial: Draft
   });
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label={onCancel ? `Edit /${initial.short_code}` : 'New canned response'}>
-      <Field label="Short code" required maxLength={50} pattern="[^\s]+" title="No spaces" value={draft.short_code} placeholder="refund" hint="Type / and this code in the reply box to insert it." onInput={(e) => setDraft({ ...draft, short_code: e.currentTarget.value })} />
+      <Field
+        label="Short code"
+        required
+        maxLength={50}
+        pattern="[^\s]+"
+        title="No spaces"
+        value={draft.short_code}
+        placeholder="refund"
+        hint="Type / and this code in the reply box to insert it."
+        onInput={(e) => setDraft({ ...draft, short_code: e.currentTarget.value })}
+      />
       <label class="field">
         <span class="field-label">Content</span>
-        <textarea class="input" rows={4} required maxLength={10000} value={draft.content} onInput={(e) => setDraft({ ...draft, content: e.currentTarget.value })} />
-        <span class="field-hint">Placeholders: {PLACEHOLDERS.map((p) => <code class="placeholder">{p}</code>)}</span>
+        <textarea
+          class="input"
+          rows={4}
+          required
+          maxLength={10000}
+          value={draft.content}
+          onInput={(e) => setDraft({ ...draft, content: e.currentTarget.value })}
+        />
+        <span class="field-hint">
+          Placeholders:{' '}
+          {PLACEHOLDERS.map((p) => (
+            <code class="placeholder">{p}</code>
+          ))}
+        </span>
       </label>
       <Notice>{act.error}</Notice>
       <div class="row-end">
-        {onCancel && <button type="button" class="btn ghost" onClick={onCancel}>Cancel</button>}
-        <button class="btn primary" type="submit" disabled={act.busy || !draft.short_code.trim() || !draft.content.trim()}>{submitLabel}</button>
+        {onCancel && (
+          <button type="button" class="btn ghost" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        <button class="btn primary" type="submit" disabled={act.busy || !draft.short_code.trim() || !draft.content.trim()}>
+          {submitLabel}
+        </button>
       </div>
     </form>
   );
@@ -60,12 +98,31 @@ export function CannedResponses() {
   };
   const items = shown?.items ?? [];
   return (
-    <Section title="Canned responses" intro="Saved replies for what customers ask again and again. Type / at the start of the reply box to pick one; placeholders are filled for the conversation." error={error} loading={!shown}>
-      <input class="input" type="search" aria-label="Search canned responses" placeholder="Search by short code or text…" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+    <Section
+      title="Canned responses"
+      intro="Saved replies for what customers ask again and again. Type / at the start of the reply box to pick one; placeholders are filled for the conversation."
+      error={error}
+      loading={!shown}
+    >
+      <input
+        class="input"
+        type="search"
+        aria-label="Search canned responses"
+        placeholder="Search by short code or text…"
+        value={q}
+        onInput={(e) => setQ(e.currentTarget.value)}
+      />
       <ul class="cards" aria-label="Canned responses">
         {items.map((c) =>
           editing === c.id ? (
-            <li><CannedForm initial={{ short_code: c.short_code, content: c.content }} submitLabel="Save" onSave={update(c.id)} onCancel={() => setEditing(null)} /></li>
+            <li>
+              <CannedForm
+                initial={{ short_code: c.short_code, content: c.content }}
+                submitLabel="Save"
+                onSave={update(c.id)}
+                onCancel={() => setEditing(null)}
+              />
+            </li>
           ) : (
             <li class="card card-row canned-card" aria-label={`/${c.short_code}`}>
               <div class="grow stack-tight">
@@ -73,14 +130,29 @@ export function CannedResponses() {
                 <div class="small muted canned-content">{c.content}</div>
               </div>
               <div class="card-actions">
-                <button class="btn small" onClick={() => setEditing(c.id)} aria-label={`Edit /${c.short_code}`}>Edit</button>
-                <button class="btn small danger" disabled={remove.busy} onClick={() => confirm(`Delete /${c.short_code}?`) && remove.run(c)} aria-label={`Delete /${c.short_code}`}>Delete</button>
+                <button class="btn small" onClick={() => setEditing(c.id)} aria-label={`Edit /${c.short_code}`}>
+                  Edit
+                </button>
+                <button
+                  class="btn small danger"
+                  disabled={remove.busy}
+                  onClick={() => confirm(`Delete /${c.short_code}?`) && remove.run(c)}
+                  aria-label={`Delete /${c.short_code}`}
+                >
+                  Delete
+                </button>
               </div>
             </li>
           ),
         )}
       </ul>
-      {shown?.next && <div class="row-end"><button class="btn" onClick={() => void more.run()} disabled={more.busy}>Show more</button></div>}
+      {shown?.next && (
+        <div class="row-end">
+          <button class="btn" onClick={() => void more.run()} disabled={more.busy}>
+            Show more
+          </button>
+        </div>
+      )}
       {shown && items.length === 0 && <p class="muted">{q.trim() ? 'No canned response matches.' : 'No canned responses yet.'}</p>}
       <Notice>{remove.error ?? more.error}</Notice>
       <h3 class="subhead">Add a canned response</h3>

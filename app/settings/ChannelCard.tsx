@@ -46,7 +46,9 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
     return (
       <div class="small channel-signature">
         <span class="muted">Signature:</span> {current ? current.split('\n')[0] : <span class="muted">none</span>}{' '}
-        <button type="button" class="link-btn small" onClick={() => (setValue(current), setOpen(true))}>Edit</button>
+        <button type="button" class="link-btn small" onClick={() => (setValue(current), setOpen(true))}>
+          Edit
+        </button>
       </div>
     );
   return (
@@ -58,8 +60,12 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
       </label>
       <Notice>{act.error}</Notice>
       <div class="row-end">
-        <button type="button" class="btn small ghost" onClick={() => setOpen(false)}>Cancel</button>
-        <button type="submit" class="btn small primary" disabled={act.busy}>{act.busy ? 'Saving…' : 'Save'}</button>
+        <button type="button" class="btn small ghost" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+        <button type="submit" class="btn small primary" disabled={act.busy}>
+          {act.busy ? 'Saving…' : 'Save'}
+        </button>
       </div>
     </form>
   );
@@ -84,15 +90,23 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
         {can('channels.manage') && !c.is_builtin && (
           <div class="card-actions">
             {platform && c.is_active && c.status === 'error' && (
-              <button class="btn small" disabled={act.busy} onClick={() => act.run(() => api.post(`/api/v1/channels/${c.id}/reconnect`))}>Reconnect</button>
+              <button class="btn small" disabled={act.busy} onClick={() => act.run(() => api.post(`/api/v1/channels/${c.id}/reconnect`))}>
+                Reconnect
+              </button>
             )}
-            <button class="btn small ghost" disabled={act.busy} onClick={() => act.run(() => api.patch(`/api/v1/channels/${c.id}`, { is_active: !c.is_active }))}>
+            <button
+              class="btn small ghost"
+              disabled={act.busy}
+              onClick={() => act.run(() => api.patch(`/api/v1/channels/${c.id}`, { is_active: !c.is_active }))}
+            >
               {c.is_active ? 'Pause' : 'Activate'}
             </button>
             <button
               class="btn small danger"
               disabled={act.busy}
-              onClick={() => confirm(`Delete this ${channelLabel(c.type)} channel? Its conversations stay.`) && act.run(() => api.delete(`/api/v1/channels/${c.id}`))}
+              onClick={() =>
+                confirm(`Delete this ${channelLabel(c.type)} channel? Its conversations stay.`) && act.run(() => api.delete(`/api/v1/channels/${c.id}`))
+              }
             >
               Delete
             </button>

@@ -27,7 +27,15 @@ export function Channels() {
   return (
     <Section
       title="Channels"
-      intro={<>Every message from these channels lands in the inbox, and replies go back the same way. For your website, set up the <a href="/app/settings/widget" onClick={(e) => linkClick(e, '/app/settings/widget')}>chat widget</a>.</>}
+      intro={
+        <>
+          Every message from these channels lands in the inbox, and replies go back the same way. For your website, set up the{' '}
+          <a href="/app/settings/widget" onClick={(e) => linkClick(e, '/app/settings/widget')}>
+            chat widget
+          </a>
+          .
+        </>
+      }
       error={error}
       loading={!data}
     >
@@ -41,8 +49,11 @@ export function Channels() {
           <h3 class="subhead">Connect a channel</h3>
           {plan.data?.plan === 'Free' && (
             <Notice kind="info">
-              The Free plan includes the website widget. <a href="/app/settings/plan" onClick={(e) => linkClick(e, '/app/settings/plan')}>Upgrade to Mini</a> to connect
-              {' '}{listOf(channelTypes.value.filter((t) => !t.internal).map((t) => t.label))}.
+              The Free plan includes the website widget.{' '}
+              <a href="/app/settings/plan" onClick={(e) => linkClick(e, '/app/settings/plan')}>
+                Upgrade to Mini
+              </a>{' '}
+              to connect {listOf(channelTypes.value.filter((t) => !t.internal).map((t) => t.label))}.
             </Notice>
           )}
           <ConnectChannel onConnected={() => void reload()} />

@@ -44,25 +44,35 @@ export function ConnectChannel({ onConnected }: { onConnected: (channel: Channel
           f.input === 'textarea' ? (
             <label class="field span-all">
               <span class="field-label">{f.required ? f.label : `${f.label} (optional)`}</span>
-              <textarea class="input" rows={3} placeholder={f.placeholder ?? undefined} value={values[f.key] ?? ''} onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })} />
+              <textarea
+                class="input"
+                rows={3}
+                placeholder={f.placeholder ?? undefined}
+                value={values[f.key] ?? ''}
+                onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })}
+              />
             </label>
           ) : (
-          <Field
-            label={f.required ? f.label : `${f.label} (optional)`}
-            type={f.secret ? 'password' : f.input === 'number' ? 'number' : 'text'}
-            autoComplete="off"
-            required={f.required}
-            placeholder={f.placeholder ?? undefined}
-            value={values[f.key] ?? ''}
-            onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })}
-          />
+            <Field
+              label={f.required ? f.label : `${f.label} (optional)`}
+              type={f.secret ? 'password' : f.input === 'number' ? 'number' : 'text'}
+              autoComplete="off"
+              required={f.required}
+              placeholder={f.placeholder ?? undefined}
+              value={values[f.key] ?? ''}
+              onInput={(e) => setValues({ ...values, [f.key]: e.currentTarget.value })}
+            />
           ),
         )}
       </div>
       <Notice>{act.error}</Notice>
       <div class="row-end">
-        <button type="button" class="btn ghost" onClick={() => setType(null)}>Cancel</button>
-        <button type="submit" class="btn primary" disabled={act.busy}>{act.busy ? 'Connecting…' : 'Connect'}</button>
+        <button type="button" class="btn ghost" onClick={() => setType(null)}>
+          Cancel
+        </button>
+        <button type="submit" class="btn primary" disabled={act.busy}>
+          {act.busy ? 'Connecting…' : 'Connect'}
+        </button>
       </div>
     </form>
   );

@@ -47,7 +47,14 @@ export function Csat() {
               <div class="small muted">{enabled ? 'On: customers are asked when their conversation is resolved.' : 'Off: nobody is asked.'}</div>
             </div>
             <label class="switch">
-              <input type="checkbox" role="switch" aria-label="Ask for a rating" checked={enabled} disabled={!manage} onChange={(e) => void toggle.run(e.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                role="switch"
+                aria-label="Ask for a rating"
+                checked={enabled}
+                disabled={!manage}
+                onChange={(e) => void toggle.run(e.currentTarget.checked)}
+              />
               <span aria-hidden="true" />
             </label>
           </div>
@@ -55,7 +62,16 @@ export function Csat() {
           <form class="card stack" aria-label="Rating question" onSubmit={save.onSubmit}>
             <label class="field">
               <span class="field-label">Question</span>
-              <textarea class="input" aria-label="Question" rows={2} maxLength={500} required value={question} disabled={!manage} onInput={(e) => setQuestion(e.currentTarget.value)} />
+              <textarea
+                class="input"
+                aria-label="Question"
+                rows={2}
+                maxLength={500}
+                required
+                value={question}
+                disabled={!manage}
+                onInput={(e) => setQuestion(e.currentTarget.value)}
+              />
               <span class="field-hint">Sent as the team's message, with 1 (very bad) to 5 (very good) to choose from.</span>
             </label>
             <div class="csat-preview" aria-label="Preview">
@@ -70,8 +86,14 @@ export function Csat() {
             <Notice>{save.error}</Notice>
             {manage && (
               <div class="row-end">
-                {saved && !save.busy && <span class="small muted saved-note" role="status">Saved</span>}
-                <button class="btn primary" type="submit" disabled={save.busy || !question.trim()}>Save</button>
+                {saved && !save.busy && (
+                  <span class="small muted saved-note" role="status">
+                    Saved
+                  </span>
+                )}
+                <button class="btn primary" type="submit" disabled={save.busy || !question.trim()}>
+                  Save
+                </button>
               </div>
             )}
           </form>

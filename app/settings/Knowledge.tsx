@@ -17,7 +17,9 @@ async function loadArticles(count: number): Promise<{ articles: Article[]; more:
   const articles: Article[] = [];
   let cursor: string | null = null;
   do {
-    const page: { items: Article[]; next: string | null } = await getPage<Article>(`/api/v1/kb/articles${qs({ limit: Math.min(200, Math.max(PAGE, count - articles.length)), cursor })}`);
+    const page: { items: Article[]; next: string | null } = await getPage<Article>(
+      `/api/v1/kb/articles${qs({ limit: Math.min(200, Math.max(PAGE, count - articles.length)), cursor })}`,
+    );
     articles.push(...page.items);
     cursor = page.next;
   } while (cursor && articles.length < count);
@@ -29,7 +31,14 @@ function NewArticle({ onSaved }: { onSaved: () => void }) {
   const [content, setContent] = useState('');
   const [tags, setTags] = useState('');
   const act = useAction(async () => {
-    await api.post('/api/v1/kb/articles', { title, content, tags: tags.split(',').map((t) => t.trim()).filter(Boolean) });
+    await api.post('/api/v1/kb/articles', {
+      title,
+      content,
+      tags: tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    });
     setTitle('');
     setContent('');
     setTags('');
@@ -44,7 +53,11 @@ function NewArticle({ onSaved }: { onSaved: () => void }) {
       </label>
       <Field label="Tags" placeholder="shipping, returns (optional)" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
       <Notice>{act.error}</Notice>
-      <div class="row-end"><button class="btn primary" type="submit" disabled={act.busy}>Add article</button></div>
+      <div class="row-end">
+        <button class="btn primary" type="submit" disabled={act.busy}>
+          Add article
+        </button>
+      </div>
     </form>
   );
 }
@@ -56,13 +69,34 @@ function Search() {
   return (
     <form class="stack" role="search" onSubmit={act.onSubmit}>
       <div class="row">
-        <input class="input grow" type="search" aria-label="Search the knowledge base" placeholder="Ask what a customer would ask…" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-        <button class="btn" type="submit" disabled={act.busy || !q.trim()}>Search</button>
+        <input
+          class="input grow"
+          type="search"
+          aria-label="Search the knowledge base"
+          placeholder="Ask what a customer would ask…"
+          value={q}
+          onInput={(e) => setQ(e.currentTarget.value)}
+        />
+        <button class="btn" type="submit" disabled={act.busy || !q.trim()}>
+          Search
+        </button>
       </div>
       <Notice>{act.error}</Notice>
-      {hits && (hits.length ? (
-        <ul class="cards search-hits" aria-label="Best matches">{hits.map((h) => <li class="card"><div class="card-title">{h.title} <span class="muted small">{Math.round(h.score * 100)}% match</span></div><p class="small muted">{h.snippet}</p></li>)}</ul>
-      ) : <p class="muted small">No article matches.</p>)}
+      {hits &&
+        (hits.length ? (
+          <ul class="cards search-hits" aria-label="Best matches">
+            {hits.map((h) => (
+              <li class="card">
+                <div class="card-title">
+                  {h.title} <span class="muted small">{Math.round(h.score * 100)}% match</span>
+                </div>
+                <p class="small muted">{h.snippet}</p>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted small">No article matches.</p>
+        ))}
     </form>
   );
 }
@@ -88,7 +122,12 @@ export function Knowledge() {
     await reload();
   });
   return (
-    <Section title="Knowledge base" intro="Articles the AI agent answers from. Write them as you would explain things to a new teammate." error={error} loading={!data}>
+    <Section
+      title="Knowledge base"
+      intro="Articles the AI agent answers from. Write them as you would explain things to a new teammate."
+      error={error}
+      loading={!data}
+    >
       <Search />
       <h3 class="subhead">Articles</h3>
       <ul class="cards" aria-label="Articles">
@@ -96,15 +135,26 @@ export function Knowledge() {
           <li class="card card-row" aria-label={a.title}>
             <div class="grow">
               <div class="card-title">{a.title}</div>
-              <div class="small muted">{a.tags.join(', ') || 'No tags'} · <span class={`index-${a.index_status}`}>{INDEX[a.index_status]}</span></div>
+              <div class="small muted">
+                {a.tags.join(', ') || 'No tags'} · <span class={`index-${a.index_status}`}>{INDEX[a.index_status]}</span>
+              </div>
             </div>
-            <button class="btn small danger" disabled={remove.busy} onClick={() => confirm(`Delete "${a.title}"?`) && remove.run(a.id)} aria-label={`Delete ${a.title}`}>Delete</button>
+            <button
+              class="btn small danger"
+              disabled={remove.busy}
+              onClick={() => confirm(`Delete "${a.title}"?`) && remove.run(a.id)}
+              aria-label={`Delete ${a.title}`}
+            >
+              Delete
+            </button>
           </li>
         ))}
       </ul>
       {loaded?.more && (
         <div>
-          <button class="btn" type="button" disabled={more.busy} onClick={() => more.run()}>{more.busy ? 'Loading…' : 'Show more'}</button>
+          <button class="btn" type="button" disabled={more.busy} onClick={() => more.run()}>
+            {more.busy ? 'Loading…' : 'Show more'}
+          </button>
         </div>
       )}
       {data?.length === 0 && <p class="muted">No articles yet. Add your shipping, returns and pricing answers first: they are what customers ask most.</p>}

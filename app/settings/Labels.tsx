@@ -12,7 +12,17 @@ import { Section } from './Section.tsx';
 
 type Draft = { name: string; color: string; description: string };
 
-function LabelForm({ initial, submitLabel, onSave, onCancel }: { initial: Draft; submitLabel: string; onSave: (d: Draft) => Promise<void>; onCancel?: () => void }) {
+function LabelForm({
+  initial,
+  submitLabel,
+  onSave,
+  onCancel,
+}: {
+  initial: Draft;
+  submitLabel: string;
+  onSave: (d: Draft) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const act = useAction(async () => {
     await onSave(draft);
@@ -31,8 +41,14 @@ function LabelForm({ initial, submitLabel, onSave, onCancel }: { initial: Draft;
       <Field label="Description" maxLength={200} value={draft.description} onInput={set('description')} placeholder="What this label means (optional)" />
       <Notice>{act.error}</Notice>
       <div class="row-end">
-        {onCancel && <button type="button" class="btn ghost" onClick={onCancel}>Cancel</button>}
-        <button class="btn primary" type="submit" disabled={act.busy || !draft.name.trim()}>{submitLabel}</button>
+        {onCancel && (
+          <button type="button" class="btn ghost" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        <button class="btn primary" type="submit" disabled={act.busy || !draft.name.trim()}>
+          {submitLabel}
+        </button>
       </div>
     </form>
   );
@@ -43,7 +59,10 @@ export function Labels() {
   const [loaded, setLoaded] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   useEffect(() => {
-    loadLabels().then(() => setLoaded(true), (e: Error) => setError(e.message));
+    loadLabels().then(
+      () => setLoaded(true),
+      (e: Error) => setError(e.message),
+    );
   }, []);
   const manage = can('labels.manage');
   const remove = useAction(async (l: Label) => {
@@ -62,14 +81,25 @@ export function Labels() {
   return (
     <Section
       title="Labels"
-      intro={manage ? 'Tag conversations by topic or urgency, then filter the inbox by a label. Every teammate can label conversations.' : 'Labels your team tags conversations with. The owner and admins manage this list.'}
+      intro={
+        manage
+          ? 'Tag conversations by topic or urgency, then filter the inbox by a label. Every teammate can label conversations.'
+          : 'Labels your team tags conversations with. The owner and admins manage this list.'
+      }
       error={error}
       loading={!loaded}
     >
       <ul class="cards" aria-label="Labels">
         {labels.value.map((l) =>
           editing === l.id ? (
-            <li><LabelForm initial={{ name: l.name, color: l.color, description: l.description }} submitLabel="Save" onSave={update(l.id)} onCancel={() => setEditing(null)} /></li>
+            <li>
+              <LabelForm
+                initial={{ name: l.name, color: l.color, description: l.description }}
+                submitLabel="Save"
+                onSave={update(l.id)}
+                onCancel={() => setEditing(null)}
+              />
+            </li>
           ) : (
             <li class="card card-row" aria-label={l.name}>
               <div class="grow stack-tight">
@@ -78,15 +108,26 @@ export function Labels() {
               </div>
               {manage && (
                 <div class="card-actions">
-                  <button class="btn small" onClick={() => setEditing(l.id)} aria-label={`Edit ${l.name}`}>Edit</button>
-                  <button class="btn small danger" disabled={remove.busy} onClick={() => confirm(`Delete the label "${l.name}"? Conversations lose it.`) && remove.run(l)} aria-label={`Delete ${l.name}`}>Delete</button>
+                  <button class="btn small" onClick={() => setEditing(l.id)} aria-label={`Edit ${l.name}`}>
+                    Edit
+                  </button>
+                  <button
+                    class="btn small danger"
+                    disabled={remove.busy}
+                    onClick={() => confirm(`Delete the label "${l.name}"? Conversations lose it.`) && remove.run(l)}
+                    aria-label={`Delete ${l.name}`}
+                  >
+                    Delete
+                  </button>
                 </div>
               )}
             </li>
           ),
         )}
       </ul>
-      {labels.value.length === 0 && <p class="muted">No labels yet.{manage ? ' Start with the topics customers write about most: billing, bug, feature request.' : ''}</p>}
+      {labels.value.length === 0 && (
+        <p class="muted">No labels yet.{manage ? ' Start with the topics customers write about most: billing, bug, feature request.' : ''}</p>
+      )}
       <Notice>{remove.error}</Notice>
       {manage && (
         <>

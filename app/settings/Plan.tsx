@@ -19,7 +19,12 @@ function Meter({ label, used, limit }: { label: string; used: number; limit: num
   const share = limit > 0 ? Math.min(100, (used / limit) * 100) : 100;
   return (
     <div class="meter">
-      <div class="meter-top"><span>{label}</span><span class="muted">{used.toLocaleString()} / {limit.toLocaleString()}</span></div>
+      <div class="meter-top">
+        <span>{label}</span>
+        <span class="muted">
+          {used.toLocaleString()} / {limit.toLocaleString()}
+        </span>
+      </div>
       <div class="meter-bar" role="meter" aria-label={label} aria-valuenow={used} aria-valuemin={0} aria-valuemax={limit}>
         <span style={{ width: `${share}%` }} class={share >= 90 ? 'full' : ''} />
       </div>
@@ -48,7 +53,12 @@ export function Plan() {
       {data && (
         <>
           <div class="card stack">
-            <div class="card-row"><div class="grow"><div class="muted small">Current plan</div><div class="plan-name">{data.plan}</div></div></div>
+            <div class="card-row">
+              <div class="grow">
+                <div class="muted small">Current plan</div>
+                <div class="plan-name">{data.plan}</div>
+              </div>
+            </div>
             <Meter label="Messages this month" used={data.usage.messages_this_month} limit={data.limits.max_messages_per_month} />
             <Meter label="Teammates besides the owner" used={data.usage.agents} limit={data.limits.agents} />
             <Meter label="Channels" used={data.usage.channels} limit={data.limits.channels} />
@@ -61,7 +71,9 @@ export function Plan() {
                 <div class="plan-name">{u.name}</div>
                 <p class="small muted">{u.pitch}</p>
                 {can('billing.checkout') ? (
-                  <button class="btn primary" disabled={upgrade.busy} onClick={() => upgrade.run(u.plan)}>Upgrade to {u.name}</button>
+                  <button class="btn primary" disabled={upgrade.busy} onClick={() => upgrade.run(u.plan)}>
+                    Upgrade to {u.name}
+                  </button>
                 ) : (
                   <p class="small muted">Ask the workspace owner to upgrade.</p>
                 )}

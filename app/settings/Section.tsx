@@ -2,10 +2,24 @@
 import type { ComponentChildren } from 'preact';
 import { Notice } from '../ui/Notice.tsx';
 
-export function Section({ title, intro, error, loading, children }: { title: string; intro?: ComponentChildren; error?: string | null; loading?: boolean; children?: ComponentChildren }) {
+export function Section({
+  title,
+  intro,
+  error,
+  loading,
+  children,
+}: {
+  title: string;
+  intro?: ComponentChildren;
+  error?: string | null;
+  loading?: boolean;
+  children?: ComponentChildren;
+}) {
   return (
     <section class="section" aria-labelledby="section-title">
-      <h2 id="section-title" class="section-title">{title}</h2>
+      <h2 id="section-title" class="section-title">
+        {title}
+      </h2>
       {intro && <p class="section-intro muted">{intro}</p>}
       {error ? <Notice>{error}</Notice> : loading ? <div class="spinner" role="status" aria-label="Loading" /> : children}
     </section>
@@ -19,8 +33,18 @@ export function CopyBox({ label, value, multiline }: { label: string; value: str
     <div class="copy-box">
       <span class="field-label">{label}</span>
       <div class="copy-row">
-        {multiline ? <pre class="code" aria-label={label}>{value}</pre> : <code class="code" aria-label={label}>{value}</code>}
-        <button type="button" class="btn small" onClick={copy} aria-label={`Copy ${label.toLowerCase()}`}>Copy</button>
+        {multiline ? (
+          <pre class="code" aria-label={label}>
+            {value}
+          </pre>
+        ) : (
+          <code class="code" aria-label={label}>
+            {value}
+          </code>
+        )}
+        <button type="button" class="btn small" onClick={copy} aria-label={`Copy ${label.toLowerCase()}`}>
+          Copy
+        </button>
       </div>
     </div>
   );

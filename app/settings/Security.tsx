@@ -55,11 +55,16 @@ export function Security() {
           {!ownOn && !data.require_two_factor && (
             <Notice kind="info">
               Turn on two-factor authentication for your own account first, under{' '}
-              <a href="/app/settings/account" onClick={(e) => linkClick(e, '/app/settings/account')}>Your account</a>.
+              <a href="/app/settings/account" onClick={(e) => linkClick(e, '/app/settings/account')}>
+                Your account
+              </a>
+              .
             </Notice>
           )}
           <div class="small muted">
-            {without === 0 ? 'Every member has two-factor authentication on.' : `${without} member${without === 1 ? '' : 's'} without two-factor authentication yet.`}
+            {without === 0
+              ? 'Every member has two-factor authentication on.'
+              : `${without} member${without === 1 ? '' : 's'} without two-factor authentication yet.`}
           </div>
         </div>
       )}

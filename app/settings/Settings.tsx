@@ -59,7 +59,13 @@ export function Settings() {
             const to = `/app/settings/${s.id}`;
             return (
               <li>
-                <a href={to} ref={s.id === section.id ? active : undefined} class={s.id === section.id ? 'active' : ''} aria-current={s.id === section.id ? 'page' : undefined} onClick={(e) => linkClick(e, to)}>
+                <a
+                  href={to}
+                  ref={s.id === section.id ? active : undefined}
+                  class={s.id === section.id ? 'active' : ''}
+                  aria-current={s.id === section.id ? 'page' : undefined}
+                  onClick={(e) => linkClick(e, to)}
+                >
                   {s.label}
                 </a>
               </li>

@@ -51,7 +51,19 @@ function channelName(channels: Channel[], id: string): string {
   return typeof name === 'string' && name ? `${channelLabel(ch.type)} · ${name}` : channelLabel(ch.type);
 }
 
-function PolicyForm({ initial, channels, submitLabel, onSave, onCancel }: { initial: Draft; channels: Channel[]; submitLabel: string; onSave: (d: Draft) => Promise<void>; onCancel?: () => void }) {
+function PolicyForm({
+  initial,
+  channels,
+  submitLabel,
+  onSave,
+  onCancel,
+}: {
+  initial: Draft;
+  channels: Channel[];
+  submitLabel: string;
+  onSave: (d: Draft) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const act = useAction(async () => {
     await onSave(draft);
@@ -98,8 +110,14 @@ function PolicyForm({ initial, channels, submitLabel, onSave, onCancel }: { init
       </fieldset>
       <Notice>{act.error}</Notice>
       <div class="row-end">
-        {onCancel && <button type="button" class="btn ghost" onClick={onCancel}>Cancel</button>}
-        <button class="btn primary" type="submit" disabled={act.busy || !draft.name.trim()}>{submitLabel}</button>
+        {onCancel && (
+          <button type="button" class="btn ghost" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        <button class="btn primary" type="submit" disabled={act.busy || !draft.name.trim()}>
+          {submitLabel}
+        </button>
       </div>
     </form>
   );
@@ -134,15 +152,23 @@ export function SlaPolicies() {
       <ul class="cards" aria-label="SLA policies">
         {policies.map((p) =>
           editing === p.id ? (
-            <li><PolicyForm initial={draftOf(p)} channels={channels} submitLabel="Save" onSave={update(p.id)} onCancel={() => setEditing(null)} /></li>
+            <li>
+              <PolicyForm initial={draftOf(p)} channels={channels} submitLabel="Save" onSave={update(p.id)} onCancel={() => setEditing(null)} />
+            </li>
           ) : (
             <li class="card card-row" aria-label={p.name}>
               <div class="grow stack-tight">
                 <div class="card-title">{p.name}</div>
                 <div class="small sla-figures">
-                  <span>First response <strong>{humanMinutes(p.first_response_minutes)}</strong></span>
-                  <span>Next response <strong>{humanMinutes(p.next_response_minutes)}</strong></span>
-                  <span>Resolution <strong>{humanMinutes(p.resolution_minutes)}</strong></span>
+                  <span>
+                    First response <strong>{humanMinutes(p.first_response_minutes)}</strong>
+                  </span>
+                  <span>
+                    Next response <strong>{humanMinutes(p.next_response_minutes)}</strong>
+                  </span>
+                  <span>
+                    Resolution <strong>{humanMinutes(p.resolution_minutes)}</strong>
+                  </span>
                 </div>
                 <div class="small muted">
                   {p.business_hours_only ? 'Business hours only' : 'Around the clock'} ·{' '}
@@ -153,15 +179,26 @@ export function SlaPolicies() {
               </div>
               {manage && (
                 <div class="card-actions">
-                  <button class="btn small" onClick={() => setEditing(p.id)} aria-label={`Edit ${p.name}`}>Edit</button>
-                  <button class="btn small danger" disabled={remove.busy} onClick={() => confirm(`Delete the SLA policy "${p.name}"?`) && remove.run(p)} aria-label={`Delete ${p.name}`}>Delete</button>
+                  <button class="btn small" onClick={() => setEditing(p.id)} aria-label={`Edit ${p.name}`}>
+                    Edit
+                  </button>
+                  <button
+                    class="btn small danger"
+                    disabled={remove.busy}
+                    onClick={() => confirm(`Delete the SLA policy "${p.name}"?`) && remove.run(p)}
+                    aria-label={`Delete ${p.name}`}
+                  >
+                    Delete
+                  </button>
                 </div>
               )}
             </li>
           ),
         )}
       </ul>
-      {policies.length === 0 && <p class="muted">No SLA policies yet.{manage ? ' Start with one for every conversation, e.g. a first response within an hour.' : ''}</p>}
+      {policies.length === 0 && (
+        <p class="muted">No SLA policies yet.{manage ? ' Start with one for every conversation, e.g. a first response within an hour.' : ''}</p>
+      )}
       <Notice>{remove.error}</Notice>
       {manage ? (
         <>

@@ -25,7 +25,14 @@ function InviteForm() {
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label="Invite a teammate">
       <div class="row">
-        <Field label="Teammate's e-mail" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} hint="They need a Parley account with this address first (signing up takes a minute)." />
+        <Field
+          label="Teammate's e-mail"
+          type="email"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+          hint="They need a Parley account with this address first (signing up takes a minute)."
+        />
         <label class="field">
           <span class="field-label">Role</span>
           <select class="input" value={role} onChange={(e) => setRole(e.currentTarget.value as 'agent' | 'admin')}>
@@ -36,7 +43,11 @@ function InviteForm() {
       </div>
       <Notice>{act.error}</Notice>
       <Notice kind="success">{done}</Notice>
-      <div class="row-end"><button class="btn primary" type="submit" disabled={act.busy}>Invite</button></div>
+      <div class="row-end">
+        <button class="btn primary" type="submit" disabled={act.busy}>
+          Invite
+        </button>
+      </div>
     </form>
   );
 }
@@ -50,18 +61,33 @@ export function Team() {
   });
   return (
     <Section title="Team" intro="Everyone here answers conversations. Admins also manage channels and assignments.">
-      <div class="card row"><span class="grow">Your availability</span><Availability /></div>
+      <div class="card row">
+        <span class="grow">Your availability</span>
+        <Availability />
+      </div>
       <ul class="cards" aria-label="Team members">
         {members.value.map((m) => (
           <li class="card card-row" aria-label={m.name}>
             <Avatar name={m.name} />
             <div class="grow">
-              <div class="card-title">{m.name}{m.user_id === me.value?.user.id ? ' (you)' : ''}</div>
-              <div class="small muted">{m.email} · {m.role}</div>
+              <div class="card-title">
+                {m.name}
+                {m.user_id === me.value?.user.id ? ' (you)' : ''}
+              </div>
+              <div class="small muted">
+                {m.email} · {m.role}
+              </div>
             </div>
-            <span class="small"><span class={`dot ${m.status}`} /> {STATUS[m.status]}</span>
+            <span class="small">
+              <span class={`dot ${m.status}`} /> {STATUS[m.status]}
+            </span>
             {can('team.remove') && m.role !== 'owner' && (
-              <button class="btn small danger" disabled={remove.busy} onClick={() => confirm(`Remove ${m.name} from the team?`) && remove.run(m.id)} aria-label={`Remove ${m.name}`}>
+              <button
+                class="btn small danger"
+                disabled={remove.busy}
+                onClick={() => confirm(`Remove ${m.name} from the team?`) && remove.run(m.id)}
+                aria-label={`Remove ${m.name}`}
+              >
                 Remove
               </button>
             )}

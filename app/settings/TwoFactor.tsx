@@ -23,7 +23,9 @@ export function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () =
   const text = codes.join('\n');
   const download = () => {
     const link = document.createElement('a');
-    link.href = URL.createObjectURL(new Blob([`Parley recovery codes for ${me.value?.user.email ?? ''}\nEach works once.\n\n${text}\n`], { type: 'text/plain' }));
+    link.href = URL.createObjectURL(
+      new Blob([`Parley recovery codes for ${me.value?.user.email ?? ''}\nEach works once.\n\n${text}\n`], { type: 'text/plain' }),
+    );
     link.download = 'parley-recovery-codes.txt';
     link.click();
     URL.revokeObjectURL(link.href);
@@ -33,13 +35,21 @@ export function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () =
       <Notice kind="success">Save these recovery codes somewhere safe. Each one signs you in once if you lose your phone. They are shown only now.</Notice>
       <ul class="recovery-codes">
         {codes.map((code) => (
-          <li><code>{code}</code></li>
+          <li>
+            <code>{code}</code>
+          </li>
         ))}
       </ul>
       <div class="card-actions">
-        <button type="button" class="btn" onClick={() => void navigator.clipboard?.writeText(text)}>Copy</button>
-        <button type="button" class="btn" onClick={download}>Download</button>
-        <button type="button" class="btn primary" onClick={onDone}>I have saved them</button>
+        <button type="button" class="btn" onClick={() => void navigator.clipboard?.writeText(text)}>
+          Copy
+        </button>
+        <button type="button" class="btn" onClick={download}>
+          Download
+        </button>
+        <button type="button" class="btn primary" onClick={onDone}>
+          I have saved them
+        </button>
       </div>
     </div>
   );
@@ -60,11 +70,19 @@ export function TwoFactorSetup({ onCancel, onEnabled, onCodes }: { onCancel?: ()
   if (!setup) {
     return (
       <div class="stack">
-        <p class="small muted">You will need an authenticator app on your phone, such as Google Authenticator, Microsoft Authenticator, 1Password, Authy or Aegis.</p>
+        <p class="small muted">
+          You will need an authenticator app on your phone, such as Google Authenticator, Microsoft Authenticator, 1Password, Authy or Aegis.
+        </p>
         <Notice>{start.error}</Notice>
         <div class="card-actions">
-          <button type="button" class="btn primary" disabled={start.busy} onClick={() => void start.run()}>{start.busy ? 'Starting…' : 'Set up two-factor authentication'}</button>
-          {onCancel && <button type="button" class="btn ghost" onClick={onCancel}>Cancel</button>}
+          <button type="button" class="btn primary" disabled={start.busy} onClick={() => void start.run()}>
+            {start.busy ? 'Starting…' : 'Set up two-factor authentication'}
+          </button>
+          {onCancel && (
+            <button type="button" class="btn ghost" onClick={onCancel}>
+              Cancel
+            </button>
+          )}
         </div>
       </div>
     );
@@ -84,11 +102,26 @@ export function TwoFactorSetup({ onCancel, onEnabled, onCodes }: { onCancel?: ()
       <ol class="steps" start={2}>
         <li>Enter the 6-digit code the app now shows for Parley.</li>
       </ol>
-      <Field label="Code from the app" inputMode="numeric" autoComplete="one-time-code" required maxLength={7} placeholder="123 456" value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+      <Field
+        label="Code from the app"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        required
+        maxLength={7}
+        placeholder="123 456"
+        value={code}
+        onInput={(e) => setCode(e.currentTarget.value)}
+      />
       <Notice>{confirm.error}</Notice>
       <div class="card-actions">
-        <button type="submit" class="btn primary" disabled={confirm.busy}>{confirm.busy ? 'Checking…' : 'Turn on'}</button>
-        {onCancel && <button type="button" class="btn ghost" onClick={onCancel}>Cancel</button>}
+        <button type="submit" class="btn primary" disabled={confirm.busy}>
+          {confirm.busy ? 'Checking…' : 'Turn on'}
+        </button>
+        {onCancel && (
+          <button type="button" class="btn ghost" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );
@@ -121,8 +154,12 @@ function Confirm({ title, action, onDone, onCancel }: { title: string; action: (
       />
       <Notice>{error}</Notice>
       <div class="card-actions">
-        <button type="submit" class="btn danger" disabled={busy}>{busy ? 'Checking…' : title}</button>
-        <button type="button" class="btn ghost" onClick={onCancel}>Cancel</button>
+        <button type="submit" class="btn danger" disabled={busy}>
+          {busy ? 'Checking…' : title}
+        </button>
+        <button type="button" class="btn ghost" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -149,7 +186,7 @@ export function TwoFactorCard() {
             {status.required_by_business && ' Your business requires it.'}
           </div>
         </div>
-        <span class={status.enabled ? "pill status-resolved" : "pill"}>{status.enabled ? "On" : "Off"}</span>
+        <span class={status.enabled ? 'pill status-resolved' : 'pill'}>{status.enabled ? 'On' : 'Off'}</span>
       </div>
       {codes ? (
         <RecoveryCodes codes={codes} onDone={() => (setCodes(null), done())} />
@@ -166,12 +203,18 @@ export function TwoFactorCard() {
         />
       ) : status.enabled ? (
         <div class="card-actions">
-          <button type="button" class="btn" onClick={() => setMode('regenerate')}>New recovery codes</button>
-          <button type="button" class="btn danger" onClick={() => setMode('disable')}>Turn off</button>
+          <button type="button" class="btn" onClick={() => setMode('regenerate')}>
+            New recovery codes
+          </button>
+          <button type="button" class="btn danger" onClick={() => setMode('disable')}>
+            Turn off
+          </button>
         </div>
       ) : (
         <div class="card-actions">
-          <button type="button" class="btn primary" onClick={() => setMode('setup')}>Set up</button>
+          <button type="button" class="btn primary" onClick={() => setMode('setup')}>
+            Set up
+          </button>
         </div>
       )}
     </div>

@@ -8,7 +8,17 @@ import { shortTime } from '../ui/time.ts';
 import { useAction } from '../ui/useAction.ts';
 import { CopyBox, Section } from './Section.tsx';
 
-const EVENTS = ['conversation.created', 'conversation.updated', 'conversation.assigned', 'message.created', 'message.updated', 'handoff.requested', 'customer.updated', 'customer.merged', 'customer.erased'];
+const EVENTS = [
+  'conversation.created',
+  'conversation.updated',
+  'conversation.assigned',
+  'message.created',
+  'message.updated',
+  'handoff.requested',
+  'customer.updated',
+  'customer.merged',
+  'customer.erased',
+];
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const [items, setItems] = useState<WebhookDelivery[] | null>(null);
@@ -24,8 +34,12 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
       <div class="row-between">
         <strong class="small">Recent deliveries</strong>
         <span>
-          <button class="btn small" onClick={() => void load()} aria-label={`Refresh deliveries of ${webhook.url}`}>Refresh</button>{' '}
-          <button class="btn small" disabled={test.busy} onClick={() => void test.run()} aria-label={`Send test event to ${webhook.url}`}>Send test event</button>
+          <button class="btn small" onClick={() => void load()} aria-label={`Refresh deliveries of ${webhook.url}`}>
+            Refresh
+          </button>{' '}
+          <button class="btn small" disabled={test.busy} onClick={() => void test.run()} aria-label={`Send test event to ${webhook.url}`}>
+            Send test event
+          </button>
         </span>
       </div>
       <Notice>{error ?? test.error}</Notice>
@@ -83,7 +97,9 @@ export function Webhooks() {
           <strong>Copy the signing secret for {secret.url} now: it is shown only once.</strong>
           <CopyBox label="Signing secret" value={secret.secret} />
           <div class="row-end">
-            <button class="btn small" onClick={() => setSecret(null)}>Done</button>
+            <button class="btn small" onClick={() => setSecret(null)}>
+              Done
+            </button>
           </div>
         </div>
       )}
@@ -101,10 +117,20 @@ export function Webhooks() {
                 </div>
               </div>
               <div class="card-actions">
-                <button class="btn small" disabled={change.busy} onClick={() => void change.run(w, { active: !w.active })} aria-label={`${w.active ? 'Disable' : 'Enable'} ${w.url}`}>
+                <button
+                  class="btn small"
+                  disabled={change.busy}
+                  onClick={() => void change.run(w, { active: !w.active })}
+                  aria-label={`${w.active ? 'Disable' : 'Enable'} ${w.url}`}
+                >
                   {w.active ? 'Disable' : 'Enable'}
                 </button>
-                <button class="btn small danger" disabled={remove.busy} onClick={() => confirm(`Delete the webhook ${w.url}?`) && remove.run(w)} aria-label={`Delete ${w.url}`}>
+                <button
+                  class="btn small danger"
+                  disabled={remove.busy}
+                  onClick={() => confirm(`Delete the webhook ${w.url}?`) && remove.run(w)}
+                  aria-label={`Delete ${w.url}`}
+                >
                   Delete
                 </button>
               </div>
@@ -117,7 +143,15 @@ export function Webhooks() {
       <Notice>{change.error ?? remove.error}</Notice>
       <h3 class="subhead">Add an endpoint</h3>
       <form class="card stack" onSubmit={create.onSubmit} aria-label="New webhook">
-        <Field label="URL" type="url" required maxLength={2000} value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://example.com/parley-webhook" />
+        <Field
+          label="URL"
+          type="url"
+          required
+          maxLength={2000}
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          placeholder="https://example.com/parley-webhook"
+        />
         <fieldset class="stack-tight">
           <legend class="field-label">Events</legend>
           {EVENTS.map((e) => (
@@ -128,7 +162,9 @@ export function Webhooks() {
         </fieldset>
         <Notice>{create.error}</Notice>
         <div class="row-end">
-          <button class="btn primary" type="submit" disabled={create.busy || !url.trim() || events.length === 0}>Add endpoint</button>
+          <button class="btn primary" type="submit" disabled={create.busy || !url.trim() || events.length === 0}>
+            Add endpoint
+          </button>
         </div>
       </form>
     </Section>

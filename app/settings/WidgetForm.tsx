@@ -28,7 +28,14 @@ export function WidgetForm({ widget, onSaved, onCancel }: { widget?: Widget; onS
   return (
     <div class="widget-editor">
       <form class="stack grow" onSubmit={act.onSubmit} aria-label={widget ? 'Edit widget' : 'Create a widget'}>
-        <Field label="Website domain" required placeholder="shop.example.com" hint="The site the widget is embedded on." value={v.domain} onInput={(e) => set({ domain: e.currentTarget.value })} />
+        <Field
+          label="Website domain"
+          required
+          placeholder="shop.example.com"
+          hint="The site the widget is embedded on."
+          value={v.domain}
+          onInput={(e) => set({ domain: e.currentTarget.value })}
+        />
         <Field label="Widget name" value={v.name} onInput={(e) => set({ name: e.currentTarget.value })} />
         <Field label="Welcome heading" maxLength={200} value={v.welcome_heading} onInput={(e) => set({ welcome_heading: e.currentTarget.value })} />
         <label class="field">
@@ -38,7 +45,12 @@ export function WidgetForm({ widget, onSaved, onCancel }: { widget?: Widget; onS
         <div class="row">
           <label class="field">
             <span class="field-label">Colour</span>
-            <input class="color" type="color" value={v.primary_color.length === 7 ? v.primary_color : '#7650FF'} onInput={(e) => set({ primary_color: e.currentTarget.value })} />
+            <input
+              class="color"
+              type="color"
+              value={v.primary_color.length === 7 ? v.primary_color : '#7650FF'}
+              onInput={(e) => set({ primary_color: e.currentTarget.value })}
+            />
           </label>
           <Field label="Logo URL" placeholder="https://… (optional)" value={v.logo_url ?? ''} onInput={(e) => set({ logo_url: e.currentTarget.value })} />
         </div>
@@ -48,8 +60,14 @@ export function WidgetForm({ widget, onSaved, onCancel }: { widget?: Widget; onS
         </label>
         <Notice>{act.error}</Notice>
         <div class="row-end">
-          {onCancel && <button type="button" class="btn ghost" onClick={onCancel}>Cancel</button>}
-          <button type="submit" class="btn primary" disabled={act.busy}>{widget ? 'Save widget' : 'Create widget'}</button>
+          {onCancel && (
+            <button type="button" class="btn ghost" onClick={onCancel}>
+              Cancel
+            </button>
+          )}
+          <button type="submit" class="btn primary" disabled={act.busy}>
+            {widget ? 'Save widget' : 'Create widget'}
+          </button>
         </div>
       </form>
       <WidgetPreview look={v} />

@@ -12,7 +12,11 @@ export function WidgetPreview({ look }: { look: WidgetLook }) {
           {look.logo_url && <img class="wp-logo" src={look.logo_url} alt="" />}
           <div class="wp-heading">{look.welcome_heading || 'Hi there!'}</div>
           <div class="wp-tagline">{look.welcome_tagline}</div>
-          {look.show_online_badge && <div class="wp-online"><span class="dot live" /> We're online</div>}
+          {look.show_online_badge && (
+            <div class="wp-online">
+              <span class="dot live" /> We're online
+            </div>
+          )}
         </div>
         <div class="wp-body">
           <div class="wp-msg">Hello! How can we help you today?</div>
@@ -20,7 +24,9 @@ export function WidgetPreview({ look }: { look: WidgetLook }) {
         <div class="wp-input">Write a message…</div>
       </div>
       <div class="wp-bubble" style={{ background: color }} aria-hidden="true">
-        <svg viewBox="0 0 24 24" width="26" height="26"><path d="M4 5h16v10H9l-5 4z" fill="#fff" /></svg>
+        <svg viewBox="0 0 24 24" width="26" height="26">
+          <path d="M4 5h16v10H9l-5 4z" fill="#fff" />
+        </svg>
       </div>
     </figure>
   );

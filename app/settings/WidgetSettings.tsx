@@ -23,9 +23,15 @@ function WidgetCard({ widget: w, onSaved }: { widget: Widget; onSaved: () => voi
           <div class="card-title">{w.name}</div>
           <div class="small muted">{w.domain}</div>
         </div>
-        {can('widgets.manage') && <button class="btn small" onClick={() => setEditing(true)}>Edit</button>}
+        {can('widgets.manage') && (
+          <button class="btn small" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
       </div>
-      <p class="small">Paste this just before <code>&lt;/body&gt;</code> on every page of {w.domain}:</p>
+      <p class="small">
+        Paste this just before <code>&lt;/body&gt;</code> on every page of {w.domain}:
+      </p>
       <CopyBox label="Embed snippet" value={snippet(w)} multiline />
     </li>
   );
@@ -36,7 +42,12 @@ export function WidgetSettings() {
   const [creating, setCreating] = useState(false);
   const list = data ?? [];
   return (
-    <Section title="Website widget" intro="A chat bubble on your website. Visitors' messages arrive in the inbox in real time; your replies appear on their screen instantly." error={error} loading={!data}>
+    <Section
+      title="Website widget"
+      intro="A chat bubble on your website. Visitors' messages arrive in the inbox in real time; your replies appear on their screen instantly."
+      error={error}
+      loading={!data}
+    >
       <ul class="cards">
         {list.map((w) => (
           <WidgetCard key={w.id} widget={w} onSaved={() => void reload()} />
@@ -50,7 +61,9 @@ export function WidgetSettings() {
           <WidgetForm onSaved={() => (setCreating(false), void reload())} onCancel={list.length ? () => setCreating(false) : undefined} />
         </>
       ) : (
-        <button class="btn" onClick={() => setCreating(true)}>Add a widget for another site</button>
+        <button class="btn" onClick={() => setCreating(true)}>
+          Add a widget for another site
+        </button>
       )}
     </Section>
   );

@@ -25,7 +25,11 @@ const NAV: { to: string; label: string; icon: string; action?: Action; wide?: bo
   { to: '/app/mentions', label: 'Mentions', icon: 'M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0z M16 12v1.5a2.5 2.5 0 0 0 5 0V12a9 9 0 1 0-3.5 7.1' },
   { to: '/app/analytics', label: 'Analytics', icon: 'M4 20V10 M10 20V4 M16 20v-7 M22 20H2' },
   { to: '/app/reports', label: 'Reports', icon: 'M6 3h9l4 4v14H6z M14 3v5h5 M9 17v-3 M12 17v-6 M15 17v-4', action: 'reports.read', wide: true },
-  { to: '/app/settings', label: 'Settings', icon: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8z M4 12h2 M18 12h2 M12 4v2 M12 18v2 M6.3 6.3l1.4 1.4 M16.3 16.3l1.4 1.4 M6.3 17.7l1.4-1.4 M16.3 7.7l1.4-1.4' },
+  {
+    to: '/app/settings',
+    label: 'Settings',
+    icon: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8z M4 12h2 M18 12h2 M12 4v2 M12 18v2 M6.3 6.3l1.4 1.4 M16.3 16.3l1.4 1.4 M6.3 17.7l1.4-1.4 M16.3 7.7l1.4-1.4',
+  },
 ];
 
 function VerifyBanner() {
@@ -34,7 +38,13 @@ function VerifyBanner() {
   return (
     <div class="banner" role="status">
       Confirm your e-mail address: we sent a link to <strong>{me.value?.user.email}</strong>.{' '}
-      {sent ? 'Sent again.' : <button class="link" onClick={() => api.post('/api/v1/auth/verify-email/send').then(() => setSent(true))}>Email me the link again</button>}
+      {sent ? (
+        'Sent again.'
+      ) : (
+        <button class="link" onClick={() => api.post('/api/v1/auth/verify-email/send').then(() => setSent(true))}>
+          Email me the link again
+        </button>
+      )}
     </div>
   );
 }
@@ -67,35 +77,71 @@ export function AppShell() {
   return (
     <div class="shell">
       <nav class="sidebar" aria-label="Main">
-        <div class="sidebar-logo"><Logo small /></div>
-        <span class="workspace-name" title={me.value?.business?.name}>{me.value?.business?.name}</span>
+        <div class="sidebar-logo">
+          <Logo small />
+        </div>
+        <span class="workspace-name" title={me.value?.business?.name}>
+          {me.value?.business?.name}
+        </span>
         <ul class="nav-list">
           {NAV.filter((item) => !item.action || can(item.action)).map((item) => (
             <li class={item.wide ? 'nav-wide-only' : undefined}>
-              <a href={item.to} class={`nav-item${path.startsWith(item.to) ? ' active' : ''}`} aria-current={path.startsWith(item.to) ? 'page' : undefined} onClick={(e) => linkClick(e, item.to)}>
-                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d={item.icon} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" /></svg>
+              <a
+                href={item.to}
+                class={`nav-item${path.startsWith(item.to) ? ' active' : ''}`}
+                aria-current={path.startsWith(item.to) ? 'page' : undefined}
+                onClick={(e) => linkClick(e, item.to)}
+              >
+                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+                  <path d={item.icon} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
+                </svg>
                 <span>{item.label}</span>
                 {item.to === '/app/mentions' && unread > 0 && (
-                  <span class="nav-badge" aria-label={`${unread} unread`}>{unread > 99 ? '99+' : unread}</span>
+                  <span class="nav-badge" aria-label={`${unread} unread`}>
+                    {unread > 99 ? '99+' : unread}
+                  </span>
                 )}
               </a>
             </li>
           ))}
           {can('search.read') && (
             <li>
-              <button class="nav-item nav-search" aria-label="Search all history" aria-keyshortcuts="/ Control+K" title="Search (/ or Ctrl+K)" onClick={() => (searchOpen.value = true)}>
-                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14z M20 20l-4-4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" /></svg>
+              <button
+                class="nav-item nav-search"
+                aria-label="Search all history"
+                aria-keyshortcuts="/ Control+K"
+                title="Search (/ or Ctrl+K)"
+                onClick={() => (searchOpen.value = true)}
+              >
+                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+                  <path
+                    d="M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14z M20 20l-4-4"
+                    fill="none"
+                    stroke="currentColor"
+                    stroke-width="1.8"
+                    stroke-linecap="round"
+                    stroke-linejoin="round"
+                  />
+                </svg>
                 <span>Search</span>
               </button>
             </li>
           )}
         </ul>
         <div class="sidebar-foot">
-          {askNotify && <button class="link small" onClick={() => askForNotifications().then(() => setAskNotify(false))}>Turn on notifications</button>}
+          {askNotify && (
+            <button class="link small" onClick={() => askForNotifications().then(() => setAskNotify(false))}>
+              Turn on notifications
+            </button>
+          )}
           <Availability />
           <div class="me-line">
-            <span class="me-name" title={me.value?.user.email}>{me.value?.user.full_name}</span>
-            <button class="link small" onClick={() => signOut()}>Sign out</button>
+            <span class="me-name" title={me.value?.user.email}>
+              {me.value?.user.full_name}
+            </span>
+            <button class="link small" onClick={() => signOut()}>
+              Sign out
+            </button>
           </div>
         </div>
       </nav>

@@ -13,7 +13,13 @@ export function Availability() {
   return (
     <label class="availability">
       <span class={`dot ${status}`} aria-hidden="true" />
-      <select class="availability-select" aria-label="Your availability" value={status} disabled={busy} onChange={(e) => void run(e.currentTarget.value as Status)}>
+      <select
+        class="availability-select"
+        aria-label="Your availability"
+        value={status}
+        disabled={busy}
+        onChange={(e) => void run(e.currentTarget.value as Status)}
+      >
         <option value="live">Available</option>
         <option value="away">Away</option>
         <option value="offline">Offline</option>

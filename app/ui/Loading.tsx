@@ -4,7 +4,9 @@ export function Loading({ error }: { error?: string }) {
     return (
       <div class="center-page" role="alert">
         <p>{error}</p>
-        <button class="btn" onClick={() => location.reload()}>Try again</button>
+        <button class="btn" onClick={() => location.reload()}>
+          Try again
+        </button>
       </div>
     );
   return (

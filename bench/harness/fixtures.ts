@@ -18,7 +18,10 @@ export type Workspace = { token: string; userId: string; businessId: string; cha
 export async function api<T = any>(web: Web, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
   const res = await fetch(`${web.url}${path}`, {
     method,
-    headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+    headers: {
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
@@ -35,7 +38,10 @@ export async function addWhatsAppChannel(stack: Stack, web: Web, token: string):
   stack.meta.addWhatsAppNumber(phoneNumberId, accessToken);
   const channel = await api(web, 'POST', '/api/v1/channels/', {
     token,
-    body: { type: 'whatsapp', config: { phone_number_id: phoneNumberId, access_token: accessToken, app_secret: appSecret, verify_token: randomBytes(8).toString('hex') } },
+    body: {
+      type: 'whatsapp',
+      config: { phone_number_id: phoneNumberId, access_token: accessToken, app_secret: appSecret, verify_token: randomBytes(8).toString('hex') },
+    },
   });
   return { id: channel.id, phoneNumberId, appSecret };
 }
@@ -67,12 +73,22 @@ export function inboundWebhook(channel: Channel, from: string, text: string): Re
     timestamp: Math.floor(Date.now() / 1000),
   });
   const body = Buffer.from(JSON.stringify(payload));
-  return { method: 'POST', path: '/api/v1/webhooks/whatsapp', headers: { 'content-type': 'application/json', 'x-hub-signature-256': metaSignature(channel.appSecret, body) }, body };
+  return {
+    method: 'POST',
+    path: '/api/v1/webhooks/whatsapp',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': metaSignature(channel.appSecret, body) },
+    body,
+  };
 }
 
 /** Sends one inbound webhook; throws unless Parley acknowledged it. */
 export async function postInbound(web: Web, request: Request): Promise<void> {
-  const res = await fetch(`${web.url}${request.path}`, { method: 'POST', headers: request.headers, body: request.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await fetch(`${web.url}${request.path}`, {
+    method: 'POST',
+    headers: request.headers,
+    body: request.body,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   if (!res.ok) throw new Error(`webhook: ${res.status} ${await res.text()}`);
 }
 
@@ -82,8 +98,12 @@ export async function postInbound(web: Web, request: Request): Promise<void> {
  */
 export async function seedConversations(stack: Stack, web: Web, workspace: Workspace, channel: Channel, count: number, firstCustomer = 0): Promise<string[]> {
   for (let i = 0; i < count; i++) await postInbound(web, inboundWebhook(channel, customerPhone(firstCustomer + i), 'Hello'));
-  return waitUntil(async () => {
-    const { rows } = await stack.pool.query<{ id: string }>(`select id from conversations where channel_id = $1 order by created_at`, [channel.id]);
-    return rows.length >= count ? rows.map((r) => r.id) : null;
-  }, 120_000, `${count} conversations`);
+  return waitUntil(
+    async () => {
+      const { rows } = await stack.pool.query<{ id: string }>(`select id from conversations where channel_id = $1 order by created_at`, [channel.id]);
+      return rows.length >= count ? rows.map((r) => r.id) : null;
+    },
+    120_000,
+    `${count} conversations`,
+  );
 }

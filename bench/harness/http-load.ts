@@ -55,7 +55,10 @@ function tally(failures: Record<string, number>, status: number): void {
 }
 
 /** `concurrency` loops each sending `make(i)` back to back until `count` were sent or `maxMs` passed. */
-export async function closedLoop(origin: string, options: { concurrency: number; count: number; maxMs: number; make: (i: number) => Request }): Promise<LoadResult> {
+export async function closedLoop(
+  origin: string,
+  options: { concurrency: number; count: number; maxMs: number; make: (i: number) => Request },
+): Promise<LoadResult> {
   const url = new URL(origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const result: LoadResult = { ok: 0, failures: {}, latencies: [], elapsedMs: 0 };
@@ -105,7 +108,9 @@ export async function openLoop(origin: string, options: { rate: number; count: n
     );
   }
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => { timer = setTimeout(resolve, Math.max(0, options.maxMs - (performance.now() - started))); });
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, options.maxMs - (performance.now() - started)));
+  });
   await Promise.race([Promise.all(pending), deadline]);
   clearTimeout(timer);
   result.elapsedMs = performance.now() - started;
@@ -119,7 +124,11 @@ export async function openLoop(origin: string, options: { rate: number; count: n
 
 /** A short description of failures for a row's note, e.g. "errors: 503×4, error×1". */
 export const describeFailures = (failures: Record<string, number>) =>
-  Object.keys(failures).length ? `errors: ${Object.entries(failures).map(([k, v]) => `${k}×${v}`).join(', ')}` : '';
+  Object.keys(failures).length
+    ? `errors: ${Object.entries(failures)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(', ')}`
+    : '';
 
 /** `count` requests, `concurrency` at a time, before the clock starts: JIT, pools and caches warm. */
 export const warmUp = (origin: string, count: number, make: (i: number) => Request) =>

@@ -50,7 +50,12 @@ export function spawnChild(name: string, command: string, args: string[], env: R
   const child: ChildProcess = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let gone = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => { gone = true; resolve(); }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      gone = true;
+      resolve();
+    }),
+  );
   return {
     name,
     pid: child.pid!,
@@ -73,19 +78,32 @@ export const spawnNode = (name: string, script: string, args: string[], env: Rec
 
 /** Waits until the child's log contains `text` (it failed if it exited first). */
 export async function untilLogged(child: Child, text: string, timeoutMs = 60_000): Promise<void> {
-  await waitUntil(async () => {
-    if (readFileSync(child.logFile, 'utf8').includes(text)) return true;
-    if (child.exited()) throw new Error(`${child.name} exited before it was ready; see ${child.logFile}`);
-    return false;
-  }, timeoutMs, `${child.name}: "${text}"`, 50);
+  await waitUntil(
+    async () => {
+      if (readFileSync(child.logFile, 'utf8').includes(text)) return true;
+      if (child.exited()) throw new Error(`${child.name} exited before it was ready; see ${child.logFile}`);
+      return false;
+    },
+    timeoutMs,
+    `${child.name}: "${text}"`,
+    50,
+  );
 }
 
 /** Waits until GET `url` answers 200. */
 export async function untilHttpOk(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
-  await waitUntil(async () => {
-    if (child.exited()) throw new Error(`${child.name} exited before it was ready; see ${child.logFile}`);
-    return fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
-  }, timeoutMs, `${child.name}: ${url}`, 50);
+  await waitUntil(
+    async () => {
+      if (child.exited()) throw new Error(`${child.name} exited before it was ready; see ${child.logFile}`);
+      return fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    timeoutMs,
+    `${child.name}: ${url}`,
+    50,
+  );
 }
 
 /** A private redis-server (no persistence) on a free port, so no one else's events mix in. */

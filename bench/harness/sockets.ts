@@ -15,12 +15,14 @@ export async function connectSockets(url: string, count: number, auth?: Record<s
       });
     });
   try {
-    await Promise.all(Array.from({ length: Math.min(parallel, count) }, async () => {
-      while (next < count) {
-        next += 1;
-        sockets.push(await open());
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(parallel, count) }, async () => {
+        while (next < count) {
+          next += 1;
+          sockets.push(await open());
+        }
+      }),
+    );
   } catch (error) {
     closeSockets(sockets);
     throw error;

@@ -136,10 +136,27 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
     };
     const discardJobs = async () => {
       // complete_jobs is graphile-worker's own way to remove jobs; it leaves locked ones alone.
-      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from graphile_worker.complete_jobs(array(select id from graphile_worker.jobs))`);
+      const { rows } = await pool.query<{ n: number }>(
+        `select count(*)::int as n from graphile_worker.complete_jobs(array(select id from graphile_worker.jobs))`,
+      );
       return rows[0]!.n;
     };
-    return { quick: options.quick, discardJobs, databaseUrl, redisUrl: redis.url, pool, meta, ollama, env, startWeb, startWorker, startWebAndWorker, startBaseline, defer, close };
+    return {
+      quick: options.quick,
+      discardJobs,
+      databaseUrl,
+      redisUrl: redis.url,
+      pool,
+      meta,
+      ollama,
+      env,
+      startWeb,
+      startWorker,
+      startWebAndWorker,
+      startBaseline,
+      defer,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

@@ -58,8 +58,9 @@ export function markdownTable(results: Result[]): string {
   const lines = [
     '| row | figure | baseline (same run) | ratio | goal | result |',
     '|---|---:|---|---:|---|---|',
-    ...results.map((r) =>
-      `| ${r.name} | ${show(r.figure)} ${r.unit} | ${r.baselineLabel ? `${show(r.baseline)} ${r.unit} (${r.baselineLabel})` : '–'} | ${show(r.ratio)} | ${r.goal} | ${verdict(r.pass)} |`,
+    ...results.map(
+      (r) =>
+        `| ${r.name} | ${show(r.figure)} ${r.unit} | ${r.baselineLabel ? `${show(r.baseline)} ${r.unit} (${r.baselineLabel})` : '–'} | ${show(r.ratio)} | ${r.goal} | ${verdict(r.pass)} |`,
     ),
   ];
   return lines.join('\n');

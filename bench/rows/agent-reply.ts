@@ -34,7 +34,8 @@ export const agentReply: Row = {
   run: async (stack) => {
     const seconds = size(stack, 10, 2);
     const perBusiness = size(stack, 5, 1);
-    const load = (origin: string, make: (i: number) => Request) => closedLoop(origin, { concurrency: CONNECTIONS, count: 100_000, maxMs: seconds * 1000, make });
+    const load = (origin: string, make: (i: number) => Request) =>
+      closedLoop(origin, { concurrency: CONNECTIONS, count: 100_000, maxMs: seconds * 1000, make });
 
     const { web, worker } = await stack.startWebAndWorker('reply');
     let one: LoadResult;
@@ -69,7 +70,12 @@ export const agentReply: Row = {
     let idleWorkerRss: number;
     try {
       const origin = `http://127.0.0.1:${port}`;
-      const make = (i: number): Request => ({ method: 'POST', path: '/reply', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: `Thanks for writing, we are on it (${i}).` }) });
+      const make = (i: number): Request => ({
+        method: 'POST',
+        path: '/reply',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: `Thanks for writing, we are on it (${i}).` }),
+      });
       await warmUp(origin, 100, make);
       baseline = await load(origin, make);
       koaRss = koa.peakRssMiB();
@@ -83,23 +89,58 @@ export const agentReply: Row = {
     const label = 'Koa + one INSERT';
     const rate = (r: LoadResult) => r.ok / (r.elapsedMs / 1000);
     const rows = (name: string, r: LoadResult): Result[] => [
-      result({
-        name: `agent reply, ${name}: req/s`,
-        figure: rate(r),
-        unit: 'req/s',
-        baseline: rate(baseline),
-        baselineLabel: label,
-        goal: { text: '≥ 0.5× baseline (never < 0.25×)', met: (x) => x.ratio >= 0.5 },
-        note: [`${r.ok} replies in ${(r.elapsedMs / 1000).toFixed(1)} s from ${CONNECTIONS} connections`, describeFailures(r.failures)].filter(Boolean).join('; '),
-      }, enforce),
-      result({ name: `agent reply, ${name}: p99`, figure: percentile(r.latencies, 99), unit: 'ms', baseline: percentile(baseline.latencies, 99), baselineLabel: label, goal: { text: '≤ 2× baseline', met: (x) => x.ratio <= 2 } }, enforce),
+      result(
+        {
+          name: `agent reply, ${name}: req/s`,
+          figure: rate(r),
+          unit: 'req/s',
+          baseline: rate(baseline),
+          baselineLabel: label,
+          goal: { text: '≥ 0.5× baseline (never < 0.25×)', met: (x) => x.ratio >= 0.5 },
+          note: [`${r.ok} replies in ${(r.elapsedMs / 1000).toFixed(1)} s from ${CONNECTIONS} connections`, describeFailures(r.failures)]
+            .filter(Boolean)
+            .join('; '),
+        },
+        enforce,
+      ),
+      result(
+        {
+          name: `agent reply, ${name}: p99`,
+          figure: percentile(r.latencies, 99),
+          unit: 'ms',
+          baseline: percentile(baseline.latencies, 99),
+          baselineLabel: label,
+          goal: { text: '≤ 2× baseline', met: (x) => x.ratio <= 2 },
+        },
+        enforce,
+      ),
     ];
     const rssGoal = { text: `≤ ${RSS_GOAL_MIB} MiB`, met: (x: { figure: number }) => x.figure <= RSS_GOAL_MIB };
     return [
       ...rows('1 business', one),
       ...rows(`${BUSINESSES} businesses`, many),
-      result({ name: 'peak RSS of web under reply load', figure: webRss, unit: 'MiB', baseline: koaRss, baselineLabel: 'Koa + one INSERT, same load', goal: rssGoal }, enforce),
-      result({ name: 'peak RSS of worker under reply load', figure: workerRss, unit: 'MiB', baseline: idleWorkerRss, baselineLabel: 'idle graphile-worker', goal: rssGoal }, enforce),
+      result(
+        {
+          name: 'peak RSS of web under reply load',
+          figure: webRss,
+          unit: 'MiB',
+          baseline: koaRss,
+          baselineLabel: 'Koa + one INSERT, same load',
+          goal: rssGoal,
+        },
+        enforce,
+      ),
+      result(
+        {
+          name: 'peak RSS of worker under reply load',
+          figure: workerRss,
+          unit: 'MiB',
+          baseline: idleWorkerRss,
+          baselineLabel: 'idle graphile-worker',
+          goal: rssGoal,
+        },
+        enforce,
+      ),
     ];
   },
 };

@@ -29,7 +29,11 @@ async function drain(stack: Stack, web: Web, workspace: Workspace, shape: Shape,
   const agent = new http.Agent({ keepAlive: true, maxSockets: customers });
   const channelOf = (c: number): Channel => channels[c % channels.length]!;
   const count = async () =>
-    (await stack.pool.query<{ n: number }>(`select count(*)::int as n from messages where business_id = $1 and sender_type = 'customer'`, [workspace.businessId])).rows[0]!.n;
+    (
+      await stack.pool.query<{ n: number }>(`select count(*)::int as n from messages where business_id = $1 and sender_type = 'customer'`, [
+        workspace.businessId,
+      ])
+    ).rows[0]!.n;
   const before = await count();
   let rejected = 0;
   const started = performance.now();
@@ -49,7 +53,12 @@ async function drain(stack: Stack, web: Web, workspace: Workspace, shape: Shape,
 }
 
 /** Reads each customer's conversation through the API: messages visible, and in arrival order? */
-async function checkOrder(web: Web, workspace: Workspace, { customers, perCustomer }: Shape, firstCustomer: number): Promise<{ inOrder: number; visible: number }> {
+async function checkOrder(
+  web: Web,
+  workspace: Workspace,
+  { customers, perCustomer }: Shape,
+  firstCustomer: number,
+): Promise<{ inOrder: number; visible: number }> {
   const conversations: any[] = await api(web, 'GET', '/api/v1/conversations?channel_type=whatsapp&limit=200', { token: workspace.token });
   const expected = Array.from({ length: perCustomer }, (_, k) => `m${k}`).join(' ');
   let inOrder = 0;
@@ -87,9 +96,40 @@ export const inboundDrain: Row = {
     const label = '10 channels';
     const note = `${total} webhooks, ${shape.customers} customers; visible through the API: ${one.visible} (10 channels: ${spread.visible}); webhooks refused: ${one.rejected} (${spread.rejected})`;
     return [
-      result({ name: `inbound drain, ${total} on 1 channel: rate`, figure: total / one.seconds, unit: 'msg/s', baseline: total / spread.seconds, baselineLabel: label, goal: { text: '≥ 500 msg/s', met: (r) => r.figure >= 500 }, note }, enforce),
-      result({ name: 'inbound drain: time to last message', figure: one.seconds * 1000, unit: 'ms', baseline: spread.seconds * 1000, baselineLabel: label, goal: { text: `≤ ${(total / 500) * 1000} ms (500 msg/s)`, met: (r) => r.figure <= (total / 500) * 1000 } }, enforce),
-      result({ name: 'inbound drain: customers in arrival order', figure: one.inOrder, unit: `of ${shape.customers}`, baseline: spread.inOrder, baselineLabel: label, goal: { text: `all ${shape.customers}, all visible`, met: (r) => r.figure === shape.customers && one.visible === total } }, enforce),
+      result(
+        {
+          name: `inbound drain, ${total} on 1 channel: rate`,
+          figure: total / one.seconds,
+          unit: 'msg/s',
+          baseline: total / spread.seconds,
+          baselineLabel: label,
+          goal: { text: '≥ 500 msg/s', met: (r) => r.figure >= 500 },
+          note,
+        },
+        enforce,
+      ),
+      result(
+        {
+          name: 'inbound drain: time to last message',
+          figure: one.seconds * 1000,
+          unit: 'ms',
+          baseline: spread.seconds * 1000,
+          baselineLabel: label,
+          goal: { text: `≤ ${(total / 500) * 1000} ms (500 msg/s)`, met: (r) => r.figure <= (total / 500) * 1000 },
+        },
+        enforce,
+      ),
+      result(
+        {
+          name: 'inbound drain: customers in arrival order',
+          figure: one.inOrder,
+          unit: `of ${shape.customers}`,
+          baseline: spread.inOrder,
+          baselineLabel: label,
+          goal: { text: `all ${shape.customers}, all visible`, met: (r) => r.figure === shape.customers && one.visible === total },
+        },
+        enforce,
+      ),
     ];
   },
 };

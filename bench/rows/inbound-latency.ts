@@ -34,7 +34,10 @@ async function probeOnce(target: Target, i: number): Promise<number | null> {
   const request = target.probe(i);
   const received = nextEvent(target.socket, target.event, target.isProbe, PROBE_TIMEOUT_MS);
   const started = performance.now();
-  void fetch(`${target.origin}${request.path}`, { method: request.method, headers: request.headers, body: request.body }).then((r) => r.arrayBuffer(), () => undefined);
+  void fetch(`${target.origin}${request.path}`, { method: request.method, headers: request.headers, body: request.body }).then(
+    (r) => r.arrayBuffer(),
+    () => undefined,
+  );
   return (await received) ? performance.now() - started : null;
 }
 
@@ -48,7 +51,9 @@ async function measure(target: Target, idleProbes: number, loadedSeconds: number
   }
   const count = BACKGROUND_RATE * loadedSeconds;
   let loading = true;
-  const background = openLoop(target.origin, { rate: BACKGROUND_RATE, count, maxMs: loadedSeconds * 1000 + 30_000, make: target.background }).finally(() => (loading = false));
+  const background = openLoop(target.origin, { rate: BACKGROUND_RATE, count, maxMs: loadedSeconds * 1000 + 30_000, make: target.background }).finally(
+    () => (loading = false),
+  );
   while (loading) {
     record(out.loaded, await probeOnce(target, i++));
     await sleep(20);
@@ -71,14 +76,18 @@ export const inboundLatency: Row = {
       const [conversationId] = await seedConversations(stack, web, workspace, channel, 1, 0);
       const [socket] = await connectSockets(web.url, 1, { token: workspace.token });
       try {
-        parley = await measure({
-          origin: web.url,
-          socket: socket!,
-          event: 'message_created',
-          probe: (i) => inboundWebhook(channel, customerPhone(0), `probe ${i}`),
-          isProbe: (p) => p.conversation_id === conversationId,
-          background: (i) => inboundWebhook(busy.channels[i % 10]!, customerPhone(1 + (i % 50)), `background ${i}`),
-        }, idleProbes, loadedSeconds);
+        parley = await measure(
+          {
+            origin: web.url,
+            socket: socket!,
+            event: 'message_created',
+            probe: (i) => inboundWebhook(channel, customerPhone(0), `probe ${i}`),
+            isProbe: (p) => p.conversation_id === conversationId,
+            background: (i) => inboundWebhook(busy.channels[i % 10]!, customerPhone(1 + (i % 50)), `background ${i}`),
+          },
+          idleProbes,
+          loadedSeconds,
+        );
       } finally {
         closeSockets([socket!]);
       }
@@ -95,7 +104,18 @@ export const inboundLatency: Row = {
       const [socket] = await connectSockets(origin, 1);
       const post = (body: unknown): Request => ({ method: 'POST', path: '/emit', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       try {
-        baseline = await measure({ origin, socket: socket!, event: 'bench_event', probe: (i) => post({ probe: i }), isProbe: (p) => p.probe !== undefined, background: (i) => post({ background: i }) }, idleProbes, loadedSeconds);
+        baseline = await measure(
+          {
+            origin,
+            socket: socket!,
+            event: 'bench_event',
+            probe: (i) => post({ probe: i }),
+            isProbe: (p) => p.probe !== undefined,
+            background: (i) => post({ background: i }),
+          },
+          idleProbes,
+          loadedSeconds,
+        );
       } finally {
         closeSockets([socket!]);
       }
@@ -107,7 +127,18 @@ export const inboundLatency: Row = {
     const label = 'node:http + Socket.IO';
     const note = `${parley.idle.length} idle and ${parley.loaded.length} loaded probes; events never received within ${PROBE_TIMEOUT_MS / 1000} s: ${parley.lost}`;
     const row = (name: string, of: 'idle' | 'loaded', p: number, limit: number, withNote = false) =>
-      result({ name, figure: percentile(parley[of], p), unit: 'ms', baseline: percentile(baseline[of], p), baselineLabel: label, goal: { text: `≤ ${limit} ms`, met: (r) => r.figure <= limit && parley.lost === 0 }, ...(withNote ? { note } : {}) }, enforce);
+      result(
+        {
+          name,
+          figure: percentile(parley[of], p),
+          unit: 'ms',
+          baseline: percentile(baseline[of], p),
+          baselineLabel: label,
+          goal: { text: `≤ ${limit} ms`, met: (r) => r.figure <= limit && parley.lost === 0 },
+          ...(withNote ? { note } : {}),
+        },
+        enforce,
+      );
     return [
       row('inbound end to end, idle: p50', 'idle', 50, 15, true),
       row('inbound end to end, idle: p99', 'idle', 99, 60),

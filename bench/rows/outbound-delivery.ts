@@ -33,7 +33,13 @@ async function throughput(enqueue: () => Promise<void>, done: () => Promise<bool
 }
 
 /** Throughput with `start()`'s process alone, then with a second one beside it. */
-async function oneThenTwo(start: (label: string) => Promise<Child>, first: Child | null, enqueue: () => Promise<void>, done: () => Promise<boolean>, jobs: number) {
+async function oneThenTwo(
+  start: (label: string) => Promise<Child>,
+  first: Child | null,
+  enqueue: () => Promise<void>,
+  done: () => Promise<boolean>,
+  jobs: number,
+) {
   const children: Child[] = [first ?? (await start('1'))];
   try {
     const one = await throughput(enqueue, done, jobs);
@@ -73,7 +79,10 @@ async function parleyDelivery(stack: Stack, jobs: number, latencyMs: number): Pr
       [channelId, businessId, userId, jobs],
     );
   };
-  const settled = async () => (await count(stack.pool, `select count(*)::int as n from messages where channel_id = $1 and sender_type = 'agent' and delivery_status = 'queued'`, [channelId])) === 0;
+  const settled = async () =>
+    (await count(stack.pool, `select count(*)::int as n from messages where channel_id = $1 and sender_type = 'agent' and delivery_status = 'queued'`, [
+      channelId,
+    ])) === 0;
   stack.meta.setLatency(latencyMs);
   try {
     const { one, two } = await oneThenTwo((n) => stack.startWorker(`outbound-worker-${n}`), firstWorker, enqueue, settled, jobs);
@@ -104,9 +113,34 @@ export const outboundDelivery: Row = {
     const scaling = { text: '≥ 1.6×', met: (r: { figure: number }) => r.figure >= 1.6 };
     const note = `${jobs} replies per run over ${CONVERSATIONS} conversations to the fake Graph API`;
     return [
-      result({ name: 'outbound delivery, 1 worker', figure: parley.one, unit: 'msg/s', baseline: noop.one, baselineLabel: 'graphile-worker no-op jobs, 1 process', goal: half, note: `${note}; failed: ${parley.failed}` }, enforce),
-      result({ name: 'outbound delivery, 2 workers', figure: parley.two, unit: 'msg/s', baseline: noop.two, baselineLabel: 'no-op jobs, 2 processes', goal: half }, enforce),
-      result({ name: `outbound delivery, platform ${SLOW_PLATFORM_MS} ms: 2 workers / 1`, figure: slow.two / slow.one, unit: '×', baseline: noop.two / noop.one, baselineLabel: 'no-op jobs', goal: scaling, note: `${round(slow.one)} → ${round(slow.two)} msg/s; failed: ${slow.failed}` }, enforce),
+      result(
+        {
+          name: 'outbound delivery, 1 worker',
+          figure: parley.one,
+          unit: 'msg/s',
+          baseline: noop.one,
+          baselineLabel: 'graphile-worker no-op jobs, 1 process',
+          goal: half,
+          note: `${note}; failed: ${parley.failed}`,
+        },
+        enforce,
+      ),
+      result(
+        { name: 'outbound delivery, 2 workers', figure: parley.two, unit: 'msg/s', baseline: noop.two, baselineLabel: 'no-op jobs, 2 processes', goal: half },
+        enforce,
+      ),
+      result(
+        {
+          name: `outbound delivery, platform ${SLOW_PLATFORM_MS} ms: 2 workers / 1`,
+          figure: slow.two / slow.one,
+          unit: '×',
+          baseline: noop.two / noop.one,
+          baselineLabel: 'no-op jobs',
+          goal: scaling,
+          note: `${round(slow.one)} → ${round(slow.two)} msg/s; failed: ${slow.failed}`,
+        },
+        enforce,
+      ),
     ];
   },
 };

@@ -24,10 +24,15 @@ export const replyOrder: Row = {
       stack.meta.setLatency(() => Math.floor(Math.random() * 41));
       const sentTo = () => stack.meta.whatsappSent.filter((m) => m.phoneNumberId === channel.phoneNumberId).map((m) => m.body.text?.body as string);
       for (const content of texts) await api(web, 'POST', `/api/v1/conversations/${conversationId}/messages`, { token: workspace.token, body: { content } });
-      received = await waitUntil(async () => {
-        const all = sentTo();
-        return texts.every((text) => all.includes(text)) ? all : null;
-      }, 120_000, `${replies} replies at the platform`, 20);
+      received = await waitUntil(
+        async () => {
+          const all = sentTo();
+          return texts.every((text) => all.includes(text)) ? all : null;
+        },
+        120_000,
+        `${replies} replies at the platform`,
+        20,
+      );
     } finally {
       stack.meta.setLatency(0);
       await worker.stop();
@@ -42,7 +47,16 @@ export const replyOrder: Row = {
     }
     const twice = received.length - new Set(received).size;
     return [
-      result({ name: 'replies to one conversation: arrived out of order', figure: late, unit: 'replies', goal: { text: '0', met: (r) => r.figure === 0 }, note: `${replies} sequential replies, platform 0–40 ms; sent twice: ${twice}` }, true),
+      result(
+        {
+          name: 'replies to one conversation: arrived out of order',
+          figure: late,
+          unit: 'replies',
+          goal: { text: '0', met: (r) => r.figure === 0 },
+          note: `${replies} sequential replies, platform 0–40 ms; sent twice: ${twice}`,
+        },
+        true,
+      ),
     ];
   },
 };

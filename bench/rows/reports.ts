@@ -29,10 +29,7 @@ export async function seed(pool: pg.Pool, businessId: string, scale: Scale): Pro
      select $1::uuid, u.id, 'agent', 'live', 1 + row_number() over () from u`,
     [businessId],
   );
-  await pool.query(
-    `insert into labels (business_id, name, color) select $1, 'label ' || g, '#336699' from generate_series(1, 10) g`,
-    [businessId],
-  );
+  await pool.query(`insert into labels (business_id, name, color) select $1, 'label ' || g, '#336699' from generate_series(1, 10) g`, [businessId]);
   await pool.query(
     `insert into conversations (business_id, channel_type, status, created_at, updated_at, first_response_at, resolved_at, resolved_by, assignee_id)
      select $1, ch, st, created, created,
@@ -120,15 +117,23 @@ export const reports: Row = {
       }
       const floor = await sequential('/api/v1/auth/me');
       return measured.map(([kind, load]) =>
-        result({
-          name: `report ${kind}, 90 days of ${scale.conversations} conversations: p50`,
-          figure: percentile(load.latencies, 50),
-          unit: 'ms',
-          baseline: percentile(floor.latencies, 50),
-          baselineLabel: 'GET /auth/me',
-          goal: { text: '≤ 100 ms', met: (r) => r.figure <= 100 && load.ok === runs },
-          note: [`${runs} requests one at a time after as many to warm up, p99 ${percentile(load.latencies, 99).toFixed(1)} ms; ${scale.noise} conversations of other businesses; seeded in ${seedSeconds.toFixed(0)} s; plans in bench/results/reports-plan.txt`, describeFailures(load.failures)].filter(Boolean).join('; '),
-        }, !stack.quick),
+        result(
+          {
+            name: `report ${kind}, 90 days of ${scale.conversations} conversations: p50`,
+            figure: percentile(load.latencies, 50),
+            unit: 'ms',
+            baseline: percentile(floor.latencies, 50),
+            baselineLabel: 'GET /auth/me',
+            goal: { text: '≤ 100 ms', met: (r) => r.figure <= 100 && load.ok === runs },
+            note: [
+              `${runs} requests one at a time after as many to warm up, p99 ${percentile(load.latencies, 99).toFixed(1)} ms; ${scale.noise} conversations of other businesses; seeded in ${seedSeconds.toFixed(0)} s; plans in bench/results/reports-plan.txt`,
+              describeFailures(load.failures),
+            ]
+              .filter(Boolean)
+              .join('; '),
+          },
+          !stack.quick,
+        ),
       );
     } finally {
       await web.child.stop();

@@ -64,7 +64,9 @@ export async function seedSearch(pool: pg.Pool, businessId: string, scale: Searc
   await seedBusiness(pool, businessId, scale.messages);
   const noise = Math.max(0, scale.total - scale.messages);
   for (let i = 0; i < NOISE_BUSINESSES && noise > 0; i++) {
-    const owner = await pool.query<{ id: string }>(`insert into users (email, full_name) values ($1, 'Noise') returning id`, [`search-noise${i}-${businessId}@bench.test`]);
+    const owner = await pool.query<{ id: string }>(`insert into users (email, full_name) values ($1, 'Noise') returning id`, [
+      `search-noise${i}-${businessId}@bench.test`,
+    ]);
     const b = await pool.query<{ id: string }>(`insert into businesses (name, owner_id) values ('Noise', $1) returning id`, [owner.rows[0]!.id]);
     await seedBusiness(pool, b.rows[0]!.id, Math.floor(noise / NOISE_BUSINESSES));
   }
@@ -110,7 +112,11 @@ export const search: Row = {
            order by m.created_at desc, m.id desc limit 21`,
           [workspace.businessId, q],
         );
-        plans.push(`=== messages: ${q}: the planner's own choice for the one-statement query (the endpoint bounds it instead: WALK_WINDOWS) ===`, ...rows.map((r) => r['QUERY PLAN'] as string), '');
+        plans.push(
+          `=== messages: ${q}: the planner's own choice for the one-statement query (the endpoint bounds it instead: WALK_WINDOWS) ===`,
+          ...rows.map((r) => r['QUERY PLAN'] as string),
+          '',
+        );
       }
       writeFileSync(path.join(root, 'bench', 'results', 'search-plan.txt'), plans.join('\n'));
       const get = (i: number): Request => {
@@ -126,25 +132,33 @@ export const search: Row = {
         `p99 ${percentile(found.latencies, 99).toFixed(1)} ms`,
         `seeded in ${seedSeconds.toFixed(0)} s; plans in bench/results/search-plan.txt`,
         describeFailures(found.failures),
-      ].filter(Boolean).join('; ');
+      ]
+        .filter(Boolean)
+        .join('; ');
       return [
-        result({
-          name: `search, ${scale.messages} messages of one business among ${scale.total}: p50`,
-          figure: percentile(found.latencies, 50),
-          unit: 'ms',
-          baseline: percentile(floor.latencies, 50),
-          baselineLabel: 'GET /auth/me',
-          goal: { text: '≤ 30 ms', met: (r) => r.figure <= 30 && found.ok === runs },
-          note,
-        }, !stack.quick),
-        result({
-          name: `search, ${scale.messages} messages of one business among ${scale.total}: p99`,
-          figure: percentile(found.latencies, 99),
-          unit: 'ms',
-          baseline: percentile(floor.latencies, 99),
-          baselineLabel: 'GET /auth/me',
-          goal: { text: '≤ 100 ms', met: (r) => r.figure <= 100 && found.ok === runs },
-        }, !stack.quick),
+        result(
+          {
+            name: `search, ${scale.messages} messages of one business among ${scale.total}: p50`,
+            figure: percentile(found.latencies, 50),
+            unit: 'ms',
+            baseline: percentile(floor.latencies, 50),
+            baselineLabel: 'GET /auth/me',
+            goal: { text: '≤ 30 ms', met: (r) => r.figure <= 30 && found.ok === runs },
+            note,
+          },
+          !stack.quick,
+        ),
+        result(
+          {
+            name: `search, ${scale.messages} messages of one business among ${scale.total}: p99`,
+            figure: percentile(found.latencies, 99),
+            unit: 'ms',
+            baseline: percentile(floor.latencies, 99),
+            baselineLabel: 'GET /auth/me',
+            goal: { text: '≤ 100 ms', met: (r) => r.figure <= 100 && found.ok === runs },
+          },
+          !stack.quick,
+        ),
       ];
     } finally {
       await web.child.stop();

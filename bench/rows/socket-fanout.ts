@@ -18,7 +18,13 @@ import { result } from '../harness/table.ts';
 type Fanout = { latencies: number[]; missed: number };
 
 /** `changes` times: `trigger(i)` once, then each socket's first matching event; ms from the trigger. */
-async function fanout(sockets: Socket[], event: string, changes: number, trigger: (i: number) => Promise<unknown>, matches: (payload: any, i: number) => boolean): Promise<Fanout> {
+async function fanout(
+  sockets: Socket[],
+  event: string,
+  changes: number,
+  trigger: (i: number) => Promise<unknown>,
+  matches: (payload: any, i: number) => boolean,
+): Promise<Fanout> {
   const out: Fanout = { latencies: [], missed: 0 };
   for (let i = 0; i < changes; i++) {
     const started = performance.now();
@@ -48,9 +54,15 @@ export const socketFanout: Row = {
           sockets,
           'agent_status_changed',
           changes,
-          (i) => fetch(`${webA.url}/api/v1/team/status`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${workspace.token}` }, body: JSON.stringify({ status: statuses[i % 2] }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).then((r) => {
-            if (!r.ok) throw new Error(`status change: ${r.status}`);
-          }),
+          (i) =>
+            fetch(`${webA.url}/api/v1/team/status`, {
+              method: 'PATCH',
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${workspace.token}` },
+              body: JSON.stringify({ status: statuses[i % 2] }),
+              signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+            }).then((r) => {
+              if (!r.ok) throw new Error(`status change: ${r.status}`);
+            }),
           (p, i) => p.status === statuses[i % 2],
         );
       } finally {
@@ -69,7 +81,19 @@ export const socketFanout: Row = {
       const [a, b] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string];
       const sockets = [...(await connectSockets(a, half)), ...(await connectSockets(b, half))];
       try {
-        baseline = await fanout(sockets, 'bench_event', changes, (i) => fetch(`${a}/emit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ change: i }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }), (p, i) => p.change === i);
+        baseline = await fanout(
+          sockets,
+          'bench_event',
+          changes,
+          (i) =>
+            fetch(`${a}/emit`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ change: i }),
+              signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+            }),
+          (p, i) => p.change === i,
+        );
       } finally {
         closeSockets(sockets);
       }
@@ -81,15 +105,18 @@ export const socketFanout: Row = {
     const enforce = !stack.quick;
     const label = '2× node:http + Socket.IO, Redis adapter';
     return [
-      result({
-        name: `socket fan-out, ${total} sockets on 2 web nodes: p99`,
-        figure: percentile(parley.latencies, 99),
-        unit: 'ms',
-        baseline: percentile(baseline.latencies, 99),
-        baselineLabel: label,
-        goal: { text: '≤ 100 ms, all received', met: (r) => r.figure <= 100 && parley.missed === 0 },
-        note: `${changes} status changes × ${total} sockets; not received within 30 s: ${parley.missed} (baseline ${baseline.missed}); p50 ${percentile(parley.latencies, 50).toFixed(1)} ms (baseline ${percentile(baseline.latencies, 50).toFixed(1)} ms)`,
-      }, enforce),
+      result(
+        {
+          name: `socket fan-out, ${total} sockets on 2 web nodes: p99`,
+          figure: percentile(parley.latencies, 99),
+          unit: 'ms',
+          baseline: percentile(baseline.latencies, 99),
+          baselineLabel: label,
+          goal: { text: '≤ 100 ms, all received', met: (r) => r.figure <= 100 && parley.missed === 0 },
+          note: `${changes} status changes × ${total} sockets; not received within 30 s: ${parley.missed} (baseline ${baseline.missed}); p50 ${percentile(parley.latencies, 50).toFixed(1)} ms (baseline ${percentile(baseline.latencies, 50).toFixed(1)} ms)`,
+        },
+        enforce,
+      ),
     ];
   },
 };

@@ -113,7 +113,7 @@ export function createEmailConnector(openInbox: OpenInbox = openImapInbox): Webh
       bodyLimit: 25 * 1024 * 1024,
       summary: 'E-mail: one raw MIME message (for mail providers that forward by HTTP)',
       description:
-        'The body is the RFC 822 message (any content type, at most 25 MiB). Header `X-Parley-Webhook-Secret` must be the channel\'s webhook secret (shown to owners in the channel\'s `webhook_secret`); 401 otherwise.',
+        "The body is the RFC 822 message (any content type, at most 25 MiB). Header `X-Parley-Webhook-Secret` must be the channel's webhook secret (shown to owners in the channel's `webhook_secret`); 401 otherwise.",
       errors: [401, 404, 413],
       verify(request, _config, state) {
         const expected = state.webhook_secret;
@@ -127,7 +127,8 @@ export function createEmailConnector(openInbox: OpenInbox = openImapInbox): Webh
       },
     },
     setup: {
-      intro: 'Replies go out through your SMTP server. Incoming mail is read over IMAP, or forwarded by your mail provider to the address shown after connecting.',
+      intro:
+        'Replies go out through your SMTP server. Incoming mail is read over IMAP, or forwarded by your mail provider to the address shown after connecting.',
       steps: [
         'Enter the support address and the SMTP server your replies are sent through.',
         'To read incoming mail over IMAP, enter the IMAP server, user and password too.',

@@ -51,7 +51,10 @@ export async function pollInbox(openInbox: OpenInbox, settings: ImapSettings, st
   });
   try {
     const { lastUid: start } = startingUid(session, positionOf(state));
-    const uids = (await session.listUids(start + 1)).filter((uid) => uid > start).sort((a, b) => a - b).slice(0, MAX_PER_POLL);
+    const uids = (await session.listUids(start + 1))
+      .filter((uid) => uid > start)
+      .sort((a, b) => a - b)
+      .slice(0, MAX_PER_POLL);
     const events: InboundEvent[] = [];
     let lastUid = start;
     if (uids.length > 0) {
@@ -87,7 +90,12 @@ export async function inboxEnd(openInbox: OpenInbox, settings: ImapSettings): Pr
 export function imapError(error: unknown): ConnectorError {
   if (error instanceof ConnectorError) return error;
   const failure = error as { authenticationFailed?: unknown; responseText?: unknown; message?: unknown } | null;
-  const text = typeof failure?.responseText === 'string' && failure.responseText !== '' ? failure.responseText : typeof failure?.message === 'string' ? failure.message : String(error);
+  const text =
+    typeof failure?.responseText === 'string' && failure.responseText !== ''
+      ? failure.responseText
+      : typeof failure?.message === 'string'
+        ? failure.message
+        : String(error);
   if (failure?.authenticationFailed === true) return new ConnectorError('permanent', `IMAP authentication failed: ${text}`);
   return new ConnectorError('transient', `IMAP: ${text}`);
 }

@@ -74,7 +74,8 @@ export function smtpError(error: unknown): ConnectorError {
   if (transientReply) return new ConnectorError('transient', `SMTP: ${reply ?? text}`);
   if (responseCode !== undefined && responseCode >= 500) return new ConnectorError('permanent', `SMTP: ${reply ?? text}`);
   // Refused before talking to the server: a bad attachment or envelope will not improve with retries.
-  if (code === 'EENVELOPE' || code === 'EMESSAGE' || code === 'ECONFIG' || code === 'EURLACCESS' || code === 'EFILEACCESS') return new ConnectorError('permanent', `SMTP: ${text}`);
+  if (code === 'EENVELOPE' || code === 'EMESSAGE' || code === 'ECONFIG' || code === 'EURLACCESS' || code === 'EFILEACCESS')
+    return new ConnectorError('permanent', `SMTP: ${text}`);
   return new ConnectorError('transient', `SMTP server unreachable: ${text}`);
 }
 

@@ -17,23 +17,27 @@ const messaging = z.looseObject({
   sender: z.looseObject({ id: z.string() }),
   recipient: z.looseObject({ id: z.string() }).optional(),
   timestamp: z.number().optional(),
-  message: z.looseObject({
-    mid: z.string(),
-    text: z.string().optional(),
-    attachments: z.array(attachment).optional(),
-    is_echo: z.boolean().optional(),
-    is_deleted: z.boolean().optional(),
-    is_unsupported: z.boolean().optional(),
-  }).optional(),
+  message: z
+    .looseObject({
+      mid: z.string(),
+      text: z.string().optional(),
+      attachments: z.array(attachment).optional(),
+      is_echo: z.boolean().optional(),
+      is_deleted: z.boolean().optional(),
+      is_unsupported: z.boolean().optional(),
+    })
+    .optional(),
   postback: z.looseObject({ mid: z.string().optional(), title: z.string().optional() }).optional(),
 });
 
 const body = z.looseObject({
-  entry: z.array(z.looseObject({
-    id: z.string().optional(),
-    time: z.number().optional(),
-    messaging: z.array(z.unknown()).optional(),
-  })),
+  entry: z.array(
+    z.looseObject({
+      id: z.string().optional(),
+      time: z.number().optional(),
+      messaging: z.array(z.unknown()).optional(),
+    }),
+  ),
 });
 
 /** Instagram names kinds, not formats; a MIME range keeps `startsWith('image/')` checks working. */
@@ -63,7 +67,12 @@ function parseMessaging(raw: unknown, entryId: string | undefined): InboundMessa
   if (!parsed.success) return null;
   const event = parsed.data;
   const routingKey = entryId ?? event.recipient?.id;
-  const base = { kind: 'message' as const, ...(routingKey ? { routingKey } : {}), from: { platformUserId: event.sender.id }, sentAt: millisToIso(event.timestamp) };
+  const base = {
+    kind: 'message' as const,
+    ...(routingKey ? { routingKey } : {}),
+    from: { platformUserId: event.sender.id },
+    sentAt: millisToIso(event.timestamp),
+  };
   if (event.message) {
     const m = event.message;
     if (m.is_echo || m.is_deleted) return null;

@@ -102,7 +102,7 @@ const smsConnector: WebhookConnector<SmsConfig> = {
     audience: 'platform',
     bodyLimit: 1024 * 1024,
     summary: 'SMS (Twilio): inbound messages and status callbacks',
-    description: '`X-Twilio-Signature` is checked against PUBLIC_URL + path with the channel\'s auth token (401 otherwise). Answers empty TwiML.',
+    description: "`X-Twilio-Signature` is checked against PUBLIC_URL + path with the channel's auth token (401 otherwise). Answers empty TwiML.",
     errors: [401, 404, 413],
     verify(request, config) {
       const signature = request.headers['x-twilio-signature'];
@@ -120,7 +120,7 @@ const smsConnector: WebhookConnector<SmsConfig> = {
     reply: twimlEmptyResponse(),
   },
   setup: {
-    intro: 'From the Twilio console: your account SID, auth token and the number customers text. Parley points the number\'s messaging URL at itself.',
+    intro: "From the Twilio console: your account SID, auth token and the number customers text. Parley points the number's messaging URL at itself.",
     steps: [
       'In the Twilio console, copy the account SID and auth token.',
       'Enter the number customers text (a number of that account), in international format.',
@@ -130,7 +130,7 @@ const smsConnector: WebhookConnector<SmsConfig> = {
       values: [{ label: 'Messaging URL', source: 'webhook_url' }],
     },
   },
-  baseUrl: { env: 'TWILIO_API_URL', description: 'Twilio API base URL (unset: Twilio\'s own hosts)' },
+  baseUrl: { env: 'TWILIO_API_URL', description: "Twilio API base URL (unset: Twilio's own hosts)" },
   send,
   register,
   // MediaUrl on Twilio's API host, read with the account's credentials (HTTP Basic); Twilio

@@ -34,7 +34,7 @@ const telegram: WebhookConnector<TelegramConfig> = {
     audience: 'platform',
     bodyLimit: 1024 * 1024,
     summary: 'Telegram: updates for one bot',
-    description: 'Telegram sends the channel\'s secret in `X-Telegram-Bot-Api-Secret-Token` (set by registration); 401 when it does not match.',
+    description: "Telegram sends the channel's secret in `X-Telegram-Bot-Api-Secret-Token` (set by registration); 401 when it does not match.",
     errors: [400, 401, 404, 413],
     verify: (request, _config, state) => {
       const expected = state.webhook_secret;
@@ -45,7 +45,7 @@ const telegram: WebhookConnector<TelegramConfig> = {
     parse: (request) => parseTelegramWebhook(request.rawBody),
   },
   setup: {
-    intro: 'Create a bot with @BotFather in Telegram and paste its token. Parley sets the bot\'s webhook itself.',
+    intro: "Create a bot with @BotFather in Telegram and paste its token. Parley sets the bot's webhook itself.",
     steps: ['In Telegram, send /newbot to @BotFather and follow its questions.', 'Paste the token it gives you as the bot token.'],
   },
   baseUrl: { env: 'TELEGRAM_API_URL', default: 'https://api.telegram.org', description: 'Telegram Bot API base URL' },

@@ -24,16 +24,20 @@ const message = z.looseObject({
     last_name: z.string().optional(),
     username: z.string().optional(),
   }),
-  from: z.looseObject({
-    id: z.number(),
-    is_bot: z.boolean().optional(),
-    first_name: z.string().optional(),
-    last_name: z.string().optional(),
-    username: z.string().optional(),
-  }).optional(),
+  from: z
+    .looseObject({
+      id: z.number(),
+      is_bot: z.boolean().optional(),
+      first_name: z.string().optional(),
+      last_name: z.string().optional(),
+      username: z.string().optional(),
+    })
+    .optional(),
   text: z.string().optional(),
   caption: z.string().optional(),
-  photo: z.array(z.looseObject({ file_id: z.string(), width: z.number().optional(), height: z.number().optional(), file_size: z.number().optional() })).optional(),
+  photo: z
+    .array(z.looseObject({ file_id: z.string(), width: z.number().optional(), height: z.number().optional(), file_size: z.number().optional() }))
+    .optional(),
   document: file.optional(),
   audio: file.optional(),
   voice: file.optional(),
@@ -68,7 +72,11 @@ function attachmentsOf(m: z.infer<typeof message>): InboundAttachment[] {
   if (m.photo && m.photo.length > 0) {
     // Telegram lists the sizes smallest first; the last is the original resolution.
     const largest = m.photo[m.photo.length - 1];
-    attachments.push({ platform_file_id: largest.file_id, content_type: 'image/jpeg', ...(largest.file_size !== undefined ? { size: largest.file_size } : {}) });
+    attachments.push({
+      platform_file_id: largest.file_id,
+      content_type: 'image/jpeg',
+      ...(largest.file_size !== undefined ? { size: largest.file_size } : {}),
+    });
   }
   if (m.document) attachments.push(fileAttachment(m.document));
   // An animation also comes as `document` (for old clients): the same file, listed once.
@@ -100,7 +108,7 @@ export function parseTelegramUpdate(raw: unknown): InboundMessage | null {
   const text = textOf(m);
   const attachments = attachmentsOf(m);
   if (text === '' && attachments.length === 0) return null;
-  const name = m.chat.type === 'private' ? fullName(m.from) ?? fullName(m.chat) : m.chat.title ?? fullName(m.from);
+  const name = m.chat.type === 'private' ? (fullName(m.from) ?? fullName(m.chat)) : (m.chat.title ?? fullName(m.from));
   return {
     kind: 'message',
     externalId: `${m.chat.id}:${m.message_id}`,

@@ -33,9 +33,7 @@ export function attachmentLink(attachment: OutboundAttachment): string {
   return `📎 ${attachment.filename}: ${attachment.url}`;
 }
 
-export type TelegramPart =
-  | { kind: 'text'; text: string }
-  | { kind: 'photo' | 'document'; attachment: OutboundAttachment; caption?: string };
+export type TelegramPart = { kind: 'text'; text: string } | { kind: 'photo' | 'document'; attachment: OutboundAttachment; caption?: string };
 
 /** The Bot API calls one reply turns into, in sending order. */
 export function telegramParts(message: OutboundMessage): TelegramPart[] {
@@ -46,8 +44,11 @@ export function telegramParts(message: OutboundMessage): TelegramPart[] {
     else media.push(attachment);
   }
   const text = [message.text.trim(), ...links].filter((piece) => piece !== '').join('\n\n');
-  const mediaPart = (attachment: OutboundAttachment, caption?: string): TelegramPart =>
-    ({ kind: telegramMediaKind(attachment) as 'photo' | 'document', attachment, ...(caption ? { caption } : {}) });
+  const mediaPart = (attachment: OutboundAttachment, caption?: string): TelegramPart => ({
+    kind: telegramMediaKind(attachment) as 'photo' | 'document',
+    attachment,
+    ...(caption ? { caption } : {}),
+  });
   if (media.length === 1 && text.length <= TELEGRAM_CAPTION_LIMIT) return [mediaPart(media[0], text)];
   const parts: TelegramPart[] = text === '' ? [] : splitText(text, TELEGRAM_TEXT_LIMIT).map((piece) => ({ kind: 'text' as const, text: piece }));
   for (const attachment of media) parts.push(mediaPart(attachment));

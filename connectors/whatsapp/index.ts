@@ -5,7 +5,18 @@
  */
 import { ConnectorError, type WebhookConnector } from '../types.ts';
 import { assertPlatformUrl, downloadMedia } from '../media.ts';
-import { checkGraphAccount, completeMetaConfig, describeGraphError, graphErrorOf, graphGet, graphUrl, metaAfterConnect, metaSetupFields, metaWebhook, metaWebhookFields } from '../meta.ts';
+import {
+  checkGraphAccount,
+  completeMetaConfig,
+  describeGraphError,
+  graphErrorOf,
+  graphGet,
+  graphUrl,
+  metaAfterConnect,
+  metaSetupFields,
+  metaWebhook,
+  metaWebhookFields,
+} from '../meta.ts';
 import { parseWhatsAppWebhook } from './parse.ts';
 import { sendWhatsAppMessage } from './send.ts';
 
@@ -49,7 +60,10 @@ const whatsapp: WebhookConnector<WhatsAppConfig> = {
   // Media by id: Graph answers a short-lived URL (on Meta's CDN), read with the same bearer token.
   fetchMedia: async (config, attachment, context) => {
     if (!attachment.platform_file_id) throw new ConnectorError('permanent', 'WhatsApp sent no media id');
-    const info = (await graphGet('WhatsApp', graphUrl(context.baseUrl, attachment.platform_file_id), config.access_token)) as { url?: unknown; mime_type?: unknown };
+    const info = (await graphGet('WhatsApp', graphUrl(context.baseUrl, attachment.platform_file_id), config.access_token)) as {
+      url?: unknown;
+      mime_type?: unknown;
+    };
     if (typeof info?.url !== 'string') throw new ConnectorError('transient', 'WhatsApp answered without a media URL');
     const url = assertPlatformUrl('WhatsApp', info.url, META_MEDIA_HOSTS, context.baseUrl);
     const download = await downloadMedia('WhatsApp', url.toString(), { authorization: `Bearer ${config.access_token}` }, (body) => {
@@ -59,7 +73,10 @@ const whatsapp: WebhookConnector<WhatsAppConfig> = {
     return { ...download, contentType: download.contentType ?? (typeof info.mime_type === 'string' ? info.mime_type : undefined) };
   },
   register: (config, _input, context) =>
-    checkGraphAccount('WhatsApp', `${graphUrl(context.baseUrl, config.phone_number_id)}?fields=display_phone_number,verified_name`, config.access_token, ['display_phone_number', 'verified_name']),
+    checkGraphAccount('WhatsApp', `${graphUrl(context.baseUrl, config.phone_number_id)}?fields=display_phone_number,verified_name`, config.access_token, [
+      'display_phone_number',
+      'verified_name',
+    ]),
 };
 
 export default whatsapp;

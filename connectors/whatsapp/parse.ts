@@ -27,21 +27,29 @@ const message = z.looseObject({
   audio: media.optional(),
   video: media.optional(),
   sticker: media.optional(),
-  location: z.looseObject({
-    latitude: z.number(),
-    longitude: z.number(),
-    name: z.string().optional(),
-    address: z.string().optional(),
-  }).optional(),
+  location: z
+    .looseObject({
+      latitude: z.number(),
+      longitude: z.number(),
+      name: z.string().optional(),
+      address: z.string().optional(),
+    })
+    .optional(),
   button: z.looseObject({ text: z.string() }).optional(),
-  interactive: z.looseObject({
-    button_reply: z.looseObject({ title: z.string() }).optional(),
-    list_reply: z.looseObject({ title: z.string(), description: z.string().optional() }).optional(),
-  }).optional(),
-  contacts: z.array(z.looseObject({
-    name: z.looseObject({ formatted_name: z.string().optional() }).optional(),
-    phones: z.array(z.looseObject({ phone: z.string().optional() })).optional(),
-  })).optional(),
+  interactive: z
+    .looseObject({
+      button_reply: z.looseObject({ title: z.string() }).optional(),
+      list_reply: z.looseObject({ title: z.string(), description: z.string().optional() }).optional(),
+    })
+    .optional(),
+  contacts: z
+    .array(
+      z.looseObject({
+        name: z.looseObject({ formatted_name: z.string().optional() }).optional(),
+        phones: z.array(z.looseObject({ phone: z.string().optional() })).optional(),
+      }),
+    )
+    .optional(),
 });
 
 const status = z.looseObject({
@@ -49,28 +57,38 @@ const status = z.looseObject({
   status: z.string(),
   timestamp: z.string(),
   recipient_id: z.string().optional(),
-  errors: z.array(z.looseObject({
-    code: z.number().optional(),
-    title: z.string().optional(),
-    message: z.string().optional(),
-    error_data: z.looseObject({ details: z.string().optional() }).optional(),
-  })).optional(),
+  errors: z
+    .array(
+      z.looseObject({
+        code: z.number().optional(),
+        title: z.string().optional(),
+        message: z.string().optional(),
+        error_data: z.looseObject({ details: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
 });
 
 const value = z.looseObject({
   metadata: z.looseObject({ phone_number_id: z.string() }),
-  contacts: z.array(z.looseObject({
-    wa_id: z.string().optional(),
-    profile: z.looseObject({ name: z.string().optional() }).optional(),
-  })).optional(),
+  contacts: z
+    .array(
+      z.looseObject({
+        wa_id: z.string().optional(),
+        profile: z.looseObject({ name: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
   messages: z.array(z.unknown()).optional(),
   statuses: z.array(z.unknown()).optional(),
 });
 
 const body = z.looseObject({
-  entry: z.array(z.looseObject({
-    changes: z.array(z.looseObject({ field: z.string().optional(), value: z.unknown() })).optional(),
-  })),
+  entry: z.array(
+    z.looseObject({
+      changes: z.array(z.looseObject({ field: z.string().optional(), value: z.unknown() })).optional(),
+    }),
+  ),
 });
 
 const MEDIA_TYPES = ['image', 'document', 'audio', 'video', 'sticker'] as const;
@@ -106,9 +124,7 @@ function messageText(m: z.infer<typeof message>): string {
       return label ? `${label}\n${link}` : link;
     }
     case 'contacts':
-      return (m.contacts ?? [])
-        .map((c) => [c.name?.formatted_name, ...(c.phones ?? []).map((p) => p.phone)].filter(Boolean).join(' '))
-        .join('\n');
+      return (m.contacts ?? []).map((c) => [c.name?.formatted_name, ...(c.phones ?? []).map((p) => p.phone)].filter(Boolean).join(' ')).join('\n');
     case 'unsupported':
       return '[Unsupported WhatsApp message]';
     default:

@@ -37,8 +37,7 @@ function mediaBody(attachment: OutboundAttachment, caption: string | undefined):
 export function whatsappParts(message: OutboundMessage): Record<string, unknown>[] {
   const text = message.text.trim();
   const [first, ...others] = message.attachments;
-  const captionFits = first !== undefined && text !== '' && text.length <= WHATSAPP_CAPTION_LIMIT
-    && whatsappMediaType(first.content_type) !== 'audio';
+  const captionFits = first !== undefined && text !== '' && text.length <= WHATSAPP_CAPTION_LIMIT && whatsappMediaType(first.content_type) !== 'audio';
   const parts: Record<string, unknown>[] = [];
   if (text !== '' && !captionFits) {
     for (const body of splitText(text, WHATSAPP_TEXT_LIMIT)) parts.push({ type: 'text', text: { preview_url: false, body } });

@@ -16,8 +16,8 @@ const widget: Connector = {
   routing: (config) => ({ routingKey: config.widget_id, verifyToken: null }),
   duplicateAccountMessage: 'This widget already has a channel',
   setup: {
-    intro: 'A website widget\'s channel is created with the widget: there is nothing to fill in here.',
-    steps: ['Create a widget for your website\'s domain.', 'Paste its script tag into every page of your website.'],
+    intro: "A website widget's channel is created with the widget: there is nothing to fill in here.",
+    steps: ["Create a widget for your website's domain.", 'Paste its script tag into every page of your website.'],
   },
   send: async () => ({ externalId: null }),
 };

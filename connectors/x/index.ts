@@ -24,7 +24,7 @@ const MAX_DM_LENGTH = 10_000;
 export function xError(error: unknown, now: Date = new Date()): ConnectorError {
   if (error instanceof ConnectorError) return error;
   if (isApiResponseError(error)) {
-    const retryAfter = error.code === 429 ? rateLimitWait(error.rateLimit, now) ?? parseRetryAfter(header(error.headers['retry-after'])) : undefined;
+    const retryAfter = error.code === 429 ? (rateLimitWait(error.rateLimit, now) ?? parseRetryAfter(header(error.headers['retry-after']))) : undefined;
     return httpStatusError('X', error.code, describe(error.data), retryAfter);
   }
   return networkError('X', error);
@@ -116,11 +116,11 @@ const crc: WebhookHandshake<XConfig> = {
   summary: 'X: the CRC challenge',
   description:
     'Answers `{response_token}` signed with the consumer secret of the X channel named by `channel_id`, or else of the active X channels, ' +
-    'which X\'s own request cannot name: several channels of one X app share its consumer secret; when their secrets differ it is 400 ' +
-    '(register `…/webhooks/x?channel_id=<id>` as that app\'s webhook URL instead); 404 when there is no X channel.',
+    "which X's own request cannot name: several channels of one X app share its consumer secret; when their secrets differ it is 400 " +
+    "(register `…/webhooks/x?channel_id=<id>` as that app's webhook URL instead); 404 when there is no X channel.",
   query: z.object({
     crc_token: z.string().regex(CRC_TOKEN_PATTERN, 'must be an X crc_token (1-128 base64 characters)').openapi({
-      description: 'X\'s challenge: 1-128 characters of `A-Z a-z 0-9 + / _ = -`; anything else is 422, so no caller can have a webhook body signed',
+      description: "X's challenge: 1-128 characters of `A-Z a-z 0-9 + / _ = -`; anything else is 422, so no caller can have a webhook body signed",
     }),
     channel_id: z.uuid().optional(),
   }),
@@ -128,7 +128,8 @@ const crc: WebhookHandshake<XConfig> = {
   errors: [400, 404, 422],
   lookup: (query) => (typeof query.channel_id === 'string' ? { by: 'channel', channelId: query.channel_id } : { by: 'all' }),
   answer: (query, channels) => {
-    if (new Set(channels.map((c) => c.config.api_secret)).size > 1) return { refused: 400, detail: 'X channels with different consumer secrets exist: pass channel_id' };
+    if (new Set(channels.map((c) => c.config.api_secret)).size > 1)
+      return { refused: 400, detail: 'X channels with different consumer secrets exist: pass channel_id' };
     const channel = channels[0];
     if (!channel) return { refused: 404, detail: 'Channel not found' };
     return { body: { response_token: crcResponseToken(channel.config.api_secret, String(query.crc_token)) } };
@@ -153,7 +154,7 @@ const xConnector: WebhookConnector<XConfig> = {
     audience: 'platform',
     bodyLimit: 1024 * 1024,
     summary: 'X: direct message events',
-    description: 'Routed by `for_user_id`; `x-twitter-webhooks-signature` must match the channel\'s consumer secret (401 otherwise).',
+    description: "Routed by `for_user_id`; `x-twitter-webhooks-signature` must match the channel's consumer secret (401 otherwise).",
     errors: [400, 401, 413],
     verify(request, config) {
       return verifyWebhookSignature(config.api_secret, request.rawBody, request.headers['x-twitter-webhooks-signature']);
@@ -164,11 +165,11 @@ const xConnector: WebhookConnector<XConfig> = {
     handshake: crc,
   },
   setup: {
-    intro: 'From the X developer portal (an app with Account Activity API access): its keys and the account\'s access tokens.',
+    intro: "From the X developer portal (an app with Account Activity API access): its keys and the account's access tokens.",
     steps: [
       'In the X developer portal, open the app with Account Activity API access and copy its API key and secret and its bearer token.',
       'Generate the access token and secret of the account customers write to.',
-      'After connecting, set the webhook URL shown here as the app\'s Account Activity webhook and subscribe the account.',
+      "After connecting, set the webhook URL shown here as the app's Account Activity webhook and subscribe the account.",
     ],
   },
   baseUrl: { env: 'X_API_URL', default: 'https://api.x.com', description: 'X API base URL' },

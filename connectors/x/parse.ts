@@ -7,31 +7,42 @@ import { z } from 'zod';
 import type { InboundAttachment, InboundEvent, InboundMessage } from '../types.ts';
 import { parseJsonBody } from '../json-body.ts';
 
-const media = z.object({
-  id_str: z.string().optional(),
-  media_url_https: z.string().optional(),
-  type: z.string().optional(),
-}).loose();
+const media = z
+  .object({
+    id_str: z.string().optional(),
+    media_url_https: z.string().optional(),
+    type: z.string().optional(),
+  })
+  .loose();
 
-const dmEvent = z.object({
-  type: z.string(),
-  id: z.string(),
-  created_timestamp: z.string().optional(),
-  message_create: z.object({
-    sender_id: z.string(),
-    target: z.object({ recipient_id: z.string() }).loose().optional(),
-    message_data: z.object({
-      text: z.string().default(''),
-      attachment: z.object({ type: z.string(), media: media.optional() }).loose().optional(),
-    }).loose(),
-  }).loose().optional(),
-}).loose();
+const dmEvent = z
+  .object({
+    type: z.string(),
+    id: z.string(),
+    created_timestamp: z.string().optional(),
+    message_create: z
+      .object({
+        sender_id: z.string(),
+        target: z.object({ recipient_id: z.string() }).loose().optional(),
+        message_data: z
+          .object({
+            text: z.string().default(''),
+            attachment: z.object({ type: z.string(), media: media.optional() }).loose().optional(),
+          })
+          .loose(),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
 
-const activity = z.object({
-  for_user_id: z.string(),
-  direct_message_events: z.array(dmEvent).optional(),
-  users: z.record(z.string(), z.object({ name: z.string().optional(), screen_name: z.string().optional() }).loose()).optional(),
-}).loose();
+const activity = z
+  .object({
+    for_user_id: z.string(),
+    direct_message_events: z.array(dmEvent).optional(),
+    users: z.record(z.string(), z.object({ name: z.string().optional(), screen_name: z.string().optional() }).loose()).optional(),
+  })
+  .loose();
 
 /** The account an activity payload is for (the routing key of the shared webhook), or undefined. */
 export function forUserIdOf(rawBody: Buffer): string | undefined {

@@ -85,7 +85,10 @@ export function createRedisEventBus(options: RedisEventBusOptions): EventBus {
       // Every node's adapter ends its own sockets in these rooms (an empty list would be all of them).
       if (cut.rooms.length) {
         try {
-          (cut.namespace ? emitter.of(cut.namespace) : emitter).in(cut.rooms).except(cut.except ?? []).disconnectSockets(true);
+          (cut.namespace ? emitter.of(cut.namespace) : emitter)
+            .in(cut.rooms)
+            .except(cut.except ?? [])
+            .disconnectSockets(true);
         } catch (error) {
           logger.error({ err: (error as Error).message }, 'socket disconnect not published');
         }

@@ -46,7 +46,12 @@ export type FileStorage = {
    * More than `limit` bytes throws FileTooLargeError and leaves nothing behind (postgres: roll
    * the transaction back).
    */
-  write: (q: Queryable, file: { businessId: string; key: string }, source: AsyncIterable<Uint8Array>, limit: number) => Promise<{ size: number; chunkSize: number | null }>;
+  write: (
+    q: Queryable,
+    file: { businessId: string; key: string },
+    source: AsyncIterable<Uint8Array>,
+    limit: number,
+  ) => Promise<{ size: number; chunkSize: number | null }>;
   /** The bytes, or a range of them (inclusive `end`); null when they are missing. */
   read: (q: Queryable, file: StoredFile, range?: ByteRange) => Promise<Readable | null>;
   /** Removes the bytes (postgres: deleting the upload row does it). */

@@ -82,7 +82,12 @@ export async function endAllSessions(q: Queryable, userId: string): Promise<{ ge
 }
 
 /** Sets a new password (bcrypt hash) and ends every session; `verified` marks the e-mail proven (a mailed reset link was opened). */
-export async function setPassword(q: Queryable, userId: string, passwordHash: string, options: { verified?: boolean } = {}): Promise<{ generation: number } & AfterCommit> {
+export async function setPassword(
+  q: Queryable,
+  userId: string,
+  passwordHash: string,
+  options: { verified?: boolean } = {},
+): Promise<{ generation: number } & AfterCommit> {
   await q.query(sql.unsafe`
     update users set password_hash = ${passwordHash}, is_verified = is_verified or ${options.verified ?? false}, updated_at = now()
     where id = ${userId}`);
@@ -92,7 +97,15 @@ export async function setPassword(q: Queryable, userId: string, passwordHash: st
 /** Inserts a user; null when the e-mail (or the Google account) is already registered. */
 export async function insertUser(
   q: Queryable,
-  user: { email: string; fullName: string; passwordHash: string | null; isVerified?: boolean; isGoogle?: boolean; googleSub?: string; avatarUrl?: string | null },
+  user: {
+    email: string;
+    fullName: string;
+    passwordHash: string | null;
+    isVerified?: boolean;
+    isGoogle?: boolean;
+    googleSub?: string;
+    avatarUrl?: string | null;
+  },
 ): Promise<AccountRow | null> {
   return q.maybeOne(sql.type(accountRow)`
     insert into users (email, full_name, password_hash, is_verified, is_google_account, google_sub, avatar_url)

@@ -58,6 +58,13 @@ export async function revokeApiKey(tx: Queryable, input: { businessId: string; k
     where business_id = ${input.businessId} and id = ${input.keyId} and revoked_at is null
     returning id, name`);
   if (!key) throw notFound('API key not found');
-  await recordAudit(tx, { businessId: input.businessId, actor: input.actor, action: 'api_key.revoked', targetType: 'api_key', targetId: key.id, details: { name: key.name } });
+  await recordAudit(tx, {
+    businessId: input.businessId,
+    actor: input.actor,
+    action: 'api_key.revoked',
+    targetType: 'api_key',
+    targetId: key.id,
+    details: { name: key.name },
+  });
   return { revoked: true };
 }

@@ -104,7 +104,11 @@ export async function fetchAttachment(deps: Deps, input: { messageId: string; in
             where e.channel_id = m.channel_id and e.dedupe_key = m.external_id and e.business_id = m.business_id) as original
     from messages m where m.id = ${input.messageId}`);
   if (!row?.attachment || row.attachment.status !== 'pending' || !row.channel_id) return 'skipped';
-  const attachment = { ...(row.original ?? {}), ...row.attachment, ...(row.original?.content_base64 ? { content_base64: row.original.content_base64 } : {}) } as InboundAttachment & Record<string, unknown>;
+  const attachment = {
+    ...(row.original ?? {}),
+    ...row.attachment,
+    ...(row.original?.content_base64 ? { content_base64: row.original.content_base64 } : {}),
+  } as InboundAttachment & Record<string, unknown>;
 
   const fail = async (reason: string): Promise<FetchOutcome> => {
     deps.logger.info({ message_id: input.messageId, index: input.index, reason }, 'inbound attachment not stored');
@@ -128,45 +132,48 @@ export async function fetchAttachment(deps: Deps, input: { messageId: string; in
     }
     const { head, body } = await peek(download.body);
     const named = typeof attachment.filename === 'string' && attachment.filename !== '' ? attachment.filename : download.filename;
-    const declared = (typeof attachment.content_type === 'string' && !attachment.content_type.endsWith('/*') ? attachment.content_type : undefined) ?? download.contentType;
+    const declared =
+      (typeof attachment.content_type === 'string' && !attachment.content_type.endsWith('/*') ? attachment.content_type : undefined) ?? download.contentType;
     const contentType = decideContentType(head, declared, named ?? '');
     const filename = cleanFilename(named ?? defaultFilename(contentType));
     const storage = storageFor(deps.config.STORAGE_DRIVER, deps.config.dataDir);
-    const stored = await deps.db.transaction(async (tx) => {
-      const upload = await storeFile(tx, storage, {
-        businessId: row.business_id,
-        conversationId: row.conversation_id,
-        uploadedBy: null,
-        source: 'inbound',
-        filename,
-        contentType,
-        bytes: body,
-        limit,
+    const stored = await deps.db
+      .transaction(async (tx) => {
+        const upload = await storeFile(tx, storage, {
+          businessId: row.business_id,
+          conversationId: row.conversation_id,
+          uploadedBy: null,
+          source: 'inbound',
+          filename,
+          contentType,
+          bytes: body,
+          limit,
+        });
+        const { url: sourceUrl, content_base64: _bytes, error: _error, ...kept } = attachment;
+        const updated = await writeAttachment(tx, input, {
+          ...kept,
+          ...(typeof sourceUrl === 'string' ? { source_url: sourceUrl } : {}),
+          url: uploadUrl(deps.config.publicUrl, upload.storage_key),
+          filename: upload.filename,
+          content_type: upload.content_type,
+          size: upload.size,
+          status: 'stored',
+        });
+        // Someone else stored it meanwhile: this copy goes with the rollback.
+        if (!updated) throw new AlreadySettled();
+        return upload;
+      })
+      .catch((error) => {
+        if (error instanceof AlreadySettled) return null;
+        throw error;
       });
-      const { url: sourceUrl, content_base64: _bytes, error: _error, ...kept } = attachment;
-      const updated = await writeAttachment(tx, input, {
-        ...kept,
-        ...(typeof sourceUrl === 'string' ? { source_url: sourceUrl } : {}),
-        url: uploadUrl(deps.config.publicUrl, upload.storage_key),
-        filename: upload.filename,
-        content_type: upload.content_type,
-        size: upload.size,
-        status: 'stored',
-      });
-      // Someone else stored it meanwhile: this copy goes with the rollback.
-      if (!updated) throw new AlreadySettled();
-      return upload;
-    }).catch((error) => {
-      if (error instanceof AlreadySettled) return null;
-      throw error;
-    });
     if (!stored) return 'skipped';
     await publishEvents(deps, [messageUpdated(row.business_id, input.messageId)]);
     return 'stored';
   } catch (error) {
     if (error instanceof FileTooLargeError) return fail(`The file is larger than ${limitText}`);
     // The plan's storage is full: kept as a link-less attachment with the reason, not retried.
-    if (error instanceof HttpError && error.status === 402) return fail(String((error.body as { message?: string }).message ?? 'The plan\'s storage is full'));
+    if (error instanceof HttpError && error.status === 402) return fail(String((error.body as { message?: string }).message ?? "The plan's storage is full"));
     const failure = error instanceof ConnectorError ? error : new ConnectorError('transient', (error as Error)?.message ?? String(error));
     if (failure.kind === 'permanent' || input.lastAttempt) return fail(failure.message);
     throw failure;
@@ -184,7 +191,12 @@ async function writeAttachment(q: Queryable, input: { messageId: string; index: 
   return updated !== null;
 }
 
-async function settle(deps: Deps, row: z.infer<typeof attachmentRow>, input: { messageId: string; index: number }, patch: Record<string, unknown>): Promise<void> {
+async function settle(
+  deps: Deps,
+  row: z.infer<typeof attachmentRow>,
+  input: { messageId: string; index: number },
+  patch: Record<string, unknown>,
+): Promise<void> {
   const { content_base64: _bytes, ...kept } = row.attachment ?? {};
   if (await writeAttachment(deps.db, input, { ...kept, ...patch })) {
     await publishEvents(deps, [messageUpdated(row.business_id, input.messageId)]);

@@ -48,7 +48,11 @@ const assignedRow = z.object({
 type Agent = z.infer<typeof agentRow>;
 
 /** Round robin under capacity: for each conversation (oldest first), the next agent after the cursor with room. */
-export function planAssignments(conversationIds: readonly string[], agents: readonly Agent[], cursor: number | null): { pairs: Array<[string, Agent]>; cursor: number | null } {
+export function planAssignments(
+  conversationIds: readonly string[],
+  agents: readonly Agent[],
+  cursor: number | null,
+): { pairs: Array<[string, Agent]>; cursor: number | null } {
   const ring = [...agents].sort((a, b) => a.agent_number - b.agent_number);
   const load = new Map(ring.map((a) => [a.user_id, a.load]));
   let next = cursor === null ? 0 : ring.findIndex((a) => a.agent_number > cursor);
@@ -108,7 +112,13 @@ async function assignBatch(tx: Queryable, businessId: string, lastLook: boolean)
       assignee_id = p.user_id, assigned_at = now(),
       status = case when c.status = 'pending' then 'open' else c.status end,
       updated_at = now()
-    from unnest(${sql.array(plan.pairs.map(([id]) => id), 'uuid')}::uuid[], ${sql.array(plan.pairs.map(([, a]) => a.user_id), 'uuid')}::uuid[]) as p(id, user_id)
+    from unnest(${sql.array(
+      plan.pairs.map(([id]) => id),
+      'uuid',
+    )}::uuid[], ${sql.array(
+      plan.pairs.map(([, a]) => a.user_id),
+      'uuid',
+    )}::uuid[]) as p(id, user_id)
     where c.id = p.id and c.business_id = ${businessId} and c.assignee_id is null
     returning c.id, c.business_id, c.status, c.assignee_id, c.assigned_at, c.updated_at`);
   await tx.query(sql.unsafe`

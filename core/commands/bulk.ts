@@ -69,7 +69,10 @@ export async function bulkUpdate(
   const one = async (q: Queryable, conversationId: string): Promise<Outcome> => {
     switch (action.action) {
       case 'assign':
-        return { changed: true, ...(await assignConversationToUser(q, { businessId, conversationId, assigneeUserId: action.assigneeUserId, assignedBy: input.userId })) };
+        return {
+          changed: true,
+          ...(await assignConversationToUser(q, { businessId, conversationId, assigneeUserId: action.assigneeUserId, assignedBy: input.userId })),
+        };
       case 'resolve': {
         const r = await resolveConversation(q, { businessId, conversationId, userId: input.userId });
         return r.changed ? { changed: true, events: r.events } : { changed: false, events: [] };

@@ -34,7 +34,10 @@ const hoursRow = z.object({
 /** Every weekday key present (closed days as `[]`), in calendar order from Monday. */
 export function fullWeek(week: Week): Record<(typeof dayKeys)[number], Shift[]> {
   const order = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-  return Object.fromEntries(order.map((day) => [day, [...(week[day] ?? [])].sort((a, b) => a.open.localeCompare(b.open))])) as Record<(typeof dayKeys)[number], Shift[]>;
+  return Object.fromEntries(order.map((day) => [day, [...(week[day] ?? [])].sort((a, b) => a.open.localeCompare(b.open))])) as Record<
+    (typeof dayKeys)[number],
+    Shift[]
+  >;
 }
 
 const hoursColumns = sql.fragment`enabled, timezone, week, array(select to_char(d, 'YYYY-MM-DD') from unnest(holidays) d order by d) as holidays, out_of_hours_message, updated_at`;

@@ -23,7 +23,10 @@ async function unlessTaken<T>(code: string, write: () => Promise<T>): Promise<T>
   }
 }
 
-export async function createCannedResponse(tx: Queryable, input: { businessId: string; fields: CannedResponseFields }): Promise<{ cannedResponse: CannedResponseRow }> {
+export async function createCannedResponse(
+  tx: Queryable,
+  input: { businessId: string; fields: CannedResponseFields },
+): Promise<{ cannedResponse: CannedResponseRow }> {
   const cannedResponse = await unlessTaken(input.fields.short_code, () =>
     tx.one(sql.type(cannedResponseRow)`
       insert into canned_responses as cr (business_id, short_code, content)

@@ -6,7 +6,6 @@ import { cachedChannels } from '../domain/channels/channel-cache.ts';
 import { runtimeChannelColumns, runtimeChannelOf, runtimeChannelRow, type RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 
-
 export async function loadChannel(q: Queryable, key: Uint8Array, channelId: string): Promise<RuntimeChannel | null> {
   const row = await q.maybeOne(sql.type(runtimeChannelRow)`select ${runtimeChannelColumns} from channels where id = ${channelId}`);
   return row ? runtimeChannelOf(key, row) : null;
@@ -63,7 +62,7 @@ export async function setChannelStatus(
   await q.query(sql.unsafe`
     update channels set
       status = ${outcome.status},
-      last_error = ${outcome.status === 'connected' ? null : (outcome.lastError ?? null)?.slice(0, 1000) ?? null},
+      last_error = ${outcome.status === 'connected' ? null : ((outcome.lastError ?? null)?.slice(0, 1000) ?? null)},
       state = state || ${sql.jsonb((outcome.state ?? {}) as never)},
       routing_key = coalesce(${outcome.routingKey ?? null}, routing_key),
       updated_at = now()

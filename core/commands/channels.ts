@@ -146,8 +146,7 @@ function mergeConfig(base: ChannelConfig, patch: Record<string, unknown>): Recor
 
 const keepWebhookSecret = sql.fragment`jsonb_strip_nulls(jsonb_build_object('webhook_secret', state->'webhook_secret'))`;
 
-const sameConfig = (a: ChannelConfig, b: ChannelConfig) =>
-  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+const sameConfig = (a: ChannelConfig, b: ChannelConfig) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
 /**
  * Updates a channel of the business (404 otherwise) under the create rules. A new type
@@ -179,9 +178,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
   const isActive = input.isActive ?? current.is_active;
   const internal = connectorFor(type).internal === true;
   // Unchanged config keeps what registration may have learned (X's user id as routing key).
-  const { routingKey, verifyToken } = configChanged
-    ? routingOf(type, nextConfig)
-    : { routingKey: current.routing_key, verifyToken: current.verify_token };
+  const { routingKey, verifyToken } = configChanged ? routingOf(type, nextConfig) : { routingKey: current.routing_key, verifyToken: current.verify_token };
   const register = !internal && (configChanged || (isActive && !current.is_active));
   if (configChanged && routingKey && !internal && (await routingKeyHeldElsewhere(tx, type, routingKey, channelId))) throw routingTaken(type);
   try {

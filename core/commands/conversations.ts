@@ -87,7 +87,10 @@ async function assertExists(tx: Queryable, businessId: string, conversationId: s
 export type StateChange<K extends string> = { changed: true; at: string; events: PendingEvent[]; field: K } | { changed: false };
 
 /** Resolves from any other state, recording who did; `changed: false` when it already was. 404 outside the business. */
-export async function resolveConversation(tx: Queryable, input: { businessId: string; conversationId: string; userId: string }): Promise<StateChange<'resolved_at'>> {
+export async function resolveConversation(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; userId: string },
+): Promise<StateChange<'resolved_at'>> {
   const row = await tx.maybeOne(sql.type(changedRow)`
     update conversations set status = 'resolved', resolved_at = now(), resolved_by = ${input.userId}, snoozed_at = null, snoozed_until = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'resolved'

@@ -107,7 +107,11 @@ export async function findCsatSurvey(q: Queryable, token: string): Promise<CsatS
 }
 
 /** The customer's rating: once. 404 for an unknown token, 409 when it was rated already. */
-export async function rateCsat(tx: Queryable, token: string, input: { rating: number; comment?: string | null }): Promise<{ survey: CsatSurvey; events: PendingEvent[] }> {
+export async function rateCsat(
+  tx: Queryable,
+  token: string,
+  input: { rating: number; comment?: string | null },
+): Promise<{ survey: CsatSurvey; events: PendingEvent[] }> {
   const businessId = businessOfToken(token);
   if (!businessId) throw notFound('Survey not found');
   const updated = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`

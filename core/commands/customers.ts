@@ -48,7 +48,9 @@ export type CustomerChanges = {
 const lockedRow = z.object({ id: z.string(), number: z.coerce.number(), attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) });
 
 const readCustomer = async (q: Queryable, id: string): Promise<Customer> =>
-  presentCustomer(await q.one(sql.type(customerRow)`select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ${id}`));
+  presentCustomer(
+    await q.one(sql.type(customerRow)`select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ${id}`),
+  );
 
 const attributesTooLarge = (attributes: Record<string, unknown>) =>
   Object.keys(attributes).length > MAX_ATTRIBUTES || Buffer.byteLength(JSON.stringify(attributes)) > MAX_ATTRIBUTES_BYTES;
@@ -75,7 +77,11 @@ export async function updateCustomer(
     }
     if (attributesTooLarge(merged)) {
       throw validationError([
-        { loc: ['body', 'attributes'], msg: `A customer has at most ${MAX_ATTRIBUTES} attributes and ${MAX_ATTRIBUTES_BYTES} bytes of them`, type: 'value_error' },
+        {
+          loc: ['body', 'attributes'],
+          msg: `A customer has at most ${MAX_ATTRIBUTES} attributes and ${MAX_ATTRIBUTES_BYTES} bytes of them`,
+          type: 'value_error',
+        },
       ]);
     }
     attributeKeys = Object.keys(changes.attributes).sort();
@@ -176,7 +182,14 @@ export async function mergeCustomers(
   const customer = await readCustomer(tx, target.id);
   const at = new Date().toISOString();
   const events: PendingEvent[] = [
-    liveEvent('customer_merged', { business_id: input.businessId, customer_id: target.id, from_customer_id: source.id, customer, conversations_moved: moved.length, at }),
+    liveEvent('customer_merged', {
+      business_id: input.businessId,
+      customer_id: target.id,
+      from_customer_id: source.id,
+      customer,
+      conversations_moved: moved.length,
+      at,
+    }),
     ...moved.slice(0, MERGE_EVENTS_MAX).map((id) => conversationUpdated({ id, business_id: input.businessId })),
   ];
   return { customer, moved: moved.length, events };
@@ -251,10 +264,17 @@ export async function deleteConversations(tx: Queryable, businessId: string, ids
 
 /** The disk driver's bytes of deleted uploads (the postgres driver's went with their rows). After commit. */
 export async function removeFiles(db: Queryable, storage: FileStorage, files: readonly StoredKey[]): Promise<void> {
-  for (const file of files) if (file.driver === 'disk' && storage.driver === 'disk') await storage.remove(db, { businessId: file.business_id, key: file.storage_key });
+  for (const file of files)
+    if (file.driver === 'disk' && storage.driver === 'disk') await storage.remove(db, { businessId: file.business_id, key: file.storage_key });
 }
 
-const identityRow = z.object({ id: z.string(), number: z.coerce.number(), channel_id: z.string().nullable(), platform_user_id: z.string().nullable(), erasing: z.boolean() });
+const identityRow = z.object({
+  id: z.string(),
+  number: z.coerce.number(),
+  channel_id: z.string().nullable(),
+  platform_user_id: z.string().nullable(),
+  erasing: z.boolean(),
+});
 
 export type Erased = { customer_id: number; conversations: number; messages: number; files: number };
 
@@ -298,7 +318,14 @@ export async function eraseCustomer(db: Db, storage: FileStorage, input: { busin
     // The customer and the identities merged into it (cascade).
     await tx.query(sql.unsafe`delete from customers where id = ${input.customerId}`);
     const erased: Erased = { customer_id: customer.number, conversations: removed.conversations, messages: removed.messages, files: removed.files.length };
-    await recordAudit(tx, { businessId: input.businessId, actor: { type: 'system', name: 'Erasure' }, action: 'customer.erased', targetType: 'customer', targetId: String(customer.number), details: erased });
+    await recordAudit(tx, {
+      businessId: input.businessId,
+      actor: { type: 'system', name: 'Erasure' },
+      action: 'customer.erased',
+      targetType: 'customer',
+      targetId: String(customer.number),
+      details: erased,
+    });
     return { erased, files: removed.files };
   });
   if (!result) return null;
@@ -318,7 +345,14 @@ export async function loadRetention(q: Queryable, businessId: string): Promise<{
 /** PATCH /settings/retention: `days` (null: keep everything). */
 export async function updateRetention(tx: Queryable, input: { businessId: string; actor: AuditActor; days: number | null }): Promise<{ days: number | null }> {
   await tx.query(sql.unsafe`update businesses set retention_days = ${input.days}, updated_at = now() where id = ${input.businessId}`);
-  await recordAudit(tx, { businessId: input.businessId, actor: input.actor, action: 'retention.updated', targetType: 'business', targetId: input.businessId, details: { days: input.days } });
+  await recordAudit(tx, {
+    businessId: input.businessId,
+    actor: input.actor,
+    action: 'retention.updated',
+    targetType: 'business',
+    targetId: input.businessId,
+    details: { days: input.days },
+  });
   return { days: input.days };
 }
 

@@ -39,7 +39,15 @@ import { webhookUrl } from '../domain/channels/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import { connectorContext } from '../domain/channels/connector-context.ts';
-import { ConnectorError, type AnyConnector, type EmailAddress, type ForwardedMessage, type InternalSendResult, type OutboundMessage, type SendResult } from '../../connectors/types.ts';
+import {
+  ConnectorError,
+  type AnyConnector,
+  type EmailAddress,
+  type ForwardedMessage,
+  type InternalSendResult,
+  type OutboundMessage,
+  type SendResult,
+} from '../../connectors/types.ts';
 import { showRemoteImages } from '../../lib/email-html.ts';
 
 /**
@@ -160,7 +168,7 @@ const scheduleDrain = (q: Queryable, conversationId: string, at: Date) => enqueu
 
 /** Sends one reply and records the outcome; 'retry' when it waits for another attempt. */
 async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: RuntimeChannel | null): Promise<'sent' | 'failed' | 'retry'> {
-  if (!channel) return settleFailed(deps, q, reply, 'The conversation\'s channel was deleted', false);
+  if (!channel) return settleFailed(deps, q, reply, "The conversation's channel was deleted", false);
   const connector = connectorFor(channel.type);
   // Internal connectors (webchat, widget) deliver to whoever has the conversation open.
   if (!connector.internal && !reply.customer_platform_user_id) return settleFailed(deps, q, reply, 'The conversation has no customer to deliver to', false);
@@ -206,7 +214,9 @@ async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: stri
       where id = ${reply.id} and external_id is null`);
     if (exhausted) {
       const jobId = await enqueue(tx, 'deliver_message', { message_id: reply.id });
-      await tx.query(sql.unsafe`select graphile_worker.permanently_fail_jobs(array[${jobId}::bigint], ${`Delivery failed after ${MAX_DELIVERY_ATTEMPTS} attempts: ${reason}`.slice(0, 2000)})`);
+      await tx.query(
+        sql.unsafe`select graphile_worker.permanently_fail_jobs(array[${jobId}::bigint], ${`Delivery failed after ${MAX_DELIVERY_ATTEMPTS} attempts: ${reason}`.slice(0, 2000)})`,
+      );
     }
     await enqueueWebhookEvents(tx, [messageUpdated(reply.business_id, reply.id)]);
   });
@@ -235,7 +245,10 @@ async function recordSent(deps: Deps, q: Queryable, messageId: string, externalI
     );
   } catch (error) {
     if (!(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
-    deps.logger.warn({ message_id: messageId, external_id: externalId }, 'the platform id of a sent message is already taken on its channel: recorded as sent without it');
+    deps.logger.warn(
+      { message_id: messageId, external_id: externalId },
+      'the platform id of a sent message is already taken on its channel: recorded as sent without it',
+    );
     await markSentWithoutId(q, messageId);
   }
 }

@@ -24,7 +24,10 @@ export type ForwardInput = {
 export async function forwardConversation(q: Queryable, key: Uint8Array, input: ForwardInput) {
   const context = await emailReplyContext(q, key, input.businessId, input.conversationId);
   if (!context) throw badRequest('Only e-mail conversations can be forwarded (and not once their channel was deleted)');
-  const to = distinctAddresses(input.to.map((address) => ({ address })), [context.address]);
+  const to = distinctAddresses(
+    input.to.map((address) => ({ address })),
+    [context.address],
+  );
   if (to.length === 0) throw badRequest('Forward to an address other than the support address');
   const ids = input.messageIds ? [...new Set(input.messageIds)] : null;
   if (ids) {

@@ -131,7 +131,10 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
   const threaded = connectorFor(channel.type).threaded === true;
   // Attachments the channel can download are stored `pending` (fetch_attachment fills them in); an e-mail part's bytes stay in the event.
   // The e-mail parts go in storeEmailParts' own statement, not through the SQL functions.
-  const applicable = messages.map(({ email: _email, ...message }) => ({ ...storableAttachments(channel.type, message), references: threaded ? (message.references ?? []) : undefined }));
+  const applicable = messages.map(({ email: _email, ...message }) => ({
+    ...storableAttachments(channel.type, message),
+    references: threaded ? (message.references ?? []) : undefined,
+  }));
   const applied = await tx.any(sql.type(appliedRow)`
     select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(applicable as never)})`);
   await storeEmailParts(tx, messages, applied);
@@ -141,7 +144,11 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
     if (options.aiAutoReply !== false) await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
     events.push(...messageEvents(channel, messageId, conversationId, row.opened_conversation));
   }
-  if (messages.some((message) => message.attachments.length > 0)) await enqueueAttachmentFetches(tx, applied.map((row) => row.applied_message_id));
+  if (messages.some((message) => message.attachments.length > 0))
+    await enqueueAttachmentFetches(
+      tx,
+      applied.map((row) => row.applied_message_id),
+    );
   return events;
 }
 

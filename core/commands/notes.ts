@@ -63,7 +63,10 @@ export async function sendNote(tx: Queryable, input: SendNoteInput): Promise<{ m
   const inserted = await tx.any(sql.type(insertedRow)`
     insert into mentions (business_id, member_id, message_id, conversation_id, mentioned_by, created_at)
     select ${input.businessId}, member_id, ${sent.message.id}, ${input.conversationId}, ${input.userId}, ${sent.message.created_at}::timestamptz
-    from unnest(${sql.array(members.map((m) => m.id), 'uuid')}) as ids(member_id)
+    from unnest(${sql.array(
+      members.map((m) => m.id),
+      'uuid',
+    )}) as ids(member_id)
     returning id, member_id`);
 
   const offline = members.filter((m) => m.status === 'offline');

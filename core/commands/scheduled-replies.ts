@@ -138,11 +138,11 @@ export async function releaseScheduledReply(deps: Pick<Deps, 'db' | 'events' | '
         from conversations where id = ${reply.conversation_id}
         for update`);
       if (!conversation.channel_id) {
-        failure = 'The conversation\'s channel was deleted before the scheduled time';
+        failure = "The conversation's channel was deleted before the scheduled time";
         return 'failed';
       }
       if (conversation.window_closed && !reply.has_template) {
-        failure = 'WhatsApp\'s 24-hour reply window had closed at the scheduled time (only a template can be sent then)';
+        failure = "WhatsApp's 24-hour reply window had closed at the scheduled time (only a template can be sent then)";
         return 'failed';
       }
       // As sendMessage's agent reply, at this moment.
@@ -169,10 +169,11 @@ export async function releaseScheduledReply(deps: Pick<Deps, 'db' | 'events' | '
     });
   } catch (error) {
     if (!(error instanceof LimitReached)) throw error;
-    return failRelease(deps, messageId, businessId, 'The plan\'s monthly message limit was reached at the scheduled time');
+    return failRelease(deps, messageId, businessId, "The plan's monthly message limit was reached at the scheduled time");
   }
   if (outcome === 'failed' && failure) return failRelease(deps, messageId, businessId, failure);
-  if (outcome === 'released') await publishEvents(deps, [messageUpdated(businessId, messageId), conversationUpdated({ id: conversationId, business_id: businessId })]);
+  if (outcome === 'released')
+    await publishEvents(deps, [messageUpdated(businessId, messageId), conversationUpdated({ id: conversationId, business_id: businessId })]);
   return outcome;
 }
 

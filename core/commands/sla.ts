@@ -103,7 +103,12 @@ export async function createSlaPolicy(tx: Queryable, businessId: string, fields:
 }
 
 /** Changes the given fields; 404 for an unknown policy or another business's. */
-export async function updateSlaPolicy(tx: Queryable, businessId: string, policyId: string, changes: Partial<SlaPolicyFields>): Promise<{ policy: SlaPolicyRow }> {
+export async function updateSlaPolicy(
+  tx: Queryable,
+  businessId: string,
+  policyId: string,
+  changes: Partial<SlaPolicyFields>,
+): Promise<{ policy: SlaPolicyRow }> {
   const scope = await resolveScope(tx, businessId, changes);
   const keep = (key: keyof SlaPolicyFields) => changes[key] === undefined;
   const policy = await unlessTaken(changes.name ?? '', () =>
@@ -136,7 +141,9 @@ export async function deleteSlaPolicy(tx: Queryable, businessId: string, policyI
 }
 
 export async function getSlaPolicy(q: Queryable, businessId: string, policyId: string): Promise<SlaPolicyRow> {
-  const policy = await q.maybeOne(sql.type(slaPolicyRow)`select ${slaPolicyColumns} from sla_policies p where p.business_id = ${businessId} and p.id = ${policyId}`);
+  const policy = await q.maybeOne(
+    sql.type(slaPolicyRow)`select ${slaPolicyColumns} from sla_policies p where p.business_id = ${businessId} and p.id = ${policyId}`,
+  );
   if (!policy) throw notFound('SLA policy not found');
   return policy;
 }

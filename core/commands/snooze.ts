@@ -32,7 +32,10 @@ async function assertExists(tx: Queryable, businessId: string, conversationId: s
  * Snoozes until `until`, or until the customer writes when null (snoozing again replaces the
  * time). 404 outside the business; 400 for a resolved or closed conversation.
  */
-export async function snoozeConversation(tx: Queryable, input: { businessId: string; conversationId: string; until: Date | null }): Promise<{ events: PendingEvent[] }> {
+export async function snoozeConversation(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; until: Date | null },
+): Promise<{ events: PendingEvent[] }> {
   const row = await tx.maybeOne(sql.type(idRow)`
     update conversations set snoozed_at = now(), snoozed_until = ${input.until?.toISOString() ?? null}::timestamptz
     where id = ${input.conversationId} and business_id = ${input.businessId} and status in ('open', 'pending')
@@ -58,7 +61,10 @@ export async function wakeConversation(tx: Queryable, input: { businessId: strin
 }
 
 /** Sets the priority; the same one again changes nothing (no event). 404 outside the business. */
-export async function setPriority(tx: Queryable, input: { businessId: string; conversationId: string; priority: Priority }): Promise<{ events: PendingEvent[] }> {
+export async function setPriority(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; priority: Priority },
+): Promise<{ events: PendingEvent[] }> {
   const row = await tx.maybeOne(sql.type(idRow)`
     update conversations set priority = ${input.priority}
     where id = ${input.conversationId} and business_id = ${input.businessId} and priority <> ${input.priority}

@@ -111,7 +111,13 @@ export async function removeMember(
   };
 }
 
-const statusRow = z.object({ id: z.string(), user_id: z.string(), business_id: z.string(), status: z.enum(['live', 'away', 'offline']), updated_at: z.string() });
+const statusRow = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  business_id: z.string(),
+  status: z.enum(['live', 'away', 'offline']),
+  updated_at: z.string(),
+});
 
 /**
  * Sets the member's availability (one statement); `agent_status_changed` follows, even when
@@ -129,5 +135,9 @@ export async function setMemberStatus(q: Queryable, input: { businessId: string;
     )
     select u.id, u.user_id, u.business_id, u.status, u.updated_at, (select count(*) from armed) as armed from updated u`);
   if (!row) throw notFound('Team member not found');
-  return { events: [liveEvent('agent_status_changed', { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at })] };
+  return {
+    events: [
+      liveEvent('agent_status_changed', { business_id: row.business_id, user_id: row.user_id, member_id: row.id, status: row.status, at: row.updated_at }),
+    ],
+  };
 }

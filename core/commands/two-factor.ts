@@ -69,7 +69,11 @@ function newRecoveryCodes(): { codes: string[]; hashes: Buffer[] } {
 }
 
 /** The hashes as a bytea[] (sent as hex text: the driver has no array-of-bytea parameter). */
-const hashArray = (hashes: Buffer[]) => sql.fragment`array(select decode(h, 'hex') from unnest(${sql.array(hashes.map((h) => h.toString('hex')), 'text')}) as h)`;
+const hashArray = (hashes: Buffer[]) =>
+  sql.fragment`array(select decode(h, 'hex') from unnest(${sql.array(
+    hashes.map((h) => h.toString('hex')),
+    'text',
+  )}) as h)`;
 
 /**
  * Turns two-factor on with a code from the pending secret: the secret becomes the one in force,
@@ -119,7 +123,13 @@ export type SecondFactor = { code?: string; recovery_code?: string };
  * one already used does not work either); a recovery code is removed as it is accepted. Two
  * requests racing with the same code: one wins. Returns what was used, or null.
  */
-export async function useSecondFactor(q: Queryable, key: Uint8Array, userId: string, factor: SecondFactor, nowMs = Date.now()): Promise<'code' | 'recovery_code' | null> {
+export async function useSecondFactor(
+  q: Queryable,
+  key: Uint8Array,
+  userId: string,
+  factor: SecondFactor,
+  nowMs = Date.now(),
+): Promise<'code' | 'recovery_code' | null> {
   if (factor.recovery_code !== undefined) {
     const row = await q.maybeOne(sql.type(z.object({ id: z.string() }))`
       update users set two_factor_recovery_hashes = array_remove(two_factor_recovery_hashes, ${sql.binary(hashRecoveryCode(factor.recovery_code))}), updated_at = now()
@@ -149,7 +159,12 @@ export const currentStep = (nowMs = Date.now()) => stepAt(nowMs);
  * requires it has it), and closes the live connections of the members without it, whose next
  * requests are refused until they set it up (they reconnect without the business's events).
  */
-export async function setRequireTwoFactor(q: Queryable, businessId: string, ownerId: string, required: boolean): Promise<{ requireTwoFactor: boolean } & AfterCommit> {
+export async function setRequireTwoFactor(
+  q: Queryable,
+  businessId: string,
+  ownerId: string,
+  required: boolean,
+): Promise<{ requireTwoFactor: boolean } & AfterCommit> {
   if (required) {
     const ownerHasIt = await q.oneFirst(sql.type(z.object({ on: z.boolean() }))`
       select two_factor_secret is not null as on from users where id = ${ownerId}`);

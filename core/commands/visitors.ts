@@ -160,7 +160,11 @@ export type SendVisitorMessageInput = {
  * 429 past VISITOR_MESSAGE_RATE. Returns the message and the events to publish: the inbox's
  * (when this request processed it) and the visitor's own `/widget` echo for their other tabs.
  */
-export async function sendVisitorMessage(db: Db, visitor: Visitor, input: SendVisitorMessageInput): Promise<{ message: VisitorMessage; events: PendingEvent[] }> {
+export async function sendVisitorMessage(
+  db: Db,
+  visitor: Visitor,
+  input: SendVisitorMessageInput,
+): Promise<{ message: VisitorMessage; events: PendingEvent[] }> {
   const externalId = `widget:${visitor.visitorId}:${input.clientMessageId ?? randomUUID()}`;
   const channel: InboundChannel = { id: visitor.channelId, business_id: visitor.businessId, type: widgetChannelType };
   const event: InboundMessage = {

@@ -107,7 +107,9 @@ export async function createWebhook(
   const url = await checkWebhookUrl(input.fields.url, rulesOf(deps));
   // Counted under the business's row lock: two creates at once cannot both pass the limit.
   await tx.query(sql.unsafe`select 1 from businesses where id = ${input.businessId} for update`);
-  const count = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`select count(*)::int as n from webhook_endpoints where business_id = ${input.businessId}`);
+  const count = await tx.oneFirst(
+    sql.type(z.object({ n: z.number() }))`select count(*)::int as n from webhook_endpoints where business_id = ${input.businessId}`,
+  );
   if (count >= MAX_WEBHOOKS) throw badRequest(`A business can have at most ${MAX_WEBHOOKS} webhook endpoints`);
   const secret = newWebhookSecret();
   const webhook = await tx.one(sql.type(webhookRow)`
@@ -151,7 +153,12 @@ export async function updateWebhook(
     action: 'webhook.updated',
     targetType: 'webhook',
     targetId: webhook.id,
-    details: { changed: Object.keys(changes).filter((k) => changes[k as keyof WebhookFields] !== undefined), url: webhook.url, events: webhook.events, active: webhook.active },
+    details: {
+      changed: Object.keys(changes).filter((k) => changes[k as keyof WebhookFields] !== undefined),
+      url: webhook.url,
+      events: webhook.events,
+      active: webhook.active,
+    },
   });
   return { webhook };
 }
@@ -161,7 +168,14 @@ export async function deleteWebhook(tx: Queryable, input: { businessId: string; 
   const gone = await tx.maybeOne(sql.type(z.object({ id: z.string(), url: z.string() }))`
     delete from webhook_endpoints where business_id = ${input.businessId} and id = ${input.webhookId} returning id, url`);
   if (!gone) throw notFound('Webhook not found');
-  await recordAudit(tx, { businessId: input.businessId, actor: input.actor, action: 'webhook.deleted', targetType: 'webhook', targetId: gone.id, details: { url: gone.url } });
+  await recordAudit(tx, {
+    businessId: input.businessId,
+    actor: input.actor,
+    action: 'webhook.deleted',
+    targetType: 'webhook',
+    targetId: gone.id,
+    details: { url: gone.url },
+  });
   return { deleted: true };
 }
 
@@ -179,8 +193,13 @@ export function webhookEventsOf(pending: readonly PendingEvent[] | undefined): M
   };
   for (const event of pending ?? []) {
     if ('load' in event) {
-      if ('messageId' in event) add(event.businessId, { type: event.load === 'message_created' ? 'message.created' : 'message.updated', message_id: event.messageId });
-      else if ('conversationId' in event) add(event.businessId, { type: event.load === 'conversation_created' ? 'conversation.created' : 'conversation.updated', conversation_id: event.conversationId });
+      if ('messageId' in event)
+        add(event.businessId, { type: event.load === 'message_created' ? 'message.created' : 'message.updated', message_id: event.messageId });
+      else if ('conversationId' in event)
+        add(event.businessId, {
+          type: event.load === 'conversation_created' ? 'conversation.created' : 'conversation.updated',
+          conversation_id: event.conversationId,
+        });
       // Mentions are one member's own notifications: not a business event.
       continue;
     }
@@ -243,7 +262,9 @@ export async function dispatchWebhookEvents(deps: Pick<Deps, 'db'>, payload: { b
     customersByIds(deps.db, customerIds),
   ]);
   return deps.db.transaction(async (tx) => {
-    const endpoints = await tx.any(sql.type(endpointRow)`select id, events from webhook_endpoints where business_id = ${businessId} and active order by created_at, id`);
+    const endpoints = await tx.any(
+      sql.type(endpointRow)`select id, events from webhook_endpoints where business_id = ${businessId} and active order by created_at, id`,
+    );
     let made = 0;
     for (const ref of payload.events) {
       // An erased customer has nothing left to show but its uuid.
@@ -283,7 +304,13 @@ export async function sendTestEvent(tx: Queryable, input: { businessId: string; 
     select id from webhook_endpoints where business_id = ${input.businessId} and id = ${input.webhookId}`);
   if (!endpoint) throw notFound('Webhook not found');
   const ref = { id: randomUUID(), type: TEST_EVENT_TYPE, at: new Date().toISOString() };
-  const deliveryId = await addDelivery(tx, input.businessId, endpoint.id, ref, deliveryBody(ref, { webhook_id: endpoint.id, message: 'This is a test event from Parley.' }));
+  const deliveryId = await addDelivery(
+    tx,
+    input.businessId,
+    endpoint.id,
+    ref,
+    deliveryBody(ref, { webhook_id: endpoint.id, message: 'This is a test event from Parley.' }),
+  );
   return { deliveryId: deliveryId! };
 }
 
@@ -307,7 +334,8 @@ export async function postWebhook(url: string, body: string, headers: Record<str
     throw error;
   }
   const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: checked.address, family: checked.family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: checked.address, family: checked.family }]);
     else callback(null, checked.address, checked.family);
   };
   const client = target.protocol === 'https:' ? https : http;
@@ -354,7 +382,10 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
  * One attempt of one delivery (deliver_webhook). `finalAttempt`: the job has no attempt left.
  * Returns what happened; 'retry' means the caller throws so graphile-worker tries again later.
  */
-export async function attemptDelivery(deps: Pick<Deps, 'db' | 'config' | 'logger'>, input: { businessId: string; deliveryId: string; finalAttempt: boolean }): Promise<DeliveryOutcome> {
+export async function attemptDelivery(
+  deps: Pick<Deps, 'db' | 'config' | 'logger'>,
+  input: { businessId: string; deliveryId: string; finalAttempt: boolean },
+): Promise<DeliveryOutcome> {
   const delivery = await deps.db.maybeOne(sql.type(deliveryToSend)`
     select d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.status, d.created_at, w.url, w.active, w.secret_encrypted
     from webhook_deliveries d join webhook_endpoints w on w.business_id = d.business_id and w.id = d.webhook_id

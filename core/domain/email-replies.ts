@@ -35,7 +35,11 @@ const contextRow = z.object({
 });
 
 const addressList = (value: unknown): EmailAddress[] =>
-  Array.isArray(value) ? value.filter((a): a is EmailAddress => typeof a?.address === 'string').map((a) => (a.name ? { address: a.address, name: a.name } : { address: a.address })) : [];
+  Array.isArray(value)
+    ? value
+        .filter((a): a is EmailAddress => typeof a?.address === 'string')
+        .map((a) => (a.name ? { address: a.address, name: a.name } : { address: a.address }))
+    : [];
 
 /** Without repeats and without the addresses in `except` (all compared lower-cased). */
 export function distinctAddresses(list: EmailAddress[], except: (string | null | undefined)[] = []): EmailAddress[] {
@@ -101,8 +105,17 @@ export async function emailReplyFields(
     return null;
   }
   const except = [context.address, context.customer?.address];
-  const cc = input.cc === undefined ? context.threadCc : distinctAddresses(input.cc.map((address) => ({ address })), except);
-  const bcc = distinctAddresses((input.bcc ?? []).map((address) => ({ address })), [...except, ...cc.map((a) => a.address)]);
+  const cc =
+    input.cc === undefined
+      ? context.threadCc
+      : distinctAddresses(
+          input.cc.map((address) => ({ address })),
+          except,
+        );
+  const bcc = distinctAddresses(
+    (input.bcc ?? []).map((address) => ({ address })),
+    [...except, ...cc.map((a) => a.address)],
+  );
   const signature = combinedSignature(await memberSignature(q, input.businessId, input.userId), context.channelSignature);
   return { cc, bcc, signature };
 }

@@ -277,7 +277,14 @@ export async function labelsReport(q: Queryable, businessId: string, range: Repo
   return { ...range, rows: rows.map((r) => ({ label_id: r.label_id, name: r.name, color: r.color, ...figuresOf(r) })) };
 }
 
-const figureHeaders = ['opened', 'resolved', 'first_response_median_seconds', 'first_response_p90_seconds', 'resolution_median_seconds', 'resolution_p90_seconds'];
+const figureHeaders = [
+  'opened',
+  'resolved',
+  'first_response_median_seconds',
+  'first_response_p90_seconds',
+  'resolution_median_seconds',
+  'resolution_p90_seconds',
+];
 const figureCells = (f: Figures) => [f.opened, f.resolved, f.first_response_median, f.first_response_p90, f.resolution_median, f.resolution_p90];
 
 /**
@@ -305,7 +312,10 @@ export function reportCsv(kind: ReportKind, report: OverviewReport | AgentsRepor
     case 'channels':
       return csvLines([['channel_type', ...figureHeaders], ...(report as ChannelsReport).rows.map((c) => [c.channel_type, ...figureCells(c)])]);
     case 'labels':
-      return csvLines([['label_id', 'name', 'color', ...figureHeaders], ...(report as LabelsReport).rows.map((l) => [l.label_id, l.name, l.color, ...figureCells(l)])]);
+      return csvLines([
+        ['label_id', 'name', 'color', ...figureHeaders],
+        ...(report as LabelsReport).rows.map((l) => [l.label_id, l.name, l.color, ...figureCells(l)]),
+      ]);
   }
 }
 

@@ -55,7 +55,10 @@ export function addWorkingMinutes(start: Date, minutes: number, hours: Hours | n
  * The policy a conversation follows: the first (by name) naming one of its labels, else the first
  * naming its channel, else the first naming neither (a policy for every conversation); null when none fits.
  */
-export function choosePolicy<P extends SlaPolicyRule>(policies: readonly P[], conversation: { channel_id: string | null; label_ids: readonly string[] }): P | null {
+export function choosePolicy<P extends SlaPolicyRule>(
+  policies: readonly P[],
+  conversation: { channel_id: string | null; label_ids: readonly string[] },
+): P | null {
   const sorted = [...policies].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
   const labels = new Set(conversation.label_ids);
   return (

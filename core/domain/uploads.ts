@@ -90,7 +90,10 @@ export function uploadContentType(declared: string | null | undefined, filename:
 /** A file name safe to store and send back in Content-Disposition: no directories or control characters. */
 export function cleanFilename(name: string | null | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, 255);
   return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned;
 }
 
@@ -99,7 +102,6 @@ export const isImageType = (contentType: string) => contentType.startsWith('imag
 /** 32 random bytes, base64url: 43 characters. */
 export const newStorageKey = () => randomBytes(32).toString('base64url');
 export const storageKeyPattern = /^[A-Za-z0-9_-]{43}$/;
-
 
 const uploadsRoute = '/api/v1/uploads/';
 
@@ -184,9 +186,7 @@ export async function storeUpload(
   storage: FileStorage,
   input: { businessId: string; conversationId: string; uploadedBy: string; tempPath: string; filename: string; contentType: string; limit: number },
 ): Promise<UploadRow> {
-  return db.transaction((tx) =>
-    storeFile(tx, storage, { ...input, source: 'upload', bytes: createReadStream(input.tempPath) }),
-  );
+  return db.transaction((tx) => storeFile(tx, storage, { ...input, source: 'upload', bytes: createReadStream(input.tempPath) }));
 }
 
 export async function findUpload(q: Queryable, key: string): Promise<UploadRow | null> {
@@ -204,9 +204,15 @@ export async function resolveVisitorAttachments<A extends { url: string }>(
   q: Queryable,
   input: { businessId: string; publicUrl: string; attachments: A[] },
 ): Promise<(A | Attachment)[]> {
-  const ours = input.attachments.map((a, i) => ({ i, key: storageKeyOf(input.publicUrl, a.url) })).filter((x): x is { i: number; key: string } => x.key !== null);
+  const ours = input.attachments
+    .map((a, i) => ({ i, key: storageKeyOf(input.publicUrl, a.url) }))
+    .filter((x): x is { i: number; key: string } => x.key !== null);
   if (ours.length === 0) return input.attachments;
-  const resolved = await resolveAttachments(q, { businessId: input.businessId, publicUrl: input.publicUrl, attachments: ours.map(({ i }) => input.attachments[i]!) });
+  const resolved = await resolveAttachments(q, {
+    businessId: input.businessId,
+    publicUrl: input.publicUrl,
+    attachments: ours.map(({ i }) => input.attachments[i]!),
+  });
   const byIndex = new Map(ours.map(({ i }, n) => [i, resolved[n]!]));
   return input.attachments.map((a, i) => byIndex.get(i) ?? a);
 }

@@ -72,11 +72,13 @@ const windowRow = z.object({
 /** 422 `reply_window_closed` on `body.content`: a free-form reply after WhatsApp's 24 hours. */
 export function replyWindowClosed(expiresAt: string | null) {
   const when = expiresAt ? `closed at ${expiresAt} (24 hours after the customer's last message)` : 'is not open (the customer has not written yet)';
-  return validationError([{
-    loc: ['body', 'content'],
-    msg: `WhatsApp's 24-hour reply window ${when}: WhatsApp refuses free-form messages now. Send an approved template instead (\`template\`).`,
-    type: 'reply_window_closed',
-  }]);
+  return validationError([
+    {
+      loc: ['body', 'content'],
+      msg: `WhatsApp's 24-hour reply window ${when}: WhatsApp refuses free-form messages now. Send an approved template instead (\`template\`).`,
+      type: 'reply_window_closed',
+    },
+  ]);
 }
 
 export async function checkReply(q: Queryable, input: { businessId: string; conversationId: string; template: TemplateInput | null }): Promise<string | null> {
@@ -98,10 +100,22 @@ export async function checkReply(q: Queryable, input: { businessId: string; conv
     where channel_id = ${conversation.channel_id} and business_id = ${input.businessId}
       and name = ${input.template.name} and language = ${input.template.language} and status = 'APPROVED'`);
   if (!template) {
-    throw validationError([{ loc: ['body', 'template', 'name'], msg: `No approved template "${input.template.name}" in ${input.template.language} for this channel (GET /api/v1/channels/{id}/templates?refresh=true)`, type: 'value_error' }]);
+    throw validationError([
+      {
+        loc: ['body', 'template', 'name'],
+        msg: `No approved template "${input.template.name}" in ${input.template.language} for this channel (GET /api/v1/channels/{id}/templates?refresh=true)`,
+        type: 'value_error',
+      },
+    ]);
   }
   if (input.template.parameters.length !== template.parameter_count) {
-    throw validationError([{ loc: ['body', 'template', 'parameters'], msg: `The template takes ${template.parameter_count} parameter(s), got ${input.template.parameters.length}`, type: 'value_error' }]);
+    throw validationError([
+      {
+        loc: ['body', 'template', 'parameters'],
+        msg: `The template takes ${template.parameter_count} parameter(s), got ${input.template.parameters.length}`,
+        type: 'value_error',
+      },
+    ]);
   }
   return renderTemplate(template.body, input.template.parameters);
 }
@@ -112,7 +126,7 @@ export async function syncTemplates(q: Queryable, config: Config, businessId: st
   if (!channel || channel.business_id !== businessId) throw notFound('Channel not found');
   if (channel.type !== 'whatsapp') throw badRequest('Templates exist for WhatsApp channels only');
   const waba = channel.config.business_account_id;
-  if (!waba) throw badRequest('Set the channel\'s business_account_id (the WhatsApp Business Account id) to use templates');
+  if (!waba) throw badRequest("Set the channel's business_account_id (the WhatsApp Business Account id) to use templates");
   const connector = connectorFor('whatsapp');
   const base = connectorContext(config, connector).baseUrl;
   const found: z.infer<typeof graphTemplate>[] = [];
@@ -136,7 +150,15 @@ export async function syncTemplates(q: Queryable, config: Config, businessId: st
     .filter((t) => t.status === 'APPROVED')
     .map((t) => {
       const body = t.components?.find((c) => c.type.toUpperCase() === 'BODY')?.text ?? '';
-      return { name: t.name, language: t.language, category: t.category ?? '', status: t.status, body, parameter_count: placeholderCount(body), components: t.components ?? [] };
+      return {
+        name: t.name,
+        language: t.language,
+        category: t.category ?? '',
+        status: t.status,
+        body,
+        parameter_count: placeholderCount(body),
+        components: t.components ?? [],
+      };
     });
   await q.transaction(async (tx) => {
     await tx.query(sql.unsafe`delete from channel_templates where channel_id = ${channelId} and business_id = ${businessId}`);

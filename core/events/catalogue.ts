@@ -68,7 +68,9 @@ type EventRoute<P, A> = {
 };
 
 const toBusiness = { rooms: (p: { business_id: string }) => [rooms.business(p.business_id)] };
-const toConversation = { rooms: (p: { business_id: string; conversation_id: string }) => [rooms.business(p.business_id), rooms.conversation(p.conversation_id)] };
+const toConversation = {
+  rooms: (p: { business_id: string; conversation_id: string }) => [rooms.business(p.business_id), rooms.conversation(p.conversation_id)],
+};
 
 const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visitor_message_created' ? string : undefined> } = {
   agent_status_changed: toBusiness,

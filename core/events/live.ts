@@ -33,7 +33,11 @@ export const mentionCreated = (businessId: string, mentionId: string): PendingEv
 /** `conversation_created` for a conversation just opened. */
 export const conversationCreated = (businessId: string, conversationId: string): PendingEvent => ({ load: 'conversation_created', businessId, conversationId });
 /** `conversation_updated` for one conversation a command changed (its row's `id` and `business_id`). */
-export const conversationUpdated = (c: { id: string; business_id: string }): PendingEvent => ({ load: 'conversation_updated', businessId: c.business_id, conversationId: c.id });
+export const conversationUpdated = (c: { id: string; business_id: string }): PendingEvent => ({
+  load: 'conversation_updated',
+  businessId: c.business_id,
+  conversationId: c.id,
+});
 
 /** `message_created` for a message the caller holds as presented (nothing to read). */
 export function messageCreatedEvent(businessId: string, message: Message): LiveEvent {
@@ -69,7 +73,14 @@ function build(d: Deferred, loaded: Loaded): LiveEvent | null {
     if (!found) return null;
     const { mention } = found;
     const ids = { business_id: d.businessId, conversation_id: mention.conversation_id, message_id: mention.message_id };
-    return liveEvent('mention_created', { ...ids, mention_id: mention.id, member_id: mention.member_id, user_id: found.userId, at: mention.created_at, mention });
+    return liveEvent('mention_created', {
+      ...ids,
+      mention_id: mention.id,
+      member_id: mention.member_id,
+      user_id: found.userId,
+      at: mention.created_at,
+      mention,
+    });
   }
   if ('messageId' in d) {
     const message = loaded.messages.get(d.messageId);

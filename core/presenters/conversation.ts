@@ -51,8 +51,8 @@ export const conversationColumns = sql.fragment`
 const conversationFields = {
   id: z.uuid(),
   business_id: z.uuid(),
-  customer_id: z.uuid().nullable().openapi({ description: 'The customer\'s `uuid`' }),
-  assignee_id: z.uuid().nullable().openapi({ description: 'The assigned member\'s user id' }),
+  customer_id: z.uuid().nullable().openapi({ description: "The customer's `uuid`" }),
+  assignee_id: z.uuid().nullable().openapi({ description: "The assigned member's user id" }),
   status: z.enum(conversationStatuses),
   channel_type: z.string().openapi({ enum: [...channelTypes] }),
   channel_id: z.uuid().nullable().openapi({ description: 'Null once the channel has been deleted' }),
@@ -65,18 +65,25 @@ const conversationFields = {
   last_message_at: z.string().nullable(),
   handoff_reason: z.string().nullable().openapi({ description: 'Why the AI agent asked for a human, when it did' }),
   reply_window_expires_at: z.string().nullable().openapi({
-    description: 'WhatsApp: when the 24-hour window for free-form replies closes (the customer\'s last message + 24 h); after it only templates can be sent. Null on other channels, or before the customer wrote',
+    description:
+      "WhatsApp: when the 24-hour window for free-form replies closes (the customer's last message + 24 h); after it only templates can be sent. Null on other channels, or before the customer wrote",
   }),
   snoozed: z.boolean().openapi({
-    description: 'Set aside (PUT …/snooze) until `snoozed_until` or, when that is null, until the customer writes; snoozed conversations are listed with `?snoozed=true`. See docs/decisions.md#snooze-priority-bulk-and-scheduled-send',
+    description:
+      'Set aside (PUT …/snooze) until `snoozed_until` or, when that is null, until the customer writes; snoozed conversations are listed with `?snoozed=true`. See docs/decisions.md#snooze-priority-bulk-and-scheduled-send',
   }),
-  snoozed_until: z.string().nullable().openapi({ description: 'When a snoozed conversation wakes by itself; null when it waits for the customer (or is not snoozed)' }),
+  snoozed_until: z
+    .string()
+    .nullable()
+    .openapi({ description: 'When a snoozed conversation wakes by itself; null when it waits for the customer (or is not snoozed)' }),
   priority: z.enum(priorities).openapi({ description: 'Set with PUT …/priority; filter with `?priority=`' }),
   // z.union, not .nullable(): zod-to-openapi 9 turns a nullable named schema into an allOf that refuses null
   // (and marks the component itself nullable); the union is `anyOf: [$ref, null]`.
   customer: z.union([customerSchema, z.null()]),
   labels: z.array(z.string()).openapi({ description: 'The names of its labels (GET /api/v1/labels), in alphabetical order' }),
-  sla: z.union([conversationSlaSchema, z.null()]).openapi({ description: 'Its SLA due times and breaches; null when no SLA policy applies (GET /api/v1/sla-policies)' }),
+  sla: z
+    .union([conversationSlaSchema, z.null()])
+    .openapi({ description: 'Its SLA due times and breaches; null when no SLA policy applies (GET /api/v1/sla-policies)' }),
   csat: z.union([conversationCsatSchema, z.null()]).openapi({ description: 'Its satisfaction survey; null when none was sent' }),
 };
 
@@ -86,9 +93,7 @@ export const conversationSchema = z
 export type Conversation = z.infer<typeof conversationSchema>;
 
 /** A list entry: the conversation with its customer and its latest message instead of all of them. */
-export const conversationListItemSchema = z
-  .object({ ...conversationFields, last_message: z.union([messageSchema, z.null()]) })
-  .openapi('ConversationListItem');
+export const conversationListItemSchema = z.object({ ...conversationFields, last_message: z.union([messageSchema, z.null()]) }).openapi('ConversationListItem');
 export type ConversationListItem = z.infer<typeof conversationListItemSchema>;
 
 const noServiceLevels: ServiceLevels = { sla: null, csat: null };
@@ -119,7 +124,13 @@ const base = (row: ConversationRow, customer: Customer | null, labels: string[],
   csat: levels.csat,
 });
 
-export const presentConversation = (row: ConversationRow, customer: Customer | null, labels: string[], messages: Message[], levels?: ServiceLevels): Conversation => ({
+export const presentConversation = (
+  row: ConversationRow,
+  customer: Customer | null,
+  labels: string[],
+  messages: Message[],
+  levels?: ServiceLevels,
+): Conversation => ({
   ...base(row, customer, labels, levels),
   messages,
 });

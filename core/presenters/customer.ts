@@ -26,15 +26,16 @@ export const visibleCustomer = sql.fragment`cu.merged_into is null and cu.erasin
 
 export const customerSchema = z
   .object({
-    id: z.number().int().openapi({ description: 'The customer\'s integer number (the id in /customers/{id})' }),
-    business_id: z.number().int().openapi({ description: 'The business\'s integer number' }),
-    uuid: z.uuid().openapi({ description: 'The customer\'s UUID, used as `customer_id` on conversations' }),
+    id: z.number().int().openapi({ description: "The customer's integer number (the id in /customers/{id})" }),
+    business_id: z.number().int().openapi({ description: "The business's integer number" }),
+    uuid: z.uuid().openapi({ description: "The customer's UUID, used as `customer_id` on conversations" }),
     name: z.string(),
     email: z.string().nullable(),
     phone: z.string().nullable(),
     external_id: z.string().nullable(),
     attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).openapi({
-      description: 'Custom fields the business keeps on the customer: key → text, number or boolean (PATCH /customers/{id}; see docs/decisions.md#customer-records)',
+      description:
+        'Custom fields the business keeps on the customer: key → text, number or boolean (PATCH /customers/{id}; see docs/decisions.md#customer-records)',
     }),
     created_at: z.string(),
   })

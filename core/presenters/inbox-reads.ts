@@ -57,13 +57,25 @@ export async function labelsByConversation(q: Queryable, rows: readonly Pick<Con
 /** Conversation list entries (GET /conversations) for rows already read, in their order. */
 export async function presentConversationListItems(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
   const [customers, latest, labels, levels] = await Promise.all([
-    customersByIds(q, rows.map((r) => r.customer_id)),
-    lastMessages(q, rows.map((r) => r.id)),
+    customersByIds(
+      q,
+      rows.map((r) => r.customer_id),
+    ),
+    lastMessages(
+      q,
+      rows.map((r) => r.id),
+    ),
     labelsByConversation(q, rows),
     serviceLevelsByConversation(q, rows),
   ]);
   return rows.map((r) =>
-    presentConversationListItem(r, r.customer_id ? (customers.get(r.customer_id) ?? null) : null, labels.get(r.id) ?? [], latest.get(r.id) ?? null, levels.get(r.id)),
+    presentConversationListItem(
+      r,
+      r.customer_id ? (customers.get(r.customer_id) ?? null) : null,
+      labels.get(r.id) ?? [],
+      latest.get(r.id) ?? null,
+      levels.get(r.id),
+    ),
   );
 }
 

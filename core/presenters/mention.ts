@@ -35,13 +35,13 @@ export const mentionJoins = sql.fragment`
 export const mentionSchema = z
   .object({
     id: z.uuid(),
-    member_id: z.uuid().openapi({ description: 'The mentioned membership (`id` of GET /api/v1/team/members): the caller\'s own' }),
+    member_id: z.uuid().openapi({ description: "The mentioned membership (`id` of GET /api/v1/team/members): the caller's own" }),
     conversation_id: z.uuid(),
     message_id: z.uuid(),
-    mentioned_by: z.uuid().nullable().openapi({ description: 'User id of the note\'s author' }),
-    mentioned_by_name: z.string().nullable().openapi({ description: 'The author\'s full name (null once the account is gone)' }),
-    customer_name: z.string().nullable().openapi({ description: 'Name of the conversation\'s customer, when it has one' }),
-    conversation_status: z.string().openapi({ description: 'The conversation\'s status now' }),
+    mentioned_by: z.uuid().nullable().openapi({ description: "User id of the note's author" }),
+    mentioned_by_name: z.string().nullable().openapi({ description: "The author's full name (null once the account is gone)" }),
+    customer_name: z.string().nullable().openapi({ description: "Name of the conversation's customer, when it has one" }),
+    conversation_status: z.string().openapi({ description: "The conversation's status now" }),
     // The note as GET …/messages shows it (`private: true`); the named schema as it is (another description would be a second `Message`).
     message: messageSchema,
     read_at: z.string().nullable().openapi({ description: 'When the member marked it read (PATCH …/read); null while unread' }),

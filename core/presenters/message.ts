@@ -36,7 +36,7 @@ export const attachmentSchema = z
     size: z.number().int().optional().openapi({ description: 'Bytes' }),
   })
   .catchall(z.unknown())
-  .openapi('Attachment', { description: 'Agent attachments always carry all four fields; a customer\'s may lack some the platform did not give.' });
+  .openapi('Attachment', { description: "Agent attachments always carry all four fields; a customer's may lack some the platform did not give." });
 
 const addressSchema = z
   .object({ address: z.string(), name: z.string().optional() })
@@ -44,11 +44,14 @@ const addressSchema = z
 
 export const emailDetailsSchema = z
   .object({
-    to: z.array(addressSchema).openapi({ description: 'A customer\'s mail: its To recipients (the support address among them)' }),
-    cc: z.array(addressSchema).openapi({ description: 'A customer\'s mail: its Cc recipients. A reply: the copies it was sent to' }),
+    to: z.array(addressSchema).openapi({ description: "A customer's mail: its To recipients (the support address among them)" }),
+    cc: z.array(addressSchema).openapi({ description: "A customer's mail: its Cc recipients. A reply: the copies it was sent to" }),
     bcc: z.array(addressSchema).openapi({ description: 'A reply: its blind copies (shown to the team only)' }),
-    signature: z.string().nullable().openapi({ description: 'A reply: the signature appended when it was sent (the agent\'s, then the channel\'s)' }),
-    forward_to: z.array(addressSchema).nullable().openapi({ description: 'A forward (POST …/forward): the outside recipients; the message is private to the team' }),
+    signature: z.string().nullable().openapi({ description: "A reply: the signature appended when it was sent (the agent's, then the channel's)" }),
+    forward_to: z
+      .array(addressSchema)
+      .nullable()
+      .openapi({ description: 'A forward (POST …/forward): the outside recipients; the message is private to the team' }),
     forwarded_message_ids: z.array(z.uuid()).nullable().openapi({ description: 'A forward: the messages it quoted (null: the whole conversation)' }),
   })
   .openapi({ description: 'E-mail channels only (see docs/decisions.md#e-mail-in-depth); null elsewhere' });
@@ -59,24 +62,32 @@ export const messageSchema = z
     id: z.uuid(),
     conversation_id: z.uuid(),
     sender_type: z.enum(senderTypes),
-    sender_id: z.uuid().nullable().openapi({ description: 'The agent\'s user id for agent messages, else null' }),
+    sender_id: z.uuid().nullable().openapi({ description: "The agent's user id for agent messages, else null" }),
     content: z.string(),
     attachments: z.array(attachmentSchema),
-    delivery_status: z.enum(deliveryStatuses).nullable().openapi({ description: 'Outbound messages: queued → sent → delivered → read, or failed; `scheduled` while a reply waits for its `send_at`; null for customer messages and notes' }),
-    external_id: z.string().nullable().openapi({ description: 'The platform\'s message id, once known' }),
+    delivery_status: z.enum(deliveryStatuses).nullable().openapi({
+      description:
+        'Outbound messages: queued → sent → delivered → read, or failed; `scheduled` while a reply waits for its `send_at`; null for customer messages and notes',
+    }),
+    external_id: z.string().nullable().openapi({ description: "The platform's message id, once known" }),
     error: z.string().nullable().openapi({ description: 'Why delivery failed, when it did' }),
     private: z.boolean().openapi({
-      description: 'A private note of the team (POST …/messages with `private: true`): never delivered nor shown to the customer; `delivery_status` null. See docs/decisions.md#private-notes-and-mentions.',
+      description:
+        'A private note of the team (POST …/messages with `private: true`): never delivered nor shown to the customer; `delivery_status` null. See docs/decisions.md#private-notes-and-mentions.',
     }),
     send_at: z.string().nullable().openapi({
-      description: 'A scheduled reply (POST …/messages with `send_at`): when it goes out. While `delivery_status` is `scheduled` it can be edited or cancelled; when it goes out its `created_at` becomes that moment. See docs/decisions.md#snooze-priority-bulk-and-scheduled-send.',
+      description:
+        'A scheduled reply (POST …/messages with `send_at`): when it goes out. While `delivery_status` is `scheduled` it can be edited or cancelled; when it goes out its `created_at` becomes that moment. See docs/decisions.md#snooze-priority-bulk-and-scheduled-send.',
     }),
     created_at: z.string(),
-    html_sanitized: z.string().nullable().openapi({
-      description:
-        'A customer e-mail\'s HTML part, sanitized when received (no scripts, styles, event handlers, forms, frames or `javascript:` links); `content` keeps the plain text. ' +
-        'Remote images are blocked: their `<img>` carries `data-parley-src` instead of `src` until the request asks with `images=1`. Tracking pixels are removed. Null for everything else.',
-    }),
+    html_sanitized: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "A customer e-mail's HTML part, sanitized when received (no scripts, styles, event handlers, forms, frames or `javascript:` links); `content` keeps the plain text. " +
+          'Remote images are blocked: their `<img>` carries `data-parley-src` instead of `src` until the request asks with `images=1`. Tracking pixels are removed. Null for everything else.',
+      }),
     remote_images: z.number().int().openapi({ description: 'How many remote images `html_sanitized` holds (blocked unless `images=1`)' }),
     email: emailDetailsSchema.nullable(),
   })

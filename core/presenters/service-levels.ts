@@ -13,7 +13,7 @@ const target = z.enum(['first_response', 'next_response', 'resolution']);
 export const slaBreachSchema = z
   .object({
     target,
-    due_at: z.string().openapi({ description: 'The target\'s due time it passed' }),
+    due_at: z.string().openapi({ description: "The target's due time it passed" }),
     breached_at: z.string().openapi({ description: 'When the breach was recorded (and `sla_breached` sent)' }),
   })
   .openapi('SlaBreach');
@@ -23,7 +23,10 @@ export const conversationSlaSchema = z
     policy_id: z.uuid(),
     policy_name: z.string(),
     first_response_due_at: z.string().nullable().openapi({ description: 'When the first agent reply is due (null: the policy sets no such target)' }),
-    next_response_due_at: z.string().nullable().openapi({ description: 'While a customer waits for an answer after an agent reply: when the next agent reply is due' }),
+    next_response_due_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'While a customer waits for an answer after an agent reply: when the next agent reply is due' }),
     resolution_due_at: z.string().nullable().openapi({ description: 'When resolution is due' }),
     due_at: z.string().nullable().openapi({ description: 'The soonest due time of a target not met yet; null when nothing is due (met, or resolved)' }),
     state: z.enum(['breached', 'due_soon', 'on_track', 'none']).openapi({
@@ -31,7 +34,9 @@ export const conversationSlaSchema = z
     }),
     breaches: z.array(slaBreachSchema).openapi({ description: 'Every breach recorded, oldest first (a target met late is one too)' }),
   })
-  .openapi('ConversationSla', { description: 'Due times under the SLA policy the conversation follows (by its labels, else its channel, else the catch-all policy)' });
+  .openapi('ConversationSla', {
+    description: 'Due times under the SLA policy the conversation follows (by its labels, else its channel, else the catch-all policy)',
+  });
 export type ConversationSla = z.infer<typeof conversationSlaSchema>;
 
 export const conversationCsatSchema = z
@@ -84,7 +89,13 @@ export async function serviceLevelsByConversation(q: Queryable, rows: readonly S
           'rated_at', to_char(v.rated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
         from csat_surveys v where v.business_id = ids.business_id and v.conversation_id = ids.id) as csat,
       now() as now
-    from unnest(${sql.array(rows.map((r) => r.id), 'uuid')}, ${sql.array(rows.map((r) => r.business_id), 'uuid')}, ${sql.array(
+    from unnest(${sql.array(
+      rows.map((r) => r.id),
+      'uuid',
+    )}, ${sql.array(
+      rows.map((r) => r.business_id),
+      'uuid',
+    )}, ${sql.array(
       rows.map((r) => r.sla_policy_id),
       'uuid',
     )}) as ids(id, business_id, policy_id)

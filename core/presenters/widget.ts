@@ -46,7 +46,7 @@ export const widgetHoursSchema = z
     enabled: z.boolean().openapi({ description: 'The business keeps business hours' }),
     is_open: z.boolean().openapi({ description: 'The team is within its hours now (always true when `enabled` is false)' }),
     next_open_at: z.string().nullable().openapi({ description: 'When closed: the next opening, ISO 8601 UTC (null when open, or none within 60 days)' }),
-    timezone: z.string().openapi({ description: 'The business\'s IANA time zone' }),
+    timezone: z.string().openapi({ description: "The business's IANA time zone" }),
   })
   .openapi('WidgetBusinessHours');
 

@@ -140,10 +140,11 @@ export async function startFakeImap(options: { user: string; password: string; u
       state.uidNext = 1;
       for (const message of messages) message.uid = state.uidNext++;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
   return fake;
 }

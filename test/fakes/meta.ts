@@ -109,159 +109,196 @@ export async function startFakeMeta(): Promise<FakeMeta> {
 
   const bearerOf = (request: RecordedRequest) => /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
 
-  const server = await startHttpFake(async (request, respond) => {
-    const graph = new RegExp(`^/graph/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
-    const insta = new RegExp(`^/instagram/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
-    const download = /^\/media-download\/([^/]+)$/.exec(request.path);
-    const cdn = request.path === '/ig_messaging_cdn/';
-    const product = graph ? (graph[2] ? 'whatsapp' : 'media') : insta ? 'instagram' : download || cdn ? 'media' : 'unknown';
-    requests.push({ ...request, product });
+  const server = await startHttpFake(
+    async (request, respond) => {
+      const graph = new RegExp(`^/graph/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
+      const insta = new RegExp(`^/instagram/${GRAPH_VERSION}/([^/]+)(?:/([^/]+))?$`).exec(request.path);
+      const download = /^\/media-download\/([^/]+)$/.exec(request.path);
+      const cdn = request.path === '/ig_messaging_cdn/';
+      const product = graph ? (graph[2] ? 'whatsapp' : 'media') : insta ? 'instagram' : download || cdn ? 'media' : 'unknown';
+      requests.push({ ...request, product });
 
-    if (cdn) {
-      const query = request.query;
-      const asset = assets.get(query.get('asset_id') ?? '');
-      if (!asset) return respond(404, 'Not found');
-      if (query.get('signature') !== asset.signature) return respond(403, 'URL signature mismatch');
-      return respond(200, asset.bytes, { 'content-type': asset.mimeType });
-    }
-
-    const bearer = bearerOf(request);
-    const authFailure = (expected: string | undefined): boolean => {
-      if (!bearer) {
-        respond(400, graphError(104, 'An access token is required to request this resource.'));
-        return true;
+      if (cdn) {
+        const query = request.query;
+        const asset = assets.get(query.get('asset_id') ?? '');
+        if (!asset) return respond(404, 'Not found');
+        if (query.get('signature') !== asset.signature) return respond(403, 'URL signature mismatch');
+        return respond(200, asset.bytes, { 'content-type': asset.mimeType });
       }
-      if (expected === undefined || bearer !== expected) {
-        respond(401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
-        return true;
-      }
-      return false;
-    };
 
-    if (download) {
-      const item = media.get(download[1]);
-      if (!item) return respond(404, graphError(803, 'Media not found'));
-      if (authFailure(item.token)) return;
-      return respond(200, item.bytes, { 'content-type': item.mimeType });
-    }
-
-    const match = graph ?? insta;
-    if (!match) return respond(404, graphError(803, `Unknown path components: ${request.path}`));
-    const [, objectId, edge] = match;
-
-    // Reading the phone number or the Instagram account itself, as a channel's registration does.
-    if (graph && !edge && request.method === 'GET' && numbers.has(objectId)) {
-      if (authFailure(numbers.get(objectId))) return;
-      return respond(200, { verified_name: 'Acme Support', display_phone_number: '+1 555-078-3881', quality_rating: 'GREEN', id: objectId });
-    }
-    if (insta && !edge && request.method === 'GET' && accounts.has(objectId)) {
-      if (authFailure(accounts.get(objectId))) return;
-      return respond(200, { username: 'acme.support', id: objectId });
-    }
-
-    if (graph && edge === 'message_templates' && request.method === 'GET') {
-      const waba = wabas.get(objectId);
-      if (!waba) return respond(400, graphError(100, `Unsupported get request. Object with ID '${objectId}' does not exist`, { subcode: 33 }));
-      if (authFailure(waba.token)) return;
-      const limit = Math.max(1, Math.min(Number(request.query.get('limit') ?? 25), 100));
-      const offset = Number(request.query.get('after') ?? 0);
-      const page = waba.templates.slice(offset, offset + limit).map((t, i) => ({
-        name: t.name, language: t.language, status: t.status, category: t.category ?? 'UTILITY', id: String(9000 + offset + i),
-        components: [{ type: 'BODY', text: t.body }],
-      }));
-      const more = offset + limit < waba.templates.length;
-      const next = new URL(`${origin}${request.path}`);
-      next.searchParams.set('limit', String(limit));
-      next.searchParams.set('after', String(offset + limit));
-      return respond(200, { data: page, paging: { cursors: { before: String(offset), after: String(offset + limit) }, ...(more ? { next: next.toString() } : {}) } });
-    }
-
-    if (graph && !edge && request.method === 'GET') {
-      const item = media.get(objectId);
-      if (!item) return respond(400, graphError(100, `Unsupported get request. Object with ID '${objectId}' does not exist`, { subcode: 33 }));
-      if (authFailure(item.token)) return;
-      return respond(200, {
-        messaging_product: 'whatsapp',
-        url: `${origin}/media-download/${objectId}`,
-        mime_type: item.mimeType,
-        sha256: createHash('sha256').update(item.bytes).digest('hex'),
-        file_size: item.bytes.length,
-        id: objectId,
-      });
-    }
-
-    if (edge !== 'messages' || request.method !== 'POST') {
-      return respond(400, graphError(100, `Unsupported ${request.method.toLowerCase()} request.`, { subcode: 33 }));
-    }
-    const expectedToken = graph ? numbers.get(objectId) : accounts.get(objectId);
-    if (expectedToken === undefined && bearer) {
-      return respond(400, graphError(100, `Unsupported post request. Object with ID '${objectId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, { subcode: 33 }));
-    }
-    if (authFailure(expectedToken)) return;
-    if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
-      return respond(400, graphError(100, '(#100) The fake Graph API only accepts JSON bodies'));
-    }
-    const body = request.json;
-    if (!body || typeof body !== 'object') return respond(400, graphError(100, '(#100) Invalid JSON body'));
-
-    if (graph) {
-      if (body.messaging_product !== 'whatsapp') return respond(400, graphError(100, '(#100) The parameter messaging_product is required.'));
-      if (typeof body.to !== 'string' || body.to === '') return respond(400, graphError(100, '(#100) The parameter to is required.'));
-      if (body.recipient_type !== undefined && body.recipient_type !== 'individual') return respond(400, graphError(100, '(#100) Invalid parameter recipient_type'));
-      const type = body.type ?? 'text';
-      if (type === 'text') {
-        const text = body.text?.body;
-        if (typeof text !== 'string' || text === '') return respond(400, graphError(100, '(#100) The parameter text[\'body\'] is required.'));
-        if (text.length > 4096) return respond(400, graphError(100, '(#100) Param text[\'body\'] must be at most 4096 characters long.'));
-      } else if (WHATSAPP_MEDIA_TYPES.has(type)) {
-        const object = body[type];
-        if (!object || (!isUrl(object.link) && typeof object.id !== 'string')) {
-          return respond(400, graphError(100, `(#100) Param ${type}['link'] is not a valid URI.`));
+      const bearer = bearerOf(request);
+      const authFailure = (expected: string | undefined): boolean => {
+        if (!bearer) {
+          respond(400, graphError(104, 'An access token is required to request this resource.'));
+          return true;
         }
-        if (typeof object.caption === 'string' && object.caption.length > 1024) return respond(400, graphError(100, `(#100) Param ${type}['caption'] must be at most 1024 characters long.`));
-        if (object.caption !== undefined && (type === 'audio' || type === 'sticker')) return respond(400, graphError(100, `(#100) Param ${type}['caption'] is not allowed`));
-      } else if (type === 'template') {
-        const template = body.template;
-        const name = template?.name;
-        const code = template?.language?.code;
-        if (typeof name !== 'string' || typeof code !== 'string') return respond(400, graphError(100, '(#100) The parameter template[\'name\'] and template[\'language\'][\'code\'] are required.'));
-        const known = allTemplates().find((t) => t.name === name && t.language === code && t.status === 'APPROVED');
-        if (!known) return respond(404, graphError(132001, 'Template name does not exist in the translation', { details: `template name (${name}) does not exist in ${code}` }));
-        const bodyComponent = (template.components ?? []).find((c: any) => c?.type === 'body');
-        const given = (bodyComponent?.parameters ?? []).filter((p: any) => p?.type === 'text' && typeof p.text === 'string' && p.text !== '').length;
-        const expected = new Set([...known.body.matchAll(/\{\{(\d+)\}\}/g)].map((m) => m[1])).size;
-        if (given !== expected) return respond(400, graphError(132000, 'Number of parameters does not match the expected number of params', { details: `body: number of localizable_params (${given}) does not match the expected number of params (${expected})` }));
+        if (expected === undefined || bearer !== expected) {
+          respond(401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
+          return true;
+        }
+        return false;
+      };
+
+      if (download) {
+        const item = media.get(download[1]);
+        if (!item) return respond(404, graphError(803, 'Media not found'));
+        if (authFailure(item.token)) return;
+        return respond(200, item.bytes, { 'content-type': item.mimeType });
+      }
+
+      const match = graph ?? insta;
+      if (!match) return respond(404, graphError(803, `Unknown path components: ${request.path}`));
+      const [, objectId, edge] = match;
+
+      // Reading the phone number or the Instagram account itself, as a channel's registration does.
+      if (graph && !edge && request.method === 'GET' && numbers.has(objectId)) {
+        if (authFailure(numbers.get(objectId))) return;
+        return respond(200, { verified_name: 'Acme Support', display_phone_number: '+1 555-078-3881', quality_rating: 'GREEN', id: objectId });
+      }
+      if (insta && !edge && request.method === 'GET' && accounts.has(objectId)) {
+        if (authFailure(accounts.get(objectId))) return;
+        return respond(200, { username: 'acme.support', id: objectId });
+      }
+
+      if (graph && edge === 'message_templates' && request.method === 'GET') {
+        const waba = wabas.get(objectId);
+        if (!waba) return respond(400, graphError(100, `Unsupported get request. Object with ID '${objectId}' does not exist`, { subcode: 33 }));
+        if (authFailure(waba.token)) return;
+        const limit = Math.max(1, Math.min(Number(request.query.get('limit') ?? 25), 100));
+        const offset = Number(request.query.get('after') ?? 0);
+        const page = waba.templates.slice(offset, offset + limit).map((t, i) => ({
+          name: t.name,
+          language: t.language,
+          status: t.status,
+          category: t.category ?? 'UTILITY',
+          id: String(9000 + offset + i),
+          components: [{ type: 'BODY', text: t.body }],
+        }));
+        const more = offset + limit < waba.templates.length;
+        const next = new URL(`${origin}${request.path}`);
+        next.searchParams.set('limit', String(limit));
+        next.searchParams.set('after', String(offset + limit));
+        return respond(200, {
+          data: page,
+          paging: { cursors: { before: String(offset), after: String(offset + limit) }, ...(more ? { next: next.toString() } : {}) },
+        });
+      }
+
+      if (graph && !edge && request.method === 'GET') {
+        const item = media.get(objectId);
+        if (!item) return respond(400, graphError(100, `Unsupported get request. Object with ID '${objectId}' does not exist`, { subcode: 33 }));
+        if (authFailure(item.token)) return;
+        return respond(200, {
+          messaging_product: 'whatsapp',
+          url: `${origin}/media-download/${objectId}`,
+          mime_type: item.mimeType,
+          sha256: createHash('sha256').update(item.bytes).digest('hex'),
+          file_size: item.bytes.length,
+          id: objectId,
+        });
+      }
+
+      if (edge !== 'messages' || request.method !== 'POST') {
+        return respond(400, graphError(100, `Unsupported ${request.method.toLowerCase()} request.`, { subcode: 33 }));
+      }
+      const expectedToken = graph ? numbers.get(objectId) : accounts.get(objectId);
+      if (expectedToken === undefined && bearer) {
+        return respond(
+          400,
+          graphError(
+            100,
+            `Unsupported post request. Object with ID '${objectId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+            { subcode: 33 },
+          ),
+        );
+      }
+      if (authFailure(expectedToken)) return;
+      if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
+        return respond(400, graphError(100, '(#100) The fake Graph API only accepts JSON bodies'));
+      }
+      const body = request.json;
+      if (!body || typeof body !== 'object') return respond(400, graphError(100, '(#100) Invalid JSON body'));
+
+      if (graph) {
+        if (body.messaging_product !== 'whatsapp') return respond(400, graphError(100, '(#100) The parameter messaging_product is required.'));
+        if (typeof body.to !== 'string' || body.to === '') return respond(400, graphError(100, '(#100) The parameter to is required.'));
+        if (body.recipient_type !== undefined && body.recipient_type !== 'individual')
+          return respond(400, graphError(100, '(#100) Invalid parameter recipient_type'));
+        const type = body.type ?? 'text';
+        if (type === 'text') {
+          const text = body.text?.body;
+          if (typeof text !== 'string' || text === '') return respond(400, graphError(100, "(#100) The parameter text['body'] is required."));
+          if (text.length > 4096) return respond(400, graphError(100, "(#100) Param text['body'] must be at most 4096 characters long."));
+        } else if (WHATSAPP_MEDIA_TYPES.has(type)) {
+          const object = body[type];
+          if (!object || (!isUrl(object.link) && typeof object.id !== 'string')) {
+            return respond(400, graphError(100, `(#100) Param ${type}['link'] is not a valid URI.`));
+          }
+          if (typeof object.caption === 'string' && object.caption.length > 1024)
+            return respond(400, graphError(100, `(#100) Param ${type}['caption'] must be at most 1024 characters long.`));
+          if (object.caption !== undefined && (type === 'audio' || type === 'sticker'))
+            return respond(400, graphError(100, `(#100) Param ${type}['caption'] is not allowed`));
+        } else if (type === 'template') {
+          const template = body.template;
+          const name = template?.name;
+          const code = template?.language?.code;
+          if (typeof name !== 'string' || typeof code !== 'string')
+            return respond(400, graphError(100, "(#100) The parameter template['name'] and template['language']['code'] are required."));
+          const known = allTemplates().find((t) => t.name === name && t.language === code && t.status === 'APPROVED');
+          if (!known)
+            return respond(
+              404,
+              graphError(132001, 'Template name does not exist in the translation', { details: `template name (${name}) does not exist in ${code}` }),
+            );
+          const bodyComponent = (template.components ?? []).find((c: any) => c?.type === 'body');
+          const given = (bodyComponent?.parameters ?? []).filter((p: any) => p?.type === 'text' && typeof p.text === 'string' && p.text !== '').length;
+          const expected = new Set([...known.body.matchAll(/\{\{(\d+)\}\}/g)].map((m) => m[1])).size;
+          if (given !== expected)
+            return respond(
+              400,
+              graphError(132000, 'Number of parameters does not match the expected number of params', {
+                details: `body: number of localizable_params (${given}) does not match the expected number of params (${expected})`,
+              }),
+            );
+        } else {
+          return respond(400, graphError(100, `(#100) Param type must be one of {TEXT, IMAGE, DOCUMENT, AUDIO, VIDEO, STICKER, …} - got "${type}".`));
+        }
+        counter += 1;
+        const id = `wamid.HBgL${String(counter).padStart(6, '0')}${randomBytes(6).toString('hex').toUpperCase()}`;
+        whatsappSent.push({ phoneNumberId: objectId, id, to: body.to, type, body });
+        return respond(200, { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] });
+      }
+
+      const recipientId = body.recipient?.id;
+      if (typeof recipientId !== 'string' || recipientId === '') return respond(400, graphError(100, '(#100) The parameter recipient is required'));
+      const message = body.message;
+      if (!message || typeof message !== 'object') return respond(400, graphError(100, '(#100) The parameter message is required'));
+      if (message.text !== undefined) {
+        if (typeof message.text !== 'string' || message.text === '')
+          return respond(400, graphError(100, '(#100) Param message[text] must be a non-empty UTF-8 encoded string'));
+        if (Buffer.byteLength(message.text, 'utf8') > 1000)
+          return respond(400, graphError(100, '(#100) Length of param message[text] must be less than or equal to 1000'));
+      } else if (message.attachment !== undefined) {
+        if (!['image', 'video', 'audio', 'file'].includes(message.attachment?.type) || !isUrl(message.attachment?.payload?.url)) {
+          return respond(400, graphError(100, '(#100) Invalid attachment'));
+        }
       } else {
-        return respond(400, graphError(100, `(#100) Param type must be one of {TEXT, IMAGE, DOCUMENT, AUDIO, VIDEO, STICKER, …} - got "${type}".`));
+        return respond(400, graphError(100, '(#100) Must send either message text or attachment'));
       }
       counter += 1;
-      const id = `wamid.HBgL${String(counter).padStart(6, '0')}${randomBytes(6).toString('hex').toUpperCase()}`;
-      whatsappSent.push({ phoneNumberId: objectId, id, to: body.to, type, body });
-      return respond(200, { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] });
-    }
-
-    const recipientId = body.recipient?.id;
-    if (typeof recipientId !== 'string' || recipientId === '') return respond(400, graphError(100, '(#100) The parameter recipient is required'));
-    const message = body.message;
-    if (!message || typeof message !== 'object') return respond(400, graphError(100, '(#100) The parameter message is required'));
-    if (message.text !== undefined) {
-      if (typeof message.text !== 'string' || message.text === '') return respond(400, graphError(100, '(#100) Param message[text] must be a non-empty UTF-8 encoded string'));
-      if (Buffer.byteLength(message.text, 'utf8') > 1000) return respond(400, graphError(100, '(#100) Length of param message[text] must be less than or equal to 1000'));
-    } else if (message.attachment !== undefined) {
-      if (!['image', 'video', 'audio', 'file'].includes(message.attachment?.type) || !isUrl(message.attachment?.payload?.url)) {
-        return respond(400, graphError(100, '(#100) Invalid attachment'));
-      }
-    } else {
-      return respond(400, graphError(100, '(#100) Must send either message text or attachment'));
-    }
-    counter += 1;
-    const id = `aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlEOjE3ODQx${counter}`;
-    instagramSent.push({ accountId: objectId, id, recipientId, message });
-    return respond(200, { recipient_id: recipientId, message_id: id });
-  }, (failure) => {
-    const g = failure as GraphFailure;
-    return graphError(g.code ?? DEFAULT_CODE_BY_STATUS[g.status] ?? 1, g.message ?? `Fake failure ${g.status}`, { subcode: g.subcode, type: g.type, details: g.details });
-  });
+      const id = `aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlEOjE3ODQx${counter}`;
+      instagramSent.push({ accountId: objectId, id, recipientId, message });
+      return respond(200, { recipient_id: recipientId, message_id: id });
+    },
+    (failure) => {
+      const g = failure as GraphFailure;
+      return graphError(g.code ?? DEFAULT_CODE_BY_STATUS[g.status] ?? 1, g.message ?? `Fake failure ${g.status}`, {
+        subcode: g.subcode,
+        type: g.type,
+        details: g.details,
+      });
+    },
+  );
   origin = server.origin;
 
   return {
@@ -314,58 +351,106 @@ export function postMetaWebhook(url: string, payload: unknown, appSecret: string
 }
 
 /** A WhatsApp webhook body with one inbound text message. */
-export function whatsappTextPayload(options: { phoneNumberId: string; from: string; id: string; text: string; name?: string; timestamp?: number; wabaId?: string }) {
-  return whatsappPayload(options.phoneNumberId, {
-    contacts: [{ profile: { name: options.name ?? 'Ada Lovelace' }, wa_id: options.from }],
-    messages: [{ from: options.from, id: options.id, timestamp: String(options.timestamp ?? 1767225600), type: 'text', text: { body: options.text } }],
-  }, options.wabaId);
+export function whatsappTextPayload(options: {
+  phoneNumberId: string;
+  from: string;
+  id: string;
+  text: string;
+  name?: string;
+  timestamp?: number;
+  wabaId?: string;
+}) {
+  return whatsappPayload(
+    options.phoneNumberId,
+    {
+      contacts: [{ profile: { name: options.name ?? 'Ada Lovelace' }, wa_id: options.from }],
+      messages: [{ from: options.from, id: options.id, timestamp: String(options.timestamp ?? 1767225600), type: 'text', text: { body: options.text } }],
+    },
+    options.wabaId,
+  );
 }
 
 /** A WhatsApp webhook body with one delivery receipt for a message Parley sent. */
-export function whatsappStatusPayload(options: { phoneNumberId: string; id: string; status: 'sent' | 'delivered' | 'read' | 'failed'; recipientId: string; timestamp?: number; error?: { code: number; title: string; details?: string } }) {
+export function whatsappStatusPayload(options: {
+  phoneNumberId: string;
+  id: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  recipientId: string;
+  timestamp?: number;
+  error?: { code: number; title: string; details?: string };
+}) {
   return whatsappPayload(options.phoneNumberId, {
-    statuses: [{
-      id: options.id,
-      status: options.status,
-      timestamp: String(options.timestamp ?? 1767225660),
-      recipient_id: options.recipientId,
-      ...(options.error ? { errors: [{ code: options.error.code, title: options.error.title, message: options.error.title, error_data: { details: options.error.details ?? options.error.title } }] } : {}),
-    }],
+    statuses: [
+      {
+        id: options.id,
+        status: options.status,
+        timestamp: String(options.timestamp ?? 1767225660),
+        recipient_id: options.recipientId,
+        ...(options.error
+          ? {
+              errors: [
+                {
+                  code: options.error.code,
+                  title: options.error.title,
+                  message: options.error.title,
+                  error_data: { details: options.error.details ?? options.error.title },
+                },
+              ],
+            }
+          : {}),
+      },
+    ],
   });
 }
 
 function whatsappPayload(phoneNumberId: string, value: Record<string, unknown>, wabaId = '102290129340398') {
   return {
     object: 'whatsapp_business_account',
-    entry: [{
-      id: wabaId,
-      changes: [{
-        field: 'messages',
-        value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId }, ...value },
-      }],
-    }],
+    entry: [
+      {
+        id: wabaId,
+        changes: [
+          {
+            field: 'messages',
+            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId }, ...value },
+          },
+        ],
+      },
+    ],
   };
 }
 
 /** An Instagram webhook body with one inbound message (text and/or attachments). */
-export function instagramMessagePayload(options: { accountId: string; senderId: string; mid: string; text?: string; attachments?: { type: string; url: string }[]; timestamp?: number; isEcho?: boolean }) {
+export function instagramMessagePayload(options: {
+  accountId: string;
+  senderId: string;
+  mid: string;
+  text?: string;
+  attachments?: { type: string; url: string }[];
+  timestamp?: number;
+  isEcho?: boolean;
+}) {
   const time = options.timestamp ?? 1767225600123;
   return {
     object: 'instagram',
-    entry: [{
-      id: options.accountId,
-      time,
-      messaging: [{
-        sender: { id: options.isEcho ? options.accountId : options.senderId },
-        recipient: { id: options.isEcho ? options.senderId : options.accountId },
-        timestamp: time,
-        message: {
-          mid: options.mid,
-          ...(options.text !== undefined ? { text: options.text } : {}),
-          ...(options.attachments ? { attachments: options.attachments.map((a) => ({ type: a.type, payload: { url: a.url } })) } : {}),
-          ...(options.isEcho ? { is_echo: true } : {}),
-        },
-      }],
-    }],
+    entry: [
+      {
+        id: options.accountId,
+        time,
+        messaging: [
+          {
+            sender: { id: options.isEcho ? options.accountId : options.senderId },
+            recipient: { id: options.isEcho ? options.senderId : options.accountId },
+            timestamp: time,
+            message: {
+              mid: options.mid,
+              ...(options.text !== undefined ? { text: options.text } : {}),
+              ...(options.attachments ? { attachments: options.attachments.map((a) => ({ type: a.type, payload: { url: a.url } })) } : {}),
+              ...(options.isEcho ? { is_echo: true } : {}),
+            },
+          },
+        ],
+      },
+    ],
   };
 }

@@ -51,12 +51,19 @@ export type FakeOllama = {
 };
 
 const STOPWORDS = new Set(
-  'a an and are as at be but by can do does for from has have how i if in is it its my no not of on or our so that the their them then there this to was we what when where which who why will with you your'.split(' '),
+  'a an and are as at be but by can do does for from has have how i if in is it its my no not of on or our so that the their them then there this to was we what when where which who why will with you your'.split(
+    ' ',
+  ),
 );
 
 /** Lower-cased words without stopwords and without a plural "s": the fake's idea of meaning. */
 export function fakeTokens(text: string): string[] {
-  return (text.toLowerCase().replace(/^search_(document|query): /, '').match(/[a-z0-9]+/g) ?? [])
+  return (
+    text
+      .toLowerCase()
+      .replace(/^search_(document|query): /, '')
+      .match(/[a-z0-9]+/g) ?? []
+  )
     .filter((w) => w.length > 1 && !STOPWORDS.has(w))
     .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }

@@ -91,126 +91,130 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
   const error = (code: number, description: string) => ({ ok: false, error_code: code, description });
 
-  const server = await startHttpFake(async (request, respond) => {
-    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(request.path);
-    if (download) {
-      requests.push({ ...request, token: download[1], apiMethod: 'file' });
-      const file = [...files.values()].find((f) => f.path === download[2]);
-      if (request.method !== 'GET' || !file || file.token !== download[1]) return respond(404, error(404, 'Not Found'));
-      return respond(200, file.bytes, { 'content-type': 'application/octet-stream' });
-    }
-    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.path);
-    const token = match?.[1] ?? '';
-    const apiMethod = match?.[2] ?? '';
-    requests.push({ ...request, token, apiMethod });
-    if (!match) return respond(404, error(404, 'Not Found'));
-    const bot = bots.get(token);
-    if (!bot) return respond(401, error(401, 'Unauthorized'));
-    const contentType = request.headers['content-type'] ?? '';
-    if (request.rawBody.length > 0 && !contentType.startsWith('application/json')) {
-      return respond(400, error(400, 'Bad Request: the fake only accepts JSON bodies'));
-    }
-    if (request.rawBody.length > 0 && request.json === undefined) return respond(400, error(400, "Bad Request: can't parse JSON"));
-    const body: Record<string, any> = request.json ?? {};
-    const ok = (result: unknown) => respond(200, { ok: true, result });
+  const server = await startHttpFake(
+    async (request, respond) => {
+      const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(request.path);
+      if (download) {
+        requests.push({ ...request, token: download[1], apiMethod: 'file' });
+        const file = [...files.values()].find((f) => f.path === download[2]);
+        if (request.method !== 'GET' || !file || file.token !== download[1]) return respond(404, error(404, 'Not Found'));
+        return respond(200, file.bytes, { 'content-type': 'application/octet-stream' });
+      }
+      const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.path);
+      const token = match?.[1] ?? '';
+      const apiMethod = match?.[2] ?? '';
+      requests.push({ ...request, token, apiMethod });
+      if (!match) return respond(404, error(404, 'Not Found'));
+      const bot = bots.get(token);
+      if (!bot) return respond(401, error(401, 'Unauthorized'));
+      const contentType = request.headers['content-type'] ?? '';
+      if (request.rawBody.length > 0 && !contentType.startsWith('application/json')) {
+        return respond(400, error(400, 'Bad Request: the fake only accepts JSON bodies'));
+      }
+      if (request.rawBody.length > 0 && request.json === undefined) return respond(400, error(400, "Bad Request: can't parse JSON"));
+      const body: Record<string, any> = request.json ?? {};
+      const ok = (result: unknown) => respond(200, { ok: true, result });
 
-    const sendTo = (kind: FakeTelegramMessage['method'], fields: Partial<FakeTelegramMessage>) => {
-      const chatId = String(body.chat_id);
-      if (blocked.has(chatId)) return respond(403, error(403, 'Forbidden: bot was blocked by the user'));
-      const key = `${token}:${chatId}`;
-      const messageId = (messageIds.get(key) ?? 0) + 1;
-      messageIds.set(key, messageId);
-      const message: FakeTelegramMessage = { token, method: kind, chat_id: chatId, message_id: messageId, ...fields };
-      sent.push(message);
-      const result: Record<string, unknown> = {
-        message_id: messageId,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: Number(chatId), type: 'private' },
-        from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
+      const sendTo = (kind: FakeTelegramMessage['method'], fields: Partial<FakeTelegramMessage>) => {
+        const chatId = String(body.chat_id);
+        if (blocked.has(chatId)) return respond(403, error(403, 'Forbidden: bot was blocked by the user'));
+        const key = `${token}:${chatId}`;
+        const messageId = (messageIds.get(key) ?? 0) + 1;
+        messageIds.set(key, messageId);
+        const message: FakeTelegramMessage = { token, method: kind, chat_id: chatId, message_id: messageId, ...fields };
+        sent.push(message);
+        const result: Record<string, unknown> = {
+          message_id: messageId,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: Number(chatId), type: 'private' },
+          from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
+        };
+        if (fields.text !== undefined) result.text = fields.text;
+        if (fields.caption !== undefined) result.caption = fields.caption;
+        if (fields.photo !== undefined) result.photo = [{ file_id: `photo-${messageId}`, file_unique_id: `u${messageId}`, width: 800, height: 600 }];
+        if (fields.document !== undefined) result.document = { file_id: `doc-${messageId}`, file_unique_id: `d${messageId}` };
+        return ok(result);
       };
-      if (fields.text !== undefined) result.text = fields.text;
-      if (fields.caption !== undefined) result.caption = fields.caption;
-      if (fields.photo !== undefined) result.photo = [{ file_id: `photo-${messageId}`, file_unique_id: `u${messageId}`, width: 800, height: 600 }];
-      if (fields.document !== undefined) result.document = { file_id: `doc-${messageId}`, file_unique_id: `d${messageId}` };
-      return ok(result);
-    };
-    const needsChat = () => {
-      if (body.chat_id === undefined || body.chat_id === '') {
-        respond(400, error(400, 'Bad Request: chat_id is empty'));
-        return false;
-      }
-      if (!/^-?\d+$/.test(String(body.chat_id)) && !String(body.chat_id).startsWith('@')) {
-        respond(400, error(400, 'Bad Request: chat not found'));
-        return false;
-      }
-      return true;
-    };
-    const captionOk = () => {
-      if (typeof body.caption === 'string' && body.caption.length > 1024) {
-        respond(400, error(400, 'Bad Request: message caption is too long'));
-        return false;
-      }
-      return true;
-    };
+      const needsChat = () => {
+        if (body.chat_id === undefined || body.chat_id === '') {
+          respond(400, error(400, 'Bad Request: chat_id is empty'));
+          return false;
+        }
+        if (!/^-?\d+$/.test(String(body.chat_id)) && !String(body.chat_id).startsWith('@')) {
+          respond(400, error(400, 'Bad Request: chat not found'));
+          return false;
+        }
+        return true;
+      };
+      const captionOk = () => {
+        if (typeof body.caption === 'string' && body.caption.length > 1024) {
+          respond(400, error(400, 'Bad Request: message caption is too long'));
+          return false;
+        }
+        return true;
+      };
 
-    switch (apiMethod) {
-      case 'getFile': {
-        const file = typeof body.file_id === 'string' ? files.get(body.file_id) : undefined;
-        if (!file || file.token !== token) return respond(400, error(400, 'Bad Request: invalid file_id'));
-        if (file.bytes.length > 20 * 1024 * 1024) return respond(400, error(400, 'Bad Request: file is too big'));
-        return ok({ file_id: body.file_id, file_unique_id: `u-${body.file_id}`, file_size: file.bytes.length, file_path: file.path });
-      }
-      case 'getMe':
-        return ok({ id: bot.id, is_bot: true, first_name: bot.username, username: bot.username, can_join_groups: true });
-      case 'setWebhook': {
-        const url = typeof body.url === 'string' ? body.url : '';
-        if (url === '') {
-          bot.webhook = undefined;
+      switch (apiMethod) {
+        case 'getFile': {
+          const file = typeof body.file_id === 'string' ? files.get(body.file_id) : undefined;
+          if (!file || file.token !== token) return respond(400, error(400, 'Bad Request: invalid file_id'));
+          if (file.bytes.length > 20 * 1024 * 1024) return respond(400, error(400, 'Bad Request: file is too big'));
+          return ok({ file_id: body.file_id, file_unique_id: `u-${body.file_id}`, file_size: file.bytes.length, file_path: file.path });
+        }
+        case 'getMe':
+          return ok({ id: bot.id, is_bot: true, first_name: bot.username, username: bot.username, can_join_groups: true });
+        case 'setWebhook': {
+          const url = typeof body.url === 'string' ? body.url : '';
+          if (url === '') {
+            bot.webhook = undefined;
+            return ok(true);
+          }
+          if (!url.startsWith('https://')) return respond(400, error(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook'));
+          if (body.secret_token !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(String(body.secret_token))) {
+            return respond(400, error(400, 'Bad Request: secret token contains unallowed characters'));
+          }
+          bot.webhook = { url, secret_token: body.secret_token, allowed_updates: body.allowed_updates };
           return ok(true);
         }
-        if (!url.startsWith('https://')) return respond(400, error(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook'));
-        if (body.secret_token !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(String(body.secret_token))) {
-          return respond(400, error(400, 'Bad Request: secret token contains unallowed characters'));
+        case 'deleteWebhook':
+          bot.webhook = undefined;
+          if (body.drop_pending_updates === true) updates.set(token, []);
+          return ok(true);
+        case 'getWebhookInfo':
+          return ok({ url: bot.webhook?.url ?? '', has_custom_certificate: false, pending_update_count: (updates.get(token) ?? []).length });
+        case 'getUpdates': {
+          if (bot.webhook)
+            return respond(409, error(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"));
+          const offset = Number(body.offset ?? 0);
+          const limit = Math.min(Math.max(Number(body.limit ?? 100), 1), 100);
+          // Asking for an offset confirms (forgets) every earlier update, as Telegram does.
+          const pending = (updates.get(token) ?? []).filter((u) => (u.update_id as number) >= offset);
+          updates.set(token, pending);
+          return ok(pending.slice(0, limit));
         }
-        bot.webhook = { url, secret_token: body.secret_token, allowed_updates: body.allowed_updates };
-        return ok(true);
-      }
-      case 'deleteWebhook':
-        bot.webhook = undefined;
-        if (body.drop_pending_updates === true) updates.set(token, []);
-        return ok(true);
-      case 'getWebhookInfo':
-        return ok({ url: bot.webhook?.url ?? '', has_custom_certificate: false, pending_update_count: (updates.get(token) ?? []).length });
-      case 'getUpdates': {
-        if (bot.webhook) return respond(409, error(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"));
-        const offset = Number(body.offset ?? 0);
-        const limit = Math.min(Math.max(Number(body.limit ?? 100), 1), 100);
-        // Asking for an offset confirms (forgets) every earlier update, as Telegram does.
-        const pending = (updates.get(token) ?? []).filter((u) => (u.update_id as number) >= offset);
-        updates.set(token, pending);
-        return ok(pending.slice(0, limit));
-      }
-      case 'sendMessage': {
-        if (!needsChat()) return;
-        const text = typeof body.text === 'string' ? body.text : '';
-        if (text.trim() === '') return respond(400, error(400, 'Bad Request: message text is empty'));
-        if (text.length > 4096) return respond(400, error(400, 'Bad Request: message is too long'));
-        return sendTo('sendMessage', { text });
-      }
-      case 'sendPhoto':
-      case 'sendDocument': {
-        if (!needsChat() || !captionOk()) return;
-        const field = apiMethod === 'sendPhoto' ? 'photo' : 'document';
-        const file = body[field];
-        if (typeof file !== 'string' || !isFetchableUrl(file)) {
-          return respond(400, error(400, 'Bad Request: wrong file identifier/HTTP URL specified'));
+        case 'sendMessage': {
+          if (!needsChat()) return;
+          const text = typeof body.text === 'string' ? body.text : '';
+          if (text.trim() === '') return respond(400, error(400, 'Bad Request: message text is empty'));
+          if (text.length > 4096) return respond(400, error(400, 'Bad Request: message is too long'));
+          return sendTo('sendMessage', { text });
         }
-        return sendTo(apiMethod, { [field]: file, ...(typeof body.caption === 'string' ? { caption: body.caption } : {}) });
+        case 'sendPhoto':
+        case 'sendDocument': {
+          if (!needsChat() || !captionOk()) return;
+          const field = apiMethod === 'sendPhoto' ? 'photo' : 'document';
+          const file = body[field];
+          if (typeof file !== 'string' || !isFetchableUrl(file)) {
+            return respond(400, error(400, 'Bad Request: wrong file identifier/HTTP URL specified'));
+          }
+          return sendTo(apiMethod, { [field]: file, ...(typeof body.caption === 'string' ? { caption: body.caption } : {}) });
+        }
+        default:
+          return respond(404, error(404, 'Not Found: method not found'));
       }
-      default:
-        return respond(404, error(404, 'Not Found: method not found'));
-    }
-  }, (failure) => (failure.status >= 500 ? '' : error(failure.status, DESCRIPTIONS[failure.status] ?? 'Error')));
+    },
+    (failure) => (failure.status >= 500 ? '' : error(failure.status, DESCRIPTIONS[failure.status] ?? 'Error')),
+  );
 
   return {
     url: server.origin,
@@ -238,12 +242,14 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       blocked.add(String(chatId));
     },
     failNext: (count, failure) => {
-      const description = failure.description ?? `${DESCRIPTIONS[failure.status] ?? 'Error'}${failure.retryAfter !== undefined ? `: retry after ${failure.retryAfter}` : ''}`;
-      const body = failure.body !== undefined
-        ? failure.body
-        : failure.status >= 500
-          ? ''
-          : { ...error(failure.status, description), ...(failure.retryAfter !== undefined ? { parameters: { retry_after: failure.retryAfter } } : {}) };
+      const description =
+        failure.description ?? `${DESCRIPTIONS[failure.status] ?? 'Error'}${failure.retryAfter !== undefined ? `: retry after ${failure.retryAfter}` : ''}`;
+      const body =
+        failure.body !== undefined
+          ? failure.body
+          : failure.status >= 500
+            ? ''
+            : { ...error(failure.status, description), ...(failure.retryAfter !== undefined ? { parameters: { retry_after: failure.retryAfter } } : {}) };
       const headers = { ...(failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {}), ...failure.headers };
       server.failNext(count, { status: failure.status, body, headers });
     },

@@ -89,7 +89,15 @@ export async function startFakeTwilio(options: { accountSid: string; authToken: 
     if (req.method === 'GET' && rest === '/IncomingPhoneNumbers.json') {
       const wanted = url.searchParams.get('PhoneNumber');
       const found = numbers.filter((n) => !wanted || n.phoneNumber === wanted).map(numberJson);
-      return json(res, 200, { incoming_phone_numbers: found, page: 0, page_size: 50, first_page_uri: `${prefix}/IncomingPhoneNumbers.json`, next_page_uri: null, previous_page_uri: null, uri: url.pathname });
+      return json(res, 200, {
+        incoming_phone_numbers: found,
+        page: 0,
+        page_size: 50,
+        first_page_uri: `${prefix}/IncomingPhoneNumbers.json`,
+        next_page_uri: null,
+        previous_page_uri: null,
+        uri: url.pathname,
+      });
     }
     const numberMatch = /^\/IncomingPhoneNumbers\/(PN[0-9a-f]+)\.json$/.exec(rest);
     if (req.method === 'POST' && numberMatch) {
@@ -116,9 +124,20 @@ export async function startFakeTwilio(options: { accountSid: string; authToken: 
     if (statusCallback) message.statusCallback = statusCallback;
     messages.push(message);
     return json(res, 201, {
-      sid: message.sid, account_sid: options.accountSid, to, from, body, status: 'queued', direction: 'outbound-api',
-      num_media: String(mediaUrl.length), num_segments: '1', api_version: '2010-04-01', date_created: new Date().toUTCString(),
-      error_code: null, error_message: null, uri: `/2010-04-01/Accounts/${options.accountSid}/Messages/${message.sid}.json`,
+      sid: message.sid,
+      account_sid: options.accountSid,
+      to,
+      from,
+      body,
+      status: 'queued',
+      direction: 'outbound-api',
+      num_media: String(mediaUrl.length),
+      num_segments: '1',
+      api_version: '2010-04-01',
+      date_created: new Date().toUTCString(),
+      error_code: null,
+      error_message: null,
+      uri: `/2010-04-01/Accounts/${options.accountSid}/Messages/${message.sid}.json`,
     });
   }
 
@@ -142,10 +161,11 @@ export async function startFakeTwilio(options: { accountSid: string; authToken: 
     failNext(count, status, body = twilioError(status, 0, `HTTP ${status}`), headers = {}) {
       for (let i = 0; i < count; i++) failures.push({ status, body, headers });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

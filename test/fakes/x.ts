@@ -51,9 +51,11 @@ export async function startFakeX(options: { credentials: FakeXCredentials; user:
       } catch {
         return json(res, 400, problem(400, 'Invalid Request', 'Request body is not valid JSON'));
       }
-      if (typeof payload.text !== 'string' || payload.text === '') return json(res, 400, problem(400, 'Invalid Request', 'One or more parameters to your request was invalid.'));
+      if (typeof payload.text !== 'string' || payload.text === '')
+        return json(res, 400, problem(400, 'Invalid Request', 'One or more parameters to your request was invalid.'));
       const participantId = decodeURIComponent(dm[1]);
-      if (!/^\d+$/.test(participantId)) return json(res, 400, problem(400, 'Invalid Request', `The \`participant_id\` query parameter value [${participantId}] is not valid`));
+      if (!/^\d+$/.test(participantId))
+        return json(res, 400, problem(400, 'Invalid Request', `The \`participant_id\` query parameter value [${participantId}] is not valid`));
       const ids = [participantId, options.user.id].sort();
       const sent: FakeXDm = { participantId, text: payload.text, dmEventId: String(randomInt(1e12, 2 ** 47)), dmConversationId: ids.join('-'), oauth: oauth! };
       dms.push(sent);
@@ -72,10 +74,11 @@ export async function startFakeX(options: { credentials: FakeXCredentials; user:
     failNext(count, status, body = problem(status, `HTTP ${status}`, `HTTP ${status}`), headers = {}) {
       for (let i = 0; i < count; i++) failures.push({ status, body, headers });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

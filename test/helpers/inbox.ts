@@ -69,10 +69,14 @@ export function inboxOf(app: TestApp, token: string) {
 
     /** The channel once the worker has finished registering it, whatever the outcome. */
     registered: (id: string) =>
-      waitFor(async () => {
-        const c = await channelOf(id);
-        return c.status !== 'pending' ? c : null;
-      }, 20_000, 'registration'),
+      waitFor(
+        async () => {
+          const c = await channelOf(id);
+          return c.status !== 'pending' ? c : null;
+        },
+        20_000,
+        'registration',
+      ),
 
     /** inbound_events rows: of one channel, or of every channel when none is given. */
     countEvents: async (channelId?: string) =>
@@ -80,20 +84,29 @@ export function inboxOf(app: TestApp, token: string) {
         ? await query(app, 'select count(*)::int as n from inbound_events')
         : await query(app, 'select count(*)::int as n from inbound_events where channel_id = $1', [channelId]))[0].n as number,
 
-    countInboundJobs: async () => (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number,
+    countInboundJobs: async () =>
+      (await query(app, `select count(*)::int as n from graphile_worker.jobs where task_identifier = 'process_inbound'`))[0].n as number,
 
     /** The process_inbound jobs still queued that will process these inbound events: their channels' drains. */
     inboundJobs: (eventIds: string[]) =>
-      query(app, `select j.id, j.key, j.task_identifier from graphile_worker.jobs j
+      query(
+        app,
+        `select j.id, j.key, j.task_identifier from graphile_worker.jobs j
                   where j.task_identifier = 'process_inbound'
-                    and j.key in (select 'inbound:' || e.channel_id from inbound_events e where e.id = any($1))`, [eventIds]),
+                    and j.key in (select 'inbound:' || e.channel_id from inbound_events e where e.id = any($1))`,
+        [eventIds],
+      ),
 
     /** The customer the API's search finds with this value in `field`, once the worker has created it. */
     customerBy: (field: 'phone' | 'email' | 'name', value: string) =>
-      waitFor(async () => {
-        const res = await app.request('GET', '/api/v1/customers', { token, query: { q: value } });
-        return (res.body as any[]).find((c) => c[field] === value);
-      }, 20_000, `customer ${value}`),
+      waitFor(
+        async () => {
+          const res = await app.request('GET', '/api/v1/customers', { token, query: { q: value } });
+          return (res.body as any[]).find((c) => c[field] === value);
+        },
+        20_000,
+        `customer ${value}`,
+      ),
 
     /** The conversations on this channel type, newest first, as the inbox lists them. */
     conversations,
@@ -112,10 +125,14 @@ export function inboxOf(app: TestApp, token: string) {
 
     /** The message once its delivery status is one of `statuses` (a running worker moves it there). */
     messageSettled: (conversationId: string, messageId: string, statuses: string[] = ['sent', 'failed']) =>
-      waitFor(async () => {
-        const message = await messageById(conversationId, messageId);
-        return message && statuses.includes(message.delivery_status) ? message : null;
-      }, 30_000, `message ${statuses.join('/')}`),
+      waitFor(
+        async () => {
+          const message = await messageById(conversationId, messageId);
+          return message && statuses.includes(message.delivery_status) ? message : null;
+        },
+        30_000,
+        `message ${statuses.join('/')}`,
+      ),
 
     deliveryJob,
     retryNow,
@@ -126,9 +143,13 @@ export function inboxOf(app: TestApp, token: string) {
      * the drain, a moment before graphile-worker deletes or unlocks the job.
      */
     releasedDeliveryJob: (messageId: string) =>
-      waitFor(async () => {
-        const job = await deliveryJob(messageId);
-        return !job ? { job: undefined } : job.locked_at === null ? { job } : null;
-      }, 20_000, 'delivery job released').then((found) => found.job),
+      waitFor(
+        async () => {
+          const job = await deliveryJob(messageId);
+          return !job ? { job: undefined } : job.locked_at === null ? { job } : null;
+        },
+        20_000,
+        'delivery job released',
+      ).then((found) => found.job),
   };
 }

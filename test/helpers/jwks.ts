@@ -61,9 +61,7 @@ export async function startGoogleJwks(): Promise<GoogleJwks> {
       ...claims,
     };
     for (const [k, v] of Object.entries(payload)) if (v === undefined) delete payload[k];
-    return new SignJWT(payload as JWTPayload)
-      .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? kid, typ: 'JWT' })
-      .sign(options.key ?? privateKey);
+    return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: 'RS256', kid: options.kid ?? kid, typ: 'JWT' }).sign(options.key ?? privateKey);
   };
 
   return {

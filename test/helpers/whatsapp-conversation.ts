@@ -9,7 +9,15 @@ import { inboxOf, type Inbox } from './inbox.ts';
 import { query, startTestWorker, waitFor } from './worker.ts';
 import { startFakeMeta, whatsappTextPayload, type FakeMeta } from '../fakes/meta.ts';
 
-export type WhatsAppConversation = { app: TestApp; fake: FakeMeta; owner: Workspace; inbox: Inbox; conversationId: string; customerPhone: string; close: () => Promise<void> };
+export type WhatsAppConversation = {
+  app: TestApp;
+  fake: FakeMeta;
+  owner: Workspace;
+  inbox: Inbox;
+  conversationId: string;
+  customerPhone: string;
+  close: () => Promise<void>;
+};
 
 export async function whatsappConversation(env: Record<string, string> = {}): Promise<WhatsAppConversation> {
   const fake = await startFakeMeta();

@@ -80,12 +80,20 @@ test('PostgreSQL restarted twice under load: 503 meanwhile, then the same proces
   const business = await api('POST', '/api/v1/business', { name: 'Restart Co' }, token);
   await sql(`update businesses set plan = 'Pro' where id = $1`, [business.body.id]);
   t.is((await api('POST', '/api/v1/channels/', { type: 'whatsapp', config: { phone_number_id: '1066', access_token: 'wa-token' } }, token)).status, 200);
-  const hook = await fetch(`${base}/api/v1/webhooks/whatsapp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(whatsappTextPayload({ phoneNumberId: '1066', from: '15550001111', id: 'wamid.restart', text: 'Hi' })) });
+  const hook = await fetch(`${base}/api/v1/webhooks/whatsapp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(whatsappTextPayload({ phoneNumberId: '1066', from: '15550001111', id: 'wamid.restart', text: 'Hi' })),
+  });
   t.is(hook.status, 200);
-  const [conversation] = await waitFor(async () => {
-    const list = (await api('GET', '/api/v1/conversations/', undefined, token)).body;
-    return Array.isArray(list) && list.length ? list : null;
-  }, 30_000, 'the conversation');
+  const [conversation] = await waitFor(
+    async () => {
+      const list = (await api('GET', '/api/v1/conversations/', undefined, token)).body;
+      return Array.isArray(list) && list.length ? list : null;
+    },
+    30_000,
+    'the conversation',
+  );
 
   fake.setLatency(20);
   let sending = true;
@@ -112,13 +120,21 @@ test('PostgreSQL restarted twice under load: 503 meanwhile, then the same proces
   sending = false;
   await Promise.all(senders);
   t.log(`answers: ${JSON.stringify(Object.fromEntries(statuses))}`);
-  t.deepEqual([...statuses.keys()].filter((s) => s !== 200 && s !== 503).sort(), [], 'only 200 and 503 (0: connection refused never happens: the API stays up)');
+  t.deepEqual(
+    [...statuses.keys()].filter((s) => s !== 200 && s !== 503).sort(),
+    [],
+    'only 200 and 503 (0: connection refused never happens: the API stays up)',
+  );
   t.true((statuses.get(503) ?? 0) > 0, 'the outage was seen');
 
-  await waitFor(async () => {
-    const delivered = new Set(fake.whatsappSent.map((m) => m.body.text?.body));
-    return accepted.every((text) => delivered.has(text));
-  }, 120_000, 'every accepted reply delivered');
+  await waitFor(
+    async () => {
+      const delivered = new Set(fake.whatsappSent.map((m) => m.body.text?.body));
+      return accepted.every((text) => delivered.has(text));
+    },
+    120_000,
+    'every accepted reply delivered',
+  );
   const [{ n }] = await sql(`select count(*)::int as n from messages where content = any($1) and delivery_status = 'sent'`, [accepted]);
   t.is(n, accepted.length, 'and marked sent');
   t.is(parley.exitCode, null, 'the same process, never restarted');

@@ -55,22 +55,40 @@ test('pg_terminate_backend of every connection, repeated under load: 2xx or 503 
     let terminated = 0;
     for (let round = 0; round < ROUNDS; round++) {
       await new Promise((r) => setTimeout(r, ROUND_MS));
-      const { rowCount } = await killer.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
+      const { rowCount } = await killer.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
       terminated += rowCount ?? 0;
     }
     storming = false;
     await Promise.all(senders);
     t.log(`connections terminated: ${terminated} in ${ROUNDS} rounds; answers: ${JSON.stringify(Object.fromEntries(statuses))}`);
-    t.deepEqual([...statuses.keys()].filter((s) => s !== 200 && s !== 503), [], 'only 200 and 503');
+    t.deepEqual(
+      [...statuses.keys()].filter((s) => s !== 200 && s !== 503),
+      [],
+      'only 200 and 503',
+    );
     t.true(accepted.length > 0, 'replies were accepted between the cuts');
 
     // Every accepted reply is stored.
-    const stored = await query(app, `select id, content from messages where conversation_id = $1 and sender_type = 'agent' and content like 'During the storm %'`, [conversationId]);
+    const stored = await query(
+      app,
+      `select id, content from messages where conversation_id = $1 and sender_type = 'agent' and content like 'During the storm %'`,
+      [conversationId],
+    );
     const storedIds = new Set(stored.map((m) => m.id));
-    t.deepEqual(accepted.filter((a) => !storedIds.has(a.id)), [], 'no accepted reply lost');
+    t.deepEqual(
+      accepted.filter((a) => !storedIds.has(a.id)),
+      [],
+      'no accepted reply lost',
+    );
     const ambiguous = stored.filter((m) => !accepted.some((a) => a.id === m.id));
     t.log(`stored although answered 503 (commit acknowledgement cut): ${ambiguous.length} of ${statuses.get(503) ?? 0} 503s`);
-    t.deepEqual(ambiguous.map((m) => answered.get(m.content)).filter((s) => s !== 503), [], 'a reply stored without a 2xx got a 503');
+    t.deepEqual(
+      ambiguous.map((m) => answered.get(m.content)).filter((s) => s !== 503),
+      [],
+      'a reply stored without a 2xx got a 503',
+    );
 
     // The same API answers; the same job runner delivers every accepted reply and a new one.
     const after = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: owner.token, body: { content: 'After the storm' } });
@@ -95,7 +113,11 @@ test('pg_terminate_backend of every connection, repeated under load: 2xx or 503 
       throw error;
     }
     const ids = [...accepted.map((a) => a.id), after.body.id];
-    await waitFor(async () => (await query(app, `select count(*)::int as n from messages where id = any($1) and delivery_status = 'sent'`, [ids]))[0].n === ids.length, 120_000, 'every accepted reply marked sent');
+    await waitFor(
+      async () => (await query(app, `select count(*)::int as n from messages where id = any($1) and delivery_status = 'sent'`, [ids]))[0].n === ids.length,
+      120_000,
+      'every accepted reply marked sent',
+    );
     t.log(`job runner restarts: ${worker.restarts}`);
     t.pass();
   } finally {

@@ -25,13 +25,21 @@ let socket: Socket;
 
 async function startRedis(): Promise<void> {
   redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await waitFor(async () => {
-    try {
-      return execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() === 'PONG';
-    } catch {
-      return false;
-    }
-  }, 20_000, 'redis-server up');
+  await waitFor(
+    async () => {
+      try {
+        return (
+          execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] })
+            .toString()
+            .trim() === 'PONG'
+        );
+      } catch {
+        return false;
+      }
+    },
+    20_000,
+    'redis-server up',
+  );
 }
 
 test.before(async () => {
@@ -65,11 +73,15 @@ async function socketReceivesWorkerEvents(label: string): Promise<void> {
   socket.on('message_created', onEvent);
   try {
     let n = 0;
-    await waitFor(async () => {
-      workerBus.publish({ name: 'message_created', rooms: [rooms.business(owner.businessId)], payload: { id: `${label}-${++n}` } });
-      await new Promise((r) => setTimeout(r, 100));
-      return received;
-    }, 30_000, `a ${label} event on the socket`);
+    await waitFor(
+      async () => {
+        workerBus.publish({ name: 'message_created', rooms: [rooms.business(owner.businessId)], payload: { id: `${label}-${++n}` } });
+        await new Promise((r) => setTimeout(r, 100));
+        return received;
+      },
+      30_000,
+      `a ${label} event on the socket`,
+    );
   } finally {
     socket.off('message_created', onEvent);
   }

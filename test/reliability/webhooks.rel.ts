@@ -43,7 +43,14 @@ test.before(async () => {
   x = await startFakeX({ credentials: X_CREDENTIALS, user: X_ACCOUNT });
   smtp = await startFakeSmtp({ user: MAILBOX.address, password: MAILBOX.password });
   app = await startTestApp({
-    env: { PUBLIC_URL, META_GRAPH_URL: meta.graphUrl, INSTAGRAM_GRAPH_URL: meta.instagramUrl, TELEGRAM_API_URL: telegram.url, TWILIO_API_URL: twilio.url, X_API_URL: x.url },
+    env: {
+      PUBLIC_URL,
+      META_GRAPH_URL: meta.graphUrl,
+      INSTAGRAM_GRAPH_URL: meta.instagramUrl,
+      TELEGRAM_API_URL: telegram.url,
+      TWILIO_API_URL: twilio.url,
+      X_API_URL: x.url,
+    },
   });
   owner = await createWorkspace(app, { plan: 'Pro' });
   worker = await startTestWorker(app);
@@ -58,7 +65,11 @@ test.after.always(async () => {
 async function connectedChannel(type: string, config: Record<string, string>): Promise<string> {
   const res = await app.request('POST', '/api/v1/channels/', { token: owner.token, body: { type, config } });
   if (res.status !== 200) throw new Error(`create ${type} channel: ${res.status} ${res.text}`);
-  await waitFor(async () => (await query(app, 'select status from channels where id = $1', [res.body.id]))[0].status === 'connected', 30_000, `${type} channel connected`);
+  await waitFor(
+    async () => (await query(app, 'select status from channels where id = $1', [res.body.id]))[0].status === 'connected',
+    30_000,
+    `${type} channel connected`,
+  );
   return res.body.id;
 }
 
@@ -80,16 +91,32 @@ async function redeliver(t: import('ava').ExecutionContext, channelId: string, m
     [shots[i], shots[j]] = [shots[j], shots[i]];
   }
   const statuses = await Promise.all(shots.map(async (send) => (await send()).status));
-  t.true(statuses.every((s) => s >= 200 && s < 300), `every copy acknowledged: ${statuses.join(',')}`);
-  const counts = () => query(app, `select content, count(*)::int as n from messages where channel_id = $1 and sender_type = 'customer' and content = any($2) group by content`, [channelId, texts]);
+  t.true(
+    statuses.every((s) => s >= 200 && s < 300),
+    `every copy acknowledged: ${statuses.join(',')}`,
+  );
+  const counts = () =>
+    query(app, `select content, count(*)::int as n from messages where channel_id = $1 and sender_type = 'customer' and content = any($2) group by content`, [
+      channelId,
+      texts,
+    ]);
   await waitFor(async () => (await counts()).length === texts.length, 60_000, 'every message stored');
   // Whatever is still queued for this channel finishes before counting.
-  await waitFor(async () => (await query(app, `select count(*)::int as n from inbound_events where channel_id = $1 and processed_at is null`, [channelId]))[0].n === 0, 60_000, 'events processed');
+  await waitFor(
+    async () => (await query(app, `select count(*)::int as n from inbound_events where channel_id = $1 and processed_at is null`, [channelId]))[0].n === 0,
+    60_000,
+    'events processed',
+  );
   for (const row of await counts()) t.is(row.n, 1, `"${row.content}" stored once from ${COPIES} deliveries`);
 }
 
 test('WhatsApp', async (t) => {
-  const channel = await connectedChannel('whatsapp', { phone_number_id: WA.phoneNumberId, access_token: WA.token, app_secret: WA.appSecret, verify_token: 'rel-verify' });
+  const channel = await connectedChannel('whatsapp', {
+    phone_number_id: WA.phoneNumberId,
+    access_token: WA.token,
+    app_secret: WA.appSecret,
+    verify_token: 'rel-verify',
+  });
   await redeliver(t, channel, (text) => {
     const payload = whatsappTextPayload({ phoneNumberId: WA.phoneNumberId, from: '15550001234', id: `wamid.rel-${randomUUID()}`, text });
     return () => postMetaWebhook(`${app.url}/api/v1/webhooks/whatsapp`, payload, WA.appSecret);
@@ -120,9 +147,26 @@ test('SMS (Twilio)', async (t) => {
   const path = `/api/v1/webhooks/sms/${channel}`;
   await redeliver(t, channel, (text) => {
     const sid = 'SM' + randomBytes(16).toString('hex');
-    const form = { SmsMessageSid: sid, NumMedia: '0', SmsSid: sid, SmsStatus: 'received', Body: text, To: TWILIO.number, NumSegments: '1', MessageSid: sid, AccountSid: TWILIO.accountSid, From: '+15550004321', ApiVersion: '2010-04-01' };
+    const form = {
+      SmsMessageSid: sid,
+      NumMedia: '0',
+      SmsSid: sid,
+      SmsStatus: 'received',
+      Body: text,
+      To: TWILIO.number,
+      NumSegments: '1',
+      MessageSid: sid,
+      AccountSid: TWILIO.accountSid,
+      From: '+15550004321',
+      ApiVersion: '2010-04-01',
+    };
     const signature = signTwilioWebhook(TWILIO.authToken, PUBLIC_URL + path, form);
-    return () => fetch(app.url + path, { method: 'POST', body: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature } });
+    return () =>
+      fetch(app.url + path, {
+        method: 'POST',
+        body: new URLSearchParams(form).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+      });
   });
 });
 
@@ -132,32 +176,79 @@ test('X', async (t) => {
   await redeliver(t, channel, (text) => {
     const raw = JSON.stringify({
       for_user_id: X_ACCOUNT.id,
-      direct_message_events: [{ type: 'message_create', id: String(1790000000000000000n + BigInt(Math.floor(Math.random() * 1e12))), created_timestamp: String(Date.now()), message_create: { target: { recipient_id: X_ACCOUNT.id }, sender_id: sender.id, message_data: { text } } }],
+      direct_message_events: [
+        {
+          type: 'message_create',
+          id: String(1790000000000000000n + BigInt(Math.floor(Math.random() * 1e12))),
+          created_timestamp: String(Date.now()),
+          message_create: { target: { recipient_id: X_ACCOUNT.id }, sender_id: sender.id, message_data: { text } },
+        },
+      ],
       users: { [sender.id]: sender, [X_ACCOUNT.id]: { id: X_ACCOUNT.id, name: X_ACCOUNT.name, screen_name: X_ACCOUNT.username } },
     });
     const signature = signXWebhook(X_CREDENTIALS.api_secret, raw);
-    return () => fetch(`${app.url}/api/v1/webhooks/x`, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-twitter-webhooks-signature': signature } });
+    return () =>
+      fetch(`${app.url}/api/v1/webhooks/x`, {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-twitter-webhooks-signature': signature },
+      });
   });
 });
 
 test('E-mail (raw MIME forwarded by the mail provider)', async (t) => {
-  const channel = await connectedChannel('email', { address: MAILBOX.address, smtp_host: '127.0.0.1', smtp_port: String(smtp.port), smtp_user: MAILBOX.address, smtp_password: MAILBOX.password });
+  const channel = await connectedChannel('email', {
+    address: MAILBOX.address,
+    smtp_host: '127.0.0.1',
+    smtp_port: String(smtp.port),
+    smtp_user: MAILBOX.address,
+    smtp_password: MAILBOX.password,
+  });
   const listed = (await app.request('GET', '/api/v1/channels/', { token: owner.token })).body.find((c: { id: string }) => c.id === channel);
   await redeliver(t, channel, (text) => {
-    const mime = [`From: Ada <ada@customer.test>`, `To: ${MAILBOX.address}`, `Subject: Order question`, `Date: ${new Date().toUTCString()}`, `Message-ID: <${randomUUID()}@customer.test>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset="UTF-8"', '', text, ''].join('\r\n');
-    return () => fetch(listed.inbound_webhook.url.replace(PUBLIC_URL, app.url), { method: 'POST', body: mime, headers: { 'content-type': 'message/rfc822', 'x-parley-webhook-secret': listed.inbound_webhook.secret } });
+    const mime = [
+      `From: Ada <ada@customer.test>`,
+      `To: ${MAILBOX.address}`,
+      `Subject: Order question`,
+      `Date: ${new Date().toUTCString()}`,
+      `Message-ID: <${randomUUID()}@customer.test>`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset="UTF-8"',
+      '',
+      text,
+      '',
+    ].join('\r\n');
+    return () =>
+      fetch(listed.inbound_webhook.url.replace(PUBLIC_URL, app.url), {
+        method: 'POST',
+        body: mime,
+        headers: { 'content-type': 'message/rfc822', 'x-parley-webhook-secret': listed.inbound_webhook.secret },
+      });
   });
 });
 
 test('Website widget (a visitor message sent again with its client_message_id)', async (t) => {
-  const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: `rel-${randomBytes(3).toString('hex')}.example.com` } });
+  const widget = await app.request('POST', '/api/v1/widget/create', {
+    token: owner.token,
+    body: { domain: `rel-${randomBytes(3).toString('hex')}.example.com` },
+  });
   t.is(widget.status, 200, widget.text);
   const [{ id: channel }] = await query(app, `select id from channels where type = 'widget' and routing_key = $1`, [widget.body.id]);
   const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widget.body.id } });
   t.is(session.status, 200, session.text);
   // Two messages: every copy counts against the visitor's 20 messages a minute (VISITOR_MESSAGE_RATE).
-  await redeliver(t, channel, (text) => {
-    const body = JSON.stringify({ content: text, client_message_id: randomUUID() });
-    return () => fetch(`${app.url}/api/v1/visitor/messages`, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${session.body.visitor_token}` } });
-  }, 2);
+  await redeliver(
+    t,
+    channel,
+    (text) => {
+      const body = JSON.stringify({ content: text, client_message_id: randomUUID() });
+      return () =>
+        fetch(`${app.url}/api/v1/visitor/messages`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${session.body.visitor_token}` },
+        });
+    },
+    2,
+  );
 });

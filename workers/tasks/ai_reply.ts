@@ -27,7 +27,15 @@ import { requestHandoff } from '../../core/commands/conversations.ts';
 import { sendMessage } from '../../core/commands/messages.ts';
 import { hybridSearch } from '../../core/domain/knowledge-base/hybrid-search.ts';
 import { chatJson, OllamaError } from '../../core/adapters/ollama.ts';
-import { buildPrompt, CONTEXT_CHUNKS, decisionJsonSchema, handoffReasons, HISTORY_MESSAGES, parseDecision, pendingQuestion } from '../../core/domain/ai-agent.ts';
+import {
+  buildPrompt,
+  CONTEXT_CHUNKS,
+  decisionJsonSchema,
+  handoffReasons,
+  HISTORY_MESSAGES,
+  parseDecision,
+  pendingQuestion,
+} from '../../core/domain/ai-agent.ts';
 import { catalogueTask } from '../task.ts';
 
 const stateRow = z.object({
@@ -101,7 +109,13 @@ async function postReply(deps: Deps, messageId: string, reply: string): Promise<
     // monthly limit sendMessage throws, and the transaction leaves nothing behind.
     const s = await loadState(tx, messageId, true);
     if (!s || skipReason(s)) return null;
-    const sent = await sendMessage(tx, { businessId: s.business_id, conversationId: s.conversation_id, sender: { type: 'ai' }, content: reply, attachments: [] });
+    const sent = await sendMessage(tx, {
+      businessId: s.business_id,
+      conversationId: s.conversation_id,
+      sender: { type: 'ai' },
+      content: reply,
+      attachments: [],
+    });
     await enqueueWebhookEvents(tx, sent.events);
     return sent.events;
   });

@@ -14,6 +14,7 @@ export default catalogueTask({
   run: async (payload, deps, helpers) => {
     if ('message_id' in payload) return requeueReply(deps, payload.message_id);
     const outcome = await drainDeliveries(deps, payload.conversation_id, { id: String(helpers.job.id), abortSignal: helpers.abortSignal });
-    if (outcome.sent + outcome.failed > 0) helpers.logger.debug(`delivered ${outcome.sent}, failed ${outcome.failed}${outcome.waiting ? ', the rest waits' : ''}`);
+    if (outcome.sent + outcome.failed > 0)
+      helpers.logger.debug(`delivered ${outcome.sent}, failed ${outcome.failed}${outcome.waiting ? ', the rest waits' : ''}`);
   },
 });

@@ -13,7 +13,14 @@ export default catalogueTask({
     const ended = await deps.db.transaction(async (tx) => {
       const ids = await endBillingGrace(tx);
       for (const businessId of ids) {
-        await recordAudit(tx, { businessId, actor: { type: 'system', name: 'Parley' }, action: 'plan.changed', targetType: 'plan', targetId: 'Free', details: { outcome: 'grace_ended', plan: 'Free' } });
+        await recordAudit(tx, {
+          businessId,
+          actor: { type: 'system', name: 'Parley' },
+          action: 'plan.changed',
+          targetType: 'plan',
+          targetId: 'Free',
+          details: { outcome: 'grace_ended', plan: 'Free' },
+        });
       }
       return ids;
     });

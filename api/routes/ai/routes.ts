@@ -16,7 +16,7 @@ const aiSettings = z
 export const readAiSettings = defineRoute({
   method: 'get',
   path: '/api/v1/ai/settings',
-  summary: 'The business\'s AI agent settings',
+  summary: "The business's AI agent settings",
   description: 'Any member may read them. Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
   tags,
   auth: 'user',

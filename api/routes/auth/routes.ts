@@ -6,17 +6,46 @@ import { verifyPurposeToken } from '../../../core/domain/accounts/tokens.ts';
 import { hashPassword, verifyPassword } from '../../../core/domain/accounts/passwords.ts';
 import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/adapters/google.ts';
 import { beginLoginAttempt, loginFailed, loginSucceeded } from '../../../core/domain/accounts/login-throttle.ts';
-import { VERIFY_RESEND_RATE_PER_ADDRESS, VERIFY_RESEND_RATE_PER_USER, endAllSessions, enqueueVerificationMail, findUserByEmail, findUserById, insertUser, markEmailVerified, revokeAccessToken, setPassword } from '../../../core/commands/accounts.ts';
+import {
+  VERIFY_RESEND_RATE_PER_ADDRESS,
+  VERIFY_RESEND_RATE_PER_USER,
+  endAllSessions,
+  enqueueVerificationMail,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  markEmailVerified,
+  revokeAccessToken,
+  setPassword,
+} from '../../../core/commands/accounts.ts';
 import { googleSignIn } from '../../../core/commands/google-sign-in.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
-import { enqueuePasswordResetMail, PASSWORD_RESET_RATE_PER_ADDRESS, PASSWORD_RESET_RATE_PER_IP, PASSWORD_RESET_TTL_SECONDS, verifyPasswordResetToken } from '../../../core/commands/password-reset.ts';
+import {
+  enqueuePasswordResetMail,
+  PASSWORD_RESET_RATE_PER_ADDRESS,
+  PASSWORD_RESET_RATE_PER_IP,
+  PASSWORD_RESET_TTL_SECONDS,
+  verifyPasswordResetToken,
+} from '../../../core/commands/password-reset.ts';
 import { takeRateAllowance } from '../../../core/domain/rate-windows.ts';
 import { defineRoute } from '../../route.ts';
 import { abilities } from '../../policies.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { businessColumns, businessRow, presentBusiness } from '../../presenters/business.ts';
-import { changePasswordBody, googleBody, loginBody, loginResponse, meResponse, messageResponse, passwordResetBody, passwordResetConfirmBody, registerBody, tokenResponse, verifyEmailBody } from './schema.ts';
+import {
+  changePasswordBody,
+  googleBody,
+  loginBody,
+  loginResponse,
+  meResponse,
+  messageResponse,
+  passwordResetBody,
+  passwordResetConfirmBody,
+  registerBody,
+  tokenResponse,
+  verifyEmailBody,
+} from './schema.ts';
 import { rooms } from '../../../core/events/bus.ts';
 import { signInAnswer, tokenFor } from './sign-in.ts';
 import { twoFactorState } from '../../../core/commands/two-factor.ts';
@@ -32,7 +61,8 @@ export const register = defineRoute({
   method: 'post',
   path: '/api/v1/auth/register',
   summary: 'Create an account',
-  description: 'E-mail is trimmed and lower-cased. A verification mail is sent. An e-mail already registered gives 400 `Email already registered`. See docs/decisions.md#accounts-and-tokens.',
+  description:
+    'E-mail is trimmed and lower-cased. A verification mail is sent. An e-mail already registered gives 400 `Email already registered`. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'none',
   body: registerBody,
@@ -82,7 +112,7 @@ export const google = defineRoute({
   path: '/api/v1/auth/google',
   summary: 'Sign in with a Google ID token',
   description:
-    'Verifies the token against Google\'s keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified takes back what whoever registered the address first could hold: its password, every token issued before (refused from now on, live connections closed) and the other members of a workspace it owns (removed; the owner invites again those they know). Invalid token: 401 `Invalid Google token`; not configured: 400; Google\'s keys unreachable (so no token can be judged): 503. See docs/decisions.md#accounts-and-tokens. ' +
+    "Verifies the token against Google's keys, issuer, audience (GOOGLE_CLIENT_ID), expiry and `email_verified`. A new e-mail creates a verified account; a known Google account (by its `sub`) or a known e-mail signs in and is marked `is_google_account` and verified. Linking to an account whose e-mail was never verified takes back what whoever registered the address first could hold: its password, every token issued before (refused from now on, live connections closed) and the other members of a workspace it owns (removed; the owner invites again those they know). Invalid token: 401 `Invalid Google token`; not configured: 400; Google's keys unreachable (so no token can be judged): 503. See docs/decisions.md#accounts-and-tokens. " +
     'Linking an unverified account also turns its two-factor sign-in off (whoever set it up had not proven the address). ' +
     secondStepText,
   tags,
@@ -112,7 +142,8 @@ export const logout = defineRoute({
   method: 'post',
   path: '/api/v1/auth/logout',
   summary: 'Revoke the current access token',
-  description: 'The token\'s `jti` is refused from now until the token would have expired, and live (Socket.IO) connections opened with it are closed. See docs/decisions.md#accounts-and-tokens.',
+  description:
+    "The token's `jti` is refused from now until the token would have expired, and live (Socket.IO) connections opened with it are closed. See docs/decisions.md#accounts-and-tokens.",
   tags,
   auth: 'user',
   response: messageResponse,
@@ -188,7 +219,7 @@ export const confirmVerification = defineRoute({
   method: 'post',
   path: '/api/v1/auth/verify-email',
   summary: 'Confirm an e-mail address with the token from the link',
-  description: 'No bearer token needed: the link\'s token identifies the user. Invalid or expired: 400. See docs/decisions.md#accounts-and-tokens.',
+  description: "No bearer token needed: the link's token identifies the user. Invalid or expired: 400. See docs/decisions.md#accounts-and-tokens.",
   tags,
   auth: 'none',
   body: verifyEmailBody,
@@ -239,10 +270,10 @@ export const confirmPasswordReset = defineRoute({
   path: '/api/v1/auth/password-reset/confirm',
   summary: 'Choose a new password with the token from the reset link',
   description:
-    'No bearer token needed: the link\'s token identifies the account. The password follows the registration rules (422). ' +
+    "No bearer token needed: the link's token identifies the account. The password follows the registration rules (422). " +
     'A token that is invalid, expired or already used (every password change and sign-out-everywhere voids it): 400. ' +
     'The e-mail counts as verified (the link reached it), every other session ends (earlier tokens are refused, live connections closed), ' +
-    'and the answer is a new access token, or with two-factor sign-in on the second step\'s challenge (a mailbox is not a second factor). See docs/decisions.md#accounts-and-tokens.',
+    "and the answer is a new access token, or with two-factor sign-in on the second step's challenge (a mailbox is not a second factor). See docs/decisions.md#accounts-and-tokens.",
   tags,
   auth: 'none',
   body: passwordResetConfirmBody,
@@ -263,7 +294,7 @@ export const confirmPasswordReset = defineRoute({
 export const changePassword = defineRoute({
   method: 'post',
   path: '/api/v1/auth/password',
-  summary: 'Change the signed-in user\'s password',
+  summary: "Change the signed-in user's password",
   description:
     '`current_password` must be right (400 `Incorrect password`, not 401: the session itself is valid; failures count toward the login lockout, 429 with `Retry-After`). ' +
     'An account without a password (signed up with Google) sets one through the reset link instead: 400. ' +
@@ -296,7 +327,8 @@ export const logoutAll = defineRoute({
   method: 'post',
   path: '/api/v1/auth/logout-all',
   summary: 'Sign out everywhere',
-  description: 'Ends every session of the user, this one included: every access token issued so far is refused from now on, on every node, and live connections are closed. See docs/decisions.md#accounts-and-tokens.',
+  description:
+    'Ends every session of the user, this one included: every access token issued so far is refused from now on, on every node, and live connections are closed. See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
   response: messageResponse,
@@ -306,4 +338,17 @@ export const logoutAll = defineRoute({
   },
 });
 
-export default [register, login, google, logout, me, sendVerification, confirmVerification, requestPasswordReset, confirmPasswordReset, changePassword, logoutAll, ...twoFactorRoutes];
+export default [
+  register,
+  login,
+  google,
+  logout,
+  me,
+  sendVerification,
+  confirmVerification,
+  requestPasswordReset,
+  confirmPasswordReset,
+  changePassword,
+  logoutAll,
+  ...twoFactorRoutes,
+];

@@ -40,18 +40,18 @@ export const passwordResetConfirmBody = z.object({ token: z.string().min(1), pas
 
 export const changePasswordBody = z.object({ current_password: z.string().min(1), new_password: password });
 
-export const tokenResponse = z
-  .object({ access_token: z.string(), token_type: z.literal('bearer') })
-  .openapi('AccessToken');
+export const tokenResponse = z.object({ access_token: z.string(), token_type: z.literal('bearer') }).openapi('AccessToken');
 
 /** A TOTP code (spaces allowed, as apps show `123 456`) or a recovery code. */
 const totpCode = z.string().trim().max(20).openapi({ example: '123456', description: 'The 6-digit code the authenticator app shows now' });
 const recoveryCode = z.string().trim().max(40).openapi({ example: 'abcd-efgh-ijkl-mnop', description: 'One of the recovery codes (each works once)' });
 
 /** Exactly one of the keys, or 422 naming the body (the other checks of each key still run). */
-const exactlyOne = <T extends Record<string, unknown>>(keys: (keyof T & string)[], message: string) => (value: T, ctx: z.RefinementCtx) => {
-  if (keys.filter((k) => value[k] !== undefined).length !== 1) ctx.addIssue({ code: 'custom', message, path: [] });
-};
+const exactlyOne =
+  <T extends Record<string, unknown>>(keys: (keyof T & string)[], message: string) =>
+  (value: T, ctx: z.RefinementCtx) => {
+    if (keys.filter((k) => value[k] !== undefined).length !== 1) ctx.addIssue({ code: 'custom', message, path: [] });
+  };
 
 export const twoFactorChallenge = z
   .object({
@@ -90,8 +90,10 @@ export const twoFactorStatus = z
   .object({
     enabled: z.boolean(),
     recovery_codes_left: z.number().int(),
-    required_by_business: z.boolean().openapi({ description: 'The user\'s business requires two-factor of every member' }),
-    setup_required: z.boolean().openapi({ description: 'Required but not on: every route of the business answers 403 until it is set up (or the user leaves)' }),
+    required_by_business: z.boolean().openapi({ description: "The user's business requires two-factor of every member" }),
+    setup_required: z
+      .boolean()
+      .openapi({ description: 'Required but not on: every route of the business answers 403 until it is set up (or the user leaves)' }),
   })
   .openapi('TwoFactorStatus');
 
@@ -103,7 +105,9 @@ export const meResponse = z
     team_role: z.enum(['owner', 'admin', 'agent']).nullable(),
     can: z
       .record(z.enum(actions as [Action, ...Action[]]), z.boolean())
-      .describe('Every action of the policy table and whether this caller may do it now (all `false` without a business). Clients decide what to show from it, never from `team_role`.'),
+      .describe(
+        'Every action of the policy table and whether this caller may do it now (all `false` without a business). Clients decide what to show from it, never from `team_role`.',
+      ),
     two_factor: twoFactorStatus,
   })
   .openapi('Profile');

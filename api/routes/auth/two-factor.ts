@@ -5,16 +5,40 @@
 import type { Context } from 'koa';
 import { HttpError, badRequest, tooManyRequests } from '../../../core/errors.ts';
 import { verifyPassword } from '../../../core/domain/accounts/passwords.ts';
-import { beginLoginAttempt, beginSecondStepAttempt, loginFailed, loginSucceeded, secondStepKey, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT, LOGIN_MAX_FAILURES } from '../../../core/domain/accounts/login-throttle.ts';
+import {
+  beginLoginAttempt,
+  beginSecondStepAttempt,
+  loginFailed,
+  loginSucceeded,
+  secondStepKey,
+  TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT,
+  LOGIN_MAX_FAILURES,
+} from '../../../core/domain/accounts/login-throttle.ts';
 import { base32Encode, otpauthUri } from '../../../core/domain/accounts/totp.ts';
 import { findUserById } from '../../../core/commands/accounts.ts';
-import { beginTwoFactorSetup, disableTwoFactor, enableTwoFactor, regenerateRecoveryCodes, twoFactorState, useSecondFactor, type SecondFactor } from '../../../core/commands/two-factor.ts';
+import {
+  beginTwoFactorSetup,
+  disableTwoFactor,
+  enableTwoFactor,
+  regenerateRecoveryCodes,
+  twoFactorState,
+  useSecondFactor,
+  type SecondFactor,
+} from '../../../core/commands/two-factor.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { rooms } from '../../../core/events/bus.ts';
 import type { Deps } from '../../../core/deps.ts';
 import { defineRoute } from '../../route.ts';
 import { clientAddress } from '../../middlewares/client-address.ts';
-import { messageResponse, recoveryCodesResponse, tokenResponse, twoFactorConfirmBody, twoFactorEnableBody, twoFactorLoginBody, twoFactorSetupResponse } from './schema.ts';
+import {
+  messageResponse,
+  recoveryCodesResponse,
+  tokenResponse,
+  twoFactorConfirmBody,
+  twoFactorEnableBody,
+  twoFactorLoginBody,
+  twoFactorSetupResponse,
+} from './schema.ts';
 import { readChallenge, tokenFor, CHALLENGE_TTL_SECONDS } from './sign-in.ts';
 
 const tags = ['Authentication'];
@@ -134,7 +158,9 @@ export const disable = defineRoute({
   summary: 'Turn two-factor sign-in off',
   description:
     'Needs exactly one of `password` (accounts with one), `code` (a current TOTP code) or `recovery_code` (one lost device: sign in with a recovery code, turn it off, set it up again). ' +
-    'Wrong: 400. ' + throttleText + ' The secret and every recovery code are forgotten. ' +
+    'Wrong: 400. ' +
+    throttleText +
+    ' The secret and every recovery code are forgotten. ' +
     'Allowed while the business requires two-factor: the member is then asked to set it up again before using the business (its routes answer 403). ' +
     'Off already: 400. See docs/decisions.md#two-factor-sign-in.',
   tags,
@@ -159,7 +185,9 @@ export const recoveryCodes = defineRoute({
   path: '/api/v1/auth/two-factor/recovery-codes',
   summary: 'Make new recovery codes (the earlier ones stop working)',
   description:
-    'Needs exactly one of `password`, `code` or `recovery_code`, as turning it off does (400 when wrong; ' + throttleText + '). ' +
+    'Needs exactly one of `password`, `code` or `recovery_code`, as turning it off does (400 when wrong; ' +
+    throttleText +
+    '). ' +
     'Answers ten new codes, shown this once; every earlier code stops working. Two-factor off: 400. See docs/decisions.md#two-factor-sign-in.',
   tags,
   auth: 'user',

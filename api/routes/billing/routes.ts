@@ -13,12 +13,12 @@ export const checkoutUrl = defineRoute({
   path: '/api/v1/billing/checkout-url',
   summary: 'A hosted Stripe Checkout URL for an upgrade (owner only)',
   description:
-    'Creates a Stripe Checkout Session (mode `subscription`, the plan\'s price, `client_reference_id` = business id, ' +
+    "Creates a Stripe Checkout Session (mode `subscription`, the plan's price, `client_reference_id` = business id, " +
     '`metadata` {business_id, plan}) and returns its URL. The buyer returns to `APP_URL` (else `PUBLIC_URL`) ' +
     '`/billing?checkout=success&session_id=…` or `/billing?checkout=cancelled`; the plan changes only when Stripe confirms the payment ' +
-    '(POST /api/v1/billing/webhook). A business that already has a Stripe customer reuses it; otherwise the owner\'s e-mail is pre-filled. ' +
+    "(POST /api/v1/billing/webhook). A business that already has a Stripe customer reuses it; otherwise the owner's e-mail is pre-filled. " +
     '`plan` not `mini`/`pro`: 422. Not the owner: 403. The same or a lower plan than the current one: 400. ' +
-    'Stripe or the plan\'s price not configured: 503. Stripe refusing or unreachable: 502. Caller without a business: 400. See docs/decisions.md#billing.',
+    "Stripe or the plan's price not configured: 503. Stripe refusing or unreachable: 502. Caller without a business: 400. See docs/decisions.md#billing.",
   tags,
   auth: 'user',
   policy: 'billing.checkout',

@@ -25,7 +25,7 @@ export const planResponse = z
 export const readPlan = defineRoute({
   method: 'get',
   path: '/api/v1/business/plan',
-  summary: 'The business\'s plan, its limits and current usage',
+  summary: "The business's plan, its limits and current usage",
   description: 'Any member may read it. Caller without a business: 404. See docs/decisions.md#businesses-plans-and-limits.',
   tags: ['Business'],
   auth: 'user',

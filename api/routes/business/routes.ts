@@ -17,21 +17,21 @@ const loadBusiness = async (q: Queryable, id: string) =>
 export const create = defineRoute({
   method: 'post',
   path: '/api/v1/business',
-  summary: 'Create the caller\'s workspace',
-  description: 'Creates the business on plan Free, the caller\'s owner membership (agent number 1) and the built-in `webchat` channel. A user belongs to at most one business: 400 otherwise. See docs/decisions.md#businesses-plans-and-limits.',
+  summary: "Create the caller's workspace",
+  description:
+    "Creates the business on plan Free, the caller's owner membership (agent number 1) and the built-in `webchat` channel. A user belongs to at most one business: 400 otherwise. See docs/decisions.md#businesses-plans-and-limits.",
   tags,
   auth: 'user',
   body: createBusinessBody,
   response: businessSchema,
   errors: [400],
-  handler: async ({ body, caller, deps }) =>
-    runCommand(deps, async (tx) => loadBusiness(tx, await createBusiness(tx, caller.userId, body))),
+  handler: async ({ body, caller, deps }) => runCommand(deps, async (tx) => loadBusiness(tx, await createBusiness(tx, caller.userId, body))),
 });
 
 export const read = defineRoute({
   method: 'get',
   path: '/api/v1/business',
-  summary: 'The caller\'s workspace',
+  summary: "The caller's workspace",
   tags,
   auth: 'user',
   policy: 'business.read',
@@ -45,7 +45,7 @@ export const read = defineRoute({
 export const update = defineRoute({
   method: 'patch',
   path: '/api/v1/business',
-  summary: 'Update the caller\'s workspace (owner or admin)',
+  summary: "Update the caller's workspace (owner or admin)",
   description: 'Omitted fields keep their value. Recorded in the audit log (the fields sent, with their new values).',
   tags,
   auth: 'user',

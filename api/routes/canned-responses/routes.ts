@@ -21,7 +21,7 @@ export const list = defineRoute({
   path: '/api/v1/canned-responses',
   summary: 'List or search canned responses',
   description:
-    'By short code (alphabetical, case-insensitive). `q` matches a case-insensitive substring of the short code or the content (what the composer\'s `/` picker sends as the agent types). ' +
+    "By short code (alphabetical, case-insensitive). `q` matches a case-insensitive substring of the short code or the content (what the composer's `/` picker sends as the agent types). " +
     `\`limit\` 1–200 (default 50); when more exist, the \`X-Next-Cursor\` response header holds the value to pass as \`cursor\` for the next page. ${seeDecisions}`,
   tags,
   auth: 'user',
@@ -78,7 +78,9 @@ export const update = defineRoute({
   response: cannedResponseSchema,
   errors: [400, 404],
   handler: async ({ params, body, member, deps }) => {
-    const { cannedResponse } = await runCommand(deps, (tx) => updateCannedResponse(tx, { businessId: member.businessId, id: params.canned_response_id, changes: body }));
+    const { cannedResponse } = await runCommand(deps, (tx) =>
+      updateCannedResponse(tx, { businessId: member.businessId, id: params.canned_response_id, changes: body }),
+    );
     return presentCannedResponse(cannedResponse);
   },
 });
@@ -104,7 +106,7 @@ export const render = defineRoute({
   path: '/api/v1/canned-responses/:canned_response_id/render',
   summary: 'Render a canned response for a conversation',
   description:
-    'The canned response with `content` filled for the conversation: `{{customer.name}}` and `{{customer.email}}` from its customer, `{{agent.name}}` the caller\'s full name, `{{business.name}}` the business\'s. ' +
+    "The canned response with `content` filled for the conversation: `{{customer.name}}` and `{{customer.email}}` from its customer, `{{agent.name}}` the caller's full name, `{{business.name}}` the business's. " +
     'Spaces inside the braces are allowed (`{{ customer.name }}`). A missing value (no customer, no e-mail) becomes empty; an unknown placeholder stays exactly as typed. Nothing is stored or sent. ' +
     `A canned response or conversation outside the business: 404. ${seeDecisions}`,
   tags,
@@ -116,7 +118,12 @@ export const render = defineRoute({
   errors: [404],
   handler: async ({ params, body, caller, member, deps }) =>
     presentCannedResponse(
-      await renderCannedResponse(deps.db, { businessId: member.businessId, id: params.canned_response_id, conversationId: body.conversation_id, agentName: caller.fullName }),
+      await renderCannedResponse(deps.db, {
+        businessId: member.businessId,
+        id: params.canned_response_id,
+        conversationId: body.conversation_id,
+        agentName: caller.fullName,
+      }),
     ),
 });
 

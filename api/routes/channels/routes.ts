@@ -13,7 +13,7 @@ const tags = ['Channels'];
 export const list = defineRoute({
   method: 'get',
   path: '/api/v1/channels',
-  summary: 'The business\'s channels, active and inactive',
+  summary: "The business's channels, active and inactive",
   description:
     'Also answers at `/api/v1/channels/`. Any member may read. The built-in `webchat` channel comes first, then the others oldest first. ' +
     'Owner and admin see config values; an `agent` sees secret values (tokens, secrets, passwords, `verify_token`) as `********`. ' +
@@ -37,7 +37,7 @@ export const create = defineRoute({
     'Also answers at `/api/v1/channels/`. Checks in order: role (403), type (400 `Invalid channel type`), plan (402: Free allows only `widget`, ' +
     'counts exclude the built-in webchat), config (400 naming missing or invalid fields), a `widget_id` of the business (400), ' +
     'an account not already held (400: a WhatsApp number, Instagram account, Telegram bot, SMS number or widget has one channel across all businesses ' +
-    'once that channel\'s registration proved the platform accepts its credentials for the account; until then naming an account claims nothing, and ' +
+    "once that channel's registration proved the platform accepts its credentials for the account; until then naming an account claims nothing, and " +
     'when a channel proves it, the unproven channels of it elsewhere end in `status: error` saying why; an X account is known only at registration). ' +
     'The config is stored encrypted. Platform channels start `pending` and a `register_channel` job registers them with the platform ' +
     '(creation never waits for it); `webchat` and `widget` channels start `connected`. `whatsapp` and `instagram` get a generated ' +
@@ -54,8 +54,20 @@ export const create = defineRoute({
   handler: async ({ body, caller, member, deps }) => {
     await assertConfigHostsAllowed(body.config, { allowPrivate: deps.config.ALLOW_PRIVATE_HOSTS });
     const { channel } = await runCommand(deps, async (tx) => {
-      const made = await createChannel(tx, deps.config.encryptionKey, { businessId: member.businessId, type: body.type, config: body.config, isActive: body.is_active });
-      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'channel.created', targetType: 'channel', targetId: made.channel.id, details: { type: made.channel.type } });
+      const made = await createChannel(tx, deps.config.encryptionKey, {
+        businessId: member.businessId,
+        type: body.type,
+        config: body.config,
+        isActive: body.is_active,
+      });
+      await recordAudit(tx, {
+        businessId: member.businessId,
+        actor: actorOf(caller),
+        action: 'channel.created',
+        targetType: 'channel',
+        targetId: made.channel.id,
+        details: { type: made.channel.type },
+      });
       return made;
     });
     return presentChannel(channel, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
@@ -68,9 +80,9 @@ export const update = defineRoute({
   summary: 'Change a channel (owner or admin)',
   description:
     'Same rules as create. `config` is merged into the stored config (given keys replace, `null` removes a key); with a new `type` ' +
-    'it starts empty and must hold that type\'s required fields. A changed config or type sets `pending` and enqueues ' +
+    "it starts empty and must hold that type's required fields. A changed config or type sets `pending` and enqueues " +
     '`register_channel` again (so does re-activating a platform channel). Server hosts are checked as on create. The built-in webchat channel cannot change type or be ' +
-    'deactivated (400). Another business\'s channel: 404. WhatsApp, Instagram and X webhooks see the change at once on this API node ' +
+    "deactivated (400). Another business's channel: 404. WhatsApp, Instagram and X webhooks see the change at once on this API node " +
     'and within 5 seconds on others (their channel lookups are cached that long). See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
@@ -94,7 +106,14 @@ export const update = defineRoute({
         ...(body.config ? { config_keys: Object.keys(body.config).sort() } : {}),
         ...(body.is_active !== undefined ? { is_active: body.is_active } : {}),
       };
-      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'channel.updated', targetType: 'channel', targetId: params.channel_id, details });
+      await recordAudit(tx, {
+        businessId: member.businessId,
+        actor: actorOf(caller),
+        action: 'channel.updated',
+        targetType: 'channel',
+        targetId: params.channel_id,
+        details,
+      });
       return changed;
     });
     return presentChannel(channel, deps.config.encryptionKey, { masked: false, setupFor: deps.config.publicUrl, publicUrl: deps.config.publicUrl });
@@ -106,9 +125,9 @@ export const reconnect = defineRoute({
   path: '/api/v1/channels/:channel_id/reconnect',
   summary: 'Register a channel with its platform again (owner or admin)',
   description:
-    'For a platform channel in `error` once the cause is fixed on the platform\'s side (a restored token, an unblocked bot): ' +
+    "For a platform channel in `error` once the cause is fixed on the platform's side (a restored token, an unblocked bot): " +
     'sets `pending`, clears `last_error` and enqueues `register_channel`, without sending the credentials again; `channel_updated` follows. ' +
-    '`webchat` and `widget` channels have no platform (400); an inactive channel is reactivated with PATCH `is_active` (400). Another business\'s channel: 404. See docs/decisions.md#channels-and-their-configuration.',
+    "`webchat` and `widget` channels have no platform (400); an inactive channel is reactivated with PATCH `is_active` (400). Another business's channel: 404. See docs/decisions.md#channels-and-their-configuration.",
   tags,
   auth: 'user',
   policy: 'channels.manage',
@@ -127,7 +146,7 @@ export const remove = defineRoute({
   summary: 'Delete a channel (owner or admin)',
   description:
     'Permanent. Its conversations and customers stay, with no channel. The built-in webchat channel cannot be deleted (400). ' +
-    'A widget\'s channel may be deleted; the widget stays and a new `widget` channel can be created for it. See docs/decisions.md#channels-and-their-configuration.',
+    "A widget's channel may be deleted; the widget stays and a new `widget` channel can be created for it. See docs/decisions.md#channels-and-their-configuration.",
   tags,
   auth: 'user',
   policy: 'channels.manage',
@@ -137,7 +156,13 @@ export const remove = defineRoute({
   handler: async ({ params, caller, member, deps }) => {
     await runCommand(deps, async (tx) => {
       const deleted = await deleteChannel(tx, member.businessId, params.channel_id);
-      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'channel.deleted', targetType: 'channel', targetId: params.channel_id });
+      await recordAudit(tx, {
+        businessId: member.businessId,
+        actor: actorOf(caller),
+        action: 'channel.deleted',
+        targetType: 'channel',
+        targetId: params.channel_id,
+      });
       return deleted;
     });
     return { message: 'Channel deleted' };

@@ -20,7 +20,8 @@ export const createChannelBody = z.object({
 export const updateChannelBody = z.object({
   type: typeField.optional(),
   config: configField.optional().openapi({
-    description: 'Merged into the stored config: given keys replace, `null` removes a key, omitted keys keep their value. With a new `type` the config starts empty.',
+    description:
+      'Merged into the stored config: given keys replace, `null` removes a key, omitted keys keep their value. With a new `type` the config starts empty.',
   }),
   is_active: z.boolean().optional(),
 });

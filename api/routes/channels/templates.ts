@@ -8,7 +8,7 @@ import { channelIdParams } from './schema.ts';
 export const templateSchema = z
   .object({
     name: z.string(),
-    language: z.string().openapi({ description: 'Meta\'s language code, e.g. `en_US`' }),
+    language: z.string().openapi({ description: "Meta's language code, e.g. `en_US`" }),
     category: z.string().openapi({ description: '`UTILITY`, `MARKETING` or `AUTHENTICATION`' }),
     status: z.string().openapi({ description: 'Always `APPROVED`: only approved templates are kept' }),
     body: z.string().openapi({ description: 'The body text with its `{{1}}`, `{{2}}` … placeholders' }),
@@ -37,16 +37,19 @@ export const listChannelTemplates = defineRoute({
   path: '/api/v1/channels/:channel_id/templates',
   summary: 'Approved WhatsApp templates of a channel',
   description:
-    'The approved message templates of the channel\'s WhatsApp Business Account (config `business_account_id`), by name then language. ' +
+    "The approved message templates of the channel's WhatsApp Business Account (config `business_account_id`), by name then language. " +
     'Read from Meta on first use and cached; `refresh=true` reads them again. Any member may list (sending one is a reply). ' +
     '`limit` 1–200 (default 100); when more exist, `X-Next-Cursor` holds the cursor for `after`. ' +
-    '400 for a channel that is not WhatsApp, has no `business_account_id`, or when Meta refuses the listing (its reason); 404 for another business\'s channel. See docs/decisions.md#whatsapp-window-and-templates.',
+    "400 for a channel that is not WhatsApp, has no `business_account_id`, or when Meta refuses the listing (its reason); 404 for another business's channel. See docs/decisions.md#whatsapp-window-and-templates.",
   tags: ['Channels'],
   auth: 'user',
   policy: 'conversations.reply',
   params: channelIdParams,
   query: z.object({
-    refresh: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
+    refresh: z
+      .enum(['true', 'false'])
+      .optional()
+      .transform((v) => v === 'true'),
     limit: intParam({ min: 1, max: 200 }).default(100).openapi({ default: 100 }),
     after: cursor.optional(),
   }),

@@ -21,7 +21,13 @@ const pagedMessageRow = messageRow.extend({ cursor_at: z.string() });
  * A page of a conversation's messages, oldest first: the `limit` latest ones before the cursor
  * (or overall). `next` pages further back in time.
  */
-export async function messagePage(q: Queryable, conversationId: string, limit: number, before?: Cursor, options: { images?: boolean } = {}): Promise<{ messages: Message[]; next: string | null }> {
+export async function messagePage(
+  q: Queryable,
+  conversationId: string,
+  limit: number,
+  before?: Cursor,
+  options: { images?: boolean } = {},
+): Promise<{ messages: Message[]; next: string | null }> {
   const rows = await q.any(sql.type(pagedMessageRow)`
     select ${messageColumns}, ${cursorColumn(sql.fragment`m.created_at`)} as cursor_at
     from messages m

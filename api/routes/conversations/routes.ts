@@ -53,8 +53,8 @@ export const create = defineRoute({
   path: '/api/v1/conversations',
   summary: 'Start a conversation',
   description:
-    '`business_id` must be the caller\'s business (404 `Business not found`). `customer_id` is a customer `uuid` of the business (400 otherwise). ' +
-    '`channel_id` is an active channel of the business (400 `Channel not found`); without it the business\'s built-in `webchat` channel is used, and `channel_type` follows the channel. ' +
+    "`business_id` must be the caller's business (404 `Business not found`). `customer_id` is a customer `uuid` of the business (400 otherwise). " +
+    "`channel_id` is an active channel of the business (400 `Channel not found`); without it the business's built-in `webchat` channel is used, and `channel_type` follows the channel. " +
     'With `initial_message` (1–10,000 characters, trimmed) an `agent` message by the caller is sent exactly like POST …/messages: it counts against the monthly limit ' +
     '(403 at the limit, and then no conversation is created), is queued for delivery and sets `first_response_at`. Status is `open`. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
@@ -87,7 +87,7 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    'Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox\'s open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. ' +
+    "Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox's open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. " +
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
@@ -114,7 +114,8 @@ export const list = defineRoute({
         select 1 from conversation_labels cl where cl.business_id = c.business_id and cl.conversation_id = c.id and cl.label_id = ${label})`);
     }
     if (query.sla === 'breached') conditions.push(sql.fragment`c.sla_due_at <= now()`);
-    else if (query.sla === 'due_soon') conditions.push(sql.fragment`c.sla_due_at > now() and c.sla_due_at <= now() + make_interval(mins => ${SLA_DUE_SOON_MINUTES})`);
+    else if (query.sla === 'due_soon')
+      conditions.push(sql.fragment`c.sla_due_at > now() and c.sla_due_at <= now() + make_interval(mins => ${SLA_DUE_SOON_MINUTES})`);
     else if (query.sla === 'due') conditions.push(sql.fragment`c.sla_due_at is not null`);
     const bySla = query.sort === 'sla';
     if (bySla) conditions.push(sql.fragment`c.sla_due_at is not null`);
@@ -156,7 +157,7 @@ export const read = defineRoute({
 export const listMessages = defineRoute({
   method: 'get',
   path: '/api/v1/conversations/:conversation_id/messages',
-  summary: 'List a conversation\'s messages',
+  summary: "List a conversation's messages",
   description:
     'Oldest first: the `limit` (1–200, default 50) latest messages, or the latest ones before the `before` cursor. ' +
     'When older messages exist, the `X-Next-Cursor` response header holds the cursor for them. ' +
@@ -183,20 +184,20 @@ export const send = defineRoute({
   description:
     '`content` 1–10,000 characters (surrounding whitespace trimmed). `attachments`: up to 10 items whose `url` came from POST …/upload of this business (422 otherwise); ' +
     'the stored name, type and size replace what the client sends. In one transaction the message is counted against the monthly limit ' +
-    '(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation\'s `updated_at` and ' +
+    "(403 `limit_exceeded`/`messages` once reached: then nothing is stored), stored with `delivery_status: queued`, the conversation's `updated_at` and " +
     '`last_message_at` move, `first_response_at` is set by the first agent message, a `pending` conversation becomes `open` (other states are kept), ' +
-    'and the `deliver_message` job is enqueued. 400 when the conversation\'s channel was deleted. Events `message_created` and `conversation_updated` follow. ' +
-    '**E-mail**: `cc` and `bcc` (at most 10 valid addresses each; 400 on another channel type); without `cc` the other recipients of the customer\'s latest mail are copied again. ' +
-    'The caller\'s signature (PUT /api/v1/team/signature), then the channel\'s (`config.signature`), is appended; the mail goes out as multipart text + HTML. `email` on the message records what was sent. ' +
+    "and the `deliver_message` job is enqueued. 400 when the conversation's channel was deleted. Events `message_created` and `conversation_updated` follow. " +
+    "**E-mail**: `cc` and `bcc` (at most 10 valid addresses each; 400 on another channel type); without `cc` the other recipients of the customer's latest mail are copied again. " +
+    "The caller's signature (PUT /api/v1/team/signature), then the channel's (`config.signature`), is appended; the mail goes out as multipart text + HTML. `email` on the message records what was sent. " +
     'WhatsApp: a free-form reply after the 24-hour window (`reply_window_expires_at` of the conversation) is 422 `reply_window_closed` at once; ' +
     '`template: {name, language, parameters}` (no `content` needed) sends an approved template instead (inside or outside the window; 422 when not approved or the parameter count differs), stored with its rendered body as `content` (see docs/decisions.md#whatsapp-window-and-templates). ' +
     '**Private notes**: with `private: true` the message is a note for the team (`sender_type` `agent`, `private: true`, `delivery_status` null): never delivered to the channel, ' +
     'never shown by the visitor API, the widget or the AI agent, not counted against the monthly limit (no 403), not a first response, and the conversation is left as it was ' +
-    '(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted, and outside WhatsApp\'s window. ' +
+    "(status, `updated_at`, `last_message_at` and so its place in the inbox; `last_message` in lists stays the latest message the customer can see); possible when the channel was deleted, and outside WhatsApp's window. " +
     'Only `message_created` follows. `mentions`: membership ids of active members of this business (400 naming the first that is not; 400 without `private: true`); ' +
     'each mentioned member gets a Mention (GET /api/v1/mentions), the event `mention_created` in their own room and, when their availability is `offline`, an e-mail. ' +
     '**Send later**: with `send_at` (a time ahead, at most a year) the reply is stored with `delivery_status: scheduled` and `send_at`: not delivered, not counted and the conversation left as it is until then; ' +
-    'it can be changed (PATCH …/messages/{message_id}) or cancelled (DELETE) until it goes out. At `send_at` it is sent exactly as if it were sent then: counted (`failed` with the reason at the monthly limit), `queued`, its `created_at` becomes that moment, and it is delivered through the conversation\'s delivery drain in order. Not with `private` (400). ' +
+    "it can be changed (PATCH …/messages/{message_id}) or cancelled (DELETE) until it goes out. At `send_at` it is sent exactly as if it were sent then: counted (`failed` with the reason at the monthly limit), `queued`, its `created_at` becomes that moment, and it is delivered through the conversation's delivery drain in order. Not with `private` (400). " +
     'See docs/decisions.md#messages-and-delivery, docs/decisions.md#private-notes-and-mentions, docs/decisions.md#snooze-priority-bulk-and-scheduled-send and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
@@ -210,7 +211,8 @@ export const send = defineRoute({
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
     // `content` is required, except for a template reply (its rendered body is the content).
-    if (body.content === undefined && (body.template === undefined || body.private)) throw validationError([{ loc: ['body', 'content'], msg: 'Field required', type: 'missing' }]);
+    if (body.content === undefined && (body.template === undefined || body.private))
+      throw validationError([{ loc: ['body', 'content'], msg: 'Field required', type: 'missing' }]);
     if (body.mentions.length && !body.private) throw badRequest('Mentions are only allowed in private notes (private: true)');
     if (body.private && (body.cc?.length || body.bcc?.length)) throw badRequest('A private note has no Cc or Bcc');
     if (body.private) {
@@ -219,7 +221,15 @@ export const send = defineRoute({
       const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
       const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
       const note = await runCommand(deps, (tx) =>
-        sendNote(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId, content: body.content ?? '', attachments, mentions: body.mentions, appUrl }),
+        sendNote(tx, {
+          businessId,
+          conversationId: params.conversation_id,
+          userId: caller.userId,
+          content: body.content ?? '',
+          attachments,
+          mentions: body.mentions,
+          appUrl,
+        }),
       );
       return note.message;
     }
@@ -229,18 +239,43 @@ export const send = defineRoute({
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     const content = rendered ?? body.content ?? '';
     // E-mail: Cc (given, or carried over from the thread), Bcc and the signature, recorded on the reply.
-    const email = await emailReplyFields(deps.db, deps.config.encryptionKey, { businessId, conversationId: params.conversation_id, userId: caller.userId, cc: body.cc, bcc: body.bcc });
+    const email = await emailReplyFields(deps.db, deps.config.encryptionKey, {
+      businessId,
+      conversationId: params.conversation_id,
+      userId: caller.userId,
+      cc: body.cc,
+      bcc: body.bcc,
+    });
     if (body.send_at) {
       const sendAt = body.send_at;
       const scheduled = await runCommand(deps, (tx) =>
-        scheduleReply(tx, { businessId, conversationId: params.conversation_id, userId: caller.userId, content, attachments, template: body.template ?? null, sendAt, checkReplyWindow: true, email }),
+        scheduleReply(tx, {
+          businessId,
+          conversationId: params.conversation_id,
+          userId: caller.userId,
+          content,
+          attachments,
+          template: body.template ?? null,
+          sendAt,
+          checkReplyWindow: true,
+          email,
+        }),
       );
       return scheduled.message;
     }
     const sent = await runCommand(
       deps,
       (q) =>
-        sendMessage(q, { businessId, conversationId: params.conversation_id, sender: { type: 'agent', userId: caller.userId }, content, attachments, template: body.template ?? null, checkReplyWindow: true, email }),
+        sendMessage(q, {
+          businessId,
+          conversationId: params.conversation_id,
+          sender: { type: 'agent', userId: caller.userId },
+          content,
+          attachments,
+          template: body.template ?? null,
+          checkReplyWindow: true,
+          email,
+        }),
       { oneStatement: true },
     );
     return sent.message;
@@ -253,8 +288,8 @@ export const forward = defineRoute({
   summary: 'Forward an e-mail conversation to outside addresses',
   description:
     'E-mail conversations only (400 otherwise, and when the channel was deleted). Sends `note` and the quoted messages (`message_ids` of this conversation, 400 naming one that is not; ' +
-    'default: the whole conversation, private notes never) to `to` through the conversation\'s channel: a new mail "Fwd: <subject>", multipart text + HTML, with the caller\'s and the channel\'s signature. ' +
-    'Stored as a private agent message (`email.forward_to`, `delivery_status` queued → sent/failed) delivered in order with the conversation\'s replies; not counted against the monthly limit, ' +
+    "default: the whole conversation, private notes never) to `to` through the conversation's channel: a new mail \"Fwd: <subject>\", multipart text + HTML, with the caller's and the channel's signature. " +
+    "Stored as a private agent message (`email.forward_to`, `delivery_status` queued → sent/failed) delivered in order with the conversation's replies; not counted against the monthly limit, " +
     'the conversation is left as it was. Event `message_created`. See docs/decisions.md#e-mail-in-depth.',
   tags,
   auth: 'user',
@@ -283,7 +318,7 @@ export const replyRecipients = defineRoute({
   path: '/api/v1/conversations/:conversation_id/reply-recipients',
   summary: 'Who an e-mail reply goes to by default',
   description:
-    'E-mail conversations: the support address, the customer, the Cc a reply carries over when it names none (the other recipients of the customer\'s latest mail), and the signature a reply by the caller gets. ' +
+    "E-mail conversations: the support address, the customer, the Cc a reply carries over when it names none (the other recipients of the customer's latest mail), and the signature a reply by the caller gets. " +
     '400 for another channel type or a deleted channel. For prefilling a reply form.',
   tags,
   auth: 'user',
@@ -303,7 +338,8 @@ export const resolve = defineRoute({
   method: 'put',
   path: '/api/v1/conversations/:conversation_id/resolve',
   summary: 'Resolve a conversation',
-  description: 'From any other state; records who resolved it. Already resolved: 200 `{detail}` and nothing changes. See docs/decisions.md#conversations-states-and-assignment.',
+  description:
+    'From any other state; records who resolved it. Already resolved: 200 `{detail}` and nothing changes. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   policy: 'conversations.change_status',
@@ -322,7 +358,8 @@ export const close = defineRoute({
   method: 'put',
   path: '/api/v1/conversations/:conversation_id/close',
   summary: 'Close a conversation',
-  description: 'From any other state. Already closed: 200 `{detail}` and nothing changes. A customer writing again later starts a new conversation. See docs/decisions.md#conversations-states-and-assignment.',
+  description:
+    'From any other state. Already closed: 200 `{detail}` and nothing changes. A customer writing again later starts a new conversation. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   policy: 'conversations.change_status',
@@ -366,7 +403,7 @@ export const merge = defineRoute({
   description:
     'Moves every message of `from_conversation_id` into this conversation (the thread shows them in time order with its own), with its uploads and labels; ' +
     'replies it still had queued go out through this conversation, in order. The other conversation is closed. A system note in each says what happened. ' +
-    'Another business\'s or an unknown conversation: 404; the same conversation, or one of another customer: 400. Events `message_created` (the notes) and ' +
+    "Another business's or an unknown conversation: 404; the same conversation, or one of another customer: 400. Events `message_created` (the notes) and " +
     '`conversation_updated` for both. Returns this Conversation. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
@@ -390,7 +427,7 @@ export const assign = defineRoute({
   path: '/api/v1/conversations/:conversation_id/assign/:agent_id',
   summary: 'Assign a conversation by agent number',
   description:
-    '`agent_id` is the member\'s integer `agent_number` (see GET /api/v1/team/members); the conversation stores that member\'s user id, which `assignee_id` shows elsewhere. ' +
+    "`agent_id` is the member's integer `agent_number` (see GET /api/v1/team/members); the conversation stores that member's user id, which `assignee_id` shows elsewhere. " +
     'Any member may take a conversation (their own `agent_number`); assigning it to another member takes the owner or an admin (policy `conversations.assign`; others get 403). An unknown number, or an inactive member: 404 `Agent not found`; not an integer: 422. A `pending` conversation becomes `open` (as with the team assign). ' +
     'Events `conversation_assigned` (to the assignee) and `conversation_updated`. See docs/decisions.md#conversations-states-and-assignment.',
   tags,

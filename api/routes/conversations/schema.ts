@@ -20,11 +20,11 @@ export const conversationParams = z.object({ conversation_id: z.uuid() });
 
 export const assignParams = z.object({
   conversation_id: z.uuid(),
-  agent_id: intParam({ type: 'int4' }).openapi({ description: 'The member\'s `agent_number` (owner 1, then 2, 3 … in order of joining)' }),
+  agent_id: intParam({ type: 'int4' }).openapi({ description: "The member's `agent_number` (owner 1, then 2, 3 … in order of joining)" }),
 });
 
 export const createConversationBody = z.object({
-  business_id: z.uuid().openapi({ description: 'Must be the caller\'s business' }),
+  business_id: z.uuid().openapi({ description: "Must be the caller's business" }),
   customer_id: z.uuid().nullish().openapi({ description: 'A customer `uuid` of the business' }),
   channel_id: z.uuid().nullish().openapi({ description: 'An active channel of the business; default: its built-in webchat channel' }),
   initial_message: messageText.nullish().openapi({ description: 'Sent as an agent message by the caller (counts against the monthly limit)' }),
@@ -37,15 +37,20 @@ export const attachmentInput = z.object({
   size: z.number().int().optional(),
 });
 
-export const templateInput = z
-  .object({
-    name: z.string().trim().min(1).max(512),
-    language: z.string().trim().min(2).max(15).openapi({ description: 'Meta\'s language code, e.g. `en_US`' }),
-    parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
-  });
+export const templateInput = z.object({
+  name: z.string().trim().min(1).max(512),
+  language: z.string().trim().min(2).max(15).openapi({ description: "Meta's language code, e.g. `en_US`" }),
+  parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
+});
 
 /** An e-mail address as a reply's Cc/Bcc or a forward's recipient: trimmed, lower-cased, at most 254 characters. */
-const emailAddress = z.string().trim().max(254).pipe(z.email()).transform((value) => value.toLowerCase()).openapi({ type: 'string', format: 'email', example: 'finance@customer.example' });
+const emailAddress = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email())
+  .transform((value) => value.toLowerCase())
+  .openapi({ type: 'string', format: 'email', example: 'finance@customer.example' });
 
 /** `images=1`: show the remote images of HTML mail (`html_sanitized`). */
 export const imagesQuery = z.object({
@@ -57,27 +62,36 @@ export const imagesQuery = z.object({
 
 export const sendMessageBody = z
   .object({
-    cc: z
-      .array(emailAddress)
-      .max(10)
-      .optional()
-      .openapi({ description: 'E-mail only: copies (at most 10). Omitted: the other recipients of the customer\'s latest mail (its To and Cc, less the support address) are copied again; `[]`: nobody' }),
+    cc: z.array(emailAddress).max(10).optional().openapi({
+      description:
+        "E-mail only: copies (at most 10). Omitted: the other recipients of the customer's latest mail (its To and Cc, less the support address) are copied again; `[]`: nobody",
+    }),
     bcc: z.array(emailAddress).max(10).optional().openapi({ description: 'E-mail only: blind copies (at most 10)' }),
     content: messageText.optional().openapi({ description: 'Required unless `template` is given (then the rendered template body is stored)' }),
-    attachments: z.array(attachmentInput).max(10).default([]).openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
-    template: templateInput.optional().openapi({ description: 'WhatsApp only: an approved template of the channel (GET /api/v1/channels/{id}/templates), allowed outside the 24-hour window' }),
-    private: z.boolean().default(false).openapi({ description: 'A private note for the team: never delivered nor shown to the customer, not counted, leaves the conversation as it was' }),
-    mentions: z
-      .array(z.uuid())
-      .max(20)
+    attachments: z
+      .array(attachmentInput)
+      .max(10)
       .default([])
-      .openapi({ description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`' }),
+      .openapi({ description: 'Up to 10 uploads of this business; their stored name, type and size are used' }),
+    template: templateInput
+      .optional()
+      .openapi({ description: 'WhatsApp only: an approved template of the channel (GET /api/v1/channels/{id}/templates), allowed outside the 24-hour window' }),
+    private: z
+      .boolean()
+      .default(false)
+      .openapi({ description: 'A private note for the team: never delivered nor shown to the customer, not counted, leaves the conversation as it was' }),
+    mentions: z.array(z.uuid()).max(20).default([]).openapi({
+      description: 'Members to mention (membership `id`s of GET /api/v1/team/members, active members of this business; at most 20). Only with `private: true`',
+    }),
     send_at: futureTime(MAX_SCHEDULE_DAYS, 'send_at')
       .optional()
-      .openapi({ description: `Send later: a time ahead (at most ${MAX_SCHEDULE_DAYS} days). The reply is stored \`scheduled\` and goes out then; not with \`private\`` }),
+      .openapi({
+        description: `Send later: a time ahead (at most ${MAX_SCHEDULE_DAYS} days). The reply is stored \`scheduled\` and goes out then; not with \`private\``,
+      }),
   })
   .superRefine((body, ctx) => {
-    if (body.template && body.attachments.length > 0) ctx.addIssue({ code: 'custom', path: ['attachments'], message: 'A template message takes no attachments' });
+    if (body.template && body.attachments.length > 0)
+      ctx.addIssue({ code: 'custom', path: ['attachments'], message: 'A template message takes no attachments' });
   });
 
 /** One status, or several separated by commas (`open,pending`: everything waiting for the team). */
@@ -105,35 +119,50 @@ const booleanParam = z
 
 export const listConversationsQuery = z.object({
   status: statusList.optional(),
-  snoozed: booleanParam.optional().openapi({ description: '`true`: only snoozed conversations (the Snoozed view); `false`: only awake ones (the inbox\'s open view); omitted: both' }),
+  snoozed: booleanParam
+    .optional()
+    .openapi({ description: "`true`: only snoozed conversations (the Snoozed view); `false`: only awake ones (the inbox's open view); omitted: both" }),
   priority: priorityList.optional(),
   assignee_id: z
     .union([z.uuid(), z.literal('none')])
     .optional()
-    .openapi({ type: 'string', description: 'A member\'s user id, or `none` for unassigned conversations' }),
+    .openapi({ type: 'string', description: "A member's user id, or `none` for unassigned conversations" }),
   channel_type: z.enum(channelTypes).optional(),
-  customer_id: z.uuid().optional().openapi({ description: 'A customer `uuid`: only that customer\'s conversations' }),
-  label: z.string().trim().min(1).max(50).optional().openapi({ description: 'A label name (case-insensitive): only conversations carrying it (none when the business has no such label)' }),
-  sla: z
-    .enum(['breached', 'due_soon', 'due'])
+  customer_id: z.uuid().optional().openapi({ description: "A customer `uuid`: only that customer's conversations" }),
+  label: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
     .optional()
-    .openapi({ description: 'SLA: `breached` (a target not met is past due now), `due_soon` (the soonest unmet target is due within 60 minutes, not yet past), `due` (anything due)' }),
-  sort: z
-    .enum(['updated', 'sla'])
-    .default('updated')
-    .openapi({ default: 'updated', description: '`updated`: most recently updated first; `sla`: soonest SLA due time first (the most overdue on top), only conversations with something due' }),
+    .openapi({ description: 'A label name (case-insensitive): only conversations carrying it (none when the business has no such label)' }),
+  sla: z.enum(['breached', 'due_soon', 'due']).optional().openapi({
+    description:
+      'SLA: `breached` (a target not met is past due now), `due_soon` (the soonest unmet target is due within 60 minutes, not yet past), `due` (anything due)',
+  }),
+  sort: z.enum(['updated', 'sla']).default('updated').openapi({
+    default: 'updated',
+    description: '`updated`: most recently updated first; `sla`: soonest SLA due time first (the most overdue on top), only conversations with something due',
+  }),
   limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
   before: cursorParam.optional(),
 });
 
-export const listMessagesQuery = z.object({
-  limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
-  before: cursorParam.optional(),
-}).extend(imagesQuery.shape);
+export const listMessagesQuery = z
+  .object({
+    limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
+    before: cursorParam.optional(),
+  })
+  .extend(imagesQuery.shape);
 
 export const forwardBody = z.object({
   to: z.array(emailAddress).min(1).max(10).openapi({ description: 'Outside addresses (1–10)' }),
-  message_ids: z.array(z.uuid()).min(1).max(200).optional().openapi({ description: 'Messages of this conversation to quote (not private notes); omitted: the whole conversation (its latest 200 messages)' }),
+  message_ids: z
+    .array(z.uuid())
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'Messages of this conversation to quote (not private notes); omitted: the whole conversation (its latest 200 messages)' }),
   note: z.string().trim().max(10_000).default('').openapi({ description: 'Text above the forwarded messages (at most 10,000 characters)' }),
 });
 
@@ -141,8 +170,10 @@ export const replyRecipientsResponse = z
   .object({
     from: z.string().openapi({ description: 'The support address replies come from' }),
     to: z.object({ address: z.string(), name: z.string().optional() }).nullable().openapi({ description: 'The customer' }),
-    cc: z.array(z.object({ address: z.string(), name: z.string().optional() })).openapi({ description: 'Copied by default: the other recipients of the customer\'s latest mail' }),
-    signature: z.string().nullable().openapi({ description: 'What a reply by the caller appends: their signature, then the channel\'s' }),
+    cc: z
+      .array(z.object({ address: z.string(), name: z.string().optional() }))
+      .openapi({ description: "Copied by default: the other recipients of the customer's latest mail" }),
+    signature: z.string().nullable().openapi({ description: "What a reply by the caller appends: their signature, then the channel's" }),
   })
   .openapi('ReplyRecipients');
 

@@ -48,7 +48,8 @@ export const wake = defineRoute({
   path: '/api/v1/conversations/:conversation_id/snooze',
   summary: 'Wake a snoozed conversation',
   description:
-    'Ends the snooze now: the conversation is back in the open view, moved up the inbox (`updated_at`), and `conversation_updated` follows. One that is not snoozed is returned unchanged. Returns the Conversation. ' + seeDecisions,
+    'Ends the snooze now: the conversation is back in the open view, moved up the inbox (`updated_at`), and `conversation_updated` follows. One that is not snoozed is returned unchanged. Returns the Conversation. ' +
+    seeDecisions,
   tags,
   auth: 'user',
   policy: 'conversations.snooze',
@@ -68,7 +69,7 @@ export const wake = defineRoute({
 export const priority = defineRoute({
   method: 'put',
   path: '/api/v1/conversations/:conversation_id/priority',
-  summary: 'Set a conversation\'s priority',
+  summary: "Set a conversation's priority",
   description:
     '`priority`: `none`, `low`, `medium`, `high` or `urgent` (422 otherwise). A change fires `conversation_updated`; like a label it does not move the conversation up the inbox. Filter lists with `GET /conversations?priority=high,urgent`. Returns the Conversation. ' +
     seeDecisions,
@@ -98,10 +99,14 @@ const ids = z
 
 export const bulkBody = z
   .discriminatedUnion('action', [
-    z.object({ ids, action: z.literal('assign'), assignee_id: z.uuid().openapi({ description: 'An active member\'s user id (your own: taking them)' }) }),
+    z.object({ ids, action: z.literal('assign'), assignee_id: z.uuid().openapi({ description: "An active member's user id (your own: taking them)" }) }),
     z.object({ ids, action: z.literal('resolve') }),
     z.object({ ids, action: z.literal('close') }),
-    z.object({ ids, action: z.literal('label'), labels: z.array(z.string().trim().min(1).max(50)).min(1).max(50).openapi({ description: 'Label names added to each (the labels each has are kept)' }) }),
+    z.object({
+      ids,
+      action: z.literal('label'),
+      labels: z.array(z.string().trim().min(1).max(50)).min(1).max(50).openapi({ description: 'Label names added to each (the labels each has are kept)' }),
+    }),
     z.object({
       ids,
       action: z.literal('snooze'),
@@ -116,12 +121,16 @@ const bulkResult = z
     id: z.uuid(),
     ok: z.boolean(),
     changed: z.boolean().optional().openapi({ description: 'When ok: false when it already was so (e.g. resolved already)' }),
-    error: z.enum(['not_found', 'invalid']).optional().openapi({ description: '`not_found`: no such conversation in your business (another business\'s too); `invalid`: not possible for it (e.g. snoozing a resolved one)' }),
+    error: z.enum(['not_found', 'invalid']).optional().openapi({
+      description: "`not_found`: no such conversation in your business (another business's too); `invalid`: not possible for it (e.g. snoozing a resolved one)",
+    }),
     detail: z.string().optional(),
   })
   .openapi('BulkResult');
 
-export const bulkResponse = z.object({ results: z.array(bulkResult).openapi({ description: 'One per id, in the order given' }) }).openapi('BulkConversationsResult');
+export const bulkResponse = z
+  .object({ results: z.array(bulkResult).openapi({ description: 'One per id, in the order given' }) })
+  .openapi('BulkConversationsResult');
 
 /** The policy line each bulk action is authorized by (the same as its single-conversation route). */
 function policyOf(action: BulkAction, userId: string): Action {
@@ -146,8 +155,8 @@ export const bulk = defineRoute({
   summary: 'Act on several conversations',
   description:
     'One `action` on up to 100 `ids` in one transaction: `assign` (`assignee_id`, a user id), `resolve`, `close`, `label` (`labels` added to each), `snooze` (`until`, or none: until the customer writes), `priority` (`priority`). ' +
-    'Answers `{results: [{id, ok, changed?, error?, detail?}]}`, one per id in the order given: an id that is unknown or another business\'s is `not_found` (nothing about it is told), one the action does not fit is `invalid` with the reason (e.g. snoozing a resolved conversation); each id is all or nothing, the others go on. ' +
-    'Checked once for the whole request: the caller\'s right to the action, by the same policy line as the single-conversation route (`conversations.take` to assign to oneself, `conversations.assign` to assign to others: owner or admin, others get 403; `conversations.change_status`, `conversations.label`, `conversations.snooze`, `conversations.set_priority`), ' +
+    "Answers `{results: [{id, ok, changed?, error?, detail?}]}`, one per id in the order given: an id that is unknown or another business's is `not_found` (nothing about it is told), one the action does not fit is `invalid` with the reason (e.g. snoozing a resolved conversation); each id is all or nothing, the others go on. " +
+    "Checked once for the whole request: the caller's right to the action, by the same policy line as the single-conversation route (`conversations.take` to assign to oneself, `conversations.assign` to assign to others: owner or admin, others get 403; `conversations.change_status`, `conversations.label`, `conversations.snooze`, `conversations.set_priority`), " +
     'the assignee (400 when not an active member) and the label names (400 naming unknown ones). Events follow as for each single change. ' +
     seeDecisions,
   tags,
@@ -190,7 +199,13 @@ export const editScheduled = defineRoute({
   errors: [404, 409],
   handler: async ({ params, body, member, deps }) => {
     const { message } = await runCommand(deps, (tx) =>
-      updateScheduledReply(tx, { businessId: member.businessId, conversationId: params.conversation_id, messageId: params.message_id, content: body.content, sendAt: body.send_at }),
+      updateScheduledReply(tx, {
+        businessId: member.businessId,
+        conversationId: params.conversation_id,
+        messageId: params.message_id,
+        content: body.content,
+        sendAt: body.send_at,
+      }),
     );
     return message;
   },
@@ -211,7 +226,9 @@ export const cancelScheduled = defineRoute({
   response: z.object({ deleted: z.literal(true) }).openapi('DeletedScheduledReply'),
   errors: [404, 409],
   handler: async ({ params, member, deps }) => {
-    await runCommand(deps, (tx) => cancelScheduledReply(tx, { businessId: member.businessId, conversationId: params.conversation_id, messageId: params.message_id }));
+    await runCommand(deps, (tx) =>
+      cancelScheduledReply(tx, { businessId: member.businessId, conversationId: params.conversation_id, messageId: params.message_id }),
+    );
     return { deleted: true as const };
   },
 });

@@ -19,7 +19,7 @@ export const upload = defineRoute({
     'Multipart form with the file in field `file` (422 when missing or empty), at most 10 MiB (413). Accepted: common image (JPEG, PNG, GIF, WebP, HEIC), audio, video, PDF, ' +
     'plain text/CSV and office documents; a generic `application/octet-stream` is judged by the file extension; anything else (HTML, SVG, scripts, archives…) is 415. ' +
     'Returns `{url, filename, content_type, size}`: pass it in `attachments` of POST …/messages. The URL is absolute and unguessable and is readable without a token. ' +
-    'The plan\'s storage (Free 500 MB, Mini 5 GB, Pro 50 GB of files, customers\' media included) full: 402 `limit_exceeded`/`storage`. An upload no message uses is removed after a day. See docs/decisions.md#messages-and-delivery.',
+    "The plan's storage (Free 500 MB, Mini 5 GB, Pro 50 GB of files, customers' media included) full: 402 `limit_exceeded`/`storage`. An upload no message uses is removed after a day. See docs/decisions.md#messages-and-delivery.",
   tags: ['Conversations'],
   auth: 'user',
   policy: 'conversations.reply',

@@ -51,7 +51,7 @@ export const updateSettings = defineRoute({
   handler: async ({ body, member, deps }) => presentSettings(await runCommand(deps, (tx) => updateCsatSettings(tx, member.businessId, body))),
 });
 
-const tokenParams = z.object({ token: z.string().max(100).openapi({ description: 'The token of the survey link (or of the widget message\'s `csat`)' }) });
+const tokenParams = z.object({ token: z.string().max(100).openapi({ description: "The token of the survey link (or of the widget message's `csat`)" }) });
 const ratingBody = z.object({
   rating: z.number().int().min(1).max(5).openapi({ description: '1 (very bad) to 5 (very good)' }),
   comment: z.string().trim().max(2000).nullish().openapi({ description: 'Up to 2,000 characters' }),
@@ -101,7 +101,8 @@ export const page = defineRoute({
   handler: async ({ params, deps, ctx }) => {
     const survey = await findCsatSurvey(deps.db, params.token);
     if (!survey) return sendPage(ctx, 404, { kind: 'unknown' });
-    if (survey.rating !== null) return sendPage(ctx, 200, { kind: 'rated', question: survey.question, business: survey.business_name, rating: survey.rating, thanks: false });
+    if (survey.rating !== null)
+      return sendPage(ctx, 200, { kind: 'rated', question: survey.question, business: survey.business_name, rating: survey.rating, thanks: false });
     sendPage(ctx, 200, { kind: 'form', token: params.token, question: survey.question, business: survey.business_name });
   },
 });
@@ -112,8 +113,7 @@ export const postPage = defineRoute({
   method: 'post',
   path: '/csat/:token',
   summary: 'Send a rating from the public page (HTML form)',
-  description:
-    `The page's form (\`application/x-www-form-urlencoded\`: \`rating\` 1–5, \`comment\` optional). Answers with the page: thanks (200), the form again with what is wrong (422), already rated (409), unknown token (404). ${seeDecisions}`,
+  description: `The page's form (\`application/x-www-form-urlencoded\`: \`rating\` 1–5, \`comment\` optional). Answers with the page: thanks (200), the form again with what is wrong (422), already rated (409), unknown token (404). ${seeDecisions}`,
   tags: ['CSAT'],
   auth: 'none',
   params: tokenParams,
@@ -127,9 +127,16 @@ export const postPage = defineRoute({
     if (!survey) return sendPage(ctx, 404, { kind: 'unknown' });
     const rating = typeof form.rating === 'string' && /^[1-5]$/.test(form.rating) ? Number(form.rating) : null;
     const comment = typeof form.comment === 'string' ? form.comment.slice(0, 2000) : null;
-    if (survey.rating !== null) return sendPage(ctx, 409, { kind: 'rated', question: survey.question, business: survey.business_name, rating: survey.rating, thanks: false });
+    if (survey.rating !== null)
+      return sendPage(ctx, 409, { kind: 'rated', question: survey.question, business: survey.business_name, rating: survey.rating, thanks: false });
     if (rating === null) {
-      return sendPage(ctx, 422, { kind: 'form', token: params.token, question: survey.question, business: survey.business_name, error: 'Please choose a rating from 1 to 5.' });
+      return sendPage(ctx, 422, {
+        kind: 'form',
+        token: params.token,
+        question: survey.question,
+        business: survey.business_name,
+        error: 'Please choose a rating from 1 to 5.',
+      });
     }
     try {
       const { survey: rated } = await runCommand(deps, (tx) => rateCsat(tx, params.token, { rating, comment }));

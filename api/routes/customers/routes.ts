@@ -66,7 +66,7 @@ export const read = defineRoute({
   method: 'get',
   path: '/api/v1/customers/:id',
   summary: 'Read a customer',
-  description: '`id` is the customer\'s integer id; another business\'s customer is 404. See docs/decisions.md#businesses-plans-and-limits.',
+  description: "`id` is the customer's integer id; another business's customer is 404. See docs/decisions.md#businesses-plans-and-limits.",
   tags,
   auth: 'user',
   policy: 'customers.read',
@@ -90,9 +90,9 @@ export const update = defineRoute({
   summary: 'Edit a customer',
   description:
     'Omitted fields keep their value. `attributes` are merged into the stored ones (a key set to null is removed). ' +
-    'Once edited, the record keeps its name, e-mail and phone: the platform\'s profile (inbound messages, the widget) only fills fields that are blank. ' +
+    "Once edited, the record keeps its name, e-mail and phone: the platform's profile (inbound messages, the widget) only fills fields that are blank. " +
     'Publishes `customer_updated` (webhook `customer.updated`); recorded in the audit log with the names of the fields changed, never their values. ' +
-    'Another business\'s customer is 404. See docs/decisions.md#customer-records.',
+    "Another business's customer is 404. See docs/decisions.md#customer-records.",
   tags,
   auth: 'user',
   policy: 'customers.update',
@@ -101,7 +101,9 @@ export const update = defineRoute({
   response: customerSchema,
   errors: [404],
   handler: async ({ params, body, caller, member, deps }) => {
-    const { customer } = await runCommand(deps, (tx) => updateCustomer(tx, { businessId: member.businessId, actor: actorOf(caller), number: params.id, changes: body }));
+    const { customer } = await runCommand(deps, (tx) =>
+      updateCustomer(tx, { businessId: member.businessId, actor: actorOf(caller), number: params.id, changes: body }),
+    );
     return customer;
   },
 });
@@ -111,8 +113,8 @@ export const merge = defineRoute({
   path: '/api/v1/customers/:id/merge',
   summary: 'Merge another customer into this one',
   description:
-    'In one transaction: the other customer\'s conversations become this one\'s, and its platform identities too (later messages from either identity land here, ' +
-    'also when they arrive during the merge); this record\'s blank name, e-mail, phone and platform id are filled from the other\'s and attributes it lacks are added. ' +
+    "In one transaction: the other customer's conversations become this one's, and its platform identities too (later messages from either identity land here, " +
+    "also when they arrive during the merge); this record's blank name, e-mail, phone and platform id are filled from the other's and attributes it lacks are added. " +
     'The other customer is gone afterwards (404). Merging a customer into itself is 400; a customer of another business is 404. ' +
     'Publishes `customer_merged` (webhook `customer.merged`) and `conversation_updated` for the conversations moved (the first 100); recorded in the audit log. ' +
     'See docs/decisions.md#customer-records.',
@@ -134,10 +136,10 @@ export const merge = defineRoute({
 export const exportOne = defineRoute({
   method: 'get',
   path: '/api/v1/customers/:id/export',
-  summary: 'Export all of a customer\'s data',
+  summary: "Export all of a customer's data",
   description:
     'Everything Parley holds about the customer, as JSON (a right-of-access request, GDPR article 15): the record, its platform identities, every conversation with all its ' +
-    'messages (private notes included, marked `private`), and every file of those messages, linked. Another business\'s customer is 404. See docs/decisions.md#customer-records.',
+    "messages (private notes included, marked `private`), and every file of those messages, linked. Another business's customer is 404. See docs/decisions.md#customer-records.",
   tags,
   auth: 'user',
   policy: 'customers.export',
@@ -160,8 +162,8 @@ export const erase = defineRoute({
   description:
     'A right-to-erasure request (GDPR article 17). At once the record is emptied and gone from every list, search and read (404 from here on); the `erase_customer` job then removes, ' +
     'in one transaction, the customer, every conversation and message of theirs, their files, the stored inbound events of their identities, the webhook deliveries that carried ' +
-    'them, and the identities merged into them. A second request while the job runs answers the same. What remains: an audit row with the customer\'s integer id and the counts ' +
-    'erased (no name, address or content), and the month\'s message count used for billing. Publishes `customer_erased` (webhook `customer.erased`). ' +
+    "them, and the identities merged into them. A second request while the job runs answers the same. What remains: an audit row with the customer's integer id and the counts " +
+    "erased (no name, address or content), and the month's message count used for billing. Publishes `customer_erased` (webhook `customer.erased`). " +
     'See docs/decisions.md#customer-records.',
   tags,
   auth: 'user',
@@ -193,7 +195,7 @@ export const changeRetention = defineRoute({
   path: '/api/v1/settings/retention',
   summary: 'Change data retention (owner or admin)',
   description:
-    'A daily job (03:23 UTC) deletes the business\'s resolved and closed conversations whose last message is older than `days`, with their messages and files; customers stay. ' +
+    "A daily job (03:23 UTC) deletes the business's resolved and closed conversations whose last message is older than `days`, with their messages and files; customers stay. " +
     'Open and pending conversations are never deleted. Each run that deletes something writes an audit row with the counts. See docs/decisions.md#customer-records.',
   tags: ['Settings'],
   auth: 'user',
@@ -201,7 +203,8 @@ export const changeRetention = defineRoute({
   body: updateRetentionBody,
   response: retentionSchema,
   errors: [403, 404],
-  handler: async ({ body, caller, member, deps }) => runCommand(deps, (tx) => updateRetention(tx, { businessId: member.businessId, actor: actorOf(caller), days: body.days })),
+  handler: async ({ body, caller, member, deps }) =>
+    runCommand(deps, (tx) => updateRetention(tx, { businessId: member.businessId, actor: actorOf(caller), days: body.days })),
 });
 
 export default [list, read, update, merge, exportOne, erase, readRetention, changeRetention];

@@ -7,13 +7,11 @@ import { ATTRIBUTE_KEY_PATTERN, MAX_ATTRIBUTE_TEXT, MAX_ATTRIBUTES, MAX_ATTRIBUT
 export const listCustomersQuery = z.object({
   q: z.string().trim().max(200).optional().openapi({ description: 'Case-insensitive substring of the name, e-mail or phone' }),
   limit: intParam({ min: 1, max: 200 }).default(50).openapi({ default: 50 }),
-  before: intParam({ min: 1 })
-    .optional()
-    .openapi({ description: 'The X-Next-Cursor header of the previous page: customers with a lower id come next' }),
+  before: intParam({ min: 1 }).optional().openapi({ description: 'The X-Next-Cursor header of the previous page: customers with a lower id come next' }),
 });
 
 export const customerParams = z.object({
-  id: intParam().openapi({ description: 'The customer\'s integer id (`number`)' }),
+  id: intParam().openapi({ description: "The customer's integer id (`number`)" }),
 });
 
 const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
@@ -21,13 +19,35 @@ const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
 const attributeValue = z.union([z.string().max(MAX_ATTRIBUTE_TEXT), z.number().finite(), z.boolean(), z.null()]);
 
 export const updateCustomerBody = z.object({
-  name: z.string().trim().min(1).max(200).refine(noControl, { message: 'The name cannot contain control characters' }).optional().openapi({ description: '1–200 characters' }),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .refine(noControl, { message: 'The name cannot contain control characters' })
+    .optional()
+    .openapi({ description: '1–200 characters' }),
   email: z
-    .union([z.string().trim().max(254).pipe(z.email({ message: 'value is not a valid email address' })), z.null()])
+    .union([
+      z
+        .string()
+        .trim()
+        .max(254)
+        .pipe(z.email({ message: 'value is not a valid email address' })),
+      z.null(),
+    ])
     .optional()
     .openapi({ description: 'An e-mail address, or null to clear it' }),
   phone: z
-    .union([z.string().trim().min(3).max(50).regex(/^\+?[0-9 ().-]+$/, 'digits, spaces, + ( ) . - only'), z.null()])
+    .union([
+      z
+        .string()
+        .trim()
+        .min(3)
+        .max(50)
+        .regex(/^\+?[0-9 ().-]+$/, 'digits, spaces, + ( ) . - only'),
+      z.null(),
+    ])
     .optional()
     .openapi({ description: 'Digits, spaces and `+ ( ) . -`, 3–50 characters; or null to clear it' }),
   attributes: z
@@ -43,19 +63,24 @@ export const updateCustomerBody = z.object({
 });
 
 export const mergeCustomerBody = z.object({
-  from_customer_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'The integer id of the customer merged into this one (it is gone afterwards)' }),
+  from_customer_id: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ description: 'The integer id of the customer merged into this one (it is gone afterwards)' }),
 });
 
 export const mergeResultSchema = z
   .object({
     customer: customerSchema,
-    conversations_moved: z.number().int().openapi({ description: 'Conversations that were the other customer\'s' }),
+    conversations_moved: z.number().int().openapi({ description: "Conversations that were the other customer's" }),
   })
   .openapi('CustomerMerge');
 
 export const erasureSchema = z
   .object({
-    id: z.number().int().openapi({ description: 'The customer\'s integer id (now unknown: 404 from here on)' }),
+    id: z.number().int().openapi({ description: "The customer's integer id (now unknown: 404 from here on)" }),
     status: z.literal('erasing').openapi({ description: 'The record is hidden and emptied; the erase_customer job removes the rest within moments' }),
   })
   .openapi('CustomerErasure');
@@ -63,7 +88,9 @@ export const erasureSchema = z
 export const identitySchema = z.object({
   channel_id: z.uuid().nullable(),
   channel_type: z.string().nullable(),
-  platform_user_id: z.string().openapi({ description: 'The customer\'s id on the platform (a phone number, a chat id, a widget visitor id, an e-mail address)' }),
+  platform_user_id: z
+    .string()
+    .openapi({ description: "The customer's id on the platform (a phone number, a chat id, a widget visitor id, an e-mail address)" }),
 });
 
 export const exportAttachmentSchema = z.object({
@@ -79,7 +106,9 @@ export const customerExportSchema = z
   .object({
     exported_at: z.string(),
     customer: customerSchema,
-    identities: z.array(identitySchema).openapi({ description: 'Every platform identity that files messages on this customer (its own and those of customers merged into it)' }),
+    identities: z
+      .array(identitySchema)
+      .openapi({ description: 'Every platform identity that files messages on this customer (its own and those of customers merged into it)' }),
     conversations: z.array(conversationSchema).openapi({ description: 'Oldest first, each with all its messages (private notes included, marked `private`)' }),
     attachments: z.array(exportAttachmentSchema).openapi({ description: 'Every file of those messages, linked' }),
   })
@@ -87,7 +116,11 @@ export const customerExportSchema = z
 
 export const retentionSchema = z
   .object({
-    days: z.number().int().nullable().openapi({ description: 'Resolved and closed conversations whose last message is older than this are deleted daily; null: kept forever' }),
+    days: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Resolved and closed conversations whose last message is older than this are deleted daily; null: kept forever' }),
   })
   .openapi('RetentionSettings');
 

@@ -17,7 +17,7 @@ const articleNotFound = () => notFound('Article not found');
 export const listArticles = defineRoute({
   method: 'get',
   path: '/api/v1/kb/articles',
-  summary: 'The business\'s knowledge base articles, newest first',
+  summary: "The business's knowledge base articles, newest first",
   description:
     'Any member may read them. Ties on `created_at` are ordered by id, newest first. `limit` 1–200 (default 50); when more exist, the ' +
     '`X-Next-Cursor` response header holds the value to pass as `cursor` for the next page. Caller without a business: 400 (as for create). ' +
@@ -50,7 +50,7 @@ export const createArticle = defineRoute({
   summary: 'Add a knowledge base article',
   description:
     'Any member may add articles. `title` 1–200 and `content` 1–100,000 characters (both trimmed); `tags` at most 20 of 1–50 characters, ' +
-    'duplicates dropped, default `[]`. The plan\'s article count reached: 402 `limit_exceeded`/`kb_articles`. ' +
+    "duplicates dropped, default `[]`. The plan's article count reached: 402 `limit_exceeded`/`kb_articles`. " +
     'The row and its `index_article` job (key `article:<id>`) are written in one transaction; the article starts with `index_status` `pending`. ' +
     'Indexing is retried while Ollama is unreachable or failing (5xx), up to 8 attempts over about half an hour; a refusal (e.g. the embedding ' +
     'model is not installed) fails at once. If indexing fails the article stays saved (`failed`) and can be recreated to retry. Caller without a business: 400. See docs/decisions.md#knowledge-base-and-ai.',
@@ -77,7 +77,7 @@ export const deleteArticle = defineRoute({
   summary: 'Delete a knowledge base article',
   description:
     'Any member may delete. Removal is permanent and takes the article out of search at once (its index rows go with it); ' +
-    'an indexing job not yet started is dropped. Unknown id or another business\'s article: 404. Non-integer id: 422. See docs/decisions.md#knowledge-base-and-ai.',
+    "an indexing job not yet started is dropped. Unknown id or another business's article: 404. Non-integer id: 422. See docs/decisions.md#knowledge-base-and-ai.",
   tags,
   auth: 'user',
   policy: 'kb.delete',
@@ -107,7 +107,7 @@ const SEARCH_EMBED_TIMEOUT_MS = 5_000;
 export const searchArticles = defineRoute({
   method: 'get',
   path: '/api/v1/kb/search',
-  summary: 'Search the business\'s knowledge base (full text, fused with semantic search when embeddings are available)',
+  summary: "Search the business's knowledge base (full text, fused with semantic search when embeddings are available)",
   description:
     'Any member may search. Always answers, with or without a model: the articles whose title or text contains every word of `q` (full text in any language, ' +
     'words compared as written; `"a phrase"`, `or`, `-word` as in a search box), ranked by how often and how close together they appear, title above body; ' +

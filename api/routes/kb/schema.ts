@@ -19,7 +19,7 @@ export const createArticleBody = z.object({
 });
 
 export const articleParams = z.object({
-  article_id: intParam().openapi({ description: 'The article\'s integer id' }),
+  article_id: intParam().openapi({ description: "The article's integer id" }),
 });
 
 export { messageReply as messageResponse } from '../../openapi-replies.ts';
@@ -31,9 +31,12 @@ export const searchQuery = z.object({
 
 export const searchResult = z
   .object({
-    article_id: z.number().int().openapi({ description: 'The article\'s integer id' }),
+    article_id: z.number().int().openapi({ description: "The article's integer id" }),
     title: z.string(),
-    snippet: z.string().openapi({ description: 'The article\'s best-matching passage, at most about 200 characters' }),
-    score: z.number().openapi({ description: 'Fused reciprocal-rank score scaled to 0–1, four decimals: 1 is first in every ranking that answered (full text, and semantic when available)' }),
+    snippet: z.string().openapi({ description: "The article's best-matching passage, at most about 200 characters" }),
+    score: z.number().openapi({
+      description:
+        'Fused reciprocal-rank score scaled to 0–1, four decimals: 1 is first in every ranking that answered (full text, and semantic when available)',
+    }),
   })
   .openapi('KbSearchResult');

@@ -26,8 +26,7 @@ export const list = defineRoute({
   method: 'get',
   path: '/api/v1/labels',
   summary: 'List labels',
-  description:
-    `In alphabetical order (case-insensitive). \`limit\` 1–200 (default 100); when more exist, the \`X-Next-Cursor\` response header holds the value to pass as \`cursor\` for the next page. ${seeDecisions}`,
+  description: `In alphabetical order (case-insensitive). \`limit\` 1–200 (default 100); when more exist, the \`X-Next-Cursor\` response header holds the value to pass as \`cursor\` for the next page. ${seeDecisions}`,
   tags,
   auth: 'user',
   policy: 'labels.read',
@@ -103,9 +102,9 @@ export const remove = defineRoute({
 export const setForConversation = defineRoute({
   method: 'put',
   path: '/api/v1/conversations/:conversation_id/labels',
-  summary: 'Set a conversation\'s labels',
+  summary: "Set a conversation's labels",
   description:
-    '`labels`: names of the business\'s labels (case-insensitive; at most 50). The conversation\'s labels become exactly these; a name the business has no label for: 400 naming it, and nothing changes. ' +
+    "`labels`: names of the business's labels (case-insensitive; at most 50). The conversation's labels become exactly these; a name the business has no label for: 400 naming it, and nothing changes. " +
     'When the set changed, `conversation_updated` follows (the conversation carries `labels`); its `updated_at` is kept, so labelling does not move it up the inbox. ' +
     seeDecisions,
   tags: ['Conversations'],
@@ -116,7 +115,9 @@ export const setForConversation = defineRoute({
   response: setLabelsResponse,
   errors: [400, 404],
   handler: async ({ params, body, member, deps }) => {
-    const result = await runCommand(deps, (tx) => setConversationLabels(tx, { businessId: member.businessId, conversationId: params.conversation_id, names: body.labels }));
+    const result = await runCommand(deps, (tx) =>
+      setConversationLabels(tx, { businessId: member.businessId, conversationId: params.conversation_id, names: body.labels }),
+    );
     return { labels: result.labels };
   },
 });

@@ -33,14 +33,13 @@ export const updateLabelBody = z.object({
 });
 
 export const setLabelsBody = z.object({
-  labels: z
-    .array(labelName)
-    .max(50)
-    .openapi({ description: 'Names of the business\'s labels (case-insensitive), at most 50; the conversation\'s labels become exactly these. `[]` removes all.' }),
+  labels: z.array(labelName).max(50).openapi({
+    description: "Names of the business's labels (case-insensitive), at most 50; the conversation's labels become exactly these. `[]` removes all.",
+  }),
 });
 
 export const setLabelsResponse = z
-  .object({ labels: z.array(z.string()).openapi({ description: 'The conversation\'s labels now, in alphabetical order' }) })
+  .object({ labels: z.array(z.string()).openapi({ description: "The conversation's labels now, in alphabetical order" }) })
   .openapi('ConversationLabels');
 
 export const deletedResponse = z.object({ detail: z.string() }).openapi('Deleted');

@@ -34,7 +34,7 @@ export const list = defineRoute({
   description:
     'The mentions of the caller in private notes of their business: unread first, then read ones, each part newest first, each with the note (`message`, `private: true`). ' +
     '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. ' +
-    '`X-Unread-Count` holds how many of the caller\'s mentions are unread (for a badge). Only the caller\'s own mentions are listed, whatever their role. See docs/decisions.md#private-notes-and-mentions.',
+    "`X-Unread-Count` holds how many of the caller's mentions are unread (for a badge). Only the caller's own mentions are listed, whatever their role. See docs/decisions.md#private-notes-and-mentions.",
   tags,
   auth: 'user',
   policy: 'mentions.read',
@@ -64,7 +64,7 @@ export const markRead = defineRoute({
   path: '/api/v1/mentions/:mention_id/read',
   summary: 'Mark one of my mentions read',
   description:
-    'Sets `read_at` (kept as it was when already read) and answers the Mention. Another member\'s mention, or another business\'s: 404 `Mention not found`. ' +
+    "Sets `read_at` (kept as it was when already read) and answers the Mention. Another member's mention, or another business's: 404 `Mention not found`. " +
     'See docs/decisions.md#private-notes-and-mentions.',
   tags,
   auth: 'user',
@@ -74,7 +74,9 @@ export const markRead = defineRoute({
   errors: [404],
   handler: async ({ params, member, deps }): Promise<Mention> => {
     const businessId = member.businessId;
-    const id = await runCommand(deps, async (q) => ({ id: await markMentionRead(q, { businessId, memberId: member.id, mentionId: params.mention_id }) }), { oneStatement: true });
+    const id = await runCommand(deps, async (q) => ({ id: await markMentionRead(q, { businessId, memberId: member.id, mentionId: params.mention_id }) }), {
+      oneStatement: true,
+    });
     const found = id.id ? (await mentionsByIds(deps.db, businessId, [id.id])).get(id.id) : undefined;
     if (!found) throw notFound('Mention not found');
     return found.mention;

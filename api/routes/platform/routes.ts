@@ -77,7 +77,14 @@ export const createKey = defineRoute({
   errors: [400, 403, 404],
   handler: async ({ body, caller, member, deps }) => {
     const { apiKey, key } = await runCommand(deps, (tx) =>
-      createApiKey(tx, { businessId: member.businessId, memberId: member.id, userId: caller.userId, actor: actorOf(caller), name: body.name, scopes: body.scopes }),
+      createApiKey(tx, {
+        businessId: member.businessId,
+        memberId: member.id,
+        userId: caller.userId,
+        actor: actorOf(caller),
+        name: body.name,
+        scopes: body.scopes,
+      }),
     );
     return { ...presentApiKey(apiKey), key };
   },
@@ -145,7 +152,9 @@ export const createHook = defineRoute({
   response: createdWebhookSchema,
   errors: [400, 403, 404],
   handler: async ({ body, caller, member, deps }) => {
-    const { webhook, secret } = await runCommand(deps, (tx) => createWebhook(tx, deps, { businessId: member.businessId, actor: actorOf(caller), fields: body }));
+    const { webhook, secret } = await runCommand(deps, (tx) =>
+      createWebhook(tx, deps, { businessId: member.businessId, actor: actorOf(caller), fields: body }),
+    );
     return { ...presentWebhook(webhook), secret };
   },
 });
@@ -185,7 +194,9 @@ export const updateHook = defineRoute({
   response: webhookSchema,
   errors: [400, 403, 404],
   handler: async ({ params, body, caller, member, deps }) => {
-    const { webhook } = await runCommand(deps, (tx) => updateWebhook(tx, deps, { businessId: member.businessId, webhookId: params.webhook_id, actor: actorOf(caller), changes: body }));
+    const { webhook } = await runCommand(deps, (tx) =>
+      updateWebhook(tx, deps, { businessId: member.businessId, webhookId: params.webhook_id, actor: actorOf(caller), changes: body }),
+    );
     return presentWebhook(webhook);
   },
 });
@@ -210,7 +221,7 @@ export const deleteHook = defineRoute({
 export const listDeliveries = defineRoute({
   method: 'get',
   path: '/api/v1/webhooks/:webhook_id/deliveries',
-  summary: 'List a webhook endpoint\'s deliveries',
+  summary: "List a webhook endpoint's deliveries",
   description: `Each event sent (or being sent) to the endpoint: status, attempts, and the last attempt's HTTP status and time. ${paging} ${hookDocs}`,
   tags: ['Webhooks'],
   auth: 'user',
@@ -267,7 +278,7 @@ export const auditLog = defineRoute({
   path: '/api/v1/audit-log',
   summary: 'Read the audit log',
   description:
-    'Who changed the business\'s settings, members, channels, API keys, webhooks and plan, newest first; each entry was written in the same transaction as the change. ' +
+    "Who changed the business's settings, members, channels, API keys, webhooks and plan, newest first; each entry was written in the same transaction as the change. " +
     '`limit` 1–100 (default 50); when more exist, `X-Next-Cursor` holds the value to pass as `before`. See docs/decisions.md#audit-log.',
   tags: ['Audit log'],
   auth: 'user',

@@ -23,12 +23,9 @@ export const createApiKeyBody = z.object({
     .max(100)
     .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'A key name cannot contain control characters' })
     .openapi({ description: '1–100 characters: what the key is for ("Zapier", "CRM sync")' }),
-  scopes: z
-    .array(scope)
-    .min(1)
-    .max(3)
-    .default(['read'])
-    .openapi({ description: '`read`: every read; `write`: what any member may change (reply, assign, label…); `admin`: what owners and admins manage. Default `["read"]`.' }),
+  scopes: z.array(scope).min(1).max(3).default(['read']).openapi({
+    description: '`read`: every read; `write`: what any member may change (reply, assign, label…); `admin`: what owners and admins manage. Default `["read"]`.',
+  }),
 });
 
 export const apiKeySchema = z
@@ -50,8 +47,15 @@ export const createdApiKeySchema = apiKeySchema
 
 const eventType = z.enum(webhookEventTypes);
 
-const webhookUrl = z.string().trim().min(1).max(2000).openapi({ description: 'https:// (or http://) URL; internal addresses are refused unless the server allows them', example: 'https://example.com/parley-webhook' });
-const webhookEvents = z.array(eventType).min(1).max(webhookEventTypes.length * 2).openapi({ description: `Event types to receive: ${webhookEventTypes.map((t) => `\`${t}\``).join(', ')}` });
+const webhookUrl = z.string().trim().min(1).max(2000).openapi({
+  description: 'https:// (or http://) URL; internal addresses are refused unless the server allows them',
+  example: 'https://example.com/parley-webhook',
+});
+const webhookEvents = z
+  .array(eventType)
+  .min(1)
+  .max(webhookEventTypes.length * 2)
+  .openapi({ description: `Event types to receive: ${webhookEventTypes.map((t) => `\`${t}\``).join(', ')}` });
 
 export const createWebhookBody = z.object({
   url: webhookUrl,
@@ -85,7 +89,7 @@ export const createdWebhookSchema = webhookSchema
 export const deliverySchema = z
   .object({
     id: z.uuid(),
-    event_id: z.uuid().openapi({ description: 'The body\'s `id`: the same on every attempt (deduplicate on it)' }),
+    event_id: z.uuid().openapi({ description: "The body's `id`: the same on every attempt (deduplicate on it)" }),
     event_type: z.string(),
     status: z.enum(['pending', 'delivered', 'failed']),
     attempts: z.number().int(),

@@ -31,28 +31,45 @@ const isoDate = z
 
 export const reportQuery = z
   .object({
-    from: isoDate.optional().openapi({ description: 'First local day of the range (YYYY-MM-DD), included. Default: 29 days before `to`', example: '2026-01-01' }),
-    to: isoDate.optional().openapi({ description: 'Last local day of the range (YYYY-MM-DD), included. Default: today in `tz` (with `from` alone: at most 30 days from it)', example: '2026-01-31' }),
+    from: isoDate
+      .optional()
+      .openapi({ description: 'First local day of the range (YYYY-MM-DD), included. Default: 29 days before `to`', example: '2026-01-01' }),
+    to: isoDate.optional().openapi({
+      description: 'Last local day of the range (YYYY-MM-DD), included. Default: today in `tz` (with `from` alone: at most 30 days from it)',
+      example: '2026-01-31',
+    }),
     tz: z
       .string()
       .max(64)
       .refine(isTimeZone, { message: 'Input should be an IANA time zone name such as Europe/Berlin', params: { type: 'time_zone' } })
       .optional()
       .openapi({ description: 'IANA time zone whose local days the range and the day buckets are (default `UTC`)', example: 'Europe/Berlin' }),
-    format: z.enum(['json', 'csv']).default('json').openapi({ description: '`csv`: the same figures as a `text/csv` download (one line per row; the overview: per day, then `total`)' }),
+    format: z
+      .enum(['json', 'csv'])
+      .default('json')
+      .openapi({ description: '`csv`: the same figures as a `text/csv` download (one line per row; the overview: per day, then `total`)' }),
   })
   .superRefine((q, ctx) => {
     if (!q.from || !q.to || !isIsoDate(q.from) || !isIsoDate(q.to)) return;
     const days = daysInRange(q.from, q.to);
     if (days < 1) ctx.addIssue({ code: 'custom', path: ['to'], message: 'Input should be on or after `from`', params: { type: 'date_range' } });
-    else if (days > MAX_REPORT_DAYS) ctx.addIssue({ code: 'custom', path: ['to'], message: `The range should cover at most ${MAX_REPORT_DAYS} days`, params: { type: 'date_range' } });
+    else if (days > MAX_REPORT_DAYS)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `The range should cover at most ${MAX_REPORT_DAYS} days`, params: { type: 'date_range' } });
   });
 
-const seconds = (what: string) => z.number().int().nullable().openapi({ description: `${what}, whole seconds (calendar time); null when there is no sample` });
+const seconds = (what: string) =>
+  z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: `${what}, whole seconds (calendar time); null when there is no sample` });
 
 const figures = {
-  opened: z.number().int().openapi({ description: 'Conversations created in the range (the row\'s day, agent, channel type or label)' }),
-  resolved: z.number().int().openapi({ description: 'Conversations resolved in the range (by `resolved_at`; a reopened conversation counts when resolved again)' }),
+  opened: z.number().int().openapi({ description: "Conversations created in the range (the row's day, agent, channel type or label)" }),
+  resolved: z
+    .number()
+    .int()
+    .openapi({ description: 'Conversations resolved in the range (by `resolved_at`; a reopened conversation counts when resolved again)' }),
   first_response_median: seconds('Median of `first_response_at − created_at` over the opened conversations that have a reply'),
   first_response_p90: seconds('90th percentile (`percentile_cont`, interpolated) of the same'),
   resolution_median: seconds('Median of `resolved_at − created_at` over the resolved conversations'),
@@ -70,27 +87,37 @@ const overviewSchema = z
   .object({
     ...range,
     totals: figuresSchema,
-    days: z.array(z.object({ date: z.string().openapi({ format: 'date' }), ...figures })).openapi({ description: 'Every local day of the range in order, zeros and nulls included (for charts); each figure by that day: opened by `created_at`, resolved by `resolved_at`' }),
+    days: z.array(z.object({ date: z.string().openapi({ format: 'date' }), ...figures })).openapi({
+      description:
+        'Every local day of the range in order, zeros and nulls included (for charts); each figure by that day: opened by `created_at`, resolved by `resolved_at`',
+    }),
   })
   .openapi('OverviewReport');
 
 const agentsSchema = z
   .object({
     ...range,
-    rows: z.array(
-      z.object({
-        user_id: z.string().nullable().openapi({ description: 'The user; null for the row of unassigned conversations (present only when it has any)' }),
-        name: z.string(),
-        ...figures,
+    rows: z
+      .array(
+        z.object({
+          user_id: z.string().nullable().openapi({ description: 'The user; null for the row of unassigned conversations (present only when it has any)' }),
+          name: z.string(),
+          ...figures,
+        }),
+      )
+      .openapi({
+        description:
+          'Every active member (zeros included), anyone else who appears, then the `Unassigned` row; by name. `opened` and first response: conversations created in the range and assigned to them now; `resolved` and resolution: conversations they resolved (`resolved_by`) in the range',
       }),
-    ).openapi({ description: 'Every active member (zeros included), anyone else who appears, then the `Unassigned` row; by name. `opened` and first response: conversations created in the range and assigned to them now; `resolved` and resolution: conversations they resolved (`resolved_by`) in the range' }),
   })
   .openapi('AgentsReport');
 
 const channelsSchema = z
   .object({
     ...range,
-    rows: z.array(z.object({ channel_type: z.string(), ...figures })).openapi({ description: 'One row per channel type with conversations in the range, most opened first' }),
+    rows: z
+      .array(z.object({ channel_type: z.string(), ...figures }))
+      .openapi({ description: 'One row per channel type with conversations in the range, most opened first' }),
   })
   .openapi('ChannelsReport');
 
@@ -98,7 +125,8 @@ const labelsSchema = z
   .object({
     ...range,
     rows: z.array(z.object({ label_id: z.string(), name: z.string(), color: z.string(), ...figures })).openapi({
-      description: 'Every label of the business (zeros included), by name; a conversation counts under each label it carries now, so rows may add up to more than the total',
+      description:
+        'Every label of the business (zeros included), by name; a conversation counts under each label it carries now, so rows may add up to more than the total',
     }),
   })
   .openapi('LabelsReport');
@@ -121,7 +149,8 @@ async function answer(ctx: Context, deps: Deps, businessId: string, kind: Report
   try {
     report = await load(deps, businessId, period);
   } catch (error) {
-    if (unknownZoneToPg(error)) throw validationError([{ loc: ['query', 'tz'], msg: 'Input should be an IANA time zone name such as Europe/Berlin', type: 'time_zone' }]);
+    if (unknownZoneToPg(error))
+      throw validationError([{ loc: ['query', 'tz'], msg: 'Input should be an IANA time zone name such as Europe/Berlin', type: 'time_zone' }]);
     throw error;
   }
   if (query.format !== 'csv') return report;
@@ -158,12 +187,14 @@ function reportRoute(kind: ReportKind, summary: string, intro: string, schema: z
 export const overview = reportRoute(
   'overview',
   'Report: conversations opened and resolved, response and resolution times, by day',
-  'The business\'s figures over the range, and the same for each local day (for charts).',
+  "The business's figures over the range, and the same for each local day (for charts).",
   overviewSchema,
   (deps, id, r) => overviewReport(deps.db, id, r),
 );
 export const agents = reportRoute('agents', 'Report per agent', 'The figures per member.', agentsSchema, (deps, id, r) => agentsReport(deps.db, id, r));
-export const channels = reportRoute('channels', 'Report per channel type', 'The figures per channel type.', channelsSchema, (deps, id, r) => channelsReport(deps.db, id, r));
+export const channels = reportRoute('channels', 'Report per channel type', 'The figures per channel type.', channelsSchema, (deps, id, r) =>
+  channelsReport(deps.db, id, r),
+);
 export const labels = reportRoute('labels', 'Report per label', 'The figures per label.', labelsSchema, (deps, id, r) => labelsReport(deps.db, id, r));
 
 export default [overview, agents, channels, labels];

@@ -26,7 +26,7 @@ export const search = defineRoute({
   path: '/api/v1/search',
   summary: 'Search the whole history: conversations, customers or messages',
   description:
-    'Finds, in the caller\'s business only, messages by their words (full text in any language: words are compared as written, lower-cased, without stemming, ' +
+    "Finds, in the caller's business only, messages by their words (full text in any language: words are compared as written, lower-cased, without stemming, " +
     'so `refund` does not find `refunds`; private notes are included, only members can search) and customers by part of their name or e-mail, or at least 3 digits of their phone (however it is formatted). ' +
     '`type=messages`: matching messages, newest first. `type=customers`: matching customers, newest first, each with their latest conversation to open. ' +
     '`type=conversations` (default): conversations with a matching message or customer, most recently updated first, with the newest matching message as snippet. ' +

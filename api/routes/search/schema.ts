@@ -4,12 +4,20 @@ import { cursorParam } from '../../cursor.ts';
 import { searchTypes } from '../../../core/domain/search/history-search.ts';
 
 export const searchQuery = z.object({
-  q: z.string().trim().min(1).max(200).openapi({
-    description:
-      'What to look for (1–200 characters). Words of message text in any language, as a search box takes them: every word must appear, ' +
-      '`"a phrase"` in that order, `or` between alternatives, `-word` to exclude. Also part of a customer\'s name or e-mail, or at least 3 digits of their phone.',
-  }),
-  type: z.enum(searchTypes).default('conversations').openapi({ description: 'What to list: `conversations` (default), `customers` or `messages`', default: 'conversations' }),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .openapi({
+      description:
+        'What to look for (1–200 characters). Words of message text in any language, as a search box takes them: every word must appear, ' +
+        '`"a phrase"` in that order, `or` between alternatives, `-word` to exclude. Also part of a customer\'s name or e-mail, or at least 3 digits of their phone.',
+    }),
+  type: z
+    .enum(searchTypes)
+    .default('conversations')
+    .openapi({ description: 'What to list: `conversations` (default), `customers` or `messages`', default: 'conversations' }),
   limit: intParam({ min: 1, max: 50 }).default(20).openapi({ default: 20 }),
   cursor: cursorParam.optional(),
 });
@@ -39,7 +47,7 @@ const messageHit = z.object({
 const customerHit = z.object({
   type: z.literal('customer'),
   uuid: z.uuid(),
-  id: z.number().int().openapi({ description: 'The customer\'s integer number (the id in /customers/{id})' }),
+  id: z.number().int().openapi({ description: "The customer's integer number (the id in /customers/{id})" }),
   name: z.string(),
   email: z.string().nullable(),
   phone: z.string().nullable(),
@@ -55,7 +63,7 @@ const conversationHit = z.object({
   channel_type: z.string(),
   updated_at: z.string(),
   customer: z.object({ uuid: z.uuid(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable() }).nullable(),
-  matched_in: z.enum(['message', 'customer']).openapi({ description: 'Found by a message\'s words, or by its customer\'s name, e-mail or phone' }),
+  matched_in: z.enum(['message', 'customer']).openapi({ description: "Found by a message's words, or by its customer's name, e-mail or phone" }),
   snippet,
 });
 

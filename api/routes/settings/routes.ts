@@ -13,7 +13,7 @@ export const readAssignment = defineRoute({
   path: '/api/v1/settings/assignment',
   summary: 'Auto-assignment settings',
   description:
-    'Whether auto-assignment is on, the business\'s capacity per member, and every active member with their own capacity and current load. ' +
+    "Whether auto-assignment is on, the business's capacity per member, and every active member with their own capacity and current load. " +
     'Defaults: off, 10. Caller without a business: 404. See docs/decisions.md#routing-auto-assignment-and-business-hours.',
   tags,
   auth: 'user',

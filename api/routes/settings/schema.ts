@@ -12,7 +12,11 @@ export const assignmentAgentSchema = z
     full_name: z.string(),
     role: z.enum(['owner', 'admin', 'agent']),
     status: z.enum(['live', 'away', 'offline']).openapi({ description: 'Only `live` members get conversations automatically' }),
-    max_open: z.number().int().nullable().openapi({ description: 'This member\'s own capacity; null: the business\'s `max_open_per_agent`; 0: never assigned automatically' }),
+    max_open: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "This member's own capacity; null: the business's `max_open_per_agent`; 0: never assigned automatically" }),
     open_conversations: z.number().int().openapi({ description: 'Their `open` and `pending` assigned conversations (what capacity counts)' }),
   })
   .openapi('AssignmentAgent');
@@ -33,7 +37,10 @@ export const updateAssignmentBody = z.object({
     .max(500)
     .refine((list) => new Set(list.map((a) => a.member_id)).size === list.length, { message: 'Each member may appear once' })
     .optional()
-    .openapi({ description: 'Per-member capacity overrides to set: `max_open` 0–1000, or null for the business\'s capacity. Members left out keep theirs. A member not of the business: 404.' }),
+    .openapi({
+      description:
+        "Per-member capacity overrides to set: `max_open` 0–1000, or null for the business's capacity. Members left out keep theirs. A member not of the business: 404.",
+    }),
 });
 
 // ---- Business hours
@@ -53,7 +60,10 @@ export const weekSchema = z
     const problem = weekProblem(week as Week);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
-  .openapi({ description: 'Replaces the whole week. Shifts per weekday (local times); a day left out or `[]` is closed. A shift past midnight is two shifts (Mon 22:00–24:00, Tue 00:00–02:00).' });
+  .openapi({
+    description:
+      'Replaces the whole week. Shifts per weekday (local times); a day left out or `[]` is closed. A shift past midnight is two shifts (Mon 22:00–24:00, Tue 00:00–02:00).',
+  });
 
 const holiday = z
   .string()
@@ -65,7 +75,15 @@ export const businessHoursSchema = z
   .object({
     enabled: z.boolean(),
     timezone: z.string().openapi({ example: 'Europe/Berlin', description: 'IANA time zone name' }),
-    week: z.object({ mon: z.array(shift), tue: z.array(shift), wed: z.array(shift), thu: z.array(shift), fri: z.array(shift), sat: z.array(shift), sun: z.array(shift) }),
+    week: z.object({
+      mon: z.array(shift),
+      tue: z.array(shift),
+      wed: z.array(shift),
+      thu: z.array(shift),
+      fri: z.array(shift),
+      sat: z.array(shift),
+      sun: z.array(shift),
+    }),
     holidays: z.array(z.string()).openapi({ description: 'Local dates, closed all day, ascending' }),
     out_of_hours_message: z.string(),
     is_open: z.boolean().openapi({ description: 'Open now (always true while `enabled` is false)' }),
@@ -75,11 +93,7 @@ export const businessHoursSchema = z
 
 export const updateBusinessHoursBody = z.object({
   enabled: z.boolean().optional(),
-  timezone: z
-    .string()
-    .max(64)
-    .refine(isTimeZone, 'must be an IANA time zone name such as Europe/Berlin')
-    .optional(),
+  timezone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone name such as Europe/Berlin').optional(),
   week: weekSchema.optional(),
   holidays: z.array(holiday).max(366).optional().openapi({ description: 'Replaces the list; up to 366 dates' }),
   out_of_hours_message: z.string().trim().min(1).max(2000).optional(),

@@ -20,7 +20,8 @@ export const readSecurity = defineRoute({
   method: 'get',
   path: '/api/v1/settings/security',
   summary: 'Security settings',
-  description: 'Whether the business requires two-factor sign-in of every member, and how many members do not have it yet. Caller without a business: 404. See docs/decisions.md#two-factor-sign-in.',
+  description:
+    'Whether the business requires two-factor sign-in of every member, and how many members do not have it yet. Caller without a business: 404. See docs/decisions.md#two-factor-sign-in.',
   tags,
   auth: 'user',
   policy: 'security_settings.read',
@@ -34,8 +35,8 @@ export const updateSecurity = defineRoute({
   path: '/api/v1/settings/security',
   summary: 'Require two-factor sign-in of every member (owner)',
   description:
-    'Turning it on needs the owner\'s own two-factor (400 otherwise). From then on a member without it is asked to set it up: every route of the business answers them 403 ' +
-    '(`Your business requires two-factor authentication: …`), GET /auth/me says `two_factor.setup_required`, their live connections are closed and reopen without the business\'s events; ' +
+    "Turning it on needs the owner's own two-factor (400 otherwise). From then on a member without it is asked to set it up: every route of the business answers them 403 " +
+    "(`Your business requires two-factor authentication: …`), GET /auth/me says `two_factor.setup_required`, their live connections are closed and reopen without the business's events; " +
     'they may still use their own account (/auth/*, two-factor setup included) and leave the team. API keys keep working. Recorded in the audit log. See docs/decisions.md#two-factor-sign-in.',
   tags,
   auth: 'user',

@@ -2,7 +2,15 @@
 import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
-import { createSlaPolicy, deleteSlaPolicy, getSlaPolicy, slaPolicyColumns, slaPolicyRow, updateSlaPolicy, type SlaPolicyRow } from '../../../core/commands/sla.ts';
+import {
+  createSlaPolicy,
+  deleteSlaPolicy,
+  getSlaPolicy,
+  slaPolicyColumns,
+  slaPolicyRow,
+  updateSlaPolicy,
+  type SlaPolicyRow,
+} from '../../../core/commands/sla.ts';
 import { defineRoute } from '../../route.ts';
 import { deletedResponse, encodeNameCursor } from '../labels/schema.ts';
 import { createSlaPolicyBody, listSlaPoliciesQuery, slaPolicyParams, slaPolicySchema, updateSlaPolicyBody } from './schema.ts';
@@ -96,7 +104,8 @@ export const update = defineRoute({
   body: updateSlaPolicyBody,
   response: slaPolicySchema,
   errors: [400, 403, 404],
-  handler: async ({ params, body, member, deps }) => present((await runCommand(deps, (tx) => updateSlaPolicy(tx, member.businessId, params.policy_id, body))).policy),
+  handler: async ({ params, body, member, deps }) =>
+    present((await runCommand(deps, (tx) => updateSlaPolicy(tx, member.businessId, params.policy_id, body))).policy),
 });
 
 export const remove = defineRoute({

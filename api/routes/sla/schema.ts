@@ -8,12 +8,24 @@ export const slaPolicySchema = z
   .object({
     id: z.uuid(),
     name: z.string(),
-    first_response_minutes: z.number().int().nullable().openapi({ description: 'Minutes from the conversation\'s start to the first agent reply; null: no such target' }),
-    next_response_minutes: z.number().int().nullable().openapi({ description: 'Minutes from a customer message after an agent reply to the next agent reply; null: no such target' }),
-    resolution_minutes: z.number().int().nullable().openapi({ description: 'Minutes from the conversation\'s start to its resolution; null: no such target' }),
-    business_hours_only: z.boolean().openapi({ description: 'Count only the minutes the team is open (GET /api/v1/settings/business-hours), while business hours are on' }),
+    first_response_minutes: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Minutes from the conversation's start to the first agent reply; null: no such target" }),
+    next_response_minutes: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Minutes from a customer message after an agent reply to the next agent reply; null: no such target' }),
+    resolution_minutes: z.number().int().nullable().openapi({ description: "Minutes from the conversation's start to its resolution; null: no such target" }),
+    business_hours_only: z
+      .boolean()
+      .openapi({ description: 'Count only the minutes the team is open (GET /api/v1/settings/business-hours), while business hours are on' }),
     channel_ids: z.array(z.uuid()).openapi({ description: 'Applies to conversations of these channels' }),
-    labels: z.array(z.string()).openapi({ description: 'Applies to conversations carrying one of these labels (takes precedence over channels). No channels and no labels: every conversation' }),
+    labels: z.array(z.string()).openapi({
+      description: 'Applies to conversations carrying one of these labels (takes precedence over channels). No channels and no labels: every conversation',
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -26,7 +26,7 @@ export const readyz = defineRoute({
   path: '/readyz',
   summary: 'Readiness: the database is reachable',
   description:
-    'For a readiness probe or a load balancer\'s health check (send this process traffic only while it answers 200; ' +
+    "For a readiness probe or a load balancer's health check (send this process traffic only while it answers 200; " +
     'docker-compose\'s `web` health check is this). Runs `select 1` on PostgreSQL: 200 `{"status":"ready"}` when it answers, ' +
     '503 `{"detail":"Database unreachable"}` when it refuses or does not answer within `DB_TIMEOUT` seconds (default 5), ' +
     'without `Retry-After` (a prober asks again on its own schedule). Redis is not checked: REST answers without it.',
@@ -75,23 +75,27 @@ type Decisions = { markdown: Representation; html: Representation & { contentSec
  * of the release). markdown-it is imported only then, so a process nobody asks for the page
  * never loads it. A failed read is tried again by the next request.
  */
-const loadDecisions = buildOnce(async (): Promise<Decisions> => {
-  const [source, page] = await Promise.all([readFile(decisionsFile, 'utf8'), import('../../decisions-page.ts')]);
-  const html = page.decisionsPage(source);
-  return {
-    markdown: { body: source, etag: etagOf(source) },
-    html: { body: html, etag: etagOf(html), contentSecurityPolicy: page.decisionsContentSecurityPolicy },
-  };
-}, 'the decisions page', 'The decisions page is not available right now');
+const loadDecisions = buildOnce(
+  async (): Promise<Decisions> => {
+    const [source, page] = await Promise.all([readFile(decisionsFile, 'utf8'), import('../../decisions-page.ts')]);
+    const html = page.decisionsPage(source);
+    return {
+      markdown: { body: source, etag: etagOf(source) },
+      html: { body: html, etag: etagOf(html), contentSecurityPolicy: page.decisionsContentSecurityPolicy },
+    };
+  },
+  'the decisions page',
+  'The decisions page is not available right now',
+);
 
 export const decisions = defineRoute({
   method: 'get',
   path: '/docs/decisions',
   summary: 'The decisions Parley took where its interface contract was silent (HTML or Markdown)',
   description:
-    'The repository\'s docs/decisions.md: what Parley does where its contract is silent or contradictory, by topic. ' +
+    "The repository's docs/decisions.md: what Parley does where its contract is silent or contradictory, by topic. " +
     'A browser (and any client that does not ask otherwise) gets a `text/html` page whose headings carry the ids that the ' +
-    '`docs/decisions.md#…` links of this document name (GitHub\'s heading anchors), so `/docs/decisions#errors-and-validation` ' +
+    "`docs/decisions.md#…` links of this document name (GitHub's heading anchors), so `/docs/decisions#errors-and-validation` " +
     'opens at that topic. `Accept: text/markdown` gets the Markdown source. Both carry an `ETag` and `Cache-Control: no-cache` ' +
     '(a matching `If-None-Match` is 304) and `Vary: Accept`.',
   tags: ['System'],

@@ -5,15 +5,7 @@ import { badRequest } from '../../../core/errors.ts';
 import { assignConversationToUser } from '../../../core/commands/conversations.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
-import {
-  inviteMember,
-  inviteRoles,
-  memberStatuses,
-  removeMember,
-  setMemberStatus,
-  type InviteRole,
-  type MemberStatus,
-} from '../../../core/commands/team.ts';
+import { inviteMember, inviteRoles, memberStatuses, removeMember, setMemberStatus, type InviteRole, type MemberStatus } from '../../../core/commands/team.ts';
 import { defineRoute } from '../../route.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
 import {
@@ -33,8 +25,9 @@ const tags = ['Team'];
 export const listMembers = defineRoute({
   method: 'get',
   path: '/api/v1/team/members',
-  summary: 'The business\'s team members',
-  description: 'Every member of the caller\'s business, the owner included, ordered by `agent_number`. Any role may read it. Caller without a business: 400. See docs/decisions.md#businesses-plans-and-limits.',
+  summary: "The business's team members",
+  description:
+    "Every member of the caller's business, the owner included, ordered by `agent_number`. Any role may read it. Caller without a business: 400. See docs/decisions.md#businesses-plans-and-limits.",
   tags,
   auth: 'user',
   policy: 'team.read',
@@ -58,7 +51,7 @@ export const removeMemberRoute = defineRoute({
   description:
     'Deletes the membership; the user keeps their account and may join or create another business, and their agent number is never given out again. ' +
     'Their `open` and `pending` conversations lose their assignee (`conversation_updated` to the business for each), and their live (Socket.IO) connections are closed. ' +
-    'Another business\'s member: 404. The owner cannot be removed: 400. See docs/decisions.md#team-and-availability.',
+    "Another business's member: 404. The owner cannot be removed: 400. See docs/decisions.md#team-and-availability.",
   tags,
   auth: 'user',
   policy: 'team.remove',
@@ -68,7 +61,14 @@ export const removeMemberRoute = defineRoute({
   handler: async ({ params, caller, member, deps }) => {
     await runCommand(deps, async (tx) => {
       const removed = await removeMember(tx, { businessId: member.businessId, memberId: params.member_id });
-      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'member.removed', targetType: 'member', targetId: params.member_id, details: { user_id: removed.userId } });
+      await recordAudit(tx, {
+        businessId: member.businessId,
+        actor: actorOf(caller),
+        action: 'member.removed',
+        targetType: 'member',
+        targetId: params.member_id,
+        details: { user_id: removed.userId },
+      });
       return removed;
     });
     return { message: 'Team member removed' };
@@ -80,7 +80,7 @@ export const leaveTeam = defineRoute({
   path: '/api/v1/team/leave',
   summary: 'Leave the business (any member but the owner)',
   description:
-    'Ends the caller\'s own membership, as the owner\'s removal does: their `open` and `pending` conversations lose their assignee ' +
+    "Ends the caller's own membership, as the owner's removal does: their `open` and `pending` conversations lose their assignee " +
     '(`conversation_updated` for each) and their live connections are closed. The account stays; its tokens keep working, and the user may ' +
     'create their own business or be invited to another. The owner: 403. Caller without a business: 400. See docs/decisions.md#team-and-availability.',
   tags,
@@ -91,7 +91,14 @@ export const leaveTeam = defineRoute({
   handler: async ({ caller, member, deps }) => {
     await runCommand(deps, async (tx) => {
       const left = await removeMember(tx, { businessId: member.businessId, memberId: member.id });
-      await recordAudit(tx, { businessId: member.businessId, actor: actorOf(caller), action: 'member.left', targetType: 'member', targetId: member.id, details: { role: member.role } });
+      await recordAudit(tx, {
+        businessId: member.businessId,
+        actor: actorOf(caller),
+        action: 'member.left',
+        targetType: 'member',
+        targetId: member.id,
+        details: { role: member.role },
+      });
       return left;
     });
     return { message: 'You left the team' };
@@ -101,7 +108,7 @@ export const leaveTeam = defineRoute({
 export const updateStatus = defineRoute({
   method: 'patch',
   path: '/api/v1/team/status',
-  summary: 'Set the caller\'s availability',
+  summary: "Set the caller's availability",
   description:
     'A value other than `live`, `away`, `offline` is 400 (a missing or non-string `status` is 422). Caller without a business: 400. ' +
     'Publishes `agent_status_changed` `{business_id, user_id, member_id, status, at}` to the business, also when the value is unchanged. See docs/decisions.md#team-and-availability.',
@@ -113,7 +120,9 @@ export const updateStatus = defineRoute({
   errors: [400, 404],
   handler: async ({ body, member, deps }) => {
     if (!memberStatuses.includes(body.status)) throw badRequest('Invalid status. Use one of: live, away, offline');
-    await runCommand(deps, (q) => setMemberStatus(q, { businessId: member.businessId, memberId: member.id, status: body.status as MemberStatus }), { oneStatement: true });
+    await runCommand(deps, (q) => setMemberStatus(q, { businessId: member.businessId, memberId: member.id, status: body.status as MemberStatus }), {
+      oneStatement: true,
+    });
     return { status: body.status as MemberStatus };
   },
 });
@@ -161,7 +170,7 @@ export const invite = defineRoute({
   description:
     'Membership is immediate: status `offline`, `is_active` true, the next `agent_number`. The user is told by e-mail (a `send_email` job in the same transaction). ' +
     '`role` other than `agent`/`admin`: 400. Unknown e-mail: 404. Already a member here: 400; member of another business: 400 `User already belongs to another business`. ' +
-    'The plan\'s additional agents (owner not counted) all taken: 402. Caller without a business: 400. See docs/decisions.md#team-and-availability and docs/decisions.md#businesses-plans-and-limits.',
+    "The plan's additional agents (owner not counted) all taken: 402. Caller without a business: 400. See docs/decisions.md#team-and-availability and docs/decisions.md#businesses-plans-and-limits.",
   tags,
   auth: 'user',
   policy: 'team.invite',
@@ -197,7 +206,7 @@ export const assign = defineRoute({
   path: '/api/v1/team/assign/:conversation_id',
   summary: 'Assign a conversation to a team member (owner or admin)',
   description:
-    '`agent_id` is the member\'s `user_id`. Any conversation state may be assigned; a `pending` one becomes `open`. ' +
+    "`agent_id` is the member's `user_id`. Any conversation state may be assigned; a `pending` one becomes `open`. " +
     'Conversation not in the business: 404. Assignee not an active member: 400. ' +
     'Publishes `conversation_assigned` `{conversation_id, business_id, assignee_id, assigned_by, at}` to the assignee and `conversation_updated` to the business. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
@@ -209,21 +218,31 @@ export const assign = defineRoute({
   errors: [400, 403, 404],
   handler: async ({ params, query, caller, member, deps }) => {
     await runCommand(deps, (tx) =>
-      assignConversationToUser(tx, { businessId: member.businessId, conversationId: params.conversation_id, assigneeUserId: query.agent_id, assignedBy: caller.userId }),
+      assignConversationToUser(tx, {
+        businessId: member.businessId,
+        conversationId: params.conversation_id,
+        assigneeUserId: query.agent_id,
+        assignedBy: caller.userId,
+      }),
     );
     return { message: 'Conversation assigned' };
   },
 });
 
 const signatureSchema = z
-  .object({ signature: z.string().nullable().openapi({ description: 'Appended to the member\'s e-mail replies and forwards, before the channel\'s own signature; null: none' }) })
+  .object({
+    signature: z
+      .string()
+      .nullable()
+      .openapi({ description: "Appended to the member's e-mail replies and forwards, before the channel's own signature; null: none" }),
+  })
   .openapi('EmailSignature');
 
 export const readSignature = defineRoute({
   method: 'get',
   path: '/api/v1/team/signature',
-  summary: 'Read the caller\'s e-mail signature',
-  description: 'The caller\'s own signature for e-mail replies (null when not set). Caller without a business: 400. See docs/decisions.md#e-mail-in-depth.',
+  summary: "Read the caller's e-mail signature",
+  description: "The caller's own signature for e-mail replies (null when not set). Caller without a business: 400. See docs/decisions.md#e-mail-in-depth.",
   tags,
   auth: 'user',
   policy: 'team.read',
@@ -239,7 +258,7 @@ export const readSignature = defineRoute({
 export const updateSignature = defineRoute({
   method: 'put',
   path: '/api/v1/team/signature',
-  summary: 'Set the caller\'s e-mail signature',
+  summary: "Set the caller's e-mail signature",
   description:
     'Plain text, at most 2,000 characters (surrounding whitespace trimmed; empty or null removes it). Appended to the caller\'s e-mail replies below "-- ", then the channel\'s `config.signature`. ' +
     'Replies already stored keep the signature they were stored with. Caller without a business: 400.',
@@ -254,7 +273,9 @@ export const updateSignature = defineRoute({
     await runCommand(
       deps,
       async (q) => {
-        await q.query(sql.unsafe`update team_members set email_signature = ${signature}, updated_at = now() where id = ${member.id} and business_id = ${member.businessId}`);
+        await q.query(
+          sql.unsafe`update team_members set email_signature = ${signature}, updated_at = now() where id = ${member.id} and business_id = ${member.businessId}`,
+        );
         return { events: [] };
       },
       { oneStatement: true },

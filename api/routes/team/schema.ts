@@ -19,7 +19,10 @@ export const inviteQuery = z.object({
     .toLowerCase()
     .pipe(z.email({ message: 'value is not a valid email address' }))
     .openapi({ type: 'string', format: 'email', description: 'E-mail of an existing user' }),
-  role: z.string().default('agent').openapi({ enum: ['agent', 'admin'], default: 'agent' }),
+  role: z
+    .string()
+    .default('agent')
+    .openapi({ enum: ['agent', 'admin'], default: 'agent' }),
 });
 
 export const inviteResponse = z
@@ -35,7 +38,7 @@ export { messageReply as messageResponse } from '../../openapi-replies.ts';
 export const pendingHandoffSchema = z
   .object({
     id: z.uuid(),
-    customer_id: z.uuid().nullable().openapi({ description: 'The customer\'s `uuid`, or null' }),
+    customer_id: z.uuid().nullable().openapi({ description: "The customer's `uuid`, or null" }),
     handoff_reason: z.string().openapi({ description: 'Why the AI agent asked for a human; empty when it gave no reason' }),
     status: z.enum(['open', 'pending']),
     created_at: z.string(),

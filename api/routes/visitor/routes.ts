@@ -30,22 +30,22 @@ const tags = ['Website visitors'];
 const visitorAuth =
   'Authenticated with `Authorization: Bearer <visitor_token>` (from POST /api/v1/visitor/sessions). No header: 401 `Not authenticated`; ' +
   'a bad or expired token, an access token, or a visitor that no longer exists: 401 `Could not validate credentials`. ' +
-  'The widget\'s channel made inactive: 404 `Widget not found`. Any origin may call it (CORS `*`). See docs/decisions.md#website-widget-and-visitors.';
+  "The widget's channel made inactive: 404 `Widget not found`. Any origin may call it (CORS `*`). See docs/decisions.md#website-widget-and-visitors.";
 
 export const startSession = defineRoute({
   method: 'post',
   path: '/api/v1/visitor/sessions',
-  summary: 'Start or resume a website visitor\'s chat (no token)',
+  summary: "Start or resume a website visitor's chat (no token)",
   description:
-    'Finds the widget\'s active `widget` channel (404 `Widget not found` when the widget does not exist or its channel is inactive or deleted). ' +
+    "Finds the widget's active `widget` channel (404 `Widget not found` when the widget does not exist or its channel is inactive or deleted). " +
     'With a valid `visitor_token` of this widget that visitor is resumed (`resumed: true`); any other token is ignored and a new visitor starts: ' +
     'a customer of the widget channel whose platform id is a random visitor id. `name` and `email` update the customer when given. ' +
     `At most ${VISITOR_SESSION_RATE.limit} new visitors per minute from one client address (429 with \`Retry-After\`); resuming is not limited. ` +
-    '`conversation_id` is where the next message goes: the visitor\'s latest conversation unless it is closed, else null (the first message opens one). ' +
-    'The page must be on the widget\'s `domain` or one of its subdomains, judged by the `Origin` header (only the host counts; `*` allows every site; ' +
+    "`conversation_id` is where the next message goes: the visitor's latest conversation unless it is closed, else null (the first message opens one). " +
+    "The page must be on the widget's `domain` or one of its subdomains, judged by the `Origin` header (only the host counts; `*` allows every site; " +
     'pages on localhost and 127.0.0.1 are allowed unless NODE_ENV=production): another site gets 403 `{detail}`. A request without `Origin` ' +
     'comes from no web page (a mobile app, a server) and is allowed. ' +
-    'The widget calls it with a visitor\'s first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`). See docs/decisions.md#website-widget-and-visitors and docs/decisions.md#rate-and-size-limits.',
+    "The widget calls it with a visitor's first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`). See docs/decisions.md#website-widget-and-visitors and docs/decisions.md#rate-and-size-limits.",
   tags,
   auth: 'none',
   publicCors: true,
@@ -65,7 +65,11 @@ export const startSession = defineRoute({
     });
     const { visitor } = session;
     return {
-      visitor_token: await issueVisitorToken(deps.config.jwtSecret, { customerId: visitor.customerId, widgetId: visitor.widgetId, visitorId: visitor.visitorId }),
+      visitor_token: await issueVisitorToken(deps.config.jwtSecret, {
+        customerId: visitor.customerId,
+        widgetId: visitor.widgetId,
+        visitorId: visitor.visitorId,
+      }),
       visitor_id: visitor.visitorId,
       conversation_id: session.conversationId,
       resumed: session.resumed,
@@ -78,12 +82,13 @@ export const sendMessage = defineRoute({
   path: '/api/v1/visitor/messages',
   summary: 'A website visitor writes in (visitor token)',
   description:
-    'Stored as an inbound `customer` message of the widget channel, threaded like every channel\'s messages: into the visitor\'s latest conversation ' +
+    "Stored as an inbound `customer` message of the widget channel, threaded like every channel's messages: into the visitor's latest conversation " +
     '(a resolved one reopens), or a new `open` conversation with `channel_type` `widget` when there is none or it is closed. ' +
-    'The agent inbox gets `conversation_created`, `message_created` and `conversation_updated`; the visitor\'s `/widget` sockets get `message_created`. ' +
+    "The agent inbox gets `conversation_created`, `message_created` and `conversation_updated`; the visitor's `/widget` sockets get `message_created`. " +
     'Never refused for plan reasons and not counted as a sent message. ' +
     `At most ${VISITOR_MESSAGE_RATE.limit} messages per visitor per minute (429 with \`Retry-After\`). ` +
-    'A repeated `client_message_id` returns the message stored the first time. ' + visitorAuth,
+    'A repeated `client_message_id` returns the message stored the first time. ' +
+    visitorAuth,
   tags,
   auth: 'visitor',
   publicCors: true,
@@ -96,7 +101,11 @@ export const sendMessage = defineRoute({
       deps,
       async () => {
         // Files the visitor uploaded here carry their stored name, type and size.
-        const attachments = await resolveVisitorAttachments(deps.db, { businessId: caller.businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
+        const attachments = await resolveVisitorAttachments(deps.db, {
+          businessId: caller.businessId,
+          publicUrl: deps.config.publicUrl,
+          attachments: body.attachments,
+        });
         return sendVisitorMessage(deps.db, caller, { content: body.content, attachments, clientMessageId: body.client_message_id });
       },
       { oneStatement: true },
@@ -108,11 +117,12 @@ export const sendMessage = defineRoute({
 export const listMessages = defineRoute({
   method: 'get',
   path: '/api/v1/visitor/messages',
-  summary: 'A website visitor\'s conversation (visitor token)',
+  summary: "A website visitor's conversation (visitor token)",
   description:
-    'The newest `limit` messages of the visitor\'s current conversation (the latest unless it is closed; none: `[]`), or of `conversation_id`, ' +
-    'oldest first: the visitor\'s own, the agents\' and the AI agent\'s; system messages and internal fields are never shown. ' +
-    'Another visitor\'s conversation (of this widget or any other): 404 `Conversation not found`. ' + visitorAuth,
+    "The newest `limit` messages of the visitor's current conversation (the latest unless it is closed; none: `[]`), or of `conversation_id`, " +
+    "oldest first: the visitor's own, the agents' and the AI agent's; system messages and internal fields are never shown. " +
+    "Another visitor's conversation (of this widget or any other): 404 `Conversation not found`. " +
+    visitorAuth,
   tags,
   auth: 'visitor',
   publicCors: true,
@@ -132,7 +142,8 @@ export const uploadFile = defineRoute({
     'Multipart form with the file in field `file`: an image (JPEG, PNG, GIF, WebP, HEIC) or a PDF, at most 10 MiB (413; anything else 415). ' +
     `At most ${VISITOR_UPLOAD_RATE.limit} files per visitor an hour (429 with \`Retry-After\`). The business's plan storage full: 402 \`limit_exceeded\`/\`storage\`. ` +
     'Returns `{url, filename, content_type, size}`: send it in `attachments` of POST /api/v1/visitor/messages and the agents see it like any attachment. ' +
-    'An upload no message uses is removed after a day. ' + visitorAuth,
+    'An upload no message uses is removed after a day. ' +
+    visitorAuth,
   tags,
   auth: 'visitor',
   publicCors: true,

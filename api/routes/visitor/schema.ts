@@ -16,7 +16,9 @@ const blankToUndefined = (value: unknown) => (typeof value === 'string' && value
 
 export const startSessionBody = z.object({
   widget_id: z.uuid().openapi({ description: 'The widget the page embeds' }),
-  name: z.preprocess(blankToUndefined, z.string().trim().max(100).optional()).openapi({ description: 'Stored on the visitor (customer) when given; blank is ignored' }),
+  name: z
+    .preprocess(blankToUndefined, z.string().trim().max(100).optional())
+    .openapi({ description: 'Stored on the visitor (customer) when given; blank is ignored' }),
   email: z
     .preprocess(blankToUndefined, z.string().trim().toLowerCase().max(254).pipe(z.email()).optional())
     .openapi({ description: 'Stored on the visitor (customer) when given; lower-cased' }),
@@ -28,9 +30,12 @@ export const startSessionBody = z.object({
 
 export const sessionResponse = z
   .object({
-    visitor_token: z.string().openapi({ description: 'Send as `Authorization: Bearer <visitor_token>` to the visitor API and as `auth: {visitor_token}` to the `/widget` socket. Valid 365 days; not an access token' }),
-    visitor_id: z.string().openapi({ description: 'The visitor\'s random id, kept as the customer\'s platform id on the widget channel' }),
-    conversation_id: z.uuid().nullable().openapi({ description: 'The conversation the visitor\'s next message goes to; null when none is open' }),
+    visitor_token: z.string().openapi({
+      description:
+        'Send as `Authorization: Bearer <visitor_token>` to the visitor API and as `auth: {visitor_token}` to the `/widget` socket. Valid 365 days; not an access token',
+    }),
+    visitor_id: z.string().openapi({ description: "The visitor's random id, kept as the customer's platform id on the widget channel" }),
+    conversation_id: z.uuid().nullable().openapi({ description: "The conversation the visitor's next message goes to; null when none is open" }),
     resumed: z.boolean().openapi({ description: 'True when `visitor_token` named this visitor' }),
   })
   .openapi('VisitorSession');
@@ -48,11 +53,14 @@ export const sendVisitorMessageBody = z.object({
   client_message_id: z
     .uuid()
     .optional()
-    .openapi({ description: 'The browser\'s id for this message: sending again with the same id returns the first message instead of storing a second' }),
+    .openapi({ description: "The browser's id for this message: sending again with the same id returns the first message instead of storing a second" }),
 });
 
 export const listVisitorMessagesQuery = z.object({
-  conversation_id: z.uuid().optional().openapi({ description: 'One of the visitor\'s conversations; default: the current one (the latest unless it is closed)' }),
+  conversation_id: z
+    .uuid()
+    .optional()
+    .openapi({ description: "One of the visitor's conversations; default: the current one (the latest unless it is closed)" }),
   limit: intParam({ min: 1, max: 500 }).default(100).openapi({ default: 100 }),
 });
 
@@ -60,13 +68,17 @@ export const visitorMessageSchema = z
   .object({
     id: z.uuid(),
     conversation_id: z.uuid(),
-    sender_type: z.enum(visitorSenderTypes).openapi({ description: '`customer` (the visitor), `agent`, `ai`, or `system` (a notice of the team\'s, e.g. that it is out of hours)' }),
+    sender_type: z
+      .enum(visitorSenderTypes)
+      .openapi({ description: "`customer` (the visitor), `agent`, `ai`, or `system` (a notice of the team's, e.g. that it is out of hours)" }),
     content: z.string(),
     attachments: z.array(z.record(z.string(), z.unknown())),
     created_at: z.string(),
-    csat: z
-      .object({ token: z.string(), rating: z.number().int().nullable() })
-      .optional()
-      .openapi({ description: 'On the satisfaction question sent when the conversation was resolved: rate with POST /api/v1/csat/{token} (once); `rating` once given' }),
+    csat: z.object({ token: z.string(), rating: z.number().int().nullable() }).optional().openapi({
+      description: 'On the satisfaction question sent when the conversation was resolved: rate with POST /api/v1/csat/{token} (once); `rating` once given',
+    }),
   })
-  .openapi('VisitorMessage', { description: 'A message as the visitor sees it: no sender ids, delivery status, platform ids or errors; system messages are shown only when delivered to the customer (the out-of-hours notice)' });
+  .openapi('VisitorMessage', {
+    description:
+      'A message as the visitor sees it: no sender ids, delivery status, platform ids or errors; system messages are shown only when delivered to the customer (the out-of-hours notice)',
+  });

@@ -11,12 +11,7 @@ import type { Context } from 'koa';
 import { z } from '../../../lib/zod.ts';
 import { HttpError, notFound } from '../../../core/errors.ts';
 import type { Deps } from '../../../core/deps.ts';
-import {
-  activeChannelsOfType,
-  cachedChannelsByRoutingKey,
-  channelsByVerifyToken,
-  loadChannel,
-} from '../../../core/commands/channel-runtime.ts';
+import { activeChannelsOfType, cachedChannelsByRoutingKey, channelsByVerifyToken, loadChannel } from '../../../core/commands/channel-runtime.ts';
 import type { RuntimeChannel } from '../../../core/domain/channels/channel-row.ts';
 import { storeInboundEvents } from '../../../core/commands/inbound.ts';
 import { webhookPath } from '../../../core/domain/channels/webhook-urls.ts';

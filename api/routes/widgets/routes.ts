@@ -32,12 +32,12 @@ export const list = defineRoute({
   method: 'get',
   // Also answers `/api/v1/widget/` (a trailing slash is optional on every route).
   path: '/api/v1/widget',
-  summary: 'The business\'s widgets',
+  summary: "The business's widgets",
   description:
-    'The widgets of the caller\'s business, oldest first, each as create and update return it (without the public read\'s `is_online`). ' +
+    "The widgets of the caller's business, oldest first, each as create and update return it (without the public read's `is_online`). " +
     `\`limit\` 1–200 (default 50; a business has at most ${MAX_WIDGETS_PER_BUSINESS}); when more exist, the \`X-Next-Cursor\` response header holds the value to pass as \`cursor\` for the next page. ` +
     'Any member may read (owner, admin, agent: agents copy the embed snippet too). The interface contract has no such list; without it a dashboard ' +
-    'finds widgets through the business\'s `widget` channels and reads each one. The trailing slash of the path is optional. ' +
+    "finds widgets through the business's `widget` channels and reads each one. The trailing slash of the path is optional. " +
     'A caller without a business: 400 `Organization not found`. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
@@ -66,8 +66,10 @@ export const create = defineRoute({
   summary: 'Create a website widget (owner only)',
   description:
     'Creates the widget and, in the same transaction, its `widget` channel (config `{widget_id}`, `connected` at once), which counts ' +
-    'against the plan\'s channels (402 when full; Free allows widget channels). `domain` is trimmed and lower-cased; one widget per ' +
-    'domain per business (400); at most ' + MAX_WIDGETS_PER_BUSINESS + ' widgets per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403. See docs/decisions.md#website-widget-and-visitors.',
+    "against the plan's channels (402 when full; Free allows widget channels). `domain` is trimmed and lower-cased; one widget per " +
+    'domain per business (400); at most ' +
+    MAX_WIDGETS_PER_BUSINESS +
+    ' widgets per business (400). Caller without a business: 400 `Organization not found`; not the owner: 403. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'user',
   policy: 'widgets.manage',
@@ -86,7 +88,7 @@ export const update = defineRoute({
   summary: 'Change a website widget (owner only)',
   description:
     'Omitted fields keep their value; `logo_url: null` removes the logo; `config` replaces the stored one. A new domain must not be ' +
-    'another widget\'s of the business (400). Another business\'s or an unknown widget: 404. See docs/decisions.md#website-widget-and-visitors.',
+    "another widget's of the business (400). Another business's or an unknown widget: 404. See docs/decisions.md#website-widget-and-visitors.",
   tags,
   auth: 'user',
   policy: 'widgets.manage',
@@ -103,8 +105,9 @@ export const update = defineRoute({
 export const read = defineRoute({
   method: 'get',
   path: '/api/v1/widget/:widget_id',
-  summary: 'A widget\'s public configuration (no token)',
-  description: 'For the embed script on any origin (CORS `*`). Adds `is_online`: some active member of the business is `live`; and `business_hours`: whether the team is within its hours and when it next opens (the widget shows it). Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
+  summary: "A widget's public configuration (no token)",
+  description:
+    'For the embed script on any origin (CORS `*`). Adds `is_online`: some active member of the business is `live`; and `business_hours`: whether the team is within its hours and when it next opens (the widget shows it). Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'none',
   publicCors: true,
@@ -121,8 +124,9 @@ export const read = defineRoute({
 export const channels = defineRoute({
   method: 'get',
   path: '/api/v1/widget/:widget_id/channels',
-  summary: 'The active channels of the widget\'s business (no token)',
-  description: 'For the embed script on any origin (CORS `*`). `config` is always `{}`: public reads never show credentials. Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
+  summary: "The active channels of the widget's business (no token)",
+  description:
+    'For the embed script on any origin (CORS `*`). `config` is always `{}`: public reads never show credentials. Unknown or malformed id: 404. See docs/decisions.md#website-widget-and-visitors.',
   tags,
   auth: 'none',
   publicCors: true,

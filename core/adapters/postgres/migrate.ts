@@ -26,7 +26,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /** The migration files in order; throws on two files with the same number. */
 export function migrationFiles(dir: string = migrationsDir): MigrationFile[] {
-  const names = readdirSync(dir).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+  const names = readdirSync(dir)
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .sort();
   const byNumber = new Map<string, string>();
   for (const name of names) {
     const other = byNumber.get(name.slice(0, 4));
@@ -79,4 +81,3 @@ export async function migrate(connectionString: string, dir: string = migrations
   }
   return { applied };
 }
-

@@ -28,7 +28,10 @@ export function loginAddressKey(address: string): string {
   const left = head ? head.split(':') : [];
   const right = tail === undefined ? [] : tail ? tail.split(':') : [];
   const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => (g || '0').replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (g || '0').replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /**
@@ -40,7 +43,9 @@ export async function beginLoginAttempt(q: Queryable, email: string, address: st
   const ip = loginAddressKey(address);
   const id = await q.oneFirst(sql.type(z.object({ id: z.number() }))`
     insert into login_failures (email, ip) values (${email}, ${ip}) returning id`);
-  const counts = await q.one(sql.type(z.object({ n: z.number(), retry_after: z.number().nullable(), n_address: z.number(), retry_after_address: z.number().nullable() }))`
+  const counts = await q.one(sql.type(
+    z.object({ n: z.number(), retry_after: z.number().nullable(), n_address: z.number(), retry_after_address: z.number().nullable() }),
+  )`
     select pair.n, pair.retry_after, address.n as n_address, address.retry_after as retry_after_address
     from (
       select count(*)::int as n,
@@ -57,10 +62,7 @@ export async function beginLoginAttempt(q: Queryable, email: string, address: st
               and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
             order by at desc limit ${maxPerAddress}) recent
     ) address`);
-  const waits = [
-    counts.n >= LOGIN_MAX_FAILURES ? (counts.retry_after ?? 1) : 0,
-    counts.n_address >= maxPerAddress ? (counts.retry_after_address ?? 1) : 0,
-  ];
+  const waits = [counts.n >= LOGIN_MAX_FAILURES ? (counts.retry_after ?? 1) : 0, counts.n_address >= maxPerAddress ? (counts.retry_after_address ?? 1) : 0];
   if (Math.max(...waits) <= 0) return 0;
   await q.query(sql.unsafe`delete from login_failures where id = ${id}`);
   return Math.max(1, Math.ceil(Math.max(...waits)));

@@ -35,7 +35,13 @@ export async function verifyAccessToken(key: Uint8Array, token: string): Promise
 }
 
 /** A signed, expiring token for one purpose (e.g. `verify-email`), never usable as an access token. */
-export async function issuePurposeToken(key: Uint8Array, purpose: string, subject: string, ttlSeconds: number, claims: Record<string, string> = {}): Promise<string> {
+export async function issuePurposeToken(
+  key: Uint8Array,
+  purpose: string,
+  subject: string,
+  ttlSeconds: number,
+  claims: Record<string, string> = {},
+): Promise<string> {
   return new SignJWT({ ...claims, purpose })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(subject)

@@ -62,7 +62,9 @@ export function hotp(secret: Uint8Array, counter: number, options: { digits?: nu
   const digits = options.digits ?? TOTP_DIGITS;
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(BigInt(counter));
-  const mac = createHmac(options.algorithm ?? 'sha1', secret).update(message).digest();
+  const mac = createHmac(options.algorithm ?? 'sha1', secret)
+    .update(message)
+    .digest();
   const offset = mac[mac.length - 1]! & 0x0f;
   const binary = mac.readUInt32BE(offset) & 0x7fffffff;
   return String(binary % 10 ** digits).padStart(digits, '0');
@@ -101,7 +103,13 @@ export const newTotpSecret = (): Buffer => randomBytes(TOTP_SECRET_BYTES);
  */
 export function otpauthUri(secret: Uint8Array, account: string, issuer = 'Parley'): string {
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
-  const params = new URLSearchParams({ secret: base32Encode(secret), issuer, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_STEP_SECONDS) });
+  const params = new URLSearchParams({
+    secret: base32Encode(secret),
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(TOTP_DIGITS),
+    period: String(TOTP_STEP_SECONDS),
+  });
   return `otpauth://totp/${label}?${params.toString()}`;
 }
 

@@ -65,7 +65,15 @@ export type RuntimeChannel = {
 
 /** The columns runtimeChannelOf needs. */
 export const runtimeChannelColumns = sql.fragment`id, business_id, type, is_active, routing_key, config_encrypted, state`;
-export const runtimeChannelRow = channelRow.pick({ id: true, business_id: true, type: true, is_active: true, routing_key: true, config_encrypted: true, state: true });
+export const runtimeChannelRow = channelRow.pick({
+  id: true,
+  business_id: true,
+  type: true,
+  is_active: true,
+  routing_key: true,
+  config_encrypted: true,
+  state: true,
+});
 
 export const runtimeChannelOf = (key: Uint8Array, row: z.infer<typeof runtimeChannelRow>): RuntimeChannel => ({
   id: row.id,

@@ -40,7 +40,10 @@ function pack(units: string[], size: number, separator: string): string[] {
 
 /** A paragraph longer than `size`, cut by sentences, then words, then characters. */
 function splitLong(text: string, size: number): string[] {
-  const sentences = text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter(Boolean);
+  const sentences = text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   const units = sentences.flatMap((sentence) => {
     if (sentence.length <= size) return [sentence];
     const words = sentence.split(/\s+/).flatMap((word) => {
@@ -186,7 +189,10 @@ async function rankChunks(q: Queryable, businessId: string, chunks: ChunkVector[
   if (hits.length === 0) return [];
   const texts = await q.any(sql.type(z.object({ id: z.number(), title: z.string(), content: z.string() }))`
     select c.id, a.title, c.content from kb_chunks c join kb_articles a on a.id = c.article_id
-    where c.id = any(${sql.array(hits.map((h) => h.id), 'int8')}) and c.business_id = ${businessId}`);
+    where c.id = any(${sql.array(
+      hits.map((h) => h.id),
+      'int8',
+    )}) and c.business_id = ${businessId}`);
   const byId = new Map(texts.map((t) => [t.id, t]));
   // A chunk deleted since the vectors were read (its article was deleted or re-indexed) is dropped.
   return hits.flatMap((hit) => {

@@ -18,7 +18,10 @@ function bestPassage(content: string, words: Set<string>): { ordinal: number; te
   const chunks = chunkText(content);
   let best = { ordinal: 0, text: chunks[0] ?? content, hits: -1 };
   chunks.forEach((text, ordinal) => {
-    const hits = text.toLowerCase().split(/[^\p{L}\p{M}\p{N}_]+/u).filter((w) => words.has(w)).length;
+    const hits = text
+      .toLowerCase()
+      .split(/[^\p{L}\p{M}\p{N}_]+/u)
+      .filter((w) => words.has(w)).length;
     if (hits > best.hits) best = { ordinal, text, hits };
   });
   return best;

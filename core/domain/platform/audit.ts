@@ -16,7 +16,8 @@ export type AuditActor =
 
 /** The actor of a signed-in caller: the person, or the API key standing in for them. */
 export function actorOf(caller: { userId: string; fullName: string; apiKey?: { id: string; name: string } }): AuditActor {
-  if (caller.apiKey) return { type: 'api_key', apiKeyId: caller.apiKey.id, userId: caller.userId, name: `API key "${caller.apiKey.name}" (${caller.fullName})` };
+  if (caller.apiKey)
+    return { type: 'api_key', apiKeyId: caller.apiKey.id, userId: caller.userId, name: `API key "${caller.apiKey.name}" (${caller.fullName})` };
   return { type: 'user', userId: caller.userId, name: caller.fullName };
 }
 

@@ -14,7 +14,10 @@ const WORD = /([\p{L}\p{M}\p{N}_]+)/u;
 
 /** The words of a search box query, lower-cased, without websearch's operators (`or`, quotes, `-`). */
 export function queryWords(text: string): Set<string> {
-  const words = text.toLowerCase().split(WORD).filter((_, i) => i % 2 === 1);
+  const words = text
+    .toLowerCase()
+    .split(WORD)
+    .filter((_, i) => i % 2 === 1);
   return new Set(words.filter((w) => w !== 'or'));
 }
 

@@ -130,14 +130,20 @@ export const WALK_WINDOWS = [2_000];
 const hitRow = z.object({ id: z.string(), created_at_micros: z.string() });
 const edgeRow = z.object({ created_at_micros: z.string(), id: z.string() });
 
-const before = (edge: SearchCursor | null) =>
-  edge ? sql.fragment`and (m.created_at, m.id) < (${edge.at}::timestamptz, ${edge.id}::uuid)` : sql.fragment``;
+const before = (edge: SearchCursor | null) => (edge ? sql.fragment`and (m.created_at, m.id) < (${edge.at}::timestamptz, ${edge.id}::uuid)` : sql.fragment``);
 // The plain `created_at >=` beside the row comparison lets the planner size the window from its histogram.
 const notBefore = (edge: SearchCursor) =>
   sql.fragment`and m.created_at >= ${edge.at}::timestamptz and (m.created_at, m.id) >= (${edge.at}::timestamptz, ${edge.id}::uuid)`;
 
 /** Message ids matching, newest first, at most `want`, after `after` (see WALK_WINDOWS). */
-async function matchingMessageIds(q: Queryable, businessId: string, text: string, after: SearchCursor | null, want: number, windows: readonly number[]): Promise<string[]> {
+async function matchingMessageIds(
+  q: Queryable,
+  businessId: string,
+  text: string,
+  after: SearchCursor | null,
+  want: number,
+  windows: readonly number[],
+): Promise<string[]> {
   const query = tsquery(text);
   const found: string[] = [];
   let from = after;

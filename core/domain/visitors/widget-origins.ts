@@ -13,7 +13,10 @@ export type OriginRules = {
 
 /** The host a widget's `domain` names: lower-case, without scheme, credentials, port, path or trailing dot. */
 export function domainHost(domain: string): string {
-  let host = domain.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, '');
+  let host = domain
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '');
   host = host.replace(/[/?#].*$/, '').replace(/^.*@/, '');
   host = host.startsWith('[') ? host.replace(/\]:\d+$/, ']') : host.replace(/:\d+$/, '');
   return host.replace(/\.+$/, '').replace(/^\*\./, '');
