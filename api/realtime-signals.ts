@@ -12,7 +12,7 @@
  * - `typing {typing}` from a visitor's `/widget` socket goes to the dashboards of the visitor's
  *   own current conversation.
  *
- * A socket's `typing: true` is relayed at most once per TYPING_RELAY_MIN_MS per conversation
+ * A socket's `typing: true` is relayed at most once per TYPING_RELAY_MIN_MS (config) per conversation
  * (clients repeat it every TYPING_REPEAT_MS); a stop is relayed when a start was, and a socket
  * that leaves or disconnects while typing sends its stop. Everything goes through the same
  * io/adapter as the live events, so it reaches sockets on every web node.
@@ -23,7 +23,7 @@ import { sql } from '../core/adapters/postgres/db.ts';
 import type { Deps } from '../core/deps.ts';
 import { currentConversationId, type Visitor } from '../core/commands/visitors.ts';
 import { rooms } from '../core/events/bus.ts';
-import { signalEvent, TYPING_RELAY_MIN_MS, type Signal } from '../core/events/catalogue.ts';
+import { signalEvent, type Signal } from '../core/events/catalogue.ts';
 import { widgetChannelType } from '../connectors/index.ts';
 import type { Caller } from './caller.ts';
 
@@ -139,7 +139,7 @@ export function attachDashboardSignals(
     }
     const previous = typing.get(conversationId);
     const at = Date.now();
-    if (previous && previous.private === isPrivate && at - previous.relayedAt < TYPING_RELAY_MIN_MS) return reply({ ok: true });
+    if (previous && previous.private === isPrivate && at - previous.relayedAt < deps.config.TYPING_RELAY_MIN_MS) return reply({ ok: true });
     typing.set(conversationId, { private: isPrivate, relayedAt: at });
     relayTyping(conversationId, joined, { typing: true, private: isPrivate });
     if (!isPrivate) relayToVisitor(conversationId, joined, true);
@@ -207,7 +207,7 @@ export function attachVisitorSignals(
       return reply({ ok: true });
     }
     const at = Date.now();
-    if (state && at - state.relayedAt < TYPING_RELAY_MIN_MS) return reply({ ok: true });
+    if (state && at - state.relayedAt < deps.config.TYPING_RELAY_MIN_MS) return reply({ ok: true });
     // Claimed before the read, so a burst reads once.
     const mine = { conversationId: state?.conversationId ?? null, relayedAt: at };
     state = mine;

@@ -132,6 +132,8 @@ const envSchema = z.object({
    * before that address is refused (default 50). Raise it when many people sign in from behind
    * one NAT address.
    */
+  /** A socket's repeated `typing: true` is relayed at most once per this many ms per conversation (default 1000; a stop always goes through). */
+  TYPING_RELAY_MIN_MS: z.coerce.number().int().min(0).max(600000).default(1000),
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100000).default(50),
   /**
    * Refuse WhatsApp and Instagram webhook posts for channels without an `app_secret` (nothing

@@ -107,9 +107,9 @@ export function liveEvent<K extends EventKey>(key: K, payload: EventPayloads[K],
 /**
  * Signals: what sockets say to each other, relayed by the realtime layer (api/realtime-signals.ts)
  * straight through Socket.IO (whose Redis adapter carries them to every web node). Never
- * stored, never on the event bus (no worker, no webhook sees them); `typing` is volatile (a
- * socket that cannot take it now misses it, and the next one replaces it), `conversation_presence`
- * is not. Each is answered to a conversation the sender may see: its own business's for a
+ * stored, never on the event bus (no worker, no webhook sees them). Both are sent as ordinary
+ * (not volatile) emits: a volatile one is dropped whenever the socket is still writing the one
+ * before, which under load lost stops as well as starts; typing is small and throttled. Each is answered to a conversation the sender may see: its own business's for a
  * dashboard (after `join_conversation`), its own current conversation for a visitor.
  */
 export type SignalPayloads = {
@@ -153,15 +153,13 @@ export type ClientMessages = {
 /** Clients send `typing: true` at most every TYPING_REPEAT_MS while typing; receivers hide it TYPING_EXPIRES_MS after the last. */
 export const TYPING_REPEAT_MS = 2500;
 export const TYPING_EXPIRES_MS = 6000;
-/** The server relays one `typing: true` per socket and conversation per this many ms at most (a stop always). */
-export const TYPING_RELAY_MIN_MS = 1000;
 
 export type SignalKey = keyof SignalPayloads;
 
 const signalRoutes: { [K in SignalKey]: EventRoute<SignalPayloads[K], K extends 'visitor_typing' ? string : undefined> & { volatile: boolean } } = {
-  typing: { rooms: (p) => [rooms.conversation(p.conversation_id)], volatile: true },
+  typing: { rooms: (p) => [rooms.conversation(p.conversation_id)], volatile: false },
   conversation_presence: { rooms: (p) => [rooms.conversation(p.conversation_id)], volatile: false },
-  visitor_typing: { name: 'typing', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)], volatile: true },
+  visitor_typing: { name: 'typing', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)], volatile: false },
 };
 
 /** A signal built from the catalogue, for the realtime layer to emit. */
