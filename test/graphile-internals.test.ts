@@ -212,3 +212,27 @@ test('the routing SQL spells the TypeScript too: auto_assign_arm and business_ho
   t.true(jobCatalogue.auto_assign.payload.safeParse(jobs[0]!.payload).success);
   t.true(jobCatalogue.out_of_hours_reply.payload.safeParse(jobs[1]!.payload).success);
 });
+
+test('the SLA and CSAT SQL spells the TypeScript too: sla_arm and the status trigger against the job catalogue', async (t) => {
+  const ws = await createWorkspace(app);
+  await app.sql(`insert into sla_policies (business_id, name, first_response_minutes) values ($1, 'All', 60)`, [ws.businessId]);
+  await app.sql(`insert into csat_settings (business_id, enabled, question) values ($1, true, 'How did we do?')`, [ws.businessId]);
+  const [conversation] = await app.sql(`insert into conversations (business_id, channel_type) values ($1, 'webchat') returning id`, [ws.businessId]);
+  // Resolving fires the status trigger: a csat_request, and an sla_refresh through sla_arm.
+  await app.sql(`update conversations set status = 'resolved', resolved_at = now() where id = $1`, [conversation.id]);
+  const slaKey = jobCatalogue.sla_refresh.jobKey!({ conversation_id: conversation.id }, undefined);
+  const csatKey = jobCatalogue.csat_request.jobKey!({ conversation_id: conversation.id }, undefined);
+  const jobs = await app.deps.db.any(sql.type(z.object({ task: z.string(), key: z.string(), payload: z.unknown() }))`
+    select k.identifier as task, key, payload from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks k on k.id = j.task_id
+    where key in (${slaKey}, ${csatKey}) order by k.identifier`);
+  t.deepEqual(
+    jobs.map((j) => [j.task, j.key]),
+    [
+      ['csat_request', csatKey],
+      ['sla_refresh', slaKey],
+    ],
+  );
+  t.true(jobCatalogue.csat_request.payload.safeParse(jobs[0]!.payload).success);
+  t.true(jobCatalogue.sla_refresh.payload.safeParse(jobs[1]!.payload).success);
+});
