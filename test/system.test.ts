@@ -113,6 +113,11 @@ test('GET /api/v1/openapi.json is an OpenAPI 3.1 document listing every auth pat
     ['/api/v1/auth/password-reset/confirm', 'post', false],
     ['/api/v1/auth/password', 'post', true],
     ['/api/v1/auth/logout-all', 'post', true],
+    ['/api/v1/auth/login/two-factor', 'post', false],
+    ['/api/v1/auth/two-factor/setup', 'post', true],
+    ['/api/v1/auth/two-factor/enable', 'post', true],
+    ['/api/v1/auth/two-factor/disable', 'post', true],
+    ['/api/v1/auth/two-factor/recovery-codes', 'post', true],
     ['/healthz', 'get', false],
     ['/readyz', 'get', false],
   ];
@@ -124,7 +129,7 @@ test('GET /api/v1/openapi.json is an OpenAPI 3.1 document listing every auth pat
     if (secured) t.truthy(op.responses['401'], `${method} ${path} 401`);
   }
   // Every declared auth route is documented, with its error statuses.
-  t.is(authRoutes.length, 11);
+  t.is(authRoutes.length, 16);
   for (const route of authRoutes) t.truthy(doc.paths[route.path]?.[route.method], route.path);
   t.deepEqual(Object.keys(doc.paths['/api/v1/auth/login'].post.responses).sort(), ['200', '401', '413', '415', '422', '429']);
   t.deepEqual(Object.keys(doc.paths['/api/v1/auth/google'].post.responses).sort(), ['200', '400', '401', '413', '415', '422', '503']);
