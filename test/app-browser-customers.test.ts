@@ -179,3 +179,36 @@ browserTest('customer panel: an agent edits but cannot export or erase; the pane
   t.deepEqual(errors, []);
   await context.close();
 });
+
+browserTest('Settings → Data retention: the owner sets a number of days, then forever again; an agent only reads it', async (t) => {
+  const team = await createWorkspace(app, { name: 'Rhea Retention', plan: 'Pro' });
+  for (const viewport of [undefined, PHONE]) {
+    const { page, context, errors } = await appPage(browser, app.url, team.token, viewport);
+    await page.goto(`${app.url}/app/settings/retention`);
+    const form = page.getByRole('form', { name: 'Data retention' });
+    await form.getByLabel('Keep them forever').waitFor();
+    t.true(await form.getByLabel('Keep them forever').isChecked());
+    await form.getByLabel('Delete them when their last message is older than').check();
+    await form.getByLabel('Days').fill('90');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Saved.').waitFor();
+    t.deepEqual((await app.request('GET', '/api/v1/settings/retention', { token: team.token })).body, { days: 90 });
+    await shoot(page, `retention-${viewport ? 'phone' : 'desktop'}`);
+    await form.getByLabel('Keep them forever').check();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await waitFor(
+      async () => (await app.request('GET', '/api/v1/settings/retention', { token: team.token })).body.days === null || null,
+      10_000,
+      'forever again',
+    );
+    t.deepEqual(errors, []);
+    await context.close();
+  }
+  const agent = await addMember(app, team.businessId, 'agent', { name: 'Ari Agent' });
+  const { page, context } = await appPage(browser, app.url, agent.token);
+  await page.goto(`${app.url}/app/settings/retention`);
+  await page.getByText('Only the owner or an admin can change this.').waitFor();
+  t.true(await page.getByLabel('Keep them forever').isDisabled());
+  t.is(await page.getByRole('button', { name: 'Save' }).count(), 0);
+  await context.close();
+});

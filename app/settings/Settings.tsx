@@ -20,6 +20,7 @@ import { BusinessHours } from './BusinessHours.tsx';
 import { Security } from './Security.tsx';
 import { SlaPolicies } from './SlaPolicies.tsx';
 import { Csat } from './Csat.tsx';
+import { Retention } from './Retention.tsx';
 
 const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
@@ -38,6 +39,7 @@ const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | nu
   { id: 'webhooks', label: 'Webhooks', page: Webhooks, needs: 'webhooks.manage' },
   { id: 'audit-log', label: 'Audit log', page: AuditLog, needs: 'audit_log.read' },
   { id: 'security', label: 'Security', page: Security, needs: 'security_settings.update' },
+  { id: 'retention', label: 'Data retention', page: Retention, needs: 'retention.read' },
   { id: 'account', label: 'Your account', page: Account },
 ];
 
