@@ -4,6 +4,7 @@
  * PostgreSQL itself: ISO strings from the row parser carry only milliseconds, and rows within
  * one millisecond would otherwise be skipped or repeated at a page boundary.
  */
+import type { Context } from 'koa';
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from '../core/adapters/postgres/db.ts';
 import { z } from '../lib/zod.ts';
@@ -52,3 +53,14 @@ export const cursorParam = cursorParamOf('uuid');
 
 /** `to_char(<column>)` with microseconds in UTC, selected `as cursor_at` beside each row. */
 export const cursorColumn = (column: FragmentSqlToken) => sql.fragment`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * One keyset page from the `limit + 1` rows a list read: the first `limit`, and, when there are
+ * more, the `X-Next-Cursor` header naming the last of them (`cursorOf`), for the next request.
+ */
+export function keysetPage<R>(ctx: Context, rows: readonly R[], limit: number, cursorOf: (last: R) => string): R[] {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  if (rows.length > limit && last !== undefined) ctx.set('X-Next-Cursor', cursorOf(last));
+  return page;
+}

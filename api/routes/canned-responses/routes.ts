@@ -1,5 +1,6 @@
 /** Canned responses: saved replies any member manages and inserts (`/` in the composer), rendered for a conversation. */
 import { z } from '../../../lib/zod.ts';
+import { keysetPage } from '../../cursor.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { createCannedResponse, deleteCannedResponse, renderCannedResponse, updateCannedResponse } from '../../../core/commands/canned-responses.ts';
@@ -41,9 +42,7 @@ export const list = defineRoute({
       where ${sql.join(conditions, sql.fragment` and `)}
       order by lower(cr.short_code)
       limit ${query.limit + 1}`);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeNameCursor(last.sort_key));
+    const page = keysetPage(ctx, rows, query.limit, (last) => encodeNameCursor(last.sort_key));
     return page.map(({ sort_key: _, ...row }) => presentCannedResponse(row));
   },
 });

@@ -23,7 +23,7 @@ import { conversationColumns, conversationListItemSchema, conversationRow, conve
 import { messageSchema } from '../../../core/presenters/message.ts';
 import { findConversation, loadConversation, messagePage } from './queries.ts';
 import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
-import { cursorColumn, encodeCursor } from '../../cursor.ts';
+import { cursorColumn, encodeCursor, keysetPage } from '../../cursor.ts';
 import { SLA_DUE_SOON_MINUTES } from '../../../core/presenters/service-levels.ts';
 import {
   assignParams,
@@ -132,9 +132,7 @@ export const list = defineRoute({
       where ${sql.join(conditions, sql.fragment` and `)}
       order by ${bySla ? sql.fragment`c.sla_due_at, c.id` : sql.fragment`c.updated_at desc, c.id desc`}
       limit ${query.limit + 1}`);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.id }));
+    const page = keysetPage(ctx, rows, query.limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }));
     return presentConversationListItems(deps.db, page);
   },
 });

@@ -3,6 +3,7 @@
  * retention period. Customers are created by inbound messages. See docs/decisions.md#customer-records.
  */
 import { z } from '../../../lib/zod.ts';
+import { keysetPage } from '../../cursor.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
@@ -55,9 +56,7 @@ export const list = defineRoute({
       where ${sql.join(conditions, sql.fragment` and `)}
       order by cu.number desc
       limit ${query.limit + 1}`);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', String(last.number));
+    const page = keysetPage(ctx, rows, query.limit, (last) => String(last.number));
     return page.map(presentCustomer);
   },
 });

@@ -7,7 +7,7 @@ import { hybridSearch } from '../../../core/domain/knowledge-base/hybrid-search.
 import { defineRoute } from '../../route.ts';
 import { articleColumns, articleRow, articleSchema, presentArticle } from '../../presenters/article.ts';
 import { articleParams, createArticleBody, listArticlesQuery, messageResponse, searchQuery, searchResult } from './schema.ts';
-import { cursorColumn, encodeCursor } from '../../cursor.ts';
+import { cursorColumn, encodeCursor, keysetPage } from '../../cursor.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 
 const tags = ['Knowledge base'];
@@ -37,9 +37,7 @@ export const listArticles = defineRoute({
         ${query.cursor ? sql.fragment`and (a.created_at, a.id) < (${query.cursor.at}::timestamptz, ${query.cursor.id}::bigint)` : sql.fragment``}
       order by a.created_at desc, a.id desc
       limit ${query.limit + 1}`);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.cursor_id }));
+    const page = keysetPage(ctx, rows, query.limit, (last) => encodeCursor({ at: last.cursor_at, id: last.cursor_id }));
     return page.map(presentArticle);
   },
 });

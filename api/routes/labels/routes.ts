@@ -1,5 +1,6 @@
 /** Labels: the business's set (owners and admins manage it), and each conversation's labels (any member). */
 import { z } from '../../../lib/zod.ts';
+import { keysetPage } from '../../cursor.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { createLabel, deleteLabel, setConversationLabels, updateLabel } from '../../../core/commands/labels.ts';
@@ -40,9 +41,7 @@ export const list = defineRoute({
         ${query.cursor !== undefined ? sql.fragment`and lower(l.name) > ${query.cursor}` : sql.fragment``}
       order by lower(l.name)
       limit ${query.limit + 1}`);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeNameCursor(last.sort_key));
+    const page = keysetPage(ctx, rows, query.limit, (last) => encodeNameCursor(last.sort_key));
     return page.map(({ sort_key: _, ...row }) => presentLabel(row));
   },
 });

@@ -5,7 +5,7 @@ import { runCommand } from '../../../core/commands/run-command.ts';
 import { markMentionRead } from '../../../core/commands/notes.ts';
 import { notFound } from '../../../core/errors.ts';
 import { mentionColumns, mentionJoins, mentionRow, mentionSchema, mentionsByIds, presentMention, type Mention } from '../../../core/presenters/mention.ts';
-import { cursorColumn } from '../../cursor.ts';
+import { cursorColumn, keysetPage } from '../../cursor.ts';
 import { defineRoute } from '../../route.ts';
 import { encodeMentionCursor, listMentionsQuery, mentionParams, type MentionCursor } from './schema.ts';
 
@@ -52,9 +52,7 @@ export const list = defineRoute({
       select count(*)::int as n from mentions mn
       where mn.business_id = ${who.businessId} and mn.member_id = ${who.memberId} and mn.read_at is null`);
     ctx.set('X-Unread-Count', String(unread));
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeMentionCursor({ read: last.is_read, at: last.cursor_at, id: last.mention_id }));
+    const page = keysetPage(ctx, rows, query.limit, (last) => encodeMentionCursor({ read: last.is_read, at: last.cursor_at, id: last.mention_id }));
     return page.map(presentMention);
   },
 });

@@ -19,7 +19,7 @@ import {
 import { actorOf, auditPage, type auditRow } from '../../../core/domain/platform/audit.ts';
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
-import { cursorColumn, encodeCursor, type Cursor } from '../../cursor.ts';
+import { cursorColumn, encodeCursor, keysetPage, type Cursor } from '../../cursor.ts';
 import {
   apiKeyParams,
   apiKeySchema,
@@ -42,10 +42,7 @@ const paging =
 
 /** A page of rows selected with `cursor_at` (cursorColumn) and `id`: sets X-Next-Cursor when more exist. */
 function page<R extends { cursor_at: string; id: string }>(ctx: Context, rows: readonly R[], limit: number): Omit<R, 'cursor_at'>[] {
-  const shown = rows.slice(0, limit);
-  const last = shown.at(-1);
-  if (rows.length > limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.id }));
-  return shown.map(({ cursor_at: _, ...row }) => row);
+  return keysetPage(ctx, rows, limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id })).map(({ cursor_at: _, ...row }) => row);
 }
 
 const before = (cursor: Cursor | undefined, at: ReturnType<typeof sql.identifier>, id: ReturnType<typeof sql.identifier>) =>

@@ -1,5 +1,6 @@
 /** SLA policies: the response and resolution targets the inbox holds conversations to (owners and admins manage them). */
 import { z } from '../../../lib/zod.ts';
+import { keysetPage } from '../../cursor.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import {
@@ -53,9 +54,7 @@ export const list = defineRoute({
         ${query.cursor !== undefined ? sql.fragment`and lower(p.name) > ${query.cursor}` : sql.fragment``}
       order by lower(p.name)
       limit ${query.limit + 1}`);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeNameCursor(last.sort_key));
+    const page = keysetPage(ctx, rows, query.limit, (last) => encodeNameCursor(last.sort_key));
     return page.map(present);
   },
 });

@@ -4,7 +4,7 @@ import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { listChannels } from '../../../core/commands/channels.ts';
 import { MAX_WIDGETS_PER_BUSINESS, createWidget, updateWidget } from '../../../core/commands/widgets.ts';
-import { cursorColumn, encodeCursor } from '../../cursor.ts';
+import { cursorColumn, encodeCursor, keysetPage } from '../../cursor.ts';
 import { hoursStatus, loadBusinessHours } from '../../../core/commands/business-hours.ts';
 import { defineRoute } from '../../route.ts';
 import { presentWidget, publicWidgetSchema, widgetColumns, widgetRow, widgetSchema } from '../../../core/presenters/widget.ts';
@@ -53,9 +53,7 @@ export const list = defineRoute({
         ${query.cursor ? sql.fragment`and (created_at, id) > (${query.cursor.at}::timestamptz, ${query.cursor.id}::uuid)` : sql.fragment``}
       order by created_at, id
       limit ${query.limit + 1}`);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    if (rows.length > query.limit && last) ctx.set('X-Next-Cursor', encodeCursor({ at: last.cursor_at, id: last.id }));
+    const page = keysetPage(ctx, rows, query.limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }));
     return page.map(presentWidget);
   },
 });
