@@ -99,7 +99,7 @@ export const login = defineRoute({
     const user = await findUserByEmail(deps.db, body.email);
     const ok = await verifyPassword(body.password, user?.password_hash ?? null, deps.config.BCRYPT_ROUNDS);
     if (!user || !ok) {
-      await loginFailed(deps.db, body.email, ip);
+      await loginFailed(deps.db);
       throw new HttpError(401, { detail: 'Incorrect email or password' });
     }
     await loginSucceeded(deps.db, body.email, ip);
@@ -311,7 +311,7 @@ export const changePassword = defineRoute({
     const wait = await beginLoginAttempt(deps.db, user.email, ip, deps.config.LOGIN_MAX_FAILURES_PER_ADDRESS);
     if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
     if (!(await verifyPassword(body.current_password, user.password_hash, deps.config.BCRYPT_ROUNDS))) {
-      await loginFailed(deps.db, user.email, ip);
+      await loginFailed(deps.db);
       // 400, not 401: the session is fine (a 401 would tell a client its token is gone).
       throw badRequest('Incorrect password');
     }

@@ -57,7 +57,7 @@ async function checkSecondFactor(deps: Deps, ctx: Context, userId: string, facto
   if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
   const used = await useSecondFactor(deps.db, deps.config.encryptionKey, userId, factor);
   if (!used) {
-    await loginFailed(deps.db, secondStepKey(userId), ip);
+    await loginFailed(deps.db);
     return false;
   }
   await loginSucceeded(deps.db, secondStepKey(userId), ip);
@@ -77,7 +77,7 @@ async function confirmIdentity(deps: Deps, ctx: Context, userId: string, body: {
   const wait = await beginLoginAttempt(deps.db, user.email, ip, deps.config.LOGIN_MAX_FAILURES_PER_ADDRESS);
   if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
   if (!(await verifyPassword(body.password, user.password_hash, deps.config.BCRYPT_ROUNDS))) {
-    await loginFailed(deps.db, user.email, ip);
+    await loginFailed(deps.db);
     throw badRequest('Incorrect password');
   }
   await loginSucceeded(deps.db, user.email, ip);

@@ -14,6 +14,7 @@
  * burst of requests gets more than ten passwords checked.
  */
 import { z } from 'zod';
+import type { FragmentSqlToken } from 'slonik';
 import { sql, type Queryable } from '../../adapters/postgres/db.ts';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
@@ -35,6 +36,19 @@ export function loginAddressKey(address: string): string {
 }
 
 /**
+ * Seconds until the failures `which` selects lock nobody (the newest `limit` of the window, the
+ * attempt `attemptId` left out when given: until the oldest of them leaves the window), at least
+ * 1; 0 while there are fewer than `limit`.
+ */
+const lockWait = (which: FragmentSqlToken, limit: number, attemptId: number | null) => sql.fragment`(
+  select case when count(*) >= ${limit}
+    then greatest(1, ceil(extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))))::int
+    else 0 end
+  from (select at from login_failures
+        where ${which} ${attemptId === null ? sql.fragment`` : sql.fragment`and id <> ${attemptId}`} and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
+        order by at desc limit ${limit}) recent)`;
+
+/**
  * Counts the attempt as a failure, then checks the lock: 0 when the password may be checked
  * (settle with loginSucceeded or loginFailed), else the seconds until the pair may try again;
  * a refused attempt is withdrawn, so trying while locked does not extend the lock.
@@ -43,33 +57,17 @@ export async function beginLoginAttempt(q: Queryable, email: string, address: st
   const ip = loginAddressKey(address);
   const id = await q.oneFirst(sql.type(z.object({ id: z.number() }))`
     insert into login_failures (email, ip) values (${email}, ${ip}) returning id`);
-  const counts = await q.one(sql.type(
-    z.object({ n: z.number(), retry_after: z.number().nullable(), n_address: z.number(), retry_after_address: z.number().nullable() }),
-  )`
-    select pair.n, pair.retry_after, address.n as n_address, address.retry_after as retry_after_address
-    from (
-      select count(*)::int as n,
-             extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))::float8 as retry_after
-      from (select at from login_failures
-            where email = ${email} and ip = ${ip} and id <> ${id}
-              and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
-            order by at desc limit ${LOGIN_MAX_FAILURES}) recent
-    ) pair, (
-      select count(*)::int as n,
-             extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))::float8 as retry_after
-      from (select at from login_failures
-            where ip = ${ip} and id <> ${id}
-              and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
-            order by at desc limit ${maxPerAddress}) recent
-    ) address`);
-  const waits = [counts.n >= LOGIN_MAX_FAILURES ? (counts.retry_after ?? 1) : 0, counts.n_address >= maxPerAddress ? (counts.retry_after_address ?? 1) : 0];
-  if (Math.max(...waits) <= 0) return 0;
+  const wait = await q.oneFirst(sql.type(z.object({ wait: z.number() }))`
+    select greatest(
+      ${lockWait(sql.fragment`email = ${email} and ip = ${ip}`, LOGIN_MAX_FAILURES, id)},
+      ${lockWait(sql.fragment`ip = ${ip}`, maxPerAddress, id)}) as wait`);
+  if (wait === 0) return 0;
   await q.query(sql.unsafe`delete from login_failures where id = ${id}`);
-  return Math.max(1, Math.ceil(Math.max(...waits)));
+  return wait;
 }
 
 /** The attempt failed: it stays counted. A few failures older than the window (anyone's) are pruned. */
-export async function loginFailed(q: Queryable, _email: string, _address: string): Promise<void> {
+export async function loginFailed(q: Queryable): Promise<void> {
   await q.query(sql.unsafe`
     delete from login_failures where id in (
       select id from login_failures where at < now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
@@ -97,12 +95,8 @@ export const secondStepKey = (userId: string): string => `two-factor:${userId}`;
 /** As beginLoginAttempt, for the second step of `userId`'s sign-in; settle with loginSucceeded/loginFailed on secondStepKey. */
 export async function beginSecondStepAttempt(q: Queryable, userId: string, address: string, maxPerAddress: number): Promise<number> {
   const key = secondStepKey(userId);
-  const account = await q.one(sql.type(z.object({ n: z.number(), retry_after: z.number().nullable() }))`
-    select count(*)::int as n,
-           extract(epoch from (min(at) + make_interval(secs => ${LOGIN_WINDOW_SECONDS}) - now()))::float8 as retry_after
-    from (select at from login_failures
-          where email = ${key} and at > now() - make_interval(secs => ${LOGIN_WINDOW_SECONDS})
-          order by at desc limit ${TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT}) recent`);
-  if (account.n >= TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT) return Math.max(1, Math.ceil(account.retry_after ?? 1));
+  const accountWait = await q.oneFirst(sql.type(z.object({ wait: z.number() }))`
+    select ${lockWait(sql.fragment`email = ${key}`, TWO_FACTOR_MAX_FAILURES_PER_ACCOUNT, null)} as wait`);
+  if (accountWait > 0) return accountWait;
   return beginLoginAttempt(q, key, address, maxPerAddress);
 }
