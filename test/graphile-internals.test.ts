@@ -43,6 +43,13 @@ const job = (id: string) =>
   app.deps.db.maybeOne(sql.type(jobRow)`
     select id, task_identifier as task, key, attempts, max_attempts, locked_by from graphile_worker.jobs where id = ${id}::bigint`);
 
+/** The jobs with these keys, by task name: task, key and payload as the SQL wrote them. */
+const jobsByKey = (...keys: string[]) =>
+  app.deps.db.any(sql.type(z.object({ task: z.string(), key: z.string(), payload: z.unknown() }))`
+    select k.identifier as task, key, payload from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks k on k.id = j.task_id
+    where key = any(${sql.array(keys, 'text')}) order by k.identifier`);
+
 /** What graphile-worker's getJobs does to a job it takes: lock it and count the attempt. */
 const lockAsWorker = (id: string, workerId: string) =>
   app.deps.db.query(sql.unsafe`
@@ -171,11 +178,10 @@ test("the drains' SQL spells the TypeScript: task, job key and advisory lock cla
     { classid: inboundLocks.store, objid: await hash(channelId) },
     { classid: deliveryLocks.store, objid: await hash(conversationId) },
   ]);
-  const jobs = await app.deps.db.any(sql.type(z.object({ task: z.string(), key: z.string(), payload: z.unknown() }))`
-    select k.identifier as task, key, payload from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks k on k.id = j.task_id
-    where key in (${jobCatalogue.process_inbound.jobKey!({ channel_id: channelId }, undefined)}, ${jobCatalogue.deliver_message.jobKey!({ conversation_id: conversationId }, undefined)})
-    order by k.identifier`);
+  const jobs = await jobsByKey(
+    jobCatalogue.process_inbound.jobKey!({ channel_id: channelId }, undefined),
+    jobCatalogue.deliver_message.jobKey!({ conversation_id: conversationId }, undefined),
+  );
   t.deepEqual(jobs, [
     { task: 'deliver_message', key: `deliver:${conversationId}`, payload: { conversation_id: conversationId } },
     { task: 'process_inbound', key: `inbound:${channelId}`, payload: { channel_id: channelId } },
@@ -201,10 +207,7 @@ test('the routing SQL spells the TypeScript too: auto_assign_arm and business_ho
   t.deepEqual(locks, [{ classid: assignLocks.arm, objid: h }]);
   const assignKey = jobCatalogue.auto_assign.jobKey!({ business_id: ws.businessId }, undefined);
   const hoursKey = jobCatalogue.out_of_hours_reply.jobKey!({ message_id: messageId }, { conversationId });
-  const jobs = await app.deps.db.any(sql.type(z.object({ task: z.string(), key: z.string(), payload: z.unknown() }))`
-    select k.identifier as task, key, payload from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks k on k.id = j.task_id
-    where key in (${assignKey}, ${hoursKey}) order by k.identifier`);
+  const jobs = await jobsByKey(assignKey, hoursKey);
   t.deepEqual(jobs, [
     { task: 'auto_assign', key: assignKey, payload: { business_id: ws.businessId } },
     { task: 'out_of_hours_reply', key: hoursKey, payload: { message_id: messageId } },
@@ -222,10 +225,7 @@ test('the SLA and CSAT SQL spells the TypeScript too: sla_arm and the status tri
   await app.sql(`update conversations set status = 'resolved', resolved_at = now() where id = $1`, [conversation.id]);
   const slaKey = jobCatalogue.sla_refresh.jobKey!({ conversation_id: conversation.id }, undefined);
   const csatKey = jobCatalogue.csat_request.jobKey!({ conversation_id: conversation.id }, undefined);
-  const jobs = await app.deps.db.any(sql.type(z.object({ task: z.string(), key: z.string(), payload: z.unknown() }))`
-    select k.identifier as task, key, payload from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks k on k.id = j.task_id
-    where key in (${slaKey}, ${csatKey}) order by k.identifier`);
+  const jobs = await jobsByKey(slaKey, csatKey);
   t.deepEqual(
     jobs.map((j) => [j.task, j.key]),
     [
