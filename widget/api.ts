@@ -44,7 +44,8 @@ export class ApiError extends Error {
 export type Api = ReturnType<typeof createApi>;
 
 export function createApi(base: string) {
-  async function call<T>(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
+  /** `body` is sent as JSON, `form` as multipart (the browser sets its content type). */
+  async function call<T>(method: string, path: string, options: { token?: string; body?: unknown; form?: FormData } = {}): Promise<T> {
     const headers: Record<string, string> = {};
     if (options.token) headers.Authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -53,7 +54,7 @@ export function createApi(base: string) {
       response = await fetch(base + path, {
         method,
         headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
         credentials: 'omit',
       });
     } catch {
@@ -81,28 +82,10 @@ export function createApi(base: string) {
     messages: (token: string) => call<VisitorMessage[]>('GET', '/api/v1/visitor/messages', { token }),
     rate: (csatToken: string, rating: number) => call<{ rating: number }>('POST', `/api/v1/csat/${encodeURIComponent(csatToken)}`, { body: { rating } }),
     /** An image or PDF, stored by Parley; send the answer in a message's `attachments`. */
-    upload: async (token: string, file: File): Promise<VisitorAttachment> => {
+    upload: (token: string, file: File) => {
       const form = new FormData();
       form.append('file', file, file.name);
-      let response: Response;
-      try {
-        response = await fetch(`${base}/api/v1/visitor/uploads`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${token}` },
-          body: form,
-          credentials: 'omit',
-        });
-      } catch {
-        throw new ApiError(0, 'Network error', 0);
-      }
-      const parsed = (await response.json().catch(() => null)) as { detail?: unknown } | null;
-      if (!response.ok)
-        throw new ApiError(
-          response.status,
-          typeof parsed?.detail === 'string' ? parsed.detail : `HTTP ${response.status}`,
-          Number(response.headers.get('Retry-After')) || 0,
-        );
-      return parsed as VisitorAttachment;
+      return call<VisitorAttachment>('POST', '/api/v1/visitor/uploads', { token, form });
     },
   };
 }
