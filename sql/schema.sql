@@ -1089,3 +1089,26 @@ begin
 end;
 $function$
 ;
+
+CREATE OR REPLACE FUNCTION public.webhook_events_enqueue(p_business_id uuid, p_events jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if p_events is null or jsonb_array_length(p_events) = 0 then
+    return;
+  end if;
+  if not exists (
+    select 1 from webhook_endpoints w
+    where w.business_id = p_business_id and w.active
+      and w.events && array(select e->>'type' from jsonb_array_elements(p_events) e)
+  ) then
+    return;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'dispatch_webhooks',
+    payload => json_build_object('business_id', p_business_id::text, 'events', p_events)
+  );
+end;
+$function$
+;
