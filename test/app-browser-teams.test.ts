@@ -69,7 +69,10 @@ browserTest('teams: create, members, rename, visibility; a conversation joins a 
   await card.getByText('1 member').waitFor();
   const [team] = await app.sql(`select id, name, description from teams where business_id = $1 and name = 'Billing'`, [owner.businessId]);
   t.like(team, { name: 'Billing', description: 'Invoices, refunds and charges' });
-  const inTeam = await app.sql(`select u.full_name from team_memberships ms join team_members m on m.id = ms.member_id join users u on u.id = m.user_id where ms.team_id = $1`, [team.id]);
+  const inTeam = await app.sql(
+    `select u.full_name from team_memberships ms join team_members m on m.id = ms.member_id join users u on u.id = m.user_id where ms.team_id = $1`,
+    [team.id],
+  );
   t.deepEqual(
     inTeam.map((r) => r.full_name),
     ['Ann Agent'],
@@ -120,7 +123,10 @@ browserTest('teams: create, members, rename, visibility; a conversation joins a 
   await outsider.context.close();
   const member = await appPage(browser, app.url, ann.token);
   await member.page.goto(`${app.url}/app/inbox`);
-  await member.page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /Casey Customer/ }).waitFor();
+  await member.page
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('link', { name: /Casey Customer/ })
+    .waitFor();
   await member.context.close();
 });
 

@@ -52,7 +52,16 @@ async function customerWrites(channel: InboundChannel, customer: string): Promis
     applyMessages(
       tx,
       channel,
-      [{ kind: 'message', externalId: randomUUID(), from: { platformUserId: customer, name: customer }, text: 'Hello', attachments: [], sentAt: new Date().toISOString() }],
+      [
+        {
+          kind: 'message',
+          externalId: randomUUID(),
+          from: { platformUserId: customer, name: customer },
+          text: 'Hello',
+          attachments: [],
+          sentAt: new Date().toISOString(),
+        },
+      ],
       { aiAutoReply: false },
     ),
   );
@@ -121,7 +130,10 @@ test('team members: set as a whole, listed in agent-number order and paged; memb
     page1.body.map((m: any) => [m.id, m.name, m.role]),
     [[m1, 'One', 'agent']],
   );
-  const page2 = await app.request('GET', `/api/v1/teams/${team.id}/members`, { token: a1.token, query: { limit: 1, cursor: page1.headers.get('x-next-cursor')! } });
+  const page2 = await app.request('GET', `/api/v1/teams/${team.id}/members`, {
+    token: a1.token,
+    query: { limit: 1, cursor: page1.headers.get('x-next-cursor')! },
+  });
   t.deepEqual(
     page2.body.map((m: any) => m.id),
     [m2],
@@ -172,15 +184,12 @@ test("teams: tenant isolation: another business's teams are neither listed, read
   await setTeam(a.token, aConv, aTeam.id);
   t.deepEqual(await ok('GET', `/api/v1/conversations?team_id=${bTeam.id}`, b.token), []);
   t.deepEqual(await ok('GET', `/api/v1/conversations?team_id=${aTeam.id}`, b.token), []);
-  t.deepEqual(
-    (await app.sql('select business_id from team_memberships where team_id = any($1)', [[aTeam.id, bTeam.id]])).length,
-    0,
-  );
+  t.deepEqual((await app.sql('select business_id from team_memberships where team_id = any($1)', [[aTeam.id, bTeam.id]])).length, 0);
 });
 
 // ---------------------------------------------------------------- a conversation's team
 
-test("conversation team: set and cleared by any member, fires conversation_updated, filters the inbox (indexed); deleting the team clears it", async (t) => {
+test('conversation team: set and cleared by any member, fires conversation_updated, filters the inbox (indexed); deleting the team clears it', async (t) => {
   const ws = await createWorkspace(app);
   const agent = await addMember(app, ws.businessId, 'agent');
   const team = await createTeam(ws, 'Tier 2');
@@ -223,7 +232,7 @@ test("conversation team: set and cleared by any member, fires conversation_updat
   t.deepEqual((await setTeam(agent.token, c2, null)).body, { team_id: null });
 });
 
-test("channel default team: conversations opened on the channel from then on start in the team", async (t) => {
+test('channel default team: conversations opened on the channel from then on start in the team', async (t) => {
   const ws = await createWorkspace(app);
   const team = await createTeam(ws, 'Webchat crew');
   const channel = await builtinChannel(ws);
@@ -306,96 +315,96 @@ const sawEventually = (socket: Socket, seen: Seen, match: (e: { name: string; pa
 
 const about = (conversationId: string) => (e: { payload: any }) => e.payload?.conversation_id === conversationId;
 
-test.serial('team-scoped visibility: an agent outside the team gets 404, finds nothing and hears nothing; a team member and the owner see it all', async (t) => {
-  const ws = await createWorkspace(app, { plan: 'Pro' });
-  const member: Account = await addMember(app, ws.businessId, 'agent', { name: 'In Team' });
-  const outsider: Account = await addMember(app, ws.businessId, 'agent', { name: 'Out Of Team' });
-  const admin = await addMember(app, ws.businessId, 'admin');
-  const team = await createTeam(ws, 'Escalations');
-  await ok('PUT', `/api/v1/teams/${team.id}/members`, ws.token, { member_ids: [await memberId(member.userId)] });
+test.serial(
+  'team-scoped visibility: an agent outside the team gets 404, finds nothing and hears nothing; a team member and the owner see it all',
+  async (t) => {
+    const ws = await createWorkspace(app, { plan: 'Pro' });
+    const member: Account = await addMember(app, ws.businessId, 'agent', { name: 'In Team' });
+    const outsider: Account = await addMember(app, ws.businessId, 'agent', { name: 'Out Of Team' });
+    const admin = await addMember(app, ws.businessId, 'admin');
+    const team = await createTeam(ws, 'Escalations');
+    await ok('PUT', `/api/v1/teams/${team.id}/members`, ws.token, { member_ids: [await memberId(member.userId)] });
 
-  const secret = await conversation(ws);
-  await setTeam(ws.token, secret, team.id);
-  await ok('POST', `/api/v1/conversations/${secret}/messages`, ws.token, { content: 'zanzibarword escalated' });
-  // The outsider's own conversation: no team, assigned to them.
-  const mine = await conversation(ws);
-  const [outsiderNumber] = await app.sql('select agent_number from team_members where user_id = $1', [outsider.userId]);
-  await ok('PUT', `/api/v1/conversations/${mine}/assign/${outsiderNumber.agent_number}`, ws.token);
-  await ok('POST', `/api/v1/conversations/${mine}/messages`, ws.token, { content: 'zanzibarword mine' });
+    const secret = await conversation(ws);
+    await setTeam(ws.token, secret, team.id);
+    await ok('POST', `/api/v1/conversations/${secret}/messages`, ws.token, { content: 'zanzibarword escalated' });
+    // The outsider's own conversation: no team, assigned to them.
+    const mine = await conversation(ws);
+    const [outsiderNumber] = await app.sql('select agent_number from team_members where user_id = $1', [outsider.userId]);
+    await ok('PUT', `/api/v1/conversations/${mine}/assign/${outsiderNumber.agent_number}`, ws.token);
+    await ok('POST', `/api/v1/conversations/${mine}/messages`, ws.token, { content: 'zanzibarword mine' });
 
-  // Off (the default): everyone sees everything.
-  t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 200);
-  const settings = await ok('PATCH', '/api/v1/settings/assignment', admin.token, { team_visibility: true });
-  t.true(settings.team_visibility);
-  t.is((await app.request('PATCH', '/api/v1/settings/assignment', { token: member.token, body: { team_visibility: false } })).status, 403);
+    // Off (the default): everyone sees everything.
+    t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 200);
+    const settings = await ok('PATCH', '/api/v1/settings/assignment', admin.token, { team_visibility: true });
+    t.true(settings.team_visibility);
+    t.is((await app.request('PATCH', '/api/v1/settings/assignment', { token: member.token, body: { team_visibility: false } })).status, 403);
 
-  // Reads: 404 for the outsider on the conversation and everything under it; 200 for the team member and the owner.
-  for (const path of [
-    `/api/v1/conversations/${secret}`,
-    `/api/v1/conversations/${secret}/messages`,
-  ]) {
-    const res = await app.request('GET', path, { token: outsider.token });
-    t.deepEqual([res.status, res.body], [404, { detail: 'Conversation not found' }], path);
-    t.is((await app.request('GET', path, { token: member.token })).status, 200, path);
-    t.is((await app.request('GET', path, { token: ws.token })).status, 200, path);
-  }
-  // Actions too, and nothing changes.
-  t.is((await app.request('PUT', `/api/v1/conversations/${secret}/resolve`, { token: outsider.token })).status, 404);
-  t.is((await app.request('POST', `/api/v1/conversations/${secret}/messages`, { token: outsider.token, body: { content: 'sneaky' } })).status, 404);
-  t.is((await setTeam(outsider.token, secret, null)).status, 404);
-  t.is((await one('select status from conversations where id = $1', [secret])).status, 'open');
-  const bulk = await ok('POST', '/api/v1/conversations/bulk', outsider.token, { action: 'resolve', ids: [secret, mine] });
-  t.deepEqual(
-    bulk.results.map((r: any) => [r.id, r.ok, r.error]),
-    [
-      [secret, false, 'not_found'],
-      [mine, true, undefined],
-    ],
-  );
-  await ok('PUT', `/api/v1/conversations/${mine}/reopen`, outsider.token);
+    // Reads: 404 for the outsider on the conversation and everything under it; 200 for the team member and the owner.
+    for (const path of [`/api/v1/conversations/${secret}`, `/api/v1/conversations/${secret}/messages`]) {
+      const res = await app.request('GET', path, { token: outsider.token });
+      t.deepEqual([res.status, res.body], [404, { detail: 'Conversation not found' }], path);
+      t.is((await app.request('GET', path, { token: member.token })).status, 200, path);
+      t.is((await app.request('GET', path, { token: ws.token })).status, 200, path);
+    }
+    // Actions too, and nothing changes.
+    t.is((await app.request('PUT', `/api/v1/conversations/${secret}/resolve`, { token: outsider.token })).status, 404);
+    t.is((await app.request('POST', `/api/v1/conversations/${secret}/messages`, { token: outsider.token, body: { content: 'sneaky' } })).status, 404);
+    t.is((await setTeam(outsider.token, secret, null)).status, 404);
+    t.is((await one('select status from conversations where id = $1', [secret])).status, 'open');
+    const bulk = await ok('POST', '/api/v1/conversations/bulk', outsider.token, { action: 'resolve', ids: [secret, mine] });
+    t.deepEqual(
+      bulk.results.map((r: any) => [r.id, r.ok, r.error]),
+      [
+        [secret, false, 'not_found'],
+        [mine, true, undefined],
+      ],
+    );
+    await ok('PUT', `/api/v1/conversations/${mine}/reopen`, outsider.token);
 
-  // Lists and search.
-  const ids = async (token: string, query = '') => (await ok('GET', `/api/v1/conversations${query}`, token)).map((c: any) => c.id).sort();
-  t.deepEqual(await ids(outsider.token), [mine]);
-  t.deepEqual(await ids(outsider.token, `?team_id=${team.id}`), []);
-  t.deepEqual(await ids(member.token), [secret]);
-  t.deepEqual(await ids(ws.token), [mine, secret].sort());
-  const search = async (token: string, type: string) =>
-    (await ok('GET', `/api/v1/search?q=zanzibarword&type=${type}`, token)).map((h: any) => h.conversation_id ?? h.id).sort();
-  t.deepEqual(await search(outsider.token, 'messages'), [mine]);
-  t.deepEqual(await search(outsider.token, 'conversations'), [mine]);
-  t.deepEqual(await search(member.token, 'messages'), [secret]);
-  t.deepEqual(await search(ws.token, 'messages'), [mine, secret].sort());
-  t.is((await ok('GET', '/api/v1/analytics/overview', outsider.token)).total_conversations, 1);
-  t.is((await ok('GET', '/api/v1/analytics/overview', ws.token)).total_conversations, 2);
+    // Lists and search.
+    const ids = async (token: string, query = '') => (await ok('GET', `/api/v1/conversations${query}`, token)).map((c: any) => c.id).sort();
+    t.deepEqual(await ids(outsider.token), [mine]);
+    t.deepEqual(await ids(outsider.token, `?team_id=${team.id}`), []);
+    t.deepEqual(await ids(member.token), [secret]);
+    t.deepEqual(await ids(ws.token), [mine, secret].sort());
+    const search = async (token: string, type: string) =>
+      (await ok('GET', `/api/v1/search?q=zanzibarword&type=${type}`, token)).map((h: any) => h.conversation_id ?? h.id).sort();
+    t.deepEqual(await search(outsider.token, 'messages'), [mine]);
+    t.deepEqual(await search(outsider.token, 'conversations'), [mine]);
+    t.deepEqual(await search(member.token, 'messages'), [secret]);
+    t.deepEqual(await search(ws.token, 'messages'), [mine, secret].sort());
+    t.is((await ok('GET', '/api/v1/analytics/overview', outsider.token)).total_conversations, 1);
+    t.is((await ok('GET', '/api/v1/analytics/overview', ws.token)).total_conversations, 2);
 
-  // Live events: connect all three, then a reply in the team's conversation.
-  const [inSock, outSock, ownerSock] = [await connect(member.token), await connect(outsider.token), await connect(ws.token)];
-  t.like(await emitWithAck(outSock.socket, 'join_conversation', { conversation_id: secret }), { ok: false, detail: 'Conversation not found' });
-  t.like(await emitWithAck(inSock.socket, 'join_conversation', { conversation_id: secret }), { ok: true });
-  await ok('POST', `/api/v1/conversations/${secret}/messages`, ws.token, { content: 'live reply' });
-  await ok('PUT', `/api/v1/conversations/${secret}/priority`, ws.token, { priority: 'high' });
-  for (const { socket, seen } of [inSock, ownerSock]) {
-    await sawEventually(socket, seen, (e) => e.name === 'conversation_updated' && e.payload.conversation?.priority === 'high');
-    t.true(seen.some((e) => e.name === 'message_created' && e.payload.message.content === 'live reply'));
-  }
-  // Marker: an event about the outsider's own conversation, published after the others.
-  await ok('PUT', `/api/v1/conversations/${mine}/priority`, ws.token, { priority: 'low' });
-  await sawEventually(outSock.socket, outSock.seen, (e) => e.name === 'conversation_updated' && e.payload.conversation_id === mine);
-  t.deepEqual(outSock.seen.filter(about(secret)), [], 'the outsider heard nothing of the team conversation');
-  t.false(inSock.seen.some(about(mine)), 'nor the team member of the outsider’s own');
+    // Live events: connect all three, then a reply in the team's conversation.
+    const [inSock, outSock, ownerSock] = [await connect(member.token), await connect(outsider.token), await connect(ws.token)];
+    t.like(await emitWithAck(outSock.socket, 'join_conversation', { conversation_id: secret }), { ok: false, detail: 'Conversation not found' });
+    t.like(await emitWithAck(inSock.socket, 'join_conversation', { conversation_id: secret }), { ok: true });
+    await ok('POST', `/api/v1/conversations/${secret}/messages`, ws.token, { content: 'live reply' });
+    await ok('PUT', `/api/v1/conversations/${secret}/priority`, ws.token, { priority: 'high' });
+    for (const { socket, seen } of [inSock, ownerSock]) {
+      await sawEventually(socket, seen, (e) => e.name === 'conversation_updated' && e.payload.conversation?.priority === 'high');
+      t.true(seen.some((e) => e.name === 'message_created' && e.payload.message.content === 'live reply'));
+    }
+    // Marker: an event about the outsider's own conversation, published after the others.
+    await ok('PUT', `/api/v1/conversations/${mine}/priority`, ws.token, { priority: 'low' });
+    await sawEventually(outSock.socket, outSock.seen, (e) => e.name === 'conversation_updated' && e.payload.conversation_id === mine);
+    t.deepEqual(outSock.seen.filter(about(secret)), [], 'the outsider heard nothing of the team conversation');
+    t.false(inSock.seen.some(about(mine)), 'nor the team member of the outsider’s own');
 
-  // Joining the team shows it at once, everywhere; the setting off shows everything again.
-  await ok('PUT', `/api/v1/teams/${team.id}/members`, ws.token, { member_ids: [await memberId(member.userId), await memberId(outsider.userId)] });
-  t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 200);
-  await ok('PUT', `/api/v1/conversations/${secret}/priority`, ws.token, { priority: 'urgent' });
-  await sawEventually(outSock.socket, outSock.seen, (e) => e.name === 'conversation_updated' && e.payload.conversation?.priority === 'urgent');
-  await ok('PUT', `/api/v1/teams/${team.id}/members`, ws.token, { member_ids: [await memberId(member.userId)] });
-  t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 404);
-  await ok('PATCH', '/api/v1/settings/assignment', ws.token, { team_visibility: false });
-  t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 200);
-  t.deepEqual(await ids(outsider.token), [mine, secret].sort());
-});
+    // Joining the team shows it at once, everywhere; the setting off shows everything again.
+    await ok('PUT', `/api/v1/teams/${team.id}/members`, ws.token, { member_ids: [await memberId(member.userId), await memberId(outsider.userId)] });
+    t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 200);
+    await ok('PUT', `/api/v1/conversations/${secret}/priority`, ws.token, { priority: 'urgent' });
+    await sawEventually(outSock.socket, outSock.seen, (e) => e.name === 'conversation_updated' && e.payload.conversation?.priority === 'urgent');
+    await ok('PUT', `/api/v1/teams/${team.id}/members`, ws.token, { member_ids: [await memberId(member.userId)] });
+    t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 404);
+    await ok('PATCH', '/api/v1/settings/assignment', ws.token, { team_visibility: false });
+    t.is((await app.request('GET', `/api/v1/conversations/${secret}`, { token: outsider.token })).status, 200);
+    t.deepEqual(await ids(outsider.token), [mine, secret].sort());
+  },
+);
 
 test.serial('team-scoped visibility: mentions and pending handoffs follow it; an API key of an agent is held to it', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });

@@ -17,7 +17,13 @@ export function TeamSelect({ conversation: c }: { conversation: ConversationDeta
   if (!can('conversations.set_team') || (teams.value.length === 0 && !c.team_id)) return null;
   return (
     <>
-      <select class="input small team-select" aria-label="Team" value={c.team_id ?? ''} disabled={act.busy} onChange={(e) => void act.run(e.currentTarget.value)}>
+      <select
+        class="input small team-select"
+        aria-label="Team"
+        value={c.team_id ?? ''}
+        disabled={act.busy}
+        onChange={(e) => void act.run(e.currentTarget.value)}
+      >
         <option value="">No team</option>
         {c.team_id && !teams.value.some((t) => t.id === c.team_id) && <option value={c.team_id}>Unknown team</option>}
         {teams.value.map((t) => (

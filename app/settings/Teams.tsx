@@ -16,7 +16,17 @@ import { Section } from './Section.tsx';
 
 type Draft = { name: string; description: string };
 
-function TeamForm({ initial, submitLabel, onSave, onCancel }: { initial: Draft; submitLabel: string; onSave: (d: Draft) => Promise<void>; onCancel?: () => void }) {
+function TeamForm({
+  initial,
+  submitLabel,
+  onSave,
+  onCancel,
+}: {
+  initial: Draft;
+  submitLabel: string;
+  onSave: (d: Draft) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const act = useAction(async () => {
     await onSave(draft);
@@ -72,8 +82,7 @@ function TeamMembers({ team, manage }: { team: Team; manage: boolean }) {
   if (error) return <Notice>{error}</Notice>;
   if (!data) return <div class="spinner" role="status" aria-label="Loading" />;
   const inTeam = new Set(wanted ?? data.map((m) => m.id));
-  if (!manage)
-    return <div class="small muted">{data.length ? data.map((m) => m.name).join(', ') : 'Nobody yet.'}</div>;
+  if (!manage) return <div class="small muted">{data.length ? data.map((m) => m.name).join(', ') : 'Nobody yet.'}</div>;
   const toggle = (id: string) => void save.run(inTeam.has(id) ? [...inTeam].filter((x) => x !== id) : [...inTeam, id]);
   return (
     <div class="stack-tight">
@@ -116,7 +125,7 @@ function VisibilitySwitch() {
           <div class="card-title">Agents see only their teams' conversations</div>
           <div class="small muted">
             {on
-              ? "On: agents see the conversations of their teams and those assigned to them, everywhere (inbox, search, notifications, API). Owners and admins see everything."
+              ? 'On: agents see the conversations of their teams and those assigned to them, everywhere (inbox, search, notifications, API). Owners and admins see everything.'
               : 'Off: every teammate sees every conversation.'}
           </div>
         </div>
@@ -177,7 +186,12 @@ export function Teams() {
         {teams.value.map((team) =>
           editing === team.id ? (
             <li>
-              <TeamForm initial={{ name: team.name, description: team.description }} submitLabel="Save" onSave={update(team.id)} onCancel={() => setEditing(null)} />
+              <TeamForm
+                initial={{ name: team.name, description: team.description }}
+                submitLabel="Save"
+                onSave={update(team.id)}
+                onCancel={() => setEditing(null)}
+              />
             </li>
           ) : (
             <li class="card stack" aria-label={team.name}>
@@ -209,7 +223,9 @@ export function Teams() {
           ),
         )}
       </ul>
-      {teams.value.length === 0 && <p class="muted">No teams yet.{manage ? ' Start with the groups you already have: billing, technical support, sales.' : ''}</p>}
+      {teams.value.length === 0 && (
+        <p class="muted">No teams yet.{manage ? ' Start with the groups you already have: billing, technical support, sales.' : ''}</p>
+      )}
       <Notice>{remove.error}</Notice>
       {manage && (
         <>

@@ -35,7 +35,10 @@ export const assignmentSettingsSchema = z
 
 export const updateAssignmentBody = z.object({
   enabled: z.boolean().optional(),
-  team_visibility: z.boolean().optional().openapi({ description: 'Turns team-scoped visibility on or off (takes effect on the next request and the next live event)' }),
+  team_visibility: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Turns team-scoped visibility on or off (takes effect on the next request and the next live event)' }),
   max_open_per_agent: capacity.optional().openapi({ description: '1–1000' }),
   agents: z
     .array(z.object({ member_id: z.uuid(), max_open: z.number().int().min(0).max(1000).nullable() }))

@@ -145,7 +145,7 @@ export const setMembers = defineRoute({
   description:
     "`member_ids`: membership ids of active members of the business; the team's members become exactly these (add or remove one by sending the list with or without it). " +
     'A member id that is not an active member of the business: 400 naming it, and nothing changes. Unknown team: 404. ' +
-    'A member added may at once get the team\'s waiting conversations by auto-assignment and, under team-scoped visibility, sees the team\'s conversations from their next request and live event on. ' +
+    "A member added may at once get the team's waiting conversations by auto-assignment and, under team-scoped visibility, sees the team's conversations from their next request and live event on. " +
     seeDecisions,
   tags,
   auth: 'user',
@@ -155,7 +155,9 @@ export const setMembers = defineRoute({
   response: teamMemberIdsResponse,
   errors: [400, 403, 404],
   handler: async ({ params, body, member, deps }) => {
-    const { memberIds } = await runCommand(deps, (tx) => setTeamMembers(tx, { businessId: member.businessId, teamId: params.team_id, memberIds: body.member_ids }));
+    const { memberIds } = await runCommand(deps, (tx) =>
+      setTeamMembers(tx, { businessId: member.businessId, teamId: params.team_id, memberIds: body.member_ids }),
+    );
     return { member_ids: memberIds };
   },
 });

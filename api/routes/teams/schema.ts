@@ -26,9 +26,7 @@ export const listTeamsQuery = z.object({
 
 export const listTeamMembersQuery = z.object({
   limit: intParam({ min: 1, max: 200 }).default(100).openapi({ default: 100 }),
-  cursor: intParam({ type: 'int4', min: 0 })
-    .optional()
-    .openapi({ type: 'string', description: 'The X-Next-Cursor header of the previous page (opaque)' }),
+  cursor: intParam({ type: 'int4', min: 0 }).optional().openapi({ type: 'string', description: 'The X-Next-Cursor header of the previous page (opaque)' }),
 });
 
 export const setTeamMembersBody = z.object({
