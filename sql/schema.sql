@@ -633,7 +633,7 @@ create table uploads (
 alter table uploads add constraint uploads_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table uploads add constraint uploads_chunk_size_check CHECK ((chunk_size > 0));
 alter table uploads add constraint uploads_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE SET NULL;
-alter table uploads add constraint uploads_driver_check CHECK ((driver = ANY (ARRAY['disk'::text, 'postgres'::text])));
+alter table uploads add constraint uploads_driver_check CHECK ((driver = ANY (ARRAY['disk'::text, 'postgres'::text, 's3'::text])));
 alter table uploads add constraint uploads_pkey PRIMARY KEY (id);
 alter table uploads add constraint uploads_source_check CHECK ((source = ANY (ARRAY['upload'::text, 'inbound'::text])));
 alter table uploads add constraint uploads_storage_key_key UNIQUE (storage_key, business_id);
