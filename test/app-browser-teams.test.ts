@@ -87,7 +87,9 @@ browserTest('teams: create, members, rename, visibility; a conversation joins a 
 
   // Team-scoped visibility on.
   const visibility = page.getByRole('switch', { name: "Agents see only their teams' conversations" });
+  const switched = page.waitForResponse((r) => r.url().endsWith('/api/v1/settings/assignment') && r.request().method() === 'PATCH');
   await visibility.check();
+  t.is((await switched).status(), 200);
   await page.getByText('On: agents see the conversations of their teams').waitFor();
   t.true((await app.sql('select team_visibility from assignment_settings where business_id = $1', [owner.businessId]))[0].team_visibility);
   await shoot(page, 'teams-settings-desktop');
