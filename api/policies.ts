@@ -120,6 +120,11 @@ export const policies = {
   /** The label set is the business's vocabulary: owners and admins shape it (Chatwoot: administrators), everyone reads it. */
   'labels.read': { roles: everyone, noBusiness: noBusiness.business },
   'labels.manage': { roles: managers, refusal: 'Only the owner or an admin can manage labels', noBusiness: noBusiness.business },
+  /** Teams (groups of members): every member sees them and who is in which; the owner and admins shape them (Chatwoot: administrators). */
+  'teams.read': { roles: everyone, noBusiness: noBusiness.business },
+  'teams.manage': { roles: managers, refusal: 'Only the owner or an admin can manage teams', noBusiness: noBusiness.business },
+  /** PUT …/team: any member routes a conversation to a team (under team-scoped visibility an agent may hand it to a team they cannot see). */
+  'conversations.set_team': { roles: everyone, noBusiness: noBusiness.business },
   /** Saved replies are the team's own: any member lists, renders, adds, edits and deletes them (Chatwoot lets agents manage them too). */
   'canned_responses.read': { roles: everyone, noBusiness: noBusiness.business },
   'canned_responses.manage': { roles: everyone, noBusiness: noBusiness.business },

@@ -74,6 +74,9 @@ export type Action =
   | 'conversations.label'
   | 'labels.read'
   | 'labels.manage'
+  | 'teams.read'
+  | 'teams.manage'
+  | 'conversations.set_team'
   | 'canned_responses.read'
   | 'canned_responses.manage'
   | 'customers.read'
@@ -212,6 +215,8 @@ export type Conversation = {
   snoozed: boolean;
   snoozed_until: string | null;
   priority: Priority;
+  /** Its team (GET /api/v1/teams); null: none. */
+  team_id: string | null;
   customer: Customer | null;
   /** Label names, alphabetical. */
   labels: string[];
@@ -247,6 +252,7 @@ export type SlaPolicy = {
 export type ConversationListItem = Conversation & { last_message: Message | null };
 export type ConversationDetail = Conversation & { messages: Message[] };
 
+export type Team = { id: string; name: string; description: string; member_count: number; created_at: string; updated_at: string };
 export type Label = { id: string; name: string; color: string; description: string; created_at: string; updated_at: string };
 export type CannedResponse = { id: string; short_code: string; content: string; created_at: string; updated_at: string };
 
@@ -271,6 +277,8 @@ export type Channel = {
   status: 'pending' | 'connected' | 'error';
   last_error: string | null;
   is_builtin: boolean;
+  /** Conversations opened on the channel start in this team; null: none. */
+  default_team_id: string | null;
   webhook_url: string | null;
   inbound_webhook: { url: string; secret: string } | null;
 };

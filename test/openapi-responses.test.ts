@@ -81,6 +81,7 @@ async function operationCalls(): Promise<[string, Call][]> {
   await channel('x', { api_key: 'k', api_secret: 'x-secret', access_token: 'a', access_token_secret: 's', bearer_token: 'b' });
   let invited = '';
   let upload = '';
+  let teamId = '';
   let labelId = '';
   let scheduledId = '';
   let cannedId = '';
@@ -302,6 +303,26 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['patch /api/v1/labels/{label_id}', () => req('PATCH', `/api/v1/labels/${labelId}`, { body: { color: '#abcdef' } })],
     ['put /api/v1/conversations/{conversation_id}/labels', () => req('PUT', `/api/v1/conversations/${conversation.id}/labels`, { body: { labels: ['Docs'] } })],
     ['delete /api/v1/labels/{label_id}', () => req('DELETE', `/api/v1/labels/${labelId}`)],
+    [
+      'post /api/v1/teams',
+      async () => {
+        const res = await req('POST', '/api/v1/teams', { body: { name: 'Docs team', description: 'For the docs' } });
+        teamId = res.body.id;
+        return res;
+      },
+    ],
+    ['get /api/v1/teams', () => req('GET', '/api/v1/teams')],
+    ['patch /api/v1/teams/{team_id}', () => req('PATCH', `/api/v1/teams/${teamId}`, { body: { name: 'Docs crew' } })],
+    [
+      'put /api/v1/teams/{team_id}/members',
+      async () => {
+        const owner = (await req('GET', '/api/v1/team/members')).body.find((m: any) => m.user_id === ws.userId);
+        return req('PUT', `/api/v1/teams/${teamId}/members`, { body: { member_ids: [owner.id] } });
+      },
+    ],
+    ['get /api/v1/teams/{team_id}/members', () => req('GET', `/api/v1/teams/${teamId}/members`)],
+    ['put /api/v1/conversations/{conversation_id}/team', () => req('PUT', `/api/v1/conversations/${conversation.id}/team`, { body: { team_id: teamId } })],
+    ['delete /api/v1/teams/{team_id}', () => req('DELETE', `/api/v1/teams/${teamId}`)],
     [
       'post /api/v1/canned-responses',
       async () => {

@@ -4,7 +4,7 @@ import type { Caller, Role } from '../api/middlewares/auth.ts';
 import { abilities, actions, authorize, policies, type Action, type Member } from '../api/policies.ts';
 import { allRoutes } from '../api/routes/index.ts';
 
-const member = (role: Role): Member => ({ id: 'm-1', businessId: 'b-1', role, agentNumber: 1 });
+const member = (role: Role): Member => ({ id: 'm-1', businessId: 'b-1', role, agentNumber: 1, userId: 'u-1', teamScoped: false });
 const caller = (m: Member | null): Caller => ({ userId: 'u-1', email: 'u@example.com', fullName: 'U', jti: 'j', exp: 0, member: m });
 
 /** The status and body of the HttpError `fn` throws. */

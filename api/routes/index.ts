@@ -18,6 +18,7 @@ import webhooks from './webhooks/routes.ts';
 import visitor from './visitor/routes.ts';
 import search from './search/routes.ts';
 import labels from './labels/routes.ts';
+import teams from './teams/routes.ts';
 import cannedResponses from './canned-responses/routes.ts';
 import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
@@ -35,6 +36,7 @@ export const allRoutes: AnyRoute[] = [
   ...customers,
   ...search,
   ...labels,
+  ...teams,
   ...cannedResponses,
   ...mentions,
   ...channels,

@@ -7,6 +7,7 @@ import { Knowledge } from './Knowledge.tsx';
 import { Labels } from './Labels.tsx';
 import { CannedResponses } from './CannedResponses.tsx';
 import { Team } from './Team.tsx';
+import { Teams } from './Teams.tsx';
 import { Plan } from './Plan.tsx';
 import { AiSettings } from './AiSettings.tsx';
 import { Account } from './Account.tsx';
@@ -29,6 +30,7 @@ const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | nu
   { id: 'labels', label: 'Labels', page: Labels },
   { id: 'canned-responses', label: 'Canned responses', page: CannedResponses },
   { id: 'team', label: 'Team', page: Team },
+  { id: 'teams', label: 'Teams', page: Teams },
   { id: 'assignment', label: 'Assignment', page: Assignment },
   { id: 'business-hours', label: 'Business hours', page: BusinessHours },
   { id: 'sla', label: 'SLA policies', page: SlaPolicies },
