@@ -321,7 +321,7 @@ alter table customers add constraint customers_merged_into_check CHECK (((merged
 alter table customers add constraint customers_merged_into_fkey FOREIGN KEY (business_id, merged_into) REFERENCES customers(business_id, id) ON DELETE CASCADE;
 alter table customers add constraint customers_number_key UNIQUE (number, business_id);
 alter table customers add constraint customers_pkey PRIMARY KEY (id);
-CREATE INDEX customers_business_attributes_idx ON public.customers USING gin (business_id, attributes jsonb_path_ops) WHERE (merged_into IS NULL);
+CREATE INDEX customers_attributes_idx ON public.customers USING gin (attributes jsonb_path_ops) WHERE (merged_into IS NULL);
 CREATE INDEX customers_business_email_lower_idx ON public.customers USING btree (business_id, lower(email)) WHERE ((email IS NOT NULL) AND (merged_into IS NULL));
 CREATE INDEX customers_business_email_trgm_idx ON public.customers USING gin (business_id, email gin_trgm_ops) WHERE (email IS NOT NULL);
 CREATE INDEX customers_business_idx ON public.customers USING btree (business_id, created_at DESC);

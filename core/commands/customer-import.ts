@@ -80,7 +80,7 @@ function checkRow(header: string[], cells: string[], line: number, definitions: 
     if (column === 'email' && (value.length > 254 || !EMAIL.test(value))) return errors.push({ line, column, msg: 'Not a valid e-mail address' });
     if (column === 'phone' && !PHONE.test(value)) return errors.push({ line, column, msg: 'Digits, spaces, + ( ) . - only (3–50 characters)' });
     if (column === 'external_id' && value.length > 200) return errors.push({ line, column, msg: 'At most 200 characters' });
-    row[column as (typeof FIELDS)[number]] = column === 'email' ? value.toLowerCase() : value;
+    row[column as (typeof FIELDS)[number]] = value;
   });
   if (!errors.length && !row.email && !row.phone) errors.push({ line, column: null, msg: 'An e-mail or a phone is needed to match the customer' });
   return errors.length ? errors : row;
@@ -93,7 +93,7 @@ async function findExisting(tx: Queryable, businessId: string, row: Row) {
   const visible = sql.fragment`cu.business_id = ${businessId} and cu.merged_into is null and cu.erasing_at is null`;
   if (row.email) {
     const byEmail = await tx.maybeOne(sql.type(existingRow)`
-      select cu.id, cu.attributes from customers cu where ${visible} and cu.email is not null and lower(cu.email) = ${row.email}
+      select cu.id, cu.attributes from customers cu where ${visible} and cu.email is not null and lower(cu.email) = ${row.email.toLowerCase()}
       order by cu.number desc limit 1 for update`);
     if (byEmail) return byEmail;
   }

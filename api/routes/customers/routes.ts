@@ -33,7 +33,7 @@ const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 /**
  * `attr.<key>=<value>` query parameters → `attributes @> {...}` conditions (served by the GIN
- * index customers_business_attributes_idx); 422 naming the parameter for an unknown key or a
+ * index customers_attributes_idx); 422 naming the parameter for an unknown key or a
  * value of the wrong type.
  */
 async function attributeConditions(deps: { db: Queryable }, businessId: string, query: Record<string, unknown>) {
