@@ -33,7 +33,8 @@ async function customer(ws: Workspace, name: string, fields: { email?: string; p
   return Number(row.number);
 }
 
-const define = (ws: Workspace, attributes: object[], token = ws.token) => app.request('PUT', '/api/v1/settings/customer-attributes', { token, body: { attributes } });
+const define = (ws: Workspace, attributes: object[], token = ws.token) =>
+  app.request('PUT', '/api/v1/settings/customer-attributes', { token, body: { attributes } });
 
 // ---------------------------------------------------------------- definitions
 
@@ -71,7 +72,10 @@ test('attribute definitions: owner/admin replace them, every member reads them, 
   }
   t.is((await app.request('GET', '/api/v1/settings/customer-attributes', { token: ws.token })).body.attributes.length, 5, 'nothing changed');
   const audit = await app.sql(`select details from audit_log where business_id = $1 and action = 'customer_attributes.updated'`, [ws.businessId]);
-  t.deepEqual(audit.map((a) => a.details), [{ keys: ['plan', 'orders', 'renewal', 'vip', 'company'] }]);
+  t.deepEqual(
+    audit.map((a) => a.details),
+    [{ keys: ['plan', 'orders', 'renewal', 'vip', 'company'] }],
+  );
 });
 
 test('PATCH attributes against the definitions: typed values pass; unknown key and wrong type are 422 naming the field, nothing changed; null removes even an undefined key', async (t) => {
@@ -99,7 +103,11 @@ test('PATCH attributes against the definitions: typed values pass; unknown key a
   for (const [attributes, key] of bad) {
     const res = await app.request('PATCH', `/api/v1/customers/${id}`, { token: agent.token, body: { attributes: { orders: 4, ...attributes } } });
     t.is(res.status, 422, JSON.stringify(attributes));
-    t.deepEqual(res.body.detail.map((d: any) => d.loc), [['body', 'attributes', key]], res.text);
+    t.deepEqual(
+      res.body.detail.map((d: any) => d.loc),
+      [['body', 'attributes', key]],
+      res.text,
+    );
     t.true(res.body.detail[0].msg.includes(key));
   }
   t.is((await app.request('GET', `/api/v1/customers/${id}`, { token: ws.token })).body.attributes.orders, 3, 'nothing changed');
@@ -127,11 +135,17 @@ test('notes: any member adds, lists newest first with keyset pages; author or ow
 
   const page1 = await app.request('GET', `/api/v1/customers/${id}/notes`, { token: other.token, query: { limit: 2 } });
   t.is(page1.status, 200);
-  t.deepEqual(page1.body.map((n: any) => n.body), ['note 5', 'note 4']);
+  t.deepEqual(
+    page1.body.map((n: any) => n.body),
+    ['note 5', 'note 4'],
+  );
   const cursor = page1.headers.get('x-next-cursor');
   t.truthy(cursor);
-  const rest = await app.request('GET', `/api/v1/customers/${id}/notes`, { token: other.token, query: { limit: 10, before: cursor } });
-  t.deepEqual(rest.body.map((n: any) => n.body), ['note 3', 'note 2', 'note 1']);
+  const rest = await app.request('GET', `/api/v1/customers/${id}/notes`, { token: other.token, query: { limit: 10, before: cursor ?? '' } });
+  t.deepEqual(
+    rest.body.map((n: any) => n.body),
+    ['note 3', 'note 2', 'note 1'],
+  );
   t.is(rest.headers.get('x-next-cursor'), null);
 
   const notHis = await app.request('DELETE', `/api/v1/customers/${id}/notes/${made[0]}`, { token: other.token });
@@ -150,7 +164,10 @@ test('notes: any member adds, lists newest first with keyset pages; author or ow
   await app.request('POST', `/api/v1/customers/${dup}/notes`, { token: agent.token, body: { body: 'on the duplicate' } });
   t.is((await app.request('POST', `/api/v1/customers/${id}/merge`, { token: ws.token, body: { from_customer_id: dup } })).status, 200);
   const after = await app.request('GET', `/api/v1/customers/${id}/notes`, { token: ws.token });
-  t.deepEqual(after.body.map((n: any) => n.body), ['on the duplicate', 'note 5', 'note 4', 'note 3']);
+  t.deepEqual(
+    after.body.map((n: any) => n.body),
+    ['on the duplicate', 'note 5', 'note 4', 'note 3'],
+  );
 });
 
 // ---------------------------------------------------------------- filter
@@ -170,9 +187,15 @@ test('list filtered by attribute: typed values, several filters, keyset pages, 4
   const pros = await app.request('GET', '/api/v1/customers', { token: ws.token, query: { 'attr.plan': 'pro', limit: 2 } });
   t.is(pros.status, 200, pros.text);
   t.deepEqual(names(pros), ['Pro 5', 'Pro 4']);
-  const next = await app.request('GET', '/api/v1/customers', { token: ws.token, query: { 'attr.plan': 'pro', limit: 2, before: pros.headers.get('x-next-cursor')! } });
+  const next = await app.request('GET', '/api/v1/customers', {
+    token: ws.token,
+    query: { 'attr.plan': 'pro', limit: 2, before: pros.headers.get('x-next-cursor') ?? '' },
+  });
   t.deepEqual(names(next), ['Pro 3', 'Pro 2']);
-  const last = await app.request('GET', '/api/v1/customers', { token: ws.token, query: { 'attr.plan': 'pro', limit: 2, before: next.headers.get('x-next-cursor')! } });
+  const last = await app.request('GET', '/api/v1/customers', {
+    token: ws.token,
+    query: { 'attr.plan': 'pro', limit: 2, before: next.headers.get('x-next-cursor') ?? '' },
+  });
   t.deepEqual(names(last), ['Pro 1']);
   t.is(last.headers.get('x-next-cursor'), null);
   t.deepEqual(names(await app.request('GET', '/api/v1/customers', { token: ws.token, query: { 'attr.orders': '2', q: 'free' } })), ['Free one']);

@@ -50,7 +50,9 @@ test('the identity secret: made with the widget, shown to owner and admin only, 
   t.not(rotated.body.secret, widget.secret);
   t.is((await session({ widget_id: widget.id, identity })).status, 401, 'the old secret no longer signs');
   t.is((await session({ widget_id: widget.id, identity: { external_id: 'user-1', user_hash: sign(rotated.body.secret, 'user-1') } })).status, 200);
-  const [audit] = await app.sql(`select actor_user_id, target_id from audit_log where business_id = $1 and action = 'widget.identity_secret_rotated'`, [ws.businessId]);
+  const [audit] = await app.sql(`select actor_user_id, target_id from audit_log where business_id = $1 and action = 'widget.identity_secret_rotated'`, [
+    ws.businessId,
+  ]);
   t.deepEqual(audit, { actor_user_id: admin.userId, target_id: widget.id });
 
   const other = await createWorkspace(app);
@@ -74,9 +76,15 @@ test('two devices with the same verified identity are the same customer and see 
   t.true(phone.body.resumed);
   t.is(phone.body.visitor_id, laptop.body.visitor_id);
   t.is(phone.body.conversation_id, sent.body.conversation_id);
-  t.deepEqual((await history(phone.body.visitor_token)).body.map((m: any) => m.content), ['Hello from my laptop']);
+  t.deepEqual(
+    (await history(phone.body.visitor_token)).body.map((m: any) => m.content),
+    ['Hello from my laptop'],
+  );
   await say(phone.body.visitor_token, 'And now from my phone');
-  t.deepEqual((await history(laptop.body.visitor_token)).body.map((m: any) => m.content), ['Hello from my laptop', 'And now from my phone']);
+  t.deepEqual(
+    (await history(laptop.body.visitor_token)).body.map((m: any) => m.content),
+    ['Hello from my laptop', 'And now from my phone'],
+  );
 
   const customers = await app.sql(`select name, email, external_id from customers where business_id = $1`, [ws.businessId]);
   t.deepEqual(customers, [{ name: 'Kim', email: 'kim@example.com', external_id: 'cust-42' }]);
@@ -109,7 +117,10 @@ test('a wrong hash is 401 in the spec shape and changes nothing; malformed ident
     t.is(res.status, 401, JSON.stringify(identity));
     t.deepEqual(res.body, { detail: 'Identity verification failed: user_hash is not the HMAC of this visitor' });
   }
-  t.deepEqual(await app.sql(`select id, name, email, platform_user_id, merged_into from customers where business_id = $1 order by number`, [ws.businessId]), before);
+  t.deepEqual(
+    await app.sql(`select id, name, email, platform_user_id, merged_into from customers where business_id = $1 order by number`, [ws.businessId]),
+    before,
+  );
 
   const missing = await session({ widget_id: widget.id, identity: { name: 'No id', user_hash: 'ab' } });
   t.is(missing.status, 422);
@@ -131,7 +142,10 @@ test("identifying merges the browser's anonymous visitor (its conversation comes
   const signedIn = await session({ widget_id: widget.id, visitor_token: anon.body.visitor_token, identity });
   t.is(signedIn.status, 200, signedIn.text);
   t.is(signedIn.body.conversation_id, first.body.conversation_id);
-  t.deepEqual((await history(signedIn.body.visitor_token)).body.map((m: any) => m.content), ['asked before signing in']);
+  t.deepEqual(
+    (await history(signedIn.body.visitor_token)).body.map((m: any) => m.content),
+    ['asked before signing in'],
+  );
   t.is((await history(anon.body.visitor_token)).status, 200, 'the old token still reaches the same customer');
   const [merge] = await app.sql(`select actor_type, actor_name from audit_log where business_id = $1 and action = 'customer.merged'`, [ws.businessId]);
   t.deepEqual(merge, { actor_type: 'system', actor_name: 'Website widget (identity verification)' });

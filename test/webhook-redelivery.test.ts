@@ -30,10 +30,14 @@ test('redeliver: a new attempt row with the same event id and body, delivered si
   receiver.secrets.set('/hooks/redeliver', hook.body.secret);
   const path = '/hooks/redeliver';
   await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId, initial_message: 'Hi' } });
-  const [first] = await waitFor(async () => {
-    const got = receiver.verified.filter((r) => r.path === path);
-    return got.length >= 1 ? got : null;
-  }, 20_000, 'first delivery');
+  const [first] = await waitFor(
+    async () => {
+      const got = receiver.verified.filter((r) => r.path === path);
+      return got.length >= 1 ? got : null;
+    },
+    20_000,
+    'first delivery',
+  );
   const list = await app.request('GET', `/api/v1/webhooks/${hook.body.id}/deliveries`, { token: ws.token });
   t.is(list.body.length, 1);
   const original = list.body[0];
@@ -45,19 +49,27 @@ test('redeliver: a new attempt row with the same event id and body, delivered si
   const admin = await addMember(app, ws.businessId, 'admin');
   const res = await app.request('POST', url, { token: admin.token });
   t.is(res.status, 200, res.text);
-  const second = await waitFor(async () => {
-    const got = receiver.verified.filter((r) => r.path === path);
-    return got.length >= 2 ? got[1] : null;
-  }, 20_000, 'redelivery');
+  const second = await waitFor(
+    async () => {
+      const got = receiver.verified.filter((r) => r.path === path);
+      return got.length >= 2 ? got[1] : null;
+    },
+    20_000,
+    'redelivery',
+  );
   t.is(second!.json.id, first!.json.id, 'the same event id');
   t.is(second!.rawBody.toString(), first!.rawBody.toString(), 'the same body');
   t.is(second!.headers['parley-event-id'], original.event_id);
   t.is(receiver.refused.filter((r) => r.path === path).length, 0, 'both signatures check out');
 
-  const after = await waitFor(async () => {
-    const body = (await app.request('GET', `/api/v1/webhooks/${hook.body.id}/deliveries`, { token: ws.token })).body;
-    return body[0]?.status === 'delivered' ? body : null;
-  }, 20_000, 'listed as delivered');
+  const after = await waitFor(
+    async () => {
+      const body = (await app.request('GET', `/api/v1/webhooks/${hook.body.id}/deliveries`, { token: ws.token })).body;
+      return body[0]?.status === 'delivered' ? body : null;
+    },
+    20_000,
+    'listed as delivered',
+  );
   t.is(after.length, 2);
   t.like(after[0], { id: res.body.delivery_id, event_id: original.event_id, redelivery_of: original.id, attempts: 1, status: 'delivered' });
   t.like(after[1], { id: original.id, attempts: 1 }, 'the original row is unchanged');
@@ -80,9 +92,10 @@ test('redeliver: a new attempt row with the same event id and body, delivered si
 test('a dispatched event is still made once per endpoint (a retried dispatch adds no second first delivery)', async (t) => {
   const { dispatchWebhookEvents } = await import('../core/commands/webhooks-out.ts');
   const ws = await createWorkspace(app);
-  await app.sql(`insert into webhook_endpoints (business_id, url, events, secret_encrypted, active) values ($1, 'https://hooks.example/x', '{webhook.none}', 'x', false)`, [
-    ws.businessId,
-  ]);
+  await app.sql(
+    `insert into webhook_endpoints (business_id, url, events, secret_encrypted, active) values ($1, 'https://hooks.example/x', '{webhook.none}', 'x', false)`,
+    [ws.businessId],
+  );
   await app.sql(`update webhook_endpoints set active = true, events = '{customer.updated}' where business_id = $1`, [ws.businessId]);
   const [c] = await app.sql(`insert into customers (business_id, name) values ($1, 'A') returning id`, [ws.businessId]);
   const ref = { id: '00000000-0000-4000-8000-000000000001', type: 'customer.updated' as const, at: new Date().toISOString(), customer_id: c.id };

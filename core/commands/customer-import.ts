@@ -42,7 +42,9 @@ function readFile(text: string): { header: string[]; records: string[][] } {
   if (!header || rows.length === 0) throw validationError([{ loc: ['body', 'file'], msg: 'A header line and at least one row are needed', type: 'csv_empty' }]);
   if (rows.length > MAX_IMPORT_ROWS) throw validationError([{ loc: ['body', 'file'], msg: `At most ${MAX_IMPORT_ROWS} rows per file`, type: 'csv_too_long' }]);
   const names = header.map((h) => h.trim().toLowerCase());
-  const unknown = names.filter((h) => !(FIELDS as readonly string[]).includes(h) && !READ_ONLY.has(h) && !(h.startsWith('attr.') && ATTRIBUTE_KEY_PATTERN.test(h.slice(5))));
+  const unknown = names.filter(
+    (h) => !(FIELDS as readonly string[]).includes(h) && !READ_ONLY.has(h) && !(h.startsWith('attr.') && ATTRIBUTE_KEY_PATTERN.test(h.slice(5))),
+  );
   if (unknown.length)
     throw validationError([
       { loc: ['body', 'file'], msg: `Unknown column(s): ${unknown.join(', ')}. Use name, email, phone, external_id and attr.<key>`, type: 'csv_columns' },
@@ -123,7 +125,11 @@ export async function importCustomers(tx: Queryable, input: { businessId: string
     const existing = await findExisting(tx, input.businessId, checked);
     const attributes = { ...(existing?.attributes ?? {}), ...checked.attributes };
     if (tooLarge(attributes)) {
-      result.errors.push({ line: checked.line, column: null, msg: `A customer has at most ${MAX_ATTRIBUTES} attributes and ${MAX_ATTRIBUTES_BYTES} bytes of them` });
+      result.errors.push({
+        line: checked.line,
+        column: null,
+        msg: `A customer has at most ${MAX_ATTRIBUTES} attributes and ${MAX_ATTRIBUTES_BYTES} bytes of them`,
+      });
       continue;
     }
     if (existing) {

@@ -20,12 +20,7 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { conflict, HttpError, validationError } from '../errors.ts';
 import type { PendingEvent } from '../events/live.ts';
 import { attributeIssues, loadAttributeDefinitions } from '../domain/customer-attributes.ts';
-import {
-  identifiedVisitorId,
-  identityHashMatches,
-  isAnonymousVisitorId,
-  openIdentitySecret,
-} from '../domain/visitors/identity-verification.ts';
+import { identifiedVisitorId, identityHashMatches, isAnonymousVisitorId, openIdentitySecret } from '../domain/visitors/identity-verification.ts';
 import type { VisitorClaims } from '../domain/visitors/visitor-tokens.ts';
 import { MAX_ATTRIBUTES, MAX_ATTRIBUTES_BYTES, mergeCustomers, type AttributeValue } from './customers.ts';
 
@@ -123,7 +118,11 @@ export async function identifyVisitor(
 function assertWithinLimits(attributes: Record<string, unknown>): void {
   if (Object.keys(attributes).length > MAX_ATTRIBUTES || Buffer.byteLength(JSON.stringify(attributes)) > MAX_ATTRIBUTES_BYTES)
     throw validationError([
-      { loc: ['body', 'identity', 'attributes'], msg: `A customer has at most ${MAX_ATTRIBUTES} attributes and ${MAX_ATTRIBUTES_BYTES} bytes of them`, type: 'value_error' },
+      {
+        loc: ['body', 'identity', 'attributes'],
+        msg: `A customer has at most ${MAX_ATTRIBUTES} attributes and ${MAX_ATTRIBUTES_BYTES} bytes of them`,
+        type: 'value_error',
+      },
     ]);
 }
 

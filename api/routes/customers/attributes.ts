@@ -33,9 +33,7 @@ export const attributeDefinitionSchema = z
   })
   .openapi('CustomerAttributeDefinition');
 
-export const attributeDefinitionsSchema = z
-  .object({ attributes: z.array(attributeDefinitionSchema) })
-  .openapi('CustomerAttributeDefinitions');
+export const attributeDefinitionsSchema = z.object({ attributes: z.array(attributeDefinitionSchema) }).openapi('CustomerAttributeDefinitions');
 
 export const putAttributeDefinitionsBody = z.object({
   attributes: z
@@ -76,7 +74,7 @@ export const replaceDefinitions = defineRoute({
   summary: 'Replace the customer attribute definitions (owner or admin)',
   description:
     "From then on PATCH /customers/{id} `attributes` (and the widget's identified visitors, and the CSV import) are checked against them: a key not defined is 422, a value of the " +
-    "wrong type is 422 naming the field. With no definitions at all, attributes stay free-form (text, number or boolean). Values customers already hold are kept when a definition goes; " +
+    'wrong type is 422 naming the field. With no definitions at all, attributes stay free-form (text, number or boolean). Values customers already hold are kept when a definition goes; ' +
     `they can still be removed (null). Recorded in the audit log. ${docs}`,
   tags: ['Settings'],
   auth: 'user',

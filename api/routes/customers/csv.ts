@@ -41,7 +41,15 @@ async function* customerLines(db: Db, businessId: string, columns: string[]) {
       where cu.business_id = ${businessId} and ${visibleCustomer} and cu.number > ${after}
       order by cu.number limit ${BATCH}`);
     for (const r of rows) {
-      const fields: Record<string, unknown> = { id: r.number, uuid: r.id, name: r.name, email: r.email, phone: r.phone, external_id: r.external_id, created_at: r.created_at };
+      const fields: Record<string, unknown> = {
+        id: r.number,
+        uuid: r.id,
+        name: r.name,
+        email: r.email,
+        phone: r.phone,
+        external_id: r.external_id,
+        created_at: r.created_at,
+      };
       yield columns.map((c) => {
         const value = c.startsWith('attr.') ? r.attributes[c.slice(5)] : fields[c];
         return value === null || value === undefined ? '' : String(value);
@@ -59,7 +67,7 @@ export const exportCsv = defineRoute({
   description:
     'A `text/csv` attachment (`parley-customers-<date>.csv`), streamed: a header line, then one line per customer, oldest first: `id`, `uuid`, `name`, `email`, `phone`, ' +
     '`external_id`, `created_at`, and `attr.<key>` for every attribute (the defined ones in their order, then any other key a customer holds). Booleans are `true`/`false`; ' +
-    'empty cells are null. Cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with `\'` (spreadsheet formula injection). The same file can be imported back. ' +
+    "empty cells are null. Cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` (spreadsheet formula injection). The same file can be imported back. " +
     'See docs/decisions.md#customer-records.',
   tags: ['Customers'],
   auth: 'user',
@@ -84,9 +92,18 @@ const csvParser = koaBody({
   urlencoded: false,
   text: false,
   parsedMethods: [HttpMethodEnum.POST],
-  formidable: { maxFiles: 1, maxFileSize: MAX_IMPORT_BYTES, maxTotalFileSize: MAX_IMPORT_BYTES, maxFields: 5, maxFieldsSize: 4096, allowEmptyFiles: false, minFileSize: 1 },
+  formidable: {
+    maxFiles: 1,
+    maxFileSize: MAX_IMPORT_BYTES,
+    maxTotalFileSize: MAX_IMPORT_BYTES,
+    maxFields: 5,
+    maxFieldsSize: 4096,
+    allowEmptyFiles: false,
+    minFileSize: 1,
+  },
   onError: (error) => {
-    if ((error as { httpCode?: number }).httpCode === 413) throw new HttpError(413, { detail: `File too large: the limit is ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB` });
+    if ((error as { httpCode?: number }).httpCode === 413)
+      throw new HttpError(413, { detail: `File too large: the limit is ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB` });
     throw fileIssue('Could not read the multipart body');
   },
 });
@@ -94,7 +111,8 @@ const csvParser = koaBody({
 /** The multipart body with its one file; a Content-Length already over the limit is refused before reading; the temp file removed afterwards. */
 const csvUpload: Middleware = async (ctx, next) => {
   const length = Number(ctx.get('Content-Length'));
-  if (Number.isFinite(length) && length > MAX_IMPORT_BYTES + 64 * 1024) throw new HttpError(413, { detail: `File too large: the limit is ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB` });
+  if (Number.isFinite(length) && length > MAX_IMPORT_BYTES + 64 * 1024)
+    throw new HttpError(413, { detail: `File too large: the limit is ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB` });
   ctx.res.once('close', () => {
     for (const file of receivedFiles(ctx)) unlink(file.filepath).catch(() => {});
   });
@@ -123,7 +141,7 @@ export const importCsv = defineRoute({
   summary: 'Import customers from CSV',
   description:
     `Multipart form with the CSV in field \`file\` (UTF-8, at most ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB and ${MAX_IMPORT_ROWS} rows; 413 past the size). ` +
-    'The header names the columns: `name`, `email`, `phone`, `external_id`, `attr.<key>` (the export\'s `id`, `uuid` and `created_at` are skipped); another column is 422 and nothing is applied. ' +
+    "The header names the columns: `name`, `email`, `phone`, `external_id`, `attr.<key>` (the export's `id`, `uuid` and `created_at` are skipped); another column is 422 and nothing is applied. " +
     "Each row updates the business's customer with that e-mail (case-insensitive), else that phone (same digits), else creates one; an empty cell keeps the stored value. " +
     'Rows are checked one by one (attributes against the definitions): a bad row is listed in `errors` and skipped, the others are applied together. ' +
     'Recorded in the audit log with the counts. See docs/decisions.md#customer-records.',

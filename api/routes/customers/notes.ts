@@ -33,7 +33,12 @@ const notesQuery = z.object({
 });
 
 const addNoteBody = z.object({
-  body: z.string().trim().min(1).max(MAX_CUSTOMER_NOTE).openapi({ description: `1–${MAX_CUSTOMER_NOTE} characters after trimming` }),
+  body: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_CUSTOMER_NOTE)
+    .openapi({ description: `1–${MAX_CUSTOMER_NOTE} characters after trimming` }),
 });
 
 const noteParams = customerParams.extend({ note_id: z.uuid() });

@@ -68,7 +68,7 @@ export const list = defineRoute({
   summary: 'List or search customers',
   description:
     'Newest first. `q` matches a case-insensitive substring of the name, e-mail or phone. `limit` 1–200 (default 50). ' +
-    '`attr.<key>=<value>` (up to 5, all must match) keeps customers whose attribute `key` equals the value, read as the attribute definition\'s type ' +
+    "`attr.<key>=<value>` (up to 5, all must match) keeps customers whose attribute `key` equals the value, read as the attribute definition's type " +
     '(`attr.plan=pro`, `attr.orders=12`, `attr.vip=true`, `attr.renewal=2026-01-31`); an undefined key or a value of the wrong type is 422 naming the parameter. ' +
     'With no definitions, the value matches as text and as the number or boolean it spells. ' +
     'When more exist, the `X-Next-Cursor` response header holds the value to pass as `before` for the next page. See docs/decisions.md#conversations-states-and-assignment.',

@@ -99,7 +99,10 @@ export const deliverySchema = z
     created_at: z.string(),
     last_attempt_at: z.string().nullable(),
     delivered_at: z.string().nullable(),
-    redelivery_of: z.uuid().nullable().openapi({ description: 'The delivery this one sends again (POST …/redeliver); null for the first delivery of its event' }),
+    redelivery_of: z
+      .uuid()
+      .nullable()
+      .openapi({ description: 'The delivery this one sends again (POST …/redeliver); null for the first delivery of its event' }),
   })
   .openapi('WebhookDelivery');
 

@@ -9,10 +9,10 @@ import { widgetIdParams } from './schema.ts';
 const identitySecretSchema = z
   .object({
     widget_id: z.uuid(),
-    secret: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Sign each identified visitor with it on your server: `user_hash = hex(HMAC-SHA256(secret, external_id or email))`. Null until made (rotate)' }),
+    secret: z.string().nullable().openapi({
+      description:
+        'Sign each identified visitor with it on your server: `user_hash = hex(HMAC-SHA256(secret, external_id or email))`. Null until made (rotate)',
+    }),
   })
   .openapi('WidgetIdentitySecret');
 
@@ -43,7 +43,7 @@ export const readSecret = defineRoute({
 export const rotateSecret = defineRoute({
   method: 'post',
   path: '/api/v1/widget/:widget_id/identity-secret/rotate',
-  summary: "Make a new identity verification secret for the widget",
+  summary: 'Make a new identity verification secret for the widget',
   description: `The old secret stops working at once: hashes signed with it are refused (401) from now on. Recorded in the audit log. ${docs}`,
   tags: ['Widgets'],
   auth: 'user',
