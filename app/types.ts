@@ -190,6 +190,11 @@ export type Mention = {
 };
 
 export type AttributeValue = string | number | boolean;
+export type AttributeType = 'text' | 'number' | 'date' | 'boolean' | 'list';
+/** A custom field the business defined (Settings → Customer attributes). */
+export type AttributeDefinition = { key: string; label: string; type: AttributeType; options?: string[] };
+export type CustomerNote = { id: string; customer_id: number; author_id: string | null; author_name: string; body: string; created_at: string };
+export type CustomerImportResult = { created: number; updated: number; errors: { line: number; column: string | null; msg: string }[] };
 export type Customer = {
   id: number;
   uuid: string;
@@ -400,6 +405,8 @@ export type WebhookDelivery = {
   created_at: string;
   last_attempt_at: string | null;
   delivered_at: string | null;
+  /** The delivery this one sends again (Redeliver); null for the first of its event. */
+  redelivery_of: string | null;
 };
 export type AuditEntry = {
   id: string;
