@@ -150,7 +150,14 @@ export function Customers() {
         <CsvTools onImported={() => setReloads((n) => n + 1)} />
       </header>
       <div class="customer-filters">
-        <input class="input" type="search" aria-label="Search customers" placeholder="Name, e-mail or phone" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+        <input
+          class="input"
+          type="search"
+          aria-label="Search customers"
+          placeholder="Name, e-mail or phone"
+          value={q}
+          onInput={(e) => setQ(e.currentTarget.value)}
+        />
         <form class="attr-filter" aria-label="Filter by attribute" onSubmit={apply}>
           {definitions.length > 0 ? (
             <select
@@ -168,7 +175,14 @@ export function Customers() {
               ))}
             </select>
           ) : (
-            <input class="input" aria-label="Filter attribute" placeholder="Attribute" value={key} maxLength={50} onInput={(e) => setKey(e.currentTarget.value)} />
+            <input
+              class="input"
+              aria-label="Filter attribute"
+              placeholder="Attribute"
+              value={key}
+              maxLength={50}
+              onInput={(e) => setKey(e.currentTarget.value)}
+            />
           )}
           <AttributeInput definition={definition} value={value} onChange={setValue} label="Filter value" />
           <button class="btn small" type="submit" disabled={!key.trim()}>

@@ -30,7 +30,6 @@ function Row({ label, value }: { label: string; value: string | null | undefined
   );
 }
 
-
 /** Name, e-mail and phone, edited in place. */
 function DetailsForm({ customer, onDone }: { customer: Customer; onDone: () => void }) {
   const [name, setName] = useState(customer.name);

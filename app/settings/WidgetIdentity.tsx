@@ -44,9 +44,7 @@ export function WidgetIdentity({ widget }: { widget: Widget }) {
             class="btn small"
             type="button"
             disabled={rotate.busy}
-            onClick={() =>
-              (secret === null || confirm('Make a new secret? Signatures made with the current one stop working at once.')) && void rotate.run()
-            }
+            onClick={() => (secret === null || confirm('Make a new secret? Signatures made with the current one stop working at once.')) && void rotate.run()}
           >
             {secret === null ? 'Make a secret' : 'Rotate secret'}
           </button>
