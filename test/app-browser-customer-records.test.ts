@@ -138,8 +138,8 @@ browserTest('customer panel: typed attributes from the definitions, and notes (a
   t.false(await notes.getByText('Earlier note 1', { exact: true }).isVisible());
   await notes.getByRole('button', { name: 'Show older notes' }).click();
   await notes.getByText('Earlier note 1', { exact: true }).waitFor();
-  await notes.getByRole('textbox', { name: 'Note' }).fill('Prefers e-mail; call only after 5 pm.');
-  await notes.getByRole('button', { name: 'Add note' }).click();
+  await notes.getByRole('textbox', { name: 'Customer note' }).fill('Prefers e-mail; call only after 5 pm.');
+  await notes.getByRole('button', { name: 'Save note' }).click();
   await notes.getByRole('list', { name: 'Customer notes' }).getByRole('listitem').first().getByText('Prefers e-mail; call only after 5 pm.').waitFor();
   t.is((await app.sql(`select count(*)::int as n from customer_notes where customer_id = $1`, [casey.customer]))[0].n, 22);
   page.once('dialog', (d) => void d.accept());
@@ -148,8 +148,8 @@ browserTest('customer panel: typed attributes from the definitions, and notes (a
     .first()
     .click();
   await notes.getByText('Prefers e-mail; call only after 5 pm.').waitFor({ state: 'detached' });
-  await notes.getByRole('textbox', { name: 'Note' }).fill('Asked for a refund on the March invoice.');
-  await notes.getByRole('button', { name: 'Add note' }).click();
+  await notes.getByRole('textbox', { name: 'Customer note' }).fill('Asked for a refund on the March invoice.');
+  await notes.getByRole('button', { name: 'Save note' }).click();
   await notes.getByText('Asked for a refund on the March invoice.').waitFor();
   await attributes.scrollIntoViewIfNeeded();
   await shoot(page, 'panel-notes-desktop');
@@ -165,8 +165,8 @@ browserTest('customer panel: typed attributes from the definitions, and notes (a
   const phoneNotes = phone.page.getByRole('complementary', { name: 'Customer' }).getByRole('region', { name: 'Notes' });
   await phoneNotes.getByText('Asked for a refund on the March invoice.').waitFor();
   t.is(await phoneNotes.getByRole('button', { name: /^Delete note by Olive Owner/ }).count(), 0);
-  await phoneNotes.getByRole('textbox', { name: 'Note' }).fill('Called back, all good.');
-  await phoneNotes.getByRole('button', { name: 'Add note' }).click();
+  await phoneNotes.getByRole('textbox', { name: 'Customer note' }).fill('Called back, all good.');
+  await phoneNotes.getByRole('button', { name: 'Save note' }).click();
   await phoneNotes.getByRole('button', { name: /^Delete note by Ada Agent/ }).waitFor();
   await phoneNotes.scrollIntoViewIfNeeded();
   await shoot(phone.page, 'panel-notes-phone');

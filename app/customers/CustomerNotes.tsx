@@ -44,19 +44,19 @@ export function CustomerNotes({ customer }: { customer: Customer }) {
     <section class="customer-notes" aria-label="Notes">
       <h3 class="panel-title">Notes</h3>
       {can('customer_notes.write') && (
-        <form class="note-add stack-tight" aria-label="Add a note" onSubmit={add.onSubmit}>
+        <form class="note-add stack-tight" aria-label="Add a customer note" onSubmit={add.onSubmit}>
           <textarea
             class="input"
             rows={2}
             maxLength={5000}
             placeholder="What should the team know about this customer?"
-            aria-label="Note"
+            aria-label="Customer note"
             value={text}
             onInput={(e) => setText(e.currentTarget.value)}
           />
           <div class="row-end">
             <button class="btn small" type="submit" disabled={add.busy || !text.trim()}>
-              Add note
+              Save note
             </button>
           </div>
           <Notice>{add.error}</Notice>
