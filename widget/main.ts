@@ -247,9 +247,13 @@ if (script && !window.__parleyWidget) {
   // Calls before the widget is up wait for it, the last identity winning.
   let controls: ParleyHandle | null = null;
   let queued: (() => void) | null = null;
+  const call = (action: (c: ParleyHandle) => void) => {
+    if (controls) action(controls);
+    else queued = () => controls && action(controls);
+  };
   window.Parley = {
-    identify: (identity) => (controls ? controls.identify(identity) : (queued = () => controls?.identify(identity))),
-    logout: () => (controls ? controls.logout() : (queued = () => controls?.logout())),
+    identify: (identity) => call((c) => c.identify(identity)),
+    logout: () => call((c) => c.logout()),
   };
   const run = () =>
     start(script, (ready) => {

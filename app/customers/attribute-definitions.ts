@@ -11,10 +11,16 @@ export function loadAttributeDefinitions(force = false): Promise<void> {
   loading = api
     .get<{ attributes: AttributeDefinition[] }>('/api/v1/settings/customer-attributes')
     .then(
-      (r) => void (attributeDefinitions.value = r.attributes),
-      () => void (attributeDefinitions.value ??= []),
+      (r) => {
+        attributeDefinitions.value = r.attributes;
+      },
+      () => {
+        attributeDefinitions.value ??= [];
+      },
     )
-    .finally(() => (loading = null));
+    .finally(() => {
+      loading = null;
+    });
   return loading;
 }
 

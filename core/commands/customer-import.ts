@@ -60,30 +60,54 @@ function checkRow(header: string[], cells: string[], line: number, definitions: 
   const errors: ImportError[] = [];
   if (cells.length !== header.length) return [{ line, column: null, msg: `Expected ${header.length} cells, found ${cells.length}` }];
   const row: Row = { line, attributes: {} };
-  header.forEach((column, i) => {
+  for (const [i, column] of header.entries()) {
     const value = cells[i]!;
-    if (value === '' || READ_ONLY.has(column)) return;
+    if (value === '' || READ_ONLY.has(column)) continue;
     if (column.startsWith('attr.')) {
       const key = column.slice(5);
       const definition = definitions.find((d) => d.key === key);
-      if (definitions.length && !definition) return errors.push({ line, column, msg: `Unknown attribute ${key}` });
+      if (definitions.length && !definition) {
+        errors.push({ line, column, msg: `Unknown attribute ${key}` });
+        continue;
+      }
       if (!definition) {
-        if (value.length > MAX_ATTRIBUTE_TEXT) return errors.push({ line, column, msg: `At most ${MAX_ATTRIBUTE_TEXT} characters` });
+        if (value.length > MAX_ATTRIBUTE_TEXT) {
+          errors.push({ line, column, msg: `At most ${MAX_ATTRIBUTE_TEXT} characters` });
+          continue;
+        }
         row.attributes[key] = value;
-        return;
+        continue;
       }
       const parsed = attributeFromText(definition, value);
-      if ('problem' in parsed) return errors.push({ line, column, msg: parsed.problem });
+      if ('problem' in parsed) {
+        errors.push({ line, column, msg: parsed.problem });
+        continue;
+      }
       row.attributes[key] = parsed.value;
-      return;
+      continue;
     }
-    if (/[\u0000-\u001f\u007f]/.test(value)) return errors.push({ line, column, msg: 'Control characters are not allowed' });
-    if (column === 'name' && value.length > 200) return errors.push({ line, column, msg: 'At most 200 characters' });
-    if (column === 'email' && (value.length > 254 || !EMAIL.test(value))) return errors.push({ line, column, msg: 'Not a valid e-mail address' });
-    if (column === 'phone' && !PHONE.test(value)) return errors.push({ line, column, msg: 'Digits, spaces, + ( ) . - only (3–50 characters)' });
-    if (column === 'external_id' && value.length > 200) return errors.push({ line, column, msg: 'At most 200 characters' });
+    if (/[\u0000-\u001f\u007f]/.test(value)) {
+      errors.push({ line, column, msg: 'Control characters are not allowed' });
+      continue;
+    }
+    if (column === 'name' && value.length > 200) {
+      errors.push({ line, column, msg: 'At most 200 characters' });
+      continue;
+    }
+    if (column === 'email' && (value.length > 254 || !EMAIL.test(value))) {
+      errors.push({ line, column, msg: 'Not a valid e-mail address' });
+      continue;
+    }
+    if (column === 'phone' && !PHONE.test(value)) {
+      errors.push({ line, column, msg: 'Digits, spaces, + ( ) . - only (3–50 characters)' });
+      continue;
+    }
+    if (column === 'external_id' && value.length > 200) {
+      errors.push({ line, column, msg: 'At most 200 characters' });
+      continue;
+    }
     row[column as (typeof FIELDS)[number]] = value;
-  });
+  }
   if (!errors.length && !row.email && !row.phone) errors.push({ line, column: null, msg: 'An e-mail or a phone is needed to match the customer' });
   return errors.length ? errors : row;
 }
