@@ -633,7 +633,7 @@ create table uploads (
 alter table uploads add constraint uploads_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table uploads add constraint uploads_chunk_size_check CHECK ((chunk_size > 0));
 alter table uploads add constraint uploads_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE SET NULL;
-alter table uploads add constraint uploads_driver_check CHECK ((driver = ANY (ARRAY['disk'::text, 'postgres'::text])));
+alter table uploads add constraint uploads_driver_check CHECK ((driver = ANY (ARRAY['disk'::text, 'postgres'::text, 's3'::text])));
 alter table uploads add constraint uploads_pkey PRIMARY KEY (id);
 alter table uploads add constraint uploads_source_check CHECK ((source = ANY (ARRAY['upload'::text, 'inbound'::text])));
 alter table uploads add constraint uploads_storage_key_key UNIQUE (storage_key, business_id);
@@ -1122,6 +1122,29 @@ AS $function$
 begin
   perform sla_arm(new.business_id, new.conversation_id);
   return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.webhook_events_enqueue(p_business_id uuid, p_events jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if p_events is null or jsonb_array_length(p_events) = 0 then
+    return;
+  end if;
+  if not exists (
+    select 1 from webhook_endpoints w
+    where w.business_id = p_business_id and w.active
+      and w.events && array(select e->>'type' from jsonb_array_elements(p_events) e)
+  ) then
+    return;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'dispatch_webhooks',
+    payload => json_build_object('business_id', p_business_id::text, 'events', p_events)
+  );
 end;
 $function$
 ;

@@ -355,12 +355,11 @@ test("isolation: another business's definitions, notes, filters, export and impo
 
 test('erasure removes the notes on the customer', async (t) => {
   const { eraseCustomer } = await import('../core/commands/customers.ts');
-  const { storageFor } = await import('../core/adapters/storage.ts');
   const ws = await createWorkspace(app);
   const id = await customer(ws, 'Forget me');
   await app.request('POST', `/api/v1/customers/${id}/notes`, { token: ws.token, body: { body: 'a personal detail' } });
   const [row] = await app.sql(`select id from customers where number = $1`, [id]);
   t.is((await app.request('DELETE', `/api/v1/customers/${id}`, { token: ws.token })).status, 200);
-  await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: row.id });
+  await eraseCustomer(app.deps.db, app.deps.config, { businessId: ws.businessId, customerId: row.id });
   t.deepEqual(await app.sql(`select id from customer_notes where business_id = $1`, [ws.businessId]), []);
 });

@@ -17,7 +17,8 @@
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
-import type { FileStorage, StorageDriver } from '../adapters/storage.ts';
+import { storageDrivers, type StorageDriver } from '../adapters/storage.ts';
+import { removeStoredFiles, type StorageSettings } from '../adapters/storage-for.ts';
 import { badRequest, notFound, validationError } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { liveEvent } from '../events/catalogue.ts';
@@ -237,7 +238,7 @@ export async function requestCustomerErasure(
 type StoredKey = { business_id: string; storage_key: string; driver: StorageDriver };
 export type Removed = { conversations: number; messages: number; files: readonly StoredKey[] };
 
-const storedKey = z.object({ business_id: z.string(), storage_key: z.string(), driver: z.enum(['postgres', 'disk']) });
+const storedKey = z.object({ business_id: z.string(), storage_key: z.string(), driver: z.enum(storageDrivers) });
 
 /**
  * Deletes conversations of the business with everything that hangs on them: messages (and their
@@ -268,10 +269,9 @@ export async function deleteConversations(tx: Queryable, businessId: string, ids
   return { conversations: ids.length, messages, files };
 }
 
-/** The disk driver's bytes of deleted uploads (the postgres driver's went with their rows). After commit. */
-export async function removeFiles(db: Queryable, storage: FileStorage, files: readonly StoredKey[]): Promise<void> {
-  for (const file of files)
-    if (file.driver === 'disk' && storage.driver === 'disk') await storage.remove(db, { businessId: file.business_id, key: file.storage_key });
+/** The bytes of deleted uploads, on disk or in S3, each where its row said (the postgres driver's went with their rows). After commit. */
+export async function removeFiles(db: Queryable, storage: StorageSettings, files: readonly StoredKey[]): Promise<void> {
+  await removeStoredFiles(db, storage, files);
 }
 
 const identityRow = z.object({
@@ -288,7 +288,7 @@ export type Erased = { customer_id: number; conversations: number; messages: num
  * erase_customer: everything of a customer whose erasure was requested, in one transaction.
  * Null when there is nothing (left) to erase: safe to run twice.
  */
-export async function eraseCustomer(db: Db, storage: FileStorage, input: { businessId: string; customerId: string }): Promise<Erased | null> {
+export async function eraseCustomer(db: Db, storage: StorageSettings, input: { businessId: string; customerId: string }): Promise<Erased | null> {
   const result = await db.transaction(async (tx) => {
     const rows = await tx.any(sql.type(identityRow)`
       select cu.id, cu.number, cu.channel_id, cu.platform_user_id, cu.erasing_at is not null as erasing from customers cu
@@ -366,7 +366,7 @@ export async function updateRetention(tx: Queryable, input: { businessId: string
  * One batch of one business's expired conversations (resolved or closed, last message older
  * than its retention): deleted with their files; an audit row counts them. Returns how many.
  */
-async function expireBatch(db: Db, storage: FileStorage, businessId: string, batch: number): Promise<number> {
+async function expireBatch(db: Db, storage: StorageSettings, businessId: string, batch: number): Promise<number> {
   const result = await db.transaction(async (tx) => {
     const days = (await loadRetention(tx, businessId)).days;
     if (days === null) return null;
@@ -395,7 +395,7 @@ async function expireBatch(db: Db, storage: FileStorage, businessId: string, bat
 }
 
 /** apply_retention (daily): every business with a retention period, batch by batch. Returns the conversations deleted. */
-export async function applyRetention(db: Db, storage: FileStorage, batch = 200): Promise<number> {
+export async function applyRetention(db: Db, storage: StorageSettings, batch = 200): Promise<number> {
   const businesses = await db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from businesses where retention_days is not null order by id`);
   let total = 0;
   for (const businessId of businesses) {

@@ -106,7 +106,8 @@ export type StartVisitorSessionInput = {
   encryptionKey?: Uint8Array;
 };
 
-export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean; events: PendingEvent[] };
+/** `webhooksEnqueued`: the session's own transaction handed its events to the webhook endpoints (see runCommand). */
+export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean; events: PendingEvent[]; webhooksEnqueued: true };
 
 /**
  * 404 when the widget does not exist or has no active channel; 403 when `origin` is a site the
@@ -126,7 +127,13 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
         resume: resume && resume.widgetId === input.widgetId ? resume : null,
       });
       const visitor = { ...base, customerId: identified.customerId, visitorId: identified.visitorId };
-      return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: identified.existed, events: identified.events };
+      return {
+        visitor,
+        conversationId: await currentConversationId(tx, visitor),
+        resumed: identified.existed,
+        events: identified.events,
+        webhooksEnqueued: true,
+      };
     }
     if (resume && resume.widgetId === input.widgetId) {
       // A visitor merged into another customer resumes as that customer; a record a member edited
@@ -143,7 +150,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
         returning cu.id`);
       if (resumed) {
         const visitor = { ...base, customerId: resumed.id, visitorId: resume.visitorId };
-        return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true, events: [] };
+        return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true, events: [], webhooksEnqueued: true };
       }
     }
     const retryAfter = await takeRateAllowance(tx, `session:${input.clientAddress}`, VISITOR_SESSION_RATE);
@@ -154,7 +161,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
       insert into customers (business_id, channel_id, platform_user_id, name, email)
       values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? ''}, ${input.email ?? null})
       returning id`);
-    return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false, events: [] };
+    return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false, events: [], webhooksEnqueued: true };
   });
 }
 

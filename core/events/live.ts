@@ -45,6 +45,12 @@ export function messageCreatedEvent(businessId: string, message: Message): LiveE
   return liveEvent('message_created', { ...ids, sender_type: message.sender_type, at: message.created_at, message });
 }
 
+/** `message_updated` for a message the caller holds as presented (e.g. returned by the update that moved it). */
+export function messageUpdatedEvent(businessId: string, message: Message): LiveEvent {
+  const ids = { message_id: message.id, conversation_id: message.conversation_id, business_id: businessId };
+  return liveEvent('message_updated', { ...ids, delivery_status: message.delivery_status, at: new Date().toISOString(), message });
+}
+
 type Loaded = { messages: Map<string, Message>; conversations: Map<string, ConversationListItem>; mentions: Map<string, { userId: string; mention: Mention }> };
 
 /** Every object the deferred events need, business by business. */
@@ -85,9 +91,7 @@ function build(d: Deferred, loaded: Loaded): LiveEvent | null {
   if ('messageId' in d) {
     const message = loaded.messages.get(d.messageId);
     if (!message) return null;
-    if (d.load === 'message_created') return messageCreatedEvent(d.businessId, message);
-    const ids = { message_id: message.id, conversation_id: message.conversation_id, business_id: d.businessId };
-    return liveEvent('message_updated', { ...ids, delivery_status: message.delivery_status, at: new Date().toISOString(), message });
+    return d.load === 'message_created' ? messageCreatedEvent(d.businessId, message) : messageUpdatedEvent(d.businessId, message);
   }
   const conversation = loaded.conversations.get(d.conversationId);
   if (!conversation) return null;

@@ -3,7 +3,7 @@ import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';
-import { sendMessage } from '../../../core/commands/messages.ts';
+import { sendAgentReply } from '../../../core/commands/agent-reply.ts';
 import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
 import { sendNote } from '../../../core/commands/notes.ts';
 import { scheduleReply } from '../../../core/commands/scheduled-replies.ts';
@@ -236,15 +236,15 @@ export const send = defineRoute({
     const rendered = body.template ? await checkReply(deps.db, { businessId, conversationId: params.conversation_id, template: body.template }) : null;
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     const content = rendered ?? body.content ?? '';
-    // E-mail: Cc (given, or carried over from the thread), Bcc and the signature, recorded on the reply.
-    const email = await emailReplyFields(deps.db, deps.config.encryptionKey, {
-      businessId,
-      conversationId: params.conversation_id,
-      userId: caller.userId,
-      cc: body.cc,
-      bcc: body.bcc,
-    });
     if (body.send_at) {
+      // E-mail: Cc (given, or carried over from the thread), Bcc and the signature, recorded on the reply.
+      const email = await emailReplyFields(deps.db, deps.config.encryptionKey, {
+        businessId,
+        conversationId: params.conversation_id,
+        userId: caller.userId,
+        cc: body.cc,
+        bcc: body.bcc,
+      });
       const sendAt = body.send_at;
       const scheduled = await runCommand(deps, (tx) =>
         scheduleReply(tx, {
@@ -261,21 +261,17 @@ export const send = defineRoute({
       );
       return scheduled.message;
     }
-    const sent = await runCommand(
-      deps,
-      (q) =>
-        sendMessage(q, {
-          businessId,
-          conversationId: params.conversation_id,
-          sender: { type: 'agent', userId: caller.userId },
-          content,
-          attachments,
-          template: body.template ?? null,
-          checkReplyWindow: true,
-          email,
-        }),
-      { oneStatement: true },
-    );
+    // One statement (core/commands/agent-reply.ts); an e-mail conversation's fields are read when it is one.
+    const sent = await sendAgentReply(deps, {
+      businessId,
+      conversationId: params.conversation_id,
+      userId: caller.userId,
+      content,
+      attachments,
+      template: body.template ?? null,
+      cc: body.cc,
+      bcc: body.bcc,
+    });
     return sent.message;
   },
 });

@@ -14,7 +14,7 @@ import {
   VISITOR_UPLOAD_RATE,
   visitorUploadType,
 } from '../../../core/commands/visitors.ts';
-import { storageFor } from '../../../core/adapters/storage.ts';
+import { storageFor } from '../../../core/adapters/storage-for.ts';
 import { maxUploadBytes, resolveVisitorAttachments, uploadUrl } from '../../../core/domain/uploads.ts';
 import { multipart, uploadedFile } from '../../multipart-upload.ts';
 import { uploadResponse } from '../conversations/schema.ts';
@@ -163,7 +163,7 @@ export const uploadFile = defineRoute({
   errors: [402, 404, 413, 415, 429],
   handler: async ({ caller, deps, ctx }) => {
     const file = uploadedFile(ctx, visitorUploadType);
-    const row = await storeVisitorUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config.dataDir), caller, {
+    const row = await storeVisitorUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config), caller, {
       tempPath: file.path,
       filename: file.filename,
       contentType: file.contentType,
