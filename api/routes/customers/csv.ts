@@ -2,7 +2,8 @@
  * Customers as CSV (docs/decisions.md#customer-records): the export streams every customer of the
  * business (batches read by keyset, written as they come), the import upserts from a file. CSV is
  * written by csv-stringify and read by csv-parse (RFC 4180 quoting, a BOM, CRLF, embedded
- * newlines; the export escapes cells a spreadsheet would run as a formula).
+ * newlines; the export escapes cells a spreadsheet would run as a formula). No CSV library was a
+ * dependency; these two have no dependencies of their own, are maintained together, and stream.
  */
 import { readFile, unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
