@@ -84,6 +84,14 @@ export type Action =
   | 'customers.merge'
   | 'customers.export'
   | 'customers.erase'
+  | 'customer_attributes.read'
+  | 'customer_attributes.manage'
+  | 'customer_notes.read'
+  | 'customer_notes.write'
+  | 'customer_notes.delete_any'
+  | 'customers.export_all'
+  | 'customers.import'
+  | 'widget_identity.manage'
   | 'retention.read'
   | 'retention.update'
   | 'search.read'
@@ -185,6 +193,11 @@ export type Mention = {
 };
 
 export type AttributeValue = string | number | boolean;
+export type AttributeType = 'text' | 'number' | 'date' | 'boolean' | 'list';
+/** A custom field the business defined (Settings → Customer attributes). */
+export type AttributeDefinition = { key: string; label: string; type: AttributeType; options?: string[] };
+export type CustomerNote = { id: string; customer_id: number; author_id: string | null; author_name: string; body: string; created_at: string };
+export type CustomerImportResult = { created: number; updated: number; errors: { line: number; column: string | null; msg: string }[] };
 export type Customer = {
   id: number;
   uuid: string;
@@ -400,6 +413,8 @@ export type WebhookDelivery = {
   created_at: string;
   last_attempt_at: string | null;
   delivered_at: string | null;
+  /** The delivery this one sends again (Redeliver); null for the first of its event. */
+  redelivery_of: string | null;
 };
 export type AuditEntry = {
   id: string;

@@ -272,6 +272,37 @@ CREATE INDEX csat_surveys_message_idx ON public.csat_surveys USING btree (messag
 CREATE INDEX csat_surveys_rated_idx ON public.csat_surveys USING btree (business_id, rated_at) INCLUDE (rating) WHERE (rated_at IS NOT NULL);
 CREATE UNIQUE INDEX csat_surveys_token_key ON public.csat_surveys USING btree (business_id, token);
 
+create table customer_attribute_definitions (
+  business_id uuid not null,
+  key text not null,
+  label text not null,
+  type text not null,
+  options text[],
+  "position" integer not null
+);
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_check CHECK ((((type = 'list'::text) = (options IS NOT NULL)) AND ((options IS NULL) OR ((cardinality(options) >= 1) AND (cardinality(options) <= 100)))));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_key_check CHECK ((key ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$'::text));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_label_check CHECK (((char_length(label) >= 1) AND (char_length(label) <= 100)));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_pkey PRIMARY KEY (business_id, key);
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_position_check CHECK (("position" >= 0));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_type_check CHECK ((type = ANY (ARRAY['text'::text, 'number'::text, 'date'::text, 'boolean'::text, 'list'::text])));
+
+create table customer_notes (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  customer_id uuid not null,
+  author_id uuid,
+  author_name text not null,
+  body text not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table customer_notes add constraint customer_notes_author_id_fkey FOREIGN KEY (author_id) REFERENCES users(id) ON DELETE SET NULL;
+alter table customer_notes add constraint customer_notes_body_check CHECK (((char_length(body) >= 1) AND (char_length(body) <= 5000)));
+alter table customer_notes add constraint customer_notes_business_id_customer_id_fkey FOREIGN KEY (business_id, customer_id) REFERENCES customers(business_id, id) ON DELETE CASCADE;
+alter table customer_notes add constraint customer_notes_pkey PRIMARY KEY (business_id, id);
+CREATE INDEX customer_notes_list_idx ON public.customer_notes USING btree (business_id, customer_id, created_at DESC, id DESC);
+
 create table customers (
   id uuid default gen_random_uuid() not null,
   number bigint generated always as identity not null,
@@ -297,6 +328,8 @@ alter table customers add constraint customers_merged_into_check CHECK (((merged
 alter table customers add constraint customers_merged_into_fkey FOREIGN KEY (business_id, merged_into) REFERENCES customers(business_id, id) ON DELETE CASCADE;
 alter table customers add constraint customers_number_key UNIQUE (number, business_id);
 alter table customers add constraint customers_pkey PRIMARY KEY (id);
+CREATE INDEX customers_attributes_idx ON public.customers USING gin (attributes jsonb_path_ops) WHERE (merged_into IS NULL);
+CREATE INDEX customers_business_email_lower_idx ON public.customers USING btree (business_id, lower(email)) WHERE ((email IS NOT NULL) AND (merged_into IS NULL));
 CREATE INDEX customers_business_email_trgm_idx ON public.customers USING gin (business_id, email gin_trgm_ops) WHERE (email IS NOT NULL);
 CREATE INDEX customers_business_idx ON public.customers USING btree (business_id, created_at DESC);
 CREATE INDEX customers_business_name_trgm_idx ON public.customers USING gin (business_id, name gin_trgm_ops);
@@ -679,12 +712,14 @@ create table webhook_deliveries (
   last_error text,
   created_at timestamp with time zone default now() not null,
   last_attempt_at timestamp with time zone,
-  delivered_at timestamp with time zone
+  delivered_at timestamp with time zone,
+  redelivery_of uuid
 );
 alter table webhook_deliveries add constraint webhook_deliveries_business_id_webhook_id_fkey FOREIGN KEY (business_id, webhook_id) REFERENCES webhook_endpoints(business_id, id) ON DELETE CASCADE;
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (business_id, id);
+alter table webhook_deliveries add constraint webhook_deliveries_redelivery_of_fkey FOREIGN KEY (business_id, redelivery_of) REFERENCES webhook_deliveries(business_id, id) ON DELETE SET NULL (redelivery_of);
 alter table webhook_deliveries add constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])));
-CREATE UNIQUE INDEX webhook_deliveries_event_key ON public.webhook_deliveries USING btree (business_id, webhook_id, event_id);
+CREATE UNIQUE INDEX webhook_deliveries_event_key ON public.webhook_deliveries USING btree (business_id, webhook_id, event_id) WHERE (redelivery_of IS NULL);
 CREATE INDEX webhook_deliveries_list_idx ON public.webhook_deliveries USING btree (business_id, webhook_id, created_at DESC, id DESC);
 
 create table webhook_endpoints (
@@ -717,7 +752,8 @@ create table widgets (
   logo_url text,
   config jsonb default '{}'::jsonb not null,
   created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null
+  updated_at timestamp with time zone default now() not null,
+  identity_secret_encrypted text
 );
 alter table widgets add constraint widgets_business_id_domain_key UNIQUE (business_id, domain);
 alter table widgets add constraint widgets_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;

@@ -94,8 +94,11 @@ test('every signed-in route of a business names its action in the policy table, 
     else t.truthy(route.policy, `${key} names no policy`);
     if (route.policy) used.add(route.policy);
   }
+  // Actions a handler checks with authorize() for part of what its route does (someone else's
+  // note, as `conversations.assign` is for assigning someone else on the take route).
+  const checkedInHandlers = new Set<Action>(['customer_notes.delete_any']);
   t.deepEqual(
-    actions.filter((a) => !used.has(a)),
+    actions.filter((a) => !used.has(a) && !checkedInHandlers.has(a)),
     [],
     'actions no route uses',
   );

@@ -6,9 +6,13 @@ import business from './business/routes.ts';
 import team from './team/routes.ts';
 import conversations from './conversations/routes.ts';
 import customers from './customers/routes.ts';
+import customersCsv from './customers/csv.ts';
+import customerNotes from './customers/notes.ts';
+import customerAttributes from './customers/attributes.ts';
 import channels from './channels/routes.ts';
 import channelTypes from './channel-types/routes.ts';
 import widgets from './widgets/routes.ts';
+import widgetIdentity from './widgets/identity.ts';
 import kb from './kb/routes.ts';
 import analytics from './analytics/routes.ts';
 import reports from './reports/routes.ts';
@@ -33,7 +37,11 @@ export const allRoutes: AnyRoute[] = [
   ...business,
   ...team,
   ...conversations,
+  // Before customers: /customers/export.csv is not a customer id.
+  ...customersCsv,
   ...customers,
+  ...customerNotes,
+  ...customerAttributes,
   ...search,
   ...labels,
   ...teams,
@@ -42,6 +50,7 @@ export const allRoutes: AnyRoute[] = [
   ...channels,
   ...channelTypes,
   ...widgets,
+  ...widgetIdentity,
   ...kb,
   ...analytics,
   ...reports,

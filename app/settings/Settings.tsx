@@ -22,12 +22,14 @@ import { Security } from './Security.tsx';
 import { SlaPolicies } from './SlaPolicies.tsx';
 import { Csat } from './Csat.tsx';
 import { Retention } from './Retention.tsx';
+import { CustomerAttributes } from './CustomerAttributes.tsx';
 
 const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
   { id: 'widget', label: 'Website widget', page: WidgetSettings },
   { id: 'knowledge', label: 'Knowledge base', page: Knowledge },
   { id: 'labels', label: 'Labels', page: Labels },
+  { id: 'customer-attributes', label: 'Customer attributes', page: CustomerAttributes },
   { id: 'canned-responses', label: 'Canned responses', page: CannedResponses },
   { id: 'team', label: 'Team', page: Team },
   { id: 'teams', label: 'Teams', page: Teams },
