@@ -5,11 +5,12 @@
  * one millisecond would otherwise be skipped or repeated at a page boundary.
  */
 import type { Context } from 'koa';
-import type { FragmentSqlToken } from 'slonik';
-import { sql } from '../core/adapters/postgres/db.ts';
 import { z } from '../lib/zod.ts';
+import type { Cursor } from '../core/reads/keyset.ts';
 
-export type Cursor = { at: string; id: string };
+export type { Cursor } from '../core/reads/keyset.ts';
+/** The reads (core/reads/) select it; lists of API-only objects here too. */
+export { cursorColumn } from '../core/reads/keyset.ts';
 
 const atShape = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
 /** The id's kind: a uuid, or a bigint identity (digits, at most 2^53−1 so it survives JSON). */
@@ -50,9 +51,6 @@ export const cursorParamOf = (kind: IdKind) =>
 
 /** A cursor over rows with uuid ids (conversations, messages, widgets). */
 export const cursorParam = cursorParamOf('uuid');
-
-/** `to_char(<column>)` with microseconds in UTC, selected `as cursor_at` beside each row. */
-export const cursorColumn = (column: FragmentSqlToken) => sql.fragment`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
  * One keyset page from the `limit + 1` rows a list read: the first `limit`, and, when there are

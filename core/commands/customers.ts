@@ -22,7 +22,8 @@ import { removeStoredFiles, type StorageSettings } from '../adapters/storage-for
 import { badRequest, notFound, validationError } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { liveEvent } from '../events/catalogue.ts';
-import { customerColumns, customerRow, presentCustomer, visibleCustomer, type Customer } from '../presenters/customer.ts';
+import { visibleCustomer, type Customer } from '../presenters/customer.ts';
+import { customerById } from '../reads/customers.ts';
 import { recordAudit, type AuditActor } from '../domain/platform/audit.ts';
 import { enqueue } from '../jobs.ts';
 import { ATTRIBUTE_KEY_PATTERN, attributeIssues, loadAttributeDefinitions, MAX_ATTRIBUTE_TEXT } from '../domain/customer-attributes.ts';
@@ -48,11 +49,6 @@ export type CustomerChanges = {
 };
 
 const lockedRow = z.object({ id: z.string(), number: z.coerce.number(), attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) });
-
-const readCustomer = async (q: Queryable, id: string): Promise<Customer> =>
-  presentCustomer(
-    await q.one(sql.type(customerRow)`select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ${id}`),
-  );
 
 const attributesTooLarge = (attributes: Record<string, unknown>) =>
   Object.keys(attributes).length > MAX_ATTRIBUTES || Buffer.byteLength(JSON.stringify(attributes)) > MAX_ATTRIBUTES_BYTES;
@@ -92,7 +88,7 @@ export async function updateCustomer(
     attributeKeys = Object.keys(changes.attributes).sort();
     sets.push(sql.fragment`attributes = ${sql.jsonb(merged as never)}`);
   }
-  if (sets.length === 0) return { customer: await readCustomer(tx, row.id), events: [] };
+  if (sets.length === 0) return { customer: await customerById(tx, row.id), events: [] };
   await tx.query(sql.unsafe`update customers set ${sql.join(sets, sql.fragment`, `)}, edited_at = now(), updated_at = now() where id = ${row.id}`);
   // What changed, never the values (they are the customer's personal data).
   await recordAudit(tx, {
@@ -103,7 +99,7 @@ export async function updateCustomer(
     targetId: String(row.number),
     details: { fields: changes.attributes !== undefined ? [...fields, 'attributes'] : fields, attribute_keys: attributeKeys },
   });
-  const customer = await readCustomer(tx, row.id);
+  const customer = await customerById(tx, row.id);
   const at = new Date().toISOString();
   return { customer, events: [liveEvent('customer_updated', { business_id: input.businessId, customer_id: row.id, customer, at })] };
 }
@@ -186,7 +182,7 @@ export async function mergeCustomers(
     targetId: String(target.number),
     details: { from_customer_id: source.number, conversations_moved: moved.length },
   });
-  const customer = await readCustomer(tx, target.id);
+  const customer = await customerById(tx, target.id);
   const at = new Date().toISOString();
   const events: PendingEvent[] = [
     liveEvent('customer_merged', {

@@ -11,7 +11,7 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { labelColumns, labelRow, type LabelRow } from '../presenters/label.ts';
-import { labelsByConversation } from '../presenters/inbox-reads.ts';
+import { labelsByConversation } from '../reads/conversations.ts';
 
 export type LabelFields = { name: string; color: string; description: string };
 

@@ -24,7 +24,9 @@ import { badRequest, notFound } from '../errors.ts';
 import { enqueue, WEBHOOK_MAX_ATTEMPTS, webhookEventRef } from '../jobs.ts';
 import type { Deps } from '../deps.ts';
 import type { PendingEvent } from '../events/live.ts';
-import { conversationListItems, customersByIds, messagesByIds } from '../presenters/inbox-reads.ts';
+import { conversationListItems } from '../reads/conversations.ts';
+import { customersByIds } from '../reads/customers.ts';
+import { messagesByIds } from '../reads/messages.ts';
 import { recordAudit, type AuditActor } from '../domain/platform/audit.ts';
 
 /** The event types an endpoint may subscribe to (the live events of the inbox, dotted). */

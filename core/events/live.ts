@@ -1,7 +1,7 @@
 /**
  * Events whose payload carries a presented object (a message, a conversation list entry) are
  * built after the transaction commits: a command returns what to load, and publishEvents()
- * reads it then, through the same reads as REST (core/presenters/inbox-reads.ts). So the object
+ * reads it then, through the same reads as REST (core/reads/). So the object
  * is what a GET would return at that moment, and building it costs the write's transaction no
  * time and no locks; a read that fails there loses live events (a dashboard refresh), never the
  * write. However many events a call publishes (an inbound batch), it reads a fixed number of
@@ -10,7 +10,8 @@
 import type { Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { liveEvent, type LiveEvent } from './catalogue.ts';
-import { conversationListItems, messagesByIds } from '../presenters/inbox-reads.ts';
+import { conversationListItems } from '../reads/conversations.ts';
+import { messagesByIds } from '../reads/messages.ts';
 import { mentionsByIds, type Mention } from '../presenters/mention.ts';
 import type { ConversationListItem } from '../presenters/conversation.ts';
 import type { Message } from '../presenters/message.ts';

@@ -1,9 +1,8 @@
 /**
- * What a conversation shows of its SLA and its CSAT survey (docs/decisions.md#sla-targets-and-csat),
- * read for a page of conversations in two queries however many there are.
+ * What a conversation shows of its SLA and its CSAT survey (docs/decisions.md#sla-targets-and-csat);
+ * read for a page of conversations by core/reads/service-levels.ts.
  */
 import { z } from '../../lib/zod.ts';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
 
 /** A target due within this many minutes is "due soon" (the inbox's mark and `?sla=due_soon`). */
 export const SLA_DUE_SOON_MINUTES = 60;
@@ -62,64 +61,3 @@ export type SlaColumns = {
 };
 
 export type ServiceLevels = { sla: ConversationSla | null; csat: ConversationCsat | null };
-
-const extrasRow = z.object({
-  conversation_id: z.string(),
-  policy_name: z.string().nullable(),
-  breaches: z.array(slaBreachSchema),
-  csat: conversationCsatSchema.nullable(),
-  now: z.string(),
-});
-
-/** Each conversation's `sla` and `csat`, keyed by id. */
-export async function serviceLevelsByConversation(q: Queryable, rows: readonly SlaColumns[]): Promise<Map<string, ServiceLevels>> {
-  const out = new Map<string, ServiceLevels>();
-  if (rows.length === 0) return out;
-  const businesses = [...new Set(rows.map((r) => r.business_id))];
-  const found = await q.any(sql.type(extrasRow)`
-    select ids.id as conversation_id,
-      (select p.name from sla_policies p where p.business_id = ids.business_id and p.id = ids.policy_id) as policy_name,
-      coalesce((select json_agg(json_build_object(
-          'target', b.target,
-          'due_at', to_char(b.due_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-          'breached_at', to_char(b.breached_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by b.breached_at, b.target)
-        from sla_breaches b where b.business_id = ids.business_id and b.conversation_id = ids.id), '[]') as breaches,
-      (select json_build_object('question', v.question, 'rating', v.rating, 'comment', v.comment,
-          'asked_at', to_char(v.asked_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-          'rated_at', to_char(v.rated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-        from csat_surveys v where v.business_id = ids.business_id and v.conversation_id = ids.id) as csat,
-      now() as now
-    from unnest(${sql.array(
-      rows.map((r) => r.id),
-      'uuid',
-    )}, ${sql.array(
-      rows.map((r) => r.business_id),
-      'uuid',
-    )}, ${sql.array(
-      rows.map((r) => r.sla_policy_id),
-      'uuid',
-    )}) as ids(id, business_id, policy_id)
-    where ids.business_id = any(${sql.array(businesses, 'uuid')})`);
-  const byId = new Map(found.map((f) => [f.conversation_id, f]));
-  for (const r of rows) {
-    const extra = byId.get(r.id);
-    const now = extra ? Date.parse(extra.now) : Date.now();
-    let sla: ConversationSla | null = null;
-    if (r.sla_policy_id && extra?.policy_name) {
-      const due = r.sla_due_at ? Date.parse(r.sla_due_at) : null;
-      const state = due === null ? 'none' : due <= now ? 'breached' : due - now <= SLA_DUE_SOON_MINUTES * 60_000 ? 'due_soon' : 'on_track';
-      sla = {
-        policy_id: r.sla_policy_id,
-        policy_name: extra.policy_name,
-        first_response_due_at: r.sla_first_response_due_at,
-        next_response_due_at: r.sla_next_response_due_at,
-        resolution_due_at: r.sla_resolution_due_at,
-        due_at: r.sla_due_at,
-        state,
-        breaches: extra.breaches,
-      };
-    }
-    out.set(r.id, { sla, csat: extra?.csat ?? null });
-  }
-  return out;
-}

@@ -1,6 +1,5 @@
 /** The inbox: start, list and read conversations, reply, resolve, close, reopen, assign; uploads (upload.ts). */
 import { z } from '../../../lib/zod.ts';
-import { sql } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendAgentReply } from '../../../core/commands/agent-reply.ts';
@@ -19,13 +18,12 @@ import { defineRoute } from '../../route.ts';
 import { authorize } from '../../policies.ts';
 import { mergeConversations } from '../../../core/commands/merge-conversations.ts';
 import { noBusiness } from '../../policies.ts';
-import { conversationColumns, conversationListItemSchema, conversationRow, conversationSchema } from '../../../core/presenters/conversation.ts';
+import { conversationListItemSchema, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
-import { findConversation, loadConversation, messagePage } from './queries.ts';
-import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
-import { cursorColumn, encodeCursor, keysetPage } from '../../cursor.ts';
-import { SLA_DUE_SOON_MINUTES } from '../../../core/presenters/service-levels.ts';
-import { requireVisible, visibleTo } from '../../../core/domain/team-visibility.ts';
+import { conversationPage, findConversation, loadConversation } from '../../../core/reads/conversations.ts';
+import { messagePage } from '../../../core/reads/messages.ts';
+import { encodeCursor } from '../../cursor.ts';
+import { requireVisible } from '../../../core/domain/team-visibility.ts';
 import {
   assignParams,
   assignResponse,
@@ -75,13 +73,11 @@ export const create = defineRoute({
         channelId: body.channel_id,
         initialMessage: body.initial_message ? { content: body.initial_message, attachments: [] } : null,
       });
-      return { conversation: await loadConversation(tx, businessId, created.conversationId), events: created.events };
+      return { conversation: await loadConversation(tx, { businessId }, created.conversationId), events: created.events };
     });
     return conversation;
   },
 });
-
-const pagedConversationRow = conversationRow.extend({ cursor_at: z.string() });
 
 export const list = defineRoute({
   method: 'get',
@@ -98,47 +94,10 @@ export const list = defineRoute({
   response: z.array(conversationListItemSchema),
   errors: [404],
   handler: async ({ query, member, deps, ctx }) => {
-    const { businessId } = member;
-    const conditions = [sql.fragment`c.business_id = ${businessId}`];
-    if (query.status) conditions.push(sql.fragment`c.status = any(${sql.array(query.status, 'text')})`);
-    if (query.snoozed === true) conditions.push(sql.fragment`c.snoozed_at is not null`);
-    if (query.snoozed === false) conditions.push(sql.fragment`c.snoozed_at is null`);
-    if (query.priority) conditions.push(sql.fragment`c.priority = any(${sql.array(query.priority, 'text')})`);
-    if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
-    else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
-    if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
-    if (query.team_id === 'none') conditions.push(sql.fragment`c.team_id is null`);
-    else if (query.team_id) conditions.push(sql.fragment`c.team_id = ${query.team_id}`);
-    if (member.teamScoped) conditions.push(visibleTo(member));
-    if (query.customer_id) conditions.push(sql.fragment`c.customer_id = ${query.customer_id}`);
-    if (query.label) {
-      const label = await deps.db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
-        select id from labels where business_id = ${businessId} and lower(name) = lower(${query.label})`);
-      if (!label) return [];
-      conditions.push(sql.fragment`exists (
-        select 1 from conversation_labels cl where cl.business_id = c.business_id and cl.conversation_id = c.id and cl.label_id = ${label})`);
-    }
-    if (query.sla === 'breached') conditions.push(sql.fragment`c.sla_due_at <= now()`);
-    else if (query.sla === 'due_soon')
-      conditions.push(sql.fragment`c.sla_due_at > now() and c.sla_due_at <= now() + make_interval(mins => ${SLA_DUE_SOON_MINUTES})`);
-    else if (query.sla === 'due') conditions.push(sql.fragment`c.sla_due_at is not null`);
-    const bySla = query.sort === 'sla';
-    if (bySla) conditions.push(sql.fragment`c.sla_due_at is not null`);
-    if (query.before) {
-      conditions.push(
-        bySla
-          ? sql.fragment`(c.sla_due_at, c.id) > (${query.before.at}::timestamptz, ${query.before.id}::uuid)`
-          : sql.fragment`(c.updated_at, c.id) < (${query.before.at}::timestamptz, ${query.before.id}::uuid)`,
-      );
-    }
-    const rows = await deps.db.any(sql.type(pagedConversationRow)`
-      select ${conversationColumns}, ${cursorColumn(bySla ? sql.fragment`c.sla_due_at` : sql.fragment`c.updated_at`)} as cursor_at
-      from conversations c
-      where ${sql.join(conditions, sql.fragment` and `)}
-      order by ${bySla ? sql.fragment`c.sla_due_at, c.id` : sql.fragment`c.updated_at desc, c.id desc`}
-      limit ${query.limit + 1}`);
-    const page = keysetPage(ctx, rows, query.limit, (last) => encodeCursor({ at: last.cursor_at, id: last.id }));
-    return presentConversationListItems(deps.db, page);
+    const { limit, before, ...filter } = query;
+    const page = await conversationPage(deps.db, member, filter, { limit, before });
+    if (page.next) ctx.set('X-Next-Cursor', encodeCursor(page.next));
+    return page.conversations;
   },
 });
 
@@ -154,7 +113,7 @@ export const read = defineRoute({
   query: imagesQuery,
   response: conversationSchema,
   errors: [404],
-  handler: async ({ params, query, member, deps }) => loadConversation(deps.db, member.businessId, params.conversation_id, { images: query.images === '1' }),
+  handler: async ({ params, query, member, deps }) => loadConversation(deps.db, member, params.conversation_id, { images: query.images === '1' }),
 });
 
 export const listMessages = defineRoute({
@@ -173,9 +132,9 @@ export const listMessages = defineRoute({
   response: z.array(messageSchema),
   errors: [404],
   handler: async ({ params, query, member, deps, ctx }) => {
-    const conversation = await findConversation(deps.db, member.businessId, params.conversation_id);
+    const conversation = await findConversation(deps.db, member, params.conversation_id);
     const { messages, next } = await messagePage(deps.db, conversation.id, query.limit, query.before, { images: query.images === '1' });
-    if (next) ctx.set('X-Next-Cursor', next);
+    if (next) ctx.set('X-Next-Cursor', encodeCursor(next));
     return messages;
   },
 });
@@ -389,7 +348,7 @@ export const reopen = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await reopenConversation(tx, { businessId, conversationId: params.conversation_id });
-      return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
     });
     return conversation;
   },
@@ -416,7 +375,7 @@ export const merge = defineRoute({
     await requireVisible(deps.db, member, body.from_conversation_id);
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await mergeConversations(tx, { businessId, conversationId: params.conversation_id, fromConversationId: body.from_conversation_id });
-      return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
     });
     return conversation;
   },

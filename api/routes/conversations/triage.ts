@@ -11,7 +11,7 @@ import { conversationSchema, priorities } from '../../../core/presenters/convers
 import { messageSchema } from '../../../core/presenters/message.ts';
 import { defineRoute } from '../../route.ts';
 import { authorize, type Action } from '../../policies.ts';
-import { loadConversation } from './queries.ts';
+import { loadConversation } from '../../../core/reads/conversations.ts';
 import { conversationParams, editScheduledBody, futureTime, messageParams, priorityBody, snoozeBody } from './schema.ts';
 
 const tags = ['Conversations'];
@@ -37,7 +37,7 @@ export const snooze = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await snoozeConversation(tx, { businessId, conversationId: params.conversation_id, until: body.until ?? null });
-      return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
     });
     return conversation;
   },
@@ -60,7 +60,7 @@ export const wake = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await wakeConversation(tx, { businessId, conversationId: params.conversation_id });
-      return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
     });
     return conversation;
   },
@@ -84,7 +84,7 @@ export const priority = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await setPriority(tx, { businessId, conversationId: params.conversation_id, priority: body.priority });
-      return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
     });
     return conversation;
   },

@@ -8,7 +8,7 @@ import { findUpload, isImageType, maxUploadBytes, storeUpload, uploadUrl } from 
 import { storageFor } from '../../../core/adapters/storage-for.ts';
 import { defineRoute } from '../../route.ts';
 import { multipart, uploadedFile } from '../../multipart-upload.ts';
-import { findConversation } from './queries.ts';
+import { findConversation } from '../../../core/reads/conversations.ts';
 import { conversationParams, uploadParams, uploadResponse } from './schema.ts';
 
 export const upload = defineRoute({
@@ -29,7 +29,7 @@ export const upload = defineRoute({
   errors: [402, 404, 413, 415],
   handler: async ({ params, caller, member, deps, ctx }) => {
     const { businessId } = member;
-    await findConversation(deps.db, businessId, params.conversation_id);
+    await findConversation(deps.db, member, params.conversation_id);
     const { path: tempPath, filename, contentType } = uploadedFile(ctx);
     const row = await storeUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config), {
       limit: maxUploadBytes,

@@ -17,7 +17,8 @@ import { importCustomers, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../../../cor
 import { loadAttributeDefinitions } from '../../../core/domain/customer-attributes.ts';
 import { actorOf } from '../../../core/domain/platform/audit.ts';
 import { HttpError } from '../../../core/errors.ts';
-import { customerColumns, customerRow, visibleCustomer } from '../../../core/presenters/customer.ts';
+import { visibleCustomer } from '../../../core/presenters/customer.ts';
+import { customersAfter } from '../../../core/reads/customers.ts';
 import { fileIssue, receivedFiles } from '../../multipart-upload.ts';
 import { defineRoute } from '../../route.ts';
 
@@ -37,14 +38,11 @@ async function* customerLines(db: Db, businessId: string, columns: string[]) {
   yield columns;
   let after = 0;
   for (;;) {
-    const rows = await db.any(sql.type(customerRow)`
-      select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id
-      where cu.business_id = ${businessId} and ${visibleCustomer} and cu.number > ${after}
-      order by cu.number limit ${BATCH}`);
+    const rows = await customersAfter(db, businessId, after, BATCH);
     for (const r of rows) {
       const fields: Record<string, unknown> = {
-        id: r.number,
-        uuid: r.id,
+        id: r.id,
+        uuid: r.uuid,
         name: r.name,
         email: r.email,
         phone: r.phone,
@@ -57,7 +55,7 @@ async function* customerLines(db: Db, businessId: string, columns: string[]) {
       });
     }
     if (rows.length < BATCH) return;
-    after = rows.at(-1)!.number;
+    after = rows.at(-1)!.id;
   }
 }
 

@@ -3,14 +3,14 @@
  * retention period. Customers are created by inbound messages. See docs/decisions.md#customer-records.
  */
 import { z } from '../../../lib/zod.ts';
-import { keysetPage } from '../../cursor.ts';
-import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
+import type { Queryable } from '../../../core/adapters/postgres/db.ts';
 import { ATTRIBUTE_KEY_PATTERN } from '../../../core/domain/customer-attributes.ts';
 import { notFound, validationError, type ValidationIssue } from '../../../core/errors.ts';
 import { attributeFilterValues, loadAttributeDefinitions, MAX_ATTRIBUTE_FILTERS } from '../../../core/domain/customer-attributes.ts';
 import { defineRoute } from '../../route.ts';
-import { customerColumns, customerRow, customerSchema, presentCustomer, visibleCustomer } from '../../../core/presenters/customer.ts';
-import { exportCustomer } from '../../../core/presenters/customer-export.ts';
+import { customerSchema } from '../../../core/presenters/customer.ts';
+import { customerByNumber, customerPage, type CustomerFilter } from '../../../core/reads/customers.ts';
+import { exportCustomer } from '../../../core/reads/customer-export.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { loadRetention, mergeCustomers, requestCustomerErasure, updateCustomer, updateRetention } from '../../../core/commands/customers.ts';
 import { actorOf } from '../../../core/domain/platform/audit.ts';
@@ -28,21 +28,17 @@ import {
 
 const tags = ['Customers'];
 
-/** `%q%` for ILIKE with the pattern characters in q taken literally. */
-const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /**
- * `attr.<key>=<value>` query parameters → `attributes @> {...}` conditions (served by the GIN
- * index customers_attributes_idx); 422 naming the parameter for an unknown key or a
- * value of the wrong type.
+ * `attr.<key>=<value>` query parameters → the attribute filters of the read (core/reads/customers.ts);
+ * 422 naming the parameter for an unknown key or a value of the wrong type.
  */
-async function attributeConditions(deps: { db: Queryable }, businessId: string, query: Record<string, unknown>) {
+async function attributeFilters(deps: { db: Queryable }, businessId: string, query: Record<string, unknown>) {
   const filters = Object.entries(query).filter(([name]) => name.startsWith('attr.'));
   if (filters.length === 0) return [];
   const issues: ValidationIssue[] = [];
   if (filters.length > MAX_ATTRIBUTE_FILTERS) issues.push({ loc: ['query'], msg: `At most ${MAX_ATTRIBUTE_FILTERS} attribute filters`, type: 'too_many' });
   const definitions = await loadAttributeDefinitions(deps.db, businessId);
-  const conditions = [];
+  const parsedFilters: NonNullable<CustomerFilter['attributes']> = [];
   for (const [name, raw] of filters) {
     const key = name.slice('attr.'.length);
     const text = Array.isArray(raw) ? raw.at(-1) : raw;
@@ -55,11 +51,10 @@ async function attributeConditions(deps: { db: Queryable }, businessId: string, 
       issues.push({ loc: ['query', name], msg: parsed.problem, type: 'value_error' });
       continue;
     }
-    const alternatives = parsed.values.map((value) => sql.fragment`cu.attributes @> ${sql.jsonb({ [key]: value })}`);
-    conditions.push(sql.fragment`(${sql.join(alternatives, sql.fragment` or `)})`);
+    parsedFilters.push({ key, values: parsed.values });
   }
   if (issues.length) throw validationError(issues);
-  return conditions;
+  return parsedFilters;
 }
 
 export const list = defineRoute({
@@ -80,20 +75,10 @@ export const list = defineRoute({
   errors: [404],
   handler: async ({ query, member, deps, ctx }) => {
     const { businessId } = member;
-    const conditions = [sql.fragment`cu.business_id = ${businessId}`, visibleCustomer, ...(await attributeConditions(deps, businessId, ctx.query))];
-    if (query.q) {
-      const pattern = containsPattern(query.q);
-      conditions.push(sql.fragment`(cu.name ilike ${pattern} or cu.email ilike ${pattern} or cu.phone ilike ${pattern})`);
-    }
-    if (query.before !== undefined) conditions.push(sql.fragment`cu.number < ${query.before}`);
-    const rows = await deps.db.any(sql.type(customerRow)`
-      select ${customerColumns}
-      from customers cu join businesses b on b.id = cu.business_id
-      where ${sql.join(conditions, sql.fragment` and `)}
-      order by cu.number desc
-      limit ${query.limit + 1}`);
-    const page = keysetPage(ctx, rows, query.limit, (last) => String(last.number));
-    return page.map(presentCustomer);
+    const attributes = await attributeFilters(deps, businessId, ctx.query);
+    const page = await customerPage(deps.db, businessId, { text: query.q, attributes }, { limit: query.limit, before: query.before });
+    if (page.next !== null) ctx.set('X-Next-Cursor', String(page.next));
+    return page.customers;
   },
 });
 
@@ -109,13 +94,9 @@ export const read = defineRoute({
   response: customerSchema,
   errors: [404],
   handler: async ({ params, member, deps }) => {
-    const { businessId } = member;
-    const row = await deps.db.maybeOne(sql.type(customerRow)`
-      select ${customerColumns}
-      from customers cu join businesses b on b.id = cu.business_id
-      where cu.number = ${params.id} and cu.business_id = ${businessId} and ${visibleCustomer}`);
-    if (!row) throw notFound('Customer not found');
-    return presentCustomer(row);
+    const customer = await customerByNumber(deps.db, member.businessId, params.id);
+    if (!customer) throw notFound('Customer not found');
+    return customer;
   },
 });
 

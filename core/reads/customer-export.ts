@@ -2,14 +2,15 @@
  * GET /customers/{id}/export: all of one customer's data as JSON (GDPR article 15): the record,
  * the platform identities that file messages on it, every conversation with every message, and
  * the files those messages carry, linked. Read in one snapshot (a repeatable-read transaction),
- * a fixed number of queries however long the history.
+ * a fixed number of queries however long the history. The customer, its conversations and
+ * their messages are the objects the rest of the API shows, through the same reads.
  */
 import { z } from '../../lib/zod.ts';
 import { sql, type Db } from '../adapters/postgres/db.ts';
-import { customerColumns, customerRow, presentCustomer, visibleCustomer, type Customer } from './customer.ts';
-import { conversationColumns, conversationRow, presentConversation, type Conversation } from './conversation.ts';
-import { messageColumns, messageRow, presentMessage, type Message } from './message.ts';
-import { labelsByConversation } from './inbox-reads.ts';
+import type { Customer } from '../presenters/customer.ts';
+import type { Conversation } from '../presenters/conversation.ts';
+import { customerByNumber } from './customers.ts';
+import { customerHistory } from './conversations.ts';
 
 export type CustomerExport = {
   exported_at: string;
@@ -31,34 +32,14 @@ const text = (v: unknown) => (typeof v === 'string' ? v : null);
 export async function exportCustomer(db: Db, businessId: string, number: number): Promise<CustomerExport | null> {
   return db.transaction(async (tx) => {
     await tx.query(sql.unsafe`set transaction isolation level repeatable read, read only`);
-    const row = await tx.maybeOne(sql.type(customerRow)`
-      select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id
-      where cu.business_id = ${businessId} and cu.number = ${number} and ${visibleCustomer}`);
-    if (!row) return null;
-    const customer = presentCustomer(row);
+    const customer = await customerByNumber(tx, businessId, number);
+    if (!customer) return null;
     const identities = await tx.any(sql.type(identityRow)`
       select cu.channel_id, ch.type as channel_type, cu.platform_user_id
       from customers cu left join channels ch on ch.id = cu.channel_id
-      where cu.business_id = ${businessId} and (cu.id = ${row.id} or cu.merged_into = ${row.id}) and cu.platform_user_id is not null
+      where cu.business_id = ${businessId} and (cu.id = ${customer.uuid} or cu.merged_into = ${customer.uuid}) and cu.platform_user_id is not null
       order by cu.created_at, cu.id`);
-    const conversations = await tx.any(sql.type(conversationRow)`
-      select ${conversationColumns} from conversations c
-      where c.business_id = ${businessId} and c.customer_id = ${row.id}
-      order by c.created_at, c.id`);
-    const ids = conversations.map((c) => c.id);
-    const messages = ids.length
-      ? await tx.any(sql.type(messageRow)`
-          select ${messageColumns} from messages m
-          where m.business_id = ${businessId} and m.conversation_id = any(${sql.array(ids, 'uuid')})
-          order by m.created_at, m.id`)
-      : [];
-    const labels = await labelsByConversation(tx, conversations);
-    const byConversation = new Map<string, Message[]>();
-    for (const m of messages) {
-      const list = byConversation.get(m.conversation_id) ?? [];
-      list.push(presentMessage(m));
-      byConversation.set(m.conversation_id, list);
-    }
+    const { conversations, messages } = await customerHistory(tx, businessId, customer.uuid);
     const attachments = messages.flatMap((m) =>
       m.attachments.map((a) => ({
         conversation_id: m.conversation_id,
@@ -71,13 +52,13 @@ export async function exportCustomer(db: Db, businessId: string, number: number)
     );
     const notes = await tx.any(sql.type(noteRow)`
       select id, author_name, body, created_at from customer_notes
-      where business_id = ${businessId} and customer_id = ${row.id}
+      where business_id = ${businessId} and customer_id = ${customer.uuid}
       order by created_at, id`);
     return {
       exported_at: new Date().toISOString(),
       customer,
       identities: [...identities],
-      conversations: conversations.map((c) => presentConversation(c, customer, labels.get(c.id) ?? [], byConversation.get(c.id) ?? [])),
+      conversations,
       attachments,
       notes: [...notes],
     };

@@ -1,0 +1,229 @@
+/**
+ * The conversation reads: every Conversation and ConversationListItem the API presents
+ * (GET /conversations and /conversations/{id}, the answers of the writes that return one, the
+ * `conversation_created` / `conversation_updated` events, the `conversation.*` webhooks, the
+ * customer export) is read here and presented by core/presenters/conversation.ts, with its
+ * customer (core/reads/customers.ts), its labels, its messages or latest message
+ * (core/reads/messages.ts) and its SLA and CSAT (core/reads/service-levels.ts). Each read is a
+ * fixed number of queries, however many conversations it returns (no N+1).
+ *
+ * Whom a read is for (`Reader`): a member, whom team-scoped visibility may limit
+ * (core/domain/team-visibility.ts `visibleTo`, applied in the read's own query), or the business
+ * itself: live events (core/events/live.ts sends each to the members who may see it), webhooks
+ * (the business's own endpoints), and the answer of a write the caller just made.
+ */
+import { z } from '../../lib/zod.ts';
+import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { notFound } from '../errors.ts';
+import { visibleTo, type Viewer } from '../domain/team-visibility.ts';
+import {
+  conversationColumns,
+  conversationRow,
+  presentConversation,
+  presentConversationListItem,
+  type Conversation,
+  type ConversationListItem,
+  type ConversationRow,
+} from '../presenters/conversation.ts';
+import type { Customer } from '../presenters/customer.ts';
+import type { Message } from '../presenters/message.ts';
+import { SLA_DUE_SOON_MINUTES, type ServiceLevels } from '../presenters/service-levels.ts';
+import { customersByIds } from './customers.ts';
+import { cursorColumn, pageOf, type Cursor } from './keyset.ts';
+import { allMessages, lastMessages, messagePage } from './messages.ts';
+import { serviceLevelsByConversation } from './service-levels.ts';
+
+/** Whom a read is for: a member (team-scoped visibility applies), or the business as a whole. */
+export type Reader = Viewer | { businessId: string };
+
+/** The condition "the reader may see the conversation" on `conversations c`. */
+const seenBy = (reader: Reader) => ('teamScoped' in reader ? visibleTo(reader) : sql.fragment`true`);
+
+const labelNameRow = z.object({ conversation_id: z.string(), name: z.string() });
+
+/** Each conversation's label names, in alphabetical order (one query however many conversations). */
+export async function labelsByConversation(q: Queryable, rows: readonly Pick<ConversationRow, 'id' | 'business_id'>[]): Promise<Map<string, string[]>> {
+  const byConversation = new Map<string, string[]>();
+  if (rows.length === 0) return byConversation;
+  const businesses = [...new Set(rows.map((r) => r.business_id))];
+  const found = await q.any(sql.type(labelNameRow)`
+    select cl.conversation_id, l.name
+    from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
+    where cl.business_id = any(${sql.array(businesses, 'uuid')}) and cl.conversation_id = any(${sql.array([...new Set(rows.map((r) => r.id))], 'uuid')})
+    order by lower(l.name)`);
+  for (const r of found) {
+    const names = byConversation.get(r.conversation_id);
+    if (names) names.push(r.name);
+    else byConversation.set(r.conversation_id, [r.name]);
+  }
+  return byConversation;
+}
+
+type Extras = { customers: Map<string, Customer>; labels: Map<string, string[]>; levels: Map<string, ServiceLevels> };
+
+/** What every presentation of a conversation carries beside its row and messages: customer, labels, SLA and CSAT. */
+const extrasFor = (extras: Extras, r: ConversationRow) =>
+  [r.customer_id ? (extras.customers.get(r.customer_id) ?? null) : null, extras.labels.get(r.id) ?? [], extras.levels.get(r.id)] as const;
+
+/**
+ * The extras of these conversations, one query after the other: the reads that run inside a
+ * transaction (a write's answer, the export's snapshot) use its one connection.
+ */
+async function extrasOf(q: Queryable, rows: readonly ConversationRow[]): Promise<Extras> {
+  const customers = await customersByIds(
+    q,
+    rows.map((r) => r.customer_id),
+  );
+  const labels = await labelsByConversation(q, rows);
+  const levels = await serviceLevelsByConversation(q, rows);
+  return { customers, labels, levels };
+}
+
+/** List entries (GET /conversations) for rows already read, in their order; the four reads side by side (on the pool). */
+async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
+  const [customers, latest, labels, levels] = await Promise.all([
+    customersByIds(
+      q,
+      rows.map((r) => r.customer_id),
+    ),
+    lastMessages(
+      q,
+      rows.map((r) => r.id),
+    ),
+    labelsByConversation(q, rows),
+    serviceLevelsByConversation(q, rows),
+  ]);
+  return rows.map((r) => {
+    const [customer, names, level] = extrasFor({ customers, labels, levels }, r);
+    return presentConversationListItem(r, customer, names, latest.get(r.id) ?? null, level);
+  });
+}
+
+/** The list entries of these conversations of the business (others are left out), keyed by id: live events and webhooks. */
+export async function conversationListItems(q: Queryable, businessId: string, ids: string[]): Promise<Map<string, ConversationListItem>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.any(sql.type(conversationRow)`
+    select ${conversationColumns} from conversations c
+    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+  const items = await listItemsOf(q, rows);
+  return new Map(items.map((item) => [item.id, item]));
+}
+
+/** The conversation's row, when the reader may see it; 404 `Conversation not found` otherwise (as another business's). */
+export async function findConversation(q: Queryable, reader: Reader, id: string): Promise<ConversationRow> {
+  const row = await q.maybeOne(sql.type(conversationRow)`
+    select ${conversationColumns} from conversations c where c.id = ${id} and c.business_id = ${reader.businessId} and ${seenBy(reader)}`);
+  if (!row) throw notFound('Conversation not found');
+  return row;
+}
+
+/** The Conversation object (GET /conversations/{id}): with its customer, its labels and its latest 100 messages, oldest first. */
+export async function loadConversation(q: Queryable, reader: Reader, id: string, options: { images?: boolean } = {}): Promise<Conversation> {
+  const row = await findConversation(q, reader, id);
+  const extras = await extrasOf(q, [row]);
+  const { messages } = await messagePage(q, row.id, 100, undefined, options);
+  const [customer, labels, levels] = extrasFor(extras, row);
+  return presentConversation(row, customer, labels, messages, levels);
+}
+
+/** What GET /conversations filters by, as its query parses it. */
+export type ConversationFilter = {
+  status?: readonly string[];
+  /** `true`: only snoozed ones; `false`: only awake ones. */
+  snoozed?: boolean;
+  priority?: readonly string[];
+  /** A member's user id, or `none`: unassigned. */
+  assignee_id?: string;
+  channel_type?: string;
+  /** A team id, or `none`: no team. */
+  team_id?: string;
+  customer_id?: string;
+  /** A label name, case-insensitive (an unknown one lists nothing). */
+  label?: string;
+  sla?: 'breached' | 'due_soon' | 'due';
+  /** `updated` (default): most recently updated first; `sla`: soonest due first, only conversations with something due. */
+  sort?: 'updated' | 'sla';
+};
+
+const pagedConversationRow = conversationRow.extend({ cursor_at: z.string() });
+
+/**
+ * GET /conversations: a page of the conversations the reader may see, as list entries; `next`
+ * continues after the last of them when more exist.
+ */
+export async function conversationPage(
+  q: Queryable,
+  reader: Reader,
+  filter: ConversationFilter,
+  page: { limit: number; before?: Cursor },
+): Promise<{ conversations: ConversationListItem[]; next: Cursor | null }> {
+  const { businessId } = reader;
+  const conditions = [sql.fragment`c.business_id = ${businessId}`];
+  if (filter.status) conditions.push(sql.fragment`c.status = any(${sql.array([...filter.status], 'text')})`);
+  if (filter.snoozed === true) conditions.push(sql.fragment`c.snoozed_at is not null`);
+  if (filter.snoozed === false) conditions.push(sql.fragment`c.snoozed_at is null`);
+  if (filter.priority) conditions.push(sql.fragment`c.priority = any(${sql.array([...filter.priority], 'text')})`);
+  if (filter.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
+  else if (filter.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${filter.assignee_id}`);
+  if (filter.channel_type) conditions.push(sql.fragment`c.channel_type = ${filter.channel_type}`);
+  if (filter.team_id === 'none') conditions.push(sql.fragment`c.team_id is null`);
+  else if (filter.team_id) conditions.push(sql.fragment`c.team_id = ${filter.team_id}`);
+  if ('teamScoped' in reader && reader.teamScoped) conditions.push(visibleTo(reader));
+  if (filter.customer_id) conditions.push(sql.fragment`c.customer_id = ${filter.customer_id}`);
+  if (filter.label) {
+    const label = await q.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+      select id from labels where business_id = ${businessId} and lower(name) = lower(${filter.label})`);
+    if (!label) return { conversations: [], next: null };
+    conditions.push(sql.fragment`exists (
+      select 1 from conversation_labels cl where cl.business_id = c.business_id and cl.conversation_id = c.id and cl.label_id = ${label})`);
+  }
+  if (filter.sla === 'breached') conditions.push(sql.fragment`c.sla_due_at <= now()`);
+  else if (filter.sla === 'due_soon')
+    conditions.push(sql.fragment`c.sla_due_at > now() and c.sla_due_at <= now() + make_interval(mins => ${SLA_DUE_SOON_MINUTES})`);
+  else if (filter.sla === 'due') conditions.push(sql.fragment`c.sla_due_at is not null`);
+  const bySla = filter.sort === 'sla';
+  if (bySla) conditions.push(sql.fragment`c.sla_due_at is not null`);
+  if (page.before) {
+    conditions.push(
+      bySla
+        ? sql.fragment`(c.sla_due_at, c.id) > (${page.before.at}::timestamptz, ${page.before.id}::uuid)`
+        : sql.fragment`(c.updated_at, c.id) < (${page.before.at}::timestamptz, ${page.before.id}::uuid)`,
+    );
+  }
+  const rows = await q.any(sql.type(pagedConversationRow)`
+    select ${conversationColumns}, ${cursorColumn(bySla ? sql.fragment`c.sla_due_at` : sql.fragment`c.updated_at`)} as cursor_at
+    from conversations c
+    where ${sql.join(conditions, sql.fragment` and `)}
+    order by ${bySla ? sql.fragment`c.sla_due_at, c.id` : sql.fragment`c.updated_at desc, c.id desc`}
+    limit ${page.limit + 1}`);
+  const { rows: shown, next } = pageOf(rows, page.limit);
+  return { conversations: await listItemsOf(q, shown), next };
+}
+
+/**
+ * Every conversation of the customer, oldest first, each with all its messages (private notes
+ * included), and those messages oldest first across them all: the customer export.
+ */
+export async function customerHistory(q: Queryable, businessId: string, customerId: string): Promise<{ conversations: Conversation[]; messages: Message[] }> {
+  const rows = await q.any(sql.type(conversationRow)`
+    select ${conversationColumns} from conversations c
+    where c.business_id = ${businessId} and c.customer_id = ${customerId}
+    order by c.created_at, c.id`);
+  const messages = await allMessages(
+    q,
+    businessId,
+    rows.map((r) => r.id),
+  );
+  const extras = await extrasOf(q, rows);
+  const byConversation = new Map<string, Message[]>();
+  for (const m of messages) {
+    const list = byConversation.get(m.conversation_id) ?? [];
+    list.push(m);
+    byConversation.set(m.conversation_id, list);
+  }
+  const conversations = rows.map((r) => {
+    const [customer, labels, levels] = extrasFor(extras, r);
+    return presentConversation(r, customer, labels, byConversation.get(r.id) ?? [], levels);
+  });
+  return { conversations, messages };
+}
