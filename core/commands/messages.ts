@@ -17,7 +17,7 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
 import { conversationUpdated, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
-import { messageRow, presentMessage, type Message } from '../presenters/message.ts';
+import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { webhookEventsOf } from './webhooks-out.ts';
 import type { Attachment } from '../domain/uploads.ts';
 
@@ -166,12 +166,13 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
       where window_open ${input.unlessEmail ? sql.fragment`and channel_type <> 'email'` : sql.fragment``} ${rules.needsChannel ? sql.fragment`and channel_id is not null` : sql.fragment``}
     ), ${rules.counted ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
-      insert into messages (id, business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template, email, send_at)
+      insert into messages as m (id, business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template, email, send_at)
       select ${messageId}, ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
              ${rules.status}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb,
              ${input.email ? sql.jsonb(input.email as never) : null}::jsonb, ${rules.sendAt}::timestamptz
       from deliverable d where exists (select 1 from reservation where reserved)
-      returning id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, external_id, error, private, send_at, created_at, html, email
+      -- The columns every read of a message selects (core/reads/messages.ts), so the answer is what GET shows.
+      returning ${messageColumns}
     ), job as (
       -- Arms the conversation's delivery drain (migration 0085): a job only when none is waiting to run.
       ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}
