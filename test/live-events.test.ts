@@ -196,4 +196,10 @@ test('one conversation, message and customer everywhere: list entry, single read
   t.deepEqual(eventOf('customer_updated', beforeEdit, (p) => p.business_id === ws.businessId).payload.customer, customer);
   t.deepEqual(bodies.get(refs[3]!.id), customer);
   t.deepEqual(edited.body, customer);
+
+  // The customer export: the same customer, and the same conversation with all its messages.
+  const exported = await app.request('GET', `/api/v1/customers/${customerNumber}/export`, as);
+  t.is(exported.status, 200, exported.text);
+  t.deepEqual(exported.body.customer, customer);
+  t.deepEqual(exported.body.conversations, [read]);
 });
