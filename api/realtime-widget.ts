@@ -2,7 +2,7 @@
  * Live replies for website visitors: the Socket.IO namespace `/widget` on the API's own
  * origin (path `/socket.io`). A visitor connects with `auth: {visitor_token}` from
  * POST /api/v1/visitor/sessions and is put in its room `visitor:<customer uuid>`, which
- * receives `message_created` with the visitor's message shape (core/domain/visitors/visitor-messages.ts) for
+ * receives `message_created` with the visitor's message shape (core/reads/visitor-messages.ts) for
  * every agent or AI reply and for the visitor's own messages (so their other tabs follow), and
  * `typing` while an agent writes a reply. The one thing accepted from the client is `typing
  * {typing}`, relayed to the dashboards of the visitor's own conversation (api/realtime-signals.ts).

@@ -16,8 +16,9 @@ import type { InboundAttachment, InboundMessage } from '../../connectors/types.t
 import { processInboundEvent, storeInboundEvents, type InboundChannel } from './inbound.ts';
 import { pruneRateWindows, takeRateAllowance, type RateLimit } from '../domain/rate-windows.ts';
 import type { VisitorClaims } from '../domain/visitors/visitor-tokens.ts';
-import { visibleToVisitor, visitorMessageColumns, visitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
-import { presentVisitorMessage, visitorMessageRow, type VisitorMessage } from '../presenters/visitor-message.ts';
+import { visitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
+import type { VisitorMessage } from '../presenters/visitor-message.ts';
+import { currentConversationId, visitorMessageByExternalId } from '../reads/visitor-messages.ts';
 import { widgetChannelType } from '../../connectors/index.ts';
 import { createReadStream } from 'node:fs';
 import type { FileStorage } from '../adapters/storage.ts';
@@ -73,19 +74,6 @@ export async function loadVisitor(q: Queryable, claims: VisitorClaims): Promise<
   if (!row) throw invalidCredentials();
   if (!row.is_active) throw widgetNotFound();
   return { customerId: row.customer_id, visitorId: claims.visitorId, widgetId: claims.widgetId, channelId: row.channel_id, businessId: row.business_id };
-}
-
-/**
- * The conversation the visitor's next message goes to: their latest on the channel unless it
- * is closed (inbound threading: a message on a closed conversation starts a new one). Null
- * when there is none.
- */
-export async function currentConversationId(q: Queryable, visitor: Visitor): Promise<string | null> {
-  const row = await q.maybeOne(sql.type(z.object({ id: z.string(), status: z.string() }))`
-    select id, status from conversations
-    where customer_id = ${visitor.customerId} and channel_id = ${visitor.channelId}
-    order by updated_at desc, id desc limit 1`);
-  return row && row.status !== 'closed' ? row.id : null;
 }
 
 export type StartVisitorSessionInput = {
@@ -207,36 +195,10 @@ export async function sendVisitorMessage(
   // Processed here rather than by the job, so the answer carries the message; the job then
   // finds the event processed. Waits on the event's row lock if the worker got there first.
   const events = await processInboundEvent(db, eventId);
-  const row = await db.maybeOne(sql.type(visitorMessageRow)`
-    select ${visitorMessageColumns} from messages m where m.channel_id = ${channel.id} and m.external_id = ${externalId}`);
+  const message = await visitorMessageByExternalId(db, channel.id, externalId);
   // Only a channel deleted meanwhile (its events cascade away) leaves no message.
-  if (!row) throw widgetNotFound();
-  const message = presentVisitorMessage(row);
+  if (!message) throw widgetNotFound();
   return { message, events: [...events, visitorMessageEvent(visitor.customerId, message)] };
-}
-
-/**
- * The visitor's messages in one conversation, oldest first: the newest `limit` of them. Without
- * `conversationId` the current conversation (none: `[]`); another visitor's conversation: 404.
- */
-export async function listVisitorMessages(q: Queryable, visitor: Visitor, options: { conversationId?: string; limit: number }): Promise<VisitorMessage[]> {
-  let conversationId: string | null;
-  if (options.conversationId) {
-    const owned = await q.exists(sql.unsafe`
-      select 1 from conversations where id = ${options.conversationId} and customer_id = ${visitor.customerId} and channel_id = ${visitor.channelId}`);
-    if (!owned) throw notFound('Conversation not found');
-    conversationId = options.conversationId;
-  } else {
-    conversationId = await currentConversationId(q, visitor);
-  }
-  if (!conversationId) return [];
-  const rows = await q.any(sql.type(visitorMessageRow)`
-    select * from (
-      select ${visitorMessageColumns} from messages m
-      where m.conversation_id = ${conversationId} and ${visibleToVisitor}
-      order by m.created_at desc, m.id desc limit ${options.limit}) latest
-    order by created_at, id`);
-  return rows.map(presentVisitorMessage);
 }
 
 /**

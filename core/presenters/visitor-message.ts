@@ -1,7 +1,7 @@
 /**
  * A message as a website visitor sees it (the visitor API, the `/widget` socket): the
  * customer's own messages and the replies of agents and the AI agent, without what is internal
- * to the business. Which messages qualify: core/domain/visitors/visitor-messages.ts.
+ * to the business. Which messages qualify: core/reads/visitor-messages.ts.
  */
 import { z } from 'zod';
 

@@ -4,8 +4,8 @@
  * token. Live replies come over the `/widget` socket (api/realtime-widget.ts).
  */
 import { z } from '../../../lib/zod.ts';
+import { listVisitorMessages } from '../../../core/reads/visitor-messages.ts';
 import {
-  listVisitorMessages,
   sendVisitorMessage,
   startVisitorSession,
   storeVisitorUpload,
