@@ -1,7 +1,6 @@
-/** mentions row (+ its note and conversation) → the Mention object of GET /api/v1/mentions and `mention_created`. */
+/** mentions row (+ its note and conversation) → the Mention object of GET /api/v1/mentions and `mention_created` (read by core/reads/mentions.ts). */
 import { z } from '../../lib/zod.ts';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
-import { messageColumns, messageRow, messageSchema, presentMessage } from './message.ts';
+import { messageRow, messageSchema, presentMessage } from './message.ts';
 
 export const mentionRow = messageRow.extend({
   mention_id: z.string(),
@@ -16,21 +15,6 @@ export const mentionRow = messageRow.extend({
   read_at: z.string().nullable(),
 });
 export type MentionRow = z.infer<typeof mentionRow>;
-
-/**
- * What mentionRow reads, for `from mentions mn join messages m … join conversations c …
- * left join customers cu … left join users au on au.id = mn.mentioned_by`.
- */
-export const mentionColumns = sql.fragment`
-  ${messageColumns}, mn.id as mention_id, mn.member_id, tm.user_id as member_user_id, mn.mentioned_by, au.full_name as mentioned_by_name,
-  cu.name as customer_name, c.status as conversation_status, mn.created_at as mentioned_at, mn.read_at`;
-
-export const mentionJoins = sql.fragment`
-  join messages m on m.id = mn.message_id and m.business_id = mn.business_id
-  join conversations c on c.id = mn.conversation_id
-  join team_members tm on tm.id = mn.member_id
-  left join customers cu on cu.id = c.customer_id
-  left join users au on au.id = mn.mentioned_by`;
 
 export const mentionSchema = z
   .object({
@@ -63,12 +47,3 @@ export const presentMention = (row: MentionRow): Mention => ({
   read_at: row.read_at,
   created_at: row.mentioned_at,
 });
-
-/** These mentions of the business, presented with their member's user id, keyed by id (ones not found are left out). */
-export async function mentionsByIds(q: Queryable, businessId: string, ids: string[]): Promise<Map<string, { userId: string; mention: Mention }>> {
-  if (ids.length === 0) return new Map();
-  const rows = await q.any(sql.type(mentionRow)`
-    select ${mentionColumns} from mentions mn ${mentionJoins}
-    where mn.business_id = ${businessId} and mn.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
-  return new Map(rows.map((r) => [r.mention_id, { userId: r.member_user_id, mention: presentMention(r) }]));
-}

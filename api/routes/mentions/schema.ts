@@ -1,8 +1,9 @@
 import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
+import type { MentionCursor } from '../../../core/reads/mentions.ts';
 
-/** Where a page of mentions ends: in the unread part or the read part, at (created_at, id). */
-export type MentionCursor = { read: boolean; at: string; id: string };
+/** Where a page of mentions ends (core/reads/mentions.ts): in the unread part or the read part, at (created_at, id). */
+export type { MentionCursor };
 
 const cursorShape = z.tuple([z.boolean(), z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/), z.uuid()]);
 
