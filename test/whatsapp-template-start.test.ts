@@ -81,7 +81,7 @@ test.serial("a template starts the conversation: customer created by number, tem
   const res = await start({ channel_id: channelId, phone: '+49 151 2345-6789', template: orderUpdate });
   t.is(res.status, 200, res.text);
   t.like(res.body, { channel_id: channelId, channel_type: 'whatsapp', status: 'open', reply_window_expires_at: null });
-  t.like(res.body.customer, { phone: '+4915123456789' });
+  t.like(res.body.customer, { phone: '+4915123456789', name: '+4915123456789' });
   t.is(res.body.messages.length, 1);
   const [message] = res.body.messages;
   t.like(message, { sender_type: 'agent', sender_id: owner.userId, content: 'Hi Rosa, your order A-1042 has shipped.', delivery_status: 'queued' });

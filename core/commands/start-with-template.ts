@@ -34,11 +34,15 @@ const channelRow = z.object({ id: z.string(), type: z.string() });
 const customerRow = z.object({ id: z.string(), merged_into: z.string().nullable(), erasing_at: z.string().nullable() });
 const conversationRow = z.object({ id: z.string(), status: z.string() });
 
-/** The customer with this WhatsApp id on the channel, created when new; one merged away leads to the customer it was merged into. */
+/**
+ * The customer with this WhatsApp id on the channel, created when new: named by the number until
+ * their first message brings their WhatsApp profile name (inbound_apply_message replaces a name
+ * nobody edited). One merged away leads to the customer it was merged into.
+ */
 async function customerFor(tx: Queryable, input: StartWithTemplateInput): Promise<string> {
   const inserted = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
-    insert into customers (business_id, channel_id, platform_user_id, phone)
-    values (${input.businessId}, ${input.channelId}, ${input.phoneDigits}, ${`+${input.phoneDigits}`})
+    insert into customers (business_id, channel_id, platform_user_id, name, phone)
+    values (${input.businessId}, ${input.channelId}, ${input.phoneDigits}, ${`+${input.phoneDigits}`}, ${`+${input.phoneDigits}`})
     on conflict (channel_id, platform_user_id, business_id) where platform_user_id is not null do nothing
     returning id`);
   if (inserted) return inserted.id;
