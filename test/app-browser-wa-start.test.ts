@@ -128,7 +128,9 @@ browserTest('a business without a WhatsApp channel is not offered New conversati
   await page.getByRole('heading', { name: 'Inbox' }).waitFor();
   t.is((await channelsRead).status(), 200);
   // Two frames after the answer: the app has rendered what it read.
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(null)))));
+  await page.evaluate(
+    () => new Promise((done) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(() => done(null)))),
+  );
   t.is(await page.getByRole('button', { name: 'New conversation' }).count(), 0);
   t.deepEqual(errors, []);
   await context.close();
