@@ -45,10 +45,17 @@ const envSchema = z.object({
   REDIS_URL: optionalUrl,
   /**
    * Where files (agent uploads, customers' media) are kept: `postgres` (in the database, in
-   * chunks: every web and worker node sees the same files) or `disk` (DATA_DIR/uploads: one
-   * machine). Default: `postgres` when DATABASE_URL is set, else `disk` (the embedded `npm start`).
+   * chunks: every web and worker node sees the same files), `disk` (DATA_DIR/uploads: one
+   * machine) or `s3` (S3_BUCKET on S3 or an S3-compatible service). Default: `postgres` when
+   * DATABASE_URL is set, else `disk` (the embedded `npm start`).
    */
-  STORAGE_DRIVER: z.enum(['postgres', 'disk']).optional(),
+  STORAGE_DRIVER: z.enum(['postgres', 'disk', 's3']).optional(),
+  /** The bucket of the `s3` storage driver (required with STORAGE_DRIVER=s3). */
+  S3_BUCKET: optionalString,
+  /** An S3-compatible service's URL (MinIO, Ceph, R2…; path-style addressing); unset: Amazon S3. */
+  S3_ENDPOINT: optionalUrl,
+  /** The bucket's region (default us-east-1; most S3-compatible services ignore it). */
+  S3_REGION: optionalString.transform((v) => v ?? 'us-east-1'),
   /** Largest customer attachment downloaded from a platform, in bytes (default 25 MB). */
   MAX_ATTACHMENT_BYTES: z.coerce
     .number()
@@ -166,7 +173,7 @@ export type Env = z.infer<typeof envSchema> & {
 
 export type Config = Omit<Env, 'JWT_SECRET' | 'CONFIG_ENCRYPTION_KEY' | 'META_REQUIRE_SIGNATURE' | 'ALLOW_PRIVATE_HOSTS' | 'STORAGE_DRIVER'> & {
   /** STORAGE_DRIVER resolved: its value, else `postgres` with DATABASE_URL and `disk` without. */
-  STORAGE_DRIVER: 'postgres' | 'disk';
+  STORAGE_DRIVER: 'postgres' | 'disk' | 's3';
   /** META_REQUIRE_SIGNATURE resolved: its value, else NODE_ENV === 'production'. */
   META_REQUIRE_SIGNATURE: boolean;
   /** ALLOW_PRIVATE_HOSTS resolved (default false). */
@@ -187,7 +194,9 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; throws ConfigError naming every bad variable. */
 export function parseEnv(env: NodeJS.ProcessEnv = process.env): Env {
-  const result = envSchema.safeParse(env);
+  const result = envSchema
+    .refine((e) => e.STORAGE_DRIVER !== 's3' || e.S3_BUCKET !== undefined, { path: ['S3_BUCKET'], message: 'required with STORAGE_DRIVER=s3' })
+    .safeParse(env);
   const urls = platformUrlSchema.safeParse(env);
   if (!result.success || !urls.success) {
     const issues = [...(result.error?.issues ?? []), ...(urls.error?.issues ?? [])];

@@ -8,7 +8,7 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { storeInboundEvents, processInboundEvent } from '../core/commands/inbound.ts';
 import { applyRetention, eraseCustomer } from '../core/commands/customers.ts';
-import { storageFor } from '../core/adapters/storage.ts';
+import { storageFor } from '../core/adapters/storage-for.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
 import { waitFor, workerPerTest } from './helpers/worker.ts';
@@ -473,7 +473,7 @@ test.serial(
     );
     t.is((await app.request('GET', `/api/v1/customers/${await numberOf(keep.customerUuid)}`, { token: ws.token })).status, 200);
     // Idempotent: the job again, and the route, find nothing.
-    t.is(await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: a.customerUuid }), null);
+    t.is(await eraseCustomer(app.deps.db, app.deps.config, { businessId: ws.businessId, customerId: a.customerUuid }), null);
     t.is((await app.request('DELETE', `/api/v1/customers/${id}`, { token: ws.token })).status, 404);
     // The identity writing again is a new customer.
     const back = await inbound(ws.businessId, tg, 'telegram', { platformUserId: `tg-${marker}` }, 'new start');
@@ -485,7 +485,7 @@ test('erasure on disk storage removes the file from the disk', async (t) => {
   const ws = await createWorkspace(app);
   const tg = await channel(ws.businessId, 'telegram');
   const a = await inbound(ws.businessId, tg, 'telegram', { platformUserId: unique('tg-') }, 'with a disk file');
-  const disk = storageFor('disk', app.deps.config.dataDir);
+  const disk = storageFor('disk', app.deps.config);
   const key = randomBytes(32).toString('base64url');
   await app.sql(
     `insert into uploads (business_id, conversation_id, storage_key, filename, content_type, size, driver, source) values ($1, $2, $3, 'f.txt', 'text/plain', 3, 'disk', 'inbound')`,
@@ -503,7 +503,7 @@ test('erasure on disk storage removes the file from the disk', async (t) => {
   const { diskPath } = await import('../core/adapters/storage.ts');
   t.true(existsSync(diskPath(app.deps.config.dataDir, key)));
   t.is((await app.request('DELETE', `/api/v1/customers/${await numberOf(a.customerUuid)}`, { token: ws.token })).status, 200);
-  const erased = await eraseCustomer(app.deps.db, disk, { businessId: ws.businessId, customerId: a.customerUuid });
+  const erased = await eraseCustomer(app.deps.db, app.deps.config, { businessId: ws.businessId, customerId: a.customerUuid });
   t.like(erased, { conversations: 1, messages: 1, files: 1 });
   t.false(existsSync(diskPath(app.deps.config.dataDir, key)));
 });
@@ -550,7 +550,7 @@ test('retention: setting (owner/admin), 422 out of range; the daily job deletes 
   const otherOld = await inbound(other.businessId, otherTg, 'telegram', { platformUserId: 'x' }, 'old elsewhere');
   await app.sql(`update conversations set status = 'closed', last_message_at = now() - interval '400 days' where id = $1`, [otherOld.conversationId]);
 
-  t.true((await applyRetention(app.deps.db, storageFor('postgres', app.deps.config.dataDir))) >= 2);
+  t.true((await applyRetention(app.deps.db, app.deps.config)) >= 2);
   const left = (await app.sql(`select id from conversations where business_id = $1`, [ws.businessId])).map((r) => r.id).sort();
   t.deepEqual(left, [oldOpen.conversationId, newResolved.conversationId].sort());
   t.is(
@@ -564,7 +564,7 @@ test('retention: setting (owner/admin), 422 out of range; the daily job deletes 
   t.is((await app.sql(`select count(*)::int as n from conversations where id = $1`, [otherOld.conversationId]))[0].n, 1);
   const [expired] = await audit(ws.businessId, 'conversations.expired');
   t.deepEqual(expired.details, { days: 30, conversations: 2, messages: 2, files: 1 });
-  t.is(await applyRetention(app.deps.db, storageFor('postgres', app.deps.config.dataDir)), 0, 'nothing twice');
+  t.is(await applyRetention(app.deps.db, app.deps.config), 0, 'nothing twice');
 
   const off = await app.request('PATCH', '/api/v1/settings/retention', { token: ws.token, body: { days: null } });
   t.deepEqual(off.body, { days: null });
@@ -620,7 +620,7 @@ test('erasure of a website visitor: their rate windows go too, and their visitor
   const [customer] = await app.sql(`select id, number from customers where business_id = $1 and name = 'Vera Visitor'`, [ws.businessId]);
   t.true((await rowsHolding(customer.id)).some((r) => r.startsWith('public.rate_windows')));
   t.is((await app.request('DELETE', `/api/v1/customers/${customer.number}`, { token: ws.token })).status, 200);
-  await eraseCustomer(app.deps.db, storageFor('postgres', app.deps.config.dataDir), { businessId: ws.businessId, customerId: customer.id });
+  await eraseCustomer(app.deps.db, app.deps.config, { businessId: ws.businessId, customerId: customer.id });
   t.deepEqual(
     (await rowsHolding(customer.id)).filter((r) => !r.startsWith('graphile_worker.')),
     [],

@@ -119,6 +119,39 @@ test.serial("a permanent refusal fails that reply with the platform's reason and
   t.is(await inbox.releasedDeliveryJob(refused.id), undefined, 'a refusal is not retried');
 });
 
+test.serial('a platform id another message holds already: the reply is sent without it, never again, and the next one goes', async (t) => {
+  const { app, fake, inbox } = setup;
+  const phone = '15550002006';
+  const conversation = await customerWrites(phone);
+  const first = await inbox.reply(conversation, 'first');
+  const worker = await startTestWorker(app, { only: ['deliver_message'] });
+  try {
+    await inbox.messageSettled(conversation, first.id, ['sent']);
+  } finally {
+    await worker.stop();
+  }
+  fake.repeatMessageIdOnce();
+  const second = await inbox.reply(conversation, 'second, answered with the same id');
+  const third = await inbox.reply(conversation, 'third');
+  const again = await startTestWorker(app, { only: ['deliver_message'] });
+  try {
+    await inbox.messageSettled(conversation, third.id, ['sent']);
+  } finally {
+    await again.stop();
+  }
+  const rows = await query(app, 'select id, delivery_status, external_id from messages where id = any($1::uuid[]) order by created_at', [
+    [first.id, second.id, third.id],
+  ]);
+  t.deepEqual(
+    rows.map((r) => r.delivery_status),
+    ['sent', 'sent', 'sent'],
+  );
+  t.truthy(rows[0].external_id);
+  t.is(rows[1].external_id, null, 'the id taken by the first reply is not recorded twice');
+  t.truthy(rows[2].external_id);
+  t.deepEqual(textsTo(phone), ['first', 'second, answered with the same id', 'third'], 'each sent once, in order');
+});
+
 test.serial('two workers drain two conversations at the same time', async (t) => {
   const { app, fake, inbox } = setup;
   const [first, second] = ['15550002004', '15550002005'];

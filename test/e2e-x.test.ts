@@ -11,6 +11,7 @@ import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, waitFor, workerPerTest } from './helpers/worker.ts';
 import { problem, signXWebhook, startFakeX, type FakeX } from './fakes/x.ts';
+import { makePng } from './helpers/png.ts';
 
 const credentials = {
   api_key: 'e2e-consumer-key',
@@ -161,6 +162,57 @@ test.serial('inbound: a signed DM is stored with its job before the 200, then be
   t.is(messages.length, 1);
   t.like(messages[0], { sender_type: 'customer', content: 'Hey, I was double charged 😕', external_id: eventId, delivery_status: null });
 });
+
+test.serial(
+  'inbound media: a DM photo is fetched with an OAuth 1.0a-signed GET (as X checks it), stored and served byte for byte; a refused signature fails it with the reason',
+  async (t) => {
+    const photo = makePng(64, 48, [10, 160, 90]);
+    const url = fake.addDmMedia('receipt.jpg', photo, 'image/jpeg');
+    const sender = { id: '2000000000000000099', name: 'Ada Photo' };
+    const payload = dmActivity(sender, 'Here is the receipt');
+    (payload.direct_message_events[0].message_create.message_data as Record<string, unknown>).attachment = {
+      type: 'media',
+      media: { id_str: '1790000000000000555', media_url_https: url, type: 'photo' },
+    };
+    const eventId = payload.direct_message_events[0].id;
+    t.is((await postX(payload)).status, 200);
+    await runWorker();
+    const [message] = await waitFor(
+      async () => {
+        const rows = await query(app, `select attachments from messages where external_id = $1`, [eventId]);
+        return rows.length && rows[0].attachments[0].status !== 'pending' ? rows : null;
+      },
+      20_000,
+      'the X attachment settled',
+    );
+    const attachment = message.attachments[0];
+    t.like(attachment, { status: 'stored', source_url: url, content_type: 'image/png', size: photo.length, platform_file_id: '1790000000000000555' });
+    const mediaGets = fake.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/1.1/ton/data/dm/'));
+    t.true(mediaGets.length >= 1 && mediaGets.every((r) => r.authorized), 'every media GET carried a valid OAuth 1.0a signature');
+    const served = await fetch(attachment.url);
+    t.is(served.status, 200);
+    t.true(Buffer.from(await served.arrayBuffer()).equals(photo));
+
+    // X refuses the signature (revoked token): a permanent failure, the metadata kept with X's reason.
+    fake.failNext(1, 401, problem(401, 'Unauthorized', 'Could not authenticate you'));
+    const refused = dmActivity(sender, 'And another one');
+    (refused.direct_message_events[0].message_create.message_data as Record<string, unknown>).attachment = {
+      type: 'media',
+      media: { id_str: '1790000000000000556', media_url_https: fake.addDmMedia('second.jpg', photo, 'image/jpeg'), type: 'photo' },
+    };
+    t.is((await postX(refused)).status, 200);
+    const [failed] = await waitFor(
+      async () => {
+        const rows = await query(app, `select attachments from messages where external_id = $1`, [refused.direct_message_events[0].id]);
+        return rows.length && rows[0].attachments[0].status !== 'pending' ? rows : null;
+      },
+      20_000,
+      'the refused X attachment settled',
+    );
+    t.like(failed.attachments[0], { status: 'failed', platform_file_id: '1790000000000000556' });
+    t.regex(failed.attachments[0].error, /Could not authenticate you/);
+  },
+);
 
 test.serial('inbound: the same event five times makes one message', async (t) => {
   const sender = { id: '2000000000000000012', name: 'Ada Lovelace' };

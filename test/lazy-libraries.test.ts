@@ -1,7 +1,7 @@
 /**
  * Memory: `parley web` and `parley worker` load no platform library until a channel of that type
  * (or billing, system mail, the AI agent) is used: stripe, telegraf, twitter-api-v2, the twilio
- * REST client, mailparser, imapflow, nodemailer and ollama each add 5-33 MiB of RSS to a process.
+ * REST client, mailparser, imapflow, nodemailer, ollama and the AWS SDK (the s3 storage driver) each add 5-33 MiB of RSS to a process.
  * A child process imports what each start mode imports and reports the package files loaded.
  * Twilio's webhook validator (one file) is the exception: SMS webhook verification is synchronous.
  */
@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const platformLibraries = ['stripe', 'telegraf', 'twitter-api-v2', 'twilio', 'mailparser', 'imapflow', 'nodemailer', 'ollama'];
+const platformLibraries = ['stripe', 'telegraf', 'twitter-api-v2', 'twilio', 'mailparser', 'imapflow', 'nodemailer', 'ollama', '@aws-sdk'];
 const allowed = new Set(['twilio/lib/webhooks/webhooks.js']);
 /** What bin/parley.ts imports before choosing a start mode, then boot. */
 const common = ['bin/jobs-command.ts', 'bin/business-command.ts', 'core/config.ts', 'core/boot.ts'];

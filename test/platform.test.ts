@@ -181,6 +181,25 @@ test("api keys: owners and admins only; bad input is 422; another business's key
 
 // ---------------------------------------------------------------- webhooks
 
+test("webhooks: an agent's reply (one statement that enqueues its own webhook job) is delivered once per event, with the REST objects", async (t) => {
+  const ws = await createWorkspace(app);
+  const hook = await webhook(ws, ['message.created', 'conversation.updated']);
+  const opened = await app.request('POST', '/api/v1/conversations', { token: ws.token, body: { business_id: ws.businessId, initial_message: 'Hello' } });
+  t.is(opened.status, 200);
+  // Opening it sends its own two (its first message, the conversation touched); then the reply.
+  await waitFor(async () => received(hook.path).length >= 2 || null, 20_000, "the opening's deliveries");
+  const reply = await app.request('POST', `/api/v1/conversations/${opened.body.id}/messages`, { token: ws.token, body: { content: 'Reply one' } });
+  t.is(reply.status, 200);
+  await waitFor(async () => received(hook.path).length >= 4 || null, 20_000, "the reply's deliveries");
+  // Nothing more follows (the statement enqueued the reply's events; runCommand added none beside them).
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const bodies = received(hook.path).map((r) => r.json);
+  t.is(bodies.length, 4);
+  const ofReply = bodies.slice(2).sort((x, y) => x.type.localeCompare(y.type));
+  t.like(ofReply[0], { type: 'conversation.updated', data: { id: opened.body.id, last_message: { id: reply.body.id } } });
+  t.like(ofReply[1], { type: 'message.created', data: { id: reply.body.id, content: 'Reply one', sender_type: 'agent' } });
+});
+
 test('webhooks: an event is enqueued in its own transaction and delivered signed, with the REST object', async (t) => {
   const ws = await createWorkspace(app);
   const hook = await webhook(ws, ['conversation.created', 'message.created']);

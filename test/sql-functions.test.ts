@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../connectors/messages.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace } from './helpers/fixtures.ts';
+import { jobCatalogue } from '../core/jobs.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -102,4 +103,50 @@ test('delivery_drain_started: the running drain gives up its key, so the next re
   await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
   const jobs = await app.sql(`select id::text from graphile_worker.jobs where id = $1::bigint or key = $2 order by id`, [job.id, `deliver:${conversationId}`]);
   t.is(jobs.length, 2);
+});
+
+test('webhook_events_enqueue: a dispatch_webhooks job, as the catalogue reads it, only when an active endpoint takes one of the types', async (t) => {
+  const ws = await createWorkspace(app);
+  const refs = (conversationId: string) => [
+    { id: randomUUID(), type: 'message.created', at: new Date().toISOString(), message_id: randomUUID() },
+    { id: randomUUID(), type: 'conversation.updated', at: new Date().toISOString(), conversation_id: conversationId },
+  ];
+  const jobsFor = async (conversationId: string) =>
+    app.sql(
+      `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+       where k.identifier = 'dispatch_webhooks' and j.payload::text like '%' || $1 || '%'`,
+      [conversationId],
+    );
+  const add = (active: boolean, events: string[]) =>
+    app.sql(`insert into webhook_endpoints (business_id, url, events, active, secret_encrypted) values ($1, 'https://example.com/hook', $2, $3, 'x')`, [
+      ws.businessId,
+      events,
+      active,
+    ]);
+
+  const none = randomUUID();
+  await app.sql(`select webhook_events_enqueue($1, $2::jsonb)`, [ws.businessId, JSON.stringify(refs(none))]);
+  t.is((await jobsFor(none)).length, 0, 'no endpoint: no job');
+
+  await add(false, ['message.created']);
+  await add(true, ['customer.updated']);
+  const other = randomUUID();
+  await app.sql(`select webhook_events_enqueue($1, $2::jsonb)`, [ws.businessId, JSON.stringify(refs(other))]);
+  t.is((await jobsFor(other)).length, 0, 'an inactive endpoint, and an active one for other types: no job');
+
+  await add(true, ['conversation.updated']);
+  const conversationId = randomUUID();
+  const sent = refs(conversationId);
+  await app.sql(`select webhook_events_enqueue($1, $2::jsonb)`, [ws.businessId, JSON.stringify(sent)]);
+  const [job] = await jobsFor(conversationId);
+  t.deepEqual(job.payload, { business_id: ws.businessId, events: sent });
+  t.true(jobCatalogue.dispatch_webhooks.payload.safeParse(job.payload).success, "the job is the catalogue's dispatch_webhooks");
+
+  await app.sql(`select webhook_events_enqueue($1, '[]'::jsonb)`, [ws.businessId]);
+  const all = await app.sql(
+    `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+     where k.identifier = 'dispatch_webhooks' and j.payload->>'business_id' = $1`,
+    [ws.businessId],
+  );
+  t.is(all[0].n, 1, 'no events: no job');
 });

@@ -158,3 +158,14 @@ test('verifyAccessToken: null for anything but a valid access token', async (t) 
   t.is(await verifyAccessToken(new TextEncoder().encode('x'.repeat(64)), token), null);
   t.is(await verifyAccessToken(key, await issuePurposeToken(key, 'verify-email', user.userId, 60)), null);
 });
+
+test('verifyAccessToken: a token verified before is refused once it expires (the memo of verified tokens keeps the expiry)', async (t) => {
+  const key = app.deps.config.jwtSecret;
+  const token = await issueAccessToken(key, user.userId, 1, 0);
+  const claims = await verifyAccessToken(key, token);
+  t.like(claims, { sub: user.userId });
+  // Twice while valid (the second from the memo), then past `exp`.
+  t.deepEqual(await verifyAccessToken(key, token), claims);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, (claims?.exp ?? 0) * 1000 - Date.now()) + 50));
+  t.is(await verifyAccessToken(key, token), null);
+});

@@ -5,7 +5,6 @@
  */
 import test from 'ava';
 import { removeUnattachedUploads } from '../core/commands/uploads-housekeeping.ts';
-import { storageFor } from '../core/adapters/storage.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 
@@ -65,7 +64,7 @@ test('an upload no message used is removed after a day; one a message carries, o
   });
   t.is(sent.status, 200, sent.text);
   await app.sql(`update uploads set created_at = now() - interval '2 days' where business_id = $1 and filename in ('sent.png', 'draft.png')`, [ws.businessId]);
-  const removed = await removeUnattachedUploads(app.deps.db, storageFor(app.deps.config.STORAGE_DRIVER, app.deps.config.dataDir));
+  const removed = await removeUnattachedUploads(app.deps.db, app.deps.config);
   t.true(removed >= 1);
   const left = (await app.sql(`select filename from uploads where business_id = $1 order by filename`, [ws.businessId])).map((r: any) => r.filename);
   t.deepEqual(left, ['fresh.png', 'sent.png']);

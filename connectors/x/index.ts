@@ -9,6 +9,7 @@ import { httpStatusError, networkError, parseRetryAfter } from '../http-errors.t
 import { ConnectorError, type ConnectorContext, type OutboundMessage, type RegisterResult, type WebhookConnector, type WebhookHandshake } from '../types.ts';
 import { createXClient } from './client.ts';
 import { twitterApi } from './library.ts';
+import { fetchXMedia } from './media.ts';
 import { parseXWebhook } from './parse.ts';
 import { CRC_TOKEN_PATTERN, crcResponseToken, verifyWebhookSignature } from './signature.ts';
 
@@ -175,6 +176,8 @@ const xConnector: WebhookConnector<XConfig> = {
   baseUrl: { env: 'X_API_URL', default: 'https://api.x.com', description: 'X API base URL' },
   send,
   register,
+  // DM media on ton.twitter.com, a GET signed with OAuth 1.0a as the account (connectors/x/media.ts).
+  fetchMedia: (config, attachment, context) => fetchXMedia(config, attachment, context),
 };
 
 export default xConnector;

@@ -1,13 +1,16 @@
 /**
- * Where the bytes of files live (agent uploads, customers' media): one interface, two drivers.
+ * Where the bytes of files live (agent uploads, customers' media): one interface, three drivers
+ * (chosen per row by `storageFor`, core/adapters/storage-for.ts).
  *
  * - `postgres` (default whenever DATABASE_URL is set): the bytes in `file_chunks`, 256 KiB a
  *   row, written in the transaction that records the upload, read back a few chunks at a time.
  *   `web` and `worker` nodes on separate machines see the same files with nothing else to run.
  * - `disk` (default for the embedded `npm start`, and every upload from before migration 0088):
  *   DATA_DIR/uploads/<key>. One machine only.
+ * - `s3` (STORAGE_DRIVER=s3): an object per file in S3_BUCKET of any S3-compatible service
+ *   (core/adapters/s3-storage.ts).
  *
- * Both stream both ways: a 25 MB file never sits in memory whole. Each upload row names its
+ * All stream both ways: a 25 MB file never sits in memory whole. Each upload row names its
  * driver (`uploads.driver`), so files written under one setting stay readable under another.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -18,7 +21,8 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { sql, type Queryable } from './postgres/db.ts';
 
-export type StorageDriver = 'postgres' | 'disk';
+export type StorageDriver = 'postgres' | 'disk' | 's3';
+export const storageDrivers = ['postgres', 'disk', 's3'] as const;
 
 /** Bytes per `file_chunks` row: small enough for a statement each, large enough to be few. */
 export const CHUNK_BYTES = 256 * 1024;
@@ -59,7 +63,7 @@ export type FileStorage = {
 };
 
 /** Counts bytes through, failing past `limit`. */
-async function* limited(source: AsyncIterable<Uint8Array>, limit: number, counter: { size: number }): AsyncGenerator<Buffer> {
+export async function* limited(source: AsyncIterable<Uint8Array>, limit: number, counter: { size: number }): AsyncGenerator<Buffer> {
   for await (const chunk of source) {
     counter.size += chunk.byteLength;
     if (counter.size > limit) throw new FileTooLargeError(limit);
@@ -176,9 +180,4 @@ export function diskStorage(dataDir: string): FileStorage {
       await unlink(diskPath(dataDir, file.key)).catch(() => {});
     },
   };
-}
-
-/** The driver a row names (reading), or the configured one (writing). */
-export function storageFor(driver: StorageDriver, dataDir: string): FileStorage {
-  return driver === 'postgres' ? postgresStorage : diskStorage(dataDir);
 }

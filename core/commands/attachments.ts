@@ -15,7 +15,8 @@
  */
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
-import { FileTooLargeError, storageFor } from '../adapters/storage.ts';
+import { FileTooLargeError } from '../adapters/storage.ts';
+import { storageFor } from '../adapters/storage-for.ts';
 import { HttpError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
@@ -136,7 +137,7 @@ export async function fetchAttachment(deps: Deps, input: { messageId: string; in
       (typeof attachment.content_type === 'string' && !attachment.content_type.endsWith('/*') ? attachment.content_type : undefined) ?? download.contentType;
     const contentType = decideContentType(head, declared, named ?? '');
     const filename = cleanFilename(named ?? defaultFilename(contentType));
-    const storage = storageFor(deps.config.STORAGE_DRIVER, deps.config.dataDir);
+    const storage = storageFor(deps.config.STORAGE_DRIVER, deps.config);
     const stored = await deps.db
       .transaction(async (tx) => {
         const upload = await storeFile(tx, storage, {

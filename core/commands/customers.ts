@@ -17,20 +17,22 @@
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
-import type { FileStorage, StorageDriver } from '../adapters/storage.ts';
+import { storageDrivers, type StorageDriver } from '../adapters/storage.ts';
+import { removeStoredFiles, type StorageSettings } from '../adapters/storage-for.ts';
 import { badRequest, notFound, validationError } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { liveEvent } from '../events/catalogue.ts';
 import { customerColumns, customerRow, presentCustomer, visibleCustomer, type Customer } from '../presenters/customer.ts';
 import { recordAudit, type AuditActor } from '../domain/platform/audit.ts';
 import { enqueue } from '../jobs.ts';
+import { ATTRIBUTE_KEY_PATTERN, attributeIssues, loadAttributeDefinitions, MAX_ATTRIBUTE_TEXT } from '../domain/customer-attributes.ts';
 
 /** Custom attributes per customer: at most this many keys … */
 export const MAX_ATTRIBUTES = 50;
 /** … of 1–50 characters: letters, digits, `_`, `-`, `.` (starting with a letter or digit) … */
-export const ATTRIBUTE_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/;
+export { ATTRIBUTE_KEY_PATTERN };
 /** … with text values of at most 500 characters … */
-export const MAX_ATTRIBUTE_TEXT = 500;
+export { MAX_ATTRIBUTE_TEXT };
 /** … and at most 8 KiB of JSON altogether. */
 export const MAX_ATTRIBUTES_BYTES = 8192;
 /** Conversations a merge announces one by one (`conversation_updated`); more are announced by `customer_merged` alone. */
@@ -70,6 +72,9 @@ export async function updateCustomer(
   const sets = fields.map((f) => sql.fragment`${sql.identifier([f])} = ${changes[f] ?? null}`);
   let attributeKeys: string[] = [];
   if (changes.attributes !== undefined) {
+    // The business's definitions (when it has any): an unknown key or a wrong type is 422, nothing changed.
+    const issues = attributeIssues(await loadAttributeDefinitions(tx, input.businessId), changes.attributes, ['body', 'attributes']);
+    if (issues.length) throw validationError(issues);
     const merged: Record<string, AttributeValue> = { ...row.attributes };
     for (const [key, value] of Object.entries(changes.attributes)) {
       if (value === null) delete merged[key];
@@ -149,6 +154,8 @@ export async function mergeCustomers(
   if (!target) throw notFound('Customer not found');
   if (!source) throw notFound('Customer to merge not found');
 
+  // The notes on the other customer are the team's knowledge of the same person: they come along.
+  await tx.query(sql.unsafe`update customer_notes set customer_id = ${target.id} where business_id = ${input.businessId} and customer_id = ${source.id}`);
   const moved = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
     update conversations set customer_id = ${target.id}
     where business_id = ${input.businessId} and customer_id = ${source.id}
@@ -231,7 +238,7 @@ export async function requestCustomerErasure(
 type StoredKey = { business_id: string; storage_key: string; driver: StorageDriver };
 export type Removed = { conversations: number; messages: number; files: readonly StoredKey[] };
 
-const storedKey = z.object({ business_id: z.string(), storage_key: z.string(), driver: z.enum(['postgres', 'disk']) });
+const storedKey = z.object({ business_id: z.string(), storage_key: z.string(), driver: z.enum(storageDrivers) });
 
 /**
  * Deletes conversations of the business with everything that hangs on them: messages (and their
@@ -262,10 +269,9 @@ export async function deleteConversations(tx: Queryable, businessId: string, ids
   return { conversations: ids.length, messages, files };
 }
 
-/** The disk driver's bytes of deleted uploads (the postgres driver's went with their rows). After commit. */
-export async function removeFiles(db: Queryable, storage: FileStorage, files: readonly StoredKey[]): Promise<void> {
-  for (const file of files)
-    if (file.driver === 'disk' && storage.driver === 'disk') await storage.remove(db, { businessId: file.business_id, key: file.storage_key });
+/** The bytes of deleted uploads, on disk or in S3, each where its row said (the postgres driver's went with their rows). After commit. */
+export async function removeFiles(db: Queryable, storage: StorageSettings, files: readonly StoredKey[]): Promise<void> {
+  await removeStoredFiles(db, storage, files);
 }
 
 const identityRow = z.object({
@@ -282,7 +288,7 @@ export type Erased = { customer_id: number; conversations: number; messages: num
  * erase_customer: everything of a customer whose erasure was requested, in one transaction.
  * Null when there is nothing (left) to erase: safe to run twice.
  */
-export async function eraseCustomer(db: Db, storage: FileStorage, input: { businessId: string; customerId: string }): Promise<Erased | null> {
+export async function eraseCustomer(db: Db, storage: StorageSettings, input: { businessId: string; customerId: string }): Promise<Erased | null> {
   const result = await db.transaction(async (tx) => {
     const rows = await tx.any(sql.type(identityRow)`
       select cu.id, cu.number, cu.channel_id, cu.platform_user_id, cu.erasing_at is not null as erasing from customers cu
@@ -360,7 +366,7 @@ export async function updateRetention(tx: Queryable, input: { businessId: string
  * One batch of one business's expired conversations (resolved or closed, last message older
  * than its retention): deleted with their files; an audit row counts them. Returns how many.
  */
-async function expireBatch(db: Db, storage: FileStorage, businessId: string, batch: number): Promise<number> {
+async function expireBatch(db: Db, storage: StorageSettings, businessId: string, batch: number): Promise<number> {
   const result = await db.transaction(async (tx) => {
     const days = (await loadRetention(tx, businessId)).days;
     if (days === null) return null;
@@ -389,7 +395,7 @@ async function expireBatch(db: Db, storage: FileStorage, businessId: string, bat
 }
 
 /** apply_retention (daily): every business with a retention period, batch by batch. Returns the conversations deleted. */
-export async function applyRetention(db: Db, storage: FileStorage, batch = 200): Promise<number> {
+export async function applyRetention(db: Db, storage: StorageSettings, batch = 200): Promise<number> {
   const businesses = await db.anyFirst(sql.type(z.object({ id: z.string() }))`select id from businesses where retention_days is not null order by id`);
   let total = 0;
   for (const businessId of businesses) {

@@ -31,8 +31,9 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
-import { messageUpdated, publishEvents } from '../events/live.ts';
-import { enqueueWebhookEvents } from './webhooks-out.ts';
+import { messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
+import { enqueueWebhookEvents, webhookEventsOf } from './webhooks-out.ts';
+import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { loadChannel } from './channel-runtime.ts';
 import type { RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { webhookUrl } from '../domain/channels/webhook-urls.ts';
@@ -90,10 +91,11 @@ type DrainJob = { id: string; abortSignal?: AbortSignal };
 
 /** Drains the conversation's queued replies; `job` is the drain's own job (its key is given up). */
 export async function drainDeliveries(deps: Deps, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
-  await deps.db.query(sql.unsafe`select delivery_drain_started(${job.id}::bigint, ${conversationId}::uuid)`);
   return deps.db.connect(async (connection) => {
+    // The key is given up first (a reply stored from here on arms the next drain), in the statement that tries the lock.
     const locked = await connection.oneFirst(sql.type(z.object({ locked: z.boolean() }))`
-      select pg_try_advisory_lock(${deliveryLocks.drain}, hashtext(${conversationId})) as locked`);
+      select pg_try_advisory_lock(${deliveryLocks.drain}, hashtext(${conversationId})) as locked
+      from (select delivery_drain_started(${job.id}::bigint, ${conversationId}::uuid)) as started`);
     if (!locked) {
       // Another drain of this conversation runs; it may be past its last look, so come back.
       await scheduleDrain(connection, conversationId, new Date(Date.now() + 1000));
@@ -157,11 +159,21 @@ const oldestQueued = (q: Queryable, conversationId: string) =>
  * The last look: with the STORE lock held exclusively, every transaction that was storing a
  * reply to this conversation has committed, so its reply is visible here (or it armed a new drain).
  */
-const morePending = (q: Queryable, conversationId: string) =>
-  q.transaction(async (tx) => {
-    await tx.query(sql.unsafe`select pg_advisory_xact_lock(${deliveryLocks.store}, hashtext(${conversationId}))`);
-    return tx.exists(sql.unsafe`select 1 from messages where conversation_id = ${conversationId} and delivery_status = 'queued'`);
-  });
+async function morePending(q: Queryable, conversationId: string): Promise<boolean> {
+  // Two statements, so the look's snapshot is taken once the lock is held (a statement's
+  // snapshot is taken as it starts); the look lets the lock go in the same round trip.
+  await q.query(sql.unsafe`select pg_advisory_lock(${deliveryLocks.store}, hashtext(${conversationId}))`);
+  let released = false;
+  try {
+    const look = await q.one(sql.type(z.object({ more: z.boolean(), released: z.boolean() }))`
+      select exists (select 1 from messages where conversation_id = ${conversationId} and delivery_status = 'queued') as more,
+             pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId})) as released`);
+    released = true;
+    return look.more;
+  } finally {
+    if (!released) await q.query(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId}))`);
+  }
+}
 
 /** The next drain of the conversation at `at` (an earlier waiting one is moved to `at`). */
 const scheduleDrain = (q: Queryable, conversationId: string, at: Date) => enqueue(q, 'deliver_message', { conversation_id: conversationId }, { runAt: at });
@@ -193,10 +205,8 @@ async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: Runti
     return 'retry';
   }
   // Outside the try: a database error here is not the platform's failure (it must not mark the reply failed).
-  await recordSent(deps, q, reply.id, result.externalId);
-  // Webhooks: right after the sent mark commits (a crash in between loses this one `message.updated`).
-  await enqueueWebhookEvents(q, [messageUpdated(reply.business_id, reply.id)]);
-  await publishEvents(deps, [messageUpdated(reply.business_id, reply.id)]);
+  const sent = await recordSent(deps, q, reply, result.externalId);
+  if (sent) deps.events.publish(messageUpdatedEvent(reply.business_id, sent));
   // A widget visitor's open widgets show the reply (the /widget socket, core/domain/visitors/visitor-messages.ts).
   const visitorEvent = connector.liveToVisitor ? await loadVisitorMessageEvent(q, reply.id) : null;
   if (visitorEvent) deps.events.publish(visitorEvent);
@@ -224,32 +234,37 @@ async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: stri
   return 'failed';
 }
 
-const markSentWithoutId = (q: Queryable, messageId: string) =>
-  q.query(sql.unsafe`
-    update messages set delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
-    where id = ${messageId} and external_id is null`);
-
 /**
  * Marks a delivered reply sent with the platform's id (none from the internal connectors, where
- * Parley is the platform). The id is unique per channel (inbound messages are deduplicated by
+ * Parley is the platform), in one statement that also enqueues its `message.updated` webhook
+ * (webhook_events_enqueue, migration 0113) and returns the message as it now is, for the live
+ * event: no read after it. The id is unique per channel (inbound messages are deduplicated by
  * it); if another message already holds it, the reply still went out: it is `sent` without an
- * id, since failing here would send it again.
+ * id, since failing here would send it again. Null when the reply was settled already.
  */
-async function recordSent(deps: Deps, q: Queryable, messageId: string, externalId: string | null): Promise<void> {
-  if (externalId === null) return void (await markSentWithoutId(q, messageId));
+async function recordSent(deps: Deps, q: Queryable, reply: Reply, externalId: string | null): Promise<Message | null> {
+  const refs = webhookEventsOf([messageUpdated(reply.business_id, reply.id)]).get(reply.business_id) ?? [];
+  const mark = (id: string | null) =>
+    q.maybeOne(sql.type(messageRow)`
+      with m as (
+        update messages m set external_id = ${id}, delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
+        where m.id = ${reply.id} and m.external_id is null
+        returning ${messageColumns}
+      ), hooks as (
+        select webhook_events_enqueue(${reply.business_id}::uuid, ${sql.jsonb(refs as never)}) from m
+      )
+      select m.*, (select count(*) from hooks) as hooks from m`);
   try {
-    await q.transaction((tx) =>
-      tx.query(sql.unsafe`
-        update messages set external_id = ${externalId}, delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
-        where id = ${messageId} and external_id is null`),
-    );
+    const row = await mark(externalId);
+    return row ? presentMessage(row) : null;
   } catch (error) {
-    if (!(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
+    if (externalId === null || !(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
     deps.logger.warn(
-      { message_id: messageId, external_id: externalId },
+      { message_id: reply.id, external_id: externalId },
       'the platform id of a sent message is already taken on its channel: recorded as sent without it',
     );
-    await markSentWithoutId(q, messageId);
+    const row = await mark(null);
+    return row ? presentMessage(row) : null;
   }
 }
 

@@ -10,13 +10,15 @@
  * Lock order (after team.ts's business → team_members → conversations): the conversation row,
  * then the month's message_counters row; both are held for the rest of the statement and the commit.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-templates.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
-import { conversationUpdated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
+import { conversationUpdated, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
 import { messageRow, presentMessage, type Message } from '../presenters/message.ts';
+import { webhookEventsOf } from './webhooks-out.ts';
 import type { Attachment } from '../domain/uploads.ts';
 
 /**
@@ -69,7 +71,21 @@ export type SendMessageInput = {
   checkReplyWindow?: boolean;
   /** E-mail channels: `messages.email` (cc, bcc, signature of a reply; forward of a forward). */
   email?: Record<string, unknown> | null;
+  /**
+   * The caller has not read the e-mail fields (`email`): on a conversation of an e-mail channel
+   * the statement stores nothing and answers `{ emailFieldsNeeded: true }` (see sendReply in
+   * core/commands/agent-reply.ts), so a reply on any other channel costs no read before it.
+   */
+  unlessEmail?: boolean;
+  /**
+   * The statement also hands its events to the business's webhook endpoints (the SQL function
+   * webhook_events_enqueue, migration 0113) and says so (`webhooksEnqueued`), so runCommand's
+   * `oneStatement` path adds no round trip for them. Only for a command that is this one statement.
+   */
+  enqueueWebhooks?: boolean;
 };
+
+export type SentMessage = { message: Message; events: PendingEvent[]; webhooksEnqueued?: true };
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
 const outcomeRow = z.object({ found: z.boolean(), deliverable: z.boolean() }).catchall(z.unknown());
@@ -119,8 +135,20 @@ function rulesOf(sender: MessageSender) {
  * its channel was deleted (nothing could deliver the message) and 403 limit_exceeded/messages
  * at the monthly limit. A refused send leaves no message, no job and no count behind (nothing was written).
  */
-export async function sendMessage(q: Queryable, input: SendMessageInput): Promise<{ message: Message; events: PendingEvent[] }> {
+export async function sendMessage(q: Queryable, input: Omit<SendMessageInput, 'unlessEmail'>): Promise<SentMessage> {
+  const sent = await trySendMessage(q, input);
+  if ('emailFieldsNeeded' in sent) throw new Error('sendMessage: unlessEmail is for trySendMessage');
+  return sent;
+}
+
+/** sendMessage, or `{ emailFieldsNeeded: true }` with nothing written when `unlessEmail` meets an e-mail conversation. */
+export async function trySendMessage(q: Queryable, input: SendMessageInput): Promise<SentMessage | { emailFieldsNeeded: true }> {
   const rules = rulesOf(input.sender);
+  // Made here, so the events (and their webhook refs) are known before the statement runs.
+  const messageId = randomUUID();
+  const touchedEvent = conversationUpdated({ id: input.conversationId, business_id: input.businessId });
+  const pending: PendingEvent[] = rules.touches ? [messageCreated(input.businessId, messageId), touchedEvent] : [messageCreated(input.businessId, messageId)];
+  const webhookRefs = input.enqueueWebhooks ? (webhookEventsOf(pending).get(input.businessId) ?? []) : [];
   // A free-form reply on a channel with a reply window (WhatsApp) only while it is open.
   const windowCheck =
     input.checkReplyWindow && !input.template
@@ -128,18 +156,18 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
       : sql.fragment`true`;
   const row = await q.one(sql.type(outcomeRow)`
     with conversation as (
-      select c.id, c.channel_id, c.reply_window_expires_at,
+      select c.id, c.channel_id, c.channel_type, c.reply_window_expires_at,
              ${windowCheck} as window_open
       from conversations c
       where c.id = ${input.conversationId} and c.business_id = ${input.businessId}
       for update
     ), deliverable as (
       select id, channel_id from conversation
-      where window_open ${rules.needsChannel ? sql.fragment`and channel_id is not null` : sql.fragment``}
+      where window_open ${input.unlessEmail ? sql.fragment`and channel_type <> 'email'` : sql.fragment``} ${rules.needsChannel ? sql.fragment`and channel_id is not null` : sql.fragment``}
     ), ${rules.counted ? monthlyReservation(input.businessId, 'deliverable') : sql.fragment`reservation as (select true as reserved)`},
     message as (
-      insert into messages (business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template, email, send_at)
-      select ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
+      insert into messages (id, business_id, conversation_id, sender_type, sender_id, content, attachments, delivery_status, channel_id, private, template, email, send_at)
+      select ${messageId}, ${input.businessId}, d.id, ${rules.senderType}, ${rules.senderId}::uuid, ${input.content}, ${sql.jsonb(input.attachments)},
              ${rules.status}, d.channel_id, ${rules.private}, ${input.template ? sql.jsonb(input.template) : null}::jsonb,
              ${input.email ? sql.jsonb(input.email as never) : null}::jsonb, ${rules.sendAt}::timestamptz
       from deliverable d where exists (select 1 from reservation where reserved)
@@ -147,6 +175,12 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
     ), job as (
       -- Arms the conversation's delivery drain (migration 0085): a job only when none is waiting to run.
       ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}
+    ), hooks as (
+      ${
+        webhookRefs.length
+          ? sql.fragment`select webhook_events_enqueue(${input.businessId}::uuid, ${sql.jsonb(webhookRefs as never)}) from message m`
+          : sql.fragment`select null where false`
+      }
     ), touched as (
       -- The message's own timestamp, so first_response_at equals the first reply's created_at.
       ${
@@ -162,17 +196,20 @@ export async function sendMessage(q: Queryable, input: SendMessageInput): Promis
     )
     select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
            coalesce((select window_open from conversation), true) as window_open,
+           coalesce((select channel_type = 'email' from conversation), false) as email_channel,
            (select to_char(reply_window_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') from conversation) as window_closed_at,
            ${rules.counted ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
-           (select count(*) from job) as jobs, m.*
+           (select count(*) from job) as jobs, (select count(*) from hooks) as hooks, m.*
     from (select) as one left join reservation on true left join message m on true`);
   if (!row.found) throw notFound('Conversation not found');
+  if (input.unlessEmail && row.email_channel === true) return { emailFieldsNeeded: true };
   if (row.window_open === false) throw replyWindowClosed((row.window_closed_at as string | null) ?? null);
   if (!row.deliverable) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
   if (rules.counted) assertReserved(reservationRow.parse(row));
   const message = presentMessage(messageRow.parse(row));
   const created = messageCreatedEvent(input.businessId, message);
   // A note leaves the conversation as it was: nothing to update on dashboards but the thread.
-  return { message, events: rules.touches ? [created, conversationUpdated({ id: input.conversationId, business_id: input.businessId })] : [created] };
+  const events = rules.touches ? [created, touchedEvent] : [created];
+  return input.enqueueWebhooks ? { message, events, webhooksEnqueued: true } : { message, events };
 }

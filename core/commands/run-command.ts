@@ -24,6 +24,8 @@ export type AfterCommit = {
   disconnectRooms?: readonly string[];
   /** Rooms spared by `disconnectRooms` (e.g. the caller's own session, which carries on with a new token). */
   keepRooms?: readonly string[];
+  /** The command's own statement handed `events` to the webhook endpoints already (sendMessage's `enqueueWebhooks`). */
+  webhooksEnqueued?: true;
 };
 
 export type RunOptions = {
@@ -46,7 +48,7 @@ export async function runCommand<T extends object>(
     ? await command(deps.db)
     : await deps.db.transaction(async (tx) => {
         const done = await command(tx);
-        await enqueueWebhookEvents(tx, (done as AfterCommit).events);
+        if (!(done as AfterCommit).webhooksEnqueued) await enqueueWebhookEvents(tx, (done as AfterCommit).events);
         return done;
       });
   // A command with nothing to do afterwards returns no AfterCommit fields (TypeScript would
@@ -54,7 +56,8 @@ export async function runCommand<T extends object>(
   const after = result as AfterCommit;
   // A one-statement command committed by itself: its webhook job follows at once, the one
   // place where a crash between two statements could lose an event for webhooks.
-  if (options.oneStatement) await enqueueWebhookEvents(deps.db, after.events);
+  // (A statement that enqueued them itself closes that gap and saves the round trip.)
+  if (options.oneStatement && !after.webhooksEnqueued) await enqueueWebhookEvents(deps.db, after.events);
   if (after.forget?.includes('channels')) forgetCachedChannels();
   if (after.disconnectRooms?.length) deps.events.disconnect({ rooms: [...after.disconnectRooms], except: after.keepRooms ? [...after.keepRooms] : undefined });
   if (after.events?.length) await publishEvents(deps, after.events);

@@ -35,7 +35,7 @@ const notScheduled = () => conflict('This reply is no longer scheduled: it has g
 /** Stores a reply `scheduled` and its job for `sendAt`. Checks as for any reply (404, 400 channel deleted). */
 export async function scheduleReply(
   tx: Queryable,
-  input: Omit<SendMessageInput, 'sender'> & { userId: string; sendAt: Date },
+  input: Omit<SendMessageInput, 'sender' | 'unlessEmail'> & { userId: string; sendAt: Date },
 ): Promise<{ message: Message; events: PendingEvent[] }> {
   const sent = await sendMessage(tx, { ...input, sender: { type: 'agent', userId: input.userId, sendAt: input.sendAt } });
   await enqueue(tx, 'send_scheduled_reply', { message_id: sent.message.id }, { runAt: input.sendAt });

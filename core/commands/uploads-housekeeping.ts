@@ -6,15 +6,16 @@
  */
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
-import type { FileStorage } from '../adapters/storage.ts';
+import { storageDrivers } from '../adapters/storage.ts';
+import { removeStoredFiles, type StorageSettings } from '../adapters/storage-for.ts';
 
 /** How old an unused upload is before it is removed. */
 export const UNATTACHED_UPLOAD_TTL_HOURS = 24;
 
 /** Removes up to `batch` unused uploads older than the TTL; returns how many. */
-export async function removeUnattachedUploads(db: Queryable, storage: FileStorage, batch = 200): Promise<number> {
+export async function removeUnattachedUploads(db: Queryable, storage: StorageSettings, batch = 200): Promise<number> {
   return db.transaction(async (tx) => {
-    const gone = await tx.any(sql.type(z.object({ business_id: z.string(), storage_key: z.string() }))`
+    const gone = await tx.any(sql.type(z.object({ business_id: z.string(), storage_key: z.string(), driver: z.enum(storageDrivers) }))`
       delete from uploads u where u.id in (
         select c.id from uploads c
         where c.source = 'upload' and c.created_at < now() - make_interval(hours => ${UNATTACHED_UPLOAD_TTL_HOURS})
@@ -26,9 +27,9 @@ export async function removeUnattachedUploads(db: Queryable, storage: FileStorag
               and strpos(m.attachments::text, c.storage_key) > 0)
         order by c.created_at limit ${batch}
         for update skip locked)
-      returning u.business_id, u.storage_key`);
-    // The postgres driver's chunks went with the rows; the disk driver's files go now.
-    for (const file of gone) await storage.remove(tx, { businessId: file.business_id, key: file.storage_key });
+      returning u.business_id, u.storage_key, u.driver`);
+    // The postgres driver's chunks went with the rows; files on disk or in S3 go now, each where its row says.
+    await removeStoredFiles(tx, storage, gone);
     return gone.length;
   });
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { assertStorageWithinPlan, planOf } from './plans.ts';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
-import type { FileStorage } from '../adapters/storage.ts';
+import { storageDrivers, type FileStorage } from '../adapters/storage.ts';
 import { validationError, type ValidationIssue } from '../errors.ts';
 
 /** Largest accepted file: 10 MiB. */
@@ -123,7 +123,7 @@ export const uploadRow = z.object({
   filename: z.string(),
   content_type: z.string(),
   size: z.number(),
-  driver: z.enum(['postgres', 'disk']),
+  driver: z.enum(storageDrivers),
   chunk_size: z.number().nullable(),
 });
 export const uploadColumns = sql.fragment`id, business_id, storage_key, filename, content_type, size, driver, chunk_size`;
@@ -142,7 +142,7 @@ export const attachmentOf = (publicUrl: string, row: UploadRow): Attachment => (
 /**
  * Stores a file and records it, in the caller's transaction: the row first (the postgres
  * driver's chunks reference it), then the bytes through the configured driver, then the size.
- * A failure rolls the row and the chunks back; the disk driver's file is removed. More than
+ * A failure rolls the row and the chunks back; the disk driver's file or the s3 driver's object is removed. More than
  * `limit` bytes throws FileTooLargeError (core/adapters/storage.ts).
  */
 export async function storeFile(
@@ -175,7 +175,7 @@ export async function storeFile(
     await assertStorageWithinPlan(tx, input.businessId, plan);
     return row;
   } catch (error) {
-    if (storage.driver === 'disk') await storage.remove(tx, file);
+    if (storage.driver !== 'postgres') await storage.remove(tx, file).catch(() => {});
     throw error;
   }
 }

@@ -64,6 +64,8 @@ export type FakeMeta = {
   failNext: (count: number, failure: GraphFailure, match?: (request: RecordedRequest) => boolean) => void;
   /** Every answer waits first (a slow platform): ms, or per request (http-fake.ts Latency). */
   setLatency: (latency: Latency) => void;
+  /** The next WhatsApp send is answered with the message id of the one before it (a platform id that is taken already). */
+  repeatMessageIdOnce: () => void;
   close: () => Promise<void>;
 };
 
@@ -105,6 +107,7 @@ export async function startFakeMeta(): Promise<FakeMeta> {
   const instagramSent: FakeInstagramMessage[] = [];
   const requests: FakeMeta['requests'] = [];
   let counter = 0;
+  let repeatId = false;
   let origin = '';
 
   const bearerOf = (request: RecordedRequest) => /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
@@ -264,7 +267,9 @@ export async function startFakeMeta(): Promise<FakeMeta> {
           return respond(400, graphError(100, `(#100) Param type must be one of {TEXT, IMAGE, DOCUMENT, AUDIO, VIDEO, STICKER, …} - got "${type}".`));
         }
         counter += 1;
-        const id = `wamid.HBgL${String(counter).padStart(6, '0')}${randomBytes(6).toString('hex').toUpperCase()}`;
+        const previous = whatsappSent.at(-1)?.id;
+        const id = repeatId && previous ? previous : `wamid.HBgL${String(counter).padStart(6, '0')}${randomBytes(6).toString('hex').toUpperCase()}`;
+        repeatId = false;
         whatsappSent.push({ phoneNumberId: objectId, id, to: body.to, type, body });
         return respond(200, { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] });
       }
@@ -327,6 +332,9 @@ export async function startFakeMeta(): Promise<FakeMeta> {
       media.set(mediaId, { token: accessToken, ...item });
     },
     setLatency: server.setLatency,
+    repeatMessageIdOnce: () => {
+      repeatId = true;
+    },
     failNext: (count, failure, match) => {
       const headers = { ...(failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {}), ...failure.headers };
       // The failure body is built per request by the fallback above; keep the Graph fields on the failure itself.

@@ -6,6 +6,7 @@
  *   const fake = await startFakeX({ credentials, user: { id: '1000', name: 'Acme', username: 'acme' } });
  *   connector.send(config, message, { baseUrl: fake.url, ... });
  *   fake.dms[0].participantId; fake.failNext(1, 429, body, { 'x-rate-limit-reset': '…' });
+ *   const url = fake.addDmMedia('photo.jpg', bytes, 'image/jpeg'); // served like ton.twitter.com: OAuth-signed GET only
  *
  * `signXWebhook` signs an Account Activity payload the way X does.
  */
@@ -23,6 +24,8 @@ export type FakeX = {
   dms: FakeXDm[];
   requests: { method: string; path: string; authorized: boolean }[];
   failNext: (count: number, status: number, body?: unknown, headers?: Record<string, string>) => void;
+  /** DM media as ton.twitter.com serves it (`/1.1/ton/data/dm/{event}/{media}/{name}`): the URL, for `media_url_https`. */
+  addDmMedia: (name: string, bytes: Buffer, contentType: string) => string;
   close: () => Promise<void>;
 };
 
@@ -30,6 +33,7 @@ export async function startFakeX(options: { credentials: FakeXCredentials; user:
   const dms: FakeXDm[] = [];
   const requests: FakeX['requests'] = [];
   const failures: Failure[] = [];
+  const media = new Map<string, { bytes: Buffer; contentType: string }>();
   let origin = '';
 
   const server = createServer(async (req, res) => {
@@ -43,6 +47,11 @@ export async function startFakeX(options: { credentials: FakeXCredentials; user:
     if (!authorized) return json(res, 401, problem(401, 'Unauthorized', 'Unauthorized'));
 
     if (req.method === 'GET' && url.pathname === '/2/users/me') return json(res, 200, { data: options.user });
+    const file = req.method === 'GET' ? media.get(url.pathname) : undefined;
+    if (file) {
+      res.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.bytes.length) });
+      return res.end(file.bytes);
+    }
     const dm = /^\/2\/dm_conversations\/with\/([^/]+)\/messages$/.exec(url.pathname);
     if (req.method === 'POST' && dm) {
       let payload: { text?: unknown };
@@ -73,6 +82,11 @@ export async function startFakeX(options: { credentials: FakeXCredentials; user:
     requests,
     failNext(count, status, body = problem(status, `HTTP ${status}`, `HTTP ${status}`), headers = {}) {
       for (let i = 0; i < count; i++) failures.push({ status, body, headers });
+    },
+    addDmMedia(name, bytes, contentType) {
+      const path = `/1.1/ton/data/dm/${randomInt(1e12, 2 ** 47)}/${randomInt(1e12, 2 ** 47)}/${encodeURIComponent(name)}`;
+      media.set(path, { bytes, contentType });
+      return `${origin}${path}`;
     },
     close: () =>
       new Promise<void>((resolve) => {

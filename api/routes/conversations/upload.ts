@@ -5,7 +5,7 @@
  */
 import { HttpError, notFound } from '../../../core/errors.ts';
 import { findUpload, isImageType, maxUploadBytes, storeUpload, uploadUrl } from '../../../core/domain/uploads.ts';
-import { storageFor } from '../../../core/adapters/storage.ts';
+import { storageFor } from '../../../core/adapters/storage-for.ts';
 import { defineRoute } from '../../route.ts';
 import { multipart, uploadedFile } from '../../multipart-upload.ts';
 import { findConversation } from './queries.ts';
@@ -31,7 +31,7 @@ export const upload = defineRoute({
     const { businessId } = member;
     await findConversation(deps.db, businessId, params.conversation_id);
     const { path: tempPath, filename, contentType } = uploadedFile(ctx);
-    const row = await storeUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config.dataDir), {
+    const row = await storeUpload(deps.db, storageFor(deps.config.STORAGE_DRIVER, deps.config), {
       limit: maxUploadBytes,
       businessId,
       conversationId: params.conversation_id,
@@ -73,7 +73,7 @@ export const serve = defineRoute({
   summary: 'Read an uploaded file (public)',
   description:
     'No token: the unguessable URL is the credential. Served with the stored content type, `X-Content-Type-Options: nosniff` and a sandboxing CSP; ' +
-    'images inline, everything else as a download (`Content-Disposition: attachment`). Single byte ranges are honoured (206) for media players; the `ETag` is the key (`If-None-Match` answers 304). The bytes come from the storage driver the file was written with (postgres or disk), streamed. 404 for an unknown key. See docs/decisions.md#messages-and-delivery.',
+    'images inline, everything else as a download (`Content-Disposition: attachment`). Single byte ranges are honoured (206) for media players; the `ETag` is the key (`If-None-Match` answers 304). The bytes come from the storage driver the file was written with (postgres, disk or s3; a range is read as a range), streamed. 404 for an unknown key. See docs/decisions.md#messages-and-delivery.',
   tags: ['Conversations'],
   auth: 'none',
   publicCors: true,
@@ -84,7 +84,7 @@ export const serve = defineRoute({
     const row = await findUpload(deps.db, params.storage_key);
     if (!row) throw notFound('File not found');
     const size = row.size;
-    const storage = storageFor(row.driver, deps.config.dataDir);
+    const storage = storageFor(row.driver, deps.config);
     const stored = { businessId: row.business_id, key: row.storage_key, size, chunkSize: row.chunk_size };
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");

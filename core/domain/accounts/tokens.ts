@@ -19,8 +19,37 @@ export async function issueAccessToken(key: Uint8Array, userId: string, ttlSecon
     .sign(key);
 }
 
+/**
+ * Tokens this process has verified, by key: a token's claims are a pure function of the key and
+ * its text, so a valid one need not be checked again until it expires. Verifying (HMAC through
+ * WebCrypto) was a tenth of the agent reply's CPU; revocation, generations and membership are
+ * still read on every request (api/middlewares/auth.ts). Invalid tokens are never remembered.
+ */
+const verified = new WeakMap<Uint8Array, Map<string, AccessTokenClaims>>();
+/** Enough for every agent signed in to one node; the oldest entry makes room. */
+const VERIFIED_MAX = 10_000;
+
 /** Verifies signature, algorithm and expiry; null for any token that is not valid. */
 export async function verifyAccessToken(key: Uint8Array, token: string): Promise<AccessTokenClaims | null> {
+  let known = verified.get(key);
+  const hit = known?.get(token);
+  if (hit) {
+    if (hit.exp * 1000 > Date.now()) return hit;
+    known?.delete(token);
+  }
+  const claims = await verifyAccessTokenNow(key, token);
+  if (claims) {
+    if (!known) {
+      known = new Map();
+      verified.set(key, known);
+    }
+    if (known.size >= VERIFIED_MAX) known.delete(known.keys().next().value as string);
+    known.set(token, claims);
+  }
+  return claims;
+}
+
+async function verifyAccessTokenNow(key: Uint8Array, token: string): Promise<AccessTokenClaims | null> {
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], typ: 'JWT' });
     if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return null;

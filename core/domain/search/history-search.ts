@@ -27,6 +27,12 @@ export type SearchInput = {
   after: SearchCursor | null;
   /** Results per page. */
   limit: number;
+  /**
+   * Which conversations the searcher may see (team-scoped visibility), as a condition over the
+   * conversations row `c` (core/domain/team-visibility.ts `visibleTo`); omitted: all of them.
+   * Customers are listed whatever it says; their latest conversation is the latest visible one.
+   */
+  visible?: FragmentSqlToken;
   /** Messages only: the walk's windows (default WALK_WINDOWS; tests make them small to reach every step). */
   walkWindows?: readonly number[];
   /** Conversations only: the walk's window, taken whatever the words (default: CONVERSATION_WALK when WALK_SAMPLE finds the words common, else 0: the GIN index at once). */
@@ -145,8 +151,11 @@ async function matchingMessageIds(
   after: SearchCursor | null,
   want: number,
   windows: readonly number[],
+  visible: FragmentSqlToken | undefined,
 ): Promise<string[]> {
   const query = tsquery(text);
+  // Hits in conversations the searcher may not see are skipped in the walk, so a page stays full.
+  const seen = visible ? sql.fragment`and exists (select 1 from conversations c where c.id = m.conversation_id and ${visible})` : sql.fragment``;
   const found: string[] = [];
   let from = after;
   for (const window of windows) {
@@ -158,7 +167,7 @@ async function matchingMessageIds(
     const edge = edgeFound ? { at: edgeFound.created_at_micros, id: edgeFound.id } : null;
     const hits = await q.any(sql.type(hitRow)`
       select m.id, ${micros(sql.fragment`m.created_at`)} as created_at_micros from messages m
-      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)} ${edge ? notBefore(edge) : sql.fragment``}
+      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)} ${edge ? notBefore(edge) : sql.fragment``} ${seen}
       order by m.created_at desc, m.id desc limit ${want - found.length}`);
     found.push(...hits.map((h) => h.id));
     if (found.length >= want || !edge) return found;
@@ -169,7 +178,7 @@ async function matchingMessageIds(
   const older = await q.any(sql.type(hitRow)`
     with hits as materialized (
       select m.id, m.created_at from messages m
-      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)})
+      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)} ${seen})
     select h.id, ${micros(sql.fragment`h.created_at`)} as created_at_micros from hits h
     order by h.created_at desc, h.id desc limit ${want - found.length}`);
   return [...found, ...older.map((h) => h.id)];
@@ -181,7 +190,7 @@ async function matchingMessageIds(
  * not a member ever searches, filter `not m.private` in matchingMessageIds.
  */
 export async function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
-  const ids = await matchingMessageIds(q, input.businessId, input.text, input.after, input.limit + 1, input.walkWindows ?? WALK_WINDOWS);
+  const ids = await matchingMessageIds(q, input.businessId, input.text, input.after, input.limit + 1, input.walkWindows ?? WALK_WINDOWS, input.visible);
   if (ids.length === 0) return { results: [], next: null };
   const rows = await q.any(sql.type(messageRow)`
     select m.id, m.conversation_id, m.sender_type, m.private, m.created_at, ${micros(sql.fragment`m.created_at`)} as cursor_at,
@@ -189,7 +198,7 @@ export async function searchMessages(q: Queryable, input: SearchInput): Promise<
     from messages m
     join conversations c on c.id = m.conversation_id
     left join customers cu on cu.id = c.customer_id
-    where m.id = any(${sql.array(ids, 'uuid')}) and m.business_id = ${input.businessId}
+    where m.id = any(${sql.array(ids, 'uuid')}) and m.business_id = ${input.businessId} and ${input.visible ?? sql.fragment`true`}
     order by m.created_at desc, m.id desc`);
   const words = queryWords(input.text);
   return pageOf(rows, input.limit, (r) => ({
@@ -228,7 +237,8 @@ function customerSnippet(row: { name: string; email: string | null; phone: strin
 export async function searchCustomers(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
   const rows = await q.any(sql.type(customerRow)`
     select cu.id, cu.number, cu.name, cu.email, cu.phone, cu.created_at, ${micros(sql.fragment`cu.created_at`)} as cursor_at,
-           (select c.id from conversations c where c.customer_id = cu.id order by c.updated_at desc limit 1) as latest_conversation_id
+           (select c.id from conversations c where c.customer_id = cu.id and ${input.visible ?? sql.fragment`true`}
+            order by c.updated_at desc limit 1) as latest_conversation_id
     from customers cu
     where cu.business_id = ${input.businessId} and cu.merged_into is null and cu.erasing_at is null and ${customerMatches(input.text)}
       ${afterCursor(sql.fragment`cu.created_at`, sql.fragment`cu.id`, input.after)}
@@ -352,7 +362,7 @@ export async function searchConversations(q: Queryable, input: SearchInput): Pro
     from (
       select c.id, c.status, c.channel_type, c.updated_at, c.customer_id
       from conversations c
-      where c.business_id = ${input.businessId}
+      where c.business_id = ${input.businessId} and ${input.visible ?? sql.fragment`true`}
         and c.id in (
           select m.conversation_id from messages m where m.business_id = ${input.businessId} and m.search_vector @@ ${query}
           union
