@@ -346,6 +346,7 @@ export async function searchConversations(q: Queryable, input: SearchInput): Pro
     where c.business_id = ${input.businessId}
       ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, input.after)}
       ${edge ? sql.fragment`and c.updated_at >= ${edge.at}::timestamptz and (c.updated_at, c.id) >= (${edge.at}::timestamptz, ${edge.id}::uuid)` : sql.fragment``}
+      and ${input.visible ?? sql.fragment`true`}
       and (hit.id is not null or ${customerMatches(input.text)})
     order by c.updated_at desc, c.id desc
     limit ${want}`)
