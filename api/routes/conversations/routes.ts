@@ -26,6 +26,7 @@ import { findConversation, loadConversation, messagePage } from './queries.ts';
 import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
 import { cursorColumn, encodeCursor, keysetPage } from '../../cursor.ts';
 import { SLA_DUE_SOON_MINUTES } from '../../../core/presenters/service-levels.ts';
+import { requireVisible, visibleTo } from '../../../core/domain/team-visibility.ts';
 import {
   assignParams,
   assignResponse,
@@ -109,8 +110,9 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    "Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox's open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. " +
-    '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
+    "Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `team_id` (a team id, or `none`), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox's open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. " +
+    '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. ' +
+    'Under team-scoped visibility an agent lists only the conversations of their teams and those assigned to them (docs/decisions.md#teams-and-team-scoped-visibility). See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   policy: 'conversations.read',
@@ -127,6 +129,9 @@ export const list = defineRoute({
     if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
     else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
     if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
+    if (query.team_id === 'none') conditions.push(sql.fragment`c.team_id is null`);
+    else if (query.team_id) conditions.push(sql.fragment`c.team_id = ${query.team_id}`);
+    if (member.teamScoped) conditions.push(visibleTo(member));
     if (query.customer_id) conditions.push(sql.fragment`c.customer_id = ${query.customer_id}`);
     if (query.label) {
       const label = await deps.db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
@@ -430,6 +435,7 @@ export const merge = defineRoute({
   errors: [400, 404],
   handler: async ({ params, body, member, deps }) => {
     const { businessId } = member;
+    await requireVisible(deps.db, member, body.from_conversation_id);
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await mergeConversations(tx, { businessId, conversationId: params.conversation_id, fromConversationId: body.from_conversation_id });
       return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };

@@ -155,6 +155,10 @@ export const listConversationsQuery = z.object({
     .optional()
     .openapi({ type: 'string', description: "A member's user id, or `none` for unassigned conversations" }),
   channel_type: z.enum(channelTypes).optional(),
+  team_id: z
+    .union([z.uuid(), z.literal('none')])
+    .optional()
+    .openapi({ type: 'string', description: 'A team id (GET /api/v1/teams): only its conversations; `none`: conversations without a team' }),
   customer_id: z.uuid().optional().openapi({ description: "A customer `uuid`: only that customer's conversations" }),
   label: z
     .string()
