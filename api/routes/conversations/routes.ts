@@ -83,7 +83,7 @@ export const create = defineRoute({
           phoneDigits: phone!,
           template,
         });
-        return { conversation: await loadConversation(tx, businessId, started.conversationId), events: started.events };
+        return { conversation: await loadConversation(tx, { businessId }, started.conversationId), events: started.events };
       });
       return conversation;
     }
