@@ -151,3 +151,49 @@ browserTest('teams at phone width', async (t) => {
   t.deepEqual(errors, []);
   await context.close();
 });
+
+browserTest("a channel's default team: the owner picks it on the channel's card; new conversations start in it; an agent reads it", async (t) => {
+  const [team] = await app.sql(`select id from teams where business_id = $1 and name = 'Technical'`, [owner.businessId]);
+  const [channel] = await app.sql(`select id from channels where business_id = $1 and is_builtin`, [owner.businessId]);
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/settings/channels`);
+  const picker = page.getByLabel('Default team of Web chat (built in)');
+  await picker.waitFor();
+  t.is(await picker.inputValue(), '');
+  t.deepEqual(await picker.locator('option').allTextContents(), ['No team', 'Billing & Refunds', 'Technical']);
+  const saved = page.waitForResponse((r) => r.url().endsWith(`/api/v1/channels/${channel.id}`) && r.request().method() === 'PATCH');
+  await picker.selectOption({ label: 'Technical' });
+  t.is((await saved).status(), 200);
+  t.is((await app.sql('select default_team_id from channels where id = $1', [channel.id]))[0].default_team_id, team.id);
+  await page.waitForFunction(() => (document.querySelector('[aria-label="Default team of Web chat (built in)"]') as HTMLSelectElement | null)?.disabled === false);
+  t.is(await picker.inputValue(), team.id);
+  await shoot(page, 'channel-default-team-desktop');
+  // A conversation opened on the channel now starts in the team (the trigger of migration 0100).
+  const opened = await conversationWith('Erin Early', 'Hello from the widget');
+  t.is((await app.sql('select team_id from conversations where id = $1', [opened]))[0].team_id, team.id);
+  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(errors, []);
+  await context.close();
+
+  // At phone width; then back to "No team".
+  const phone = await appPage(browser, app.url, owner.token, PHONE);
+  await phone.page.goto(`${app.url}/app/settings/channels`);
+  const small = phone.page.getByLabel('Default team of Web chat (built in)');
+  await small.waitFor();
+  t.is(await small.inputValue(), team.id);
+  await shoot(phone.page, 'channel-default-team-phone');
+  const cleared = phone.page.waitForResponse((r) => r.url().endsWith(`/api/v1/channels/${channel.id}`) && r.request().method() === 'PATCH');
+  await small.selectOption({ label: 'No team' });
+  t.is((await cleared).status(), 200);
+  t.is((await app.sql('select default_team_id from channels where id = $1', [channel.id]))[0].default_team_id, null);
+  t.deepEqual(phone.errors, []);
+  await phone.context.close();
+
+  // An agent reads the channel's team but has no picker.
+  await app.request('PATCH', `/api/v1/channels/${channel.id}`, { token: owner.token, body: { default_team_id: team.id } });
+  const agent = await appPage(browser, app.url, ann.token);
+  await agent.page.goto(`${app.url}/app/settings/channels`);
+  await agent.page.locator('.channel-team').getByText('Technical').waitFor();
+  t.is(await agent.page.getByLabel('Default team of Web chat (built in)').count(), 0);
+  await agent.context.close();
+});

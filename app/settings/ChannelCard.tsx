@@ -8,6 +8,7 @@ import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { CopyBox } from './Section.tsx';
+import { teams } from '../inbox/teams.ts';
 
 const STATUS_TEXT = { pending: 'Connecting…', connected: 'Connected', error: 'Needs attention' } as const;
 
@@ -71,6 +72,47 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
   );
 }
 
+/**
+ * The channel's default team (`default_team_id`): every conversation opened on it from then on
+ * starts in that team. The owner and admins pick it; others read it. Hidden while the business
+ * has no teams and the channel names none.
+ */
+function ChannelTeam({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
+  const act = useAction(async (teamId: string) => {
+    await api.patch(`/api/v1/channels/${c.id}`, { default_team_id: teamId || null });
+    onChange();
+  });
+  if (teams.value.length === 0 && !c.default_team_id) return null;
+  const current = teams.value.find((t) => t.id === c.default_team_id);
+  if (!can('channels.manage'))
+    return (
+      <div class="small channel-team">
+        <span class="muted">New conversations go to:</span> {current ? current.name : <span class="muted">no team</span>}
+      </div>
+    );
+  return (
+    <div class="channel-team">
+      <label class="channel-team-field">
+        <span class="small muted">New conversations go to</span>
+        <select
+          class="input small"
+          aria-label={`Default team of ${title(c)}`}
+          value={c.default_team_id ?? ''}
+          disabled={act.busy}
+          onChange={(e) => void act.run(e.currentTarget.value)}
+        >
+          <option value="">No team</option>
+          {c.default_team_id && !current && <option value={c.default_team_id}>Unknown team</option>}
+          {teams.value.map((t) => (
+            <option value={t.id}>{t.name}</option>
+          ))}
+        </select>
+      </label>
+      <Notice>{act.error}</Notice>
+    </div>
+  );
+}
+
 export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
   const act = useAction(async (call: () => Promise<unknown>) => {
     await call();
@@ -115,6 +157,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
       </div>
       {c.status === 'error' && c.last_error && <Notice>{c.last_error}</Notice>}
       {can('channels.manage') && <SetupSteps channel={c} />}
+      <ChannelTeam channel={c} onChange={onChange} />
       {can('channels.manage') && c.type === 'email' && <ChannelSignature channel={c} onChange={onChange} />}
       <Notice>{act.error}</Notice>
     </li>
