@@ -197,3 +197,53 @@ browserTest("a channel's default team: the owner picks it on the channel's card;
   t.is(await agent.page.getByLabel('Default team of Web chat (built in)').count(), 0);
   await agent.context.close();
 });
+
+/** Waits until the page's live connection delivers: the owner changes the priority, the open thread shows it. */
+async function liveUp(page: Page, conversationId: string, priority: string): Promise<void> {
+  await app.request('PUT', `/api/v1/conversations/${conversationId}/priority`, { token: owner.token, body: { priority } });
+  await page.waitForFunction((want) => (globalThis as any).document.querySelector('.thread-header select[aria-label="Priority"]')?.value === want, priority);
+}
+
+browserTest(
+  'a conversation leaving an agent’s view: gone from their list and closed, moved to another team (desktop) or the agent taken out of the team (phone)',
+  async (t) => {
+    const [billing] = await app.sql(`select id from teams where business_id = $1 and name = 'Billing & Refunds'`, [owner.businessId]);
+    const [technical] = await app.sql(`select id from teams where business_id = $1 and name = 'Technical'`, [owner.businessId]);
+    const [casey] = await app.sql(
+      `select c.id from conversations c join customers cu on cu.id = c.customer_id where c.business_id = $1 and cu.name = 'Casey Customer'`,
+      [owner.businessId],
+    );
+    t.true((await app.sql('select team_visibility from assignment_settings where business_id = $1', [owner.businessId]))[0].team_visibility);
+    await app.request('PUT', `/api/v1/conversations/${casey.id}/team`, { token: owner.token, body: { team_id: billing.id } });
+
+    // Desktop: Ann (of Billing & Refunds) has Casey's conversation open; the owner moves it to Technical.
+    const { page, context, errors } = await appPage(browser, app.url, ann.token);
+    await page.goto(`${app.url}/app/inbox/${casey.id}`);
+    const list = page.getByRole('list', { name: 'Conversations' });
+    await list.getByRole('link', { name: /Casey Customer/ }).waitFor();
+    await liveUp(page, casey.id, 'high');
+    const moved = await app.request('PUT', `/api/v1/conversations/${casey.id}/team`, { token: owner.token, body: { team_id: technical.id } });
+    t.is(moved.status, 200);
+    await page.waitForURL((url) => url.pathname === '/app/inbox');
+    await page.getByText('The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.').waitFor();
+    t.is(await page.getByRole('link', { name: /Casey Customer/ }).count(), 0);
+    t.is(await page.locator('.thread-header').count(), 0);
+    await shoot(page, 'teams-hidden-desktop');
+    t.deepEqual(errors, []);
+    await context.close();
+
+    // Phone: back in Billing & Refunds and open; Ann is taken out of the team (the event names no conversation).
+    await app.request('PUT', `/api/v1/conversations/${casey.id}/team`, { token: owner.token, body: { team_id: billing.id } });
+    const phone = await appPage(browser, app.url, ann.token, PHONE);
+    await phone.page.goto(`${app.url}/app/inbox/${casey.id}`);
+    await liveUp(phone.page, casey.id, 'low');
+    const out = await app.request('PUT', `/api/v1/teams/${billing.id}/members`, { token: owner.token, body: { member_ids: [] } });
+    t.is(out.status, 200);
+    await phone.page.waitForURL((url) => url.pathname === '/app/inbox');
+    await phone.page.getByText('The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.').waitFor();
+    t.is(await phone.page.getByRole('link', { name: /Casey Customer/ }).count(), 0);
+    await shoot(phone.page, 'teams-hidden-phone');
+    t.deepEqual(phone.errors, []);
+    await phone.context.close();
+  },
+);

@@ -46,11 +46,13 @@ async function ok(method: string, path: string, token: string, body?: unknown): 
 
 const createTeam = (ws: Workspace, name: string) => ok('POST', '/api/v1/teams', ws.token, { name });
 const conversation = async (ws: Workspace): Promise<string> => (await ok('POST', '/api/v1/conversations', ws.token, { business_id: ws.businessId })).id;
-const setTeam = (ws: Workspace, conversationId: string, teamId: string | null) => ok('PUT', `/api/v1/conversations/${conversationId}/team`, ws.token, { team_id: teamId });
+const setTeam = (ws: Workspace, conversationId: string, teamId: string | null) =>
+  ok('PUT', `/api/v1/conversations/${conversationId}/team`, ws.token, { team_id: teamId });
 const setMembers = async (ws: Workspace, teamId: string, accounts: Account[]) =>
   ok('PUT', `/api/v1/teams/${teamId}/members`, ws.token, { member_ids: await Promise.all(accounts.map((a) => memberId(a.userId))) });
 const visibility = (ws: Workspace, on: boolean) => ok('PATCH', '/api/v1/settings/assignment', ws.token, { team_visibility: on });
-const agentNumber = async (account: Account): Promise<number> => (await one('select agent_number from team_members where user_id = $1', [account.userId])).agent_number;
+const agentNumber = async (account: Account): Promise<number> =>
+  (await one('select agent_number from team_members where user_id = $1', [account.userId])).agent_number;
 
 type Seen = { name: string; payload: any }[];
 
@@ -118,7 +120,8 @@ test.serial('a conversation moved to another team: its old team’s agents who n
   t.deepEqual(hiddenSince(mark), [[leaving.userId, conv, [`user:${leaving.userId}`]]]);
   // And Lea no longer hears of the conversation; the others do. Marker: a later change everyone who sees it hears.
   await ok('PUT', `/api/v1/conversations/${conv}/priority`, ws.token, { priority: 'high' });
-  for (const { socket, seen } of [bo!, asa!, ada!]) await sawEventually(socket, seen, (e) => e.name === 'conversation_updated' && e.payload.conversation?.priority === 'high');
+  for (const { socket, seen } of [bo!, asa!, ada!])
+    await sawEventually(socket, seen, (e) => e.name === 'conversation_updated' && e.payload.conversation?.priority === 'high');
   for (const { seen } of [bo!, asa!, ada!]) t.deepEqual(hidden(seen), []);
   t.false(lea!.seen.some((e) => e.name === 'conversation_updated' && e.payload.conversation?.priority === 'high'));
 
@@ -208,7 +211,21 @@ test.serial('taken out of a team, the team deleted, the setting switched on: con
 
 // ---------------------------------------------------------------- what publishing costs
 
-const QUERY_METHODS = new Set(['any', 'anyFirst', 'exists', 'many', 'manyFirst', 'maybeOne', 'maybeOneFirst', 'one', 'oneFirst', 'query', 'stream', 'transaction', 'connect']);
+const QUERY_METHODS = new Set([
+  'any',
+  'anyFirst',
+  'exists',
+  'many',
+  'manyFirst',
+  'maybeOne',
+  'maybeOneFirst',
+  'one',
+  'oneFirst',
+  'query',
+  'stream',
+  'transaction',
+  'connect',
+]);
 
 /** The pool, counting the queries made through it (and what they were). */
 function counting(db: Db): { db: Db; queries: string[] } {
@@ -242,58 +259,67 @@ async function loadsCounted(deferred: Deferred[]): Promise<number> {
   return queries.length;
 }
 
-test.serial('publishing: where events go costs no query beyond the loads, the setting off or on; an event with its audience read by its command costs none', async (t) => {
-  const ws = await createWorkspace(app, { plan: 'Pro' });
-  const member = await addMember(app, ws.businessId, 'agent', { name: 'In Team' });
-  const outsider = await addMember(app, ws.businessId, 'agent', { name: 'Outsider' });
-  const team = await createTeam(ws, 'Billing');
-  await setMembers(ws, team.id, [member]);
-  const conv = await conversation(ws);
-  await setTeam(ws, conv, team.id);
-  const reply = await ok('POST', `/api/v1/conversations/${conv}/messages`, ws.token, { content: 'Hello' });
-  const deferred = [messageCreated(ws.businessId, reply.id), conversationUpdated({ id: conv, business_id: ws.businessId })] as Deferred[];
-  const loads = await loadsCounted(deferred);
-  t.true(loads > 0);
+test.serial(
+  'publishing: where events go costs no query beyond the loads, the setting off or on; an event with its audience read by its command costs none',
+  async (t) => {
+    const ws = await createWorkspace(app, { plan: 'Pro' });
+    const member = await addMember(app, ws.businessId, 'agent', { name: 'In Team' });
+    const outsider = await addMember(app, ws.businessId, 'agent', { name: 'Outsider' });
+    const team = await createTeam(ws, 'Billing');
+    await setMembers(ws, team.id, [member]);
+    const conv = await conversation(ws);
+    await setTeam(ws, conv, team.id);
+    const reply = await ok('POST', `/api/v1/conversations/${conv}/messages`, ws.token, { content: 'Hello' });
+    const deferred = [messageCreated(ws.businessId, reply.id), conversationUpdated({ id: conv, business_id: ws.businessId })] as Deferred[];
+    const loads = await loadsCounted(deferred);
+    t.true(loads > 0);
 
-  // A note through its command: its message_created is built by the command, with the audience its statement read.
-  const note = async () =>
-    (
-      await app.deps.db.transaction((tx) =>
-        sendMessage(tx, { businessId: ws.businessId, conversationId: conv, sender: { type: 'note', userId: ws.userId }, content: 'internal', attachments: [] }),
-      )
-    ).events;
-  // An event built by a command that read no audience (as an SLA breach's).
-  const handoff = liveEvent('handoff_requested', { conversation_id: conv, business_id: ws.businessId, reason: 'help', at: new Date().toISOString() });
+    // A note through its command: its message_created is built by the command, with the audience its statement read.
+    const note = async () =>
+      (
+        await app.deps.db.transaction((tx) =>
+          sendMessage(tx, {
+            businessId: ws.businessId,
+            conversationId: conv,
+            sender: { type: 'note', userId: ws.userId },
+            content: 'internal',
+            attachments: [],
+          }),
+        )
+      ).events;
+    // An event built by a command that read no audience (as an SLA breach's).
+    const handoff = liveEvent('handoff_requested', { conversation_id: conv, business_id: ws.businessId, reason: 'help', at: new Date().toISOString() });
 
-  for (const on of [false, true]) {
-    await visibility(ws, on);
-    const label = on ? 'on' : 'off';
-    const loaded = await publishCounted(deferred);
-    t.is(loaded.queries.length, loads, `${label}: the loads only`);
-    t.false(
-      loaded.queries.some((q) => /^\s*select 1 from assignment_settings/.test(q)),
-      `${label}: no query of its own for the setting`,
-    );
-    const noted = await publishCounted(await note());
-    t.deepEqual(noted.queries, [], `${label}: a note costs no query`);
-    const built = await publishCounted([handoff]);
-    t.is(built.queries.length, 1, `${label}: one query for an event nothing read`);
+    for (const on of [false, true]) {
+      await visibility(ws, on);
+      const label = on ? 'on' : 'off';
+      const loaded = await publishCounted(deferred);
+      t.is(loaded.queries.length, loads, `${label}: the loads only`);
+      t.false(
+        loaded.queries.some((q) => /^\s*select 1 from assignment_settings/.test(q)),
+        `${label}: no query of its own for the setting`,
+      );
+      const noted = await publishCounted(await note());
+      t.deepEqual(noted.queries, [], `${label}: a note costs no query`);
+      const built = await publishCounted([handoff]);
+      t.is(built.queries.length, 1, `${label}: one query for an event nothing read`);
 
-    // And the events went where they should.
-    const rooms = (published: ParleyEvent[], name: string) => published.find((e) => e.name === name)?.rooms;
-    const everyone = on ? [`user:${ws.userId}`, `user:${member.userId}`].sort() : null;
-    const sorted = (list: string[] | undefined) => [...(list ?? [])].sort();
-    if (everyone) {
-      t.deepEqual(sorted(rooms(loaded.published, 'conversation_updated')), everyone, label);
-      t.deepEqual(sorted(rooms(loaded.published, 'message_created')), everyone, label);
-      t.deepEqual(sorted(rooms(noted.published, 'message_created')), everyone, label);
-      t.deepEqual(sorted(rooms(built.published, 'handoff_requested')), everyone, label);
-      t.false(JSON.stringify([loaded.published, noted.published, built.published]).includes(outsider.userId));
-    } else {
-      t.deepEqual(rooms(loaded.published, 'conversation_updated'), [`business:${ws.businessId}`]);
-      t.deepEqual(rooms(loaded.published, 'message_created'), [`business:${ws.businessId}`, `conversation:${conv}`]);
-      t.deepEqual(rooms(noted.published, 'message_created'), [`business:${ws.businessId}`, `conversation:${conv}`]);
-      t.deepEqual(rooms(built.published, 'handoff_requested'), [`business:${ws.businessId}`]);
+      // And the events went where they should.
+      const rooms = (published: ParleyEvent[], name: string) => published.find((e) => e.name === name)?.rooms;
+      const everyone = on ? [`user:${ws.userId}`, `user:${member.userId}`].sort() : null;
+      const sorted = (list: string[] | undefined) => [...(list ?? [])].sort();
+      if (everyone) {
+        t.deepEqual(sorted(rooms(loaded.published, 'conversation_updated')), everyone, label);
+        t.deepEqual(sorted(rooms(loaded.published, 'message_created')), everyone, label);
+        t.deepEqual(sorted(rooms(noted.published, 'message_created')), everyone, label);
+        t.deepEqual(sorted(rooms(built.published, 'handoff_requested')), everyone, label);
+        t.false(JSON.stringify([loaded.published, noted.published, built.published]).includes(outsider.userId));
+      } else {
+        t.deepEqual(rooms(loaded.published, 'conversation_updated'), [`business:${ws.businessId}`]);
+        t.deepEqual(rooms(loaded.published, 'message_created'), [`business:${ws.businessId}`, `conversation:${conv}`]);
+        t.deepEqual(rooms(noted.published, 'message_created'), [`business:${ws.businessId}`, `conversation:${conv}`]);
+        t.deepEqual(rooms(built.published, 'handoff_requested'), [`business:${ws.businessId}`]);
+      }
     }
-  }
-});
+  },
+);

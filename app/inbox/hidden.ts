@@ -17,7 +17,7 @@ export const hiddenNotice = signal<string | null>(null);
 
 function close(id: string): void {
   if (selectedId.value !== id) return;
-  hiddenNotice.value = 'The conversation you had open is no longer visible to you: it left your teams.';
+  hiddenNotice.value = 'The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.';
   navigate(inboxUrl({}, null), { replace: true });
 }
 

@@ -208,7 +208,8 @@ async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: Runti
   // Outside the try: a database error here is not the platform's failure (it must not mark the reply failed).
   const sent = await recordSent(deps, q, reply, result.externalId);
   // Through publishEvents: under team-scoped visibility only the members who may see the conversation hear of it.
-  if (sent) await publishEvents(deps, [messageUpdatedEvent(reply.business_id, sent.message), audienceRead(reply.business_id, sent.message.conversation_id, sent)]);
+  if (sent)
+    await publishEvents(deps, [messageUpdatedEvent(reply.business_id, sent.message), audienceRead(reply.business_id, sent.message.conversation_id, sent)]);
   // A widget visitor's open widgets show the reply (the /widget socket, core/domain/visitors/visitor-messages.ts).
   const visitorEvent = connector.liveToVisitor ? await loadVisitorMessageEvent(q, reply.id) : null;
   if (visitorEvent) deps.events.publish(visitorEvent);

@@ -15,7 +15,9 @@ import { teamVisibilityOn } from './team-visibility.ts';
 /** `conversation_hidden` to each of these users: `conversationId` left their view, or (null) any number may have. */
 export function hiddenFrom(businessId: string, userIds: readonly string[], conversationId: string | null): LiveEvent[] {
   const at = new Date().toISOString();
-  return [...new Set(userIds)].map((userId) => liveEvent('conversation_hidden', { business_id: businessId, user_id: userId, conversation_id: conversationId, at }));
+  return [...new Set(userIds)].map((userId) =>
+    liveEvent('conversation_hidden', { business_id: businessId, user_id: userId, conversation_id: conversationId, at }),
+  );
 }
 
 const userRow = z.object({ user_id: z.string() });
