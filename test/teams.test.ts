@@ -374,6 +374,15 @@ test.serial(
     t.deepEqual(await search(outsider.token, 'conversations'), [mine]);
     t.deepEqual(await search(member.token, 'messages'), [secret]);
     t.deepEqual(await search(ws.token, 'messages'), [mine, secret].sort());
+    // Common enough words (in 5 of the newest messages) take the walk over the newest conversations (CONVERSATION_WALK): hidden the same.
+    for (const id of [secret, mine, secret, mine])
+      await app.sql(`insert into messages (business_id, conversation_id, sender_type, content) values ($1, $2, 'customer', 'zanzibarword again')`, [
+        ws.businessId,
+        id,
+      ]);
+    t.deepEqual(await search(outsider.token, 'conversations'), [mine]);
+    t.deepEqual(await search(member.token, 'conversations'), [secret]);
+    t.deepEqual(await search(ws.token, 'conversations'), [mine, secret].sort());
     t.is((await ok('GET', '/api/v1/analytics/overview', outsider.token)).total_conversations, 1);
     t.is((await ok('GET', '/api/v1/analytics/overview', ws.token)).total_conversations, 2);
 

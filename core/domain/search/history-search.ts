@@ -35,6 +35,8 @@ export type SearchInput = {
   visible?: FragmentSqlToken;
   /** Messages only: the walk's windows (default WALK_WINDOWS; tests make them small to reach every step). */
   walkWindows?: readonly number[];
+  /** Conversations only: the walk's window, taken whatever the words (default: CONVERSATION_WALK when WALK_SAMPLE finds the words common, else 0: the GIN index at once). */
+  conversationWalk?: number;
 };
 
 export type Page<T> = { results: T[]; next: SearchCursor | null };
@@ -268,12 +270,91 @@ const conversationRow = z.object({
 });
 
 /**
+ * How many of the business's most recently updated conversations (from the cursor) are tested
+ * one by one, newest first, before the GIN index is asked for the older matches; the same two
+ * paths as WALK_WINDOWS for messages. Gathering every matching message's conversation and then
+ * ordering the conversations by activity (the one-statement query, still the second path) fetches
+ * each match from the table: a word in 1 % of 1,000,000 messages reads ~9,900 rows from ~8,600
+ * pages, 140-390 ms on the loaded bench machine, and was the search's p99; a word in half the
+ * messages took seconds. Testing a conversation reads its messages newest first until one
+ * matches (~0.05 ms each there), so a word in a tenth of the conversations fills a page after
+ * ~220 of them. A page not found in the window means the words are in fewer than about one
+ * conversation in CONVERSATION_WALK / 21 of the newest, and the GIN index returns the older ones.
+ *
+ * Rare words (a name, an order number: what people mostly type) would pay the whole window for
+ * nothing, so the walk is taken only when the words are in at least WALK_SAMPLE.enough of the
+ * business's newest WALK_SAMPLE.messages messages (read in time order, a few ms); otherwise the
+ * GIN index answers at once. The sample only chooses the faster path: both give the same page.
+ * Measurements: docs/decisions.md#search.
+ */
+export const CONVERSATION_WALK = 400;
+export const WALK_SAMPLE = { messages: 2_000, enough: 5 };
+
+const countRow = z.object({ n: z.number() });
+
+/** Whether the words are in at least WALK_SAMPLE.enough of the business's newest WALK_SAMPLE.messages messages. */
+async function commonRecently(q: Queryable, businessId: string, text: string): Promise<boolean> {
+  const found = await q.one(sql.type(countRow)`
+    select count(*)::int as n from (
+      select 1 from (
+        select m.search_vector from messages m where m.business_id = ${businessId}
+        order by m.created_at desc, m.id desc limit ${WALK_SAMPLE.messages}) newest
+      where newest.search_vector @@ ${tsquery(text)} limit ${WALK_SAMPLE.enough}) hits`);
+  return found.n >= WALK_SAMPLE.enough;
+}
+
+const conversationEdgeRow = z.object({ cursor_at: z.string(), id: z.string() });
+
+/**
+ * The conversation of the business `offset` places after `from` in (updated_at desc, id desc)
+ * order (an index-only walk of conversations_business_updated_idx); null when there are fewer.
+ */
+async function conversationWindowEdge(q: Queryable, businessId: string, from: SearchCursor | null, offset: number): Promise<SearchCursor | null> {
+  const edge = await q.maybeOne(sql.type(conversationEdgeRow)`
+    select ${micros(sql.fragment`c.updated_at`)} as cursor_at, c.id from conversations c
+    where c.business_id = ${businessId} ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, from)}
+    order by c.updated_at desc, c.id desc offset ${offset} limit 1`);
+  return edge ? { at: edge.cursor_at, id: edge.id } : null;
+}
+
+/**
  * Conversations with a matching message or a matching customer, most recently updated first
  * (the inbox's order). The snippet is the newest matching message, else the customer's field.
  */
 export async function searchConversations(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
   const query = tsquery(input.text);
-  const rows = await q.any(sql.type(conversationRow)`
+  const want = input.limit + 1;
+  const walk = input.conversationWalk ?? ((await commonRecently(q, input.businessId, input.text)) ? CONVERSATION_WALK : 0);
+  const edge = walk > 0 ? await conversationWindowEdge(q, input.businessId, input.after, walk - 1) : null;
+  // The window: each conversation tested in turn, its messages read newest first until one matches.
+  // The plain `updated_at >=` beside the row comparison lets the planner size the window from its histogram.
+  const walked =
+    walk > 0
+      ? await q.any(sql.type(conversationRow)`
+    select c.id, c.status, c.channel_type, c.updated_at, ${micros(sql.fragment`c.updated_at`)} as cursor_at,
+           cu.id as customer_uuid, cu.name as customer_name, cu.email as customer_email, cu.phone as customer_phone,
+           hit.content as matched_content
+    from conversations c
+    left join customers cu on cu.id = c.customer_id
+    left join lateral (
+      -- ts_match_vq is what @@ calls, spelled as a function so that no index can serve it: left
+      -- to itself the planner tests each conversation by intersecting its messages with every
+      -- business's matches from the GIN index (1.7 ms a conversation for a word in 0.1 % of messages).
+      select m.id, m.content from messages m
+      where m.conversation_id = c.id and ts_match_vq(m.search_vector, ${query})
+      order by m.created_at desc, m.id desc limit 1) hit on true
+    where c.business_id = ${input.businessId}
+      ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, input.after)}
+      ${edge ? sql.fragment`and c.updated_at >= ${edge.at}::timestamptz and (c.updated_at, c.id) >= (${edge.at}::timestamptz, ${edge.id}::uuid)` : sql.fragment``}
+      and ${input.visible ?? sql.fragment`true`}
+      and (hit.id is not null or ${customerMatches(input.text)})
+    order by c.updated_at desc, c.id desc
+    limit ${want}`)
+      : [];
+  const older =
+    walked.length >= want || (walk > 0 && !edge)
+      ? []
+      : await q.any(sql.type(conversationRow)`
     select p.id, p.status, p.channel_type, p.updated_at, ${micros(sql.fragment`p.updated_at`)} as cursor_at,
            cu.id as customer_uuid, cu.name as customer_name, cu.email as customer_email, cu.phone as customer_phone,
            (select m.content from messages m
@@ -288,14 +369,14 @@ export async function searchConversations(q: Queryable, input: SearchInput): Pro
           union
           select cc.id from customers cu join conversations cc on cc.customer_id = cu.id
           where cu.business_id = ${input.businessId} and ${customerMatches(input.text)})
-        ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, input.after)}
+        ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, edge ?? input.after)}
       order by c.updated_at desc, c.id desc
-      limit ${input.limit + 1}
+      limit ${want - walked.length}
     ) p
     left join customers cu on cu.id = p.customer_id
     order by p.updated_at desc, p.id desc`);
   const words = queryWords(input.text);
-  return pageOf(rows, input.limit, (r) => {
+  return pageOf([...walked, ...older], input.limit, (r) => {
     const customer = r.customer_uuid ? { uuid: r.customer_uuid, name: r.customer_name ?? '', email: r.customer_email, phone: r.customer_phone } : null;
     return {
       id: r.id,
