@@ -165,7 +165,10 @@ browserTest("a channel's default team: the owner picks it on the channel's card;
   await picker.selectOption({ label: 'Technical' });
   t.is((await saved).status(), 200);
   t.is((await app.sql('select default_team_id from channels where id = $1', [channel.id]))[0].default_team_id, team.id);
+  // The choice stays shown while the channels are read again, and after.
   await page.waitForFunction(() => (globalThis as any).document.querySelector('[aria-label="Default team of Web chat (built in)"]')?.disabled === false);
+  t.is(await picker.inputValue(), team.id);
+  await page.waitForLoadState('networkidle');
   t.is(await picker.inputValue(), team.id);
   await shoot(page, 'channel-default-team-desktop');
   // A conversation opened on the channel now starts in the team (the trigger of migration 0100).

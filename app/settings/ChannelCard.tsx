@@ -1,5 +1,5 @@
 /** One connected channel: its state, the setup its platform still needs, and what can be done with it. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import type { Channel } from '../types.ts';
@@ -78,8 +78,18 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
  * has no teams and the channel names none.
  */
 function ChannelTeam({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
+  // The choice shows at once and stays while the channels are read again (back to the stored one if refused).
+  const stored = c.default_team_id ?? '';
+  const [shown, setShown] = useState(stored);
+  useEffect(() => setShown(stored), [stored]);
   const act = useAction(async (teamId: string) => {
-    await api.patch(`/api/v1/channels/${c.id}`, { default_team_id: teamId || null });
+    setShown(teamId);
+    try {
+      await api.patch(`/api/v1/channels/${c.id}`, { default_team_id: teamId || null });
+    } catch (error) {
+      setShown(stored);
+      throw error;
+    }
     onChange();
   });
   if (teams.value.length === 0 && !c.default_team_id) return null;
@@ -97,7 +107,7 @@ function ChannelTeam({ channel: c, onChange }: { channel: Channel; onChange: () 
         <select
           class="input small"
           aria-label={`Default team of ${title(c)}`}
-          value={c.default_team_id ?? ''}
+          value={shown}
           disabled={act.busy}
           onChange={(e) => void act.run(e.currentTarget.value)}
         >
