@@ -10,6 +10,7 @@ import { selectedId } from './filters.ts';
 import { ListHeader } from './ListHeader.tsx';
 import { ConversationList } from './ConversationList.tsx';
 import { Thread } from './Thread.tsx';
+import { NewConversationDialog } from './NewConversation.tsx';
 import { ShortcutsDialog, shortcutsOpen, useInboxShortcuts } from './Shortcuts.tsx';
 
 function NoSelection() {
@@ -60,6 +61,7 @@ export function Inbox() {
       </section>
       {id ? <Thread id={id} /> : <NoSelection />}
       <ShortcutsDialog />
+      <NewConversationDialog />
     </div>
   );
 }

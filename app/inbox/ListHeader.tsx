@@ -6,6 +6,7 @@ import { filters, inboxUrl, PRIORITIES, SLA_FILTERS, STATUSES, VIEWS, type Filte
 import { ticked } from './BulkBar.tsx';
 import { shortcutsOpen } from './Shortcuts.tsx';
 import { labels } from './labels.ts';
+import { NewConversationButton } from './NewConversation.tsx';
 import { teams } from './teams.ts';
 
 export function ListHeader() {
@@ -24,14 +25,17 @@ export function ListHeader() {
             Reconnecting…
           </span>
         )}
-        <button
-          class="btn xsmall ghost shortcuts-button"
-          aria-label="Keyboard shortcuts"
-          title="Keyboard shortcuts (?)"
-          onClick={() => (shortcutsOpen.value = true)}
-        >
-          ?
-        </button>
+        <span class="list-title-actions">
+          <NewConversationButton />
+          <button
+            class="btn xsmall ghost shortcuts-button"
+            aria-label="Keyboard shortcuts"
+            title="Keyboard shortcuts (?)"
+            onClick={() => (shortcutsOpen.value = true)}
+          >
+            ?
+          </button>
+        </span>
       </div>
       <div class="tabs" role="tablist" aria-label="Views">
         {VIEWS.map((v) => (
