@@ -1,0 +1,62 @@
+-- CSAT and SLA reports, and response times in business hours (issue #18 item 6;
+-- docs/decisions.md#reports).
+--
+-- sla_results: each SLA target of a conversation once it is settled, met in time (hit) or not
+-- (a breach): recorded by refreshSla (core/commands/sla.ts) beside sla_breaches, so that a
+-- next-response cycle answered in time, which leaves nothing on the conversation, is counted.
+-- One row per (conversation, target, start of its clock): the first settlement stands.
+-- `settled_at` is when the outcome was decided: the reply or resolution that met the target, or
+-- the due time that passed unmet. The SLA report counts results by that instant.
+create table sla_results (
+  business_id uuid not null references businesses (id) on delete cascade,
+  id uuid not null default gen_random_uuid(),
+  conversation_id uuid not null references conversations (id) on delete cascade,
+  -- The policy it was measured under (no foreign key: a deleted policy keeps its history).
+  sla_policy_id uuid,
+  target text not null check (target in ('first_response', 'next_response', 'resolution')),
+  started_at timestamptz not null,
+  due_at timestamptz not null,
+  met_at timestamptz,
+  hit boolean not null,
+  settled_at timestamptz not null,
+  primary key (business_id, id),
+  check (hit = (met_at is not null and met_at <= due_at)),
+  check (settled_at = case when hit then met_at else due_at end)
+);
+create unique index sla_results_once_key on sla_results (business_id, conversation_id, target, started_at);
+-- The SLA report: one range scan of a business's results by when they settled, not visiting the table.
+create index sla_results_settled_idx on sla_results (business_id, settled_at) include (target, hit, sla_policy_id);
+
+-- The CSAT report's `asked` count: surveys by when they were sent (ratings use csat_surveys_rated_idx).
+create index csat_surveys_asked_idx on csat_surveys (business_id, asked_at);
+
+-- The seconds of a business's open time from the first mark to `t`, given its open periods as
+-- sorted instants [open₁, close₁, open₂, close₂, …] (`marks`, worked out by
+-- core/domain/business-hours.ts for the span a report needs) and the open seconds up to each
+-- mark (`open_before`). Open time between a and b is business_clock(b) − business_clock(a).
+-- width_bucket is a binary search: `i` marks are at or before t; an odd i means t is in the
+-- i-th mark's open period. A plain SQL expression, so the planner inlines it.
+create function business_clock(t timestamptz, marks timestamptz[], open_before float8[]) returns float8
+language sql immutable parallel safe as $$
+  select coalesce(open_before[width_bucket(t, marks)], 0)
+    + case when width_bucket(t, marks) % 2 = 1 then date_part('epoch', t - marks[width_bucket(t, marks)]) else 0 end
+$$;
+
+-- The targets already settled on conversations measured under a policy before this migration
+-- (first response and resolution; next-response cycles answered in time left no trace).
+insert into sla_results (business_id, conversation_id, sla_policy_id, target, started_at, due_at, met_at, hit, settled_at)
+select s.business_id, s.id, s.sla_policy_id, s.target, s.created_at, s.due_at, s.met_at, s.hit,
+       case when s.hit then s.met_at else s.due_at end
+from (
+  select c.business_id, c.id, c.sla_policy_id, c.created_at, t.target, t.due_at, t.met_at,
+         (t.met_at is not null and t.met_at <= t.due_at) as hit
+  from conversations c
+  cross join lateral (
+    values ('first_response', c.sla_first_response_due_at,
+            coalesce(c.first_response_at, case when c.status in ('resolved', 'closed') then coalesce(c.resolved_at, c.closed_at) end)),
+           ('resolution', c.sla_resolution_due_at,
+            case when c.status in ('resolved', 'closed') then coalesce(c.resolved_at, c.closed_at) end)
+  ) t(target, due_at, met_at)
+  where c.sla_policy_id is not null and t.due_at is not null and (t.met_at is not null or t.due_at <= now())
+) s
+on conflict do nothing;
