@@ -745,13 +745,12 @@ end;
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.business_clock(t timestamp with time zone, marks timestamp with time zone[], open_before double precision[])
+CREATE OR REPLACE FUNCTION public.business_clock(t timestamp with time zone, marks double precision[], base double precision[], open_before double precision[])
  RETURNS double precision
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 AS $function$
-  select coalesce(open_before[width_bucket(t, marks)], 0)
-    + case when width_bucket(t, marks) % 2 = 1 then date_part('epoch', t - marks[width_bucket(t, marks)]) else 0 end
+  select least(base[width_bucket(date_part('epoch', t), marks)] + date_part('epoch', t), open_before[width_bucket(date_part('epoch', t), marks) + 1])
 $function$
 ;
 

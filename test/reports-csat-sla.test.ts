@@ -264,21 +264,27 @@ test('business hours: times count only open time, across a weekend, the DST chan
 });
 
 test('business_clock in SQL reads as the clock in JavaScript, at marks, inside and outside open periods', async (t) => {
-  const hours = { timezone: 'America/New_York', week: { ...officeWeek, sat: [{ open: '22:00', close: '24:00' }], sun: [{ open: '00:00', close: '02:30' }] }, holidays: ['2026-11-03'] };
+  const hours = {
+    timezone: 'America/New_York',
+    week: { ...officeWeek, sat: [{ open: '22:00', close: '24:00' }], sun: [{ open: '00:00', close: '02:30' }] },
+    holidays: ['2026-11-03'],
+  };
   // Across the autumn change in New York (2026-11-01, 02:00 EDT → 01:00 EST).
   const from = new Date('2026-10-29T00:00:00Z');
   const to = new Date('2026-11-06T00:00:00Z');
   const clock = businessClock(hours, from, to);
   t.true(clock.marks.length >= 12);
   // The Saturday night shift runs into Sunday: one period of 4.5 hours, the night of the change 5.5.
-  const instants = [...clock.marks, from.toISOString(), to.toISOString()];
+  const instants = [...clock.marks.map((m) => new Date(m * 1000).toISOString()), from.toISOString(), to.toISOString()];
   for (let i = 0; i < 60; i++) instants.push(new Date(from.getTime() + ((i * 7919 * 60_000) % (to.getTime() - from.getTime()))).toISOString());
-  const rows = await app.sql(`select t, business_clock(t, $2::timestamptz[], $3::float8[]) as v from unnest($1::timestamptz[]) t`, [
+  const rows = await app.sql(`select t, business_clock(t, $2::float8[], $3::float8[], $4::float8[]) as v from unnest($1::timestamptz[]) t`, [
     instants,
     clock.marks,
+    clock.base,
     clock.openBefore,
   ]);
-  for (const row of rows) t.is(row.v, clockReading(clock, row.t), row.t.toISOString());
+  // Equal to the microsecond (the SQL adds epoch seconds near 1.8e9 in float8).
+  for (const row of rows) t.true(Math.abs(row.v - clockReading(clock, row.t)) < 1e-5, `${row.t.toISOString()}: ${row.v} ≠ ${clockReading(clock, row.t)}`);
   // Five weekdays of 8 hours but the holiday, and the weekend night of 2 + 2.5 hours plus the repeated hour.
   const week = clockReading(clock, new Date('2026-11-06T00:00:00Z')) - clockReading(clock, new Date('2026-10-30T00:00:00Z'));
   t.is(week, (8 + 8 + 8 + 8) * 3600 + (2 + 3.5) * 3600);

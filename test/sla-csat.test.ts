@@ -254,10 +254,9 @@ test.serial('due times without business hours; the crontab records a breach and 
   // Each target once in sla_results (the SLA report's source): the first response breached at its
   // due time, the next response met by the answer, the resolution met when resolved.
   const [resolved] = await app.sql(`select resolved_at from conversations where id = $1`, [conversationId]);
-  const results = await app.sql(
-    `select target, hit, started_at, due_at, met_at, settled_at from sla_results where conversation_id = $1 order by target`,
-    [conversationId],
-  );
+  const results = await app.sql(`select target, hit, started_at, due_at, met_at, settled_at from sla_results where conversation_id = $1 order by target`, [
+    conversationId,
+  ]);
   const iso = (d: Date | null) => d?.toISOString() ?? null;
   t.deepEqual(
     results.map((r) => [r.target, r.hit, iso(r.started_at), iso(r.due_at), iso(r.met_at), iso(r.settled_at)]),

@@ -282,9 +282,7 @@ function settledTargets(due: SlaDue, now: Date, row: { created_at: string; waiti
     [due.next_response, date(row.waiting_since)],
     [due.answered_next_response, date(row.answered_since)],
   ];
-  return candidates.flatMap(([s, start]) =>
-    s && start && (s.met_at !== null || s.due_at.getTime() <= now.getTime()) ? [{ ...s, started_at: start }] : [],
-  );
+  return candidates.flatMap(([s, start]) => (s && start && (s.met_at !== null || s.due_at.getTime() <= now.getTime()) ? [{ ...s, started_at: start }] : []));
 }
 
 /**

@@ -4,13 +4,13 @@
  * range, each local day and each policy. It reads sla_results (migration 0109): each target of a
  * conversation once its outcome is decided, counted on the local day of that instant (the reply
  * or resolution that met it, or the due time that passed unmet). Targets still running are not
- * counted. Days are index range scans of sla_results_settled_idx, bounds computed once; policies
- * one range scan grouped by hashing.
+ * counted. One index range scan of sla_results_settled_idx per local day, bounds computed once,
+ * counted by policy, target and outcome; days, totals and policies are summed from those counts.
  */
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { slaTargets, type SlaTarget } from './sla.ts';
-import { addDays, analytic, csvLines, dayStart, type ReportRange } from './reports.ts';
+import { addDays, analytic, csvLines, type ReportRange } from './reports.ts';
 
 export type TargetFigures = {
   met: number;
@@ -25,55 +25,34 @@ export type SlaFigures = Record<SlaTarget, TargetFigures> & {
 export type SlaPolicyRow = SlaFigures & { policy_id: string; name: string };
 export type SlaReport = ReportRange & { totals: SlaFigures; days: (SlaFigures & { date: string })[]; policies: SlaPolicyRow[] };
 
-const counts = {
-  fr_met: z.number(),
-  fr_breached: z.number(),
-  nr_met: z.number(),
-  nr_breached: z.number(),
-  res_met: z.number(),
-  res_breached: z.number(),
-};
-type Counts = { [K in keyof typeof counts]: number };
+type Counts = { fr_met: number; fr_breached: number; nr_met: number; nr_breached: number; res_met: number; res_breached: number };
+const zero = (): Counts => ({ fr_met: 0, fr_breached: 0, nr_met: 0, nr_breached: 0, res_met: 0, res_breached: 0 });
+const countKey = { first_response: ['fr_met', 'fr_breached'], next_response: ['nr_met', 'nr_breached'], resolution: ['res_met', 'res_breached'] } as const;
 
-const countColumns = sql.fragment`
-  count(*) filter (where s.target = 'first_response' and s.hit)::int as fr_met,
-  count(*) filter (where s.target = 'first_response' and not s.hit)::int as fr_breached,
-  count(*) filter (where s.target = 'next_response' and s.hit)::int as nr_met,
-  count(*) filter (where s.target = 'next_response' and not s.hit)::int as nr_breached,
-  count(*) filter (where s.target = 'resolution' and s.hit)::int as res_met,
-  count(*) filter (where s.target = 'resolution' and not s.hit)::int as res_breached`;
+const cellRow = z.object({ date: z.string(), policy_id: z.string().nullable(), target: z.enum(slaTargets), hit: z.boolean(), n: z.number() });
 
-/** Both statements, exported so the benchmark can EXPLAIN what runs. */
+/**
+ * Both statements, exported so the benchmark can EXPLAIN what runs. `cells`: one index range scan
+ * per local day (bounds computed once), each day's results counted by policy, target and
+ * outcome (at most a few dozen rows a day); the days, totals and policies are summed from them.
+ */
 export function slaQueries(businessId: string, range: ReportRange) {
   return {
-    days: sql.type(z.object({ date: z.string(), ...counts }))`
+    cells: sql.type(cellRow)`
       with d as (
         select g::date as day,
                (g::date::timestamp at time zone ${range.tz}) as lo,
                ((g::date + 1)::timestamp at time zone ${range.tz}) as hi
         from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') g
       )
-      select to_char(d.day, 'YYYY-MM-DD') as date, x.*
+      select to_char(d.day, 'YYYY-MM-DD') as date, x.policy_id, x.target, x.hit, x.n
       from d cross join lateral (
-        select ${countColumns} from sla_results s
+        select s.sla_policy_id as policy_id, s.target, s.hit, count(*)::int as n from sla_results s
         where s.business_id = ${businessId} and s.settled_at >= d.lo and s.settled_at < d.hi
-      ) x
-      order by d.day`,
-    policies: sql.type(z.object({ policy_id: z.string(), name: z.string(), ...counts }))`
-      with r as (
-        select s.sla_policy_id as k, ${countColumns} from sla_results s
-        where s.business_id = ${businessId} and s.settled_at >= ${dayStart(range.from, range.tz)}
-          and s.settled_at < ${dayStart(addDays(range.to, 1), range.tz)}
-        group by 1
-      ),
-      p as (select id, name from sla_policies where business_id = ${businessId})
-      select coalesce(p.id, r.k) as policy_id, coalesce(p.name, 'Deleted policy') as name,
-             coalesce(r.fr_met, 0) as fr_met, coalesce(r.fr_breached, 0) as fr_breached,
-             coalesce(r.nr_met, 0) as nr_met, coalesce(r.nr_breached, 0) as nr_breached,
-             coalesce(r.res_met, 0) as res_met, coalesce(r.res_breached, 0) as res_breached
-      from p full join r on r.k = p.id
-      where coalesce(p.id, r.k) is not null
-      order by p.id is null, lower(coalesce(p.name, '')), coalesce(p.id, r.k)`,
+        group by 1, 2, 3
+      ) x`,
+    policies: sql.type(z.object({ id: z.string(), name: z.string() }))`
+      select id, name from sla_policies where business_id = ${businessId} order by lower(name), id`,
   };
 }
 
@@ -89,16 +68,36 @@ function figures(c: Counts): SlaFigures {
   };
 }
 
+/** Every day of the range in order (the statement returns only days with results). */
+function dates(range: ReportRange): string[] {
+  const out: string[] = [];
+  for (let d = range.from; d <= range.to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
 export async function slaReport(q: Queryable, businessId: string, range: ReportRange): Promise<SlaReport> {
   const queries = slaQueries(businessId, range);
-  const { days, policies } = await analytic(q, async (t) => ({ days: await t.any(queries.days), policies: await t.any(queries.policies) }));
-  const sum = { fr_met: 0, fr_breached: 0, nr_met: 0, nr_breached: 0, res_met: 0, res_breached: 0 };
-  for (const d of days) for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += d[k];
+  const { cells, policies } = await analytic(q, async (t) => ({ cells: await t.any(queries.cells), policies: await t.any(queries.policies) }));
+  const total = zero();
+  const byDay = new Map(dates(range).map((d) => [d, zero()]));
+  const byPolicy = new Map(policies.map((p) => [p.id, zero()]));
+  const deleted = new Map<string, Counts>();
+  for (const cell of cells) {
+    const key = countKey[cell.target][cell.hit ? 0 : 1];
+    const policy =
+      cell.policy_id === null
+        ? null
+        : (byPolicy.get(cell.policy_id) ?? deleted.get(cell.policy_id) ?? deleted.set(cell.policy_id, zero()).get(cell.policy_id)!);
+    for (const counts of [total, byDay.get(cell.date), policy]) if (counts) counts[key] += cell.n;
+  }
   return {
     ...range,
-    totals: figures(sum),
-    days: days.map((d) => ({ date: d.date, ...figures(d) })),
-    policies: policies.map((p) => ({ policy_id: p.policy_id, name: p.name, ...figures(p) })),
+    totals: figures(total),
+    days: [...byDay].map(([date, c]) => ({ date, ...figures(c) })),
+    policies: [
+      ...policies.map((p) => ({ policy_id: p.id, name: p.name, ...figures(byPolicy.get(p.id)!) })),
+      ...[...deleted].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, c]) => ({ policy_id: id, name: 'Deleted policy', ...figures(c) })),
+    ],
   };
 }
 

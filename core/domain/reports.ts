@@ -126,16 +126,18 @@ const percentiles = (array: Fragment) => sql.fragment`(select percentile_cont(ar
 
 /**
  * How a report measures time: calendar seconds, or with a business clock the open seconds,
- * read through `business_clock` (migration 0109) from the one-row CTE `bh` joined to every scan.
+ * read through `business_clock` (migration 0109) from the one-row CTE `bh` joined to every scan
+ * (its arrays as parameters: in memory, not detoasted per row as a stored array would be).
  */
 function measure(clock: BusinessClock | null) {
   if (!clock) {
     const secs = (from: Fragment, to: Fragment) => sql.fragment`date_part('epoch', ${to} - ${from})`;
     return { cte: sql.fragment``, from: sql.fragment`conversations c`, secs };
   }
-  const secs = (from: Fragment, to: Fragment) => sql.fragment`(business_clock(${to}, bh.m, bh.ob) - business_clock(${from}, bh.m, bh.ob))`;
+  const read = (at: Fragment) => sql.fragment`business_clock(${at}, bh.m, bh.b, bh.ob)`;
+  const secs = (from: Fragment, to: Fragment) => sql.fragment`(${read(to)} - ${read(from)})`;
   return {
-    cte: sql.fragment`bh as (select ${sql.array(clock.marks, 'timestamptz')} as m, ${sql.array(clock.openBefore, 'float8')} as ob),`,
+    cte: sql.fragment`bh as (select ${sql.array(clock.marks, 'float8')} as m, ${sql.array(clock.base, 'float8')} as b, ${sql.array(clock.openBefore, 'float8')} as ob),`,
     from: sql.fragment`conversations c cross join bh`,
     secs,
   };
@@ -351,14 +353,7 @@ export async function labelsReport(q: Queryable, businessId: string, range: Repo
 /** The time columns say their unit: `…_seconds`, or `…_business_seconds` when only open time counts. */
 const figureHeaders = (basis: TimeBasis) => {
   const unit = basis === 'business_hours' ? 'business_seconds' : 'seconds';
-  return [
-    'opened',
-    'resolved',
-    `first_response_median_${unit}`,
-    `first_response_p90_${unit}`,
-    `resolution_median_${unit}`,
-    `resolution_p90_${unit}`,
-  ];
+  return ['opened', 'resolved', `first_response_median_${unit}`, `first_response_p90_${unit}`, `resolution_median_${unit}`, `resolution_p90_${unit}`];
 };
 const figureCells = (f: Figures) => [f.opened, f.resolved, f.first_response_median, f.first_response_p90, f.resolution_median, f.resolution_p90];
 

@@ -9,30 +9,35 @@
  */
 import { openPeriodsBetween, type Hours } from './business-hours.ts';
 
-/** Open periods as marks [open₁, close₁, open₂, …] and the open seconds before each mark. */
-export type BusinessClock = { marks: string[]; openBefore: number[] };
+/**
+ * Open periods as marks [open₁, close₁, open₂, …] in epoch seconds, the open seconds up to each
+ * mark (one more element repeating the last), and base = openBefore − marks: the arrays
+ * `business_clock` (migration 0109) reads.
+ */
+export type BusinessClock = { marks: number[]; base: number[]; openBefore: number[] };
 
 /** Whether the hours have any open time in a week: hours without a single shift measure nothing. */
 export const hasShifts = (hours: Hours): boolean => Object.values(hours.week).some((shifts) => (shifts?.length ?? 0) > 0);
 
 /** The clock for instants in [from, to] (a reading outside is that of the nearest end). */
 export function businessClock(hours: Hours, from: Date, to: Date): BusinessClock {
-  const marks: string[] = [];
+  const marks: number[] = [];
   const openBefore: number[] = [];
   let open = 0;
   for (const [start, end] of openPeriodsBetween(hours, from, to)) {
-    marks.push(new Date(start).toISOString(), new Date(end).toISOString());
+    marks.push(start / 1000, end / 1000);
     openBefore.push(open, open + (end - start) / 1000);
     open += (end - start) / 1000;
   }
-  return { marks, openBefore };
+  openBefore.push(open);
+  return { marks, base: marks.map((m, i) => openBefore[i]! - m), openBefore };
 }
 
-/** The clock's reading at `at` (seconds of open time since its first mark), as `business_clock` computes it in SQL. */
+/** The clock's reading at `at` (seconds of open time since its first mark), computed directly. */
 export function clockReading(clock: BusinessClock, at: Date): number {
-  const t = at.getTime();
+  const t = at.getTime() / 1000;
   let i = 0;
-  while (i < clock.marks.length && Date.parse(clock.marks[i]!) <= t) i++;
+  while (i < clock.marks.length && clock.marks[i]! <= t) i++;
   if (i === 0) return 0;
-  return clock.openBefore[i - 1]! + (i % 2 === 1 ? (t - Date.parse(clock.marks[i - 1]!)) / 1000 : 0);
+  return clock.openBefore[i - 1]! + (i % 2 === 1 ? t - clock.marks[i - 1]! : 0);
 }

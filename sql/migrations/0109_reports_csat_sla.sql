@@ -30,16 +30,19 @@ create index sla_results_settled_idx on sla_results (business_id, settled_at) in
 -- The CSAT report's `asked` count: surveys by when they were sent (ratings use csat_surveys_rated_idx).
 create index csat_surveys_asked_idx on csat_surveys (business_id, asked_at);
 
--- The seconds of a business's open time from the first mark to `t`, given its open periods as
--- sorted instants [open₁, close₁, open₂, close₂, …] (`marks`, worked out by
--- core/domain/business-hours.ts for the span a report needs) and the open seconds up to each
--- mark (`open_before`). Open time between a and b is business_clock(b) − business_clock(a).
--- width_bucket is a binary search: `i` marks are at or before t; an odd i means t is in the
--- i-th mark's open period. A plain SQL expression, so the planner inlines it.
-create function business_clock(t timestamptz, marks timestamptz[], open_before float8[]) returns float8
+-- The seconds of a business's open time from its first mark to `t` (a reading of its business
+-- clock): open time between a and b is business_clock(b) − business_clock(a). `marks` are its open
+-- periods as sorted instants [open₁, close₁, open₂, close₂, …] in epoch seconds, worked out by
+-- core/domain/business-hours.ts for the span a report needs; `open_before[i]` the open seconds
+-- up to mark i, with one more element repeating the last; `base[i]` = open_before[i] − marks[i].
+-- With i = width_bucket (a binary search over float8, its fast path: the marks at or before t),
+-- the reading is base[i] + t while open (i odd) and open_before[i] while closed; both cases are
+-- least(base[i] + t, open_before[i + 1]), since the next mark's count is the current one when
+-- closed and larger than any reading inside an open period. Before the first mark (i = 0,
+-- base[0] null) it is open_before[1] = 0. One plain expression, so the planner inlines it.
+create function business_clock(t timestamptz, marks float8[], base float8[], open_before float8[]) returns float8
 language sql immutable parallel safe as $$
-  select coalesce(open_before[width_bucket(t, marks)], 0)
-    + case when width_bucket(t, marks) % 2 = 1 then date_part('epoch', t - marks[width_bucket(t, marks)]) else 0 end
+  select least(base[width_bucket(date_part('epoch', t), marks)] + date_part('epoch', t), open_before[width_bucket(date_part('epoch', t), marks) + 1])
 $$;
 
 -- The targets already settled on conversations measured under a policy before this migration

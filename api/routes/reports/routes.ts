@@ -143,7 +143,11 @@ const labelsSchema = z
   })
   .openapi('LabelsReport');
 
-const rate = (what: string) => z.number().nullable().openapi({ description: `${what}; null when there is none` });
+const rate = (what: string) =>
+  z
+    .number()
+    .nullable()
+    .openapi({ description: `${what}; null when there is none` });
 
 const csatFigures = {
   asked: z.number().int().openapi({ description: 'CSAT surveys sent (by `asked_at`)' }),
@@ -158,7 +162,9 @@ const csatSchema = z
   .object({
     ...range,
     totals: z.object(csatFigures).openapi('CsatFigures'),
-    days: z.array(z.object({ date: z.string().openapi({ format: 'date' }), ...csatFigures })).openapi({ description: 'Every local day of the range in order, zeros and nulls included' }),
+    days: z
+      .array(z.object({ date: z.string().openapi({ format: 'date' }), ...csatFigures }))
+      .openapi({ description: 'Every local day of the range in order, zeros and nulls included' }),
   })
   .openapi('CsatReport');
 
@@ -179,10 +185,12 @@ const slaSchema = z
   .object({
     ...range,
     totals: z.object(slaFigures).openapi('SlaFigures'),
-    days: z.array(z.object({ date: z.string().openapi({ format: 'date' }), ...slaFigures })).openapi({ description: 'Every local day of the range in order, zeros included' }),
+    days: z
+      .array(z.object({ date: z.string().openapi({ format: 'date' }), ...slaFigures }))
+      .openapi({ description: 'Every local day of the range in order, zeros included' }),
     policies: z
       .array(z.object({ policy_id: z.string(), name: z.string(), ...slaFigures }))
-      .openapi({ description: "Every policy of the business (zeros included) by name, then results of deleted policies as `Deleted policy`" }),
+      .openapi({ description: 'Every policy of the business (zeros included) by name, then results of deleted policies as `Deleted policy`' }),
   })
   .openapi('SlaReport');
 
@@ -198,7 +206,15 @@ function unknownZoneToPg(error: unknown): boolean {
 
 type Load = (deps: Deps, businessId: string, range: ReportRange) => Promise<unknown>;
 
-async function answer(ctx: Context, deps: Deps, businessId: string, kind: ReportKind, query: z.infer<typeof reportQuery>, load: Load, csv: (report: never) => string) {
+async function answer(
+  ctx: Context,
+  deps: Deps,
+  businessId: string,
+  kind: ReportKind,
+  query: z.infer<typeof reportQuery>,
+  load: Load,
+  csv: (report: never) => string,
+) {
   const period = resolveRange(query);
   let report: unknown;
   try {
@@ -291,7 +307,7 @@ export const csat = reportRoute(
 export const sla = reportRoute(
   'sla',
   'Report: SLA targets met and breached, by day and per policy',
-  'For each target (first response, next response, resolution): how many were met in time and how many breached, and the hit rate, over the range, on each local day and per policy. A target counts once its outcome is decided, on the local day of that instant: the reply or resolution that met it, or the due time that passed unmet; targets still running are not counted. Due times are those of each conversation\'s policy (in business hours when the policy says so).',
+  "For each target (first response, next response, resolution): how many were met in time and how many breached, and the hit rate, over the range, on each local day and per policy. A target counts once its outcome is decided, on the local day of that instant: the reply or resolution that met it, or the due time that passed unmet; targets still running are not counted. Due times are those of each conversation's policy (in business hours when the policy says so).",
   slaSchema,
   (deps, id, r) => slaReport(deps.db, id, r),
   slaCsv as (report: never) => string,
