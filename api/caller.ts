@@ -13,7 +13,19 @@ export type Caller = {
   jti: string;
   exp: number;
   /** The caller's active membership, or null when they belong to no business. */
-  member: { id: string; businessId: string; role: Role; agentNumber: number } | null;
+  member: {
+    id: string;
+    businessId: string;
+    role: Role;
+    agentNumber: number;
+    /** The member's user id (the caller's). */
+    userId: string;
+    /**
+     * The business turned team-scoped visibility on and the member is an `agent`: they see only
+     * the conversations of their teams and those assigned to them (core/domain/team-visibility.ts).
+     */
+    teamScoped: boolean;
+  } | null;
   /** Set when the bearer is an API key: the key, acting as `member` within its scopes. */
   apiKey?: { id: string; name: string; scopes: Scope[] };
   /**

@@ -120,6 +120,11 @@ export const policies = {
   /** The label set is the business's vocabulary: owners and admins shape it (Chatwoot: administrators), everyone reads it. */
   'labels.read': { roles: everyone, noBusiness: noBusiness.business },
   'labels.manage': { roles: managers, refusal: 'Only the owner or an admin can manage labels', noBusiness: noBusiness.business },
+  /** Teams (groups of members): every member sees them and who is in which; the owner and admins shape them (Chatwoot: administrators). */
+  'teams.read': { roles: everyone, noBusiness: noBusiness.business },
+  'teams.manage': { roles: managers, refusal: 'Only the owner or an admin can manage teams', noBusiness: noBusiness.business },
+  /** PUT …/team: any member routes a conversation to a team (under team-scoped visibility an agent may hand it to a team they cannot see). */
+  'conversations.set_team': { roles: everyone, noBusiness: noBusiness.business },
   /** Saved replies are the team's own: any member lists, renders, adds, edits and deletes them (Chatwoot lets agents manage them too). */
   'canned_responses.read': { roles: everyone, noBusiness: noBusiness.business },
   'canned_responses.manage': { roles: everyone, noBusiness: noBusiness.business },
@@ -130,6 +135,21 @@ export const policies = {
   /** A customer's whole history in one file, and its erasure: data-protection requests, for the owner and admins. */
   'customers.export': { roles: managers, refusal: "Only the owner or an admin can export a customer's data", noBusiness: noBusiness.business },
   'customers.erase': { roles: managers, refusal: 'Only the owner or an admin can erase a customer', noBusiness: noBusiness.business },
+  /** Typed attribute definitions: the business's customer fields, shaped by the owner and admins; every member reads them to edit customers. */
+  'customer_attributes.read': { roles: everyone, noBusiness: noBusiness.business },
+  'customer_attributes.manage': {
+    roles: managers,
+    refusal: 'Only the owner or an admin can change the customer attributes',
+    noBusiness: noBusiness.business,
+  },
+  /** Notes on a customer: any member reads and writes them, and deletes their own… */
+  'customer_notes.read': { roles: everyone, noBusiness: noBusiness.business },
+  'customer_notes.write': { roles: everyone, noBusiness: noBusiness.business },
+  /** … someone else's: the owner or an admin. */
+  'customer_notes.delete_any': { roles: managers, refusal: 'Only its author, the owner or an admin can delete a note', noBusiness: noBusiness.business },
+  /** CSV export of every customer, and the import that upserts many: bulk personal data, for the owner and admins. */
+  'customers.export_all': { roles: managers, refusal: 'Only the owner or an admin can export customers', noBusiness: noBusiness.business },
+  'customers.import': { roles: managers, refusal: 'Only the owner or an admin can import customers', noBusiness: noBusiness.business },
   'retention.read': { roles: everyone, noBusiness: noBusiness.business },
   'retention.update': { roles: managers, refusal: 'Only the owner or an admin can change data retention', noBusiness: noBusiness.business },
   /** GET /search: every conversation, customer and message of the business, private notes included. */
@@ -147,6 +167,12 @@ export const policies = {
   /** API keys are made and revoked by people only: a key cannot make a key. */
   'api_keys.manage': { roles: managers, scope: null, refusal: 'Only the owner or an admin can manage API keys', noBusiness: noBusiness.business },
   /** Webhook endpoints: integrations subscribe themselves with an `admin` key. */
+  /** The widget's identity-verification secret signs who a visitor is: seen and rotated by the owner and admins. */
+  'widget_identity.manage': {
+    roles: managers,
+    refusal: 'Only the owner or an admin can see or rotate the identity verification secret',
+    noBusiness: noBusiness.organization,
+  },
   'webhooks.manage': { roles: managers, refusal: 'Only the owner or an admin can manage webhooks', noBusiness: noBusiness.business },
   'audit_log.read': { roles: managers, scope: 'admin', refusal: 'Only the owner or an admin can read the audit log', noBusiness: noBusiness.business },
   /** Routing: every member sees how work is routed (and their own load); the owner and admins change it. */

@@ -55,8 +55,12 @@ export async function joinableConversation(deps: Deps, userId: string, conversat
     join team_members m on m.business_id = c.business_id and m.user_id = ${userId} and m.is_active
     join businesses b on b.id = c.business_id
     join users u on u.id = m.user_id
+    left join assignment_settings s on s.business_id = c.business_id
     -- A business that requires two-factor sign-in shows nothing to a member without it.
-    where c.id = ${conversationId} and not (b.require_two_factor and u.two_factor_secret is null)`);
+    where c.id = ${conversationId} and not (b.require_two_factor and u.two_factor_secret is null)
+      -- Team-scoped visibility (core/domain/team-visibility.ts): an agent joins only what they may see.
+      and (not coalesce(m.role = 'agent' and s.team_visibility, false) or c.assignee_id = m.user_id
+        or c.team_id in (select tm.team_id from team_memberships tm where tm.business_id = c.business_id and tm.member_id = m.id))`);
   if (!row) return null;
   return { businessId: row.business_id, visitorCustomerId: row.channel_type === widgetChannelType ? row.customer_id : null };
 }

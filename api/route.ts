@@ -25,6 +25,7 @@ import { toValidationIssues, type Source } from './validation.ts';
 import { unsafeInputIssues } from './input-guard.ts';
 import { errorResponses } from './openapi-errors.ts';
 import { authorize, policies, policyText, scopeOf, type Action, type Member } from './policies.ts';
+import { requireVisible } from '../core/domain/team-visibility.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>>;
@@ -189,6 +190,10 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
     const body = parsePart(route.body, rawBody === undefined ? {} : rawBody, 'body', issues);
     if (issues.length > 0) throw validationError(issues);
     const member = route.policy ? authorize(caller as Caller, route.policy) : undefined;
+    // Team-scoped visibility: a conversation the member may not see is 404 on every route that
+    // names one in its path, as another business's is (core/domain/team-visibility.ts).
+    const conversationId = (params as { conversation_id?: unknown } | undefined)?.conversation_id;
+    if (member?.teamScoped && typeof conversationId === 'string') await requireVisible(deps.db, member, conversationId);
     const result = await route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx });
     if (result !== undefined && ctx.body === undefined) {
       ctx.status = route.successStatus ?? 200;

@@ -74,6 +74,9 @@ export type Action =
   | 'conversations.label'
   | 'labels.read'
   | 'labels.manage'
+  | 'teams.read'
+  | 'teams.manage'
+  | 'conversations.set_team'
   | 'canned_responses.read'
   | 'canned_responses.manage'
   | 'customers.read'
@@ -81,6 +84,14 @@ export type Action =
   | 'customers.merge'
   | 'customers.export'
   | 'customers.erase'
+  | 'customer_attributes.read'
+  | 'customer_attributes.manage'
+  | 'customer_notes.read'
+  | 'customer_notes.write'
+  | 'customer_notes.delete_any'
+  | 'customers.export_all'
+  | 'customers.import'
+  | 'widget_identity.manage'
   | 'retention.read'
   | 'retention.update'
   | 'search.read'
@@ -182,6 +193,11 @@ export type Mention = {
 };
 
 export type AttributeValue = string | number | boolean;
+export type AttributeType = 'text' | 'number' | 'date' | 'boolean' | 'list';
+/** A custom field the business defined (Settings → Customer attributes). */
+export type AttributeDefinition = { key: string; label: string; type: AttributeType; options?: string[] };
+export type CustomerNote = { id: string; customer_id: number; author_id: string | null; author_name: string; body: string; created_at: string };
+export type CustomerImportResult = { created: number; updated: number; errors: { line: number; column: string | null; msg: string }[] };
 export type Customer = {
   id: number;
   uuid: string;
@@ -212,6 +228,8 @@ export type Conversation = {
   snoozed: boolean;
   snoozed_until: string | null;
   priority: Priority;
+  /** Its team (GET /api/v1/teams); null: none. */
+  team_id: string | null;
   customer: Customer | null;
   /** Label names, alphabetical. */
   labels: string[];
@@ -247,6 +265,7 @@ export type SlaPolicy = {
 export type ConversationListItem = Conversation & { last_message: Message | null };
 export type ConversationDetail = Conversation & { messages: Message[] };
 
+export type Team = { id: string; name: string; description: string; member_count: number; created_at: string; updated_at: string };
 export type Label = { id: string; name: string; color: string; description: string; created_at: string; updated_at: string };
 export type CannedResponse = { id: string; short_code: string; content: string; created_at: string; updated_at: string };
 
@@ -271,6 +290,8 @@ export type Channel = {
   status: 'pending' | 'connected' | 'error';
   last_error: string | null;
   is_builtin: boolean;
+  /** Conversations opened on the channel start in this team; null: none. */
+  default_team_id: string | null;
   webhook_url: string | null;
   inbound_webhook: { url: string; secret: string } | null;
 };
@@ -409,6 +430,8 @@ export type WebhookDelivery = {
   created_at: string;
   last_attempt_at: string | null;
   delivered_at: string | null;
+  /** The delivery this one sends again (Redeliver); null for the first of its event. */
+  redelivery_of: string | null;
 };
 export type AuditEntry = {
   id: string;

@@ -33,7 +33,8 @@ create table assignment_settings (
   max_open_per_agent integer default 10 not null,
   cursor_agent_number integer,
   created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null
+  updated_at timestamp with time zone default now() not null,
+  team_visibility boolean default false not null
 );
 alter table assignment_settings add constraint assignment_settings_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table assignment_settings add constraint assignment_settings_max_open_per_agent_check CHECK (((max_open_per_agent >= 1) AND (max_open_per_agent <= 1000)));
@@ -144,9 +145,11 @@ create table channels (
   state jsonb default '{}'::jsonb not null,
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
-  routing_proven boolean default false not null
+  routing_proven boolean default false not null,
+  default_team_id uuid
 );
 alter table channels add constraint channels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table channels add constraint channels_default_team_fkey FOREIGN KEY (business_id, default_team_id) REFERENCES teams(business_id, id) ON DELETE SET NULL (default_team_id);
 alter table channels add constraint channels_pkey PRIMARY KEY (id);
 alter table channels add constraint channels_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'connected'::text, 'error'::text])));
 alter table channels add constraint channels_type_check CHECK ((type = ANY (ARRAY['webchat'::text, 'widget'::text, 'email'::text, 'whatsapp'::text, 'telegram'::text, 'instagram'::text, 'x'::text, 'sms'::text])));
@@ -200,7 +203,8 @@ create table conversations (
   sla_next_response_due_at timestamp with time zone,
   sla_resolution_due_at timestamp with time zone,
   sla_due_at timestamp with time zone,
-  sla_alert_at timestamp with time zone
+  sla_alert_at timestamp with time zone,
+  team_id uuid
 );
 alter table conversations add constraint conversations_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -212,6 +216,7 @@ alter table conversations add constraint conversations_resolved_by_fkey FOREIGN 
 alter table conversations add constraint conversations_sla_policy_fkey FOREIGN KEY (business_id, sla_policy_id) REFERENCES sla_policies(business_id, id) ON DELETE SET NULL (sla_policy_id);
 alter table conversations add constraint conversations_snooze_check CHECK (((snoozed_until IS NULL) OR (snoozed_at IS NOT NULL)));
 alter table conversations add constraint conversations_status_check CHECK ((status = ANY (ARRAY['open'::text, 'pending'::text, 'resolved'::text, 'closed'::text])));
+alter table conversations add constraint conversations_team_fkey FOREIGN KEY (business_id, team_id) REFERENCES teams(business_id, id) ON DELETE SET NULL (team_id);
 CREATE INDEX conversations_assignee_idx ON public.conversations USING btree (assignee_id, updated_at DESC) WHERE (assignee_id IS NOT NULL);
 CREATE INDEX conversations_assignee_load_idx ON public.conversations USING btree (business_id, assignee_id) WHERE ((assignee_id IS NOT NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 CREATE INDEX conversations_business_channel_type_idx ON public.conversations USING btree (business_id, channel_type, updated_at DESC, id DESC);
@@ -219,6 +224,7 @@ CREATE INDEX conversations_business_created_idx ON public.conversations USING bt
 CREATE INDEX conversations_business_priority_idx ON public.conversations USING btree (business_id, priority, updated_at DESC, id DESC);
 CREATE INDEX conversations_business_resolved_idx ON public.conversations USING btree (business_id, resolved_at) INCLUDE (created_at, resolved_by, channel_type, id) WHERE (resolved_at IS NOT NULL);
 CREATE INDEX conversations_business_status_idx ON public.conversations USING btree (business_id, status, updated_at DESC, id DESC);
+CREATE INDEX conversations_business_team_idx ON public.conversations USING btree (business_id, team_id, updated_at DESC, id DESC) WHERE (team_id IS NOT NULL);
 CREATE INDEX conversations_business_updated_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC);
 CREATE INDEX conversations_channel_idx ON public.conversations USING btree (channel_id) WHERE (channel_id IS NOT NULL);
 CREATE INDEX conversations_customer_idx ON public.conversations USING btree (customer_id, updated_at DESC) WHERE (customer_id IS NOT NULL);
@@ -229,6 +235,7 @@ CREATE INDEX conversations_sla_due_idx ON public.conversations USING btree (busi
 CREATE INDEX conversations_snooze_due_idx ON public.conversations USING btree (snoozed_until) WHERE (snoozed_until IS NOT NULL);
 CREATE INDEX conversations_snoozed_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC) WHERE (snoozed_at IS NOT NULL);
 CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (business_id, created_at, id) WHERE ((assignee_id IS NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
+CREATE TRIGGER conversations_default_team BEFORE INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION conversation_default_team();
 CREATE TRIGGER conversations_sla_arm AFTER INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION sla_arm_conversation();
 CREATE TRIGGER conversations_status_arm AFTER UPDATE OF status ON public.conversations FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION conversation_status_arm();
 
@@ -266,6 +273,37 @@ CREATE INDEX csat_surveys_message_idx ON public.csat_surveys USING btree (messag
 CREATE INDEX csat_surveys_rated_idx ON public.csat_surveys USING btree (business_id, rated_at) INCLUDE (rating) WHERE (rated_at IS NOT NULL);
 CREATE UNIQUE INDEX csat_surveys_token_key ON public.csat_surveys USING btree (business_id, token);
 
+create table customer_attribute_definitions (
+  business_id uuid not null,
+  key text not null,
+  label text not null,
+  type text not null,
+  options text[],
+  "position" integer not null
+);
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_check CHECK ((((type = 'list'::text) = (options IS NOT NULL)) AND ((options IS NULL) OR ((cardinality(options) >= 1) AND (cardinality(options) <= 100)))));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_key_check CHECK ((key ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$'::text));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_label_check CHECK (((char_length(label) >= 1) AND (char_length(label) <= 100)));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_pkey PRIMARY KEY (business_id, key);
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_position_check CHECK (("position" >= 0));
+alter table customer_attribute_definitions add constraint customer_attribute_definitions_type_check CHECK ((type = ANY (ARRAY['text'::text, 'number'::text, 'date'::text, 'boolean'::text, 'list'::text])));
+
+create table customer_notes (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  customer_id uuid not null,
+  author_id uuid,
+  author_name text not null,
+  body text not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table customer_notes add constraint customer_notes_author_id_fkey FOREIGN KEY (author_id) REFERENCES users(id) ON DELETE SET NULL;
+alter table customer_notes add constraint customer_notes_body_check CHECK (((char_length(body) >= 1) AND (char_length(body) <= 5000)));
+alter table customer_notes add constraint customer_notes_business_id_customer_id_fkey FOREIGN KEY (business_id, customer_id) REFERENCES customers(business_id, id) ON DELETE CASCADE;
+alter table customer_notes add constraint customer_notes_pkey PRIMARY KEY (business_id, id);
+CREATE INDEX customer_notes_list_idx ON public.customer_notes USING btree (business_id, customer_id, created_at DESC, id DESC);
+
 create table customers (
   id uuid default gen_random_uuid() not null,
   number bigint generated always as identity not null,
@@ -291,6 +329,8 @@ alter table customers add constraint customers_merged_into_check CHECK (((merged
 alter table customers add constraint customers_merged_into_fkey FOREIGN KEY (business_id, merged_into) REFERENCES customers(business_id, id) ON DELETE CASCADE;
 alter table customers add constraint customers_number_key UNIQUE (number, business_id);
 alter table customers add constraint customers_pkey PRIMARY KEY (id);
+CREATE INDEX customers_attributes_idx ON public.customers USING gin (attributes jsonb_path_ops) WHERE (merged_into IS NULL);
+CREATE INDEX customers_business_email_lower_idx ON public.customers USING btree (business_id, lower(email)) WHERE ((email IS NOT NULL) AND (merged_into IS NULL));
 CREATE INDEX customers_business_email_trgm_idx ON public.customers USING gin (business_id, email gin_trgm_ops) WHERE (email IS NOT NULL);
 CREATE INDEX customers_business_idx ON public.customers USING btree (business_id, created_at DESC);
 CREATE INDEX customers_business_name_trgm_idx ON public.customers USING gin (business_id, name gin_trgm_ops);
@@ -609,6 +649,32 @@ alter table team_members add constraint team_members_user_id_fkey FOREIGN KEY (u
 alter table team_members add constraint team_members_user_id_key UNIQUE (user_id);
 CREATE INDEX team_members_business_idx ON public.team_members USING btree (business_id, agent_number);
 
+create table team_memberships (
+  business_id uuid not null,
+  team_id uuid not null,
+  member_id uuid not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table team_memberships add constraint team_memberships_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table team_memberships add constraint team_memberships_business_id_member_id_fkey FOREIGN KEY (business_id, member_id) REFERENCES team_members(business_id, id) ON DELETE CASCADE;
+alter table team_memberships add constraint team_memberships_business_id_team_id_fkey FOREIGN KEY (business_id, team_id) REFERENCES teams(business_id, id) ON DELETE CASCADE;
+alter table team_memberships add constraint team_memberships_pkey PRIMARY KEY (business_id, team_id, member_id);
+CREATE INDEX team_memberships_member_idx ON public.team_memberships USING btree (business_id, member_id, team_id);
+
+create table teams (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  name text not null,
+  description text default ''::text not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null
+);
+alter table teams add constraint teams_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table teams add constraint teams_description_check CHECK ((char_length(description) <= 500));
+alter table teams add constraint teams_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 80)));
+alter table teams add constraint teams_pkey PRIMARY KEY (business_id, id);
+CREATE UNIQUE INDEX teams_business_name_key ON public.teams USING btree (business_id, lower(name));
+
 create table uploads (
   id uuid default gen_random_uuid() not null,
   business_id uuid not null,
@@ -672,12 +738,14 @@ create table webhook_deliveries (
   last_error text,
   created_at timestamp with time zone default now() not null,
   last_attempt_at timestamp with time zone,
-  delivered_at timestamp with time zone
+  delivered_at timestamp with time zone,
+  redelivery_of uuid
 );
 alter table webhook_deliveries add constraint webhook_deliveries_business_id_webhook_id_fkey FOREIGN KEY (business_id, webhook_id) REFERENCES webhook_endpoints(business_id, id) ON DELETE CASCADE;
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (business_id, id);
+alter table webhook_deliveries add constraint webhook_deliveries_redelivery_of_fkey FOREIGN KEY (business_id, redelivery_of) REFERENCES webhook_deliveries(business_id, id) ON DELETE SET NULL (redelivery_of);
 alter table webhook_deliveries add constraint webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])));
-CREATE UNIQUE INDEX webhook_deliveries_event_key ON public.webhook_deliveries USING btree (business_id, webhook_id, event_id);
+CREATE UNIQUE INDEX webhook_deliveries_event_key ON public.webhook_deliveries USING btree (business_id, webhook_id, event_id) WHERE (redelivery_of IS NULL);
 CREATE INDEX webhook_deliveries_list_idx ON public.webhook_deliveries USING btree (business_id, webhook_id, created_at DESC, id DESC);
 
 create table webhook_endpoints (
@@ -710,7 +778,8 @@ create table widgets (
   logo_url text,
   config jsonb default '{}'::jsonb not null,
   created_at timestamp with time zone default now() not null,
-  updated_at timestamp with time zone default now() not null
+  updated_at timestamp with time zone default now() not null,
+  identity_secret_encrypted text
 );
 alter table widgets add constraint widgets_business_id_domain_key UNIQUE (business_id, domain);
 alter table widgets add constraint widgets_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -778,6 +847,19 @@ begin
     payload => json_build_object('message_id', p_message_id::text),
     job_key => 'hours:' || p_conversation_id::text
   );
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.conversation_default_team()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if new.team_id is null and new.channel_id is not null then
+    select ch.default_team_id into new.team_id from channels ch where ch.id = new.channel_id and ch.business_id = new.business_id;
+  end if;
+  return new;
 end;
 $function$
 ;

@@ -26,6 +26,9 @@ import type { planResponse } from '../api/routes/business/plan.ts';
 import type { overviewSchema } from '../api/routes/analytics/routes.ts';
 import type { channelTypeSchema } from '../api/routes/channel-types/schema.ts';
 import type { CannedResponse, Label } from '../core/presenters/label.ts';
+import type { deliverySchema } from '../api/routes/platform/schema.ts';
+import type { attributeDefinitionSchema } from '../api/routes/customers/attributes.ts';
+import type { customerNoteSchema } from '../api/routes/customers/notes.ts';
 
 /** `true` only when every value the server may send is one the app's type accepts. */
 type Fits<Server, AppType> = [Server] extends [AppType] ? true : false;
@@ -55,4 +58,7 @@ export type AppTypesFitTheServer = [
   Holds<Fits<z.infer<typeof channelTypeSchema>, App.ChannelTypeInfo>>,
   Holds<Fits<Label, App.Label>>,
   Holds<Fits<CannedResponse, App.CannedResponse>>,
+  Holds<Fits<z.infer<typeof deliverySchema>, App.WebhookDelivery>>,
+  Holds<Fits<z.infer<typeof attributeDefinitionSchema>, App.AttributeDefinition>>,
+  Holds<Fits<z.infer<typeof customerNoteSchema>, App.CustomerNote>>,
 ];

@@ -58,6 +58,7 @@ test('list needs a token, answers with and without the trailing slash, and shows
       'business_id',
       'config',
       'created_at',
+      'default_team_id',
       'id',
       'inbound_webhook',
       'is_active',

@@ -81,6 +81,7 @@ async function operationCalls(): Promise<[string, Call][]> {
   await channel('x', { api_key: 'k', api_secret: 'x-secret', access_token: 'a', access_token_secret: 's', bearer_token: 'b' });
   let invited = '';
   let upload = '';
+  let teamId = '';
   let labelId = '';
   let scheduledId = '';
   let cannedId = '';
@@ -96,6 +97,7 @@ async function operationCalls(): Promise<[string, Call][]> {
   };
   let apiKeyId = '';
   let webhookId = '';
+  let testDeliveryId = '';
   const smsForm = { From: '+15552223333', To: '+15550001111', Body: 'hi', MessageSid: 'SM1', AccountSid: 'AC1' };
   const smsPath = `/api/v1/webhooks/sms/${sms.id}`;
   const xBody = JSON.stringify({ for_user_id: '42', direct_message_events: [] });
@@ -247,6 +249,40 @@ async function operationCalls(): Promise<[string, Call][]> {
       () => req('PATCH', `/api/v1/customers/${customerNumber}`, { body: { name: 'Vera V.', attributes: { plan: 'gold', orders: 3, vip: true } } }),
     ],
     ['get /api/v1/customers/{id}/export', () => req('GET', `/api/v1/customers/${customerNumber}/export`)],
+    ['get /api/v1/customers/export.csv', () => req('GET', '/api/v1/customers/export.csv')],
+    [
+      'post /api/v1/customers/import',
+      async () => {
+        const csv = new FormData();
+        csv.set('file', new Blob(['name,email\nImported,imported@docs.example\nBad,not-an-address\n'], { type: 'text/csv' }), 'customers.csv');
+        const res = await fetch(`${app.url}/api/v1/customers/import`, { method: 'POST', headers: { authorization: `Bearer ${access}` }, body: csv });
+        const text = await res.text();
+        return { status: res.status, body: JSON.parse(text), headers: res.headers, text };
+      },
+    ],
+    ['post /api/v1/customers/{id}/notes', () => req('POST', `/api/v1/customers/${customerNumber}/notes`, { body: { body: 'Prefers e-mail' } })],
+    ['get /api/v1/customers/{id}/notes', () => req('GET', `/api/v1/customers/${customerNumber}/notes`)],
+    [
+      'delete /api/v1/customers/{id}/notes/{note_id}',
+      async () => {
+        const note = await req('POST', `/api/v1/customers/${customerNumber}/notes`, { body: { body: 'To delete' } });
+        return req('DELETE', `/api/v1/customers/${customerNumber}/notes/${note.body.id}`);
+      },
+    ],
+    [
+      'put /api/v1/settings/customer-attributes',
+      () =>
+        req('PUT', '/api/v1/settings/customer-attributes', {
+          body: {
+            attributes: [
+              { key: 'plan', label: 'Plan', type: 'list', options: ['gold', 'silver'] },
+              { key: 'orders', label: 'Orders', type: 'number' },
+              { key: 'vip', label: 'VIP', type: 'boolean' },
+            ],
+          },
+        }),
+    ],
+    ['get /api/v1/settings/customer-attributes', () => req('GET', '/api/v1/settings/customer-attributes')],
     [
       'post /api/v1/customers/{id}/merge',
       async () => {
@@ -284,6 +320,8 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['put /api/v1/widget/update/{widget_id}', () => req('PUT', `/api/v1/widget/update/${widget.id}`, { body: { name: 'Docs' } })],
     ['get /api/v1/widget/{widget_id}', () => app.request('GET', `/api/v1/widget/${widget.id}`)],
     ['get /api/v1/widget/{widget_id}/channels', () => app.request('GET', `/api/v1/widget/${widget.id}/channels`)],
+    ['get /api/v1/widget/{widget_id}/identity-secret', () => req('GET', `/api/v1/widget/${widget.id}/identity-secret`)],
+    ['post /api/v1/widget/{widget_id}/identity-secret/rotate', () => req('POST', `/api/v1/widget/${widget.id}/identity-secret/rotate`)],
     ['post /api/v1/widget/create', () => req('POST', '/api/v1/widget/create', { body: { domain: 'second.example' } })],
     ['get /api/v1/widget', () => req('GET', '/api/v1/widget/')],
     ['post /api/v1/kb/articles', () => req('POST', '/api/v1/kb/articles', { body: { title: 'Refunds', content: 'Refunds take five days.' } })],
@@ -302,6 +340,26 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['patch /api/v1/labels/{label_id}', () => req('PATCH', `/api/v1/labels/${labelId}`, { body: { color: '#abcdef' } })],
     ['put /api/v1/conversations/{conversation_id}/labels', () => req('PUT', `/api/v1/conversations/${conversation.id}/labels`, { body: { labels: ['Docs'] } })],
     ['delete /api/v1/labels/{label_id}', () => req('DELETE', `/api/v1/labels/${labelId}`)],
+    [
+      'post /api/v1/teams',
+      async () => {
+        const res = await req('POST', '/api/v1/teams', { body: { name: 'Docs team', description: 'For the docs' } });
+        teamId = res.body.id;
+        return res;
+      },
+    ],
+    ['get /api/v1/teams', () => req('GET', '/api/v1/teams')],
+    ['patch /api/v1/teams/{team_id}', () => req('PATCH', `/api/v1/teams/${teamId}`, { body: { name: 'Docs crew' } })],
+    [
+      'put /api/v1/teams/{team_id}/members',
+      async () => {
+        const owner = (await req('GET', '/api/v1/team/members')).body.find((m: any) => m.user_id === ws.userId);
+        return req('PUT', `/api/v1/teams/${teamId}/members`, { body: { member_ids: [owner.id] } });
+      },
+    ],
+    ['get /api/v1/teams/{team_id}/members', () => req('GET', `/api/v1/teams/${teamId}/members`)],
+    ['put /api/v1/conversations/{conversation_id}/team', () => req('PUT', `/api/v1/conversations/${conversation.id}/team`, { body: { team_id: teamId } })],
+    ['delete /api/v1/teams/{team_id}', () => req('DELETE', `/api/v1/teams/${teamId}`)],
     [
       'post /api/v1/canned-responses',
       async () => {
@@ -343,7 +401,18 @@ async function operationCalls(): Promise<[string, Call][]> {
       'patch /api/v1/webhooks/{webhook_id}',
       () => req('PATCH', `/api/v1/webhooks/${webhookId}`, { body: { events: ['message.created', 'conversation.created'] } }),
     ],
-    ['post /api/v1/webhooks/{webhook_id}/test', () => req('POST', `/api/v1/webhooks/${webhookId}/test`)],
+    [
+      'post /api/v1/webhooks/{webhook_id}/test',
+      async () => {
+        const res = await req('POST', `/api/v1/webhooks/${webhookId}/test`);
+        testDeliveryId = res.body.delivery_id;
+        return res;
+      },
+    ],
+    [
+      'post /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver',
+      () => req('POST', `/api/v1/webhooks/${webhookId}/deliveries/${testDeliveryId}/redeliver`),
+    ],
     ['get /api/v1/webhooks/{webhook_id}/deliveries', () => req('GET', `/api/v1/webhooks/${webhookId}/deliveries`)],
     ['delete /api/v1/webhooks/{webhook_id}', () => req('DELETE', `/api/v1/webhooks/${webhookId}`)],
     ['get /api/v1/audit-log', () => req('GET', '/api/v1/audit-log')],

@@ -4,7 +4,7 @@ import type { Caller, Role } from '../api/middlewares/auth.ts';
 import { abilities, actions, authorize, policies, type Action, type Member } from '../api/policies.ts';
 import { allRoutes } from '../api/routes/index.ts';
 
-const member = (role: Role): Member => ({ id: 'm-1', businessId: 'b-1', role, agentNumber: 1 });
+const member = (role: Role): Member => ({ id: 'm-1', businessId: 'b-1', role, agentNumber: 1, userId: 'u-1', teamScoped: false });
 const caller = (m: Member | null): Caller => ({ userId: 'u-1', email: 'u@example.com', fullName: 'U', jti: 'j', exp: 0, member: m });
 
 /** The status and body of the HttpError `fn` throws. */
@@ -94,8 +94,11 @@ test('every signed-in route of a business names its action in the policy table, 
     else t.truthy(route.policy, `${key} names no policy`);
     if (route.policy) used.add(route.policy);
   }
+  // Actions a handler checks with authorize() for part of what its route does (someone else's
+  // note, as `conversations.assign` is for assigning someone else on the take route).
+  const checkedInHandlers = new Set<Action>(['customer_notes.delete_any']);
   t.deepEqual(
-    actions.filter((a) => !used.has(a)),
+    actions.filter((a) => !used.has(a) && !checkedInHandlers.has(a)),
     [],
     'actions no route uses',
   );

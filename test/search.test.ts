@@ -8,7 +8,7 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
-import { searchMessages, type SearchCursor } from '../core/domain/search/history-search.ts';
+import { searchConversations, searchMessages, type SearchCursor } from '../core/domain/search/history-search.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -290,6 +290,45 @@ test('the bounded walk and the GIN step agree: every window size gives the same 
   for (const windows of [[], [1], [5], [5, 10], [1000]]) {
     t.deepEqual(await all('rare', windows), rare, `rare, windows ${windows}`);
     t.deepEqual(await all('common', windows), common, `common, windows ${windows}`);
+  }
+});
+
+test('conversations: the walk and the GIN step agree: every window gives the same pages, words common or rare, matched by message or customer', async (t) => {
+  const ws = await createWorkspace(app);
+  const dee = await customer(ws, { name: 'Dee Zanzibar' });
+  const plain = await customer(ws, { name: 'Pat' });
+  // 30 conversations, each updated one minute after the previous; two messages each (one older
+  // than the conversation's update). "common" in every third conversation's newer message,
+  // "rare" in conversations 2 and 25's older message, and Dee (customer of 7 and 20) is found by "zanzib".
+  const common: string[] = [];
+  const rare: string[] = [];
+  const byName: string[] = [];
+  const every: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const at = (minutes: number) => new Date(Date.UTC(2026, 7, 1, 0, minutes)).toISOString();
+    const id = await conversation(ws, [7, 20].includes(i) ? dee.uuid : plain.uuid, at(i * 10 + 5));
+    await message(ws, id, [2, 25].includes(i) ? 'a rare word' : 'filler', at(i * 10));
+    await message(ws, id, i % 3 === 0 ? 'common words' : 'other words', at(i * 10 + 1));
+    if (i % 3 === 0) common.unshift(id);
+    if ([2, 25].includes(i)) rare.unshift(id);
+    if ([7, 20].includes(i)) byName.unshift(id);
+    every.unshift(id);
+  }
+  const all = async (text: string, conversationWalk: number | undefined) => {
+    const ids: string[] = [];
+    let after: SearchCursor | null = null;
+    do {
+      const page = await searchConversations(app.deps.db, { businessId: ws.businessId, text, after, limit: 3, conversationWalk });
+      ids.push(...page.results.map((r) => r.id));
+      after = page.next;
+    } while (after);
+    return ids;
+  };
+  for (const walk of [undefined, 0, 1, 4, 7, 100]) {
+    t.deepEqual(await all('common', walk), common, `common, walk ${walk}`);
+    t.deepEqual(await all('rare', walk), rare, `rare, walk ${walk}`);
+    t.deepEqual(await all('zanzib', walk), byName, `a customer's name, walk ${walk}`);
+    t.deepEqual(await all('words', walk), every, `in every conversation, walk ${walk}`);
   }
 });
 

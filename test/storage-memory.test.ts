@@ -32,6 +32,18 @@ const FILE_BYTES = 25 * MB;
  * copies, as pg's text protocol would for a non-streamed read) goes past this bound.
  */
 const MAX_GROWTH = 100 * MB;
+/**
+ * The proof of "flat": the same processes then move a file eight times as large (200 MB; the
+ * children's MAX_ATTACHMENT_BYTES is raised for it), and their peak growth must stay under
+ * LARGE_MAX_GROWTH, the 25 MB file's bound plus 25 MB: well under the file itself. A process
+ * that held the file whole would grow by 200 MB or more (measured with the postgres read made
+ * to buffer the file: 88 MB for 25 MB, which the 25 MB bound alone lets through, 397 MB for
+ * 200 MB). Comparing with the 25 MB file's own growth instead would be noise: the growth of a
+ * streaming process is wherever V8's external-memory GC happened to run, anywhere from 0 to
+ * 80 MB for either size (measured over 16 runs).
+ */
+const LARGE_FILE_BYTES = 200 * MB;
+const LARGE_MAX_GROWTH = MAX_GROWTH + 25 * MB;
 const WA = { phoneNumberId: '106540352209999', token: 'EAAG-rss-token' };
 const jwtSecret = randomBytes(32).toString('hex');
 
@@ -153,6 +165,7 @@ async function startChildren(env: Record<string, string>): Promise<{ web: ChildP
     PUBLIC_URL: webUrl,
     META_GRAPH_URL: meta.graphUrl,
     ALLOW_PRIVATE_HOSTS: 'true',
+    MAX_ATTACHMENT_BYTES: String(LARGE_FILE_BYTES),
     ...env,
   };
   const web = spawnParley(app, ['web'], { ...shared, PORT: String(port) });
@@ -163,9 +176,9 @@ async function startChildren(env: Record<string, string>): Promise<{ web: ChildP
 
 for (const driver of ['postgres', 's3'] as const) {
   test.serial(
-    `${driver}: a 25 MB file in through the worker and out through web, and a 10 MiB upload: the bytes cross processes intact, peak RSS growth stays bounded`,
+    `${driver}: 25 MB and 200 MB files in through the worker and out through web, and a 10 MiB upload: the bytes cross processes intact, peak RSS growth does not follow the file's size`,
     async (t) => {
-      t.timeout(180_000);
+      t.timeout(300_000);
       const env = driver === 's3' ? { STORAGE_DRIVER: 's3', ...s3.config, ...s3.env } : { STORAGE_DRIVER: 'postgres' };
       const { web, worker, webUrl } = await startChildren(env);
       try {
@@ -176,23 +189,27 @@ for (const driver of ['postgres', 's3'] as const) {
         const conversation = await app.request('POST', '/api/v1/conversations/', { token: owner.token, body: { business_id: owner.businessId } });
         await uploadTo(webUrl, conversation.body.id, video(MB));
 
-        const big = video(FILE_BYTES);
-        let stored: { url: string; size: number; status: string } | undefined;
-        const workerGrowth = await peakGrowth(worker.pid!, async () => {
-          stored = await inboundVideo(`big-${driver}`, big);
-        });
-        t.is(stored!.status, 'stored', JSON.stringify(stored));
-        t.is(stored!.size, FILE_BYTES);
-        t.true(stored!.url.startsWith(`${webUrl}/api/v1/uploads/`));
-        const [row] = await app.sql(`select driver from uploads where storage_key = $1`, [stored!.url.split('/').pop()]);
-        t.is(row.driver, driver);
+        /** A customer's file in through the worker, then out through web: each child's peak RSS growth while it moves it. */
+        const move = async (name: string, bytes: Buffer) => {
+          let stored: { url: string; size: number; status: string } | undefined;
+          const worker_ = await peakGrowth(worker.pid!, async () => {
+            stored = await inboundVideo(`${name}-${driver}`, bytes);
+          });
+          t.is(stored!.status, 'stored', JSON.stringify(stored));
+          t.is(stored!.size, bytes.length);
+          t.true(stored!.url.startsWith(`${webUrl}/api/v1/uploads/`));
+          const [row] = await app.sql(`select driver from uploads where storage_key = $1`, [stored!.url.split('/').pop()]);
+          t.is(row.driver, driver);
+          // The web process reads what the worker process wrote.
+          let served: { size: number; hash: string } | undefined;
+          const web_ = await peakGrowth(web.pid!, async () => {
+            served = await download(stored!.url);
+          });
+          t.deepEqual(served, { size: bytes.length, hash: sha256(bytes) });
+          return { worker: worker_, web: web_ };
+        };
 
-        // The web process reads what the worker process wrote.
-        let served: { size: number; hash: string } | undefined;
-        const webGrowth = await peakGrowth(web.pid!, async () => {
-          served = await download(stored!.url);
-        });
-        t.deepEqual(served, { size: FILE_BYTES, hash: sha256(big) });
+        const at25 = await move('big', video(FILE_BYTES));
 
         const tenMiB = video(10 * MB);
         let uploaded: any;
@@ -202,12 +219,18 @@ for (const driver of ['postgres', 's3'] as const) {
         t.is(uploaded.size, 10 * MB);
         t.deepEqual(await download(uploaded.url), { size: 10 * MB, hash: sha256(tenMiB) });
 
+        // Eight times the file in the same processes: flat means the growth does not follow the size.
+        const large = await move('huge', video(LARGE_FILE_BYTES));
+
+        const mb = (bytes: number) => (bytes / MB).toFixed(1);
         t.log(
-          `peak RSS growth: worker ${(workerGrowth / MB).toFixed(1)} MB, web download ${(webGrowth / MB).toFixed(1)} MB, web upload ${(uploadGrowth / MB).toFixed(1)} MB`,
+          `peak RSS growth, 25 MB → 200 MB: worker ${mb(at25.worker)} → ${mb(large.worker)} MB, web download ${mb(at25.web)} → ${mb(large.web)} MB; web upload of 10 MiB ${mb(uploadGrowth)} MB`,
         );
-        t.true(workerGrowth < MAX_GROWTH, `worker grew ${workerGrowth} bytes storing 25 MB`);
-        t.true(webGrowth < MAX_GROWTH, `web grew ${webGrowth} bytes serving 25 MB`);
-        t.true(uploadGrowth < MAX_GROWTH, `web grew ${uploadGrowth} bytes taking a 10 MiB upload`);
+        t.true(at25.worker < MAX_GROWTH, `worker grew ${mb(at25.worker)} MB storing 25 MB`);
+        t.true(at25.web < MAX_GROWTH, `web grew ${mb(at25.web)} MB serving 25 MB`);
+        t.true(uploadGrowth < MAX_GROWTH, `web grew ${mb(uploadGrowth)} MB taking a 10 MiB upload`);
+        t.true(large.worker < LARGE_MAX_GROWTH, `worker grew ${mb(large.worker)} MB storing 200 MB (${mb(at25.worker)} MB for 25 MB)`);
+        t.true(large.web < LARGE_MAX_GROWTH, `web grew ${mb(large.web)} MB serving 200 MB (${mb(at25.web)} MB for 25 MB)`);
       } finally {
         await Promise.all([stopProcess(web, 'SIGTERM'), stopProcess(worker, 'SIGTERM')]);
       }

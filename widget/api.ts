@@ -28,6 +28,18 @@ export type VisitorMessage = {
   csat?: { token: string; rating: number | null };
 };
 
+/**
+ * A signed-in user of the site, signed by its server: `user_hash` = hex HMAC-SHA256 of
+ * `external_id` (or `email` without one) under the widget's identity secret.
+ */
+export type VisitorIdentity = {
+  external_id?: string;
+  email?: string;
+  name?: string;
+  attributes?: Record<string, string | number | boolean | null>;
+  user_hash: string;
+};
+
 export type VisitorSession = { visitor_token: string; visitor_id: string; conversation_id: string | null; resumed: boolean };
 
 export class ApiError extends Error {
@@ -76,7 +88,8 @@ export function createApi(base: string) {
 
   return {
     widget: (widgetId: string) => call<PublicWidget>('GET', `/api/v1/widget/${encodeURIComponent(widgetId)}`),
-    startSession: (body: { widget_id: string; visitor_token?: string | null }) => call<VisitorSession>('POST', '/api/v1/visitor/sessions', { body }),
+    startSession: (body: { widget_id: string; visitor_token?: string | null; identity?: VisitorIdentity }) =>
+      call<VisitorSession>('POST', '/api/v1/visitor/sessions', { body }),
     send: (token: string, body: { content: string; client_message_id: string; attachments?: VisitorAttachment[] }) =>
       call<VisitorMessage>('POST', '/api/v1/visitor/messages', { token, body }),
     messages: (token: string) => call<VisitorMessage[]>('GET', '/api/v1/visitor/messages', { token }),

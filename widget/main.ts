@@ -8,9 +8,15 @@
  * per widget in localStorage, so a returning visitor sees their conversation and gets replies
  * live on the `/widget` socket. The API address is where this script came from, unless the
  * tag names one in `data-api-url`.
+ *
+ * Identity verification: a site whose visitor is signed in passes who they are, signed by its
+ * server (`user_hash` = hex HMAC-SHA256(widget identity secret, external_id or email)), on the
+ * tag (`data-user-id`, `data-user-email`, `data-user-name`, `data-user-hash`) or with
+ * `Parley.identify({external_id, email, name, attributes, user_hash})`; `Parley.logout()` forgets
+ * them on this browser. An identified visitor is the same customer on every device.
  */
 import type { Socket } from 'socket.io-client';
-import { ApiError, createApi, type VisitorAttachment, type VisitorMessage } from './api.ts';
+import { ApiError, createApi, type VisitorAttachment, type VisitorIdentity, type VisitorMessage } from './api.ts';
 import { connectLive, typingSender } from './live.ts';
 import { readToken, writeToken } from './storage.ts';
 import { createView } from './ui.ts';
@@ -19,7 +25,28 @@ declare global {
   interface Window {
     /** Set once a widget started on this page, so a second copy of the tag does nothing. */
     __parleyWidget?: boolean;
+    /** The page's handle on the widget (identity verification). */
+    Parley?: ParleyHandle;
   }
+}
+
+type ParleyHandle = {
+  /** Who the signed-in visitor is, signed by the site's server; their conversations follow them. */
+  identify: (identity: VisitorIdentity) => void;
+  /** The visitor signed out: the widget forgets them on this browser. */
+  logout: () => void;
+};
+
+/** The identity the tag carries (`data-user-id` or `data-user-email`, with `data-user-hash`), if any. */
+function identityOf(script: HTMLScriptElement): VisitorIdentity | null {
+  const d = script.dataset;
+  if (!d.userHash || !(d.userId || d.userEmail)) return null;
+  return {
+    ...(d.userId ? { external_id: d.userId } : {}),
+    ...(d.userEmail ? { email: d.userEmail } : {}),
+    ...(d.userName ? { name: d.userName } : {}),
+    user_hash: d.userHash,
+  };
 }
 
 function findScript(): HTMLScriptElement | null {
@@ -51,7 +78,8 @@ function failureText(error: unknown): string {
   return 'Not sent. Tap to retry.';
 }
 
-async function start(script: HTMLScriptElement): Promise<void> {
+async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle) => void): Promise<void> {
+  let identity = identityOf(script);
   const widgetId = script.dataset.widgetId as string;
   const base = apiBaseOf(script);
   const api = createApi(base);
@@ -103,7 +131,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
   function ensureSession(): Promise<string> {
     if (token) return Promise.resolve(token);
     session ??= api
-      .startSession({ widget_id: widgetId, visitor_token: readToken(widgetId) })
+      .startSession({ widget_id: widgetId, visitor_token: readToken(widgetId), ...(identity ? { identity } : {}) })
       .then((started) => {
         token = started.visitor_token;
         writeToken(widgetId, token);
@@ -175,8 +203,32 @@ async function start(script: HTMLScriptElement): Promise<void> {
     `${base}/api/v1/uploads`,
   );
 
-  // A returning visitor: resume (which also renews the token) and follow replies live.
-  if (readToken(widgetId)) {
+  /** Starts the session of the visitor now on the page (identified or not), showing their messages. */
+  async function switchVisitor(next: VisitorIdentity | null): Promise<void> {
+    identity = next;
+    const previous = readToken(widgetId);
+    forget();
+    view.clearMessages();
+    if (!next) return;
+    try {
+      // The anonymous visitor this browser was (its token) is merged into the identified customer.
+      const started = await api.startSession({ widget_id: widgetId, visitor_token: previous, identity: next });
+      token = started.visitor_token;
+      writeToken(widgetId, token);
+      await refresh();
+      goLive();
+    } catch (error) {
+      console.warn('[parley] identify failed:', error instanceof Error ? error.message : error);
+    }
+  }
+
+  handle({ identify: (next) => void switchVisitor(next), logout: () => void switchVisitor(null) });
+
+  if (identity) {
+    // An identified visitor: their session (and history) at once, on any device.
+    await switchVisitor(identity);
+  } else if (readToken(widgetId)) {
+    // A returning visitor: resume (which also renews the token) and follow replies live.
     try {
       const started = await api.startSession({ widget_id: widgetId, visitor_token: readToken(widgetId) });
       token = started.visitor_token;
@@ -192,8 +244,23 @@ async function start(script: HTMLScriptElement): Promise<void> {
 const script = findScript();
 if (script && !window.__parleyWidget) {
   window.__parleyWidget = true;
+  // Calls before the widget is up wait for it, the last identity winning.
+  let controls: ParleyHandle | null = null;
+  let queued: (() => void) | null = null;
+  const call = (action: (c: ParleyHandle) => void) => {
+    if (controls) action(controls);
+    else queued = () => controls && action(controls);
+  };
+  window.Parley = {
+    identify: (identity) => call((c) => c.identify(identity)),
+    logout: () => call((c) => c.logout()),
+  };
   const run = () =>
-    start(script).catch((error: unknown) => {
+    start(script, (ready) => {
+      controls = ready;
+      queued?.();
+      queued = null;
+    }).catch((error: unknown) => {
       console.warn('[parley] the chat widget could not start:', error instanceof Error ? error.message : error);
     });
   if (document.body) void run();

@@ -345,5 +345,13 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
 
   document.body.append(host);
 
-  return { showMessage, addPending, confirmPending, failPending, setOpen, setOnline, showAgentTyping };
+  /** Another visitor now (signed in or out): the messages shown go. */
+  function clearMessages() {
+    nodes.clear();
+    list.replaceChildren(empty);
+    unreadCount = 0;
+    unread.hidden = true;
+  }
+
+  return { showMessage, addPending, confirmPending, failPending, setOpen, setOnline, showAgentTyping, clearMessages };
 }

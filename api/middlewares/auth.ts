@@ -25,6 +25,9 @@ import type { Caller, Role } from '../caller.ts';
 
 export type { Caller, Role } from '../caller.ts';
 
+/** Over `m` (team_members) and `s` (its business's assignment_settings, left joined): team-scoped visibility applies. */
+const teamScoped = sql.fragment`coalesce(m.role = 'agent' and s.team_visibility, false)`;
+
 const callerRow = z.object({
   id: z.string(),
   email: z.string(),
@@ -33,6 +36,7 @@ const callerRow = z.object({
   business_id: z.string().nullable(),
   role: z.enum(['owner', 'admin', 'agent']).nullable(),
   agent_number: z.number().nullable(),
+  team_scoped: z.boolean(),
   two_factor_setup_required: z.boolean(),
 });
 
@@ -47,6 +51,7 @@ const keyRow = z.object({
   business_id: z.string(),
   role: z.enum(['owner', 'admin', 'agent']),
   agent_number: z.number(),
+  team_scoped: z.boolean(),
 });
 
 /**
@@ -59,17 +64,18 @@ async function authenticateApiKey(db: Queryable, text: string): Promise<Caller> 
   const row = await db.maybeOne(sql.type(keyRow)`
     with k as (
       select k.id as key_id, k.name as key_name, k.scopes, k.last_used_at, u.id as user_id, u.email, u.full_name,
-        m.id as member_id, m.business_id, m.role, m.agent_number
+        m.id as member_id, m.business_id, m.role, m.agent_number, ${teamScoped} as team_scoped
       from api_keys k
       join team_members m on m.id = k.member_id and m.business_id = k.business_id and m.is_active
       join users u on u.id = m.user_id
+      left join assignment_settings s on s.business_id = m.business_id
       where k.business_id = ${parsed.businessId} and k.secret_hash = ${sql.binary(parsed.hash)} and k.revoked_at is null
     ), touched as (
       update api_keys set last_used_at = now()
       where business_id = ${parsed.businessId} and id = (select key_id from k)
         and (last_used_at is null or last_used_at < now() - interval '1 minute')
     )
-    select key_id, key_name, scopes, user_id, email, full_name, member_id, business_id, role, agent_number from k`);
+    select key_id, key_name, scopes, user_id, email, full_name, member_id, business_id, role, agent_number, team_scoped from k`);
   if (!row) throw invalidCredentials();
   const retryAfter = await takeRateAllowance(db, `api_key:${row.key_id}`, API_KEY_RATE);
   if (retryAfter > 0) throw tooManyRequests(`Too many requests with this API key (${API_KEY_RATE.limit} a minute)`, retryAfter);
@@ -79,7 +85,14 @@ async function authenticateApiKey(db: Queryable, text: string): Promise<Caller> 
     fullName: row.full_name,
     jti: '',
     exp: 0,
-    member: { id: row.member_id, businessId: row.business_id, role: row.role, agentNumber: row.agent_number },
+    member: {
+      id: row.member_id,
+      businessId: row.business_id,
+      role: row.role,
+      agentNumber: row.agent_number,
+      userId: row.user_id,
+      teamScoped: row.team_scoped,
+    },
     apiKey: { id: row.key_id, name: row.key_name, scopes: row.scopes },
   };
 }
@@ -100,11 +113,12 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
   const claims = await verifyAccessToken(key, match[1]);
   if (!claims || !z.uuid().safeParse(claims.sub).success || !z.uuid().safeParse(claims.jti).success) throw invalidCredentials();
   const row = await db.maybeOne(sql.type(callerRow)`
-    select u.id, u.email, u.full_name, m.id as member_id, m.business_id, m.role, m.agent_number,
+    select u.id, u.email, u.full_name, m.id as member_id, m.business_id, m.role, m.agent_number, ${teamScoped} as team_scoped,
       coalesce(b.require_two_factor and u.two_factor_secret is null, false) as two_factor_setup_required
     from users u
     left join team_members m on m.user_id = u.id and m.is_active
     left join businesses b on b.id = m.business_id
+    left join assignment_settings s on s.business_id = m.business_id
     where u.id = ${claims.sub} and u.token_generation = ${claims.gen}
       and not exists (select 1 from revoked_tokens r where r.jti = ${claims.jti})`);
   if (!row) throw invalidCredentials();
@@ -116,7 +130,14 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
     exp: claims.exp,
     member:
       row.member_id && row.business_id && row.role && row.agent_number !== null
-        ? { id: row.member_id, businessId: row.business_id, role: row.role, agentNumber: row.agent_number }
+        ? {
+            id: row.member_id,
+            businessId: row.business_id,
+            role: row.role,
+            agentNumber: row.agent_number,
+            userId: row.id,
+            teamScoped: row.team_scoped,
+          }
         : null,
     ...(row.two_factor_setup_required ? { twoFactorSetupRequired: true } : {}),
   };

@@ -23,6 +23,9 @@ export const channelSchema = z
     }),
     is_active: z.boolean(),
     created_at: z.string(),
+    default_team_id: z.uuid().nullable().openapi({
+      description: 'Conversations opened on this channel start in this team (GET /api/v1/teams); null: none. Set with PATCH (owner or admin)',
+    }),
     status: z.enum(['pending', 'connected', 'error']).openapi({ description: 'Registration with the platform: `pending` until the register job ran' }),
     last_error: z.string().nullable().openapi({ description: "The platform's reason when `status` is `error`" }),
     is_builtin: z.boolean().openapi({ description: "The business's built-in webchat channel: not counted against the plan, cannot be deleted" }),
@@ -103,6 +106,7 @@ export function presentChannel(row: ChannelRow, key: Uint8Array, options: Presen
     config: options.masked ? maskChannelConfig(row.type, config) : config,
     is_active: row.is_active,
     created_at: row.created_at,
+    default_team_id: row.default_team_id,
     status: stored ? row.status : 'error',
     last_error: stored ? row.last_error : UNREADABLE,
     is_builtin: row.is_builtin,

@@ -6,9 +6,13 @@ import business from './business/routes.ts';
 import team from './team/routes.ts';
 import conversations from './conversations/routes.ts';
 import customers from './customers/routes.ts';
+import customersCsv from './customers/csv.ts';
+import customerNotes from './customers/notes.ts';
+import customerAttributes from './customers/attributes.ts';
 import channels from './channels/routes.ts';
 import channelTypes from './channel-types/routes.ts';
 import widgets from './widgets/routes.ts';
+import widgetIdentity from './widgets/identity.ts';
 import kb from './kb/routes.ts';
 import analytics from './analytics/routes.ts';
 import reports from './reports/routes.ts';
@@ -18,6 +22,7 @@ import webhooks from './webhooks/routes.ts';
 import visitor from './visitor/routes.ts';
 import search from './search/routes.ts';
 import labels from './labels/routes.ts';
+import teams from './teams/routes.ts';
 import cannedResponses from './canned-responses/routes.ts';
 import mentions from './mentions/routes.ts';
 import agentApp from './app/routes.ts';
@@ -32,14 +37,20 @@ export const allRoutes: AnyRoute[] = [
   ...business,
   ...team,
   ...conversations,
+  // Before customers: /customers/export.csv is not a customer id.
+  ...customersCsv,
   ...customers,
+  ...customerNotes,
+  ...customerAttributes,
   ...search,
   ...labels,
+  ...teams,
   ...cannedResponses,
   ...mentions,
   ...channels,
   ...channelTypes,
   ...widgets,
+  ...widgetIdentity,
   ...kb,
   ...analytics,
   ...reports,

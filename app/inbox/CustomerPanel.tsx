@@ -7,7 +7,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from '../api.ts';
 import { linkClick } from '../router.ts';
 import { can } from '../session.ts';
-import type { AttributeValue, ConversationDetail, ConversationListItem, Customer } from '../types.ts';
+import type { AttributeDefinition, AttributeValue, ConversationDetail, ConversationListItem, Customer } from '../types.ts';
+import { attributeDefinitions, labelOf, loadAttributeDefinitions, shownValue } from '../customers/attribute-definitions.ts';
+import { AttributeInput, parseAttribute } from '../customers/AttributeInput.tsx';
+import { CustomerNotes } from '../customers/CustomerNotes.tsx';
 import { Avatar } from '../ui/Avatar.tsx';
 import { channelLabel } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
@@ -26,8 +29,6 @@ function Row({ label, value }: { label: string; value: string | null | undefined
     </div>
   );
 }
-
-const shown = (v: AttributeValue) => (typeof v === 'boolean' ? (v ? 'Yes' : 'No') : String(v));
 
 /** Name, e-mail and phone, edited in place. */
 function DetailsForm({ customer, onDone }: { customer: Customer; onDone: () => void }) {
@@ -60,32 +61,41 @@ function DetailsForm({ customer, onDone }: { customer: Customer; onDone: () => v
   );
 }
 
-/** The custom attributes: listed, removed one by one, added with a type. */
+/**
+ * The custom attributes: listed (by label), removed one by one, added. With definitions
+ * (Settings → Customer attributes) the key is picked from them and the value control follows its
+ * type; without, any key with a text, number or yes/no value.
+ */
 function Attributes({ customer, editable, onChanged }: { customer: Customer; editable: boolean; onChanged: () => void }) {
+  const definitions = attributeDefinitions.value ?? [];
+  const typed = definitions.length > 0;
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const [type, setType] = useState<'text' | 'number' | 'boolean'>('text');
+  useEffect(() => void loadAttributeDefinitions(), []);
   const patch = useAction(async (attributes: Record<string, AttributeValue | null>) => {
     await api.patch(`/api/v1/customers/${customer.id}`, { attributes });
     onChanged();
   });
+  const definition: AttributeDefinition | undefined = typed ? definitions.find((d) => d.key === key) : { key, label: key, type };
   const add = (event: Event) => {
     event.preventDefault();
     const k = key.trim();
     if (!k) return;
-    let v: AttributeValue = value;
-    if (type === 'number') {
-      v = Number(value);
-      if (value.trim() === '' || !Number.isFinite(v)) return patch.setError('The value is not a number');
-    } else if (type === 'boolean') v = value === 'true';
-    void patch.run({ [k]: v }).then((ok) => {
+    const parsed = parseAttribute(definition, value);
+    if ('error' in parsed) return patch.setError(parsed.error);
+    void patch.run({ [k]: parsed.value }).then((ok) => {
       if (ok) {
         setKey('');
         setValue('');
       }
     });
   };
-  const entries = Object.entries(customer.attributes ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const order = (k: string) => {
+    const i = definitions.findIndex((d) => d.key === k);
+    return i < 0 ? definitions.length : i;
+  };
+  const entries = Object.entries(customer.attributes ?? {}).sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b));
   return (
     <section class="attributes" aria-label="Attributes">
       <h3 class="panel-title">Attributes</h3>
@@ -95,9 +105,9 @@ function Attributes({ customer, editable, onChanged }: { customer: Customer; edi
         <dl class="kvs">
           {entries.map(([k, v]) => (
             <div class="kv attr" key={k}>
-              <dt>{k}</dt>
+              <dt title={k}>{labelOf(k)}</dt>
               <dd>
-                <span class="attr-value">{shown(v)}</span>
+                <span class="attr-value">{shownValue(v)}</span>
                 {editable && (
                   <button class="btn ghost xsmall" type="button" aria-label={`Remove ${k}`} disabled={patch.busy} onClick={() => void patch.run({ [k]: null })}>
                     ×
@@ -110,33 +120,32 @@ function Attributes({ customer, editable, onChanged }: { customer: Customer; edi
       )}
       {editable && (
         <form class="attr-add" onSubmit={add} aria-label="Add attribute">
-          <input class="input" aria-label="Attribute name" placeholder="Name" value={key} maxLength={50} onInput={(e) => setKey(e.currentTarget.value)} />
-          <select class="input" aria-label="Attribute type" value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
-            <option value="text">Text</option>
-            <option value="number">Number</option>
-            <option value="boolean">Yes / no</option>
-          </select>
-          {type === 'boolean' ? (
+          {typed ? (
             <select
-              class="input attr-input-value"
-              aria-label="Attribute value"
-              value={value === 'true' ? 'true' : 'false'}
-              onChange={(e) => setValue(e.currentTarget.value)}
+              class="input"
+              aria-label="Attribute name"
+              value={key}
+              onChange={(e) => {
+                setKey(e.currentTarget.value);
+                setValue('');
+              }}
             >
-              <option value="true">Yes</option>
-              <option value="false">No</option>
+              <option value="">Attribute…</option>
+              {definitions.map((d) => (
+                <option value={d.key}>{d.label}</option>
+              ))}
             </select>
           ) : (
-            <input
-              class="input attr-input-value"
-              aria-label="Attribute value"
-              placeholder="Value"
-              value={value}
-              maxLength={500}
-              inputMode={type === 'number' ? 'decimal' : undefined}
-              onInput={(e) => setValue(e.currentTarget.value)}
-            />
+            <>
+              <input class="input" aria-label="Attribute name" placeholder="Name" value={key} maxLength={50} onInput={(e) => setKey(e.currentTarget.value)} />
+              <select class="input" aria-label="Attribute type" value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
+                <option value="text">Text</option>
+                <option value="number">Number</option>
+                <option value="boolean">Yes / no</option>
+              </select>
+            </>
           )}
+          <AttributeInput definition={definition} value={value} onChange={setValue} />
           <button class="btn small" type="submit" disabled={patch.busy || !key.trim()}>
             Add
           </button>
@@ -306,6 +315,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
         </dl>
       )}
       {customer && <Attributes customer={customer} editable={canEdit} onChanged={reload} />}
+      {customer && can('customer_notes.read') && <CustomerNotes customer={customer} />}
       <h3 class="panel-title">Past conversations</h3>
       {history === null && c.customer_id ? (
         <p class="muted small">Loading…</p>

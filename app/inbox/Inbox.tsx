@@ -3,11 +3,13 @@ import { useEffect } from 'preact/hooks';
 import { linkClick } from '../router.ts';
 import { followInbox } from './store.ts';
 import { loadLabels } from './labels.ts';
+import { loadTeams } from './teams.ts';
 import { onResync } from '../live.ts';
 import { selectedId } from './filters.ts';
 import { ListHeader } from './ListHeader.tsx';
 import { ConversationList } from './ConversationList.tsx';
 import { Thread } from './Thread.tsx';
+import { NewConversationDialog } from './NewConversation.tsx';
 import { ShortcutsDialog, shortcutsOpen, useInboxShortcuts } from './Shortcuts.tsx';
 
 function NoSelection() {
@@ -42,7 +44,11 @@ export function Inbox() {
   // Labels change rarely and send no event: read them on entering the inbox and on every reconnect.
   useEffect(() => {
     void loadLabels().catch(() => {});
-    return onResync(() => void loadLabels().catch(() => {}));
+    void loadTeams().catch(() => {});
+    return onResync(() => {
+      void loadLabels().catch(() => {});
+      void loadTeams().catch(() => {});
+    });
   }, []);
   const id = selectedId.value;
   return (
@@ -53,6 +59,7 @@ export function Inbox() {
       </section>
       {id ? <Thread id={id} /> : <NoSelection />}
       <ShortcutsDialog />
+      <NewConversationDialog />
     </div>
   );
 }

@@ -6,6 +6,8 @@ import { filters, inboxUrl, PRIORITIES, SLA_FILTERS, STATUSES, VIEWS, type Filte
 import { ticked } from './BulkBar.tsx';
 import { shortcutsOpen } from './Shortcuts.tsx';
 import { labels } from './labels.ts';
+import { NewConversationButton } from './NewConversation.tsx';
+import { teams } from './teams.ts';
 
 export function ListHeader() {
   const f = filters.value;
@@ -23,14 +25,17 @@ export function ListHeader() {
             Reconnecting…
           </span>
         )}
-        <button
-          class="btn xsmall ghost shortcuts-button"
-          aria-label="Keyboard shortcuts"
-          title="Keyboard shortcuts (?)"
-          onClick={() => (shortcutsOpen.value = true)}
-        >
-          ?
-        </button>
+        <span class="list-title-actions">
+          <NewConversationButton />
+          <button
+            class="btn xsmall ghost shortcuts-button"
+            aria-label="Keyboard shortcuts"
+            title="Keyboard shortcuts (?)"
+            onClick={() => (shortcutsOpen.value = true)}
+          >
+            ?
+          </button>
+        </span>
       </div>
       <div class="tabs" role="tablist" aria-label="Views">
         {VIEWS.map((v) => (
@@ -68,6 +73,16 @@ export function ListHeader() {
             {f.label && !labels.value.some((l) => l.name === f.label) && <option value={f.label}>{f.label}</option>}
             {labels.value.map((l) => (
               <option value={l.name}>{l.name}</option>
+            ))}
+          </select>
+        )}
+        {(teams.value.length > 0 || f.team) && (
+          <select class="input small" aria-label="Team" value={f.team} onChange={(e) => go({ team: e.currentTarget.value })}>
+            <option value="">All teams</option>
+            <option value="none">No team</option>
+            {f.team && f.team !== 'none' && !teams.value.some((x) => x.id === f.team) && <option value={f.team}>Unknown team</option>}
+            {teams.value.map((x) => (
+              <option value={x.id}>{x.name}</option>
             ))}
           </select>
         )}

@@ -48,7 +48,8 @@ export function ReplyWindowBar({ conversation, left, onTemplate }: { conversatio
   );
 }
 
-const render = (body: string, values: string[]) => body.replace(/\{\{\s*(\d+)\s*\}\}/g, (whole, n: string) => values[Number(n) - 1] || whole);
+/** A template's body with its {{n}} filled in (an empty value keeps the placeholder). */
+export const renderTemplate = (body: string, values: string[]) => body.replace(/\{\{\s*(\d+)\s*\}\}/g, (whole, n: string) => values[Number(n) - 1] || whole);
 
 export function TemplatePicker({ conversation, onClose }: { conversation: ConversationDetail; onClose: () => void }) {
   const [templates, setTemplates] = useState<WhatsAppTemplate[] | null>(null);
@@ -137,7 +138,7 @@ export function TemplatePicker({ conversation, onClose }: { conversation: Conver
             ))}
           {chosen && (
             <p class="template-preview" aria-label="Preview">
-              {render(chosen.body, values)}
+              {renderTemplate(chosen.body, values)}
             </p>
           )}
           <div class="composer-bar">

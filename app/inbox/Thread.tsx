@@ -11,6 +11,7 @@ import { AssignActions, StatusActions } from './ConversationActions.tsx';
 import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
 import { PrioritySelect, SnoozeMenu, snoozeText } from './Triage.tsx';
+import { TeamSelect } from './TeamSelect.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
 import { CustomerTyping, PresenceLine } from './Presence.tsx';
@@ -103,6 +104,7 @@ export function Thread({ id }: { id: string }) {
               <AssignActions conversation={c} />
               <SnoozeMenu conversation={c} />
               <PrioritySelect conversation={c} />
+              <TeamSelect conversation={c} />
               {forwardable && (
                 <button class="btn ghost small" onClick={() => setForward(forward ? null : { ids: null })}>
                   Forward

@@ -1,5 +1,5 @@
 /**
- * The inbox's view and filters live in the URL (?view=&status=&channel=&label=&priority=&sla=), so a
+ * The inbox's view and filters live in the URL (?view=&status=&channel=&label=&team=&priority=&sla=), so a
  * reload or a shared link keeps them. The Snoozed view lists snoozed conversations; every other
  * view leaves them out (they come back when they wake).
  */
@@ -14,7 +14,8 @@ export type StatusFilter = ConversationStatus | 'active' | '';
 /** `label`: a label name ('' is any). */
 /** `sla`: only conversations past an SLA due time (`breached`), due within the hour (`due_soon`), or with anything due (`due`); each sorted by due time, soonest first. */
 export type SlaFilter = 'breached' | 'due_soon' | 'due' | '';
-export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string; priority: Priority | ''; sla: SlaFilter };
+/** `team`: a team id, `none` (conversations without a team) or '' (any). */
+export type Filters = { view: View; status: StatusFilter; channel: ChannelType | ''; label: string; team: string; priority: Priority | ''; sla: SlaFilter };
 
 export const SLA_FILTERS: { id: SlaFilter; label: string }[] = [
   { id: '', label: 'Any SLA' },
@@ -52,7 +53,7 @@ export const filters = computed<Filters>(() => {
   const raw = q.get('status');
   const status = raw === null ? 'active' : raw === 'any' ? '' : (STATUSES.find((s) => s.id === raw)?.id ?? 'active');
   const sla = SLA_FILTERS.find((x) => x.id !== '' && x.id === q.get('sla'))?.id ?? '';
-  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '', priority, sla };
+  return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '', team: q.get('team') ?? '', priority, sla };
 });
 
 /** The selected conversation: /app/inbox/<id>. */
@@ -61,5 +62,5 @@ export const selectedId = computed(() => currentLocation.value.path.match(/^\/ap
 /** The inbox URL for these filters (and optionally a conversation). */
 export function inboxUrl(next: Partial<Filters>, conversationId: string | null = selectedId.value): string {
   const f = { ...filters.value, ...next };
-  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label, priority: f.priority, sla: f.sla })}`;
+  return `/app/inbox${conversationId ? `/${conversationId}` : ''}${qs({ view: f.view === 'all' ? undefined : f.view, status: f.status === 'active' ? undefined : f.status || 'any', channel: f.channel, label: f.label, team: f.team, priority: f.priority, sla: f.sla })}`;
 }

@@ -44,6 +44,7 @@ function query(f: Filters, limit: number, before?: string): string {
     channel_type: f.channel,
     assignee_id: assignee,
     label: f.label,
+    team_id: f.team,
     priority: f.priority,
     sla: f.sla,
     sort: f.sla ? 'sla' : undefined,

@@ -7,6 +7,7 @@ import { Knowledge } from './Knowledge.tsx';
 import { Labels } from './Labels.tsx';
 import { CannedResponses } from './CannedResponses.tsx';
 import { Team } from './Team.tsx';
+import { Teams } from './Teams.tsx';
 import { Plan } from './Plan.tsx';
 import { AiSettings } from './AiSettings.tsx';
 import { Account } from './Account.tsx';
@@ -21,14 +22,17 @@ import { Security } from './Security.tsx';
 import { SlaPolicies } from './SlaPolicies.tsx';
 import { Csat } from './Csat.tsx';
 import { Retention } from './Retention.tsx';
+import { CustomerAttributes } from './CustomerAttributes.tsx';
 
 const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
   { id: 'widget', label: 'Website widget', page: WidgetSettings },
   { id: 'knowledge', label: 'Knowledge base', page: Knowledge },
   { id: 'labels', label: 'Labels', page: Labels },
+  { id: 'customer-attributes', label: 'Customer attributes', page: CustomerAttributes },
   { id: 'canned-responses', label: 'Canned responses', page: CannedResponses },
   { id: 'team', label: 'Team', page: Team },
+  { id: 'teams', label: 'Teams', page: Teams },
   { id: 'assignment', label: 'Assignment', page: Assignment },
   { id: 'business-hours', label: 'Business hours', page: BusinessHours },
   { id: 'sla', label: 'SLA policies', page: SlaPolicies },

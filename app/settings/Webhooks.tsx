@@ -29,6 +29,11 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
     await api.post(`/api/v1/webhooks/${webhook.id}/test`);
     await load();
   });
+  // The same event (same id and body) sent again as a new delivery, listed first.
+  const redeliver = useAction(async (d: WebhookDelivery) => {
+    await api.post(`/api/v1/webhooks/${webhook.id}/deliveries/${d.id}/redeliver`);
+    await load();
+  });
   return (
     <div class="stack-tight">
       <div class="row-between">
@@ -42,19 +47,30 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
           </button>
         </span>
       </div>
-      <Notice>{error ?? test.error}</Notice>
+      <Notice>{error ?? test.error ?? redeliver.error}</Notice>
       {items?.length === 0 && <p class="small muted">Nothing sent yet.</p>}
       <ul class="delivery-list" aria-label={`Deliveries to ${webhook.url}`}>
         {(items ?? []).map((d) => (
           <li class={`delivery delivery-${d.status}`}>
             <span class="delivery-status">{d.status}</span>
             <code class="small">{d.event_type}</code>
-            <span class="small muted">
+            <span class="small muted delivery-detail">
               {shortTime(d.created_at)} · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
               {d.response_status !== null ? ` · HTTP ${d.response_status}` : ''}
               {d.response_ms !== null ? ` · ${d.response_ms} ms` : ''}
+              {d.redelivery_of ? ' · redelivery' : ''}
               {d.last_error && d.status !== 'delivered' ? ` · ${d.last_error}` : ''}
             </span>
+            <button
+              class="btn ghost xsmall delivery-redeliver"
+              type="button"
+              disabled={redeliver.busy}
+              onClick={() => void redeliver.run(d)}
+              aria-label={`Redeliver ${d.event_type} of ${shortTime(d.created_at)}`}
+              title="Send this event again (same id and body)"
+            >
+              Redeliver
+            </button>
           </li>
         ))}
       </ul>

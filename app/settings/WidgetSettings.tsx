@@ -6,6 +6,7 @@ import type { Widget } from '../types.ts';
 import { useLoad } from '../ui/useLoad.ts';
 import { CopyBox, Section } from './Section.tsx';
 import { WidgetForm } from './WidgetForm.tsx';
+import { WidgetIdentity } from './WidgetIdentity.tsx';
 
 /** The business's widgets, oldest first, in one request. */
 const loadWidgets = () => api.get<Widget[]>('/api/v1/widget/');
@@ -33,6 +34,7 @@ function WidgetCard({ widget: w, onSaved }: { widget: Widget; onSaved: () => voi
         Paste this just before <code>&lt;/body&gt;</code> on every page of {w.domain}:
       </p>
       <CopyBox label="Embed snippet" value={snippet(w)} multiline />
+      {can('widget_identity.manage') && <WidgetIdentity widget={w} />}
     </li>
   );
 }

@@ -9,6 +9,7 @@ import { Inbox } from '../inbox/Inbox.tsx';
 import { Settings } from '../settings/Settings.tsx';
 import { Analytics } from '../analytics/Analytics.tsx';
 import { Reports } from '../reports/Reports.tsx';
+import { Customers } from '../customers/Customers.tsx';
 import { Availability } from './Availability.tsx';
 import { askForNotifications, canAskForNotifications, followNotifications } from './notifications.ts';
 import { followSearchKeys, SearchDialog, searchOpen } from '../search/SearchDialog.tsx';
@@ -23,6 +24,12 @@ import type { Action } from '../types.ts';
 const NAV: { to: string; label: string; icon: string; action?: Action; wide?: boolean }[] = [
   { to: '/app/inbox', label: 'Inbox', icon: 'M3 13h5l2 3h4l2-3h5 M5 5h14l2 8v6H3v-6z' },
   { to: '/app/mentions', label: 'Mentions', icon: 'M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0z M16 12v1.5a2.5 2.5 0 0 0 5 0V12a9 9 0 1 0-3.5 7.1' },
+  {
+    to: '/app/customers',
+    label: 'Customers',
+    icon: 'M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z M2 21v-1a6 6 0 0 1 12 0v1 M16 3.5a4 4 0 0 1 0 7.5 M22 21v-1a6 6 0 0 0-4-5.6',
+    action: 'customers.read',
+  },
   { to: '/app/analytics', label: 'Analytics', icon: 'M4 20V10 M10 20V4 M16 20v-7 M22 20H2' },
   { to: '/app/reports', label: 'Reports', icon: 'M6 3h9l4 4v14H6z M14 3v5h5 M9 17v-3 M12 17v-6 M15 17v-4', action: 'reports.read', wide: true },
   {
@@ -68,6 +75,8 @@ export function AppShell() {
     <Analytics />
   ) : path.startsWith('/app/reports') && can('reports.read') ? (
     <Reports />
+  ) : path.startsWith('/app/customers') ? (
+    <Customers />
   ) : path.startsWith('/app/mentions') ? (
     <Mentions />
   ) : (

@@ -23,13 +23,15 @@ const agentRow = z.object({
 export type AssignmentSettings = {
   enabled: boolean;
   max_open_per_agent: number;
+  /** Team-scoped visibility (core/domain/team-visibility.ts); default false. */
+  team_visibility: boolean;
   /** Every active member: their override (null: the business's) and their open + pending assigned conversations. */
   agents: z.infer<typeof agentRow>[];
 };
 
 export async function loadAssignmentSettings(q: Queryable, businessId: string): Promise<AssignmentSettings> {
-  const settings = await q.maybeOne(sql.type(z.object({ enabled: z.boolean(), max_open_per_agent: z.number() }))`
-    select enabled, max_open_per_agent from assignment_settings where business_id = ${businessId}`);
+  const settings = await q.maybeOne(sql.type(z.object({ enabled: z.boolean(), max_open_per_agent: z.number(), team_visibility: z.boolean() }))`
+    select enabled, max_open_per_agent, team_visibility from assignment_settings where business_id = ${businessId}`);
   const agents = await q.any(sql.type(agentRow)`
     select tm.id as member_id, tm.user_id, u.full_name, tm.role, tm.status, tm.max_open,
            (select count(*) from conversations c
@@ -40,6 +42,7 @@ export async function loadAssignmentSettings(q: Queryable, businessId: string): 
   return {
     enabled: settings?.enabled ?? false,
     max_open_per_agent: settings?.max_open_per_agent ?? DEFAULT_MAX_OPEN_PER_AGENT,
+    team_visibility: settings?.team_visibility ?? false,
     agents: [...agents],
   };
 }
@@ -47,6 +50,7 @@ export async function loadAssignmentSettings(q: Queryable, businessId: string): 
 export type AssignmentChanges = {
   enabled?: boolean;
   max_open_per_agent?: number;
+  team_visibility?: boolean;
   /** Overrides to set; `max_open: null` goes back to the business's capacity, 0 keeps the member out of auto-assignment. */
   agents?: Array<{ member_id: string; max_open: number | null }>;
 };
@@ -54,10 +58,11 @@ export type AssignmentChanges = {
 /** Applies the changes (404 `Team member not found` for a member id not of this business: nothing is changed then). */
 export async function updateAssignmentSettings(tx: Queryable, businessId: string, changes: AssignmentChanges): Promise<AssignmentSettings> {
   await tx.query(sql.unsafe`
-    insert into assignment_settings as s (business_id, enabled, max_open_per_agent)
-    values (${businessId}, ${changes.enabled ?? false}, ${changes.max_open_per_agent ?? DEFAULT_MAX_OPEN_PER_AGENT})
+    insert into assignment_settings as s (business_id, enabled, max_open_per_agent, team_visibility)
+    values (${businessId}, ${changes.enabled ?? false}, ${changes.max_open_per_agent ?? DEFAULT_MAX_OPEN_PER_AGENT}, ${changes.team_visibility ?? false})
     on conflict (business_id) do update set
       enabled = coalesce(${changes.enabled ?? null}::boolean, s.enabled),
+      team_visibility = coalesce(${changes.team_visibility ?? null}::boolean, s.team_visibility),
       max_open_per_agent = coalesce(${changes.max_open_per_agent ?? null}::int, s.max_open_per_agent),
       updated_at = now()`);
   // After the settings row: the auto_assign job's lock order (settings row, team_members, ARM lock).

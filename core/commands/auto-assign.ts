@@ -13,6 +13,10 @@
  * (resolve, close, reassign, removal), a handoff, and a settings change. A job that has not
  * started yet is left as it is, so a burst of inbound messages makes one job.
  *
+ * Teams (core/commands/teams.ts): a conversation with a team goes only to members of that team;
+ * one without goes to anyone. A team with no member under capacity leaves its conversations
+ * waiting without holding up the others.
+ *
  * Race-free: one run per business at a time holds the business's assignment_settings row
  * (FOR UPDATE; the inbound path never locks it), and each batch counts loads and picks
  * conversations (FOR UPDATE SKIP LOCKED) inside that lock, so no agent goes past capacity and no
@@ -35,7 +39,8 @@ import { assignLocks } from './auto-assign-arm.ts';
 const BATCH_SIZE = 100;
 
 const settingsRow = z.object({ max_open_per_agent: z.number(), cursor_agent_number: z.number().nullable(), ai_active: z.boolean() });
-const agentRow = z.object({ user_id: z.string(), agent_number: z.number(), capacity: z.number(), load: z.number() });
+const agentRow = z.object({ user_id: z.string(), agent_number: z.number(), capacity: z.number(), load: z.number(), teams: z.array(z.string()) });
+const waitingRow = z.object({ id: z.string(), team_id: z.string().nullable() });
 const assignedRow = z.object({
   id: z.string(),
   business_id: z.string(),
@@ -47,9 +52,12 @@ const assignedRow = z.object({
 
 type Agent = z.infer<typeof agentRow>;
 
-/** Round robin under capacity: for each conversation (oldest first), the next agent after the cursor with room. */
+/**
+ * Round robin under capacity: for each conversation (oldest first), the next agent after the
+ * cursor with room (of its team, when it has one). A conversation no one can take is skipped.
+ */
 export function planAssignments(
-  conversationIds: readonly string[],
+  conversations: readonly { id: string; team_id: string | null }[],
   agents: readonly Agent[],
   cursor: number | null,
 ): { pairs: Array<[string, Agent]>; cursor: number | null } {
@@ -59,16 +67,16 @@ export function planAssignments(
   if (next < 0) next = 0;
   const pairs: Array<[string, Agent]> = [];
   let last = cursor;
-  for (const id of conversationIds) {
+  for (const { id, team_id } of conversations) {
     let chosen: number | null = null;
     for (let step = 0; step < ring.length; step++) {
       const i = (next + step) % ring.length;
-      if (load.get(ring[i].user_id)! < ring[i].capacity) {
+      if (load.get(ring[i].user_id)! < ring[i].capacity && (team_id === null || ring[i].teams.includes(team_id))) {
         chosen = i;
         break;
       }
     }
-    if (chosen === null) break;
+    if (chosen === null) continue;
     const agent = ring[chosen];
     load.set(agent.user_id, load.get(agent.user_id)! + 1);
     pairs.push([id, agent]);
@@ -90,7 +98,8 @@ async function assignBatch(tx: Queryable, businessId: string, lastLook: boolean)
   const agents = await tx.any(sql.type(agentRow)`
     select tm.user_id, tm.agent_number, coalesce(tm.max_open, ${settings.max_open_per_agent})::int as capacity,
            (select count(*) from conversations c
-            where c.business_id = ${businessId} and c.assignee_id = tm.user_id and c.status in ('open', 'pending'))::int as load
+            where c.business_id = ${businessId} and c.assignee_id = tm.user_id and c.status in ('open', 'pending'))::int as load,
+           array(select ms.team_id::text from team_memberships ms where ms.business_id = tm.business_id and ms.member_id = tm.id) as teams
     from team_members tm
     where tm.business_id = ${businessId} and tm.is_active and tm.status = 'live'
     order by tm.agent_number
@@ -98,9 +107,12 @@ async function assignBatch(tx: Queryable, businessId: string, lastLook: boolean)
   if (lastLook) await tx.query(sql.unsafe`select pg_advisory_xact_lock(${assignLocks.arm}, hashtext(${businessId}))`);
   const room = agents.reduce((sum, a) => sum + Math.max(0, a.capacity - a.load), 0);
   if (room === 0) return [];
-  const waiting = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
-    select c.id from conversations c
+  // Only conversations someone can take: without a team, or of a team with a member with room.
+  const teamsWithRoom = [...new Set(agents.filter((a) => a.load < a.capacity).flatMap((a) => a.teams))];
+  const waiting = await tx.any(sql.type(waitingRow)`
+    select c.id, c.team_id from conversations c
     where c.business_id = ${businessId} and c.assignee_id is null and c.status in ('open', 'pending')
+      and (c.team_id is null or c.team_id = any(${sql.array(teamsWithRoom, 'uuid')}))
       ${settings.ai_active ? sql.fragment`and c.handoff_requested_at is not null` : sql.fragment``}
     order by c.created_at, c.id
     limit ${Math.min(room, BATCH_SIZE)}

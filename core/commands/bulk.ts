@@ -14,6 +14,7 @@ import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import type { Priority } from '../presenters/conversation.ts';
 import { assignConversationToUser, closeConversation, resolveConversation } from './conversations.ts';
 import { setPriority, snoozeConversation } from './snooze.ts';
+import { canSeeConversation, type Viewer } from '../domain/team-visibility.ts';
 
 export type BulkAction =
   | { action: 'assign'; assigneeUserId: string }
@@ -55,7 +56,7 @@ async function addLabels(tx: Queryable, businessId: string, conversationId: stri
 
 export async function bulkUpdate(
   tx: Queryable,
-  input: { businessId: string; userId: string; ids: string[]; action: BulkAction },
+  input: { businessId: string; userId: string; ids: string[]; action: BulkAction; viewer?: Viewer },
 ): Promise<{ results: BulkResult[]; events: PendingEvent[] }> {
   const { businessId, action } = input;
   let labels: string[] = [];
@@ -67,6 +68,8 @@ export async function bulkUpdate(
   }
 
   const one = async (q: Queryable, conversationId: string): Promise<Outcome> => {
+    // Team-scoped visibility: a conversation the caller may not see is `not_found`, as another business's.
+    if (input.viewer?.teamScoped && !(await canSeeConversation(q, input.viewer, conversationId))) throw notFound('Conversation not found');
     switch (action.action) {
       case 'assign':
         return {

@@ -14,6 +14,7 @@ import { checkHost, HostRefusedError, type HostRules } from '../../lib/host-safe
 import { hostConfigFields, normalizeChannelConfig, routingOf, type ChannelConfig } from '../domain/channels/channel-config.ts';
 import { connectorFor, isChannelType } from '../../connectors/index.ts';
 import type { AfterCommit } from './run-command.ts';
+import { assertTeamOfBusiness } from './teams.ts';
 
 const enqueueRegistration = (tx: Queryable, channelId: string) => enqueue(tx, 'register_channel', { channel_id: channelId });
 
@@ -133,6 +134,8 @@ export type UpdateChannelInput = {
   /** Merged into the stored config (same type): given keys replace, `null` removes a key. */
   config?: Record<string, unknown>;
   isActive?: boolean;
+  /** The team new conversations on the channel start in; null: none; undefined keeps it. 400 `Team not found` for another business's. */
+  defaultTeamId?: string | null;
 };
 
 function mergeConfig(base: ChannelConfig, patch: Record<string, unknown>): Record<string, unknown> {
@@ -176,6 +179,8 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
   if (configChanged) await assertWidgetsOfBusiness(tx, businessId, type, nextConfig);
 
   const isActive = input.isActive ?? current.is_active;
+  if (input.defaultTeamId) await assertTeamOfBusiness(tx, businessId, input.defaultTeamId);
+  const defaultTeamId = input.defaultTeamId === undefined ? current.default_team_id : input.defaultTeamId;
   const internal = connectorFor(type).internal === true;
   // Unchanged config keeps what registration may have learned (X's user id as routing key).
   const { routingKey, verifyToken } = configChanged ? routingOf(type, nextConfig) : { routingKey: current.routing_key, verifyToken: current.verify_token };
@@ -191,6 +196,7 @@ export async function updateChannel(tx: Queryable, key: Uint8Array, businessId: 
         -- Other credentials prove nothing yet: registration proves them again.
         routing_proven = ${configChanged ? internal && routingKey !== null : sql.fragment`routing_proven`},
         is_active = ${isActive},
+        default_team_id = ${defaultTeamId},
         status = ${register ? 'pending' : internal ? 'connected' : current.status},
         last_error = ${register || internal ? null : current.last_error},
         state = ${typeChanged ? sql.fragment`'{}'::jsonb` : configChanged ? keepWebhookSecret : sql.fragment`state`},

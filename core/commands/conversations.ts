@@ -73,6 +73,8 @@ export async function createConversation(tx: Queryable, input: CreateConversatio
       sender: { type: 'agent', userId: input.createdBy },
       content: input.initialMessage.content,
       attachments: input.initialMessage.attachments,
+      // On WhatsApp the customer has not written: free text is refused (422), a template starts one (start-with-template.ts).
+      checkReplyWindow: true,
     });
     events.push(...sent.events);
   }

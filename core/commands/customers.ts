@@ -25,13 +25,14 @@ import { liveEvent } from '../events/catalogue.ts';
 import { customerColumns, customerRow, presentCustomer, visibleCustomer, type Customer } from '../presenters/customer.ts';
 import { recordAudit, type AuditActor } from '../domain/platform/audit.ts';
 import { enqueue } from '../jobs.ts';
+import { ATTRIBUTE_KEY_PATTERN, attributeIssues, loadAttributeDefinitions, MAX_ATTRIBUTE_TEXT } from '../domain/customer-attributes.ts';
 
 /** Custom attributes per customer: at most this many keys … */
 export const MAX_ATTRIBUTES = 50;
 /** … of 1–50 characters: letters, digits, `_`, `-`, `.` (starting with a letter or digit) … */
-export const ATTRIBUTE_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/;
+export { ATTRIBUTE_KEY_PATTERN };
 /** … with text values of at most 500 characters … */
-export const MAX_ATTRIBUTE_TEXT = 500;
+export { MAX_ATTRIBUTE_TEXT };
 /** … and at most 8 KiB of JSON altogether. */
 export const MAX_ATTRIBUTES_BYTES = 8192;
 /** Conversations a merge announces one by one (`conversation_updated`); more are announced by `customer_merged` alone. */
@@ -71,6 +72,9 @@ export async function updateCustomer(
   const sets = fields.map((f) => sql.fragment`${sql.identifier([f])} = ${changes[f] ?? null}`);
   let attributeKeys: string[] = [];
   if (changes.attributes !== undefined) {
+    // The business's definitions (when it has any): an unknown key or a wrong type is 422, nothing changed.
+    const issues = attributeIssues(await loadAttributeDefinitions(tx, input.businessId), changes.attributes, ['body', 'attributes']);
+    if (issues.length) throw validationError(issues);
     const merged: Record<string, AttributeValue> = { ...row.attributes };
     for (const [key, value] of Object.entries(changes.attributes)) {
       if (value === null) delete merged[key];
@@ -150,6 +154,8 @@ export async function mergeCustomers(
   if (!target) throw notFound('Customer not found');
   if (!source) throw notFound('Customer to merge not found');
 
+  // The notes on the other customer are the team's knowledge of the same person: they come along.
+  await tx.query(sql.unsafe`update customer_notes set customer_id = ${target.id} where business_id = ${input.businessId} and customer_id = ${source.id}`);
   const moved = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
     update conversations set customer_id = ${target.id}
     where business_id = ${input.businessId} and customer_id = ${source.id}

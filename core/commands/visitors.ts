@@ -22,6 +22,7 @@ import { widgetChannelType } from '../../connectors/index.ts';
 import { createReadStream } from 'node:fs';
 import type { FileStorage } from '../adapters/storage.ts';
 import { storeFile, type UploadRow } from '../domain/uploads.ts';
+import { identifyVisitor, type VisitorIdentity } from './visitor-identity.ts';
 
 /** Messages one visitor may send: 20 per minute. */
 export const VISITOR_MESSAGE_RATE: RateLimit = { limit: 20, windowSeconds: 60 };
@@ -99,9 +100,14 @@ export type StartVisitorSessionInput = {
   /** The request's `Origin` header (undefined when absent), checked against the widget's domain. */
   origin: string | undefined;
   originRules: OriginRules;
+  /** An identified visitor, signed by the business's server (core/commands/visitor-identity.ts). */
+  identity?: VisitorIdentity;
+  /** Opens the widget's identity secret (needed with `identity`). */
+  encryptionKey?: Uint8Array;
 };
 
-export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean };
+/** `webhooksEnqueued`: the session's own transaction handed its events to the webhook endpoints (see runCommand). */
+export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean; events: PendingEvent[]; webhooksEnqueued: true };
 
 /**
  * 404 when the widget does not exist or has no active channel; 403 when `origin` is a site the
@@ -114,6 +120,21 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
     if (!originAllowed(channel.domain, input.origin, input.originRules)) throw forbidden('This widget may not be used on this site');
     const base = { widgetId: input.widgetId, channelId: channel.channelId, businessId: channel.businessId };
     const { resume } = input;
+    if (input.identity) {
+      const identified = await identifyVisitor(tx, input.encryptionKey!, {
+        ...base,
+        identity: input.identity,
+        resume: resume && resume.widgetId === input.widgetId ? resume : null,
+      });
+      const visitor = { ...base, customerId: identified.customerId, visitorId: identified.visitorId };
+      return {
+        visitor,
+        conversationId: await currentConversationId(tx, visitor),
+        resumed: identified.existed,
+        events: identified.events,
+        webhooksEnqueued: true,
+      };
+    }
     if (resume && resume.widgetId === input.widgetId) {
       // A visitor merged into another customer resumes as that customer; a record a member edited
       // keeps its name and e-mail (the widget only fills blanks), as inbound messages do.
@@ -129,7 +150,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
         returning cu.id`);
       if (resumed) {
         const visitor = { ...base, customerId: resumed.id, visitorId: resume.visitorId };
-        return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true };
+        return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true, events: [], webhooksEnqueued: true };
       }
     }
     const retryAfter = await takeRateAllowance(tx, `session:${input.clientAddress}`, VISITOR_SESSION_RATE);
@@ -140,7 +161,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
       insert into customers (business_id, channel_id, platform_user_id, name, email)
       values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? ''}, ${input.email ?? null})
       returning id`);
-    return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false };
+    return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false, events: [], webhooksEnqueued: true };
   });
 }
 

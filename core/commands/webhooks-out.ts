@@ -292,7 +292,7 @@ async function addDelivery(tx: Queryable, businessId: string, webhookId: string,
   const id = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
     insert into webhook_deliveries (business_id, webhook_id, event_id, event_type, body)
     values (${businessId}, ${webhookId}, ${ref.id}, ${ref.type}, ${body})
-    on conflict (business_id, webhook_id, event_id) do nothing
+    on conflict (business_id, webhook_id, event_id) where redelivery_of is null do nothing
     returning id`);
   if (id) await enqueue(tx, 'deliver_webhook', { business_id: businessId, delivery_id: id }, { webhookId });
   return id;
@@ -312,6 +312,25 @@ export async function sendTestEvent(tx: Queryable, input: { businessId: string; 
     deliveryBody(ref, { webhook_id: endpoint.id, message: 'This is a test event from Parley.' }),
   );
   return { deliveryId: deliveryId! };
+}
+
+/**
+ * POST …/deliveries/{id}/redeliver: a new delivery of the same event to the same endpoint (same
+ * event id and body, a fresh attempt count and its own job), sent even when the endpoint is
+ * disabled, like a test event: the person asking is checking their receiver. 404 for no such
+ * delivery of the endpoint.
+ */
+export async function redeliverWebhook(tx: Queryable, input: { businessId: string; webhookId: string; deliveryId: string }): Promise<{ deliveryId: string }> {
+  const original = await tx.maybeOne(sql.type(z.object({ id: z.string(), event_id: z.string(), event_type: z.string(), body: z.string() }))`
+    select id, event_id, event_type, body from webhook_deliveries
+    where business_id = ${input.businessId} and webhook_id = ${input.webhookId} and id = ${input.deliveryId}`);
+  if (!original) throw notFound('Delivery not found');
+  const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
+    insert into webhook_deliveries (business_id, webhook_id, event_id, event_type, body, redelivery_of)
+    values (${input.businessId}, ${input.webhookId}, ${original.event_id}, ${original.event_type}, ${original.body}, ${original.id})
+    returning id`);
+  await enqueue(tx, 'deliver_webhook', { business_id: input.businessId, delivery_id: id }, { webhookId: input.webhookId });
+  return { deliveryId: id };
 }
 
 // ---------------------------------------------------------------- delivering
@@ -371,6 +390,7 @@ const deliveryToSend = z.object({
   url: z.string(),
   active: z.boolean(),
   secret_encrypted: z.string(),
+  redelivery: z.boolean(),
 });
 
 /** Worth trying again: no answer, or an answer that says "later". */
@@ -387,12 +407,14 @@ export async function attemptDelivery(
   input: { businessId: string; deliveryId: string; finalAttempt: boolean },
 ): Promise<DeliveryOutcome> {
   const delivery = await deps.db.maybeOne(sql.type(deliveryToSend)`
-    select d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.status, d.created_at, w.url, w.active, w.secret_encrypted
+    select d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.status, d.created_at, w.url, w.active, w.secret_encrypted,
+      d.redelivery_of is not null as redelivery
     from webhook_deliveries d join webhook_endpoints w on w.business_id = d.business_id and w.id = d.webhook_id
     where d.business_id = ${input.businessId} and d.id = ${input.deliveryId}`);
   // Gone with its endpoint, or already delivered (or given up): nothing to send, ever twice.
   if (!delivery || delivery.status !== 'pending') return 'skipped';
-  if (!delivery.active && delivery.event_type !== TEST_EVENT_TYPE) {
+  // Test events and redeliveries are asked for by a person, for this endpoint: sent even while it is disabled.
+  if (!delivery.active && delivery.event_type !== TEST_EVENT_TYPE && !delivery.redelivery) {
     await deps.db.query(sql.unsafe`
       update webhook_deliveries set status = 'failed', last_error = 'The endpoint is disabled'
       where business_id = ${input.businessId} and id = ${delivery.id} and status = 'pending'`);
@@ -484,5 +506,6 @@ export const deliveryRow = z.object({
   created_at: z.string(),
   last_attempt_at: z.string().nullable(),
   delivered_at: z.string().nullable(),
+  redelivery_of: z.string().nullable(),
 });
-export const deliveryColumns = sql.fragment`d.id, d.event_id, d.event_type, d.status, d.attempts, d.response_status, d.response_ms, d.last_error, d.created_at, d.last_attempt_at, d.delivered_at`;
+export const deliveryColumns = sql.fragment`d.id, d.event_id, d.event_type, d.status, d.attempts, d.response_status, d.response_ms, d.last_error, d.created_at, d.last_attempt_at, d.delivered_at, d.redelivery_of`;

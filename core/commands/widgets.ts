@@ -12,6 +12,7 @@ import { assertMayAddChannel } from '../domain/plans.ts';
 import { widgetColumns, widgetRow, type WidgetRow } from '../presenters/widget.ts';
 import { createChannel } from './channels.ts';
 import { widgetChannelType } from '../../connectors/index.ts';
+import { newIdentitySecret, sealIdentitySecret } from '../domain/visitors/identity-verification.ts';
 
 /** What the owner sets (lengths and formats checked by the route: api/routes/widgets/schema.ts). */
 export type WidgetFields = Pick<
@@ -35,9 +36,9 @@ export async function createWidget(tx: Queryable, encryptionKey: Uint8Array, inp
   if (n >= MAX_WIDGETS_PER_BUSINESS) throw badRequest(`A business may have at most ${MAX_WIDGETS_PER_BUSINESS} widgets`);
   const f = input.fields;
   const widget = await tx.maybeOne(sql.type(widgetRow)`
-    insert into widgets (business_id, name, domain, welcome_heading, welcome_tagline, primary_color, show_online_badge, logo_url, config)
+    insert into widgets (business_id, name, domain, welcome_heading, welcome_tagline, primary_color, show_online_badge, logo_url, config, identity_secret_encrypted)
     values (${input.businessId}, ${f.name}, ${f.domain}, ${f.welcome_heading}, ${f.welcome_tagline},
-            ${f.primary_color}, ${f.show_online_badge}, ${f.logo_url}, ${sql.jsonb(f.config as never)})
+            ${f.primary_color}, ${f.show_online_badge}, ${f.logo_url}, ${sql.jsonb(f.config as never)}, ${sealIdentitySecret(encryptionKey, newIdentitySecret())})
     on conflict (business_id, domain) do nothing
     returning ${widgetColumns}`);
   if (!widget) throw domainTaken();

@@ -7,6 +7,7 @@
  * of channel percentages happens here, over at most eight counts.
  */
 import { z } from 'zod';
+import type { FragmentSqlToken } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 
 export type AnalyticsOverview = {
@@ -50,7 +51,7 @@ const overviewRow = z.object({
 });
 
 /** The overview's statement, exported so the benchmark can EXPLAIN exactly what runs. */
-export function overviewQueries(businessId: string) {
+export function overviewQueries(businessId: string, visible: FragmentSqlToken = sql.fragment`true`) {
   return {
     overview: sql.type(overviewRow)`
       with grouped as (
@@ -62,7 +63,7 @@ export function overviewQueries(businessId: string) {
                coalesce(sum(date_part('epoch', c.first_response_at - c.created_at)), 0) as response_secs,
                coalesce(sum(date_part('epoch', c.resolved_at - c.created_at)), 0) as handle_secs
         from conversations c
-        where c.business_id = ${businessId} and c.created_at >= now() - interval '30 days'
+        where c.business_id = ${businessId} and c.created_at >= now() - interval '30 days' and ${visible}
         group by c.channel_type, c.resolved_by
       )
       select
@@ -82,20 +83,26 @@ export function overviewQueries(businessId: string) {
                  having sum(r.resolved) > 0
                  order by resolved desc, name, u.id
                  limit 5) t) as top_agents,
-        (select count(*) from conversations o where o.business_id = ${businessId} and o.status = 'open')::int as open_now,
+        (select count(*) from conversations c where c.business_id = ${businessId} and c.status = 'open' and ${visible})::int as open_now,
         (select count(*) from team_members a
           where a.business_id = ${businessId} and a.is_active and a.status in ('live', 'away'))::int as active_agents
       from grouped g`,
   };
 }
 
-export async function analyticsOverview(q: Queryable, businessId: string): Promise<AnalyticsOverview> {
+/**
+ * `visible`: the conversations the reader may see (team-scoped visibility, a condition over the
+ * conversations row `c`; core/domain/team-visibility.ts): every figure about conversations and
+ * ratings counts those only. Omitted: the whole business.
+ */
+export async function analyticsOverview(q: Queryable, businessId: string, visible?: FragmentSqlToken): Promise<AnalyticsOverview> {
   const [row, csat] = await Promise.all([
-    q.one(overviewQueries(businessId).overview),
+    q.one(overviewQueries(businessId, visible).overview),
     // An index range (csat_surveys_rated_idx, rating included): the window's ratings.
     q.one(sql.type(csatRow)`
       select count(*)::int as n, count(*) filter (where rating >= 4)::int as satisfied, coalesce(sum(rating), 0)::int as total
-      from csat_surveys where business_id = ${businessId} and rated_at is not null and rated_at >= now() - interval '30 days'`),
+      from csat_surveys s where s.business_id = ${businessId} and s.rated_at is not null and s.rated_at >= now() - interval '30 days'
+        ${visible ? sql.fragment`and exists (select 1 from conversations c where c.id = s.conversation_id and ${visible})` : sql.fragment``}`),
   ]);
   return {
     total_conversations: row.total,

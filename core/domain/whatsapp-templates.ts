@@ -95,9 +95,17 @@ export async function checkReply(q: Queryable, input: { businessId: string; conv
   if (!windowed || !conversation.channel_id) {
     throw validationError([{ loc: ['body', 'template'], msg: 'Templates can be sent on WhatsApp conversations only', type: 'value_error' }]);
   }
+  return checkTemplate(q, { businessId: input.businessId, channelId: conversation.channel_id, template: input.template });
+}
+
+/**
+ * 422 unless `template` is an approved template of the (WhatsApp) channel with as many parameters
+ * as its body has placeholders; returns its rendered body.
+ */
+export async function checkTemplate(q: Queryable, input: { businessId: string; channelId: string; template: TemplateInput }): Promise<string> {
   const template = await q.maybeOne(sql.type(templateRow)`
     select name, language, category, status, body, parameter_count, synced_at from channel_templates
-    where channel_id = ${conversation.channel_id} and business_id = ${input.businessId}
+    where channel_id = ${input.channelId} and business_id = ${input.businessId}
       and name = ${input.template.name} and language = ${input.template.language} and status = 'APPROVED'`);
   if (!template) {
     throw validationError([

@@ -14,6 +14,8 @@ import { conversationListItems, messagesByIds } from '../presenters/inbox-reads.
 import { mentionsByIds, type Mention } from '../presenters/mention.ts';
 import type { ConversationListItem } from '../presenters/conversation.ts';
 import type { Message } from '../presenters/message.ts';
+import { conversationAudiences } from '../domain/team-visibility.ts';
+import { rooms } from './bus.ts';
 
 /** An event whose object is read after commit; one gone by then (deleted) gives no event. */
 type Deferred =
@@ -101,6 +103,39 @@ function build(d: Deferred, loaded: Loaded): LiveEvent | null {
   return liveEvent('conversation_updated', { ...ids, status, assignee_id, assigned_at, at: conversation.updated_at, conversation });
 }
 
+/** A dashboard event about one conversation (its payload names it): what team-scoped visibility governs. */
+const conversationOf = (event: LiveEvent): { businessId: string; conversationId: string } | null => {
+  if (event.namespace) return null;
+  const payload = event.payload as { business_id?: string; conversation_id?: string };
+  return payload.business_id && payload.conversation_id ? { businessId: payload.business_id, conversationId: payload.conversation_id } : null;
+};
+
+/**
+ * Team-scoped visibility (core/domain/team-visibility.ts) on the live side: in a business that
+ * has it on, an event about a conversation goes to the own rooms of the members who may see it
+ * instead of the business's room (and never to the conversation's room, which a member may have
+ * joined before the conversation left their teams); an event meant for one member (an
+ * assignment, a mention) goes only if they may see it. Off: events go where the catalogue says.
+ */
+async function scopeToAudiences(q: Queryable, events: LiveEvent[]): Promise<LiveEvent[]> {
+  const byBusiness = new Map<string, string[]>();
+  for (const event of events) {
+    const about = conversationOf(event);
+    if (about) byBusiness.set(about.businessId, [...(byBusiness.get(about.businessId) ?? []), about.conversationId]);
+  }
+  const audiences = new Map<string, Map<string, Set<string>> | null>();
+  for (const [businessId, ids] of byBusiness) audiences.set(businessId, await conversationAudiences(q, businessId, ids));
+  return events.map((event) => {
+    const about = conversationOf(event);
+    const scoped = about ? audiences.get(about.businessId) : null;
+    if (!about || !scoped) return event;
+    const audience = scoped.get(about.conversationId) ?? new Set<string>();
+    const toEveryone = event.rooms.includes(rooms.business(about.businessId));
+    const users = toEveryone ? [...audience] : [...audience].filter((userId) => event.rooms.includes(rooms.user(userId)));
+    return { ...event, rooms: users.map((userId) => rooms.user(userId)) };
+  });
+}
+
 /** Publishes, in order, what a committed command returned. */
 export async function publishEvents(deps: Pick<Deps, 'db' | 'events' | 'logger'>, pending: readonly PendingEvent[]): Promise<void> {
   const deferred = pending.filter((p): p is Deferred => 'load' in p);
@@ -110,8 +145,17 @@ export async function publishEvents(deps: Pick<Deps, 'db' | 'events' | 'logger'>
   } catch (error) {
     deps.logger.warn({ err: (error as Error).message }, 'live events not built');
   }
-  for (const item of pending) {
+  const built = pending.flatMap((item) => {
     const event = 'load' in item ? build(item, loaded) : item;
-    if (event) deps.events.publish(event);
+    return event ? [event] : [];
+  });
+  let events: LiveEvent[];
+  try {
+    events = await scopeToAudiences(deps.db, built);
+  } catch (error) {
+    // Who may see them is unknown: only events about no conversation go (never one to the wrong member).
+    deps.logger.warn({ err: (error as Error).message }, 'live events not scoped');
+    events = built.filter((event) => !conversationOf(event));
   }
+  for (const event of events) if (event.rooms.length) deps.events.publish(event);
 }

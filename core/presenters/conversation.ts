@@ -38,6 +38,7 @@ export const conversationRow = z.object({
   snoozed_at: z.string().nullable(),
   snoozed_until: z.string().nullable(),
   priority: z.enum(priorities),
+  team_id: z.string().nullable(),
 });
 export type ConversationRow = z.infer<typeof conversationRow>;
 
@@ -46,7 +47,7 @@ export const conversationColumns = sql.fragment`
   c.id, c.business_id, c.customer_id, c.assignee_id, c.status, c.channel_type, c.channel_id, c.created_at,
   c.updated_at, c.first_response_at, c.resolved_at, c.closed_at, c.assigned_at, c.last_message_at, c.handoff_reason, c.reply_window_expires_at,
   c.sla_policy_id, c.sla_first_response_due_at, c.sla_next_response_due_at, c.sla_resolution_due_at, c.sla_due_at,
-  c.snoozed_at, c.snoozed_until, c.priority`;
+  c.snoozed_at, c.snoozed_until, c.priority, c.team_id`;
 
 const conversationFields = {
   id: z.uuid(),
@@ -77,6 +78,9 @@ const conversationFields = {
     .nullable()
     .openapi({ description: 'When a snoozed conversation wakes by itself; null when it waits for the customer (or is not snoozed)' }),
   priority: z.enum(priorities).openapi({ description: 'Set with PUT …/priority; filter with `?priority=`' }),
+  team_id: z.uuid().nullable().openapi({
+    description: "Its team (GET /api/v1/teams), set with PUT …/team or from its channel's `default_team_id`; null: none. Filter with `?team_id=`",
+  }),
   // z.union, not .nullable(): zod-to-openapi 9 turns a nullable named schema into an allOf that refuses null
   // (and marks the component itself nullable); the union is `anyOf: [$ref, null]`.
   customer: z.union([customerSchema, z.null()]),
@@ -118,6 +122,7 @@ const base = (row: ConversationRow, customer: Customer | null, labels: string[],
   snoozed: row.snoozed_at !== null,
   snoozed_until: row.snoozed_until,
   priority: row.priority,
+  team_id: row.team_id,
   customer,
   labels,
   sla: levels.sla,

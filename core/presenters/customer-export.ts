@@ -17,7 +17,11 @@ export type CustomerExport = {
   identities: { channel_id: string | null; channel_type: string | null; platform_user_id: string }[];
   conversations: Conversation[];
   attachments: { conversation_id: string; message_id: string; url: string | null; filename: string | null; content_type: string | null; size: number | null }[];
+  /** The team's notes on the customer, oldest first (data about them too). */
+  notes: { id: string; author_name: string; body: string; created_at: string }[];
 };
+
+const noteRow = z.object({ id: z.string(), author_name: z.string(), body: z.string(), created_at: z.string() });
 
 const identityRow = z.object({ channel_id: z.string().nullable(), channel_type: z.string().nullable(), platform_user_id: z.string() });
 
@@ -65,12 +69,17 @@ export async function exportCustomer(db: Db, businessId: string, number: number)
         size: typeof a.size === 'number' ? a.size : null,
       })),
     );
+    const notes = await tx.any(sql.type(noteRow)`
+      select id, author_name, body, created_at from customer_notes
+      where business_id = ${businessId} and customer_id = ${row.id}
+      order by created_at, id`);
     return {
       exported_at: new Date().toISOString(),
       customer,
       identities: [...identities],
       conversations: conversations.map((c) => presentConversation(c, customer, labels.get(c.id) ?? [], byConversation.get(c.id) ?? [])),
       attachments,
+      notes: [...notes],
     };
   });
 }

@@ -2,6 +2,7 @@
 import { z } from '../../../lib/zod.ts';
 import { analyticsOverview } from '../../../core/domain/analytics.ts';
 import { defineRoute } from '../../route.ts';
+import { visibleTo } from '../../../core/domain/team-visibility.ts';
 
 export const overviewSchema = z
   .object({
@@ -39,14 +40,14 @@ export const overview = defineRoute({
   summary: 'Analytics of the last 30 days',
   description:
     'The window is conversations whose `created_at` is within the last 30 days (except `quick_pulse_open` and `active_agents`, which are about now). ' +
-    'Any member may read it. Caller without a business: 400. See docs/decisions.md#analytics.',
+    'Any member may read it; under team-scoped visibility an agent’s figures count only the conversations they may see (docs/decisions.md#teams-and-team-scoped-visibility). Caller without a business: 400. See docs/decisions.md#analytics.',
   tags: ['Analytics'],
   auth: 'user',
   policy: 'analytics.read',
   response: overviewSchema,
   errors: [400],
   handler: async ({ member, deps }) => {
-    return analyticsOverview(deps.db, member.businessId);
+    return analyticsOverview(deps.db, member.businessId, member.teamScoped ? visibleTo(member) : undefined);
   },
 });
 

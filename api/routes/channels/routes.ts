@@ -83,7 +83,7 @@ export const update = defineRoute({
     "it starts empty and must hold that type's required fields. A changed config or type sets `pending` and enqueues " +
     '`register_channel` again (so does re-activating a platform channel). Server hosts are checked as on create. The built-in webchat channel cannot change type or be ' +
     "deactivated (400). Another business's channel: 404. WhatsApp, Instagram and X webhooks see the change at once on this API node " +
-    'and within 5 seconds on others (their channel lookups are cached that long). See docs/decisions.md#channels-and-their-configuration.',
+    'and within 5 seconds on others (their channel lookups are cached that long). `default_team_id`: conversations opened on the channel from then on start in that team (docs/decisions.md#teams-and-team-scoped-visibility). See docs/decisions.md#channels-and-their-configuration.',
   tags,
   auth: 'user',
   policy: 'channels.manage',
@@ -98,6 +98,7 @@ export const update = defineRoute({
         type: body.type,
         config: body.config,
         isActive: body.is_active,
+        defaultTeamId: body.default_team_id,
       });
       // The names of what changed, never the values: a config holds credentials.
       const details = {
@@ -105,6 +106,7 @@ export const update = defineRoute({
         ...(body.type !== undefined ? { type_changed: true } : {}),
         ...(body.config ? { config_keys: Object.keys(body.config).sort() } : {}),
         ...(body.is_active !== undefined ? { is_active: body.is_active } : {}),
+        ...(body.default_team_id !== undefined ? { default_team_id: body.default_team_id } : {}),
       };
       await recordAudit(tx, {
         businessId: member.businessId,

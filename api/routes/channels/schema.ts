@@ -24,6 +24,9 @@ export const updateChannelBody = z.object({
       'Merged into the stored config: given keys replace, `null` removes a key, omitted keys keep their value. With a new `type` the config starts empty.',
   }),
   is_active: z.boolean().optional(),
+  default_team_id: z.union([z.uuid(), z.null()]).optional().openapi({
+    description: 'A team of the business (400 `Team not found` otherwise) that conversations opened on the channel from now on start in; `null`: none',
+  }),
 });
 
 export const channelIdParams = z.object({ channel_id: z.uuid() });

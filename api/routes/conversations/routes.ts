@@ -5,6 +5,7 @@ import { runCommand } from '../../../core/commands/run-command.ts';
 import { resolveAttachments } from '../../../core/domain/uploads.ts';
 import { sendAgentReply } from '../../../core/commands/agent-reply.ts';
 import { checkReply } from '../../../core/domain/whatsapp-templates.ts';
+import { startConversationWithTemplate } from '../../../core/commands/start-with-template.ts';
 import { sendNote } from '../../../core/commands/notes.ts';
 import { scheduleReply } from '../../../core/commands/scheduled-replies.ts';
 import { badRequest, validationError } from '../../../core/errors.ts';
@@ -25,6 +26,7 @@ import { findConversation, loadConversation, messagePage } from './queries.ts';
 import { presentConversationListItems } from '../../../core/presenters/inbox-reads.ts';
 import { cursorColumn, encodeCursor, keysetPage } from '../../cursor.ts';
 import { SLA_DUE_SOON_MINUTES } from '../../../core/presenters/service-levels.ts';
+import { requireVisible, visibleTo } from '../../../core/domain/team-visibility.ts';
 import {
   assignParams,
   assignResponse,
@@ -56,7 +58,12 @@ export const create = defineRoute({
     "`business_id` must be the caller's business (404 `Business not found`). `customer_id` is a customer `uuid` of the business (400 otherwise). " +
     "`channel_id` is an active channel of the business (400 `Channel not found`); without it the business's built-in `webchat` channel is used, and `channel_type` follows the channel. " +
     'With `initial_message` (1–10,000 characters, trimmed) an `agent` message by the caller is sent exactly like POST …/messages: it counts against the monthly limit ' +
-    '(403 at the limit, and then no conversation is created), is queued for delivery and sets `first_response_at`. Status is `open`. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
+    '(403 at the limit, and then no conversation is created), is queued for delivery and sets `first_response_at`. Status is `open`. The trailing slash of the path is optional. ' +
+    '**WhatsApp, started by the business**: with `channel_id` of a WhatsApp channel, `phone` (E.164) and `template: {name, language, parameters}` (an approved template of the channel, GET /api/v1/channels/{id}/templates) ' +
+    "the customer with that WhatsApp number on the channel is found or created, and so is the conversation (the customer's latest on the channel unless it is closed: where their answer will land), " +
+    "and the template is sent into it as the caller's reply (counted like one: 403 at the limit, and then nothing is created; queued and delivered in order; its rendered body is the message's `content`). " +
+    'Returns that conversation. 422 for a channel that is not WhatsApp, a template that is not an approved one of the channel, a wrong parameter count, or `template` without `phone`/`channel_id` (or with `customer_id`/`initial_message`); 400 `Channel not found` for a channel of another business. ' +
+    'See docs/decisions.md#conversations-states-and-assignment and docs/decisions.md#whatsapp-window-and-templates.',
   tags,
   auth: 'user',
   policy: 'conversations.create',
@@ -66,6 +73,22 @@ export const create = defineRoute({
   handler: async ({ body, caller, member, deps }) => {
     const { businessId } = member;
     if (businessId !== body.business_id) throw noBusiness.business();
+    if (body.template) {
+      // Sending the template is a reply: the caller needs that too.
+      authorize(caller, 'conversations.reply');
+      const { template, channel_id: channelId, phone } = body;
+      const { conversation } = await runCommand(deps, async (tx) => {
+        const started = await startConversationWithTemplate(tx, {
+          businessId,
+          createdBy: caller.userId,
+          channelId: channelId!,
+          phoneDigits: phone!,
+          template,
+        });
+        return { conversation: await loadConversation(tx, businessId, started.conversationId), events: started.events };
+      });
+      return conversation;
+    }
     const { conversation } = await runCommand(deps, async (tx) => {
       const created = await createConversation(tx, {
         businessId,
@@ -87,8 +110,9 @@ export const list = defineRoute({
   path: '/api/v1/conversations',
   summary: 'List conversations',
   description:
-    "Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox's open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. " +
-    '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. See docs/decisions.md#conversations-states-and-assignment.',
+    "Most recently updated first, each with its `customer`, `labels` and `last_message` (instead of all messages). Filters: `status` (one, or several separated by commas), `assignee_id` (a user id, or `none` for unassigned), `channel_type`, `customer_id` (a customer `uuid`: their conversation history), `team_id` (a team id, or `none`), `label` (a label name, case-insensitive; an unknown name lists nothing), `snoozed` (`true`: the Snoozed view; `false`: awake ones only, the inbox's open view), `priority` (one, or several separated by commas), `sla` (`breached`, `due_soon`, `due`). `sort=sla` lists conversations with something due, soonest (most overdue) first. " +
+    '`limit` 1–200 (default 50). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `before` for the next page. The trailing slash of the path is optional. ' +
+    'Under team-scoped visibility an agent lists only the conversations of their teams and those assigned to them (docs/decisions.md#teams-and-team-scoped-visibility). See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
   policy: 'conversations.read',
@@ -105,6 +129,9 @@ export const list = defineRoute({
     if (query.assignee_id === 'none') conditions.push(sql.fragment`c.assignee_id is null`);
     else if (query.assignee_id) conditions.push(sql.fragment`c.assignee_id = ${query.assignee_id}`);
     if (query.channel_type) conditions.push(sql.fragment`c.channel_type = ${query.channel_type}`);
+    if (query.team_id === 'none') conditions.push(sql.fragment`c.team_id is null`);
+    else if (query.team_id) conditions.push(sql.fragment`c.team_id = ${query.team_id}`);
+    if (member.teamScoped) conditions.push(visibleTo(member));
     if (query.customer_id) conditions.push(sql.fragment`c.customer_id = ${query.customer_id}`);
     if (query.label) {
       const label = await deps.db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
@@ -408,6 +435,7 @@ export const merge = defineRoute({
   errors: [400, 404],
   handler: async ({ params, body, member, deps }) => {
     const { businessId } = member;
+    await requireVisible(deps.db, member, body.from_conversation_id);
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await mergeConversations(tx, { businessId, conversationId: params.conversation_id, fromConversationId: body.from_conversation_id });
       return { conversation: await loadConversation(tx, businessId, params.conversation_id), events: result.events };

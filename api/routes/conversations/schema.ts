@@ -23,24 +23,51 @@ export const assignParams = z.object({
   agent_id: intParam({ type: 'int4' }).openapi({ description: "The member's `agent_number` (owner 1, then 2, 3 … in order of joining)" }),
 });
 
-export const createConversationBody = z.object({
-  business_id: z.uuid().openapi({ description: "Must be the caller's business" }),
-  customer_id: z.uuid().nullish().openapi({ description: 'A customer `uuid` of the business' }),
-  channel_id: z.uuid().nullish().openapi({ description: 'An active channel of the business; default: its built-in webchat channel' }),
-  initial_message: messageText.nullish().openapi({ description: 'Sent as an agent message by the caller (counts against the monthly limit)' }),
+export const templateInput = z.object({
+  name: z.string().trim().min(1).max(512),
+  language: z.string().trim().min(2).max(15).openapi({ description: "Meta's language code, e.g. `en_US`" }),
+  parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
 });
+
+/** A phone number in E.164 (`+` optional, spaces, dots, dashes and brackets ignored): its digits. */
+const e164Phone = z
+  .string()
+  .max(32)
+  .transform((value) => value.replace(/[\s().-]/g, ''))
+  .pipe(z.string().regex(/^\+?[1-9]\d{6,14}$/, 'Input should be a phone number in E.164 form, e.g. +4915123456789'))
+  .transform((value) => value.replace(/^\+/, ''))
+  .openapi({ type: 'string', example: '+4915123456789' });
+
+export const createConversationBody = z
+  .object({
+    business_id: z.uuid().openapi({ description: "Must be the caller's business" }),
+    customer_id: z.uuid().nullish().openapi({ description: 'A customer `uuid` of the business' }),
+    channel_id: z.uuid().nullish().openapi({ description: 'An active channel of the business; default: its built-in webchat channel' }),
+    initial_message: messageText.nullish().openapi({ description: 'Sent as an agent message by the caller (counts against the monthly limit)' }),
+    phone: e164Phone
+      .optional()
+      .openapi({ description: "With `template`: the customer's WhatsApp number in E.164 (e.g. `+4915123456789`); the customer is found or created by it" }),
+    template: templateInput.optional().openapi({
+      description:
+        'Start a WhatsApp conversation: an approved template of the `channel_id` WhatsApp channel (GET /api/v1/channels/{id}/templates), sent to `phone`. Not with `customer_id` or `initial_message`',
+    }),
+  })
+  .superRefine((body, ctx) => {
+    if (!body.template) {
+      if (body.phone !== undefined) ctx.addIssue({ code: 'custom', path: ['phone'], message: '`phone` starts a WhatsApp conversation: give `template` too' });
+      return;
+    }
+    if (body.phone === undefined) ctx.addIssue({ code: 'custom', path: ['phone'], message: "Field required with `template`: the customer's phone number" });
+    if (!body.channel_id) ctx.addIssue({ code: 'custom', path: ['channel_id'], message: 'Field required with `template`: a WhatsApp channel' });
+    if (body.customer_id) ctx.addIssue({ code: 'custom', path: ['customer_id'], message: 'Not with `template`: the customer is found by `phone`' });
+    if (body.initial_message) ctx.addIssue({ code: 'custom', path: ['initial_message'], message: 'Not with `template`: the template is the first message' });
+  });
 
 export const attachmentInput = z.object({
   url: z.string().max(2048).openapi({ description: 'A URL returned by POST /api/v1/conversations/{conversation_id}/upload' }),
   filename: z.string().optional(),
   content_type: z.string().optional(),
   size: z.number().int().optional(),
-});
-
-export const templateInput = z.object({
-  name: z.string().trim().min(1).max(512),
-  language: z.string().trim().min(2).max(15).openapi({ description: "Meta's language code, e.g. `en_US`" }),
-  parameters: z.array(z.string().trim().min(1).max(1024)).max(20).default([]).openapi({ description: 'Values for `{{1}}`, `{{2}}` … of the body, in order' }),
 });
 
 /** An e-mail address as a reply's Cc/Bcc or a forward's recipient: trimmed, lower-cased, at most 254 characters. */
@@ -128,6 +155,10 @@ export const listConversationsQuery = z.object({
     .optional()
     .openapi({ type: 'string', description: "A member's user id, or `none` for unassigned conversations" }),
   channel_type: z.enum(channelTypes).optional(),
+  team_id: z
+    .union([z.uuid(), z.literal('none')])
+    .optional()
+    .openapi({ type: 'string', description: 'A team id (GET /api/v1/teams): only its conversations; `none`: conversations without a team' }),
   customer_id: z.uuid().optional().openapi({ description: "A customer `uuid`: only that customer's conversations" }),
   label: z
     .string()

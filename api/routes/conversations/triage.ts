@@ -177,7 +177,9 @@ export const bulk = defineRoute({
               ? { action: 'priority', priority: body.priority }
               : { action: body.action };
     authorize(caller, policyOf(action, caller.userId));
-    const { results } = await runCommand(deps, (tx) => bulkUpdate(tx, { businessId: member.businessId, userId: caller.userId, ids: body.ids, action }));
+    const { results } = await runCommand(deps, (tx) =>
+      bulkUpdate(tx, { businessId: member.businessId, userId: caller.userId, ids: body.ids, action, viewer: member }),
+    );
     return { results };
   },
 });

@@ -4,8 +4,10 @@
  */
 import { z } from '../../../lib/zod.ts';
 import { keysetPage } from '../../cursor.ts';
-import { sql } from '../../../core/adapters/postgres/db.ts';
-import { notFound } from '../../../core/errors.ts';
+import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
+import { ATTRIBUTE_KEY_PATTERN } from '../../../core/domain/customer-attributes.ts';
+import { notFound, validationError, type ValidationIssue } from '../../../core/errors.ts';
+import { attributeFilterValues, loadAttributeDefinitions, MAX_ATTRIBUTE_FILTERS } from '../../../core/domain/customer-attributes.ts';
 import { defineRoute } from '../../route.ts';
 import { customerColumns, customerRow, customerSchema, presentCustomer, visibleCustomer } from '../../../core/presenters/customer.ts';
 import { exportCustomer } from '../../../core/presenters/customer-export.ts';
@@ -29,12 +31,46 @@ const tags = ['Customers'];
 /** `%q%` for ILIKE with the pattern characters in q taken literally. */
 const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * `attr.<key>=<value>` query parameters → `attributes @> {...}` conditions (served by the GIN
+ * index customers_attributes_idx); 422 naming the parameter for an unknown key or a
+ * value of the wrong type.
+ */
+async function attributeConditions(deps: { db: Queryable }, businessId: string, query: Record<string, unknown>) {
+  const filters = Object.entries(query).filter(([name]) => name.startsWith('attr.'));
+  if (filters.length === 0) return [];
+  const issues: ValidationIssue[] = [];
+  if (filters.length > MAX_ATTRIBUTE_FILTERS) issues.push({ loc: ['query'], msg: `At most ${MAX_ATTRIBUTE_FILTERS} attribute filters`, type: 'too_many' });
+  const definitions = await loadAttributeDefinitions(deps.db, businessId);
+  const conditions = [];
+  for (const [name, raw] of filters) {
+    const key = name.slice('attr.'.length);
+    const text = Array.isArray(raw) ? raw.at(-1) : raw;
+    if (typeof text !== 'string' || !ATTRIBUTE_KEY_PATTERN.test(key)) {
+      issues.push({ loc: ['query', name], msg: 'Filter as attr.<key>=<value>', type: 'value_error' });
+      continue;
+    }
+    const parsed = attributeFilterValues(definitions, key, text);
+    if ('problem' in parsed) {
+      issues.push({ loc: ['query', name], msg: parsed.problem, type: 'value_error' });
+      continue;
+    }
+    const alternatives = parsed.values.map((value) => sql.fragment`cu.attributes @> ${sql.jsonb({ [key]: value })}`);
+    conditions.push(sql.fragment`(${sql.join(alternatives, sql.fragment` or `)})`);
+  }
+  if (issues.length) throw validationError(issues);
+  return conditions;
+}
+
 export const list = defineRoute({
   method: 'get',
   path: '/api/v1/customers',
   summary: 'List or search customers',
   description:
     'Newest first. `q` matches a case-insensitive substring of the name, e-mail or phone. `limit` 1–200 (default 50). ' +
+    "`attr.<key>=<value>` (up to 5, all must match) keeps customers whose attribute `key` equals the value, read as the attribute definition's type " +
+    '(`attr.plan=pro`, `attr.orders=12`, `attr.vip=true`, `attr.renewal=2026-01-31`); an undefined key or a value of the wrong type is 422 naming the parameter. ' +
+    'With no definitions, the value matches as text and as the number or boolean it spells. ' +
     'When more exist, the `X-Next-Cursor` response header holds the value to pass as `before` for the next page. See docs/decisions.md#conversations-states-and-assignment.',
   tags,
   auth: 'user',
@@ -44,7 +80,7 @@ export const list = defineRoute({
   errors: [404],
   handler: async ({ query, member, deps, ctx }) => {
     const { businessId } = member;
-    const conditions = [sql.fragment`cu.business_id = ${businessId}`, visibleCustomer];
+    const conditions = [sql.fragment`cu.business_id = ${businessId}`, visibleCustomer, ...(await attributeConditions(deps, businessId, ctx.query))];
     if (query.q) {
       const pattern = containsPattern(query.q);
       conditions.push(sql.fragment`(cu.name ilike ${pattern} or cu.email ilike ${pattern} or cu.phone ilike ${pattern})`);

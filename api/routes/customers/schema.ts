@@ -111,6 +111,9 @@ export const customerExportSchema = z
       .openapi({ description: 'Every platform identity that files messages on this customer (its own and those of customers merged into it)' }),
     conversations: z.array(conversationSchema).openapi({ description: 'Oldest first, each with all its messages (private notes included, marked `private`)' }),
     attachments: z.array(exportAttachmentSchema).openapi({ description: 'Every file of those messages, linked' }),
+    notes: z
+      .array(z.object({ id: z.uuid(), author_name: z.string(), body: z.string(), created_at: z.string() }))
+      .openapi({ description: "The team's notes on the customer (GET /customers/{id}/notes), oldest first" }),
   })
   .openapi('CustomerExport');
 

@@ -9,6 +9,7 @@ import {
   deleteWebhook,
   deliveryColumns,
   deliveryRow,
+  redeliverWebhook,
   sendTestEvent,
   updateWebhook,
   webhookColumns,
@@ -29,6 +30,7 @@ import {
   createdApiKeySchema,
   createdWebhookSchema,
   createWebhookBody,
+  deliveryParams,
   deliverySchema,
   detailResponse,
   pageQuery,
@@ -258,6 +260,28 @@ export const testHook = defineRoute({
   },
 });
 
+export const redeliver = defineRoute({
+  method: 'post',
+  path: '/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver',
+  summary: 'Redeliver an event',
+  description:
+    'Queues a new delivery of the same event to the endpoint: the same body and `id` (receivers that deduplicate on it see a repeat), a new signature and its own attempts and retries; ' +
+    'it appears first in the deliveries with `redelivery_of` naming this one. Sent even when the endpoint is disabled. ' +
+    `Another endpoint's or business's delivery: 404. ${hookDocs}`,
+  tags: ['Webhooks'],
+  auth: 'user',
+  policy: 'webhooks.manage',
+  params: deliveryParams,
+  response: z.object({ delivery_id: z.uuid() }),
+  errors: [403, 404],
+  handler: async ({ params, member, deps }) => {
+    const { deliveryId } = await runCommand(deps, (tx) =>
+      redeliverWebhook(tx, { businessId: member.businessId, webhookId: params.webhook_id, deliveryId: params.delivery_id }),
+    );
+    return { delivery_id: deliveryId };
+  },
+});
+
 // ---------------------------------------------------------------- audit log
 
 const presentAudit = (row: z.infer<typeof auditRow>) => ({
@@ -291,4 +315,4 @@ export const auditLog = defineRoute({
   },
 });
 
-export default [createKey, listKeys, revokeKey, createHook, listHooks, updateHook, deleteHook, listDeliveries, testHook, auditLog];
+export default [createKey, listKeys, revokeKey, createHook, listHooks, updateHook, deleteHook, listDeliveries, testHook, redeliver, auditLog];

@@ -99,8 +99,14 @@ export const deliverySchema = z
     created_at: z.string(),
     last_attempt_at: z.string().nullable(),
     delivered_at: z.string().nullable(),
+    redelivery_of: z
+      .uuid()
+      .nullable()
+      .openapi({ description: 'The delivery this one sends again (POST …/redeliver); null for the first delivery of its event' }),
   })
   .openapi('WebhookDelivery');
+
+export const deliveryParams = z.object({ webhook_id: z.uuid(), delivery_id: z.uuid() });
 
 export const auditQuery = z.object({
   limit: intParam({ min: 1, max: 100 }).default(50).openapi({ default: 50 }),

@@ -3,6 +3,7 @@ import { z } from '../../../lib/zod.ts';
 import { searchConversations, searchCustomers, searchMessages, type SearchInput } from '../../../core/domain/search/history-search.ts';
 import type { Queryable } from '../../../core/adapters/postgres/db.ts';
 import { defineRoute } from '../../route.ts';
+import { visibleTo } from '../../../core/domain/team-visibility.ts';
 import { encodeCursor } from '../../cursor.ts';
 import { searchHit, searchQuery, type SearchHit } from './schema.ts';
 
@@ -32,7 +33,7 @@ export const search = defineRoute({
     '`type=conversations` (default): conversations with a matching message or customer, most recently updated first, with the newest matching message as snippet. ' +
     'Each result carries `snippet`: plain-text pieces with the found words marked `match: true` (never HTML). ' +
     '`limit` 1–50 (default 20). When more exist, the `X-Next-Cursor` response header holds an opaque cursor: pass it as `cursor` for the next page. ' +
-    '`q` missing or blank, an unknown `type` or a bad cursor: 422. See docs/decisions.md#search.',
+    '`q` missing or blank, an unknown `type` or a bad cursor: 422. Under team-scoped visibility an agent finds only messages and conversations they may see (customers are found all the same, each with the latest conversation the agent may see). See docs/decisions.md#search and docs/decisions.md#teams-and-team-scoped-visibility.',
   tags,
   auth: 'user',
   policy: 'search.read',
@@ -40,7 +41,13 @@ export const search = defineRoute({
   response: z.array(searchHit),
   errors: [404],
   handler: async ({ query, member, deps, ctx }) => {
-    const page = await pageOf(deps.db, query.type, { businessId: member.businessId, text: query.q, after: query.cursor ?? null, limit: query.limit });
+    const page = await pageOf(deps.db, query.type, {
+      businessId: member.businessId,
+      text: query.q,
+      after: query.cursor ?? null,
+      limit: query.limit,
+      ...(member.teamScoped ? { visible: visibleTo(member) } : {}),
+    });
     if (page.next) ctx.set('X-Next-Cursor', encodeCursor(page.next));
     return page.results;
   },

@@ -32,7 +32,8 @@ export const updateAssignment = defineRoute({
     'assigned conversations are below their capacity (their `max_open`, else `max_open_per_agent`); conversations that found no one wait, and the oldest flow to a member who goes `live` ' +
     'or drops below capacity (a conversation resolved, closed or reassigned). While the AI agent auto-replies, only conversations it handed over wait for a member. ' +
     'Each assignment publishes `conversation_assigned` (with `assigned_by` null) and `conversation_updated`, as a manual one does. Manual assignment is never refused for capacity. ' +
-    'A member id not of the business: 404, nothing changed. See docs/decisions.md#routing-auto-assignment-and-business-hours.',
+    'A member id not of the business: 404, nothing changed. A conversation with a team (`team_id`) goes only to members of that team. ' +
+    '`team_visibility` turns team-scoped visibility on or off (docs/decisions.md#teams-and-team-scoped-visibility). See docs/decisions.md#routing-auto-assignment-and-business-hours.',
   tags,
   auth: 'user',
   policy: 'assignment_settings.update',

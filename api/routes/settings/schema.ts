@@ -26,11 +26,19 @@ export const assignmentSettingsSchema = z
     enabled: z.boolean().openapi({ description: 'New and reopened unassigned conversations go round robin to `live` members under capacity' }),
     max_open_per_agent: z.number().int().openapi({ description: 'Capacity: open + pending conversations assigned to one member, 1–1000 (default 10)' }),
     agents: z.array(assignmentAgentSchema).openapi({ description: 'Every active member, in agent-number order' }),
+    team_visibility: z.boolean().openapi({
+      description:
+        'Team-scoped visibility (default false): members with the role `agent` see only the conversations of their teams (GET /api/v1/teams) and those assigned to them, in every list, read, search, live event and export; the owner and admins see all. See docs/decisions.md#teams-and-team-scoped-visibility',
+    }),
   })
   .openapi('AssignmentSettings');
 
 export const updateAssignmentBody = z.object({
   enabled: z.boolean().optional(),
+  team_visibility: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Turns team-scoped visibility on or off (takes effect on the next request and the next live event)' }),
   max_open_per_agent: capacity.optional().openapi({ description: '1–1000' }),
   agents: z
     .array(z.object({ member_id: z.uuid(), max_open: z.number().int().min(0).max(1000).nullable() }))

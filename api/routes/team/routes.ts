@@ -7,6 +7,7 @@ import { runCommand } from '../../../core/commands/run-command.ts';
 import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
 import { inviteMember, inviteRoles, memberStatuses, removeMember, setMemberStatus, type InviteRole, type MemberStatus } from '../../../core/commands/team.ts';
 import { defineRoute } from '../../route.ts';
+import { visibleTo } from '../../../core/domain/team-visibility.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
 import {
   assignQuery,
@@ -151,14 +152,14 @@ export const pendingHandoffs = defineRoute({
     const { businessId } = member;
     // Served by conversations_handoff_idx (business_id, handoff_requested_at desc) where handoff_requested_at is not null.
     const rows = await deps.db.any(sql.type(pendingHandoffRow)`
-      select id, customer_id, coalesce(handoff_reason, '') as handoff_reason, status, created_at
-      from conversations
-      where business_id = ${businessId}
+      select c.id, c.customer_id, coalesce(c.handoff_reason, '') as handoff_reason, c.status, c.created_at
+      from conversations c
+      where c.business_id = ${businessId} and ${visibleTo(member)}
         and handoff_requested_at is not null
         and status in ('open', 'pending')
         and (assigned_at is null or assigned_at < handoff_requested_at)
         and (resolved_at is null or resolved_at < handoff_requested_at)
-      order by handoff_requested_at desc, id desc`);
+      order by c.handoff_requested_at desc, c.id desc`);
     return [...rows];
   },
 });

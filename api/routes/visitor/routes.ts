@@ -45,24 +45,35 @@ export const startSession = defineRoute({
     "The page must be on the widget's `domain` or one of its subdomains, judged by the `Origin` header (only the host counts; `*` allows every site; " +
     'pages on localhost and 127.0.0.1 are allowed unless NODE_ENV=production): another site gets 403 `{detail}`. A request without `Origin` ' +
     'comes from no web page (a mobile app, a server) and is allowed. ' +
+    "With `identity` (identity verification: `user_hash` = hex HMAC-SHA256 of `external_id`, else `email`, under the widget's identity secret) the visitor is the customer of that " +
+    'identity on this widget, on every device, with their conversations (the anonymous visitor of `visitor_token` is merged into it); a wrong hash, or a widget without a secret, is 401 ' +
+    'and nothing changes; attributes are checked like PATCH /customers/{id} (422). An identified session is not counted against the per-address limit. ' +
     "The widget calls it with a visitor's first message (and on page loads of a visitor who already has a token), never for a mere page view, so page views make no customers. Any origin may call it (CORS `*`). See docs/decisions.md#website-widget-and-visitors and docs/decisions.md#rate-and-size-limits.",
   tags,
   auth: 'none',
   publicCors: true,
   body: startSessionBody,
   response: sessionResponse,
-  errors: [403, 404, 429],
+  errors: [403, 404, 409, 429],
   handler: async ({ body, deps, ctx }) => {
     const resume = body.visitor_token ? await verifyVisitorToken(deps.config.jwtSecret, body.visitor_token) : null;
-    const session = await startVisitorSession(deps.db, {
-      widgetId: body.widget_id,
-      name: body.name,
-      email: body.email,
-      resume,
-      clientAddress: clientAddress(ctx, deps.config.TRUST_PROXY_HOPS),
-      origin: ctx.get('Origin') || undefined,
-      originRules: { allowLocalhost: deps.config.NODE_ENV !== 'production' },
-    });
+    // startVisitorSession runs its own transaction; an identification that merged an anonymous visitor has events to publish.
+    const session = await runCommand(
+      deps,
+      () =>
+        startVisitorSession(deps.db, {
+          widgetId: body.widget_id,
+          name: body.name,
+          email: body.email,
+          resume,
+          clientAddress: clientAddress(ctx, deps.config.TRUST_PROXY_HOPS),
+          origin: ctx.get('Origin') || undefined,
+          originRules: { allowLocalhost: deps.config.NODE_ENV !== 'production' },
+          identity: body.identity,
+          encryptionKey: deps.config.encryptionKey,
+        }),
+      { oneStatement: true },
+    );
     const { visitor } = session;
     return {
       visitor_token: await issueVisitorToken(deps.config.jwtSecret, {

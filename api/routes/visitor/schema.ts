@@ -1,6 +1,46 @@
 import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
 import { visitorSenderTypes } from '../../../core/presenters/visitor-message.ts';
+import { ATTRIBUTE_KEY_PATTERN, MAX_ATTRIBUTE_TEXT } from '../../../core/domain/customer-attributes.ts';
+
+const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+
+export const visitorIdentitySchema = z
+  .object({
+    external_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .refine(noControl, 'no control characters')
+      .optional()
+      .openapi({ description: 'Your own id of the signed-in user (hashed when given, exactly as sent)' }),
+    email: z
+      .string()
+      .max(254)
+      .pipe(z.email())
+      .optional()
+      .openapi({ description: 'Their e-mail (hashed, exactly as sent, when there is no `external_id`; stored lower-cased)' }),
+    name: z.string().trim().max(100).refine(noControl, 'no control characters').optional(),
+    attributes: z
+      .record(
+        z.string().regex(ATTRIBUTE_KEY_PATTERN, 'keys are 1–50 characters: letters, digits, _ . -'),
+        z.union([z.string().max(MAX_ATTRIBUTE_TEXT), z.number().finite(), z.boolean(), z.null()]),
+      )
+      .optional()
+      .openapi({ description: "Custom attributes, checked against the business's definitions like PATCH /customers/{id} (merged; null removes)" }),
+    user_hash: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'hex(HMAC-SHA256(widget identity secret, external_id, or email when there is no external_id)), computed on your server' }),
+  })
+  .refine((i) => i.external_id !== undefined || i.email !== undefined, { message: 'external_id or email is required', path: ['external_id'] })
+  .openapi('VisitorIdentity', {
+    description:
+      'An identified visitor, signed by your server (identity verification): with a matching `user_hash` the visitor is the same customer on every device and browser, ' +
+      'with all their conversations; `name`, `email` and `visitor_token` beside it are then not used except that an anonymous visitor named by `visitor_token` is merged in. ' +
+      'A wrong hash (or a widget without a secret): 401 and nothing changes',
+  });
 
 const isHttpUrl = (value: string) => {
   try {
@@ -26,6 +66,7 @@ export const startSessionBody = z.object({
     .string()
     .nullish()
     .openapi({ description: 'A token from an earlier session: that visitor is resumed when it is valid and of this widget; otherwise a new visitor starts' }),
+  identity: visitorIdentitySchema.optional(),
 });
 
 export const sessionResponse = z

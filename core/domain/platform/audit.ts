@@ -41,6 +41,9 @@ export const auditActions = [
   'customer.erasure_requested',
   'customer.erased',
   'retention.updated',
+  'customer_attributes.updated',
+  'customers.imported',
+  'widget.identity_secret_rotated',
   'conversations.expired',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
@@ -49,7 +52,7 @@ export type AuditEntry = {
   businessId: string;
   actor: AuditActor;
   action: AuditAction;
-  targetType: 'business' | 'member' | 'channel' | 'api_key' | 'webhook' | 'plan' | 'customer';
+  targetType: 'business' | 'member' | 'channel' | 'api_key' | 'webhook' | 'plan' | 'customer' | 'widget';
   targetId?: string | null;
   details?: Record<string, unknown>;
 };

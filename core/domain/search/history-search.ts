@@ -27,8 +27,16 @@ export type SearchInput = {
   after: SearchCursor | null;
   /** Results per page. */
   limit: number;
+  /**
+   * Which conversations the searcher may see (team-scoped visibility), as a condition over the
+   * conversations row `c` (core/domain/team-visibility.ts `visibleTo`); omitted: all of them.
+   * Customers are listed whatever it says; their latest conversation is the latest visible one.
+   */
+  visible?: FragmentSqlToken;
   /** Messages only: the walk's windows (default WALK_WINDOWS; tests make them small to reach every step). */
   walkWindows?: readonly number[];
+  /** Conversations only: the walk's window, taken whatever the words (default: CONVERSATION_WALK when WALK_SAMPLE finds the words common, else 0: the GIN index at once). */
+  conversationWalk?: number;
 };
 
 export type Page<T> = { results: T[]; next: SearchCursor | null };
@@ -143,8 +151,11 @@ async function matchingMessageIds(
   after: SearchCursor | null,
   want: number,
   windows: readonly number[],
+  visible: FragmentSqlToken | undefined,
 ): Promise<string[]> {
   const query = tsquery(text);
+  // Hits in conversations the searcher may not see are skipped in the walk, so a page stays full.
+  const seen = visible ? sql.fragment`and exists (select 1 from conversations c where c.id = m.conversation_id and ${visible})` : sql.fragment``;
   const found: string[] = [];
   let from = after;
   for (const window of windows) {
@@ -156,7 +167,7 @@ async function matchingMessageIds(
     const edge = edgeFound ? { at: edgeFound.created_at_micros, id: edgeFound.id } : null;
     const hits = await q.any(sql.type(hitRow)`
       select m.id, ${micros(sql.fragment`m.created_at`)} as created_at_micros from messages m
-      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)} ${edge ? notBefore(edge) : sql.fragment``}
+      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)} ${edge ? notBefore(edge) : sql.fragment``} ${seen}
       order by m.created_at desc, m.id desc limit ${want - found.length}`);
     found.push(...hits.map((h) => h.id));
     if (found.length >= want || !edge) return found;
@@ -167,7 +178,7 @@ async function matchingMessageIds(
   const older = await q.any(sql.type(hitRow)`
     with hits as materialized (
       select m.id, m.created_at from messages m
-      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)})
+      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)} ${seen})
     select h.id, ${micros(sql.fragment`h.created_at`)} as created_at_micros from hits h
     order by h.created_at desc, h.id desc limit ${want - found.length}`);
   return [...found, ...older.map((h) => h.id)];
@@ -179,7 +190,7 @@ async function matchingMessageIds(
  * not a member ever searches, filter `not m.private` in matchingMessageIds.
  */
 export async function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
-  const ids = await matchingMessageIds(q, input.businessId, input.text, input.after, input.limit + 1, input.walkWindows ?? WALK_WINDOWS);
+  const ids = await matchingMessageIds(q, input.businessId, input.text, input.after, input.limit + 1, input.walkWindows ?? WALK_WINDOWS, input.visible);
   if (ids.length === 0) return { results: [], next: null };
   const rows = await q.any(sql.type(messageRow)`
     select m.id, m.conversation_id, m.sender_type, m.private, m.created_at, ${micros(sql.fragment`m.created_at`)} as cursor_at,
@@ -187,7 +198,7 @@ export async function searchMessages(q: Queryable, input: SearchInput): Promise<
     from messages m
     join conversations c on c.id = m.conversation_id
     left join customers cu on cu.id = c.customer_id
-    where m.id = any(${sql.array(ids, 'uuid')}) and m.business_id = ${input.businessId}
+    where m.id = any(${sql.array(ids, 'uuid')}) and m.business_id = ${input.businessId} and ${input.visible ?? sql.fragment`true`}
     order by m.created_at desc, m.id desc`);
   const words = queryWords(input.text);
   return pageOf(rows, input.limit, (r) => ({
@@ -226,7 +237,8 @@ function customerSnippet(row: { name: string; email: string | null; phone: strin
 export async function searchCustomers(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
   const rows = await q.any(sql.type(customerRow)`
     select cu.id, cu.number, cu.name, cu.email, cu.phone, cu.created_at, ${micros(sql.fragment`cu.created_at`)} as cursor_at,
-           (select c.id from conversations c where c.customer_id = cu.id order by c.updated_at desc limit 1) as latest_conversation_id
+           (select c.id from conversations c where c.customer_id = cu.id and ${input.visible ?? sql.fragment`true`}
+            order by c.updated_at desc limit 1) as latest_conversation_id
     from customers cu
     where cu.business_id = ${input.businessId} and cu.merged_into is null and cu.erasing_at is null and ${customerMatches(input.text)}
       ${afterCursor(sql.fragment`cu.created_at`, sql.fragment`cu.id`, input.after)}
@@ -258,12 +270,91 @@ const conversationRow = z.object({
 });
 
 /**
+ * How many of the business's most recently updated conversations (from the cursor) are tested
+ * one by one, newest first, before the GIN index is asked for the older matches; the same two
+ * paths as WALK_WINDOWS for messages. Gathering every matching message's conversation and then
+ * ordering the conversations by activity (the one-statement query, still the second path) fetches
+ * each match from the table: a word in 1 % of 1,000,000 messages reads ~9,900 rows from ~8,600
+ * pages, 140-390 ms on the loaded bench machine, and was the search's p99; a word in half the
+ * messages took seconds. Testing a conversation reads its messages newest first until one
+ * matches (~0.05 ms each there), so a word in a tenth of the conversations fills a page after
+ * ~220 of them. A page not found in the window means the words are in fewer than about one
+ * conversation in CONVERSATION_WALK / 21 of the newest, and the GIN index returns the older ones.
+ *
+ * Rare words (a name, an order number: what people mostly type) would pay the whole window for
+ * nothing, so the walk is taken only when the words are in at least WALK_SAMPLE.enough of the
+ * business's newest WALK_SAMPLE.messages messages (read in time order, a few ms); otherwise the
+ * GIN index answers at once. The sample only chooses the faster path: both give the same page.
+ * Measurements: docs/decisions.md#search.
+ */
+export const CONVERSATION_WALK = 400;
+export const WALK_SAMPLE = { messages: 2_000, enough: 5 };
+
+const countRow = z.object({ n: z.number() });
+
+/** Whether the words are in at least WALK_SAMPLE.enough of the business's newest WALK_SAMPLE.messages messages. */
+async function commonRecently(q: Queryable, businessId: string, text: string): Promise<boolean> {
+  const found = await q.one(sql.type(countRow)`
+    select count(*)::int as n from (
+      select 1 from (
+        select m.search_vector from messages m where m.business_id = ${businessId}
+        order by m.created_at desc, m.id desc limit ${WALK_SAMPLE.messages}) newest
+      where newest.search_vector @@ ${tsquery(text)} limit ${WALK_SAMPLE.enough}) hits`);
+  return found.n >= WALK_SAMPLE.enough;
+}
+
+const conversationEdgeRow = z.object({ cursor_at: z.string(), id: z.string() });
+
+/**
+ * The conversation of the business `offset` places after `from` in (updated_at desc, id desc)
+ * order (an index-only walk of conversations_business_updated_idx); null when there are fewer.
+ */
+async function conversationWindowEdge(q: Queryable, businessId: string, from: SearchCursor | null, offset: number): Promise<SearchCursor | null> {
+  const edge = await q.maybeOne(sql.type(conversationEdgeRow)`
+    select ${micros(sql.fragment`c.updated_at`)} as cursor_at, c.id from conversations c
+    where c.business_id = ${businessId} ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, from)}
+    order by c.updated_at desc, c.id desc offset ${offset} limit 1`);
+  return edge ? { at: edge.cursor_at, id: edge.id } : null;
+}
+
+/**
  * Conversations with a matching message or a matching customer, most recently updated first
  * (the inbox's order). The snippet is the newest matching message, else the customer's field.
  */
 export async function searchConversations(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
   const query = tsquery(input.text);
-  const rows = await q.any(sql.type(conversationRow)`
+  const want = input.limit + 1;
+  const walk = input.conversationWalk ?? ((await commonRecently(q, input.businessId, input.text)) ? CONVERSATION_WALK : 0);
+  const edge = walk > 0 ? await conversationWindowEdge(q, input.businessId, input.after, walk - 1) : null;
+  // The window: each conversation tested in turn, its messages read newest first until one matches.
+  // The plain `updated_at >=` beside the row comparison lets the planner size the window from its histogram.
+  const walked =
+    walk > 0
+      ? await q.any(sql.type(conversationRow)`
+    select c.id, c.status, c.channel_type, c.updated_at, ${micros(sql.fragment`c.updated_at`)} as cursor_at,
+           cu.id as customer_uuid, cu.name as customer_name, cu.email as customer_email, cu.phone as customer_phone,
+           hit.content as matched_content
+    from conversations c
+    left join customers cu on cu.id = c.customer_id
+    left join lateral (
+      -- ts_match_vq is what @@ calls, spelled as a function so that no index can serve it: left
+      -- to itself the planner tests each conversation by intersecting its messages with every
+      -- business's matches from the GIN index (1.7 ms a conversation for a word in 0.1 % of messages).
+      select m.id, m.content from messages m
+      where m.conversation_id = c.id and ts_match_vq(m.search_vector, ${query})
+      order by m.created_at desc, m.id desc limit 1) hit on true
+    where c.business_id = ${input.businessId}
+      ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, input.after)}
+      ${edge ? sql.fragment`and c.updated_at >= ${edge.at}::timestamptz and (c.updated_at, c.id) >= (${edge.at}::timestamptz, ${edge.id}::uuid)` : sql.fragment``}
+      and ${input.visible ?? sql.fragment`true`}
+      and (hit.id is not null or ${customerMatches(input.text)})
+    order by c.updated_at desc, c.id desc
+    limit ${want}`)
+      : [];
+  const older =
+    walked.length >= want || (walk > 0 && !edge)
+      ? []
+      : await q.any(sql.type(conversationRow)`
     select p.id, p.status, p.channel_type, p.updated_at, ${micros(sql.fragment`p.updated_at`)} as cursor_at,
            cu.id as customer_uuid, cu.name as customer_name, cu.email as customer_email, cu.phone as customer_phone,
            (select m.content from messages m
@@ -272,20 +363,20 @@ export async function searchConversations(q: Queryable, input: SearchInput): Pro
     from (
       select c.id, c.status, c.channel_type, c.updated_at, c.customer_id
       from conversations c
-      where c.business_id = ${input.businessId}
+      where c.business_id = ${input.businessId} and ${input.visible ?? sql.fragment`true`}
         and c.id in (
           select m.conversation_id from messages m where m.business_id = ${input.businessId} and m.search_vector @@ ${query}
           union
           select cc.id from customers cu join conversations cc on cc.customer_id = cu.id
           where cu.business_id = ${input.businessId} and ${customerMatches(input.text)})
-        ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, input.after)}
+        ${afterCursor(sql.fragment`c.updated_at`, sql.fragment`c.id`, edge ?? input.after)}
       order by c.updated_at desc, c.id desc
-      limit ${input.limit + 1}
+      limit ${want - walked.length}
     ) p
     left join customers cu on cu.id = p.customer_id
     order by p.updated_at desc, p.id desc`);
   const words = queryWords(input.text);
-  return pageOf(rows, input.limit, (r) => {
+  return pageOf([...walked, ...older], input.limit, (r) => {
     const customer = r.customer_uuid ? { uuid: r.customer_uuid, name: r.customer_name ?? '', email: r.customer_email, phone: r.customer_phone } : null;
     return {
       id: r.id,
