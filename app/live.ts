@@ -32,6 +32,7 @@ const EVENTS = [
   'channel_updated',
   'handoff_requested',
   'mention_created',
+  'conversation_hidden',
   'typing',
   'conversation_presence',
   'customer_updated',

@@ -326,10 +326,27 @@ export type ReportFigures = {
   resolution_p90: number | null;
 };
 export type ReportRange = { from: string; to: string; tz: string };
-export type OverviewReport = ReportRange & { totals: ReportFigures; days: (ReportFigures & { date: string })[] };
-export type AgentsReport = ReportRange & { rows: (ReportFigures & { user_id: string | null; name: string })[] };
-export type ChannelsReport = ReportRange & { rows: (ReportFigures & { channel_type: string })[] };
-export type LabelsReport = ReportRange & { rows: (ReportFigures & { label_id: string; name: string; color: string })[] };
+/** How a time report measured: only open time (business hours on), or calendar time. */
+export type TimedRange = ReportRange & { time_basis: 'business_hours' | 'calendar' };
+export type OverviewReport = TimedRange & { totals: ReportFigures; days: (ReportFigures & { date: string })[] };
+export type AgentsReport = TimedRange & { rows: (ReportFigures & { user_id: string | null; name: string })[] };
+export type ChannelsReport = TimedRange & { rows: (ReportFigures & { channel_type: string })[] };
+export type LabelsReport = TimedRange & { rows: (ReportFigures & { label_id: string; name: string; color: string })[] };
+export type CsatFigures = {
+  asked: number;
+  responses: number;
+  average: number | null;
+  satisfied_percent: number | null;
+  distribution: Record<'1' | '2' | '3' | '4' | '5', number>;
+};
+export type CsatReport = ReportRange & { totals: CsatFigures; days: (CsatFigures & { date: string })[] };
+export type SlaTargetFigures = { met: number; breached: number; hit_rate: number | null };
+export type SlaFigures = { first_response: SlaTargetFigures; next_response: SlaTargetFigures; resolution: SlaTargetFigures; breaches: number };
+export type SlaReport = ReportRange & {
+  totals: SlaFigures;
+  days: (SlaFigures & { date: string })[];
+  policies: (SlaFigures & { policy_id: string; name: string })[];
+};
 
 export type Overview = {
   total_conversations: number;

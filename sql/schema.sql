@@ -267,6 +267,7 @@ alter table csat_surveys add constraint csat_surveys_comment_check CHECK ((char_
 alter table csat_surveys add constraint csat_surveys_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
 alter table csat_surveys add constraint csat_surveys_pkey PRIMARY KEY (business_id, id);
 alter table csat_surveys add constraint csat_surveys_rating_check CHECK (((rating >= 1) AND (rating <= 5)));
+CREATE INDEX csat_surveys_asked_idx ON public.csat_surveys USING btree (business_id, asked_at);
 CREATE UNIQUE INDEX csat_surveys_conversation_key ON public.csat_surveys USING btree (business_id, conversation_id);
 CREATE INDEX csat_surveys_message_idx ON public.csat_surveys USING btree (message_id) WHERE (message_id IS NOT NULL);
 CREATE INDEX csat_surveys_rated_idx ON public.csat_surveys USING btree (business_id, rated_at) INCLUDE (rating) WHERE (rated_at IS NOT NULL);
@@ -589,6 +590,31 @@ alter table sla_policies add constraint sla_policies_pkey PRIMARY KEY (business_
 alter table sla_policies add constraint sla_policies_resolution_minutes_check CHECK (((resolution_minutes >= 1) AND (resolution_minutes <= 525600)));
 CREATE UNIQUE INDEX sla_policies_business_name_key ON public.sla_policies USING btree (business_id, lower(name));
 
+create table sla_results (
+  business_id uuid not null,
+  id uuid default gen_random_uuid() not null,
+  conversation_id uuid not null,
+  sla_policy_id uuid,
+  target text not null,
+  started_at timestamp with time zone not null,
+  due_at timestamp with time zone not null,
+  met_at timestamp with time zone,
+  hit boolean not null,
+  settled_at timestamp with time zone not null
+);
+alter table sla_results add constraint sla_results_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table sla_results add constraint sla_results_check CHECK ((hit = ((met_at IS NOT NULL) AND (met_at <= due_at))));
+alter table sla_results add constraint sla_results_check1 CHECK ((settled_at =
+CASE
+    WHEN hit THEN met_at
+    ELSE due_at
+END));
+alter table sla_results add constraint sla_results_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
+alter table sla_results add constraint sla_results_pkey PRIMARY KEY (business_id, id);
+alter table sla_results add constraint sla_results_target_check CHECK ((target = ANY (ARRAY['first_response'::text, 'next_response'::text, 'resolution'::text])));
+CREATE UNIQUE INDEX sla_results_once_key ON public.sla_results USING btree (business_id, conversation_id, target, started_at);
+CREATE INDEX sla_results_settled_idx ON public.sla_results USING btree (business_id, settled_at) INCLUDE (target, hit, sla_policy_id);
+
 create table stripe_events (
   id text not null,
   type text not null,
@@ -785,6 +811,17 @@ begin
     job_key => 'assign:' || p_business_id::text
   );
 end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.business_clock(t timestamp with time zone, marks double precision[], base double precision[], open_before double precision[])
+ RETURNS double precision
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select least(
+    base[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks)] + date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz),
+    open_before[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks) + 1])
 $function$
 ;
 

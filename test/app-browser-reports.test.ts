@@ -22,6 +22,11 @@ const shots = artifactDir('reports');
 /** Conversations seeded in the last 7 local days, and in the last 30. */
 let inWeek = 0;
 let inMonth = 0;
+/** CSAT ratings in the last 30 days, and how many are 4 or 5; SLA first responses met and breached. */
+let ratings = 0;
+let satisfied = 0;
+let met = 0;
+let breaches = 0;
 
 test.before(async () => {
   if (!hasChromium) return;
@@ -52,6 +57,34 @@ test.before(async () => {
   for (const r of seeded.filter((_, i) => i % 3 === 0)) {
     await app.sql('insert into conversation_labels (business_id, conversation_id, label_id) values ($1, $2, $3)', [owner.businessId, r.id, billing.id]);
   }
+  // CSAT: a survey for each resolved conversation, asked 10 and rated 20 minutes after it began, ratings 1–5 in turn.
+  const rated = await app.sql(
+    `insert into csat_surveys (business_id, conversation_id, token, question, rating, asked_at, rated_at)
+     select $1, c.id, md5(c.id::text), 'How did we do?', 1 + (row_number() over (order by c.created_at, c.id))::int % 5,
+            c.created_at + interval '10 minutes', c.created_at + interval '20 minutes'
+     from conversations c where c.business_id = $1 and c.status = 'resolved'
+     returning rating`,
+    [owner.businessId],
+  );
+  ratings = rated.length;
+  satisfied = rated.filter((r) => r.rating >= 4).length;
+  // SLA: two policies; each replied conversation's first response settled, one in three breached.
+  const [gold] = await app.sql(`insert into sla_policies (business_id, name, first_response_minutes) values ($1, 'Gold', 5) returning id`, [owner.businessId]);
+  const [silver] = await app.sql(`insert into sla_policies (business_id, name, first_response_minutes) values ($1, 'Silver', 5) returning id`, [
+    owner.businessId,
+  ]);
+  const settled = await app.sql(
+    `insert into sla_results (business_id, conversation_id, sla_policy_id, target, started_at, due_at, met_at, hit, settled_at)
+     select $1, c.id, case when n % 2 = 0 then $2::uuid else $3::uuid end, 'first_response', c.created_at,
+            case when n % 3 = 0 then c.created_at + interval '1 minute' else c.created_at + interval '1 hour' end,
+            c.first_response_at, n % 3 <> 0,
+            case when n % 3 = 0 then c.created_at + interval '1 minute' else c.first_response_at end
+     from (select c.*, row_number() over (order by c.created_at, c.id) as n from conversations c where c.business_id = $1 and c.first_response_at is not null) c
+     returning hit`,
+    [owner.businessId, gold.id, silver.id],
+  );
+  breaches = settled.filter((r) => !r.hit).length;
+  met = settled.length - breaches;
   browser = await launchChromium();
 });
 
@@ -104,6 +137,44 @@ browserTest('owner: figures, chart, tables, range switch and a CSV download (des
   await context.close();
 });
 
+browserTest('owner: customer satisfaction and SLA sections with their charts, per-policy table and CSV (desktop)', async (t) => {
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/reports?days=30`);
+  const csat = page.getByRole('region', { name: 'Customer satisfaction' });
+  await csat.waitFor();
+  t.is(await csat.locator('.figure', { hasText: 'Ratings' }).locator('.figure-value').textContent(), String(ratings));
+  const share = Math.round((satisfied * 1000) / ratings) / 10;
+  t.is(await csat.locator('.figure', { hasText: 'Satisfied' }).locator('.figure-value').textContent(), `${share.toLocaleString('en-US')}%`);
+  t.deepEqual(await csat.locator('.rating-label').allTextContents(), ['5 ★', '4 ★', '3 ★', '2 ★', '1 ★']);
+  t.regex((await csat.getByRole('img', { name: /^Ratings per day/ }).getAttribute('aria-label'))!, new RegExp(`: ${ratings} ratings`));
+  await csat.scrollIntoViewIfNeeded();
+  await shoot(page, 'reports-csat-desktop');
+
+  const sla = page.getByRole('region', { name: 'SLA targets' });
+  t.is(await sla.locator('.figure', { hasText: 'Breaches' }).locator('.figure-value').textContent(), String(breaches));
+  t.is(await sla.locator('.figure', { hasText: 'First response met' }).locator('.figure-sub').textContent(), `${met} of ${met + breaches}`);
+  t.deepEqual(await sla.locator('tbody th').allTextContents(), ['Gold', 'Silver']);
+  t.regex((await sla.getByRole('img', { name: /^SLA targets per day/ }).getAttribute('aria-label'))!, new RegExp(`: ${met} met, ${breaches} breached`));
+  await sla.scrollIntoViewIfNeeded();
+  await shoot(page, 'reports-sla-desktop');
+
+  for (const [button, kind, header] of [
+    ['Download customer satisfaction as CSV', 'csat', 'date,asked,responses,average,satisfied_percent,rating_1,rating_2,rating_3,rating_4,rating_5'],
+    ['Download sla targets as CSV', 'sla', 'date,policy_id,policy_name,first_response_met,'],
+  ] as const) {
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: button }).click();
+    const file = await downloading;
+    t.regex(file.suggestedFilename(), new RegExp(`^parley-${kind}-\\d{4}-\\d{2}-\\d{2}-to-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+    const lines = (await readFile((await file.path())!, 'utf8')).trimEnd().split('\r\n');
+    t.true(lines[0]!.startsWith(header), lines[0]);
+    t.is(lines.length, kind === 'csat' ? 1 + 30 + 1 : 1 + 30 + 1 + 2);
+  }
+  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
 browserTest('admin at phone width: reached from Analytics (the bottom bar keeps five items); the page fits the phone', async (t) => {
   const { page, context, errors } = await appPage(browser, app.url, ann.token, PHONE);
   await page.getByRole('link', { name: 'Analytics' }).click();
@@ -120,6 +191,11 @@ browserTest('admin at phone width: reached from Analytics (the bottom bar keeps 
   await shoot(page, 'reports-phone-agents');
   await page.getByRole('region', { name: 'Labels' }).scrollIntoViewIfNeeded();
   await shoot(page, 'reports-phone-labels');
+  await page.getByRole('region', { name: 'Customer satisfaction' }).scrollIntoViewIfNeeded();
+  await shoot(page, 'reports-phone-csat');
+  await page.getByRole('region', { name: 'SLA targets' }).scrollIntoViewIfNeeded();
+  await shoot(page, 'reports-phone-sla');
+  t.true((await overflow(page)) <= PHONE.width, `page is ${await overflow(page)} px wide`);
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -151,3 +151,102 @@ browserTest('teams at phone width', async (t) => {
   t.deepEqual(errors, []);
   await context.close();
 });
+
+browserTest("a channel's default team: the owner picks it on the channel's card; new conversations start in it; an agent reads it", async (t) => {
+  const [team] = await app.sql(`select id from teams where business_id = $1 and name = 'Technical'`, [owner.businessId]);
+  const [channel] = await app.sql(`select id from channels where business_id = $1 and is_builtin`, [owner.businessId]);
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  await page.goto(`${app.url}/app/settings/channels`);
+  const picker = page.getByLabel('Default team of Web chat (built in)');
+  await picker.waitFor();
+  t.is(await picker.inputValue(), '');
+  t.deepEqual(await picker.locator('option').allTextContents(), ['No team', 'Billing & Refunds', 'Technical']);
+  const saved = page.waitForResponse((r) => r.url().endsWith(`/api/v1/channels/${channel.id}`) && r.request().method() === 'PATCH');
+  await picker.selectOption({ label: 'Technical' });
+  t.is((await saved).status(), 200);
+  t.is((await app.sql('select default_team_id from channels where id = $1', [channel.id]))[0].default_team_id, team.id);
+  // The choice stays shown while the channels are read again, and after.
+  await page.waitForFunction(() => (globalThis as any).document.querySelector('[aria-label="Default team of Web chat (built in)"]')?.disabled === false);
+  t.is(await picker.inputValue(), team.id);
+  await page.waitForLoadState('networkidle');
+  t.is(await picker.inputValue(), team.id);
+  await shoot(page, 'channel-default-team-desktop');
+  // A conversation opened on the channel now starts in the team (the trigger of migration 0100).
+  const opened = await conversationWith('Erin Early', 'Hello from the widget');
+  t.is((await app.sql('select team_id from conversations where id = $1', [opened]))[0].team_id, team.id);
+  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(errors, []);
+  await context.close();
+
+  // At phone width; then back to "No team".
+  const phone = await appPage(browser, app.url, owner.token, PHONE);
+  await phone.page.goto(`${app.url}/app/settings/channels`);
+  const small = phone.page.getByLabel('Default team of Web chat (built in)');
+  await small.waitFor();
+  t.is(await small.inputValue(), team.id);
+  await shoot(phone.page, 'channel-default-team-phone');
+  const cleared = phone.page.waitForResponse((r) => r.url().endsWith(`/api/v1/channels/${channel.id}`) && r.request().method() === 'PATCH');
+  await small.selectOption({ label: 'No team' });
+  t.is((await cleared).status(), 200);
+  t.is((await app.sql('select default_team_id from channels where id = $1', [channel.id]))[0].default_team_id, null);
+  t.deepEqual(phone.errors, []);
+  await phone.context.close();
+
+  // An agent reads the channel's team but has no picker.
+  await app.request('PATCH', `/api/v1/channels/${channel.id}`, { token: owner.token, body: { default_team_id: team.id } });
+  const agent = await appPage(browser, app.url, ann.token);
+  await agent.page.goto(`${app.url}/app/settings/channels`);
+  await agent.page.locator('.channel-team').getByText('Technical').waitFor();
+  t.is(await agent.page.getByLabel('Default team of Web chat (built in)').count(), 0);
+  await agent.context.close();
+});
+
+/** Waits until the page's live connection delivers: the owner changes the priority, the open thread shows it. */
+async function liveUp(page: Page, conversationId: string, priority: string): Promise<void> {
+  await app.request('PUT', `/api/v1/conversations/${conversationId}/priority`, { token: owner.token, body: { priority } });
+  await page.waitForFunction((want) => (globalThis as any).document.querySelector('.thread-header select[aria-label="Priority"]')?.value === want, priority);
+}
+
+browserTest(
+  'a conversation leaving an agent’s view: gone from their list and closed, moved to another team (desktop) or the agent taken out of the team (phone)',
+  async (t) => {
+    const [billing] = await app.sql(`select id from teams where business_id = $1 and name = 'Billing & Refunds'`, [owner.businessId]);
+    const [technical] = await app.sql(`select id from teams where business_id = $1 and name = 'Technical'`, [owner.businessId]);
+    const [casey] = await app.sql(
+      `select c.id from conversations c join customers cu on cu.id = c.customer_id where c.business_id = $1 and cu.name = 'Casey Customer'`,
+      [owner.businessId],
+    );
+    t.true((await app.sql('select team_visibility from assignment_settings where business_id = $1', [owner.businessId]))[0].team_visibility);
+    await app.request('PUT', `/api/v1/conversations/${casey.id}/team`, { token: owner.token, body: { team_id: billing.id } });
+
+    // Desktop: Ann (of Billing & Refunds) has Casey's conversation open; the owner moves it to Technical.
+    const { page, context, errors } = await appPage(browser, app.url, ann.token);
+    await page.goto(`${app.url}/app/inbox/${casey.id}`);
+    const list = page.getByRole('list', { name: 'Conversations' });
+    await list.getByRole('link', { name: /Casey Customer/ }).waitFor();
+    await liveUp(page, casey.id, 'high');
+    const moved = await app.request('PUT', `/api/v1/conversations/${casey.id}/team`, { token: owner.token, body: { team_id: technical.id } });
+    t.is(moved.status, 200);
+    await page.waitForURL((url) => url.pathname === '/app/inbox');
+    await page.getByText('The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.').waitFor();
+    t.is(await page.getByRole('link', { name: /Casey Customer/ }).count(), 0);
+    t.is(await page.locator('.thread-header').count(), 0);
+    await shoot(page, 'teams-hidden-desktop');
+    t.deepEqual(errors, []);
+    await context.close();
+
+    // Phone: back in Billing & Refunds and open; Ann is taken out of the team (the event names no conversation).
+    await app.request('PUT', `/api/v1/conversations/${casey.id}/team`, { token: owner.token, body: { team_id: billing.id } });
+    const phone = await appPage(browser, app.url, ann.token, PHONE);
+    await phone.page.goto(`${app.url}/app/inbox/${casey.id}`);
+    await liveUp(phone.page, casey.id, 'low');
+    const out = await app.request('PUT', `/api/v1/teams/${billing.id}/members`, { token: owner.token, body: { member_ids: [] } });
+    t.is(out.status, 200);
+    await phone.page.waitForURL((url) => url.pathname === '/app/inbox');
+    await phone.page.getByText('The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.').waitFor();
+    t.is(await phone.page.getByRole('link', { name: /Casey Customer/ }).count(), 0);
+    await shoot(phone.page, 'teams-hidden-phone');
+    t.deepEqual(phone.errors, []);
+    await phone.context.close();
+  },
+);

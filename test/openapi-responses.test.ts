@@ -422,6 +422,8 @@ async function operationCalls(): Promise<[string, Call][]> {
     ['get /api/v1/reports/agents', () => req('GET', '/api/v1/reports/agents')],
     ['get /api/v1/reports/channels', () => req('GET', '/api/v1/reports/channels')],
     ['get /api/v1/reports/labels', () => req('GET', '/api/v1/reports/labels')],
+    ['get /api/v1/reports/csat', () => req('GET', '/api/v1/reports/csat')],
+    ['get /api/v1/reports/sla', () => req('GET', '/api/v1/reports/sla', { query: { tz: 'Europe/Berlin' } })],
     ['get /api/v1/ai/settings', () => req('GET', '/api/v1/ai/settings')],
     ['put /api/v1/ai/settings', () => req('PUT', '/api/v1/ai/settings', { body: { auto_reply_enabled: true } })],
     ['get /api/v1/settings/assignment', () => req('GET', '/api/v1/settings/assignment')],

@@ -112,6 +112,7 @@ test('overview: totals and local days across the DST change, by hand', async (t)
   t.is(res.status, 200, res.text);
   t.deepEqual(res.body, {
     ...BERLIN,
+    time_basis: 'calendar',
     // Opened B–G; replies 60 120 180 240 300 (F none): median 180, p90 240 + 0.6·60 = 276.
     // Resolved A 7200, C 3600, F 600: median 3600, p90 3600 + 0.8·3600 = 6480.
     totals: fig(6, 3, 180, 276, 3600, 6480),
@@ -155,6 +156,7 @@ test('agents: assigned and first response by assignee, resolutions by resolver, 
   t.is(res.status, 200, res.text);
   t.deepEqual(res.body, {
     ...BERLIN,
+    time_basis: 'calendar',
     rows: [
       // B C D: 60 120 180 → 120, p90 120 + 0.8·60 = 168; resolved C 3600, F 600 → 2100, p90 600 + 0.9·3000 = 3300.
       { user_id: ann.userId, name: 'Ann', ...fig(3, 2, 120, 168, 2100, 3300) },
@@ -272,7 +274,7 @@ test('defaults: the last 30 local days up to today, UTC', async (t) => {
 });
 
 test('roles: owner and admin read reports; an agent gets 403 and no business 400', async (t) => {
-  for (const kind of ['overview', 'agents', 'channels', 'labels']) {
+  for (const kind of ['overview', 'agents', 'channels', 'labels', 'csat', 'sla']) {
     t.is((await report(kind, BERLIN, ws.token)).status, 200, kind);
     t.is((await report(kind, BERLIN, ann.token)).status, 200, kind);
     const refused = await report(kind, BERLIN, ben.token);

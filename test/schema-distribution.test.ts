@@ -101,6 +101,7 @@ test('foreign keys between business tables without business_id are the documente
     'messages -> channels messages_channel_id_fkey',
     'messages -> conversations messages_conversation_id_fkey',
     'sla_breaches -> conversations sla_breaches_conversation_id_fkey',
+    'sla_results -> conversations sla_results_conversation_id_fkey',
     'uploads -> conversations uploads_conversation_id_fkey',
   ]);
 });

@@ -239,11 +239,40 @@ test.serial('due times without business hours; the crontab records a breach and 
   t.is(c.sla.next_response_due_at, minutesAfter(asked.created_at.toISOString(), 60));
   t.is(c.sla.due_at, c.sla.next_response_due_at);
 
+  // Answered in time: the next-response cycle is met (a result, no breach).
+  const answer = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { token: ws.token, body: { content: 'Shipped today.' } });
+  t.is(answer.status, 200);
+  await settle();
+  const [answered] = await app.sql(`select created_at from messages where conversation_id = $1 and content = 'Shipped today.'`, [conversationId]);
+
   // Resolved: nothing due.
   t.is((await app.request('PUT', `/api/v1/conversations/${conversationId}/resolve`, { token: ws.token })).status, 200);
   await settle();
   c = await conversation(ws, conversationId);
   t.like(c.sla, { due_at: null, next_response_due_at: null, state: 'none' });
+  t.is((await app.sql(`select count(*)::int as n from sla_breaches where conversation_id = $1`, [conversationId]))[0].n, 1);
+  // Each target once in sla_results (the SLA report's source): the first response breached at its
+  // due time, the next response met by the answer, the resolution met when resolved.
+  const [resolved] = await app.sql(`select resolved_at from conversations where id = $1`, [conversationId]);
+  const results = await app.sql(`select target, hit, started_at, due_at, met_at, settled_at from sla_results where conversation_id = $1 order by target`, [
+    conversationId,
+  ]);
+  const iso = (d: Date | null) => d?.toISOString() ?? null;
+  t.deepEqual(
+    results.map((r) => [r.target, r.hit, iso(r.started_at), iso(r.due_at), iso(r.met_at), iso(r.settled_at)]),
+    [
+      ['first_response', false, new Date(start).toISOString(), minutesAfter(start, 30), null, minutesAfter(start, 30)],
+      [
+        'next_response',
+        true,
+        asked.created_at.toISOString(),
+        minutesAfter(asked.created_at.toISOString(), 60),
+        answered.created_at.toISOString(),
+        answered.created_at.toISOString(),
+      ],
+      ['resolution', true, new Date(start).toISOString(), minutesAfter(start, 240), iso(resolved.resolved_at), iso(resolved.resolved_at)],
+    ],
+  );
 
   // Another business sees none of it.
   const other = await createWorkspace(app);

@@ -6,6 +6,7 @@ import { filters, selectedId } from './filters.ts';
 import { BulkBar } from './BulkBar.tsx';
 import { ConversationRow } from './ConversationRow.tsx';
 import { Notice } from '../ui/Notice.tsx';
+import { hiddenNotice } from './hidden.ts';
 
 function EmptyList() {
   const f = filters.value;
@@ -65,6 +66,7 @@ export function ConversationList() {
     <>
       <BulkBar />
       {listError.value && <Notice>{listError.value}</Notice>}
+      {hiddenNotice.value && <Notice kind="info">{hiddenNotice.value}</Notice>}
       {list.length === 0 ? (
         <EmptyList />
       ) : (

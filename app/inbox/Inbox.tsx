@@ -2,6 +2,7 @@
 import { useEffect } from 'preact/hooks';
 import { linkClick } from '../router.ts';
 import { followInbox } from './store.ts';
+import { followHidden } from './hidden.ts';
 import { loadLabels } from './labels.ts';
 import { loadTeams } from './teams.ts';
 import { onResync } from '../live.ts';
@@ -40,6 +41,7 @@ function NoSelection() {
 
 export function Inbox() {
   useEffect(() => followInbox(), []);
+  useEffect(() => followHidden(), []);
   useInboxShortcuts();
   // Labels change rarely and send no event: read them on entering the inbox and on every reconnect.
   useEffect(() => {

@@ -1,11 +1,13 @@
 /**
  * Reports (owner and admins): the last 7, 30 or 90 days in the browser's time zone —
  * conversations opened and resolved, first response and resolution times (median and 90th
- * percentile), a chart by day, and tables per agent, channel and label, each downloadable as CSV.
- * The chart is a small hand-written SVG (two bar series), so no chart library ships to agents.
+ * percentile; in business hours when they are on), a chart by day, tables per agent, channel and
+ * label, customer satisfaction (average, share of 4s and 5s, the spread of ratings, ratings by
+ * day) and SLA targets (hit rates, met and breached by day, per policy), each downloadable as CSV.
+ * The charts are small hand-written SVGs and HTML bars, so no chart library ships to agents.
  */
 import { api, download, qs } from '../api.ts';
-import type { AgentsReport, ChannelsReport, LabelsReport, OverviewReport, ReportFigures } from '../types.ts';
+import type { AgentsReport, ChannelsReport, CsatReport, LabelsReport, OverviewReport, ReportFigures, SlaFigures, SlaReport } from '../types.ts';
 import { channelLabel } from '../channel-types.ts';
 import { navigate, currentLocation } from '../router.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
@@ -42,26 +44,27 @@ function Figure({ label, value, sub }: { label: string; value: string; sub?: str
   );
 }
 
-/** Opened and resolved per day as paired bars; each day's figures are in its tooltip. */
-function DayChart({ days }: { days: OverviewReport['days'] }) {
-  const max = Math.max(1, ...days.map((d) => Math.max(d.opened, d.resolved)));
+type Series<D> = { label: string; cls: string; value: (d: D) => number };
+
+/** Paired bars per day (one per series); each day's figures are in its tooltip. */
+function DayChart<D extends { date: string }>({ days, series, summary }: { days: D[]; series: Series<D>[]; summary: (max: number) => string }) {
+  const max = Math.max(1, ...days.flatMap((d) => series.map((s) => s.value(d))));
   const slot = 10;
-  const bar = days.length > 45 ? 4 : 4.2;
-  const total = days.reduce((n, d) => n + d.opened, 0);
-  const summary = `Conversations per day from ${shortDate(days[0]!.date)} to ${shortDate(days[days.length - 1]!.date)}: ${total} opened, at most ${max} in a day.`;
+  const bar = (days.length > 45 ? 8 : 8.4) / series.length;
   return (
     <figure class="day-chart">
       <div class="day-chart-plot">
         <span class="day-chart-max muted small" aria-hidden="true">
           {max}
         </span>
-        <svg viewBox={`0 0 ${days.length * slot} 100`} preserveAspectRatio="none" role="img" aria-label={summary}>
+        <svg viewBox={`0 0 ${days.length * slot} 100`} preserveAspectRatio="none" role="img" aria-label={summary(max)}>
           <line x1="0" y1="100" x2={days.length * slot} y2="100" class="day-chart-axis" vector-effect="non-scaling-stroke" />
           {days.map((d, i) => (
             <g key={d.date}>
-              <title>{`${shortDate(d.date)}: ${d.opened} opened, ${d.resolved} resolved`}</title>
-              <rect class="bar-opened" x={i * slot + 0.8} y={100 - (d.opened / max) * 100} width={bar} height={(d.opened / max) * 100} />
-              <rect class="bar-resolved" x={i * slot + 0.8 + bar} y={100 - (d.resolved / max) * 100} width={bar} height={(d.resolved / max) * 100} />
+              <title>{`${shortDate(d.date)}: ${series.map((s) => `${s.value(d)} ${s.label.toLowerCase()}`).join(', ')}`}</title>
+              {series.map((s, j) => (
+                <rect class={s.cls} x={i * slot + 0.8 + j * bar} y={100 - (s.value(d) / max) * 100} width={bar} height={(s.value(d) / max) * 100} />
+              ))}
             </g>
           ))}
         </svg>
@@ -72,12 +75,11 @@ function DayChart({ days }: { days: OverviewReport['days'] }) {
         <span>{shortDate(days[days.length - 1]!.date)}</span>
       </div>
       <figcaption class="day-chart-legend small">
-        <span>
-          <i class="swatch bar-opened" /> Opened
-        </span>
-        <span>
-          <i class="swatch bar-resolved" /> Resolved
-        </span>
+        {series.map((s) => (
+          <span>
+            <i class={`swatch ${s.cls}`} /> {s.label}
+          </span>
+        ))}
       </figcaption>
     </figure>
   );
@@ -117,12 +119,7 @@ function ReportTable<R extends ReportFigures>({
 }) {
   return (
     <section class="card stack report-section" aria-label={title}>
-      <div class="report-section-head">
-        <h2 class="card-title">{title}</h2>
-        <button class="btn small" onClick={onCsv} disabled={busy} aria-label={`Download ${title.toLowerCase()} as CSV`}>
-          CSV
-        </button>
-      </div>
+      <SectionHead title={title} onCsv={onCsv} busy={busy} />
       {rows.length === 0 ? (
         <p class="muted">{empty}</p>
       ) : (
@@ -160,6 +157,141 @@ function ReportTable<R extends ReportFigures>({
   );
 }
 
+const percent = (value: number | null) => (value === null ? '—' : `${value.toLocaleString(undefined, { maximumFractionDigits: 1 })}%`);
+
+function SectionHead({ title, onCsv, busy }: { title: string; onCsv: () => void; busy: boolean }) {
+  return (
+    <div class="report-section-head">
+      <h2 class="card-title">{title}</h2>
+      <button type="button" class="btn small" onClick={onCsv} disabled={busy} aria-label={`Download ${title.toLowerCase()} as CSV`}>
+        CSV
+      </button>
+    </div>
+  );
+}
+
+const STARS = ['5', '4', '3', '2', '1'] as const;
+
+/** Average, share of 4s and 5s, the spread of ratings as bars, and satisfied / not satisfied by day. */
+function CsatSection({ report, onCsv, busy }: { report: CsatReport; onCsv: () => void; busy: boolean }) {
+  const t = report.totals;
+  const most = Math.max(1, ...STARS.map((r) => t.distribution[r]));
+  const satisfied = (d: CsatReport['days'][number]) => d.distribution['4'] + d.distribution['5'];
+  return (
+    <section class="card stack report-section" aria-label="Customer satisfaction">
+      <SectionHead title="Customer satisfaction" onCsv={onCsv} busy={busy} />
+      <div class="figures report-figures">
+        <Figure label="Average rating" value={t.average === null ? '—' : `${t.average.toFixed(2)} / 5`} />
+        <Figure label="Satisfied (4 or 5)" value={percent(t.satisfied_percent)} />
+        <Figure label="Ratings" value={t.responses.toLocaleString()} sub={`${t.asked.toLocaleString()} surveys sent`} />
+      </div>
+      {t.responses === 0 ? (
+        <p class="muted">No ratings in this range. Turn CSAT on in Settings to ask customers when a conversation is resolved.</p>
+      ) : (
+        <>
+          <ul class="rating-bars" aria-label="Ratings by score">
+            {STARS.map((r) => (
+              <li class="rating-bar">
+                <span class="rating-label">{r} ★</span>
+                <span class="rating-track" aria-hidden="true">
+                  <span class={`rating-fill rating-${r}`} style={{ width: `${(t.distribution[r] / most) * 100}%` }} />
+                </span>
+                <span class="num">{t.distribution[r]}</span>
+              </li>
+            ))}
+          </ul>
+          <DayChart
+            days={report.days}
+            series={[
+              { label: 'Satisfied', cls: 'bar-satisfied', value: satisfied },
+              { label: 'Not satisfied', cls: 'bar-unsatisfied', value: (d) => d.responses - satisfied(d) },
+            ]}
+            summary={(max) => `Ratings per day: ${t.responses} ratings, ${percent(t.satisfied_percent)} satisfied, at most ${max} of a kind in a day.`}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+const TARGETS = [
+  ['first_response', 'First response'],
+  ['next_response', 'Next response'],
+  ['resolution', 'Resolution'],
+] as const;
+
+const hitCell = (f: SlaFigures[(typeof TARGETS)[number][0]]) =>
+  f.hit_rate === null ? (
+    <span class="muted">—</span>
+  ) : (
+    <>
+      {percent(f.hit_rate)} <span class="muted">{`${f.met}/${f.met + f.breached}`}</span>
+    </>
+  );
+
+/** Hit rates per target, met and breached by day, and the same per policy. */
+function SlaSection({ report, onCsv, busy }: { report: SlaReport; onCsv: () => void; busy: boolean }) {
+  const t = report.totals;
+  const met = (d: SlaFigures) => d.first_response.met + d.next_response.met + d.resolution.met;
+  return (
+    <section class="card stack report-section" aria-label="SLA targets">
+      <SectionHead title="SLA targets" onCsv={onCsv} busy={busy} />
+      <div class="figures report-figures">
+        {TARGETS.map(([key, label]) => (
+          <Figure
+            label={`${label} met`}
+            value={percent(t[key].hit_rate)}
+            sub={t[key].hit_rate === null ? 'nothing measured' : `${t[key].met} of ${t[key].met + t[key].breached}`}
+          />
+        ))}
+        <Figure label="Breaches" value={t.breaches.toLocaleString()} />
+      </div>
+      {report.policies.length === 0 ? (
+        <p class="muted">No SLA policies yet: add one in Settings to set response and resolution targets.</p>
+      ) : (
+        <>
+          <DayChart
+            days={report.days}
+            series={[
+              { label: 'Met', cls: 'bar-met', value: met },
+              { label: 'Breached', cls: 'bar-breached', value: (d) => d.breaches },
+            ]}
+            summary={(max) => `SLA targets per day: ${met(t)} met, ${t.breaches} breached, at most ${max} in a day.`}
+          />
+          <div class="table-scroll">
+            <table class="report-table">
+              <thead>
+                <tr>
+                  <th scope="col">Policy</th>
+                  {TARGETS.map(([, label]) => (
+                    <th scope="col" class="num" title="Met in time, of all settled">
+                      {label}
+                    </th>
+                  ))}
+                  <th scope="col" class="num">
+                    Breaches
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.policies.map((p) => (
+                  <tr>
+                    <th scope="row">{p.name}</th>
+                    {TARGETS.map(([key]) => (
+                      <td class="num">{hitCell(p[key])}</td>
+                    ))}
+                    <td class="num">{p.breaches}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
 export function Reports() {
   const asked = Number(currentLocation.value.query.get('days'));
   const days: Days = (RANGES as readonly number[]).includes(asked) ? (asked as Days) : 30;
@@ -171,12 +303,14 @@ export function Reports() {
         api.get<AgentsReport>(`/api/v1/reports/agents${qs(query)}`),
         api.get<ChannelsReport>(`/api/v1/reports/channels${qs(query)}`),
         api.get<LabelsReport>(`/api/v1/reports/labels${qs(query)}`),
+        api.get<CsatReport>(`/api/v1/reports/csat${qs(query)}`),
+        api.get<SlaReport>(`/api/v1/reports/sla${qs(query)}`),
       ]),
     [days],
   );
   const csv = useAction((kind: string) => download(`/api/v1/reports/${kind}${qs({ ...query, format: 'csv' })}`, `parley-${kind}.csv`));
   const exportCsv = (kind: string) => () => void csv.run(kind);
-  const [overview, agents, channels, labels] = data ?? [];
+  const [overview, agents, channels, labels, csatReport, slaReport] = data ?? [];
   return (
     <div class="page reports">
       <div class="reports-head">
@@ -194,11 +328,15 @@ export function Reports() {
         </div>
       </div>
       <p class="muted small">
-        {shortDate(query.from)} – {shortDate(query.to)} in {query.tz}. Times are calendar time: median, and the 90th percentile after the slash.
+        {shortDate(query.from)} – {shortDate(query.to)} in {query.tz}.
+        {overview &&
+          (overview.time_basis === 'business_hours'
+            ? ' Times count business hours only (while the team is open): median, and the 90th percentile after the slash.'
+            : ' Times are calendar time: median, and the 90th percentile after the slash.')}
       </p>
       <Notice>{error ?? csv.error}</Notice>
       {!data && !error && <div class="spinner" role="status" aria-label="Loading" />}
-      {overview && agents && channels && labels && (
+      {overview && agents && channels && labels && csatReport && slaReport && (
         <>
           <div class="figures">
             <Figure label="Opened" value={overview.totals.opened.toLocaleString()} />
@@ -215,13 +353,17 @@ export function Reports() {
             />
           </div>
           <section class="card stack report-section" aria-label="By day">
-            <div class="report-section-head">
-              <h2 class="card-title">By day</h2>
-              <button class="btn small" onClick={exportCsv('overview')} disabled={csv.busy} aria-label="Download by day as CSV">
-                CSV
-              </button>
-            </div>
-            <DayChart days={overview.days} />
+            <SectionHead title="By day" onCsv={exportCsv('overview')} busy={csv.busy} />
+            <DayChart
+              days={overview.days}
+              series={[
+                { label: 'Opened', cls: 'bar-opened', value: (d) => d.opened },
+                { label: 'Resolved', cls: 'bar-resolved', value: (d) => d.resolved },
+              ]}
+              summary={(max) =>
+                `Conversations per day from ${shortDate(overview.days[0]!.date)} to ${shortDate(overview.days[overview.days.length - 1]!.date)}: ${overview.totals.opened} opened, at most ${max} in a day.`
+              }
+            />
           </section>
           <ReportTable
             title="Agents"
@@ -259,6 +401,8 @@ export function Reports() {
             onCsv={exportCsv('labels')}
             busy={csv.busy}
           />
+          <CsatSection report={csatReport} onCsv={exportCsv('csat')} busy={csv.busy} />
+          <SlaSection report={slaReport} onCsv={exportCsv('sla')} busy={csv.busy} />
         </>
       )}
     </div>

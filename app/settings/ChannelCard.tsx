@@ -1,5 +1,5 @@
 /** One connected channel: its state, the setup its platform still needs, and what can be done with it. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import type { Channel } from '../types.ts';
@@ -8,6 +8,7 @@ import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { CopyBox } from './Section.tsx';
+import { teams } from '../inbox/teams.ts';
 
 const STATUS_TEXT = { pending: 'Connecting…', connected: 'Connected', error: 'Needs attention' } as const;
 
@@ -71,6 +72,57 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
   );
 }
 
+/**
+ * The channel's default team (`default_team_id`): every conversation opened on it from then on
+ * starts in that team. The owner and admins pick it; others read it. Hidden while the business
+ * has no teams and the channel names none.
+ */
+function ChannelTeam({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
+  // The choice shows at once and stays while the channels are read again (back to the stored one if refused).
+  const stored = c.default_team_id ?? '';
+  const [shown, setShown] = useState(stored);
+  useEffect(() => setShown(stored), [stored]);
+  const act = useAction(async (teamId: string) => {
+    setShown(teamId);
+    try {
+      await api.patch(`/api/v1/channels/${c.id}`, { default_team_id: teamId || null });
+    } catch (error) {
+      setShown(stored);
+      throw error;
+    }
+    onChange();
+  });
+  if (teams.value.length === 0 && !c.default_team_id) return null;
+  const current = teams.value.find((t) => t.id === c.default_team_id);
+  if (!can('channels.manage'))
+    return (
+      <div class="small channel-team">
+        <span class="muted">New conversations go to:</span> {current ? current.name : <span class="muted">no team</span>}
+      </div>
+    );
+  return (
+    <div class="channel-team">
+      <label class="channel-team-field">
+        <span class="small muted">New conversations go to</span>
+        <select
+          class="input small"
+          aria-label={`Default team of ${title(c)}`}
+          value={shown}
+          disabled={act.busy}
+          onChange={(e) => void act.run(e.currentTarget.value)}
+        >
+          <option value="">No team</option>
+          {c.default_team_id && !current && <option value={c.default_team_id}>Unknown team</option>}
+          {teams.value.map((t) => (
+            <option value={t.id}>{t.name}</option>
+          ))}
+        </select>
+      </label>
+      <Notice>{act.error}</Notice>
+    </div>
+  );
+}
+
 export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
   const act = useAction(async (call: () => Promise<unknown>) => {
     await call();
@@ -115,6 +167,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
       </div>
       {c.status === 'error' && c.last_error && <Notice>{c.last_error}</Notice>}
       {can('channels.manage') && <SetupSteps channel={c} />}
+      <ChannelTeam channel={c} onChange={onChange} />
       {can('channels.manage') && c.type === 'email' && <ChannelSignature channel={c} onChange={onChange} />}
       <Notice>{act.error}</Notice>
     </li>

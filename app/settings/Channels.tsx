@@ -10,6 +10,7 @@ import { Notice } from '../ui/Notice.tsx';
 import { useLoad } from '../ui/useLoad.ts';
 import { ChannelCard } from './ChannelCard.tsx';
 import { ConnectChannel } from './ConnectChannel.tsx';
+import { loadTeams } from '../inbox/teams.ts';
 import { Section } from './Section.tsx';
 
 /** "a, b and c". */
@@ -20,6 +21,8 @@ export function Channels() {
   const plan = useLoad(() => api.get<PlanInfo>('/api/v1/business/plan'));
   // Registration runs in the background: its outcome arrives as channel_updated. The list is
   // read again whenever the live connection comes up (an outcome before it reached no socket).
+  // The teams a channel's default team is picked from.
+  useEffect(() => void loadTeams().catch(() => {}), []);
   useEffect(() => {
     const stops = [onLive((e) => e.name === 'channel_updated' && void reload()), onResync(() => void reload())];
     return () => stops.forEach((stop) => stop());

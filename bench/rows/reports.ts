@@ -1,17 +1,22 @@
 /**
  * Reports (issue #18 item 6): one business with 100,000 conversations created over the last 90
- * days (five agents, five channel types, ten labels on about half of them), among 100,000
- * conversations of four other businesses, seeded in SQL; then each of
- * `GET /api/v1/reports/{overview,agents,channels,labels}` over the last 90 days in
- * Europe/Berlin, one request at a time against `parley web`. Baseline: `GET /api/v1/auth/me` on
- * the same process. Goal: each report's p50 ≤ 100 ms. The EXPLAIN ANALYZE of every report's
- * statement goes to bench/results/reports-plan.txt.
+ * days (five agents, five channel types, ten labels on about half of them, a CSAT survey for
+ * each resolved one, two in five rated, and some 230,000 settled SLA targets under three
+ * policies), among 100,000 conversations of four other businesses, seeded in SQL; then each of
+ * `GET /api/v1/reports/{overview,agents,channels,labels,csat,sla}` over the last 90 days in
+ * Europe/Berlin, one request at a time against `parley web`, and the four time reports again
+ * with business hours on (Mon–Fri 09:00–17:00 Berlin: times in open time). Baseline:
+ * `GET /api/v1/auth/me` on the same process. Goal: each report's p50 ≤ 100 ms. The EXPLAIN
+ * ANALYZE of every report's statement goes to bench/results/reports-plan.txt.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
-import { addDays, REPORT_SETTINGS, reportKinds, reportQueries, type ReportRange } from '../../core/domain/reports.ts';
-import { localDate } from '../../core/domain/business-hours.ts';
+import { addDays, REPORT_SETTINGS, reportKinds, reportQueries, timeReportKinds, type ReportRange } from '../../core/domain/reports.ts';
+import { businessClock } from '../../core/domain/working-time.ts';
+import { csatQuery } from '../../core/domain/report-csat.ts';
+import { slaQueries } from '../../core/domain/report-sla.ts';
+import { localDate, type Hours } from '../../core/domain/business-hours.ts';
 import { createWorkspace } from '../harness/fixtures.ts';
 import { closedLoop, describeFailures, type LoadResult, type Request } from '../harness/http-load.ts';
 import { root } from '../harness/processes.ts';
@@ -70,14 +75,88 @@ export async function seed(pool: pg.Pool, businessId: string, scale: Scale): Pro
       [b.rows[0]!.id, Math.floor(scale.noise / owners.rows.length)],
     );
   }
-  for (const table of ['conversations', 'conversation_labels', 'labels', 'team_members', 'users']) await pool.query(`vacuum analyze ${table}`);
+  // Business hours, off until the second pass (set before any policy exists: no SLA refresh is armed).
+  await pool.query(`insert into business_hours (business_id, enabled, timezone, week) values ($1, false, 'Europe/Berlin', $2)`, [
+    businessId,
+    JSON.stringify(OFFICE.week),
+  ]);
+  // A CSAT survey for each resolved conversation, asked a minute after; two in five rated within a day.
+  await pool.query(
+    `insert into csat_surveys (business_id, conversation_id, token, question, asked_at, rating, rated_at)
+     select $1, c.id, md5(c.id::text), 'How did we do?', c.resolved_at + interval '1 minute', r.rating,
+            case when r.rating is not null then c.resolved_at + make_interval(secs => 60 + random() * 86400) end
+     from conversations c, lateral (select case when random() < 0.4 then 1 + floor(random() * 5)::int end as rating, c.id as cid) r
+     where c.business_id = $1 and c.resolved_at is not null`,
+    [businessId],
+  );
+  // Three SLA policies and the settled targets: first response (due in an hour), resolution (a
+  // day), and one or two next-response cycles for half the conversations.
+  await pool.query(`insert into sla_policies (business_id, name, first_response_minutes) select $1, n, 60 from unnest(array['Gold', 'Silver', 'Bronze']) n`, [
+    businessId,
+  ]);
+  await pool.query(
+    `with p as (select array_agg(id) as ids from sla_policies where business_id = $1),
+     c as (select c.*, p.ids[1 + floor(random() * 3)::int] as policy from conversations c, p where c.business_id = $1),
+     t as (
+       select c.id, c.policy, 'first_response' as target, c.created_at as started, c.created_at + interval '1 hour' as due, c.first_response_at as met from c where c.first_response_at is not null
+       union all
+       select c.id, c.policy, 'resolution', c.created_at, c.created_at + interval '1 day', c.resolved_at from c where c.resolved_at is not null
+       union all
+       select c.id, c.policy, 'next_response', s, s + interval '2 hours', s + make_interval(secs => random() * 10800)
+       from c, lateral (select c.created_at + make_interval(secs => 3600 * k + random() * 1800) as s from generate_series(1, 1 + (random() < 0.3)::int) k) x
+       where c.first_response_at is not null and random() < 0.5 and c.created_at < now() - interval '1 day'
+     )
+     insert into sla_results (business_id, conversation_id, sla_policy_id, target, started_at, due_at, met_at, hit, settled_at)
+     select $1, id, policy, target, started, due, met, met <= due, case when met <= due then met else due end from t
+     on conflict do nothing`,
+    [businessId],
+  );
+  for (const table of ['conversations', 'conversation_labels', 'labels', 'team_members', 'users', 'csat_surveys', 'sla_results']) {
+    await pool.query(`vacuum analyze ${table}`);
+  }
+}
+
+const nineToFive = [{ open: '09:00', close: '17:00' }];
+/** The second pass's hours: Mon–Fri 09:00–17:00 in Berlin. */
+const OFFICE: Hours = {
+  timezone: 'Europe/Berlin',
+  week: { mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive },
+  holidays: [],
+};
+
+/** Hours on or off without the trigger that re-arms SLA refreshes of every open conversation (no worker runs here). */
+async function switchHours(pool: pg.Pool, businessId: string, enabled: boolean): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query('set local session_replication_role = replica');
+    await client.query('update business_hours set enabled = $2 where business_id = $1', [businessId, enabled]);
+    await client.query('commit');
+  } finally {
+    client.release();
+  }
 }
 
 export async function explain(pool: pg.Pool, businessId: string, range: ReportRange): Promise<string> {
   const out: string[] = [];
+  // The business clock the second pass uses (as timeBasisFor works it out).
+  const { rows } = await pool.query<{ lo: Date; hi: Date }>(
+    `select least(b.lo, min(c.created_at)) as lo, greatest(b.hi, now()) as hi
+     from (select ($2::date::timestamp at time zone $4) as lo, (($3::date + 1)::timestamp at time zone $4) as hi) b
+     left join conversations c on c.business_id = $1 and c.resolved_at >= b.lo and c.resolved_at < b.hi
+     group by b.lo, b.hi`,
+    [businessId, range.from, range.to, range.tz],
+  );
+  const clock = businessClock(OFFICE, rows[0]!.lo, rows[0]!.hi);
+  const statements = {
+    ...reportQueries(businessId, range),
+    ...Object.fromEntries(Object.entries(reportQueries(businessId, range, clock)).map(([k, q]) => [`${k} (business hours)`, q])),
+    csat: csatQuery(businessId, range),
+    'sla cells': slaQueries(businessId, range).cells,
+  };
   const client = await pool.connect();
   try {
-    for (const [key, query] of Object.entries(reportQueries(businessId, range))) {
+    for (const [key, query] of Object.entries(statements)) {
       const text = query.sql.replace(/\$slonik_(\d+)/g, '$$$1');
       // Under the settings the endpoint runs them with (no JIT, more work_mem).
       await client.query('begin');
@@ -111,10 +190,17 @@ export const reports: Row = {
       const sequential = (p: string) => closedLoop(web.url, { concurrency: 1, count: runs, maxMs: 300_000, make: () => get(p) });
       const query = `?from=${range.from}&to=${range.to}&tz=${encodeURIComponent(tz)}`;
       const measured: [string, LoadResult][] = [];
-      for (const kind of reportKinds) {
+      const measure = async (kind: string, label: string) => {
         await sequential(`/api/v1/reports/${kind}${query}`);
-        measured.push([kind, await sequential(`/api/v1/reports/${kind}${query}`)]);
-      }
+        measured.push([label, await sequential(`/api/v1/reports/${kind}${query}`)]);
+      };
+      for (const kind of reportKinds) await measure(kind, kind);
+      // The time reports again with business hours on: each duration read through the business clock.
+      await switchHours(stack.pool, workspace.businessId, true);
+      const check = await fetch(`${web.url}/api/v1/reports/overview${query}`, { headers: { authorization: `Bearer ${workspace.token}` } });
+      const basis = ((await check.json()) as { time_basis?: string }).time_basis;
+      if (basis !== 'business_hours') throw new Error(`reports: business hours on, but the overview answers time_basis ${basis}`);
+      for (const kind of timeReportKinds) await measure(kind, `${kind} in business hours`);
       const floor = await sequential('/api/v1/auth/me');
       return measured.map(([kind, load]) =>
         result(

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { notFound } from '../errors.ts';
 import { armAutoAssign } from './auto-assign-arm.ts';
+import type { LiveEvent } from '../events/catalogue.ts';
+import { everyAgent, hiddenFrom } from '../domain/team-visibility-loss.ts';
 
 export const DEFAULT_MAX_OPEN_PER_AGENT = 10;
 
@@ -55,8 +57,19 @@ export type AssignmentChanges = {
   agents?: Array<{ member_id: string; max_open: number | null }>;
 };
 
-/** Applies the changes (404 `Team member not found` for a member id not of this business: nothing is changed then). */
-export async function updateAssignmentSettings(tx: Queryable, businessId: string, changes: AssignmentChanges): Promise<AssignmentSettings> {
+/**
+ * Applies the changes (404 `Team member not found` for a member id not of this business: nothing
+ * is changed then). Switching team-scoped visibility on narrows every agent's view:
+ * `conversation_hidden` (null) to each, so their apps read again what they show.
+ */
+export async function updateAssignmentSettings(
+  tx: Queryable,
+  businessId: string,
+  changes: AssignmentChanges,
+): Promise<{ settings: AssignmentSettings; events: LiveEvent[] }> {
+  // Locks the row: of two switches, the second sees the first's outcome.
+  const before = await tx.maybeOneFirst(sql.type(z.object({ team_visibility: z.boolean() }))`
+    select team_visibility from assignment_settings where business_id = ${businessId} for update`);
   await tx.query(sql.unsafe`
     insert into assignment_settings as s (business_id, enabled, max_open_per_agent, team_visibility)
     values (${businessId}, ${changes.enabled ?? false}, ${changes.max_open_per_agent ?? DEFAULT_MAX_OPEN_PER_AGENT}, ${changes.team_visibility ?? false})
@@ -74,5 +87,9 @@ export async function updateAssignmentSettings(tx: Queryable, businessId: string
     if (!updated) throw notFound('Team member not found');
   }
   await armAutoAssign(tx, businessId);
-  return loadAssignmentSettings(tx, businessId);
+  const switchedOn = changes.team_visibility === true && before !== true;
+  return {
+    settings: await loadAssignmentSettings(tx, businessId),
+    events: switchedOn ? hiddenFrom(businessId, await everyAgent(tx, businessId), null) : [],
+  };
 }

@@ -12,6 +12,8 @@ import { conversationCreated, conversationUpdated, type PendingEvent } from '../
 import type { Attachment } from '../domain/uploads.ts';
 import { sendMessage } from './messages.ts';
 import { armAutoAssign } from './auto-assign-arm.ts';
+import { teamVisibilityOn } from '../domain/team-visibility.ts';
+import { hiddenFrom } from '../domain/team-visibility-loss.ts';
 
 /** What conversation updates return: the ids conversationUpdated() takes, and what assignments and state changes report. */
 export const updatedConversationRow = z.object({
@@ -168,7 +170,7 @@ export async function assignConversationToUser(
   return { events: assignmentEvents(assigned, input.assignedBy) };
 }
 
-const assignedRow = updatedConversationRow.extend({ assignee_id: z.string(), assigned_at: z.string() });
+const assignedRow = updatedConversationRow.extend({ assignee_id: z.string(), assigned_at: z.string(), hidden_from: z.string().nullable().optional() });
 export type AssignedConversation = z.infer<typeof assignedRow>;
 
 /**
@@ -187,14 +189,25 @@ export async function assignConversation(
     where business_id = ${input.businessId} and user_id = ${input.assigneeUserId} and is_active
     for share`);
   const isMember = member !== null;
+  // `hidden_from`: the previous assignee, when under team-scoped visibility they see it no other way (not in its team).
   const row = await tx.maybeOne(sql.type(assignedRow)`
-    update conversations set
-      assignee_id = ${input.assigneeUserId}::uuid,
-      assigned_at = now(),
-      status = case when status = 'pending' then 'open' else status end,
-      updated_at = now()
-    where id = ${input.conversationId} and business_id = ${input.businessId} and ${isMember}
-    returning ${updatedConversationColumns}`);
+    with updated as (
+      update conversations c set
+        assignee_id = ${input.assigneeUserId}::uuid,
+        assigned_at = now(),
+        status = case when c.status = 'pending' then 'open' else c.status end,
+        updated_at = now()
+      from (select id, assignee_id from conversations where id = ${input.conversationId} and business_id = ${input.businessId} for update) old
+      where c.id = old.id and ${isMember}
+      returning c.id, c.business_id, c.status, c.assignee_id, c.assigned_at, c.updated_at, c.team_id, old.assignee_id as previous_assignee_id
+    )
+    select u.id, u.business_id, u.status, u.assignee_id, u.assigned_at, u.updated_at,
+      case when u.previous_assignee_id is distinct from u.assignee_id and ${teamVisibilityOn(sql.fragment`u.business_id`)} and exists (
+        select 1 from team_members tm
+        where tm.business_id = u.business_id and tm.user_id = u.previous_assignee_id and tm.is_active and tm.role = 'agent'
+          and not exists (select 1 from team_memberships ms where ms.business_id = u.business_id and ms.team_id = u.team_id and ms.member_id = tm.id)
+      ) then u.previous_assignee_id end as hidden_from
+    from updated u`);
   if (row) {
     // The previous assignee, if any, may have room again.
     await armAutoAssign(tx, input.businessId);
@@ -218,6 +231,8 @@ export function assignmentEvents(conversation: AssignedConversation, assignedBy:
       at: conversation.assigned_at,
     }),
     conversationUpdated(conversation),
+    // Under team-scoped visibility, a previous assignee outside the conversation's team loses sight of it.
+    ...(conversation.hidden_from ? hiddenFrom(conversation.business_id, [conversation.hidden_from], conversation.id) : []),
   ];
 }
 

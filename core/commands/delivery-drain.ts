@@ -31,7 +31,8 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
-import { messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
+import { audienceRead, messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
+import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { enqueueWebhookEvents, webhookEventsOf } from './webhooks-out.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { loadChannel } from './channel-runtime.ts';
@@ -206,7 +207,9 @@ async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: Runti
   }
   // Outside the try: a database error here is not the platform's failure (it must not mark the reply failed).
   const sent = await recordSent(deps, q, reply, result.externalId);
-  if (sent) deps.events.publish(messageUpdatedEvent(reply.business_id, sent));
+  // Through publishEvents: under team-scoped visibility only the members who may see the conversation hear of it.
+  if (sent)
+    await publishEvents(deps, [messageUpdatedEvent(reply.business_id, sent.message), audienceRead(reply.business_id, sent.message.conversation_id, sent)]);
   // A widget visitor's open widgets show the reply (the /widget socket, core/domain/visitors/visitor-messages.ts).
   const visitorEvent = connector.liveToVisitor ? await loadVisitorMessageEvent(q, reply.id) : null;
   if (visitorEvent) deps.events.publish(visitorEvent);
@@ -242,10 +245,17 @@ async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: stri
  * it); if another message already holds it, the reply still went out: it is `sent` without an
  * id, since failing here would send it again. Null when the reply was settled already.
  */
-async function recordSent(deps: Deps, q: Queryable, reply: Reply, externalId: string | null): Promise<Message | null> {
+const sentRow = messageRow.extend(audienceFields);
+
+async function recordSent(
+  deps: Deps,
+  q: Queryable,
+  reply: Reply,
+  externalId: string | null,
+): Promise<{ message: Message; team_visibility: boolean; audience: string[] | null } | null> {
   const refs = webhookEventsOf([messageUpdated(reply.business_id, reply.id)]).get(reply.business_id) ?? [];
   const mark = (id: string | null) =>
-    q.maybeOne(sql.type(messageRow)`
+    q.maybeOne(sql.type(sentRow)`
       with m as (
         update messages m set external_id = ${id}, delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
         where m.id = ${reply.id} and m.external_id is null
@@ -253,10 +263,12 @@ async function recordSent(deps: Deps, q: Queryable, reply: Reply, externalId: st
       ), hooks as (
         select webhook_events_enqueue(${reply.business_id}::uuid, ${sql.jsonb(refs as never)}) from m
       )
-      select m.*, (select count(*) from hooks) as hooks from m`);
+      -- Where its live event may go (team-scoped visibility): publishing needs no query for it.
+      select m.*, (select count(*) from hooks) as hooks, ${audienceColumns('c')}
+      from m join conversations c on c.id = m.conversation_id`);
   try {
     const row = await mark(externalId);
-    return row ? presentMessage(row) : null;
+    return row ? { message: presentMessage(row), team_visibility: row.team_visibility, audience: row.audience } : null;
   } catch (error) {
     if (externalId === null || !(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
     deps.logger.warn(
@@ -264,7 +276,7 @@ async function recordSent(deps: Deps, q: Queryable, reply: Reply, externalId: st
       'the platform id of a sent message is already taken on its channel: recorded as sent without it',
     );
     const row = await mark(null);
-    return row ? presentMessage(row) : null;
+    return row ? { message: presentMessage(row), team_visibility: row.team_visibility, audience: row.audience } : null;
   }
 }
 

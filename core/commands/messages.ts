@@ -16,7 +16,8 @@ import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-te
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
-import { conversationUpdated, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
+import { audienceRead, conversationUpdated, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
+import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { webhookEventsOf } from './webhooks-out.ts';
 import type { Attachment } from '../domain/uploads.ts';
@@ -89,6 +90,7 @@ export type SentMessage = { message: Message; events: PendingEvent[]; webhooksEn
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
 const outcomeRow = z.object({ found: z.boolean(), deliverable: z.boolean() }).catchall(z.unknown());
+const audienceRow = z.object(audienceFields);
 
 /** What the sender's kind decides; everything else in the statement is the same for all. */
 function rulesOf(sender: MessageSender) {
@@ -157,7 +159,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   const row = await q.one(sql.type(outcomeRow)`
     with conversation as (
       select c.id, c.channel_id, c.channel_type, c.reply_window_expires_at,
-             ${windowCheck} as window_open
+             ${windowCheck} as window_open, ${audienceColumns('c')}
       from conversations c
       where c.id = ${input.conversationId} and c.business_id = ${input.businessId}
       for update
@@ -199,6 +201,8 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
            coalesce((select window_open from conversation), true) as window_open,
            coalesce((select channel_type = 'email' from conversation), false) as email_channel,
            (select to_char(reply_window_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') from conversation) as window_closed_at,
+           -- Where its live events may go (team-scoped visibility): publishing needs no query for it.
+           coalesce((select team_visibility from conversation), false) as team_visibility, (select audience from conversation) as audience,
            ${rules.counted ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
            (select count(*) from job) as jobs, (select count(*) from hooks) as hooks, m.*
@@ -211,6 +215,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   const message = presentMessage(messageRow.parse(row));
   const created = messageCreatedEvent(input.businessId, message);
   // A note leaves the conversation as it was: nothing to update on dashboards but the thread.
-  const events = rules.touches ? [created, touchedEvent] : [created];
+  const audience = audienceRead(input.businessId, input.conversationId, audienceRow.parse(row));
+  const events = rules.touches ? [created, touchedEvent, audience] : [created, audience];
   return input.enqueueWebhooks ? { message, events, webhooksEnqueued: true } : { message, events };
 }

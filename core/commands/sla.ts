@@ -15,7 +15,7 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { liveEvent } from '../events/catalogue.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
-import { breachedTargets, choosePolicy, slaDue, unmetTargets, type SlaClock, type SlaPolicyRule, type TargetState } from '../domain/sla.ts';
+import { breachedTargets, choosePolicy, slaDue, unmetTargets, type SlaClock, type SlaDue, type SlaPolicyRule, type TargetState } from '../domain/sla.ts';
 import { loadBusinessHours } from './business-hours.ts';
 
 export const slaPolicyRow = z.object({
@@ -246,6 +246,7 @@ export async function refreshSla(tx: Queryable, conversationId: string): Promise
       );
     }
   }
+  if (due) await recordResults(tx, businessId, row.id, policy!.id, settledTargets(due, now, row));
   // The crontab's next look: the soonest unmet target still ahead (every one past due is recorded now).
   const ahead = unmet.find((s) => s.due_at.getTime() > now.getTime());
   const changed = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
@@ -265,6 +266,50 @@ export async function refreshSla(tx: Queryable, conversationId: string): Promise
     returning c.id`);
   if (changed || events.length > 0) events.push(conversationUpdated({ id: row.id, business_id: businessId }));
   return { events };
+}
+
+type Settled = TargetState & { started_at: Date };
+
+/**
+ * The targets whose outcome is decided as of `now`, each with the start of its clock (the key
+ * of its result): met (in time or late), or unmet past its due time.
+ */
+function settledTargets(due: SlaDue, now: Date, row: { created_at: string; waiting_since: string | null; answered_since: string | null }): Settled[] {
+  const created = new Date(row.created_at);
+  const candidates: [TargetState | null, Date | null][] = [
+    [due.first_response, created],
+    [due.resolution, created],
+    [due.next_response, date(row.waiting_since)],
+    [due.answered_next_response, date(row.answered_since)],
+  ];
+  return candidates.flatMap(([s, start]) => (s && start && (s.met_at !== null || s.due_at.getTime() <= now.getTime()) ? [{ ...s, started_at: start }] : []));
+}
+
+/**
+ * Records each settled target once in sla_results (the SLA report's source): hit when met by
+ * its due time; its instant is the meeting reply or resolution, or for a miss the due time.
+ * The first settlement of a clock stands (a later policy change or reopening does not rewrite it).
+ */
+async function recordResults(tx: Queryable, businessId: string, conversationId: string, policyId: string, settled: Settled[]): Promise<void> {
+  if (settled.length === 0) return;
+  const hit = settled.map((s) => s.met_at !== null && s.met_at.getTime() <= s.due_at.getTime());
+  await tx.query(sql.unsafe`
+    insert into sla_results (business_id, conversation_id, sla_policy_id, target, started_at, due_at, met_at, hit, settled_at)
+    select ${businessId}, ${conversationId}, ${policyId}, r.target, r.started_at, r.due_at, r.met_at, r.hit, case when r.hit then r.met_at else r.due_at end
+    from unnest(${sql.array(
+      settled.map((s) => s.target),
+      'text',
+    )}, ${sql.array(
+      settled.map((s) => s.started_at.toISOString()),
+      'timestamptz',
+    )}, ${sql.array(
+      settled.map((s) => s.due_at.toISOString()),
+      'timestamptz',
+    )}, ${sql.array(
+      settled.map((s) => iso(s.met_at)),
+      'timestamptz',
+    )}, ${sql.array(hit, 'bool')}) as r(target, started_at, due_at, met_at, hit)
+    on conflict (business_id, conversation_id, target, started_at) do nothing`);
 }
 
 /** The conversations whose soonest unrecorded due time has passed (the crontab's batch), (refreshSla locks each). */

@@ -19,6 +19,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { teamColumns, teamRow, type TeamRow } from '../presenters/team.ts';
 import { armAutoAssign } from './auto-assign-arm.ts';
+import { agentsNarrowed, hiddenFrom, losingOnTeamChange } from '../domain/team-visibility-loss.ts';
 
 export type TeamFields = { name: string; description: string };
 
@@ -67,21 +68,31 @@ export async function updateTeam(tx: Queryable, input: { businessId: string; tea
 /**
  * Deletes the team: its conversations and channels are left without one (the foreign keys set
  * null), its memberships go. No per-conversation event is sent (as deleting a label); the
- * conversations may now reach any member, so auto-assignment is armed.
+ * conversations may now reach any member, so auto-assignment is armed. Under team-scoped
+ * visibility its agents lose sight of its conversations: `conversation_hidden` (null) to each.
  */
-export async function deleteTeam(tx: Queryable, input: { businessId: string; teamId: string }): Promise<{ deleted: true }> {
-  const gone = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
-    delete from teams where business_id = ${input.businessId} and id = ${input.teamId} returning id`);
-  if (!gone) throw notFound('Team not found');
+export async function deleteTeam(tx: Queryable, input: { businessId: string; teamId: string }): Promise<{ deleted: true; events: PendingEvent[] }> {
+  const team = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+    select id from teams where business_id = ${input.businessId} and id = ${input.teamId} for update`);
+  if (!team) throw notFound('Team not found');
+  const members = await tx.anyFirst(sql.type(z.object({ member_id: z.string() }))`
+    select member_id from team_memberships where business_id = ${input.businessId} and team_id = ${team.id}`);
+  const narrowed = await agentsNarrowed(tx, input.businessId, members);
+  await tx.query(sql.unsafe`delete from teams where business_id = ${input.businessId} and id = ${team.id}`);
   await armAutoAssign(tx, input.businessId);
-  return { deleted: true };
+  return { deleted: true, events: hiddenFrom(input.businessId, narrowed, null) };
 }
 
 /**
  * The team's members become exactly these (membership ids of active members of the business:
- * 400 naming the first that is not; nothing changes then). 404 for an unknown team.
+ * 400 naming the first that is not; nothing changes then). 404 for an unknown team. Under
+ * team-scoped visibility the agents taken out lose sight of its conversations:
+ * `conversation_hidden` (null) to each.
  */
-export async function setTeamMembers(tx: Queryable, input: { businessId: string; teamId: string; memberIds: string[] }): Promise<{ memberIds: string[] }> {
+export async function setTeamMembers(
+  tx: Queryable,
+  input: { businessId: string; teamId: string; memberIds: string[] },
+): Promise<{ memberIds: string[]; events: PendingEvent[] }> {
   // Locks the team: two editors of its members apply one after the other.
   const team = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
     select id from teams where business_id = ${input.businessId} and id = ${input.teamId} for update`);
@@ -93,9 +104,11 @@ export async function setTeamMembers(tx: Queryable, input: { businessId: string;
   );
   const unknown = wanted.find((id) => !active.has(id));
   if (unknown) throw badRequest(`Not an active member of this business: ${unknown}`);
-  await tx.query(sql.unsafe`
+  const removed = await tx.anyFirst(sql.type(z.object({ member_id: z.string() }))`
     delete from team_memberships
-    where business_id = ${input.businessId} and team_id = ${team.id} and member_id <> all(${sql.array(wanted, 'uuid')})`);
+    where business_id = ${input.businessId} and team_id = ${team.id} and member_id <> all(${sql.array(wanted, 'uuid')})
+    returning member_id`);
+  const narrowed = await agentsNarrowed(tx, input.businessId, removed);
   const added = await tx.anyFirst(sql.type(z.object({ member_id: z.string() }))`
     insert into team_memberships (business_id, team_id, member_id)
     select ${input.businessId}, ${team.id}, id from unnest(${sql.array(wanted, 'uuid')}) as ids(id)
@@ -104,12 +117,13 @@ export async function setTeamMembers(tx: Queryable, input: { businessId: string;
   await tx.query(sql.unsafe`update teams set updated_at = now() where business_id = ${input.businessId} and id = ${team.id}`);
   // A new member may take the team's waiting conversations.
   if (added.length) await armAutoAssign(tx, input.businessId);
-  return { memberIds: wanted };
+  return { memberIds: wanted, events: hiddenFrom(input.businessId, narrowed, null) };
 }
 
 /**
  * Puts the conversation in a team (null: none). 404 for a conversation outside the business,
- * 400 `Team not found` for a team not of it. `conversation_updated` when it changed; its
+ * 400 `Team not found` for a team not of it. `conversation_updated` when it changed (and
+ * `conversation_hidden` to the agents who lost sight of it under team-scoped visibility); its
  * `updated_at` stays (a team does not move a conversation up the inbox). The assignee is kept
  * even when not of the new team; an unassigned waiting conversation may now reach other members.
  */
@@ -123,6 +137,14 @@ export async function setConversationTeam(
   if (input.teamId) await assertTeamOfBusiness(tx, input.businessId, input.teamId);
   if (conversation.team_id === input.teamId) return { teamId: input.teamId, changed: false, events: [] };
   await tx.query(sql.unsafe`update conversations set team_id = ${input.teamId} where id = ${conversation.id} and business_id = ${input.businessId}`);
+  // Under team-scoped visibility, the old team's agents who see it no other way lose sight of it.
+  const losing = conversation.team_id
+    ? await losingOnTeamChange(tx, { businessId: input.businessId, conversationId: conversation.id, from: conversation.team_id })
+    : [];
   await armAutoAssign(tx, input.businessId);
-  return { teamId: input.teamId, changed: true, events: [conversationUpdated(conversation)] };
+  return {
+    teamId: input.teamId,
+    changed: true,
+    events: [conversationUpdated(conversation), ...hiddenFrom(input.businessId, losing, conversation.id)],
+  };
 }

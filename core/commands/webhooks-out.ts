@@ -194,6 +194,8 @@ export function webhookEventsOf(pending: readonly PendingEvent[] | undefined): M
     byBusiness.set(businessId, list);
   };
   for (const event of pending ?? []) {
+    // Where the live event may go (team-scoped visibility): nothing for webhooks.
+    if ('audience' in event) continue;
     if ('load' in event) {
       if ('messageId' in event)
         add(event.businessId, { type: event.load === 'message_created' ? 'message.created' : 'message.updated', message_id: event.messageId });

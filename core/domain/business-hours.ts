@@ -138,6 +138,15 @@ function openPeriods(hours: Hours, at: Date, days: number): Array<[number, numbe
   return merged;
 }
 
+/**
+ * The open periods that touch [from, to), as instants [start, end) in ms, merged where they
+ * touch, in order (the first may start before `from`, the last end after `to`).
+ */
+export function openPeriodsBetween(hours: Hours, from: Date, to: Date): Array<[number, number]> {
+  const days = Math.ceil((to.getTime() - from.getTime()) / DAY_MS) + 1;
+  return openPeriods(hours, from, Math.max(days, 1)).filter(([start, end]) => end > from.getTime() && start < to.getTime());
+}
+
 /** Open or closed at `at`, and the next change (null: none within LOOKAHEAD_DAYS). */
 export function hoursState(hours: Hours, at: Date): HoursState {
   const t = at.getTime();

@@ -17,10 +17,20 @@
  */
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
-import { localDate } from './business-hours.ts';
+import { localDate, type Hours } from './business-hours.ts';
+import { businessClock, hasShifts, type BusinessClock } from './working-time.ts';
 
-export const reportKinds = ['overview', 'agents', 'channels', 'labels'] as const;
+/** The reports of response and resolution times (this file); csat and sla have files of their own. */
+export const timeReportKinds = ['overview', 'agents', 'channels', 'labels'] as const;
+export type TimeReportKind = (typeof timeReportKinds)[number];
+export const reportKinds = [...timeReportKinds, 'csat', 'sla'] as const;
 export type ReportKind = (typeof reportKinds)[number];
+
+/**
+ * How the times were measured: `business_hours` (only the time the team is open counts) when
+ * the business's hours are on and have shifts, else `calendar`.
+ */
+export type TimeBasis = 'business_hours' | 'calendar';
 
 /** The longest range a report covers, in days (both ends included). */
 export const MAX_REPORT_DAYS = 366;
@@ -39,13 +49,14 @@ export type Figures = {
   resolution_p90: number | null;
 };
 
-export type OverviewReport = ReportRange & { totals: Figures; days: (Figures & { date: string })[] };
+type Measured = ReportRange & { time_basis: TimeBasis };
+export type OverviewReport = Measured & { totals: Figures; days: (Figures & { date: string })[] };
 export type AgentRow = Figures & { user_id: string | null; name: string };
 export type ChannelRow = Figures & { channel_type: string };
 export type LabelRow = Figures & { label_id: string; name: string; color: string };
-export type AgentsReport = ReportRange & { rows: AgentRow[] };
-export type ChannelsReport = ReportRange & { rows: ChannelRow[] };
-export type LabelsReport = ReportRange & { rows: LabelRow[] };
+export type AgentsReport = Measured & { rows: AgentRow[] };
+export type ChannelsReport = Measured & { rows: ChannelRow[] };
+export type LabelsReport = Measured & { rows: LabelRow[] };
 
 const DAY_MS = 86_400_000;
 
@@ -103,7 +114,7 @@ const channelRow = z.object({ channel_type: z.string(), ...figuresRow });
 const labelRow = z.object({ label_id: z.string(), name: z.string(), color: z.string(), ...figuresRow });
 
 /** The start of local day `date` in `tz`, as PostgreSQL computes it (an index bound). */
-const dayStart = (date: string, tz: string) => sql.fragment`((${date}::date)::timestamp at time zone ${tz})`;
+export const dayStart = (date: string, tz: string) => sql.fragment`((${date}::date)::timestamp at time zone ${tz})`;
 
 type Fragment = ReturnType<typeof sql.fragment>;
 
@@ -113,31 +124,56 @@ type Fragment = ReturnType<typeof sql.fragment>;
  */
 const percentiles = (array: Fragment) => sql.fragment`(select percentile_cont(array[0.5, 0.9]) within group (order by v) from unnest(${array}) v)`;
 
+/**
+ * How a report measures time: calendar seconds, or with a business clock the open seconds,
+ * read through `business_clock` (migration 0109) from the one-row CTE `bh` joined to every scan
+ * (its arrays as parameters: in memory, not detoasted per row as a stored array would be).
+ */
+function measure(clock: BusinessClock | null) {
+  if (!clock) {
+    const secs = (from: Fragment, to: Fragment) => sql.fragment`date_part('epoch', ${to} - ${from})`;
+    return { cte: sql.fragment``, from: sql.fragment`conversations c`, secs };
+  }
+  const read = (at: Fragment) => sql.fragment`business_clock(${at}, bh.m, bh.b, bh.ob)`;
+  const secs = (from: Fragment, to: Fragment) => sql.fragment`(${read(to)} - ${read(from)})`;
+  return {
+    cte: sql.fragment`bh as (select ${sql.array(clock.marks, 'float8')} as m, ${sql.array(clock.base, 'float8')} as b, ${sql.array(clock.openBefore, 'float8')} as ob),`,
+    from: sql.fragment`conversations c cross join bh`,
+    secs,
+  };
+}
+
 /** First response seconds of conversation `c` (null without a reply: left out of the percentiles). */
-const firstResponseSecs = sql.fragment`date_part('epoch', c.first_response_at - c.created_at)`;
-const resolutionSecs = sql.fragment`date_part('epoch', c.resolved_at - c.created_at)`;
+const firstResponseOf = (m: ReturnType<typeof measure>) => m.secs(sql.fragment`c.created_at`, sql.fragment`c.first_response_at`);
+const resolutionOf = (m: ReturnType<typeof measure>) => m.secs(sql.fragment`c.created_at`, sql.fragment`c.resolved_at`);
 
 /**
  * The two cohorts grouped by `key` (over `c`, plus `join` for labels), as CTEs `o` and `r` of
  * (k, n, p): hashed grouping with the seconds gathered per group, then each group's percentiles
  * over its own small array, so no sort of the whole range by the key is needed.
  */
-function cohortsBy(businessId: string, range: ReportRange, opts: { openedKey: Fragment; resolvedKey: Fragment; join?: Fragment }) {
+function cohortsBy(
+  businessId: string,
+  range: ReportRange,
+  m: ReturnType<typeof measure>,
+  opts: { openedKey: Fragment; resolvedKey: Fragment; join?: Fragment },
+) {
   const lo = dayStart(range.from, range.tz);
   const hi = dayStart(addDays(range.to, 1), range.tz);
   const join = opts.join ?? sql.fragment``;
   return sql.fragment`
+    ${m.cte}
     o as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
-      from (select ${opts.openedKey} as k, count(*) as n, array_agg(${firstResponseSecs}) filter (where c.first_response_at is not null) as a
-            from conversations c ${join}
+      from (select ${opts.openedKey} as k, count(*) as n, array_agg(${firstResponseOf(m)}) filter (where c.first_response_at is not null) as a
+            from ${m.from} ${join}
             where c.business_id = ${businessId} and c.created_at >= ${lo} and c.created_at < ${hi}
             group by 1) g
     ),
     r as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
-      from (select ${opts.resolvedKey} as k, count(*) as n, array_agg(${resolutionSecs}) as a
-            from conversations c ${join}
+      from (select ${opts.resolvedKey} as k, count(*) as n, array_agg(${resolutionOf(m)}) as a
+            from ${m.from} ${join}
             where c.business_id = ${businessId} and c.resolved_at >= ${lo} and c.resolved_at < ${hi}
             group by 1) g
     )`;
@@ -153,7 +189,8 @@ const figureColumns = sql.fragment`
   round(r.p[2]::numeric)::float8 as resolution_p90`;
 
 /** Every report's statement, exported so the benchmark can EXPLAIN exactly what runs. */
-export function reportQueries(businessId: string, range: ReportRange) {
+export function reportQueries(businessId: string, range: ReportRange, clock: BusinessClock | null = null) {
+  const m = measure(clock);
   return {
     /*
      * By day: each local day is its own index range scan (its bounds computed once, not a time
@@ -161,7 +198,7 @@ export function reportQueries(businessId: string, range: ReportRange) {
      * percentiles come from their arrays and the range's from all of them together.
      */
     overview: sql.type(overviewRow)`
-      with d as (
+      with ${m.cte} d as (
         select g::date as day,
                (g::date::timestamp at time zone ${range.tz}) as lo,
                ((g::date + 1)::timestamp at time zone ${range.tz}) as hi
@@ -169,14 +206,14 @@ export function reportQueries(businessId: string, range: ReportRange) {
       ),
       od as (
         select d.day, x.n, x.a from d cross join lateral (
-          select count(*) as n, array_agg(${firstResponseSecs}) filter (where c.first_response_at is not null) as a
-          from conversations c
+          select count(*) as n, array_agg(${firstResponseOf(m)}) filter (where c.first_response_at is not null) as a
+          from ${m.from}
           where c.business_id = ${businessId} and c.created_at >= d.lo and c.created_at < d.hi) x
       ),
       rd as (
         select d.day, x.n, x.a from d cross join lateral (
-          select count(*) as n, array_agg(${resolutionSecs}) as a
-          from conversations c
+          select count(*) as n, array_agg(${resolutionOf(m)}) as a
+          from ${m.from}
           where c.business_id = ${businessId} and c.resolved_at >= d.lo and c.resolved_at < d.hi) x
       ),
       days as (
@@ -199,7 +236,7 @@ export function reportQueries(businessId: string, range: ReportRange) {
       lateral (select x.r_n as n, x.r_p as p) r
       order by pos, date`,
     agents: sql.type(agentRow)`
-      with ${cohortsBy(businessId, range, { openedKey: sql.fragment`c.assignee_id`, resolvedKey: sql.fragment`c.resolved_by` })},
+      with ${cohortsBy(businessId, range, m, { openedKey: sql.fragment`c.assignee_id`, resolvedKey: sql.fragment`c.resolved_by` })},
       people as (
         select k from o union select k from r
         union select m.user_id from team_members m where m.business_id = ${businessId} and m.is_active
@@ -212,12 +249,12 @@ export function reportQueries(businessId: string, range: ReportRange) {
       where p.k is not null or o.n > 0 or r.n > 0
       order by p.k is null, name, p.k`,
     channels: sql.type(channelRow)`
-      with ${cohortsBy(businessId, range, { openedKey: sql.fragment`c.channel_type`, resolvedKey: sql.fragment`c.channel_type` })}
+      with ${cohortsBy(businessId, range, m, { openedKey: sql.fragment`c.channel_type`, resolvedKey: sql.fragment`c.channel_type` })}
       select coalesce(o.k, r.k) as channel_type, ${figureColumns}
       from o full join r on r.k = o.k
       order by coalesce(o.n, 0) desc, coalesce(r.n, 0) desc, channel_type`,
     labels: sql.type(labelRow)`
-      with ${cohortsBy(businessId, range, {
+      with ${cohortsBy(businessId, range, m, {
         openedKey: sql.fragment`cl.label_id`,
         resolvedKey: sql.fragment`cl.label_id`,
         join: sql.fragment`join conversation_labels cl on cl.business_id = ${businessId} and cl.conversation_id = c.id`,
@@ -246,7 +283,7 @@ const figuresOf = (row: Figures): Figures => ({
  * take (over half a second against some 70 ms at 100k conversations), and room for the
  * percentiles' sorts in memory.
  */
-function analytic<T>(q: Queryable, run: (t: Queryable) => Promise<T>): Promise<T> {
+export function analytic<T>(q: Queryable, run: (t: Queryable) => Promise<T>): Promise<T> {
   return q.transaction(async (t) => {
     await t.query(REPORT_SETTINGS);
     return run(t);
@@ -256,35 +293,68 @@ function analytic<T>(q: Queryable, run: (t: Queryable) => Promise<T>): Promise<T
 /** The session settings of a report's transaction; exported so the benchmark EXPLAINs under them. */
 export const REPORT_SETTINGS = sql.unsafe`select set_config('jit', 'off', true), set_config('work_mem', '32MB', true)`;
 
-export async function overviewReport(q: Queryable, businessId: string, range: ReportRange): Promise<OverviewReport> {
-  const rows = await analytic(q, (t) => t.any(reportQueries(businessId, range).overview));
+/**
+ * How the business's times are measured: a business clock when its hours are on (`hours`, null
+ * when off) and have a shift, covering every instant the report reads: from the earliest start
+ * of a conversation resolved in the range (it may be long before) to the end of the range or
+ * now, whichever is later.
+ */
+export async function timeBasisFor(
+  q: Queryable,
+  businessId: string,
+  range: ReportRange,
+  hours: Hours | null,
+): Promise<{ basis: TimeBasis; clock: BusinessClock | null }> {
+  if (!hours || !hasShifts(hours)) return { basis: 'calendar', clock: null };
+  const lo = dayStart(range.from, range.tz);
+  const hi = dayStart(addDays(range.to, 1), range.tz);
+  const span = await q.one(sql.type(z.object({ lo: z.string(), hi: z.string() }))`
+    select least(${lo}, min(c.created_at)) as lo, greatest(${hi}, now()) as hi
+    from conversations c where c.business_id = ${businessId} and c.resolved_at >= ${lo} and c.resolved_at < ${hi}`);
+  return { basis: 'business_hours', clock: businessClock(hours, new Date(span.lo), new Date(span.hi)) };
+}
+
+/** Runs `kind`'s statement under the business's time basis, in a transaction of its own. */
+function measured<T>(
+  q: Queryable,
+  businessId: string,
+  range: ReportRange,
+  hours: Hours | null,
+  run: (t: Queryable, queries: ReturnType<typeof reportQueries>) => Promise<readonly T[]>,
+) {
+  return analytic(q, async (t) => {
+    const { basis, clock } = await timeBasisFor(t, businessId, range, hours);
+    return { rows: await run(t, reportQueries(businessId, range, clock)), head: { ...range, time_basis: basis } };
+  });
+}
+
+/** `hours`: the business's hours when they are on (times in business hours), else null. */
+export async function overviewReport(q: Queryable, businessId: string, range: ReportRange, hours: Hours | null = null): Promise<OverviewReport> {
+  const { rows, head } = await measured(q, businessId, range, hours, (t, r) => t.any(r.overview));
   const [totals, ...days] = rows;
-  return { ...range, totals: figuresOf(totals!), days: days.map((d) => ({ date: d.date!, ...figuresOf(d) })) };
+  return { ...head, totals: figuresOf(totals!), days: days.map((d) => ({ date: d.date!, ...figuresOf(d) })) };
 }
 
-export async function agentsReport(q: Queryable, businessId: string, range: ReportRange): Promise<AgentsReport> {
-  const rows = await analytic(q, (t) => t.any(reportQueries(businessId, range).agents));
-  return { ...range, rows: rows.map((r) => ({ user_id: r.user_id, name: r.name, ...figuresOf(r) })) };
+export async function agentsReport(q: Queryable, businessId: string, range: ReportRange, hours: Hours | null = null): Promise<AgentsReport> {
+  const { rows, head } = await measured(q, businessId, range, hours, (t, r) => t.any(r.agents));
+  return { ...head, rows: rows.map((r) => ({ user_id: r.user_id, name: r.name, ...figuresOf(r) })) };
 }
 
-export async function channelsReport(q: Queryable, businessId: string, range: ReportRange): Promise<ChannelsReport> {
-  const rows = await analytic(q, (t) => t.any(reportQueries(businessId, range).channels));
-  return { ...range, rows: rows.map((r) => ({ channel_type: r.channel_type, ...figuresOf(r) })) };
+export async function channelsReport(q: Queryable, businessId: string, range: ReportRange, hours: Hours | null = null): Promise<ChannelsReport> {
+  const { rows, head } = await measured(q, businessId, range, hours, (t, r) => t.any(r.channels));
+  return { ...head, rows: rows.map((r) => ({ channel_type: r.channel_type, ...figuresOf(r) })) };
 }
 
-export async function labelsReport(q: Queryable, businessId: string, range: ReportRange): Promise<LabelsReport> {
-  const rows = await analytic(q, (t) => t.any(reportQueries(businessId, range).labels));
-  return { ...range, rows: rows.map((r) => ({ label_id: r.label_id, name: r.name, color: r.color, ...figuresOf(r) })) };
+export async function labelsReport(q: Queryable, businessId: string, range: ReportRange, hours: Hours | null = null): Promise<LabelsReport> {
+  const { rows, head } = await measured(q, businessId, range, hours, (t, r) => t.any(r.labels));
+  return { ...head, rows: rows.map((r) => ({ label_id: r.label_id, name: r.name, color: r.color, ...figuresOf(r) })) };
 }
 
-const figureHeaders = [
-  'opened',
-  'resolved',
-  'first_response_median_seconds',
-  'first_response_p90_seconds',
-  'resolution_median_seconds',
-  'resolution_p90_seconds',
-];
+/** The time columns say their unit: `…_seconds`, or `…_business_seconds` when only open time counts. */
+const figureHeaders = (basis: TimeBasis) => {
+  const unit = basis === 'business_hours' ? 'business_seconds' : 'seconds';
+  return ['opened', 'resolved', `first_response_median_${unit}`, `first_response_p90_${unit}`, `resolution_median_${unit}`, `resolution_p90_${unit}`];
+};
 const figureCells = (f: Figures) => [f.opened, f.resolved, f.first_response_median, f.first_response_p90, f.resolution_median, f.resolution_p90];
 
 /**
@@ -298,22 +368,23 @@ export function csvField(value: string | number | null): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-const csvLines = (rows: (string | number | null)[][]) => rows.map((cells) => cells.map(csvField).join(',')).join('\r\n') + '\r\n';
+export const csvLines = (rows: (string | number | null)[][]) => rows.map((cells) => cells.map(csvField).join(',')).join('\r\n') + '\r\n';
 
 /** A report as CSV: a header line, then one line per row (overview: per day, then `total`). */
-export function reportCsv(kind: ReportKind, report: OverviewReport | AgentsReport | ChannelsReport | LabelsReport): string {
+export function reportCsv(kind: TimeReportKind, report: OverviewReport | AgentsReport | ChannelsReport | LabelsReport): string {
+  const headers = figureHeaders(report.time_basis);
   switch (kind) {
     case 'overview': {
       const r = report as OverviewReport;
-      return csvLines([['date', ...figureHeaders], ...r.days.map((d) => [d.date, ...figureCells(d)]), ['total', ...figureCells(r.totals)]]);
+      return csvLines([['date', ...headers], ...r.days.map((d) => [d.date, ...figureCells(d)]), ['total', ...figureCells(r.totals)]]);
     }
     case 'agents':
-      return csvLines([['user_id', 'name', ...figureHeaders], ...(report as AgentsReport).rows.map((a) => [a.user_id ?? '', a.name, ...figureCells(a)])]);
+      return csvLines([['user_id', 'name', ...headers], ...(report as AgentsReport).rows.map((a) => [a.user_id ?? '', a.name, ...figureCells(a)])]);
     case 'channels':
-      return csvLines([['channel_type', ...figureHeaders], ...(report as ChannelsReport).rows.map((c) => [c.channel_type, ...figureCells(c)])]);
+      return csvLines([['channel_type', ...headers], ...(report as ChannelsReport).rows.map((c) => [c.channel_type, ...figureCells(c)])]);
     case 'labels':
       return csvLines([
-        ['label_id', 'name', 'color', ...figureHeaders],
+        ['label_id', 'name', 'color', ...headers],
         ...(report as LabelsReport).rows.map((l) => [l.label_id, l.name, l.color, ...figureCells(l)]),
       ]);
   }

@@ -43,32 +43,51 @@ export async function requireVisible(q: Queryable, viewer: Viewer, conversationI
   if (!(await canSeeConversation(q, viewer, conversationId))) throw notFound('Conversation not found');
 }
 
-const audienceRow = z.object({ conversation_id: z.string(), user_ids: z.array(z.string()) });
+/** Whether the business (an SQL expression of its id) has team-scoped visibility on: a primary-key read of its settings row. */
+export const teamVisibilityOn = (businessId: FragmentSqlToken): FragmentSqlToken =>
+  sql.fragment`coalesce((select s.team_visibility from assignment_settings s where s.business_id = ${businessId}), false)`;
+
+/**
+ * Who may see the conversations row named `alias` (default `c`), as the select-list columns
+ * `team_visibility` (the business's setting) and `audience`: the user ids of the members who may
+ * see it while the setting is on, null while it is off (everyone of the business may; the
+ * members are then not read at all). Members a two-factor requirement still shuts out are left
+ * out, as the business room leaves them out. Added to the queries that load live events'
+ * objects (core/events/live-loads.ts), so learning where an event goes costs no query of its own.
+ */
+export function audienceColumns(alias = 'c'): FragmentSqlToken {
+  const c = (column: string) => sql.identifier([alias, column]);
+  const on = teamVisibilityOn(sql.fragment`${c('business_id')}`);
+  return sql.fragment`${on} as team_visibility, case when ${on} then (
+    select coalesce(array_agg(tm.user_id), '{}') from team_members tm join users u on u.id = tm.user_id join businesses b on b.id = tm.business_id
+    where tm.business_id = ${c('business_id')} and tm.is_active
+      and not (b.require_two_factor and u.two_factor_secret is null)
+      and (tm.role in ('owner', 'admin') or tm.user_id = ${c('assignee_id')}
+        or exists (select 1 from team_memberships ms where ms.business_id = ${c('business_id')} and ms.team_id = ${c('team_id')} and ms.member_id = tm.id))
+  ) end as audience`;
+}
+
+/** The two columns of audienceColumns() as a row schema. */
+export const audienceFields = { team_visibility: z.boolean(), audience: z.array(z.string()).nullable() };
+
+const audienceRow = z.object({ on: z.boolean(), conversation_id: z.string().nullable(), audience: z.array(z.string()).nullable() });
 
 /**
  * For live events: the user ids of the members who may see each conversation, when the
  * business has team-scoped visibility on; null when it is off (everyone of the business may).
- * Members a two-factor requirement still shuts out are left out, as the business room leaves
- * them out. One query for all the conversations.
+ * One query for the setting and all the conversations (for events whose objects were not
+ * loaded: those loaded carry their audience, see audienceColumns).
  */
 export async function conversationAudiences(q: Queryable, businessId: string, conversationIds: readonly string[]): Promise<Map<string, Set<string>> | null> {
-  const on = await q.exists(sql.unsafe`select 1 from assignment_settings where business_id = ${businessId} and team_visibility`);
-  if (!on) return null;
-  const audiences = new Map<string, Set<string>>();
-  if (conversationIds.length === 0) return audiences;
   const rows = await q.any(sql.type(audienceRow)`
-    select c.id as conversation_id, coalesce(array_agg(m.user_id) filter (where m.user_id is not null), '{}') as user_ids
-    from conversations c
-    join businesses b on b.id = c.business_id
+    select ${teamVisibilityOn(sql.fragment`${businessId}::uuid`)} as on, c.id as conversation_id, c.audience
+    from (select) as one
     left join lateral (
-      select tm.user_id from team_members tm join users u on u.id = tm.user_id
-      where tm.business_id = c.business_id and tm.is_active
-        and not (b.require_two_factor and u.two_factor_secret is null)
-        and (tm.role in ('owner', 'admin') or tm.user_id = c.assignee_id
-          or exists (select 1 from team_memberships ms where ms.business_id = c.business_id and ms.team_id = c.team_id and ms.member_id = tm.id))
-    ) m on true
-    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(conversationIds)], 'uuid')})
-    group by c.id`);
-  for (const row of rows) audiences.set(row.conversation_id, new Set(row.user_ids));
+      select c.id, ${audienceColumns('c')} from conversations c
+      where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(conversationIds)], 'uuid')})
+    ) c on c.team_visibility`);
+  if (!rows[0]?.on) return null;
+  const audiences = new Map<string, Set<string>>();
+  for (const row of rows) if (row.conversation_id) audiences.set(row.conversation_id, new Set(row.audience ?? []));
   return audiences;
 }

@@ -41,6 +41,14 @@ export type EventPayloads = {
    * GET /api/v1/mentions lists it; `at`: its `created_at`.
    */
   mention_created: MessageIds & { mention_id: string; member_id: string; user_id: string; mention: Mention };
+  /**
+   * Conversations left this member's view under team-scoped visibility (the setting on, the
+   * member an agent; docs/decisions.md#teams-and-team-scoped-visibility); only to that member
+   * (their user room). `conversation_id`: the one that left (it moved to another team, or to no
+   * team); null when any number may have left at once (the member left a team or it was deleted,
+   * or the setting was switched on): what the member shows is to be read again. `at`: when.
+   */
+  conversation_hidden: Ids & { user_id: string; conversation_id: string | null };
   /** A customer's record was edited (PATCH /customers/{id}). `customer_id`: its uuid; `customer`: as GET /customers/{id} shows it. */
   customer_updated: Ids & { customer_id: string; customer: Customer };
   /** `from_customer_id` (a uuid) was merged into `customer_id`: its conversations are the latter's now. */
@@ -83,6 +91,7 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   handoff_requested: toBusiness,
   channel_updated: toBusiness,
   mention_created: { rooms: (p) => [rooms.user(p.user_id)] },
+  conversation_hidden: { rooms: (p) => [rooms.user(p.user_id)] },
   customer_updated: toBusiness,
   customer_merged: toBusiness,
   customer_erased: toBusiness,

@@ -1,32 +1,31 @@
 /**
  * Events whose payload carries a presented object (a message, a conversation list entry) are
  * built after the transaction commits: a command returns what to load, and publishEvents()
- * reads it then, through the same reads as REST (core/reads/). So the object
- * is what a GET would return at that moment, and building it costs the write's transaction no
- * time and no locks; a read that fails there loses live events (a dashboard refresh), never the
+ * reads it then (core/events/live-loads.ts), through the same reads as REST. So the object is
+ * what a GET would return at that moment, and building it costs the write's transaction no time
+ * and no locks; a read that fails there loses live events (a dashboard refresh), never the
  * write. However many events a call publishes (an inbound batch), it reads a fixed number of
  * queries per business: one for the messages, four for the conversations, one for the mentions.
+ * Those reads also say where the events may go under team-scoped visibility, so that costs no
+ * further query, the setting off or on; only an event whose conversation nothing read (one the
+ * command built itself and gave no `Audience` for) costs one query for its business.
  */
 import type { Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { liveEvent, type LiveEvent } from './catalogue.ts';
-import { conversationListItems } from '../reads/conversations.ts';
-import { messagesByIds } from '../reads/messages.ts';
-import type { Mention } from '../presenters/mention.ts';
-import { mentionsByIds } from '../reads/mentions.ts';
-import type { ConversationListItem } from '../presenters/conversation.ts';
 import type { Message } from '../presenters/message.ts';
 import { conversationAudiences } from '../domain/team-visibility.ts';
 import { rooms } from './bus.ts';
+import { loadObjects, nothingLoaded, type Audience, type Deferred, type Loaded } from './live-loads.ts';
 
-/** An event whose object is read after commit; one gone by then (deleted) gives no event. */
-type Deferred =
-  | { load: 'message_created' | 'message_updated'; businessId: string; messageId: string }
-  | { load: 'conversation_created' | 'conversation_updated'; businessId: string; conversationId: string }
-  | { load: 'mention_created'; businessId: string; mentionId: string };
+/**
+ * Who may see a conversation, as the command's own statement read it (audienceColumns of
+ * core/domain/team-visibility.ts): publishing its built events then needs no query to learn it.
+ */
+type AudienceRead = { audience: Audience };
 
 /** What commands return for their caller to publish after commit. */
-export type PendingEvent = LiveEvent | Deferred;
+export type PendingEvent = LiveEvent | Deferred | AudienceRead;
 
 /** `message_created` for a message just inserted. */
 export const messageCreated = (businessId: string, messageId: string): PendingEvent => ({ load: 'message_created', businessId, messageId });
@@ -43,6 +42,11 @@ export const conversationUpdated = (c: { id: string; business_id: string }): Pen
   conversationId: c.id,
 });
 
+/** The audience of a conversation as the command's statement read it (columns `team_visibility`, `audience`). */
+export const audienceRead = (businessId: string, conversationId: string, row: { team_visibility: boolean; audience: string[] | null }): PendingEvent => ({
+  audience: { businessId, conversationId, teamVisibility: row.team_visibility, userIds: row.audience },
+});
+
 /** `message_created` for a message the caller holds as presented (nothing to read). */
 export function messageCreatedEvent(businessId: string, message: Message): LiveEvent {
   const ids = { message_id: message.id, conversation_id: message.conversation_id, business_id: businessId };
@@ -53,28 +57,6 @@ export function messageCreatedEvent(businessId: string, message: Message): LiveE
 export function messageUpdatedEvent(businessId: string, message: Message): LiveEvent {
   const ids = { message_id: message.id, conversation_id: message.conversation_id, business_id: businessId };
   return liveEvent('message_updated', { ...ids, delivery_status: message.delivery_status, at: new Date().toISOString(), message });
-}
-
-type Loaded = { messages: Map<string, Message>; conversations: Map<string, ConversationListItem>; mentions: Map<string, { userId: string; mention: Mention }> };
-
-/** Every object the deferred events need, business by business. */
-async function loadObjects(q: Queryable, deferred: Deferred[]): Promise<Loaded> {
-  const loaded: Loaded = { messages: new Map(), conversations: new Map(), mentions: new Map() };
-  for (const businessId of new Set(deferred.map((d) => d.businessId))) {
-    const mine = deferred.filter((d) => d.businessId === businessId);
-    const messageIds = mine.flatMap((d) => ('messageId' in d ? [d.messageId] : []));
-    const conversationIds = mine.flatMap((d) => ('conversationId' in d ? [d.conversationId] : []));
-    const mentionIds = mine.flatMap((d) => ('mentionId' in d ? [d.mentionId] : []));
-    const [messages, conversations, mentions] = await Promise.all([
-      messagesByIds(q, businessId, messageIds),
-      conversationListItems(q, businessId, conversationIds),
-      mentionsByIds(q, businessId, mentionIds),
-    ]);
-    for (const [id, mention] of mentions) loaded.mentions.set(id, mention);
-    for (const [id, message] of messages) loaded.messages.set(id, message);
-    for (const [id, conversation] of conversations) loaded.conversations.set(id, conversation);
-  }
-  return loaded;
 }
 
 function build(d: Deferred, loaded: Loaded): LiveEvent | null {
@@ -105,9 +87,12 @@ function build(d: Deferred, loaded: Loaded): LiveEvent | null {
   return liveEvent('conversation_updated', { ...ids, status, assignee_id, assigned_at, at: conversation.updated_at, conversation });
 }
 
-/** A dashboard event about one conversation (its payload names it): what team-scoped visibility governs. */
+/**
+ * A dashboard event about one conversation (its payload names it): what team-scoped visibility
+ * governs. `conversation_hidden` is not: it goes to the members who no longer see it.
+ */
 const conversationOf = (event: LiveEvent): { businessId: string; conversationId: string } | null => {
-  if (event.namespace) return null;
+  if (event.namespace || event.name === 'conversation_hidden') return null;
   const payload = event.payload as { business_id?: string; conversation_id?: string };
   return payload.business_id && payload.conversation_id ? { businessId: payload.business_id, conversationId: payload.conversation_id } : null;
 };
@@ -118,20 +103,31 @@ const conversationOf = (event: LiveEvent): { businessId: string; conversationId:
  * instead of the business's room (and never to the conversation's room, which a member may have
  * joined before the conversation left their teams); an event meant for one member (an
  * assignment, a mention) goes only if they may see it. Off: events go where the catalogue says.
+ *
+ * `known`: audiences already read with the events' objects or by the command (no query for
+ * those, nor for any conversation of a business known to have the setting off); the rest cost
+ * one query per business.
  */
-async function scopeToAudiences(q: Queryable, events: LiveEvent[]): Promise<LiveEvent[]> {
-  const byBusiness = new Map<string, string[]>();
+async function scopeToAudiences(q: Queryable, events: LiveEvent[], known: Map<string, Audience>): Promise<LiveEvent[]> {
+  const settingOf = new Map<string, boolean>();
+  for (const audience of known.values()) settingOf.set(audience.businessId, audience.teamVisibility);
+  const audiences = new Map<string, Set<string>>();
+  for (const [id, audience] of known) if (audience.userIds) audiences.set(id, new Set(audience.userIds));
+  const unread = new Map<string, Set<string>>();
   for (const event of events) {
     const about = conversationOf(event);
-    if (about) byBusiness.set(about.businessId, [...(byBusiness.get(about.businessId) ?? []), about.conversationId]);
+    if (!about || settingOf.get(about.businessId) === false || known.has(about.conversationId)) continue;
+    unread.set(about.businessId, (unread.get(about.businessId) ?? new Set()).add(about.conversationId));
   }
-  const audiences = new Map<string, Map<string, Set<string>> | null>();
-  for (const [businessId, ids] of byBusiness) audiences.set(businessId, await conversationAudiences(q, businessId, ids));
+  for (const [businessId, ids] of unread) {
+    const read = await conversationAudiences(q, businessId, [...ids]);
+    settingOf.set(businessId, read !== null);
+    for (const id of ids) if (read) audiences.set(id, read.get(id) ?? new Set());
+  }
   return events.map((event) => {
     const about = conversationOf(event);
-    const scoped = about ? audiences.get(about.businessId) : null;
-    if (!about || !scoped) return event;
-    const audience = scoped.get(about.conversationId) ?? new Set<string>();
+    if (!about || !settingOf.get(about.businessId)) return event;
+    const audience = audiences.get(about.conversationId) ?? new Set<string>();
     const toEveryone = event.rooms.includes(rooms.business(about.businessId));
     const users = toEveryone ? [...audience] : [...audience].filter((userId) => event.rooms.includes(rooms.user(userId)));
     return { ...event, rooms: users.map((userId) => rooms.user(userId)) };
@@ -141,19 +137,23 @@ async function scopeToAudiences(q: Queryable, events: LiveEvent[]): Promise<Live
 /** Publishes, in order, what a committed command returned. */
 export async function publishEvents(deps: Pick<Deps, 'db' | 'events' | 'logger'>, pending: readonly PendingEvent[]): Promise<void> {
   const deferred = pending.filter((p): p is Deferred => 'load' in p);
-  let loaded: Loaded = { messages: new Map(), conversations: new Map(), mentions: new Map() };
+  let loaded: Loaded = nothingLoaded();
   try {
     if (deferred.length) loaded = await loadObjects(deps.db, deferred);
   } catch (error) {
     deps.logger.warn({ err: (error as Error).message }, 'live events not built');
   }
+  const known = new Map(loaded.audiences);
+  // What was read after the commit wins over what the command's statement read.
+  for (const item of pending) if ('audience' in item && !known.has(item.audience.conversationId)) known.set(item.audience.conversationId, item.audience);
   const built = pending.flatMap((item) => {
+    if ('audience' in item) return [];
     const event = 'load' in item ? build(item, loaded) : item;
     return event ? [event] : [];
   });
   let events: LiveEvent[];
   try {
-    events = await scopeToAudiences(deps.db, built);
+    events = await scopeToAudiences(deps.db, built, known);
   } catch (error) {
     // Who may see them is unknown: only events about no conversation go (never one to the wrong member).
     deps.logger.warn({ err: (error as Error).message }, 'live events not scoped');

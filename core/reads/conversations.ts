@@ -15,7 +15,7 @@
 import { z } from '../../lib/zod.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { notFound } from '../errors.ts';
-import { visibleTo, type Viewer } from '../domain/team-visibility.ts';
+import { audienceColumns, audienceFields, visibleTo, type Viewer } from '../domain/team-visibility.ts';
 import {
   conversationColumns,
   conversationRow,
@@ -107,6 +107,26 @@ export async function conversationListItems(q: Queryable, businessId: string, id
     where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
   const items = await listItemsOf(q, rows);
   return new Map(items.map((item) => [item.id, item]));
+}
+
+const conversationWithAudience = conversationRow.extend(audienceFields);
+
+/**
+ * conversationListItems, each with who may see it under team-scoped visibility
+ * (core/domain/team-visibility.ts audienceColumns): the live events' read, which so learns where
+ * each event may go without a query of its own.
+ */
+export async function conversationListItemsWithAudience(
+  q: Queryable,
+  businessId: string,
+  ids: string[],
+): Promise<{ conversation: ConversationListItem; audience: { team_visibility: boolean; audience: string[] | null } }[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.any(sql.type(conversationWithAudience)`
+    select ${conversationColumns}, ${audienceColumns('c')} from conversations c
+    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+  const items = await listItemsOf(q, rows);
+  return items.map((conversation, i) => ({ conversation, audience: { team_visibility: rows[i]!.team_visibility, audience: rows[i]!.audience } }));
 }
 
 /** The conversation's row, when the reader may see it; 404 `Conversation not found` otherwise (as another business's). */

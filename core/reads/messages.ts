@@ -12,6 +12,7 @@
 import { z } from '../../lib/zod.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
+import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { cursorColumn, type Cursor } from './keyset.ts';
 
 /** These messages of the business as GET …/messages shows them (others are left out), keyed by id. */
@@ -21,6 +22,26 @@ export async function messagesByIds(q: Queryable, businessId: string, ids: strin
     select ${messageColumns} from messages m
     where m.business_id = ${businessId} and m.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
   return new Map(rows.map((r) => [r.id, presentMessage(r)]));
+}
+
+const messageWithAudience = messageRow.extend(audienceFields);
+
+/**
+ * messagesByIds, each with who may see its conversation under team-scoped visibility
+ * (core/domain/team-visibility.ts audienceColumns): the live events' read, which so learns where
+ * each event may go without a query of its own.
+ */
+export async function messagesWithAudience(
+  q: Queryable,
+  businessId: string,
+  ids: string[],
+): Promise<{ message: Message; audience: { team_visibility: boolean; audience: string[] | null } }[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.any(sql.type(messageWithAudience)`
+    select ${messageColumns}, ${audienceColumns('c')}
+    from messages m join conversations c on c.id = m.conversation_id and c.business_id = m.business_id
+    where m.business_id = ${businessId} and m.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+  return rows.map((row) => ({ message: presentMessage(row), audience: { team_visibility: row.team_visibility, audience: row.audience } }));
 }
 
 /**

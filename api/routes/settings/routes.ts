@@ -33,14 +33,14 @@ export const updateAssignment = defineRoute({
     'or drops below capacity (a conversation resolved, closed or reassigned). While the AI agent auto-replies, only conversations it handed over wait for a member. ' +
     'Each assignment publishes `conversation_assigned` (with `assigned_by` null) and `conversation_updated`, as a manual one does. Manual assignment is never refused for capacity. ' +
     'A member id not of the business: 404, nothing changed. A conversation with a team (`team_id`) goes only to members of that team. ' +
-    '`team_visibility` turns team-scoped visibility on or off (docs/decisions.md#teams-and-team-scoped-visibility). See docs/decisions.md#routing-auto-assignment-and-business-hours.',
+    '`team_visibility` turns team-scoped visibility on or off (docs/decisions.md#teams-and-team-scoped-visibility); switching it on sends every agent `conversation_hidden` with `conversation_id` null (their apps read again what they show). See docs/decisions.md#routing-auto-assignment-and-business-hours.',
   tags,
   auth: 'user',
   policy: 'assignment_settings.update',
   body: updateAssignmentBody,
   response: assignmentSettingsSchema,
   errors: [403, 404],
-  handler: async ({ body, member, deps }) => runCommand(deps, (tx) => updateAssignmentSettings(tx, member.businessId, body)),
+  handler: async ({ body, member, deps }) => (await runCommand(deps, (tx) => updateAssignmentSettings(tx, member.businessId, body))).settings,
 });
 
 const present = (settings: BusinessHoursSettings) => {

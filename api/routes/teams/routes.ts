@@ -94,7 +94,7 @@ export const remove = defineRoute({
   method: 'delete',
   path: '/api/v1/teams/:team_id',
   summary: 'Delete a team',
-  description: `Its conversations and channels are left without a team (no per-conversation event is sent; under team-scoped visibility agents no longer see them through it), its memberships go. ${seeDecisions}`,
+  description: `Its conversations and channels are left without a team (no per-conversation event is sent; under team-scoped visibility agents no longer see them through it, and each of its agents gets \`conversation_hidden\` with \`conversation_id\` null), its memberships go. ${seeDecisions}`,
   tags,
   auth: 'user',
   policy: 'teams.manage',
@@ -145,7 +145,8 @@ export const setMembers = defineRoute({
   description:
     "`member_ids`: membership ids of active members of the business; the team's members become exactly these (add or remove one by sending the list with or without it). " +
     'A member id that is not an active member of the business: 400 naming it, and nothing changes. Unknown team: 404. ' +
-    "A member added may at once get the team's waiting conversations by auto-assignment and, under team-scoped visibility, sees the team's conversations from their next request and live event on. " +
+    "A member added may at once get the team's waiting conversations by auto-assignment and, under team-scoped visibility, sees the team's conversations from their next request and live event on; " +
+    'an agent taken out stops seeing them and, under team-scoped visibility, gets `conversation_hidden` (`conversation_id` null: read again what is shown). ' +
     seeDecisions,
   tags,
   auth: 'user',
@@ -169,7 +170,7 @@ export const setForConversation = defineRoute({
   description:
     '`team_id`: a team of the business (400 `Team not found` otherwise), or `null` for none. When it changed, `conversation_updated` follows (the conversation carries `team_id`); ' +
     "its `updated_at` is kept. Auto-assignment gives a conversation of a team only to that team's members; the assignee is kept when the team changes. " +
-    'Under team-scoped visibility the conversation is then shown to the new team (and no longer to the old one). ' +
+    'Under team-scoped visibility the conversation is then shown to the new team, and the agents of the old one who no longer see it get `conversation_hidden` with its id. ' +
     seeDecisions,
   tags: ['Conversations'],
   auth: 'user',
