@@ -6,7 +6,7 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -157,12 +157,28 @@ const oldNode = olderNode();
     assertOneSentence(t, run, /^parley: Node\.js 24 or newer is required, this is v\d+\.[\d.]+: install Node\.js 24 LTS/m);
     t.notRegex(run.stderr, /ERR_UNKNOWN_FILE_EXTENSION/);
   }
+  // npm install's postinstall (stripping types ahead) does nothing there rather than fail the install.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'parley-strip-old-'));
+  try {
+    const out = execFileSync(oldNode!, ['scripts/strip-types.js'], { cwd: repoRoot, env: { ...process.env, PARLEY_STRIPPED_DIR: dir } }).toString();
+    t.is(out, '');
+    t.deepEqual(readdirSync(dir), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('npm scripts, the bin, the Procfile and the image enter through the plain-JS version check', (t) => {
   const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
   t.is(pkg.bin.parley, './bin/parley.js');
+  // Stripping types ahead (scripts/strip-types.js) is plain JavaScript that loads no .ts file and
+  // does nothing on an older Node: npm install must not fail there (test below).
+  const plainJs = new Set(['strip', 'postinstall']);
   for (const [name, script] of Object.entries<string>(pkg.scripts)) {
+    if (plainJs.has(name)) {
+      t.regex(script, /scripts\/strip-types\.js/, name);
+      continue;
+    }
     // V8 flags (such as --max-semi-space-size) may come first: they never load a .ts file.
     if (/^node /.test(script)) t.regex(script, /^node (--[\w-]+=\S+ )*(bin\/parley\.js|--import \.\/bin\/require-node24\.js) /, name);
   }
