@@ -204,7 +204,9 @@ create table conversations (
   sla_resolution_due_at timestamp with time zone,
   sla_due_at timestamp with time zone,
   sla_alert_at timestamp with time zone,
-  team_id uuid
+  team_id uuid,
+  first_response_business_seconds double precision,
+  resolution_business_seconds double precision
 );
 alter table conversations add constraint conversations_assignee_id_fkey FOREIGN KEY (assignee_id) REFERENCES users(id) ON DELETE SET NULL;
 alter table conversations add constraint conversations_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -220,9 +222,9 @@ alter table conversations add constraint conversations_team_fkey FOREIGN KEY (bu
 CREATE INDEX conversations_assignee_idx ON public.conversations USING btree (assignee_id, updated_at DESC) WHERE (assignee_id IS NOT NULL);
 CREATE INDEX conversations_assignee_load_idx ON public.conversations USING btree (business_id, assignee_id) WHERE ((assignee_id IS NOT NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
 CREATE INDEX conversations_business_channel_type_idx ON public.conversations USING btree (business_id, channel_type, updated_at DESC, id DESC);
-CREATE INDEX conversations_business_created_idx ON public.conversations USING btree (business_id, created_at) INCLUDE (channel_type, resolved_by, resolved_at, first_response_at, assignee_id, id);
+CREATE INDEX conversations_business_created_idx ON public.conversations USING btree (business_id, created_at) INCLUDE (channel_type, resolved_by, resolved_at, first_response_at, assignee_id, id, first_response_business_seconds);
 CREATE INDEX conversations_business_priority_idx ON public.conversations USING btree (business_id, priority, updated_at DESC, id DESC);
-CREATE INDEX conversations_business_resolved_idx ON public.conversations USING btree (business_id, resolved_at) INCLUDE (created_at, resolved_by, channel_type, id) WHERE (resolved_at IS NOT NULL);
+CREATE INDEX conversations_business_resolved_idx ON public.conversations USING btree (business_id, resolved_at) INCLUDE (created_at, resolved_by, channel_type, id, resolution_business_seconds) WHERE (resolved_at IS NOT NULL);
 CREATE INDEX conversations_business_status_idx ON public.conversations USING btree (business_id, status, updated_at DESC, id DESC);
 CREATE INDEX conversations_business_team_idx ON public.conversations USING btree (business_id, team_id, updated_at DESC, id DESC) WHERE (team_id IS NOT NULL);
 CREATE INDEX conversations_business_updated_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC);
@@ -235,6 +237,8 @@ CREATE INDEX conversations_sla_due_idx ON public.conversations USING btree (busi
 CREATE INDEX conversations_snooze_due_idx ON public.conversations USING btree (snoozed_until) WHERE (snoozed_until IS NOT NULL);
 CREATE INDEX conversations_snoozed_idx ON public.conversations USING btree (business_id, updated_at DESC, id DESC) WHERE (snoozed_at IS NOT NULL);
 CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (business_id, created_at, id) WHERE ((assignee_id IS NULL) AND (status = ANY (ARRAY['open'::text, 'pending'::text])));
+CREATE TRIGGER conversations_business_durations_insert BEFORE INSERT ON public.conversations FOR EACH ROW WHEN (((new.first_response_at IS NOT NULL) OR (new.resolved_at IS NOT NULL) OR (new.first_response_business_seconds IS NOT NULL) OR (new.resolution_business_seconds IS NOT NULL))) EXECUTE FUNCTION conversations_business_durations();
+CREATE TRIGGER conversations_business_durations_update BEFORE UPDATE OF first_response_at, resolved_at, created_at ON public.conversations FOR EACH ROW WHEN (((old.first_response_at IS DISTINCT FROM new.first_response_at) OR (old.resolved_at IS DISTINCT FROM new.resolved_at) OR (old.created_at IS DISTINCT FROM new.created_at))) EXECUTE FUNCTION conversations_business_durations();
 CREATE TRIGGER conversations_default_team BEFORE INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION conversation_default_team();
 CREATE TRIGGER conversations_sla_arm AFTER INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION sla_arm_conversation();
 CREATE TRIGGER conversations_status_arm AFTER UPDATE OF status ON public.conversations FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION conversation_status_arm();
@@ -851,6 +855,46 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.business_local_instant(wall timestamp without time zone, tz text)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select coalesce(
+    (select min(c) from (values (x.b), (x.a)) v(c) where c at time zone tz = wall),
+    x.b)
+  from (select
+    (wall - ((((wall - interval '1 day') at time zone 'UTC') at time zone tz) - (wall - interval '1 day'))) at time zone 'UTC' as b,
+    (wall - ((((wall + interval '1 day') at time zone 'UTC') at time zone tz) - (wall + interval '1 day'))) at time zone 'UTC' as a) x
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.business_open_seconds(tz text, week jsonb, holidays date[], a timestamp with time zone, b timestamp with time zone)
+ RETURNS double precision
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select case
+    when a is null or b is null then null
+    when not exists (select 1 from jsonb_each(week) d where jsonb_typeof(d.value) = 'array' and jsonb_array_length(d.value) > 0) then null
+    else sign(date_part('epoch', b - a)) * coalesce((
+      select sum(date_part('epoch', upper(r) - lower(r)))
+      from unnest((
+        select range_agg(tstzrange(p.o, p.e)) * tstzmultirange(tstzrange(least(a, b), greatest(a, b)))
+        from (
+          select business_local_instant(d::date + (s ->> 'open')::interval, tz) as o,
+                 business_local_instant(d::date + (s ->> 'close')::interval, tz) as e
+          from generate_series((least(a, b) at time zone tz)::date - 1, (greatest(a, b) at time zone tz)::date + 1, interval '1 day') d
+          cross join lateral jsonb_array_elements(coalesce(week -> (array['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'])[extract(dow from d)::int + 1], '[]')) s
+          where d::date <> all (holidays)
+        ) p
+        where p.e > p.o
+      )) r
+    ), 0)
+  end
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.conversation_default_team()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -881,6 +925,33 @@ begin
   end if;
   return null;
 end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.conversations_business_durations()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_first boolean := tg_op = 'INSERT' or new.first_response_at is distinct from old.first_response_at or new.created_at is distinct from old.created_at;
+  v_resolution boolean := tg_op = 'INSERT' or new.resolved_at is distinct from old.resolved_at or new.created_at is distinct from old.created_at;
+  v_hours business_hours;
+begin
+  if v_first then new.first_response_business_seconds := null; end if;
+  if v_resolution then new.resolution_business_seconds := null; end if;
+  if (v_first and new.first_response_at is not null) or (v_resolution and new.resolved_at is not null) then
+    select * into v_hours from business_hours h where h.business_id = new.business_id and h.enabled;
+    if found then
+      if v_first then
+        new.first_response_business_seconds := business_open_seconds(v_hours.timezone, v_hours.week, v_hours.holidays, new.created_at, new.first_response_at);
+      end if;
+      if v_resolution then
+        new.resolution_business_seconds := business_open_seconds(v_hours.timezone, v_hours.week, v_hours.holidays, new.created_at, new.resolved_at);
+      end if;
+    end if;
+  end if;
+  return new;
+end
 $function$
 ;
 

@@ -8,6 +8,7 @@ import test from 'ava';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { businessClock, clockReading } from '../core/domain/working-time.ts';
+import { openPeriodsBetween } from '../core/domain/business-hours.ts';
 
 let app: TestApp;
 
@@ -297,4 +298,166 @@ test('business_clock in SQL reads as the clock in JavaScript, at marks, inside a
   // Five weekdays of 8 hours but the holiday, and the weekend night of 2 + 2.5 hours plus the repeated hour.
   const week = clockReading(clock, new Date('2026-11-06T00:00:00Z')) - clockReading(clock, new Date('2026-10-30T00:00:00Z'));
   t.is(week, (8 + 8 + 8 + 8) * 3600 + (2 + 3.5) * 3600);
+});
+
+test('business_open_seconds in SQL (the stored durations) equals the JavaScript open time, across the autumn change and a holiday', async (t) => {
+  const hours = {
+    timezone: 'America/New_York',
+    // Sunday's first shift ends in the repeated hour: 01:30 the first time (EDT), as the JavaScript hours take it.
+    week: {
+      ...officeWeek,
+      sat: [{ open: '22:00', close: '24:00' }],
+      sun: [
+        { open: '00:00', close: '01:30' },
+        { open: '02:00', close: '02:30' },
+      ],
+    },
+    holidays: ['2026-11-03'],
+  };
+  const from = new Date('2026-10-29T00:00:00Z');
+  const to = new Date('2026-11-06T00:00:00Z');
+  const clock = businessClock(hours, from, to);
+  // Pairs of instants: every mark against a spread of others (both orders: negative when backwards).
+  const spread = Array.from({ length: 25 }, (_, i) => new Date(from.getTime() + ((i * 7919 * 60_000) % (to.getTime() - from.getTime()))));
+  const points = [...clock.marks.map((m) => new Date(m * 1000)), ...spread];
+  const a: string[] = [];
+  const b: string[] = [];
+  for (let i = 0; i < points.length; i++) {
+    a.push(points[i]!.toISOString());
+    b.push(points[(i * 7 + 3) % points.length]!.toISOString());
+  }
+  const rows = await app.sql(
+    `select a, b, business_open_seconds($3, $4::jsonb, $5::date[], a, b) as v from unnest($1::timestamptz[], $2::timestamptz[]) x(a, b)`,
+    [a, b, hours.timezone, JSON.stringify(hours.week), hours.holidays],
+  );
+  t.is(rows.length, points.length);
+  for (const row of rows) {
+    const expected = clockReading(clock, row.b) - clockReading(clock, row.a);
+    t.true(Math.abs(row.v - expected) < 1e-6, `${row.a.toISOString()} → ${row.b.toISOString()}: ${row.v} ≠ ${expected}`);
+  }
+  // The weekend night of the change: Sat 22:00 EDT → Sun 01:30 EDT (3.5 hours; PostgreSQL's own
+  // `at time zone` would take 01:30 EST, an hour later) and 02:00 → 02:30 EST.
+  const [night] = await app.sql(`select business_open_seconds($1, $2::jsonb, $3::date[], '2026-10-31T00:00:00Z', '2026-11-02T00:00:00Z') as v`, [
+    hours.timezone,
+    JSON.stringify(hours.week),
+    hours.holidays,
+  ]);
+  t.is(night.v, 4 * 3600);
+  // A week without a shift measures nothing: null (the reports then count calendar time).
+  const [none] = await app.sql(`select business_open_seconds('UTC', '{"mon": []}'::jsonb, '{}'::date[], now() - interval '1 day', now()) as v`);
+  t.is(none.v, null);
+});
+
+async function widgetOf(ws: Workspace): Promise<string> {
+  const created = await app.request('POST', '/api/v1/widget/create', {
+    token: ws.token,
+    body: { domain: `w${Math.random().toString(36).slice(2, 8)}.example.com` },
+  });
+  if (created.status !== 200) throw new Error(created.text);
+  return created.body.id;
+}
+
+/** A website visitor writes: a new conversation (its id). */
+async function visitorWrites(widgetId: string, text: string): Promise<string> {
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId }, headers: { 'x-forwarded-for': '203.0.113.77' } });
+  if (session.status !== 200) throw new Error(session.text);
+  const sent = await app.request('POST', '/api/v1/visitor/messages', {
+    body: { content: text },
+    headers: { authorization: `Bearer ${session.body.visitor_token}` },
+  });
+  if (sent.status !== 200) throw new Error(sent.text);
+  return sent.body.conversation_id;
+}
+
+test('business hours: a duration is stored once when decided, with the schedule then in force; later schedule changes leave it', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const setHours = async (body: Record<string, unknown>) => {
+    const res = await app.request('PATCH', '/api/v1/settings/business-hours', { token: ws.token, body });
+    t.is(res.status, 200, res.text);
+  };
+  const allDay = [{ open: '00:00', close: '24:00' }];
+  const always = { sun: allDay, mon: allDay, tue: allDay, wed: allDay, thu: allDay, fri: allDay, sat: allDay };
+  const minuteOnMondays = { mon: [{ open: '09:00', close: '09:01' }] };
+  await setHours({ enabled: true, timezone: 'UTC', week: always });
+
+  const id = await visitorWrites(await widgetOf(ws), 'Hello, anyone there?');
+  await app.sql(`update conversations set created_at = now() - interval '2 days' where id = $1`, [id]);
+  const stored = async () => {
+    const [row] = await app.sql(
+      `select first_response_business_seconds as f, resolution_business_seconds as r, created_at, resolved_at,
+              date_part('epoch', first_response_at - created_at) as f_calendar, date_part('epoch', resolved_at - created_at) as r_calendar
+       from conversations where id = $1`,
+      [id],
+    );
+    return row;
+  };
+  t.is((await stored()).f, null);
+  const reply = (content: string) => app.request('POST', `/api/v1/conversations/${id}/messages`, { token: ws.token, body: { content } });
+  t.is((await reply('Hi, here we are.')).status, 200);
+  // Open all the time when the reply came: every second of the wait counts.
+  const first = await stored();
+  t.true(first.f > 2 * 86_400 - 60, String(first.f));
+  t.is(first.f, first.f_calendar);
+  t.is(first.r, null);
+
+  // The schedule changes: one minute on Mondays. A second reply does not touch the first response.
+  await setHours({ week: minuteOnMondays });
+  t.is((await reply('Anything else?')).status, 200);
+  t.is((await stored()).f, first.f);
+  // Resolved now: measured with the schedule in force now (as the JavaScript hours work it out).
+  t.is((await app.request('PUT', `/api/v1/conversations/${id}/resolve`, { token: ws.token })).status, 200);
+  const resolved = await stored();
+  const minute = { timezone: 'UTC', week: minuteOnMondays, holidays: [] };
+  const open = openPeriodsBetween(minute, resolved.created_at, resolved.resolved_at)
+    .map(([s, e]) => Math.min(e, resolved.resolved_at.getTime()) - Math.max(s, resolved.created_at.getTime()))
+    .reduce((sum, ms) => sum + ms, 0);
+  t.true(Math.abs(resolved.r - open / 1000) < 1e-3, `${resolved.r} ≠ ${open / 1000}`);
+  t.true(resolved.r <= 60);
+
+  // Back to open all the time: the report still shows each duration as it was decided.
+  await setHours({ week: always });
+  const day = (at: Date) => at.toISOString().slice(0, 10);
+  const range = { from: day(resolved.created_at), to: day(new Date(Date.now() + 86_400_000)), tz: 'UTC' };
+  const figures = async () => (await report(ws, 'overview', range)).body;
+  const before = await figures();
+  t.is(before.time_basis, 'business_hours');
+  t.is(before.totals.first_response_median, Math.round(first.f));
+  t.is(before.totals.resolution_median, Math.round(resolved.r));
+  t.not(before.totals.resolution_median, Math.round(resolved.r_calendar));
+
+  // Reopened: the resolution is undecided again; resolved again, it is measured with today's schedule.
+  t.is((await app.request('PUT', `/api/v1/conversations/${id}/reopen`, { token: ws.token })).status, 200);
+  t.is((await stored()).r, null);
+  t.is((await app.request('PUT', `/api/v1/conversations/${id}/resolve`, { token: ws.token })).status, 200);
+  const again = await stored();
+  t.is(again.r, again.r_calendar);
+  t.is(again.f, first.f);
+  const after = await figures();
+  t.is(after.totals.first_response_median, Math.round(first.f));
+  t.is(after.totals.resolution_median, Math.round(again.r));
+
+  // Hours off: calendar time from the timestamps, whatever was stored.
+  await setHours({ enabled: false });
+  const calendar = await figures();
+  t.is(calendar.time_basis, 'calendar');
+  t.is(calendar.totals.first_response_median, Math.round(first.f_calendar));
+});
+
+test('business hours: a duration decided while the hours were off counts as calendar time once they are on', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  await seedTimes(ws.businessId, [{ created: '2026-03-27T15:30:00Z', frt: '2026-03-30T07:15:00Z', resolved: '2026-03-30T08:00:00Z' }]);
+  const [row] = await app.sql(`select first_response_business_seconds as f, resolution_business_seconds as r from conversations where business_id = $1`, [
+    ws.businessId,
+  ]);
+  t.deepEqual(row, { f: null, r: null });
+  const hours = await app.request('PATCH', '/api/v1/settings/business-hours', {
+    token: ws.token,
+    body: { enabled: true, timezone: 'Europe/Berlin', week: officeWeek },
+  });
+  t.is(hours.status, 200, hours.text);
+  const res = await report(ws, 'overview', { from: '2026-03-27', to: '2026-03-30', tz: 'Europe/Berlin' });
+  t.is(res.body.time_basis, 'business_hours');
+  // Fri 15:30Z → Mon 07:15Z = 229,500 s and → Mon 08:00Z = 232,200 s, as in calendar time.
+  t.is(res.body.totals.first_response_median, 229_500);
+  t.is(res.body.totals.resolution_median, 232_200);
 });

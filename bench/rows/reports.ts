@@ -13,7 +13,6 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { addDays, REPORT_SETTINGS, reportKinds, reportQueries, timeReportKinds, type ReportRange } from '../../core/domain/reports.ts';
-import { businessClock } from '../../core/domain/working-time.ts';
 import { csatQuery } from '../../core/domain/report-csat.ts';
 import { slaQueries } from '../../core/domain/report-sla.ts';
 import { localDate, type Hours } from '../../core/domain/business-hours.ts';
@@ -35,6 +34,13 @@ export async function seed(pool: pg.Pool, businessId: string, scale: Scale): Pro
     [businessId],
   );
   await pool.query(`insert into labels (business_id, name, color) select $1, 'label ' || g, '#336699' from generate_series(1, 10) g`, [businessId]);
+  // Business hours on while the conversations are seeded, so the durations in business hours are
+  // stored as when they are decided (migration 0117), then off until the second pass (set before
+  // any policy exists: no SLA refresh is armed).
+  await pool.query(`insert into business_hours (business_id, enabled, timezone, week) values ($1, true, 'Europe/Berlin', $2)`, [
+    businessId,
+    JSON.stringify(OFFICE.week),
+  ]);
   await pool.query(
     `insert into conversations (business_id, channel_type, status, created_at, updated_at, first_response_at, resolved_at, resolved_by, assignee_id)
      select $1, ch, st, created, created,
@@ -75,11 +81,6 @@ export async function seed(pool: pg.Pool, businessId: string, scale: Scale): Pro
       [b.rows[0]!.id, Math.floor(scale.noise / owners.rows.length)],
     );
   }
-  // Business hours, off until the second pass (set before any policy exists: no SLA refresh is armed).
-  await pool.query(`insert into business_hours (business_id, enabled, timezone, week) values ($1, false, 'Europe/Berlin', $2)`, [
-    businessId,
-    JSON.stringify(OFFICE.week),
-  ]);
   // A CSAT survey for each resolved conversation, asked a minute after; two in five rated within a day.
   await pool.query(
     `insert into csat_surveys (business_id, conversation_id, token, question, asked_at, rating, rated_at)
@@ -111,6 +112,7 @@ export async function seed(pool: pg.Pool, businessId: string, scale: Scale): Pro
      on conflict do nothing`,
     [businessId],
   );
+  await switchHours(pool, businessId, false);
   for (const table of ['conversations', 'conversation_labels', 'labels', 'team_members', 'users', 'csat_surveys', 'sla_results']) {
     await pool.query(`vacuum analyze ${table}`);
   }
@@ -139,18 +141,9 @@ async function switchHours(pool: pg.Pool, businessId: string, enabled: boolean):
 
 export async function explain(pool: pg.Pool, businessId: string, range: ReportRange): Promise<string> {
   const out: string[] = [];
-  // The business clock the second pass uses (as timeBasisFor works it out).
-  const { rows } = await pool.query<{ lo: Date; hi: Date }>(
-    `select least(b.lo, min(c.created_at)) as lo, greatest(b.hi, now()) as hi
-     from (select ($2::date::timestamp at time zone $4) as lo, (($3::date + 1)::timestamp at time zone $4) as hi) b
-     left join conversations c on c.business_id = $1 and c.resolved_at >= b.lo and c.resolved_at < b.hi
-     group by b.lo, b.hi`,
-    [businessId, range.from, range.to, range.tz],
-  );
-  const clock = businessClock(OFFICE, rows[0]!.lo, rows[0]!.hi);
   const statements = {
     ...reportQueries(businessId, range),
-    ...Object.fromEntries(Object.entries(reportQueries(businessId, range, clock)).map(([k, q]) => [`${k} (business hours)`, q])),
+    ...Object.fromEntries(Object.entries(reportQueries(businessId, range, 'business_hours')).map(([k, q]) => [`${k} (business hours)`, q])),
     csat: csatQuery(businessId, range),
     'sla cells': slaQueries(businessId, range).cells,
   };
@@ -195,7 +188,7 @@ export const reports: Row = {
         measured.push([label, await sequential(`/api/v1/reports/${kind}${query}`)]);
       };
       for (const kind of reportKinds) await measure(kind, kind);
-      // The time reports again with business hours on: each duration read through the business clock.
+      // The time reports again with business hours on: the durations stored when they were decided.
       await switchHours(stack.pool, workspace.businessId, true);
       const check = await fetch(`${web.url}/api/v1/reports/overview${query}`, { headers: { authorization: `Bearer ${workspace.token}` } });
       const basis = ((await check.json()) as { time_basis?: string }).time_basis;

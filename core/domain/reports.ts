@@ -1,7 +1,7 @@
 /**
  * Reports (docs/decisions.md#reports): conversations opened and resolved, first response time
- * and resolution time (median and 90th percentile, calendar seconds, PostgreSQL
- * `percentile_cont`), for a range of local days in the caller's IANA time zone: the whole
+ * and resolution time (median and 90th percentile, PostgreSQL `percentile_cont`; calendar
+ * seconds, or in business hours the seconds stored when each was decided), for a range of local days in the caller's IANA time zone: the whole
  * range and each day (overview), or per agent, per channel type, per label.
  *
  * Two cohorts, each one range scan of a covering index (migration 0098):
@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { localDate, type Hours } from './business-hours.ts';
-import { businessClock, hasShifts, type BusinessClock } from './working-time.ts';
+import { hasShifts } from './working-time.ts';
 
 /** The reports of response and resolution times (this file); csat and sla have files of their own. */
 export const timeReportKinds = ['overview', 'agents', 'channels', 'labels'] as const;
@@ -125,27 +125,27 @@ type Fragment = ReturnType<typeof sql.fragment>;
 const percentiles = (array: Fragment) => sql.fragment`(select percentile_cont(array[0.5, 0.9]) within group (order by v) from unnest(${array}) v)`;
 
 /**
- * How a report measures time: calendar seconds, or with a business clock the open seconds,
- * read through `business_clock` (migration 0109) from the one-row CTE `bh` joined to every scan
- * (its arrays as parameters: in memory, not detoasted per row as a stored array would be).
+ * How a report measures time: calendar seconds from the timestamps, or in business hours the open
+ * seconds stored when each duration was decided (migration 0117: the schedule then in force),
+ * calendar seconds where none was stored (no hours were on then).
  */
-function measure(clock: BusinessClock | null) {
-  if (!clock) {
-    const secs = (from: Fragment, to: Fragment) => sql.fragment`date_part('epoch', ${to} - ${from})`;
-    return { cte: sql.fragment``, from: sql.fragment`conversations c`, secs };
+function measure(basis: TimeBasis) {
+  const calendar = (from: Fragment, to: Fragment) => sql.fragment`date_part('epoch', ${to} - ${from})`;
+  if (basis === 'calendar') {
+    return {
+      firstResponse: calendar(sql.fragment`c.created_at`, sql.fragment`c.first_response_at`),
+      resolution: calendar(sql.fragment`c.created_at`, sql.fragment`c.resolved_at`),
+    };
   }
-  const read = (at: Fragment) => sql.fragment`business_clock(${at}, bh.m, bh.b, bh.ob)`;
-  const secs = (from: Fragment, to: Fragment) => sql.fragment`(${read(to)} - ${read(from)})`;
   return {
-    cte: sql.fragment`bh as (select ${sql.array(clock.marks, 'float8')} as m, ${sql.array(clock.base, 'float8')} as b, ${sql.array(clock.openBefore, 'float8')} as ob),`,
-    from: sql.fragment`conversations c cross join bh`,
-    secs,
+    firstResponse: sql.fragment`coalesce(c.first_response_business_seconds, ${calendar(sql.fragment`c.created_at`, sql.fragment`c.first_response_at`)})`,
+    resolution: sql.fragment`coalesce(c.resolution_business_seconds, ${calendar(sql.fragment`c.created_at`, sql.fragment`c.resolved_at`)})`,
   };
 }
 
 /** First response seconds of conversation `c` (null without a reply: left out of the percentiles). */
-const firstResponseOf = (m: ReturnType<typeof measure>) => m.secs(sql.fragment`c.created_at`, sql.fragment`c.first_response_at`);
-const resolutionOf = (m: ReturnType<typeof measure>) => m.secs(sql.fragment`c.created_at`, sql.fragment`c.resolved_at`);
+const firstResponseOf = (m: ReturnType<typeof measure>) => m.firstResponse;
+const resolutionOf = (m: ReturnType<typeof measure>) => m.resolution;
 
 /**
  * The two cohorts grouped by `key` (over `c`, plus `join` for labels), as CTEs `o` and `r` of
@@ -162,18 +162,17 @@ function cohortsBy(
   const hi = dayStart(addDays(range.to, 1), range.tz);
   const join = opts.join ?? sql.fragment``;
   return sql.fragment`
-    ${m.cte}
     o as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
       from (select ${opts.openedKey} as k, count(*) as n, array_agg(${firstResponseOf(m)}) filter (where c.first_response_at is not null) as a
-            from ${m.from} ${join}
+            from conversations c ${join}
             where c.business_id = ${businessId} and c.created_at >= ${lo} and c.created_at < ${hi}
             group by 1) g
     ),
     r as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
       from (select ${opts.resolvedKey} as k, count(*) as n, array_agg(${resolutionOf(m)}) as a
-            from ${m.from} ${join}
+            from conversations c ${join}
             where c.business_id = ${businessId} and c.resolved_at >= ${lo} and c.resolved_at < ${hi}
             group by 1) g
     )`;
@@ -189,8 +188,8 @@ const figureColumns = sql.fragment`
   round(r.p[2]::numeric)::float8 as resolution_p90`;
 
 /** Every report's statement, exported so the benchmark can EXPLAIN exactly what runs. */
-export function reportQueries(businessId: string, range: ReportRange, clock: BusinessClock | null = null) {
-  const m = measure(clock);
+export function reportQueries(businessId: string, range: ReportRange, basis: TimeBasis = 'calendar') {
+  const m = measure(basis);
   return {
     /*
      * By day: each local day is its own index range scan (its bounds computed once, not a time
@@ -198,7 +197,7 @@ export function reportQueries(businessId: string, range: ReportRange, clock: Bus
      * percentiles come from their arrays and the range's from all of them together.
      */
     overview: sql.type(overviewRow)`
-      with ${m.cte} d as (
+      with d as (
         select g::date as day,
                (g::date::timestamp at time zone ${range.tz}) as lo,
                ((g::date + 1)::timestamp at time zone ${range.tz}) as hi
@@ -207,13 +206,13 @@ export function reportQueries(businessId: string, range: ReportRange, clock: Bus
       od as (
         select d.day, x.n, x.a from d cross join lateral (
           select count(*) as n, array_agg(${firstResponseOf(m)}) filter (where c.first_response_at is not null) as a
-          from ${m.from}
+          from conversations c
           where c.business_id = ${businessId} and c.created_at >= d.lo and c.created_at < d.hi) x
       ),
       rd as (
         select d.day, x.n, x.a from d cross join lateral (
           select count(*) as n, array_agg(${resolutionOf(m)}) as a
-          from ${m.from}
+          from conversations c
           where c.business_id = ${businessId} and c.resolved_at >= d.lo and c.resolved_at < d.hi) x
       ),
       days as (
@@ -294,25 +293,10 @@ export function analytic<T>(q: Queryable, run: (t: Queryable) => Promise<T>): Pr
 export const REPORT_SETTINGS = sql.unsafe`select set_config('jit', 'off', true), set_config('work_mem', '32MB', true)`;
 
 /**
- * How the business's times are measured: a business clock when its hours are on (`hours`, null
- * when off) and have a shift, covering every instant the report reads: from the earliest start
- * of a conversation resolved in the range (it may be long before) to the end of the range or
- * now, whichever is later.
+ * How the business's times are measured: in business hours when its hours are on (`hours`, null
+ * when off) and have a shift, else calendar time.
  */
-export async function timeBasisFor(
-  q: Queryable,
-  businessId: string,
-  range: ReportRange,
-  hours: Hours | null,
-): Promise<{ basis: TimeBasis; clock: BusinessClock | null }> {
-  if (!hours || !hasShifts(hours)) return { basis: 'calendar', clock: null };
-  const lo = dayStart(range.from, range.tz);
-  const hi = dayStart(addDays(range.to, 1), range.tz);
-  const span = await q.one(sql.type(z.object({ lo: z.string(), hi: z.string() }))`
-    select least(${lo}, min(c.created_at)) as lo, greatest(${hi}, now()) as hi
-    from conversations c where c.business_id = ${businessId} and c.resolved_at >= ${lo} and c.resolved_at < ${hi}`);
-  return { basis: 'business_hours', clock: businessClock(hours, new Date(span.lo), new Date(span.hi)) };
-}
+export const timeBasisFor = (hours: Hours | null): TimeBasis => (hours && hasShifts(hours) ? 'business_hours' : 'calendar');
 
 /** Runs `kind`'s statement under the business's time basis, in a transaction of its own. */
 function measured<T>(
@@ -323,8 +307,8 @@ function measured<T>(
   run: (t: Queryable, queries: ReturnType<typeof reportQueries>) => Promise<readonly T[]>,
 ) {
   return analytic(q, async (t) => {
-    const { basis, clock } = await timeBasisFor(t, businessId, range, hours);
-    return { rows: await run(t, reportQueries(businessId, range, clock)), head: { ...range, time_basis: basis } };
+    const basis = timeBasisFor(hours);
+    return { rows: await run(t, reportQueries(businessId, range, basis)), head: { ...range, time_basis: basis } };
   });
 }
 

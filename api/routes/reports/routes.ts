@@ -91,7 +91,7 @@ const timed = {
   ...range,
   time_basis: z.enum(['business_hours', 'calendar']).openapi({
     description:
-      "How the times were measured: `business_hours` when the business's hours are on (`/settings/business-hours`, with at least one shift): only the time the team is open counts between the two instants, under today's schedule, holidays and DST included; else `calendar`",
+      "How the times were measured: `business_hours` when the business's hours are on (`/settings/business-hours`, with at least one shift): only the time the team is open counts between the two instants, under the schedule in force when each duration was decided (holidays and DST included; calendar time for one decided while the hours were off), so changing the hours later leaves past figures as they were; else `calendar`",
   }),
 };
 
