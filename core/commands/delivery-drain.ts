@@ -90,11 +90,15 @@ export type DrainOutcome = { sent: number; failed: number; waiting: boolean };
 
 type DrainJob = { id: string; abortSignal?: AbortSignal };
 
+/** The drain's own rows, made once (a schema built per call costs zod's set-up and compilation each time). */
+const lockedRow = z.object({ locked: z.boolean() });
+const lookRow = z.object({ more: z.boolean(), released: z.boolean() });
+
 /** Drains the conversation's queued replies; `job` is the drain's own job (its key is given up). */
 export async function drainDeliveries(deps: Deps, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
   return deps.db.connect(async (connection) => {
     // The key is given up first (a reply stored from here on arms the next drain), in the statement that tries the lock.
-    const locked = await connection.oneFirst(sql.type(z.object({ locked: z.boolean() }))`
+    const locked = await connection.oneFirst(sql.type(lockedRow)`
       select pg_try_advisory_lock(${deliveryLocks.drain}, hashtext(${conversationId})) as locked
       from (select delivery_drain_started(${job.id}::bigint, ${conversationId}::uuid)) as started`);
     if (!locked) {
@@ -166,7 +170,7 @@ async function morePending(q: Queryable, conversationId: string): Promise<boolea
   await q.query(sql.unsafe`select pg_advisory_lock(${deliveryLocks.store}, hashtext(${conversationId}))`);
   let released = false;
   try {
-    const look = await q.one(sql.type(z.object({ more: z.boolean(), released: z.boolean() }))`
+    const look = await q.one(sql.type(lookRow)`
       select exists (select 1 from messages where conversation_id = ${conversationId} and delivery_status = 'queued') as more,
              pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId})) as released`);
     released = true;

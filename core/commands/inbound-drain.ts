@@ -62,10 +62,13 @@ export async function drainInbound(db: Db, channelId: string, publish: (events: 
   }
 }
 
+/** Made once, as every row schema on a hot path (a schema built per call costs zod's set-up and compilation each time). */
+const aiAutoReplyRow = z.object({ ai_auto_reply: z.boolean() });
+
 async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures: boolean): Promise<Batch> {
   // With the lock, whether the business can auto-reply at all: when not, no message of the
   // batch needs the AI agent's own check (one round trip per message saved).
-  const { ai_auto_reply: aiAutoReply } = await tx.one(sql.type(z.object({ ai_auto_reply: z.boolean() }))`
+  const { ai_auto_reply: aiAutoReply } = await tx.one(sql.type(aiAutoReplyRow)`
     select pg_advisory_xact_lock(${inboundLocks.drain}, hashtext(${channel.id})) is not null as locked,
            coalesce((select b.ai_auto_reply_enabled and p.ai_auto_reply from businesses b join plans p on p.name = b.plan
                      where b.id = ${channel.business_id}), false) as ai_auto_reply`);

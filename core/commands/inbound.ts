@@ -42,11 +42,14 @@ export const inboundLocks = { store: 20_201, drain: 20_202 } as const;
  * not started yet as it is, or else enqueues one (beside a running drain, whose key
  * graphile-worker then clears).
  */
+/** Made once: a schema built per call costs zod's set-up and compilation on every webhook. */
+const storedRow = z.object({ id: z.string(), armed: z.number() });
+
 export async function storeInboundEvents(q: Queryable, channel: InboundChannel, events: InboundEvent[], rawBody: string | null): Promise<string[]> {
   if (events.length === 0) return [];
   const items = storableText(events.map((event) => ({ kind: event.kind, key: dedupeKey(event), event })));
   rawBody = rawBody === null ? null : storableText(rawBody);
-  const rows = await q.any(sql.type(z.object({ id: z.string(), armed: z.number() }))`
+  const rows = await q.any(sql.type(storedRow)`
     with stored as (
       insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
       select ch.business_id, ch.id, e.item->>'kind', e.item->>'key', e.item->'event', ${rawBody}
