@@ -11,33 +11,9 @@ import type { File } from 'formidable';
 import { HttpError, validationError } from '../core/errors.ts';
 import { cleanFilename, maxUploadBytes, uploadContentType } from '../core/domain/uploads.ts';
 
-export const tooLarge = () => new HttpError(413, { detail: `File too large: the limit is ${maxUploadBytes / (1024 * 1024)} MiB` });
+/** 413 with the limit in MiB. */
+export const tooLarge = (limitBytes: number) => new HttpError(413, { detail: `File too large: the limit is ${limitBytes / (1024 * 1024)} MiB` });
 export const fileIssue = (msg: string, type = 'value_error') => validationError([{ loc: ['body', 'file'], msg, type }]);
-
-const formidableParser = koaBody({
-  multipart: true,
-  json: false,
-  urlencoded: false,
-  text: false,
-  parsedMethods: [HttpMethodEnum.POST],
-  formidable: {
-    maxFiles: 1,
-    maxFileSize: maxUploadBytes,
-    maxTotalFileSize: maxUploadBytes,
-    maxFields: 20,
-    maxFieldsSize: 64 * 1024,
-    allowEmptyFiles: false,
-    minFileSize: 1,
-    keepExtensions: false,
-  },
-  onError: (error) => {
-    const { httpCode, code } = error as Error & { httpCode?: number; code?: number };
-    if (httpCode === 413) throw tooLarge();
-    // formidable's "file size should be greater than 0" (noEmptyFiles / smallerThanMinFileSize)
-    if (code === 1010 || code === 1008) throw fileIssue('The file is empty');
-    throw fileIssue('Could not read the multipart body');
-  },
-});
 
 /** Temp files the parser wrote, whatever happens to the request afterwards. */
 export const receivedFiles = (ctx: Context): File[] => {
@@ -45,19 +21,58 @@ export const receivedFiles = (ctx: Context): File[] => {
   return Object.values(files).flat();
 };
 
-/**
- * koa-body multipart with formidable's limits; a Content-Length already over the limit is
- * refused before reading. Temp files are removed once the response is done (a stored file has
- * been moved away by then), also when authentication or validation refused the request.
- */
-export const multipart: Middleware = async (ctx, next) => {
-  const length = Number(ctx.get('Content-Length'));
-  if (Number.isFinite(length) && length > maxUploadBytes + 1024 * 1024) throw tooLarge();
-  ctx.res.once('close', () => {
-    for (const file of receivedFiles(ctx)) unlink(file.filepath).catch(() => {});
-  });
-  await formidableParser(ctx, next);
+/** The limits of one kind of one-file multipart body. */
+export type OneFileLimits = {
+  /** The file's size limit. */
+  maxBytes: number;
+  maxFields: number;
+  maxFieldsSize: number;
+  /** A Content-Length over maxBytes plus this (the form's other parts) is refused before reading. */
+  headroomBytes: number;
 };
+
+/**
+ * koa-body multipart with formidable's limits for one file; a Content-Length already over the
+ * limit is refused before reading. Temp files are removed once the response is done (a stored
+ * file has been moved away by then), also when authentication or validation refused the request.
+ */
+export function oneFileMultipart(limits: OneFileLimits): Middleware {
+  const parser = koaBody({
+    multipart: true,
+    json: false,
+    urlencoded: false,
+    text: false,
+    parsedMethods: [HttpMethodEnum.POST],
+    formidable: {
+      maxFiles: 1,
+      maxFileSize: limits.maxBytes,
+      maxTotalFileSize: limits.maxBytes,
+      maxFields: limits.maxFields,
+      maxFieldsSize: limits.maxFieldsSize,
+      allowEmptyFiles: false,
+      minFileSize: 1,
+      keepExtensions: false,
+    },
+    onError: (error) => {
+      const { httpCode, code } = error as Error & { httpCode?: number; code?: number };
+      if (httpCode === 413) throw tooLarge(limits.maxBytes);
+      // formidable's "file size should be greater than 0" (noEmptyFiles / smallerThanMinFileSize)
+      if (code === 1010 || code === 1008) throw fileIssue('The file is empty');
+      throw fileIssue('Could not read the multipart body');
+    },
+  });
+  return async (ctx, next) => {
+    const length = Number(ctx.get('Content-Length'));
+    if (Number.isFinite(length) && length > limits.maxBytes + limits.headroomBytes) throw tooLarge(limits.maxBytes);
+    ctx.res.once('close', () => {
+      for (const file of receivedFiles(ctx)) unlink(file.filepath).catch(() => {});
+    });
+    await parser(ctx, next);
+  };
+}
+
+/** Agent and visitor uploads (core/domain/uploads.ts limits). */
+export const multipart: Middleware = oneFileMultipart({ maxBytes: maxUploadBytes, maxFields: 20, maxFieldsSize: 64 * 1024, headroomBytes: 1024 * 1024 });
 
 /**
  * The one file of the request (field `file`): 422 when missing, its cleaned name, and its type

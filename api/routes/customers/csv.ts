@@ -5,10 +5,8 @@
  * newlines; the export escapes cells a spreadsheet would run as a formula). No CSV library was a
  * dependency; these two have no dependencies of their own, are maintained together, and stream.
  */
-import { readFile, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import type { Middleware } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { stringify } from 'csv-stringify';
 import { z } from '../../../lib/zod.ts';
 import { sql, type Db } from '../../../core/adapters/postgres/db.ts';
@@ -16,10 +14,9 @@ import { runCommand } from '../../../core/commands/run-command.ts';
 import { importCustomers, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../../../core/commands/customer-import.ts';
 import { loadAttributeDefinitions } from '../../../core/domain/customer-attributes.ts';
 import { actorOf } from '../../../core/domain/platform/audit.ts';
-import { HttpError } from '../../../core/errors.ts';
 import { visibleCustomer } from '../../../core/presenters/customer.ts';
 import { customersAfter } from '../../../core/reads/customers.ts';
-import { fileIssue, receivedFiles } from '../../multipart-upload.ts';
+import { fileIssue, oneFileMultipart, receivedFiles } from '../../multipart-upload.ts';
 import { defineRoute } from '../../route.ts';
 
 const BATCH = 500;
@@ -85,38 +82,8 @@ export const exportCsv = defineRoute({
   },
 });
 
-const csvParser = koaBody({
-  multipart: true,
-  json: false,
-  urlencoded: false,
-  text: false,
-  parsedMethods: [HttpMethodEnum.POST],
-  formidable: {
-    maxFiles: 1,
-    maxFileSize: MAX_IMPORT_BYTES,
-    maxTotalFileSize: MAX_IMPORT_BYTES,
-    maxFields: 5,
-    maxFieldsSize: 4096,
-    allowEmptyFiles: false,
-    minFileSize: 1,
-  },
-  onError: (error) => {
-    if ((error as { httpCode?: number }).httpCode === 413)
-      throw new HttpError(413, { detail: `File too large: the limit is ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB` });
-    throw fileIssue('Could not read the multipart body');
-  },
-});
-
-/** The multipart body with its one file; a Content-Length already over the limit is refused before reading; the temp file removed afterwards. */
-const csvUpload: Middleware = async (ctx, next) => {
-  const length = Number(ctx.get('Content-Length'));
-  if (Number.isFinite(length) && length > MAX_IMPORT_BYTES + 64 * 1024)
-    throw new HttpError(413, { detail: `File too large: the limit is ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB` });
-  ctx.res.once('close', () => {
-    for (const file of receivedFiles(ctx)) unlink(file.filepath).catch(() => {});
-  });
-  await csvParser(ctx, next);
-};
+/** The CSV in field `file`; the temp file removed afterwards. */
+const csvUpload = oneFileMultipart({ maxBytes: MAX_IMPORT_BYTES, maxFields: 5, maxFieldsSize: 4096, headroomBytes: 64 * 1024 });
 
 const importResultSchema = z
   .object({
