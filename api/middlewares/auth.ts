@@ -16,7 +16,7 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { sql, type Queryable } from '../../core/adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../../core/adapters/postgres/db.ts';
 import { invalidCredentials, notAuthenticated, tooManyRequests } from '../../core/errors.ts';
 import { verifyAccessToken } from '../../core/domain/accounts/tokens.ts';
 import { API_KEY_RATE, isApiKeyText, parseApiKey } from '../../core/domain/platform/api-keys.ts';
@@ -61,7 +61,8 @@ const keyRow = z.object({
 async function authenticateApiKey(db: Queryable, text: string): Promise<Caller> {
   const parsed = parseApiKey(text);
   if (!parsed) throw invalidCredentials();
-  const row = await db.maybeOne(sql.type(keyRow)`
+  const row = await db.maybeOne(
+    prepared(sql.type(keyRow)`
     with k as (
       select k.id as key_id, k.name as key_name, k.scopes, k.last_used_at, u.id as user_id, u.email, u.full_name,
         m.id as member_id, m.business_id, m.role, m.agent_number, ${teamScoped} as team_scoped
@@ -75,7 +76,8 @@ async function authenticateApiKey(db: Queryable, text: string): Promise<Caller> 
       where business_id = ${parsed.businessId} and id = (select key_id from k)
         and (last_used_at is null or last_used_at < now() - interval '1 minute')
     )
-    select key_id, key_name, scopes, user_id, email, full_name, member_id, business_id, role, agent_number, team_scoped from k`);
+    select key_id, key_name, scopes, user_id, email, full_name, member_id, business_id, role, agent_number, team_scoped from k`),
+  );
   if (!row) throw invalidCredentials();
   const retryAfter = await takeRateAllowance(db, `api_key:${row.key_id}`, API_KEY_RATE);
   if (retryAfter > 0) throw tooManyRequests(`Too many requests with this API key (${API_KEY_RATE.limit} a minute)`, retryAfter);
@@ -112,7 +114,8 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
   }
   const claims = await verifyAccessToken(key, match[1]);
   if (!claims || !z.uuid().safeParse(claims.sub).success || !z.uuid().safeParse(claims.jti).success) throw invalidCredentials();
-  const row = await db.maybeOne(sql.type(callerRow)`
+  const row = await db.maybeOne(
+    prepared(sql.type(callerRow)`
     select u.id, u.email, u.full_name, m.id as member_id, m.business_id, m.role, m.agent_number, ${teamScoped} as team_scoped,
       coalesce(b.require_two_factor and u.two_factor_secret is null, false) as two_factor_setup_required
     from users u
@@ -120,7 +123,8 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
     left join businesses b on b.id = m.business_id
     left join assignment_settings s on s.business_id = m.business_id
     where u.id = ${claims.sub} and u.token_generation = ${claims.gen}
-      and not exists (select 1 from revoked_tokens r where r.jti = ${claims.jti})`);
+      and not exists (select 1 from revoked_tokens r where r.jti = ${claims.jti})`),
+  );
   if (!row) throw invalidCredentials();
   return {
     userId: row.id,

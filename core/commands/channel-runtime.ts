@@ -1,13 +1,13 @@
 /** A channel as the workers and webhooks need it: its decrypted config and connector state. */
 import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { cachedChannels } from '../domain/channels/channel-cache.ts';
 import { runtimeChannelColumns, runtimeChannelOf, runtimeChannelRow, type RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 
 export async function loadChannel(q: Queryable, key: Uint8Array, channelId: string): Promise<RuntimeChannel | null> {
-  const row = await q.maybeOne(sql.type(runtimeChannelRow)`select ${runtimeChannelColumns} from channels where id = ${channelId}`);
+  const row = await q.maybeOne(prepared(sql.type(runtimeChannelRow)`select ${runtimeChannelColumns} from channels where id = ${channelId}`));
   return row ? runtimeChannelOf(key, row) : null;
 }
 
@@ -17,9 +17,11 @@ export async function loadChannel(q: Queryable, key: Uint8Array, channelId: stri
  * the same public id gets nothing), else the unproven ones (registration still running).
  */
 export async function channelsByRoutingKey(q: Queryable, key: Uint8Array, type: string, routingKey: string): Promise<RuntimeChannel[]> {
-  const rows = await q.any(sql.type(runtimeChannelRow.extend({ routing_proven: z.boolean() }))`
+  const rows = await q.any(
+    prepared(sql.type(runtimeChannelRow.extend({ routing_proven: z.boolean() }))`
     select ${runtimeChannelColumns}, routing_proven from channels where type = ${type} and routing_key = ${routingKey} and is_active
-    order by routing_proven desc, created_at, id`);
+    order by routing_proven desc, created_at, id`),
+  );
   const proven = rows.filter((row) => row.routing_proven);
   return (proven.length ? proven : rows).map((row) => runtimeChannelOf(key, row));
 }

@@ -28,7 +28,7 @@
  */
 import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { audienceRead, messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
@@ -98,9 +98,11 @@ const lookRow = z.object({ more: z.boolean(), released: z.boolean() });
 export async function drainDeliveries(deps: Deps, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
   return deps.db.connect(async (connection) => {
     // The key is given up first (a reply stored from here on arms the next drain), in the statement that tries the lock.
-    const locked = await connection.oneFirst(sql.type(lockedRow)`
+    const locked = await connection.oneFirst(
+      prepared(sql.type(lockedRow)`
       select pg_try_advisory_lock(${deliveryLocks.drain}, hashtext(${conversationId})) as locked
-      from (select delivery_drain_started(${job.id}::bigint, ${conversationId}::uuid)) as started`);
+      from (select delivery_drain_started(${job.id}::bigint, ${conversationId}::uuid)) as started`),
+    );
     if (!locked) {
       // Another drain of this conversation runs; it may be past its last look, so come back.
       await scheduleDrain(connection, conversationId, new Date(Date.now() + 1000));
@@ -109,7 +111,7 @@ export async function drainDeliveries(deps: Deps, conversationId: string, job: D
     try {
       return await drain(deps, connection, conversationId, job);
     } finally {
-      await connection.query(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.drain}, hashtext(${conversationId}))`);
+      await connection.query(prepared(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.drain}, hashtext(${conversationId}))`));
     }
   });
 }
@@ -147,7 +149,8 @@ async function drain(deps: Deps, q: Queryable, conversationId: string, job: Drai
 
 /** The conversation's oldest queued reply, with what sending it needs. */
 const oldestQueued = (q: Queryable, conversationId: string) =>
-  q.maybeOne(sql.type(replyRow)`
+  q.maybeOne(
+    prepared(sql.type(replyRow)`
     select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_attempts, m.template, m.email,
            (extract(epoch from m.next_delivery_at - clock_timestamp()) * 1000)::float8 as wait_ms,
            c.channel_id, c.subject,
@@ -158,7 +161,8 @@ const oldestQueued = (q: Queryable, conversationId: string) =>
     left join customers cu on cu.id = c.customer_id
     where m.conversation_id = ${conversationId} and m.delivery_status = 'queued'
     order by m.created_at, m.id
-    limit 1`);
+    limit 1`),
+  );
 
 /**
  * The last look: with the STORE lock held exclusively, every transaction that was storing a
@@ -167,16 +171,18 @@ const oldestQueued = (q: Queryable, conversationId: string) =>
 async function morePending(q: Queryable, conversationId: string): Promise<boolean> {
   // Two statements, so the look's snapshot is taken once the lock is held (a statement's
   // snapshot is taken as it starts); the look lets the lock go in the same round trip.
-  await q.query(sql.unsafe`select pg_advisory_lock(${deliveryLocks.store}, hashtext(${conversationId}))`);
+  await q.query(prepared(sql.unsafe`select pg_advisory_lock(${deliveryLocks.store}, hashtext(${conversationId}))`));
   let released = false;
   try {
-    const look = await q.one(sql.type(lookRow)`
+    const look = await q.one(
+      prepared(sql.type(lookRow)`
       select exists (select 1 from messages where conversation_id = ${conversationId} and delivery_status = 'queued') as more,
-             pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId})) as released`);
+             pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId})) as released`),
+    );
     released = true;
     return look.more;
   } finally {
-    if (!released) await q.query(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId}))`);
+    if (!released) await q.query(prepared(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId}))`));
   }
 }
 
@@ -202,10 +208,12 @@ async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: Runti
     const attempts = reply.delivery_attempts + (retryAfter ? 0 : 1);
     if (attempts >= MAX_DELIVERY_ATTEMPTS) return settleFailed(deps, q, reply, failure.message, true);
     const waitSeconds = retryAfter ?? Math.exp(Math.min(attempts, 10));
-    await q.query(sql.unsafe`
+    await q.query(
+      prepared(sql.unsafe`
       update messages set delivery_attempts = ${attempts}, error = ${failure.message.slice(0, 1000)},
              next_delivery_at = clock_timestamp() + make_interval(secs => ${waitSeconds}), updated_at = now()
-      where id = ${reply.id} and delivery_status = 'queued'`);
+      where id = ${reply.id} and delivery_status = 'queued'`),
+    );
     deps.logger.info({ message_id: reply.id, attempts, retry_in_s: waitSeconds }, 'reply delivery failed transiently: the conversation waits for its retry');
     return 'retry';
   }
@@ -259,7 +267,8 @@ async function recordSent(
 ): Promise<{ message: Message; team_visibility: boolean; audience: string[] | null } | null> {
   const refs = webhookEventsOf([messageUpdated(reply.business_id, reply.id)]).get(reply.business_id) ?? [];
   const mark = (id: string | null) =>
-    q.maybeOne(sql.type(sentRow)`
+    q.maybeOne(
+      prepared(sql.type(sentRow)`
       with m as (
         update messages m set external_id = ${id}, delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
         where m.id = ${reply.id} and m.external_id is null
@@ -269,7 +278,8 @@ async function recordSent(
       )
       -- Where its live event may go (team-scoped visibility): publishing needs no query for it.
       select m.*, (select count(*) from hooks) as hooks, ${audienceColumns('c')}
-      from m join conversations c on c.id = m.conversation_id`);
+      from m join conversations c on c.id = m.conversation_id`),
+    );
   try {
     const row = await mark(externalId);
     return row ? { message: presentMessage(row), team_visibility: row.team_visibility, audience: row.audience } : null;
@@ -285,10 +295,12 @@ async function recordSent(
 }
 
 async function threadReferences(q: Queryable, conversationId: string, messageId: string): Promise<string[]> {
-  const rows = await q.any(sql.type(z.object({ external_id: z.string() }))`
+  const rows = await q.any(
+    prepared(sql.type(z.object({ external_id: z.string() }))`
     select external_id from messages
     where conversation_id = ${conversationId} and external_id is not null and id <> ${messageId} and not private
-    order by created_at, id`);
+    order by created_at, id`),
+  );
   return rows.map((r) => r.external_id);
 }
 
@@ -336,7 +348,8 @@ async function outboundEmail(q: Queryable, reply: Reply, email: Record<string, u
   const forward = email.forward as { to?: unknown; message_ids?: unknown } | undefined;
   if (!forward) return base;
   const ids = Array.isArray(forward.message_ids) ? (forward.message_ids as string[]) : null;
-  const rows = await q.any(sql.type(quotedRow)`
+  const rows = await q.any(
+    prepared(sql.type(quotedRow)`
     select * from (
       select m.sender_type, m.content, m.html, to_char(m.created_at at time zone 'UTC', 'Dy, DD Mon YYYY HH24:MI "UTC"') as created_at,
              cu.name as customer_name, cu.email as customer_email, u.full_name as agent_name, m.created_at as at, m.id
@@ -348,7 +361,8 @@ async function outboundEmail(q: Queryable, reply: Reply, email: Record<string, u
         ${ids ? sql.fragment`and m.id = any(${sql.array(ids, 'uuid')})` : sql.fragment``}
       order by m.created_at desc, m.id desc
       limit ${MAX_FORWARDED}
-    ) latest order by at, id`);
+    ) latest order by at, id`),
+  );
   const messages: ForwardedMessage[] = rows.map((row) => ({
     from:
       row.sender_type === 'customer'
@@ -375,10 +389,12 @@ async function outboundEmail(q: Queryable, reply: Reply, email: Record<string, u
  */
 export async function requeueReply(deps: Deps, messageId: string): Promise<void> {
   const requeued = await deps.db.transaction(async (tx) => {
-    const row = await tx.maybeOne(sql.type(z.object({ conversation_id: z.string(), business_id: z.string() }))`
+    const row = await tx.maybeOne(
+      prepared(sql.type(z.object({ conversation_id: z.string(), business_id: z.string() }))`
       update messages set delivery_status = 'queued', delivery_attempts = 0, next_delivery_at = null, error = null, updated_at = now()
       where id = ${messageId} and external_id is null and delivery_status in ('queued', 'failed')
-      returning conversation_id, business_id`);
+      returning conversation_id, business_id`),
+    );
     if (row) await tx.query(sql.unsafe`select delivery_arm_drain(${row.conversation_id}::uuid)`);
     if (row) await enqueueWebhookEvents(tx, [messageUpdated(row.business_id, messageId)]);
     return row;

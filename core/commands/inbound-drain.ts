@@ -19,7 +19,7 @@
  * and the rest of the channel goes on. That one message may then land after the customer's next.
  */
 import { z } from 'zod';
-import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { enqueue } from '../jobs.ts';
 import type { PendingEvent } from '../events/live.ts';
 import { enqueueWebhookEvents } from './webhooks-out.ts';
@@ -43,7 +43,7 @@ type Batch = { size: number; failed: number; published: PendingEvent[]; done: st
 
 /** Drains the channel; `publish` gets each batch's live events after its commit. */
 export async function drainInbound(db: Db, channelId: string, publish: (events: PendingEvent[]) => void | Promise<void>): Promise<DrainResult> {
-  const channel = await db.maybeOne(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`);
+  const channel = await db.maybeOne(prepared(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`));
   // A deleted channel took its events with it (on delete cascade).
   if (!channel) return { processed: 0, failed: 0 };
   const result: DrainResult = { processed: 0, failed: 0 };
@@ -68,14 +68,18 @@ const aiAutoReplyRow = z.object({ ai_auto_reply: z.boolean() });
 async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures: boolean): Promise<Batch> {
   // With the lock, whether the business can auto-reply at all: when not, no message of the
   // batch needs the AI agent's own check (one round trip per message saved).
-  const { ai_auto_reply: aiAutoReply } = await tx.one(sql.type(aiAutoReplyRow)`
+  const { ai_auto_reply: aiAutoReply } = await tx.one(
+    prepared(sql.type(aiAutoReplyRow)`
     select pg_advisory_xact_lock(${inboundLocks.drain}, hashtext(${channel.id})) is not null as locked,
            coalesce((select b.ai_auto_reply_enabled and p.ai_auto_reply from businesses b join plans p on p.name = b.plan
-                     where b.id = ${channel.business_id}), false) as ai_auto_reply`);
-  const rows = await tx.any(sql.type(pendingRow)`
+                     where b.id = ${channel.business_id}), false) as ai_auto_reply`),
+  );
+  const rows = await tx.any(
+    prepared(sql.type(pendingRow)`
     select id, event from inbound_events
     where channel_id = ${channel.id} and processed_at is null and failed_at is null
-    order by seq limit ${BATCH_SIZE}`);
+    order by seq limit ${BATCH_SIZE}`),
+  );
   const events = rows.map((row) => row.event as unknown as InboundEvent);
   if (!isolateFailures) {
     return { size: rows.length, failed: 0, published: await applyAll(tx, channel, events, aiAutoReply), done: rows.map((r) => r.id) };
@@ -117,7 +121,7 @@ async function applyAll(tx: Queryable, channel: InboundChannel, events: InboundE
 
 async function markDone(tx: Queryable, batch: Batch): Promise<Batch> {
   if (batch.done.length > 0) {
-    await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(batch.done, 'uuid')})`);
+    await tx.query(prepared(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(batch.done, 'uuid')})`));
   }
   // Webhook endpoints hear of the batch's events through a job of this same transaction.
   await enqueueWebhookEvents(tx, batch.published);
@@ -127,7 +131,7 @@ async function markDone(tx: Queryable, batch: Batch): Promise<Batch> {
 /** Marks the event and gives it a job of its own, so it is retried without holding up the channel. */
 async function handOff(tx: Queryable, eventId: string, error: unknown): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
-  await tx.query(sql.unsafe`update inbound_events set failed_at = now(), last_error = ${reason.slice(0, 2000)} where id = ${eventId}`);
+  await tx.query(prepared(sql.unsafe`update inbound_events set failed_at = now(), last_error = ${reason.slice(0, 2000)} where id = ${eventId}`));
   await enqueue(tx, 'process_inbound', { event_id: eventId });
 }
 
@@ -137,8 +141,10 @@ async function handOff(tx: Queryable, eventId: string, error: unknown): Promise<
  */
 async function morePending(db: Db, channelId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`select pg_advisory_xact_lock(${inboundLocks.store}, hashtext(${channelId}))`);
-    return tx.exists(sql.unsafe`
-      select 1 from inbound_events where channel_id = ${channelId} and processed_at is null and failed_at is null`);
+    await tx.query(prepared(sql.unsafe`select pg_advisory_xact_lock(${inboundLocks.store}, hashtext(${channelId}))`));
+    return tx.exists(
+      prepared(sql.unsafe`
+      select 1 from inbound_events where channel_id = ${channelId} and processed_at is null and failed_at is null`),
+    );
   });
 }

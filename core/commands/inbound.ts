@@ -8,7 +8,7 @@
  *     move a delivery status forward.
  */
 import { z } from 'zod';
-import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../events/live.ts';
 import { enqueueWebhookEvents } from './webhooks-out.ts';
 import { enqueueAiReply } from '../domain/ai-agent.ts';
@@ -49,7 +49,8 @@ export async function storeInboundEvents(q: Queryable, channel: InboundChannel, 
   if (events.length === 0) return [];
   const items = storableText(events.map((event) => ({ kind: event.kind, key: dedupeKey(event), event })));
   rawBody = rawBody === null ? null : storableText(rawBody);
-  const rows = await q.any(sql.type(storedRow)`
+  const rows = await q.any(
+    prepared(sql.type(storedRow)`
     with stored as (
       insert into inbound_events (business_id, channel_id, kind, dedupe_key, event, raw_body)
       select ch.business_id, ch.id, e.item->>'kind', e.item->>'key', e.item->'event', ${rawBody}
@@ -62,7 +63,8 @@ export async function storeInboundEvents(q: Queryable, channel: InboundChannel, 
     ), armed as (
       select inbound_arm_drain(${channel.id}) from (select 1 from stored limit 1) as any_stored
     )
-    select stored.id, (select count(*) from armed) as armed from stored`);
+    select stored.id, (select count(*) from armed) as armed from stored`),
+  );
   return rows.map((r) => r.id);
 }
 
@@ -78,14 +80,16 @@ const eventRow = z.object({
 /** Processes one stored event; returns the live events to publish after commit. Safe to run twice. */
 export async function processInboundEvent(db: Db, eventId: string): Promise<PendingEvent[]> {
   return db.transaction(async (tx) => {
-    const row = await tx.maybeOne(sql.type(eventRow)`
+    const row = await tx.maybeOne(
+      prepared(sql.type(eventRow)`
       select e.id, e.business_id, e.channel_id, ch.type as channel_type, e.event, e.processed_at
       from inbound_events e join channels ch on ch.id = e.channel_id
-      where e.id = ${eventId} for update of e`);
+      where e.id = ${eventId} for update of e`),
+    );
     if (!row || row.processed_at) return [];
     const channel = { id: row.channel_id, business_id: row.business_id, type: row.channel_type };
     const published = await applyInboundEvent(tx, channel, row.event as unknown as InboundEvent);
-    await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = ${row.id}`);
+    await tx.query(prepared(sql.unsafe`update inbound_events set processed_at = now() where id = ${row.id}`));
     await enqueueWebhookEvents(tx, published);
     return published;
   });
@@ -138,8 +142,10 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
     ...storableAttachments(channel.type, message),
     references: threaded ? (message.references ?? []) : undefined,
   }));
-  const applied = await tx.any(sql.type(appliedRow)`
-    select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(applicable as never)})`);
+  const applied = await tx.any(
+    prepared(sql.type(appliedRow)`
+    select * from inbound_apply_messages(${channel.business_id}, ${channel.id}, ${channel.type}, ${sql.jsonb(applicable as never)})`),
+  );
   await storeEmailParts(tx, messages, applied);
   const events: PendingEvent[] = [];
   for (const row of applied) {
@@ -187,13 +193,15 @@ const newRank = { sent: 1, delivered: 2, read: 3, failed: 2 } as const;
 
 /** Moves a sent message's delivery status forward only: queued → sent → delivered → read, or failed. */
 async function applyReceipt(tx: Queryable, channel: InboundChannel, receipt: DeliveryReceipt): Promise<PendingEvent[]> {
-  const updated = await tx.maybeOne(sql.type(idRow)`
+  const updated = await tx.maybeOne(
+    prepared(sql.type(idRow)`
     update messages set
       delivery_status = ${receipt.status},
       error = case when ${receipt.status} = 'failed' then ${receipt.error ?? 'Delivery failed'} else error end,
       updated_at = now()
     where channel_id = ${channel.id} and external_id = ${receipt.externalId} and ${statusRank} < ${newRank[receipt.status]}
-    returning id`);
+    returning id`),
+  );
   if (!updated) return [];
   return [messageUpdated(channel.business_id, updated.id)];
 }

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-templates.ts';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
 import { audienceRead, conversationUpdated, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
@@ -156,7 +156,8 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
     input.checkReplyWindow && !input.template
       ? sql.fragment`(c.channel_type <> all(${sql.array([...WINDOWED_CHANNEL_TYPES], 'text')}) or coalesce(c.reply_window_expires_at > now(), false))`
       : sql.fragment`true`;
-  const row = await q.one(sql.type(outcomeRow)`
+  const row = await q.one(
+    prepared(sql.type(outcomeRow)`
     with conversation as (
       select c.id, c.channel_id, c.channel_type, c.reply_window_expires_at,
              ${windowCheck} as window_open, ${audienceColumns('c')}
@@ -206,7 +207,8 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
            ${rules.counted ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
            (select count(*) from job) as jobs, (select count(*) from hooks) as hooks, m.*
-    from (select) as one left join reservation on true left join message m on true`);
+    from (select) as one left join reservation on true left join message m on true`),
+  );
   if (!row.found) throw notFound('Conversation not found');
   if (input.unlessEmail && row.email_channel === true) return { emailFieldsNeeded: true };
   if (row.window_open === false) throw replyWindowClosed((row.window_closed_at as string | null) ?? null);

@@ -13,7 +13,7 @@
  * (the business's own endpoints), and the answer of a write the caller just made.
  */
 import { z } from '../../lib/zod.ts';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { notFound } from '../errors.ts';
 import { audienceColumns, audienceFields, visibleTo, type Viewer } from '../domain/team-visibility.ts';
 import {
@@ -46,11 +46,13 @@ export async function labelsByConversation(q: Queryable, rows: readonly Pick<Con
   const byConversation = new Map<string, string[]>();
   if (rows.length === 0) return byConversation;
   const businesses = [...new Set(rows.map((r) => r.business_id))];
-  const found = await q.any(sql.type(labelNameRow)`
+  const found = await q.any(
+    prepared(sql.type(labelNameRow)`
     select cl.conversation_id, l.name
     from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
     where cl.business_id = any(${sql.array(businesses, 'uuid')}) and cl.conversation_id = any(${sql.array([...new Set(rows.map((r) => r.id))], 'uuid')})
-    order by lower(l.name)`);
+    order by lower(l.name)`),
+  );
   for (const r of found) {
     const names = byConversation.get(r.conversation_id);
     if (names) names.push(r.name);
@@ -102,9 +104,11 @@ async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Prom
 /** The list entries of these conversations of the business (others are left out), keyed by id: live events and webhooks. */
 export async function conversationListItems(q: Queryable, businessId: string, ids: string[]): Promise<Map<string, ConversationListItem>> {
   if (ids.length === 0) return new Map();
-  const rows = await q.any(sql.type(conversationRow)`
+  const rows = await q.any(
+    prepared(sql.type(conversationRow)`
     select ${conversationColumns} from conversations c
-    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`),
+  );
   const items = await listItemsOf(q, rows);
   return new Map(items.map((item) => [item.id, item]));
 }
@@ -122,9 +126,11 @@ export async function conversationListItemsWithAudience(
   ids: string[],
 ): Promise<{ conversation: ConversationListItem; audience: { team_visibility: boolean; audience: string[] | null } }[]> {
   if (ids.length === 0) return [];
-  const rows = await q.any(sql.type(conversationWithAudience)`
+  const rows = await q.any(
+    prepared(sql.type(conversationWithAudience)`
     select ${conversationColumns}, ${audienceColumns('c')} from conversations c
-    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`),
+  );
   const items = await listItemsOf(q, rows);
   return items.map((conversation, i) => ({ conversation, audience: { team_visibility: rows[i]!.team_visibility, audience: rows[i]!.audience } }));
 }

@@ -8,16 +8,18 @@
  * (`visibleCustomer`: not merged away, not being erased); a read by uuid shows the row as it is,
  * as a conversation's own customer or an event about a customer just changed shows it.
  */
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { customerColumns, customerRow, presentCustomer, visibleCustomer, type Customer } from '../presenters/customer.ts';
 
 /** These customers (by uuid) as GET /customers/{id} shows them, keyed by uuid; unknown ids are left out. */
 export async function customersByIds(q: Queryable, ids: (string | null)[]): Promise<Map<string, Customer>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await q.any(sql.type(customerRow)`
+  const rows = await q.any(
+    prepared(sql.type(customerRow)`
     select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id
-    where cu.id = any(${sql.array(wanted, 'uuid')})`);
+    where cu.id = any(${sql.array(wanted, 'uuid')})`),
+  );
   return new Map(rows.map((r) => [r.id, presentCustomer(r)]));
 }
 

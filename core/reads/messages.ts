@@ -10,7 +10,7 @@
  * read a route makes first (core/reads/conversations.ts); these take conversations already known.
  */
 import { z } from '../../lib/zod.ts';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { cursorColumn, type Cursor } from './keyset.ts';
@@ -18,9 +18,11 @@ import { cursorColumn, type Cursor } from './keyset.ts';
 /** These messages of the business as GET …/messages shows them (others are left out), keyed by id. */
 export async function messagesByIds(q: Queryable, businessId: string, ids: string[]): Promise<Map<string, Message>> {
   if (ids.length === 0) return new Map();
-  const rows = await q.any(sql.type(messageRow)`
+  const rows = await q.any(
+    prepared(sql.type(messageRow)`
     select ${messageColumns} from messages m
-    where m.business_id = ${businessId} and m.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+    where m.business_id = ${businessId} and m.id = any(${sql.array([...new Set(ids)], 'uuid')})`),
+  );
   return new Map(rows.map((r) => [r.id, presentMessage(r)]));
 }
 
@@ -37,10 +39,12 @@ export async function messagesWithAudience(
   ids: string[],
 ): Promise<{ message: Message; audience: { team_visibility: boolean; audience: string[] | null } }[]> {
   if (ids.length === 0) return [];
-  const rows = await q.any(sql.type(messageWithAudience)`
+  const rows = await q.any(
+    prepared(sql.type(messageWithAudience)`
     select ${messageColumns}, ${audienceColumns('c')}
     from messages m join conversations c on c.id = m.conversation_id and c.business_id = m.business_id
-    where m.business_id = ${businessId} and m.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+    where m.business_id = ${businessId} and m.id = any(${sql.array([...new Set(ids)], 'uuid')})`),
+  );
   return rows.map((row) => ({ message: presentMessage(row), audience: { team_visibility: row.team_visibility, audience: row.audience } }));
 }
 
@@ -50,12 +54,14 @@ export async function messagesWithAudience(
  */
 export async function lastMessages(q: Queryable, conversationIds: string[]): Promise<Map<string, Message>> {
   if (conversationIds.length === 0) return new Map();
-  const rows = await q.any(sql.type(messageRow)`
+  const rows = await q.any(
+    prepared(sql.type(messageRow)`
     select ${messageColumns}
     from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
     cross join lateral (
       select * from messages m where m.conversation_id = ids.id and not m.private and m.delivery_status is distinct from 'scheduled' order by m.created_at desc, m.id desc limit 1
-    ) m`);
+    ) m`),
+  );
   return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
 }
 

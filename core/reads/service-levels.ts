@@ -4,7 +4,7 @@
  * (core/reads/conversations.ts).
  */
 import { z } from '../../lib/zod.ts';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import {
   conversationCsatSchema,
   slaBreachSchema,
@@ -27,7 +27,8 @@ export async function serviceLevelsByConversation(q: Queryable, rows: readonly S
   const out = new Map<string, ServiceLevels>();
   if (rows.length === 0) return out;
   const businesses = [...new Set(rows.map((r) => r.business_id))];
-  const found = await q.any(sql.type(extrasRow)`
+  const found = await q.any(
+    prepared(sql.type(extrasRow)`
     select ids.id as conversation_id,
       (select p.name from sla_policies p where p.business_id = ids.business_id and p.id = ids.policy_id) as policy_name,
       coalesce((select json_agg(json_build_object(
@@ -50,7 +51,8 @@ export async function serviceLevelsByConversation(q: Queryable, rows: readonly S
       rows.map((r) => r.sla_policy_id),
       'uuid',
     )}) as ids(id, business_id, policy_id)
-    where ids.business_id = any(${sql.array(businesses, 'uuid')})`);
+    where ids.business_id = any(${sql.array(businesses, 'uuid')})`),
+  );
   const byId = new Map(found.map((f) => [f.conversation_id, f]));
   for (const r of rows) {
     const extra = byId.get(r.id);

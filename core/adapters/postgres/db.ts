@@ -4,7 +4,8 @@
  * Timestamps come back as ISO 8601 strings with milliseconds, counts (int8) as numbers.
  * Waits on the database are bounded (`timeoutMs`, DB_TIMEOUT): see db-outage.ts.
  */
-import { createPool, createSqlTag, SchemaValidationError, type DatabasePool, type CommonQueryMethods, type Interceptor } from 'slonik';
+import { createHash } from 'node:crypto';
+import { createPool, createSqlTag, SchemaValidationError, type DatabasePool, type CommonQueryMethods, type Interceptor, type QuerySqlToken } from 'slonik';
 import { boundedDriverFactory } from './db-outage.ts';
 
 export type Db = DatabasePool;
@@ -12,6 +13,45 @@ export type Db = DatabasePool;
 export type Queryable = CommonQueryMethods;
 
 export const sql = createSqlTag();
+
+/**
+ * Distinct statement texts `prepared` names at most; past it a text runs unnamed, as every other
+ * statement does (each prepared statement holds its plan in every connection that ran it).
+ */
+const MAX_PREPARED = 500;
+const preparedNames = new Map<string, string>();
+
+/**
+ * The statement as a named prepared statement: each connection parses and plans it once, then
+ * only binds and executes (an unnamed statement is parsed and planned on every run, which on the
+ * hot paths cost PostgreSQL more CPU than executing them). Every connection of the pool plans
+ * with `plan_cache_mode = force_generic_plan` (createDb), so a prepared statement is planned
+ * once without its parameters: mark only statements whose best plan does not depend on the
+ * values, i.e. lookups by key (`id = $1`, `id = any($1)`) on the reply, delivery and webhook
+ * paths. Lists, search and reports stay unnamed. The name is the text's hash, so statements
+ * built from fragments get one name per variant.
+ */
+export function prepared<T extends QuerySqlToken>(query: T): T {
+  let name = preparedNames.get(query.sql);
+  if (name === undefined) {
+    if (preparedNames.size >= MAX_PREPARED) return query;
+    name = `parley_${createHash('sha1').update(query.sql).digest('base64url')}`;
+    preparedNames.set(query.sql, name);
+  }
+  return { ...query, name };
+}
+
+/**
+ * The connection string with `plan_cache_mode = force_generic_plan` added to its startup
+ * options (kept beside any it has): see `prepared`. It also holds for the statements inside
+ * Parley's PL/pgSQL functions, which are all keyed by id as well.
+ */
+export function withGenericPlans(connectionUri: string): string {
+  const url = new URL(connectionUri);
+  const options = [url.searchParams.get('options'), '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' ');
+  url.searchParams.set('options', options);
+  return url.toString();
+}
 
 const resultParserInterceptor: Interceptor = {
   name: 'zod-result-parser',
@@ -38,7 +78,7 @@ export type DbOptions = {
 
 export async function createDb(connectionUri: string, options: DbOptions = {}): Promise<Db> {
   const timeoutMs = options.timeoutMs ?? 5000;
-  return createPool(connectionUri, {
+  return createPool(withGenericPlans(connectionUri), {
     maxPoolSize: options.maxPoolSize ?? 10,
     // A transaction that loses a deadlock or serialization race (SQLSTATE class 40) is run again
     // from the start, at most twice, so a client sees a 500 only when the race keeps repeating.
