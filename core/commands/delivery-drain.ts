@@ -119,8 +119,11 @@ export async function drainDeliveries(deps: Deps, conversationId: string, job: D
 async function drain(deps: Deps, q: Queryable, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
   const outcome: DrainOutcome = { sent: 0, failed: 0, waiting: false };
   const channels = new Map<string, RuntimeChannel | null>();
+  // The next reply, when the statement that recorded the last one sent read it already.
+  let next: Reply | null | undefined;
   for (let run = 0; ; run++) {
-    const reply = await oldestQueued(q, conversationId);
+    const reply = next === undefined ? await oldestQueued(q, conversationId) : next;
+    next = undefined;
     if (!reply) {
       if (await morePending(q, conversationId)) continue;
       return outcome;
@@ -137,7 +140,9 @@ async function drain(deps: Deps, q: Queryable, conversationId: string, job: Drai
     if (reply.channel_id && !channels.has(reply.channel_id)) {
       channels.set(reply.channel_id, await loadChannel(q, deps.config.encryptionKey, reply.channel_id));
     }
-    const result = await deliverOne(deps, q, reply, reply.channel_id ? (channels.get(reply.channel_id) ?? null) : null);
+    const delivered = await deliverOne(deps, q, reply, reply.channel_id ? (channels.get(reply.channel_id) ?? null) : null);
+    const result = typeof delivered === 'string' ? delivered : 'sent';
+    if (typeof delivered !== 'string') next = delivered.next;
     if (result === 'retry') {
       const next = await oldestQueued(q, conversationId);
       await scheduleDrain(q, conversationId, new Date(Date.now() + Math.max(0, next?.wait_ms ?? 0)));
@@ -147,22 +152,30 @@ async function drain(deps: Deps, q: Queryable, conversationId: string, job: Drai
   }
 }
 
-/** The conversation's oldest queued reply, with what sending it needs. */
-const oldestQueued = (q: Queryable, conversationId: string) =>
-  q.maybeOne(
-    prepared(sql.type(replyRow)`
-    select m.id, m.business_id, m.conversation_id, m.content, m.attachments, m.delivery_attempts, m.template, m.email,
-           (extract(epoch from m.next_delivery_at - clock_timestamp()) * 1000)::float8 as wait_ms,
-           c.channel_id, c.subject,
-           cu.platform_user_id as customer_platform_user_id, cu.name as customer_name,
-           cu.email as customer_email, cu.phone as customer_phone
-    from messages m
-    join conversations c on c.id = m.conversation_id
-    left join customers cu on cu.id = c.customer_id
-    where m.conversation_id = ${conversationId} and m.delivery_status = 'queued'
-    order by m.created_at, m.id
-    limit 1`),
-  );
+/**
+ * The conversation's oldest queued reply, with what sending it needs, as a select whose columns
+ * are named `${prefix}<field of replyRow>`; `after`: leaving that reply out (it is being marked
+ * sent by the same statement, whose snapshot still sees it queued).
+ */
+const queuedReply = (prefix: '' | 'next_', conversationId: string, after: string | null) => {
+  const as = (name: keyof Reply) => sql.identifier([`${prefix}${name}`]);
+  return sql.fragment`
+    select q.id as ${as('id')}, q.business_id as ${as('business_id')}, q.conversation_id as ${as('conversation_id')},
+           q.content as ${as('content')}, q.attachments as ${as('attachments')}, q.delivery_attempts as ${as('delivery_attempts')},
+           q.template as ${as('template')}, q.email as ${as('email')},
+           (extract(epoch from q.next_delivery_at - clock_timestamp()) * 1000)::float8 as ${as('wait_ms')},
+           qc.channel_id as ${as('channel_id')}, qc.subject as ${as('subject')},
+           qcu.platform_user_id as ${as('customer_platform_user_id')}, qcu.name as ${as('customer_name')},
+           qcu.email as ${as('customer_email')}, qcu.phone as ${as('customer_phone')}
+    from messages q
+    join conversations qc on qc.id = q.conversation_id
+    left join customers qcu on qcu.id = qc.customer_id
+    where q.conversation_id = ${conversationId} and q.delivery_status = 'queued' ${after ? sql.fragment`and q.id <> ${after}` : sql.fragment``}
+    order by q.created_at, q.id
+    limit 1`;
+};
+
+const oldestQueued = (q: Queryable, conversationId: string) => q.maybeOne(prepared(sql.type(replyRow)`${queuedReply('', conversationId, null)}`));
 
 /**
  * The last look: with the STORE lock held exclusively, every transaction that was storing a
@@ -189,8 +202,17 @@ async function morePending(q: Queryable, conversationId: string): Promise<boolea
 /** The next drain of the conversation at `at` (an earlier waiting one is moved to `at`). */
 const scheduleDrain = (q: Queryable, conversationId: string, at: Date) => enqueue(q, 'deliver_message', { conversation_id: conversationId }, { runAt: at });
 
-/** Sends one reply and records the outcome; 'retry' when it waits for another attempt. */
-async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: RuntimeChannel | null): Promise<'sent' | 'failed' | 'retry'> {
+/**
+ * Sends one reply and records the outcome; 'retry' when it waits for another attempt. Sent: the
+ * conversation's next queued reply too, as the statement that recorded this one read it
+ * (undefined: not read).
+ */
+async function deliverOne(
+  deps: Deps,
+  q: Queryable,
+  reply: Reply,
+  channel: RuntimeChannel | null,
+): Promise<'sent' | 'failed' | 'retry' | { next: Reply | null | undefined }> {
   if (!channel) return settleFailed(deps, q, reply, "The conversation's channel was deleted", false);
   const connector = connectorFor(channel.type);
   // Internal connectors (webchat, widget) deliver to whoever has the conversation open.
@@ -225,7 +247,7 @@ async function deliverOne(deps: Deps, q: Queryable, reply: Reply, channel: Runti
   // A widget visitor's open widgets show the reply (the /widget socket, core/domain/visitors/visitor-messages.ts).
   const visitorEvent = connector.liveToVisitor ? await loadVisitorMessageEvent(q, reply.id) : null;
   if (visitorEvent) deps.events.publish(visitorEvent);
-  return 'sent';
+  return { next: sent ? sent.next : undefined };
 }
 
 /**
@@ -252,19 +274,31 @@ async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: stri
 /**
  * Marks a delivered reply sent with the platform's id (none from the internal connectors, where
  * Parley is the platform), in one statement that also enqueues its `message.updated` webhook
- * (webhook_events_enqueue, migration 0113) and returns the message as it now is, for the live
- * event: no read after it. The id is unique per channel (inbound messages are deduplicated by
- * it); if another message already holds it, the reply still went out: it is `sent` without an
- * id, since failing here would send it again. Null when the reply was settled already.
+ * (webhook_events_enqueue, migration 0113), returns the message as it now is, for the live
+ * event, and reads the conversation's next queued reply for the drain: one round trip per reply
+ * sent. The id is unique per channel (inbound messages are deduplicated by it); if another
+ * message already holds it, the reply still went out: it is `sent` without an id, since failing
+ * here would send it again. Null when the reply was settled already.
  */
-const sentRow = messageRow.extend(audienceFields);
+type NextReplyShape = { [K in keyof typeof replyRow.shape as `next_${K}`]: z.ZodNullable<(typeof replyRow.shape)[K]> };
+const nextReplyRow = z.object(
+  Object.fromEntries(Object.entries(replyRow.shape).map(([name, schema]) => [`next_${name}`, schema.nullable()])) as NextReplyShape,
+);
+const sentRow = messageRow.extend(audienceFields).extend(nextReplyRow.shape);
+
+/** The next reply of a "sent" row: null when none is queued (every next_ column is null then). */
+function nextReplyOf(row: z.infer<typeof sentRow>): Reply | null {
+  if (row.next_id === null) return null;
+  // Each column passed its own schema (made nullable only for the row that is not there).
+  return Object.fromEntries(Object.keys(replyRow.shape).map((name) => [name, row[`next_${name as keyof Reply}`]])) as Reply;
+}
 
 async function recordSent(
   deps: Deps,
   q: Queryable,
   reply: Reply,
   externalId: string | null,
-): Promise<{ message: Message; team_visibility: boolean; audience: string[] | null } | null> {
+): Promise<{ message: Message; team_visibility: boolean; audience: string[] | null; next: Reply | null } | null> {
   const refs = webhookEventsOf([messageUpdated(reply.business_id, reply.id)]).get(reply.business_id) ?? [];
   const mark = (id: string | null) =>
     q.maybeOne(
@@ -275,22 +309,22 @@ async function recordSent(
         returning ${messageColumns}
       ), hooks as (
         select webhook_events_enqueue(${reply.business_id}::uuid, ${sql.jsonb(refs as never)}) from m
-      )
+      ), next as (${queuedReply('next_', reply.conversation_id, reply.id)})
       -- Where its live event may go (team-scoped visibility): publishing needs no query for it.
-      select m.*, (select count(*) from hooks) as hooks, ${audienceColumns('c')}
-      from m join conversations c on c.id = m.conversation_id`),
+      select m.*, (select count(*) from hooks) as hooks, ${audienceColumns('c')}, next.*
+      from m join conversations c on c.id = m.conversation_id left join next on true`),
     );
+  const sent = (row: z.infer<typeof sentRow> | null) =>
+    row ? { message: presentMessage(row), team_visibility: row.team_visibility, audience: row.audience, next: nextReplyOf(row) } : null;
   try {
-    const row = await mark(externalId);
-    return row ? { message: presentMessage(row), team_visibility: row.team_visibility, audience: row.audience } : null;
+    return sent(await mark(externalId));
   } catch (error) {
     if (externalId === null || !(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
     deps.logger.warn(
       { message_id: reply.id, external_id: externalId },
       'the platform id of a sent message is already taken on its channel: recorded as sent without it',
     );
-    const row = await mark(null);
-    return row ? { message: presentMessage(row), team_visibility: row.team_visibility, audience: row.audience } : null;
+    return sent(await mark(null));
   }
 }
 
