@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { repoRoot } from './helpers/cli.ts';
+import { procfileFlags } from './helpers/procfile.ts';
 
 const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
 type Service = {
@@ -84,4 +85,20 @@ test('.env.example names every variable docker-compose requires; a filled-in .en
   for (const name of ['JWT_SECRET', 'CONFIG_ENCRYPTION_KEY']) t.regex(example, new RegExp(`^${name}=$`, 'm'));
   t.regex(read('.dockerignore'), /^\.env$/m);
   t.regex(read('.gitignore'), /^\.env$/m);
+});
+
+test('web and worker get the same V8 flags (heap caps) from the Procfile, the image, docker-compose and npm run web/worker', (t) => {
+  const pkg = JSON.parse(read('package.json'));
+  for (const type of ['web', 'worker'] as const) {
+    const flags = procfileFlags(type);
+    t.true(
+      flags.some((flag) => /^--max-old-space-size=\d+$/.test(flag)),
+      `${type}: old space capped`,
+    );
+    t.deepEqual(services[type].command!.slice(1, -2), flags, `docker-compose ${type}`);
+    t.is(pkg.scripts[type], ['node', ...flags, 'bin/parley.js', type].join(' '), `npm run ${type}`);
+  }
+  const cmd = read('Dockerfile').match(/^CMD (\[.*\])$/m)![1]!;
+  t.deepEqual(JSON.parse(cmd), ['node', ...procfileFlags('web'), 'bin/parley.js', 'web']);
+  t.regex(read('Dockerfile'), /^ENV MALLOC_ARENA_MAX=2$/m);
 });

@@ -18,6 +18,7 @@ import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, waitFor } from './helpers/worker.ts';
 import { closedPort } from './helpers/ports.ts';
 import { spawnParley, stopProcess } from './helpers/processes.ts';
+import { procfileFlags } from './helpers/procfile.ts';
 import { startFakeMeta, type FakeMeta } from './fakes/meta.ts';
 import { startFakeS3, type FakeS3 } from './fakes/s3.ts';
 
@@ -160,7 +161,8 @@ async function startChildren(env: Record<string, string>): Promise<{ web: ChildP
   const port = await closedPort();
   const webUrl = `http://127.0.0.1:${port}`;
   const shared = {
-    NODE_OPTIONS: '--max-semi-space-size=8',
+    // The image's allocator setting; each child gets its process type's V8 flags from the Procfile (heap caps included).
+    MALLOC_ARENA_MAX: '2',
     JWT_SECRET: jwtSecret,
     PUBLIC_URL: webUrl,
     META_GRAPH_URL: meta.graphUrl,
@@ -168,8 +170,12 @@ async function startChildren(env: Record<string, string>): Promise<{ web: ChildP
     MAX_ATTACHMENT_BYTES: String(LARGE_FILE_BYTES),
     ...env,
   };
-  const web = spawnParley(app, ['web'], { ...shared, PORT: String(port) });
-  const worker = spawnParley(app, ['worker'], { ...shared, WORKER_TASKS: 'process_inbound,fetch_attachment' });
+  const web = spawnParley(app, ['web'], { ...shared, NODE_OPTIONS: procfileFlags('web').join(' '), PORT: String(port) });
+  const worker = spawnParley(app, ['worker'], {
+    ...shared,
+    NODE_OPTIONS: procfileFlags('worker').join(' '),
+    WORKER_TASKS: 'process_inbound,fetch_attachment',
+  });
   await waitFor(async () => (await fetch(`${webUrl}/readyz`).catch(() => null))?.ok, 30_000, 'parley web ready');
   return { web, worker, webUrl };
 }

@@ -1,5 +1,5 @@
 /**
- * Child processes of a bench run: Parley's own `web` and `worker` (`node --max-semi-space-size=8 bin/parley.js …`, as the Procfile), the
+ * Child processes of a bench run: Parley's own `web` and `worker` (`node <the Procfile's flags> bin/parley.js …`, as the Procfile), the
  * baseline servers in bench/baselines, and a private redis-server. Output goes to a log file in
  * bench/results/logs (read it when a row fails); readiness is a line in that log or an HTTP
  * answer. Peak RSS is the kernel's high-water mark (VmHWM), so no sampling can miss a peak.

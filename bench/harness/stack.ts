@@ -14,6 +14,7 @@ import { migrate } from '../../core/adapters/postgres/migrate.ts';
 import { startEmbeddedPostgres } from '../../core/adapters/postgres/embedded-postgres.ts';
 import { startFakeMeta, type FakeMeta } from '../../test/fakes/meta.ts';
 import { startFakeOllama, type FakeOllama } from '../../test/fakes/ollama.ts';
+import { procfileFlags } from '../../test/helpers/procfile.ts';
 import { clearLogs, freePort, root, spawnChild, spawnNode, startRedis, untilHttpOk, untilLogged, type Child } from './processes.ts';
 
 export type Web = { child: Child; url: string };
@@ -106,9 +107,14 @@ export async function openStack(options: { quick: boolean }): Promise<Stack> {
       // Production's default level: request and job logs are part of what is measured.
       LOG_LEVEL: 'info',
     };
-    // As the Procfile starts them: the plain-JS entry point with the same V8 flag.
-    const parley = (label: string, command: string, extra: Record<string, string>) =>
-      spawnChild(label, process.execPath, ['--max-semi-space-size=8', path.join(root, 'bin', 'parley.js'), command], { ...env, ...extra });
+    // As the Procfile starts them: the plain-JS entry point with that process type's V8 flags,
+    // and the image's MALLOC_ARENA_MAX (Dockerfile).
+    const parley = (label: string, command: 'web' | 'worker', extra: Record<string, string>) =>
+      spawnChild(label, process.execPath, [...procfileFlags(command), path.join(root, 'bin', 'parley.js'), command], {
+        MALLOC_ARENA_MAX: '2',
+        ...env,
+        ...extra,
+      });
 
     const startWeb = async (label: string, extra: Record<string, string> = {}): Promise<Web> => {
       const port = await freePort();

@@ -20,6 +20,7 @@ import type { AnyConnector, HandshakeLookup, InboundEvent, WebhookHandshake, Web
 import { defineRoute, type AnyRoute } from '../../route.ts';
 import { rawBody } from '../../middlewares/raw-body.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
+import { turnstile } from '../../../lib/one-at-a-time.ts';
 
 const tags = ['Webhooks'];
 
@@ -89,6 +90,10 @@ async function channelById(deps: Deps, type: string, channelId: string): Promise
  */
 async function receiveShared(ctx: Context, deps: Deps, type: string, webhook: Webhook): Promise<number> {
   const request = webhookRequest(ctx, deps);
+  return inTurn(request, () => receiveSharedEvents(deps, type, webhook, request));
+}
+
+async function receiveSharedEvents(deps: Deps, type: string, webhook: Webhook, request: WebhookRequest): Promise<number> {
   const events = await webhook.parse(request);
   const byKey = new Map<string, InboundEvent[]>();
   for (const event of events) {
@@ -106,13 +111,24 @@ async function receiveShared(ctx: Context, deps: Deps, type: string, webhook: We
   return store(deps, batches, request.rawBody);
 }
 
+/**
+ * Posts larger than this are parsed and stored one at a time per process. A 25 MB e-mail holds
+ * about its own size again in JavaScript strings while it is parsed and stored (the raw text,
+ * its parts in base64, the event's JSON), and the web process's old space is capped (Procfile:
+ * --max-old-space-size=96): a burst of them at once could otherwise add up past the cap. Their
+ * raw bodies are read beside each other as before (Buffers, outside the JavaScript heap).
+ */
+const LARGE_BODY_BYTES = 1024 * 1024;
+const largeBodies = turnstile();
+const inTurn = <T>(request: WebhookRequest, work: () => Promise<T>): Promise<T> =>
+  request.rawBody.length > LARGE_BODY_BYTES ? largeBodies.inTurn(work) : work();
+
 /** Endpoints that carry the channel id: verify against that channel, then store. */
 async function receiveForChannel(ctx: Context, deps: Deps, type: string, webhook: Webhook, channelId: string): Promise<number> {
   const channel = await channelById(deps, type, channelId);
   const request = webhookRequest(ctx, deps);
   verify(deps, webhook, request, channel);
-  const events = await webhook.parse(request);
-  return store(deps, [{ channel, events }], request.rawBody);
+  return inTurn(request, async () => store(deps, [{ channel, events: await webhook.parse(request) }], request.rawBody));
 }
 
 /** The answer: the connector's fixed reply (Twilio's TwiML) or the JSON ack. */
