@@ -29,9 +29,11 @@ import type { Customer } from '../presenters/customer.ts';
 import type { Message } from '../presenters/message.ts';
 import { SLA_DUE_SOON_MINUTES, type ServiceLevels } from '../presenters/service-levels.ts';
 import { customersByIds } from './customers.ts';
+import { customerColumns, customerRow, presentCustomer } from '../presenters/customer.ts';
+import { messageRow, presentMessage } from '../presenters/message.ts';
 import { cursorColumn, pageOf, type Cursor } from './keyset.ts';
-import { allMessages, lastMessages, messagePage } from './messages.ts';
-import { serviceLevelsByConversation } from './service-levels.ts';
+import { allMessages, latestVisibleMessage, messagePage } from './messages.ts';
+import { serviceLevelsByConversation, serviceLevelsOf, slaExtrasColumns, slaExtrasFields } from './service-levels.ts';
 
 /** Whom a read is for: a member (team-scoped visibility applies), or the business as a whole. */
 export type Reader = Viewer | { businessId: string };
@@ -81,23 +83,64 @@ async function extrasOf(q: Queryable, rows: readonly ConversationRow[]): Promise
   return { customers, labels, levels };
 }
 
-/** List entries (GET /conversations) for rows already read, in their order; the four reads side by side (on the pool). */
+/** A column of the extras statement, named `${part}.${column}` (customer, last message). */
+const partColumns = (alias: string, part: string, row: z.ZodObject) =>
+  sql.join(
+    Object.keys(row.shape).map((name) => sql.fragment`${sql.identifier([alias, name])} as ${sql.identifier([`${part}.${name}`])}`),
+    sql.fragment`, `,
+  );
+
+/** The columns of one part of an extras row, without their prefix; null when the part is not there (its id is null). */
+function partOf(row: Record<string, unknown>, part: string, schema: z.ZodObject): Record<string, unknown> | null {
+  if (row[`${part}.id`] === null) return null;
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, row[`${part}.${name}`]]));
+}
+
+const extrasRow = z.object({ conversation_id: z.string(), label_names: z.array(z.string()), ...slaExtrasFields }).catchall(z.unknown());
+
+/**
+ * List entries (GET /conversations, the live events, the webhooks) for rows already read, in
+ * their order: customer, latest message, labels, SLA and CSAT in one statement, however many
+ * conversations (the parts as core/reads/customers.ts, messages.ts and service-levels.ts read
+ * them, each parsed by its own row schema).
+ */
 async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
-  const [customers, latest, labels, levels] = await Promise.all([
-    customersByIds(
-      q,
-      rows.map((r) => r.customer_id),
-    ),
-    lastMessages(
-      q,
+  if (rows.length === 0) return [];
+  const found = await q.any(
+    prepared(sql.type(extrasRow)`
+    select ids.id as conversation_id, ${partColumns('cux', 'customer', customerRow)}, ${partColumns('lm', 'last', messageRow)},
+      (select coalesce(array_agg(l.name order by lower(l.name)), '{}')
+       from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
+       where cl.business_id = ids.business_id and cl.conversation_id = ids.id) as label_names,
+      ${slaExtrasColumns}
+    from unnest(${sql.array(
       rows.map((r) => r.id),
-    ),
-    labelsByConversation(q, rows),
-    serviceLevelsByConversation(q, rows),
-  ]);
+      'uuid',
+    )}, ${sql.array(
+      rows.map((r) => r.business_id),
+      'uuid',
+    )}, ${sql.array(
+      rows.map((r) => r.customer_id),
+      'uuid',
+    )}, ${sql.array(
+      rows.map((r) => r.sla_policy_id),
+      'uuid',
+    )}) as ids(id, business_id, customer_id, policy_id)
+    left join lateral (select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ids.customer_id) cux on true
+    left join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) lm on true`),
+  );
+  const byId = new Map(found.map((f) => [f.conversation_id, f]));
   return rows.map((r) => {
-    const [customer, names, level] = extrasFor({ customers, labels, levels }, r);
-    return presentConversationListItem(r, customer, names, latest.get(r.id) ?? null, level);
+    const extra = byId.get(r.id);
+    const customer = extra ? partOf(extra, 'customer', customerRow) : null;
+    const last = extra ? partOf(extra, 'last', messageRow) : null;
+    return presentConversationListItem(
+      r,
+      customer ? presentCustomer(customerRow.parse(customer)) : null,
+      extra?.label_names ?? [],
+      last ? presentMessage(messageRow.parse(last)) : null,
+      serviceLevelsOf(r, extra),
+    );
   });
 }
 

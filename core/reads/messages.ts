@@ -11,6 +11,7 @@
  */
 import { z } from '../../lib/zod.ts';
 import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
+import type { FragmentSqlToken } from 'slonik';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { cursorColumn, type Cursor } from './keyset.ts';
@@ -49,18 +50,22 @@ export async function messagesWithAudience(
 }
 
 /**
- * Each conversation's latest message the customer can see: a private note is left out, as it
- * leaves `last_message_at` and the conversation's place in the inbox (docs/decisions.md#private-notes-and-mentions).
+ * The conversation's latest message the customer can see, as a select for a lateral join on a
+ * conversation id: a private note is left out, as it leaves `last_message_at` and the
+ * conversation's place in the inbox (docs/decisions.md#private-notes-and-mentions).
  */
+export const latestVisibleMessage = (conversationId: FragmentSqlToken) => sql.fragment`
+  select ${messageColumns} from messages m
+  where m.conversation_id = ${conversationId} and not m.private and m.delivery_status is distinct from 'scheduled'
+  order by m.created_at desc, m.id desc limit 1`;
+
+/** Each conversation's latest message the customer can see (latestVisibleMessage). */
 export async function lastMessages(q: Queryable, conversationIds: string[]): Promise<Map<string, Message>> {
   if (conversationIds.length === 0) return new Map();
   const rows = await q.any(
     prepared(sql.type(messageRow)`
-    select ${messageColumns}
-    from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
-    cross join lateral (
-      select * from messages m where m.conversation_id = ids.id and not m.private and m.delivery_status is distinct from 'scheduled' order by m.created_at desc, m.id desc limit 1
-    ) m`),
+    select m.* from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
+    cross join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) m`),
   );
   return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
 }
