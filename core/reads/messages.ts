@@ -59,17 +59,6 @@ export const latestVisibleMessage = (conversationId: FragmentSqlToken) => sql.fr
   where m.conversation_id = ${conversationId} and not m.private and m.delivery_status is distinct from 'scheduled'
   order by m.created_at desc, m.id desc limit 1`;
 
-/** Each conversation's latest message the customer can see (latestVisibleMessage). */
-export async function lastMessages(q: Queryable, conversationIds: string[]): Promise<Map<string, Message>> {
-  if (conversationIds.length === 0) return new Map();
-  const rows = await q.any(
-    prepared(sql.type(messageRow)`
-    select m.* from unnest(${sql.array(conversationIds, 'uuid')}) as ids(id)
-    cross join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) m`),
-  );
-  return new Map(rows.map((r) => [r.conversation_id, presentMessage(r)]));
-}
-
 const pagedMessageRow = messageRow.extend({ cursor_at: z.string() });
 
 /**
