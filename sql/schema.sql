@@ -1018,6 +1018,8 @@ declare
   v_assignee uuid;
   v_opened boolean := false;
   v_message uuid;
+  -- One instant for the message and its conversation (last_message_at, the reply window).
+  v_now timestamptz := clock_timestamp();
 begin
   perform pg_advisory_xact_lock(hashtext(p_channel_id::text || ':' || p_from_id));
   if exists (select 1 from messages m where m.channel_id = p_channel_id and m.external_id = p_external_id) then
@@ -1076,18 +1078,24 @@ begin
       resolved_by = case when c.status = 'resolved' then null else c.resolved_by end,
       -- The customer wrote: a snoozed conversation wakes (docs/decisions.md#snooze-priority-bulk-and-scheduled-send).
       snoozed_at = null, snoozed_until = null,
-      last_message_at = clock_timestamp(), updated_at = clock_timestamp()
+      -- WhatsApp's reply window moves in this update, so the messages_reply_window trigger
+      -- finds it moved already and writes nothing: one update of the conversation, not two.
+      reply_window_expires_at = case
+        when c.channel_type = 'whatsapp' and (c.reply_window_expires_at is null or c.reply_window_expires_at < v_now + interval '24 hours')
+        then v_now + interval '24 hours' else c.reply_window_expires_at end,
+      last_message_at = v_now, updated_at = v_now
     where c.id = v_conversation;
   else
-    insert into conversations as c (business_id, customer_id, channel_id, channel_type, status, subject, last_message_at, created_at, updated_at)
-    values (p_business_id, v_customer, p_channel_id, p_channel_type, 'open', p_subject, clock_timestamp(), clock_timestamp(), clock_timestamp())
+    insert into conversations as c (business_id, customer_id, channel_id, channel_type, status, subject, last_message_at, created_at, updated_at, reply_window_expires_at)
+    values (p_business_id, v_customer, p_channel_id, p_channel_type, 'open', p_subject, v_now, v_now, v_now,
+            case when p_channel_type = 'whatsapp' then v_now + interval '24 hours' end)
     returning c.id into v_conversation;
     v_opened := true;
     v_assignee := null;
   end if;
 
   insert into messages as m (business_id, conversation_id, sender_type, content, attachments, channel_id, external_id, created_at, updated_at)
-  values (p_business_id, v_conversation, 'customer', p_text, p_attachments, p_channel_id, p_external_id, clock_timestamp(), clock_timestamp())
+  values (p_business_id, v_conversation, 'customer', p_text, p_attachments, p_channel_id, p_external_id, v_now, v_now)
   on conflict (channel_id, external_id, business_id) where external_id is not null do nothing
   returning m.id into v_message;
   if v_message is null then

@@ -187,6 +187,14 @@ test.serial('the customer writes again: the window reopens and free-form replies
   } finally {
     await worker.stop();
   }
+  // Moved by the inbound function's own update of the conversation, to the message's own instant.
+  const [moved] = await query(
+    wa.app,
+    `select c.reply_window_expires_at = m.created_at + interval '24 hours' as exact, c.last_message_at = m.created_at as last
+     from conversations c join messages m on m.conversation_id = c.id and m.external_id = 'wamid.again' where c.id = $1`,
+    [wa.conversationId],
+  );
+  t.deepEqual(moved, { exact: true, last: true });
   t.is((await reply({ content: 'Thanks, on it' })).status, 200);
 });
 
