@@ -96,23 +96,46 @@ function partOf(row: Record<string, unknown>, part: string, schema: z.ZodObject)
   return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, row[`${part}.${name}`]]));
 }
 
-const extrasRow = z.object({ conversation_id: z.string(), label_names: z.array(z.string()), ...slaExtrasFields }).catchall(z.unknown());
-
 /**
- * List entries (GET /conversations, the live events, the webhooks) for rows already read, in
- * their order: customer, latest message, labels, SLA and CSAT in one statement, however many
- * conversations (the parts as core/reads/customers.ts, messages.ts and service-levels.ts read
- * them, each parsed by its own row schema).
+ * What a list entry carries beside its row, as columns over a relation `ids` (id, business_id,
+ * customer_id, policy_id) with the lateral joins `extrasJoins`: the customer (`customer.*`), the
+ * latest message (`last.*`), the label names, the SLA and CSAT (slaExtrasColumns). The parts are
+ * read as core/reads/customers.ts, messages.ts and service-levels.ts read them, and each is
+ * parsed by its own row schema.
  */
+const extrasColumns = sql.fragment`
+  ${partColumns('cux', 'customer', customerRow)}, ${partColumns('lm', 'last', messageRow)},
+  (select coalesce(array_agg(l.name order by lower(l.name)), '{}')
+   from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
+   where cl.business_id = ids.business_id and cl.conversation_id = ids.id) as label_names,
+  ${slaExtrasColumns}`;
+const extrasJoins = sql.fragment`
+  left join lateral (select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ids.customer_id) cux on true
+  left join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) lm on true`;
+const extrasFields = { label_names: z.array(z.string()), ...slaExtrasFields };
+type ListExtras = z.infer<z.ZodObject<typeof extrasFields>> & Record<string, unknown>;
+
+/** The list entry of a row and its extras (none: read as a conversation with no customer, labels or messages). */
+function listItemOf(r: ConversationRow, extra: ListExtras | undefined): ConversationListItem {
+  const customer = extra ? partOf(extra, 'customer', customerRow) : null;
+  const last = extra ? partOf(extra, 'last', messageRow) : null;
+  return presentConversationListItem(
+    r,
+    customer ? presentCustomer(customerRow.parse(customer)) : null,
+    extra?.label_names ?? [],
+    last ? presentMessage(messageRow.parse(last)) : null,
+    serviceLevelsOf(r, extra),
+  );
+}
+
+const extrasRow = z.object({ conversation_id: z.string(), ...extrasFields }).catchall(z.unknown());
+
+/** List entries (GET /conversations) for rows already read, in their order: their extras in one statement, however many. */
 async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
   if (rows.length === 0) return [];
   const found = await q.any(
     prepared(sql.type(extrasRow)`
-    select ids.id as conversation_id, ${partColumns('cux', 'customer', customerRow)}, ${partColumns('lm', 'last', messageRow)},
-      (select coalesce(array_agg(l.name order by lower(l.name)), '{}')
-       from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
-       where cl.business_id = ids.business_id and cl.conversation_id = ids.id) as label_names,
-      ${slaExtrasColumns}
+    select ids.id as conversation_id, ${extrasColumns}
     from unnest(${sql.array(
       rows.map((r) => r.id),
       'uuid',
@@ -126,37 +149,31 @@ async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Prom
       rows.map((r) => r.sla_policy_id),
       'uuid',
     )}) as ids(id, business_id, customer_id, policy_id)
-    left join lateral (select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ids.customer_id) cux on true
-    left join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) lm on true`),
+    ${extrasJoins}`),
   );
   const byId = new Map(found.map((f) => [f.conversation_id, f]));
-  return rows.map((r) => {
-    const extra = byId.get(r.id);
-    const customer = extra ? partOf(extra, 'customer', customerRow) : null;
-    const last = extra ? partOf(extra, 'last', messageRow) : null;
-    return presentConversationListItem(
-      r,
-      customer ? presentCustomer(customerRow.parse(customer)) : null,
-      extra?.label_names ?? [],
-      last ? presentMessage(messageRow.parse(last)) : null,
-      serviceLevelsOf(r, extra),
-    );
-  });
+  return rows.map((r) => listItemOf(r, byId.get(r.id)));
 }
+
+/** These conversations of the business with their extras, one statement: the live events' and the webhooks' read. */
+const itemsByIds = <T extends z.ZodObject>(row: T, audience: boolean, businessId: string, ids: string[]) =>
+  prepared(sql.type(row)`
+    select ${conversationColumns}, ${audience ? sql.fragment`${audienceColumns('c')},` : sql.fragment``} ${extrasColumns}
+    from conversations c
+    cross join lateral (select c.id, c.business_id, c.customer_id, c.sla_policy_id as policy_id) ids
+    ${extrasJoins}
+    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
+
+const conversationWithExtras = conversationRow.extend(extrasFields).catchall(z.unknown());
 
 /** The list entries of these conversations of the business (others are left out), keyed by id: live events and webhooks. */
 export async function conversationListItems(q: Queryable, businessId: string, ids: string[]): Promise<Map<string, ConversationListItem>> {
   if (ids.length === 0) return new Map();
-  const rows = await q.any(
-    prepared(sql.type(conversationRow)`
-    select ${conversationColumns} from conversations c
-    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`),
-  );
-  const items = await listItemsOf(q, rows);
-  return new Map(items.map((item) => [item.id, item]));
+  const rows = await q.any(itemsByIds(conversationWithExtras, false, businessId, ids));
+  return new Map(rows.map((row) => [row.id, listItemOf(row, row)]));
 }
 
-const conversationWithAudience = conversationRow.extend(audienceFields);
+const conversationWithAudience = conversationRow.extend(audienceFields).extend(extrasFields).catchall(z.unknown());
 
 /**
  * conversationListItems, each with who may see it under team-scoped visibility
@@ -169,13 +186,8 @@ export async function conversationListItemsWithAudience(
   ids: string[],
 ): Promise<{ conversation: ConversationListItem; audience: { team_visibility: boolean; audience: string[] | null } }[]> {
   if (ids.length === 0) return [];
-  const rows = await q.any(
-    prepared(sql.type(conversationWithAudience)`
-    select ${conversationColumns}, ${audienceColumns('c')} from conversations c
-    where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`),
-  );
-  const items = await listItemsOf(q, rows);
-  return items.map((conversation, i) => ({ conversation, audience: { team_visibility: rows[i]!.team_visibility, audience: rows[i]!.audience } }));
+  const rows = await q.any(itemsByIds(conversationWithAudience, true, businessId, ids));
+  return rows.map((row) => ({ conversation: listItemOf(row, row), audience: { team_visibility: row.team_visibility, audience: row.audience } }));
 }
 
 /** The conversation's row, when the reader may see it; 404 `Conversation not found` otherwise (as another business's). */
