@@ -25,15 +25,13 @@ import {
   type ConversationListItem,
   type ConversationRow,
 } from '../presenters/conversation.ts';
-import type { Customer } from '../presenters/customer.ts';
 import type { Message } from '../presenters/message.ts';
-import { SLA_DUE_SOON_MINUTES, type ServiceLevels } from '../presenters/service-levels.ts';
-import { customersByIds } from './customers.ts';
+import { SLA_DUE_SOON_MINUTES } from '../presenters/service-levels.ts';
 import { customerColumns, customerRow, presentCustomer } from '../presenters/customer.ts';
 import { messageRow, presentMessage } from '../presenters/message.ts';
 import { cursorColumn, pageOf, type Cursor } from './keyset.ts';
 import { allMessages, latestVisibleMessage, messagePage } from './messages.ts';
-import { serviceLevelsByConversation, serviceLevelsOf, slaExtrasColumns, slaExtrasFields } from './service-levels.ts';
+import { serviceLevelsOf, slaExtrasColumns, slaExtrasFields } from './service-levels.ts';
 
 /** Whom a read is for: a member (team-scoped visibility applies), or the business as a whole. */
 export type Reader = Viewer | { businessId: string };
@@ -61,26 +59,6 @@ export async function labelsByConversation(q: Queryable, rows: readonly Pick<Con
     else byConversation.set(r.conversation_id, [r.name]);
   }
   return byConversation;
-}
-
-type Extras = { customers: Map<string, Customer>; labels: Map<string, string[]>; levels: Map<string, ServiceLevels> };
-
-/** What every presentation of a conversation carries beside its row and messages: customer, labels, SLA and CSAT. */
-const extrasFor = (extras: Extras, r: ConversationRow) =>
-  [r.customer_id ? (extras.customers.get(r.customer_id) ?? null) : null, extras.labels.get(r.id) ?? [], extras.levels.get(r.id)] as const;
-
-/**
- * The extras of these conversations, one query after the other: the reads that run inside a
- * transaction (a write's answer, the export's snapshot) use its one connection.
- */
-async function extrasOf(q: Queryable, rows: readonly ConversationRow[]): Promise<Extras> {
-  const customers = await customersByIds(
-    q,
-    rows.map((r) => r.customer_id),
-  );
-  const labels = await labelsByConversation(q, rows);
-  const levels = await serviceLevelsByConversation(q, rows);
-  return { customers, labels, levels };
 }
 
 /** A column of the extras statement, named `${part}.${column}` (customer, last message). */
@@ -115,24 +93,35 @@ const extrasJoins = sql.fragment`
 const extrasFields = { label_names: z.array(z.string()), ...slaExtrasFields };
 type ListExtras = z.infer<z.ZodObject<typeof extrasFields>> & Record<string, unknown>;
 
-/** The list entry of a row and its extras (none: read as a conversation with no customer, labels or messages). */
-function listItemOf(r: ConversationRow, extra: ListExtras | undefined): ConversationListItem {
+/**
+ * What every presentation of a conversation carries beside its row and messages, from its extras
+ * (none: read as a conversation with no customer, labels or messages).
+ */
+function partsOf(r: ConversationRow, extra: ListExtras | undefined) {
   const customer = extra ? partOf(extra, 'customer', customerRow) : null;
   const last = extra ? partOf(extra, 'last', messageRow) : null;
-  return presentConversationListItem(
-    r,
-    customer ? presentCustomer(customerRow.parse(customer)) : null,
-    extra?.label_names ?? [],
-    last ? presentMessage(messageRow.parse(last)) : null,
-    serviceLevelsOf(r, extra),
-  );
+  return {
+    customer: customer ? presentCustomer(customerRow.parse(customer)) : null,
+    labels: extra?.label_names ?? [],
+    last: last ? presentMessage(messageRow.parse(last)) : null,
+    levels: serviceLevelsOf(r, extra),
+  };
+}
+
+/** The list entry of a row and its extras. */
+function listItemOf(r: ConversationRow, extra: ListExtras | undefined): ConversationListItem {
+  const { customer, labels, last, levels } = partsOf(r, extra);
+  return presentConversationListItem(r, customer, labels, last, levels);
 }
 
 const extrasRow = z.object({ conversation_id: z.string(), ...extrasFields }).catchall(z.unknown());
 
-/** List entries (GET /conversations) for rows already read, in their order: their extras in one statement, however many. */
-async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
-  if (rows.length === 0) return [];
+/**
+ * The extras of rows already read, keyed by conversation id: one statement however many rows,
+ * also inside a transaction (a write's answer, the export's snapshot).
+ */
+async function extrasOf(q: Queryable, rows: readonly ConversationRow[]): Promise<Map<string, ListExtras>> {
+  if (rows.length === 0) return new Map();
   const found = await q.any(
     prepared(sql.type(extrasRow)`
     select ids.id as conversation_id, ${extrasColumns}
@@ -151,8 +140,13 @@ async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Prom
     )}) as ids(id, business_id, customer_id, policy_id)
     ${extrasJoins}`),
   );
-  const byId = new Map(found.map((f) => [f.conversation_id, f]));
-  return rows.map((r) => listItemOf(r, byId.get(r.id)));
+  return new Map(found.map((f) => [f.conversation_id, f]));
+}
+
+/** List entries (GET /conversations) for rows already read, in their order. */
+async function listItemsOf(q: Queryable, rows: readonly ConversationRow[]): Promise<ConversationListItem[]> {
+  const extras = await extrasOf(q, rows);
+  return rows.map((r) => listItemOf(r, extras.get(r.id)));
 }
 
 /** These conversations of the business with their extras, one statement: the live events' and the webhooks' read. */
@@ -203,7 +197,7 @@ export async function loadConversation(q: Queryable, reader: Reader, id: string,
   const row = await findConversation(q, reader, id);
   const extras = await extrasOf(q, [row]);
   const { messages } = await messagePage(q, row.id, 100, undefined, options);
-  const [customer, labels, levels] = extrasFor(extras, row);
+  const { customer, labels, levels } = partsOf(row, extras.get(row.id));
   return presentConversation(row, customer, labels, messages, levels);
 }
 
@@ -303,7 +297,7 @@ export async function customerHistory(q: Queryable, businessId: string, customer
     byConversation.set(m.conversation_id, list);
   }
   const conversations = rows.map((r) => {
-    const [customer, labels, levels] = extrasFor(extras, r);
+    const { customer, labels, levels } = partsOf(r, extras.get(r.id));
     return presentConversation(r, customer, labels, byConversation.get(r.id) ?? [], levels);
   });
   return { conversations, messages };

@@ -1,10 +1,10 @@
 /**
- * Each conversation's `sla` and `csat` (core/presenters/service-levels.ts), for a page of
- * conversations in one query however many there are. Part of the conversation reads
+ * Each conversation's `sla` and `csat` (core/presenters/service-levels.ts): the columns the
+ * conversation reads' one extras statement selects for them, and what they make of a row
  * (core/reads/conversations.ts).
  */
 import { z } from '../../lib/zod.ts';
-import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
+import { sql } from '../adapters/postgres/db.ts';
 import {
   conversationCsatSchema,
   slaBreachSchema,
@@ -20,8 +20,7 @@ export const slaExtrasFields = {
   csat: conversationCsatSchema.nullable(),
   now: z.string(),
 };
-const extrasRow = z.object({ conversation_id: z.string(), ...slaExtrasFields });
-type SlaExtras = Omit<z.infer<typeof extrasRow>, 'conversation_id'>;
+type SlaExtras = z.infer<z.ZodObject<typeof slaExtrasFields>>;
 
 /**
  * The columns that make each conversation's `sla` and `csat` (slaExtrasFields), for rows `ids`
@@ -40,29 +39,6 @@ export const slaExtrasColumns = sql.fragment`
           'rated_at', to_char(v.rated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
         from csat_surveys v where v.business_id = ids.business_id and v.conversation_id = ids.id) as csat,
       now() as now`;
-
-/** Each conversation's `sla` and `csat`, keyed by id. */
-export async function serviceLevelsByConversation(q: Queryable, rows: readonly SlaColumns[]): Promise<Map<string, ServiceLevels>> {
-  if (rows.length === 0) return new Map();
-  const businesses = [...new Set(rows.map((r) => r.business_id))];
-  const found = await q.any(
-    prepared(sql.type(extrasRow)`
-    select ids.id as conversation_id, ${slaExtrasColumns}
-    from unnest(${sql.array(
-      rows.map((r) => r.id),
-      'uuid',
-    )}, ${sql.array(
-      rows.map((r) => r.business_id),
-      'uuid',
-    )}, ${sql.array(
-      rows.map((r) => r.sla_policy_id),
-      'uuid',
-    )}) as ids(id, business_id, policy_id)
-    where ids.business_id = any(${sql.array(businesses, 'uuid')})`),
-  );
-  const byId = new Map(found.map((f) => [f.conversation_id, f]));
-  return new Map(rows.map((r) => [r.id, serviceLevelsOf(r, byId.get(r.id))]));
-}
 
 /** A conversation's `sla` and `csat` from its row and its slaExtrasColumns (none: the business's row was not found). */
 export function serviceLevelsOf(r: SlaColumns, extra: SlaExtras | undefined): ServiceLevels {
