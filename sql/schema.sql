@@ -1154,6 +1154,57 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.inbound_drain_enter(p_channel_id uuid)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if pg_try_advisory_lock(20202, hashtext(p_channel_id::text)) then
+    return true;
+  end if;
+  -- Held: with STORE exclusive (no drain leaves meanwhile), try once more, else come back.
+  perform pg_advisory_xact_lock(20201, hashtext(p_channel_id::text));
+  if pg_try_advisory_lock(20202, hashtext(p_channel_id::text)) then
+    return true;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'process_inbound',
+    payload => json_build_object('channel_id', p_channel_id::text),
+    job_key => 'inbound:' || p_channel_id::text,
+    run_at => now() + interval '1 second'
+  );
+  return false;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.inbound_drain_leave(p_channel_id uuid)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_advisory_xact_lock(20201, hashtext(p_channel_id::text));
+  if exists (select 1 from inbound_events e where e.channel_id = p_channel_id and e.processed_at is null and e.failed_at is null) then
+    return false;
+  end if;
+  perform pg_advisory_unlock(20202, hashtext(p_channel_id::text));
+  -- A drain that found this one running waits to come back later. Brought forward to now: an
+  -- event stored from here on finds it waiting and arms nothing, so it must not wait for that time.
+  if exists (
+    select 1 from graphile_worker._private_jobs j
+    where j.key = 'inbound:' || p_channel_id::text and j.locked_at is null and j.run_at > now()
+  ) then
+    perform graphile_worker.add_job(
+      identifier => 'process_inbound',
+      payload => json_build_object('channel_id', p_channel_id::text),
+      job_key => 'inbound:' || p_channel_id::text
+    );
+  end if;
+  return true;
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.messages_move_reply_window()
  RETURNS trigger
  LANGUAGE plpgsql

@@ -73,6 +73,7 @@ test('the private columns and public functions relied on exist with their types'
       and (c.relname, a.attname) in (
         ('_private_jobs', 'id'), ('_private_jobs', 'key'), ('_private_jobs', 'locked_at'), ('_private_jobs', 'locked_by'),
         ('_private_jobs', 'attempts'), ('_private_jobs', 'max_attempts'), ('_private_jobs', 'job_queue_id'), ('_private_jobs', 'payload'),
+        ('_private_jobs', 'run_at'),
         ('_private_job_queues', 'id'), ('_private_job_queues', 'locked_by'), ('_private_job_queues', 'locked_at'))
     order by 1`);
   t.deepEqual(columns, [
@@ -87,6 +88,7 @@ test('the private columns and public functions relied on exist with their types'
     '_private_jobs.locked_by text',
     '_private_jobs.max_attempts smallint',
     '_private_jobs.payload json',
+    '_private_jobs.run_at timestamp with time zone',
   ]);
   const functions = await app.deps.db.anyFirst(sql.type(z.object({ f: z.string() }))`
     select p.proname as f from pg_proc p

@@ -4,14 +4,18 @@
  * job per event in a per-channel serial queue, which ran at the worker's poll speed (a few
  * messages a second on a busy WhatsApp number).
  *
- * Order: one drain of a channel runs at a time (the DRAIN lock, per batch), and each batch takes
- * the oldest pending events, so a customer's messages are threaded in the order they arrived.
+ * Order: one drain of a channel runs at a time, holding the DRAIN lock on its own connection for
+ * its whole run (SQL inbound_drain_enter, migration 0119), and each batch takes the oldest pending
+ * events, so a customer's messages are threaded in the order they arrived. A drain that finds
+ * DRAIN taken does not wait for it (a worker slot and a pool connection each, as a busy channel
+ * piled them up): it comes back in a second, and the running drain brings it forward as it leaves.
  *
  * Nothing is left behind: storing an event arms the drain job (key `inbound:<channel>`); when
  * the drain runs already, graphile-worker adds a new job beside it. The one gap — the job being
  * taken by a worker while the event's transaction arms it, so no new job is made — is closed by
- * the STORE lock: the drain's last look takes it exclusively, waiting for every event still
- * being stored (inbound.ts inboundLocks).
+ * the STORE lock: the drain's last look (SQL inbound_drain_leave) takes it exclusively, waiting
+ * for every event still being stored (inbound.ts inboundLocks), and lets DRAIN go in that same
+ * step, so no event can be stored between a last look that missed it and the drain's release.
  *
  * A failing event: the batch is rolled back and run again with each event in a savepoint; an
  * event that fails again is marked (failed_at, last_error) and handed to a job of its own
@@ -31,6 +35,8 @@ const BATCH_SIZE = 50;
 
 const pendingRow = z.object({ id: z.string(), event: z.record(z.string(), z.unknown()) });
 const channelRow = z.object({ id: z.string(), business_id: z.string(), type: z.string() });
+const enteredRow = z.object({ entered: z.boolean() });
+const leftRow = z.object({ left: z.boolean() });
 
 export type DrainResult = {
   /** Events applied (duplicates included: they are done too). */
@@ -43,35 +49,44 @@ type Batch = { size: number; failed: number; published: PendingEvent[]; done: st
 
 /** Drains the channel; `publish` gets each batch's live events after its commit. */
 export async function drainInbound(db: Db, channelId: string, publish: (events: PendingEvent[]) => void | Promise<void>): Promise<DrainResult> {
-  const channel = await db.maybeOne(prepared(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`));
-  // A deleted channel took its events with it (on delete cascade).
-  if (!channel) return { processed: 0, failed: 0 };
-  const result: DrainResult = { processed: 0, failed: 0 };
-  for (;;) {
-    let batch: Batch;
+  return db.connect(async (connection) => {
+    const channel = await connection.maybeOne(prepared(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`));
+    // A deleted channel took its events with it (on delete cascade).
+    if (!channel) return { processed: 0, failed: 0 };
+    // Another drain of the channel runs: this one comes back (the SQL function re-armed it).
+    if (!(await connection.oneFirst(prepared(sql.type(enteredRow)`select inbound_drain_enter(${channel.id}) as entered`)))) return { processed: 0, failed: 0 };
+    let left = false;
     try {
-      batch = await db.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, false)));
-    } catch {
-      // Something in the batch failed: find which event, apply the others.
-      batch = await db.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, true)));
+      const result: DrainResult = { processed: 0, failed: 0 };
+      for (;;) {
+        let batch: Batch;
+        try {
+          batch = await connection.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, false)));
+        } catch {
+          // Something in the batch failed: find which event, apply the others.
+          batch = await connection.transaction(async (tx) => markDone(tx, await runBatch(tx, channel, true)));
+        }
+        await publish(batch.published);
+        result.processed += batch.size - batch.failed;
+        result.failed += batch.failed;
+        if (batch.size < BATCH_SIZE && (left = await leave(connection, channel.id))) return result;
+      }
+    } finally {
+      // Failed on the way (the job is retried): DRAIN goes back with the connection, never held by the pool.
+      if (!left) await connection.query(prepared(sql.unsafe`select pg_advisory_unlock(${inboundLocks.drain}, hashtext(${channel.id}))`));
     }
-    await publish(batch.published);
-    result.processed += batch.size - batch.failed;
-    result.failed += batch.failed;
-    if (batch.size < BATCH_SIZE && !(await morePending(db, channel.id))) return result;
-  }
+  });
 }
 
 /** Made once, as every row schema on a hot path (a schema built per call costs zod's set-up and compilation each time). */
 const aiAutoReplyRow = z.object({ ai_auto_reply: z.boolean() });
 
 async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures: boolean): Promise<Batch> {
-  // With the lock, whether the business can auto-reply at all: when not, no message of the
-  // batch needs the AI agent's own check (one round trip per message saved).
+  // Whether the business can auto-reply at all: when not, no message of the batch needs the AI
+  // agent's own check (one round trip per message saved).
   const { ai_auto_reply: aiAutoReply } = await tx.one(
     prepared(sql.type(aiAutoReplyRow)`
-    select pg_advisory_xact_lock(${inboundLocks.drain}, hashtext(${channel.id})) is not null as locked,
-           coalesce((select b.ai_auto_reply_enabled and p.ai_auto_reply from businesses b join plans p on p.name = b.plan
+    select coalesce((select b.ai_auto_reply_enabled and p.ai_auto_reply from businesses b join plans p on p.name = b.plan
                      where b.id = ${channel.business_id}), false) as ai_auto_reply`),
   );
   const rows = await tx.any(
@@ -136,15 +151,10 @@ async function handOff(tx: Queryable, eventId: string, error: unknown): Promise<
 }
 
 /**
- * The last look: with the STORE lock held exclusively, every transaction that was storing an
- * event of this channel has committed, so its event is visible here (or it armed a new drain).
+ * The last look (SQL inbound_drain_leave): with the STORE lock held exclusively, every transaction
+ * that was storing an event of this channel has committed, so its event is visible here (or it
+ * armed a new drain). Nothing pending: DRAIN is let go in the same statement (true).
  */
-async function morePending(db: Db, channelId: string): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    await tx.query(prepared(sql.unsafe`select pg_advisory_xact_lock(${inboundLocks.store}, hashtext(${channelId}))`));
-    return tx.exists(
-      prepared(sql.unsafe`
-      select 1 from inbound_events where channel_id = ${channelId} and processed_at is null and failed_at is null`),
-    );
-  });
+async function leave(q: Queryable, channelId: string): Promise<boolean> {
+  return q.oneFirst(prepared(sql.type(leftRow)`select inbound_drain_leave(${channelId}) as left`));
 }
