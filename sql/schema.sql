@@ -973,12 +973,53 @@ end;
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.delivery_drain_started(p_job_id bigint, p_conversation_id uuid)
- RETURNS void
+CREATE OR REPLACE FUNCTION public.delivery_drain_enter(p_job_id bigint, p_conversation_id uuid)
+ RETURNS boolean
  LANGUAGE plpgsql
 AS $function$
 begin
+  -- The key is given up first: a reply stored from here on arms the next drain.
   perform graphile_job_release_key(p_job_id, 'deliver:' || p_conversation_id::text);
+  if pg_try_advisory_lock(20204, hashtext(p_conversation_id::text)) then
+    return true;
+  end if;
+  -- Held: with STORE exclusive (no drain leaves meanwhile), try once more, else come back.
+  perform pg_advisory_xact_lock(20203, hashtext(p_conversation_id::text));
+  if pg_try_advisory_lock(20204, hashtext(p_conversation_id::text)) then
+    return true;
+  end if;
+  perform graphile_worker.add_job(
+    identifier => 'deliver_message',
+    payload => json_build_object('conversation_id', p_conversation_id::text),
+    job_key => 'deliver:' || p_conversation_id::text,
+    run_at => now() + interval '1 second'
+  );
+  return false;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.delivery_drain_leave(p_conversation_id uuid)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_advisory_xact_lock(20203, hashtext(p_conversation_id::text));
+  if exists (select 1 from messages m where m.conversation_id = p_conversation_id and m.delivery_status = 'queued') then
+    return false;
+  end if;
+  perform pg_advisory_unlock(20204, hashtext(p_conversation_id::text));
+  if exists (
+    select 1 from graphile_worker._private_jobs j
+    where j.key = 'deliver:' || p_conversation_id::text and j.locked_at is null and j.run_at > now()
+  ) then
+    perform graphile_worker.add_job(
+      identifier => 'deliver_message',
+      payload => json_build_object('conversation_id', p_conversation_id::text),
+      job_key => 'deliver:' || p_conversation_id::text
+    );
+  end if;
+  return true;
 end;
 $function$
 ;

@@ -114,7 +114,7 @@ test('graphile_job_waiting sees an unlocked job by key; with p_unattempted, not 
 });
 
 test('add_job replacing a running keyed job uses up its attempts; releasing the key first avoids it', async (t) => {
-  // The behaviour delivery_drain_started (graphile_job_release_key) exists for.
+  // The behaviour delivery_drain_enter (graphile_job_release_key) exists for.
   const key = `internals:${randomUUID()}`;
   const first = await addJob(app.deps.db, 'internals_probe', { n: 1 }, { jobKey: key });
   await lockAsWorker(first, 'probe-worker');

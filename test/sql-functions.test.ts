@@ -6,6 +6,7 @@
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import type { InboundMessage } from '../connectors/messages.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace } from './helpers/fixtures.ts';
@@ -87,22 +88,36 @@ test("reserve_monthly_message: counts up to the plan's monthly limit exactly, th
   t.is(total, max);
 });
 
-test('delivery_drain_started: the running drain gives up its key, so the next reply arms a new drain', async (t) => {
+test('delivery_drain_enter: the drain gives up its key and takes DRAIN; a second drain finds DRAIN taken and comes back in a second', async (t) => {
   const conversationId = randomUUID();
+  const key = `deliver:${conversationId}`;
   await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
-  const [job] = await app.sql(`select id::text from graphile_worker.jobs where key = $1`, [`deliver:${conversationId}`]);
+  const [job] = await app.sql(`select id::text from graphile_worker.jobs where key = $1`, [key]);
   t.truthy(job);
-  await app.sql(`select delivery_drain_started($1::bigint, $2)`, [job.id, randomUUID()]);
-  t.is(
-    (await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key,
-    `deliver:${conversationId}`,
-    "another conversation's id changes nothing",
-  );
-  await app.sql(`select delivery_drain_started($1::bigint, $2)`, [job.id, conversationId]);
-  t.is((await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key, null);
-  await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
-  const jobs = await app.sql(`select id::text from graphile_worker.jobs where id = $1::bigint or key = $2 order by id`, [job.id, `deliver:${conversationId}`]);
-  t.is(jobs.length, 2);
+  // Each drain on a connection of its own, as a worker's drain holds one.
+  const first = new pg.Client({ connectionString: app.databaseUrl });
+  const second = new pg.Client({ connectionString: app.databaseUrl });
+  await Promise.all([first.connect(), second.connect()]);
+  try {
+    const enter = async (client: pg.Client, jobId: string, conversation: string) =>
+      (await client.query('select delivery_drain_enter($1::bigint, $2) as entered', [jobId, conversation])).rows[0].entered as boolean;
+    t.true(await enter(first, job.id, randomUUID()), "another conversation's drain enters");
+    t.is((await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key, key, "another conversation's id changes nothing");
+    t.true(await enter(first, job.id, conversationId));
+    t.is((await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [job.id]))[0].key, null, 'the running drain gave up its key');
+    await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
+    const [next] = await app.sql(`select id::text from graphile_worker.jobs where key = $1`, [key]);
+    t.truthy(next, 'the next reply armed a new drain');
+    t.false(await enter(second, next.id, conversationId), 'DRAIN is taken');
+    const [back] = await app.sql(`select run_at > now() + interval '500 milliseconds' as later from graphile_worker.jobs where key = $1`, [key]);
+    t.true(back.later, 'it comes back in a second');
+    t.true((await first.query('select delivery_drain_leave($1) as left', [conversationId])).rows[0].left, 'nothing queued: the first drain leaves');
+    const [brought] = await app.sql(`select run_at <= now() as due from graphile_worker.jobs where key = $1`, [key]);
+    t.true(brought.due, 'leaving, it brought the waiting drain forward');
+    t.true(await enter(second, next.id, conversationId), 'DRAIN is free again');
+  } finally {
+    await Promise.all([first.end(), second.end()]);
+  }
 });
 
 test('webhook_events_enqueue: a dispatch_webhooks job, as the catalogue reads it, only when an active endpoint takes one of the types', async (t) => {

@@ -14,14 +14,17 @@
  *
  * Arming: storing a reply calls the SQL function delivery_arm_drain (migration 0085), which
  * writes a job only when no drain is waiting to run already: no job row and no NOTIFY per reply.
- * A drain gives up its job key as it starts, so a reply stored while it runs arms the next one.
- * The one gap — a reply whose transaction found the waiting job just before a worker took it —
- * is closed by the STORE lock, as in the inbound drain: the drain's last look takes it
- * exclusively and so waits for that reply's commit.
+ * A drain gives up its job key as it starts (delivery_drain_enter, migration 0120), so a reply
+ * stored while it runs arms the next one. The one gap — a reply whose transaction found the
+ * waiting job just before a worker took it — is closed by the STORE lock, as in the inbound
+ * drain: the drain's last look (delivery_drain_leave) takes it exclusively and so waits for that
+ * reply's commit, and lets DRAIN go in the same step.
  *
  * One drain of a conversation at a time: a session advisory lock (DRAIN) on the drain's own
  * connection, held while it sends (no transaction stays open across a platform call). A drain
- * that finds it taken comes back in a second.
+ * that finds it taken comes back in a second (a net for a drain whose worker died), and the
+ * running drain brings it forward as it leaves, so a reply stored after that last look does not
+ * wait for that second.
  *
  * At least once, never twice after a platform id: a reply is sent only while `queued`; a worker
  * killed between the platform's answer and the update sends it again on the next drain.
@@ -33,7 +36,7 @@ import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { audienceRead, messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
-import { enqueueWebhookEvents, webhookEventsOf } from './webhooks-out.ts';
+import { enqueueWebhookEvents, webhookEventsFor } from './webhooks-out.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { loadChannel } from './channel-runtime.ts';
 import type { RuntimeChannel } from '../domain/channels/channel-row.ts';
@@ -91,31 +94,32 @@ export type DrainOutcome = { sent: number; failed: number; waiting: boolean };
 type DrainJob = { id: string; abortSignal?: AbortSignal };
 
 /** The drain's own rows, made once (a schema built per call costs zod's set-up and compilation each time). */
-const lockedRow = z.object({ locked: z.boolean() });
-const lookRow = z.object({ more: z.boolean(), released: z.boolean() });
+const enteredRow = z.object({ entered: z.boolean() });
+const leftRow = z.object({ left: z.boolean() });
 
 /** Drains the conversation's queued replies; `job` is the drain's own job (its key is given up). */
 export async function drainDeliveries(deps: Deps, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
   return deps.db.connect(async (connection) => {
-    // The key is given up first (a reply stored from here on arms the next drain), in the statement that tries the lock.
-    const locked = await connection.oneFirst(
-      prepared(sql.type(lockedRow)`
-      select pg_try_advisory_lock(${deliveryLocks.drain}, hashtext(${conversationId})) as locked
-      from (select delivery_drain_started(${job.id}::bigint, ${conversationId}::uuid)) as started`),
+    const entered = await connection.oneFirst(
+      prepared(sql.type(enteredRow)`select delivery_drain_enter(${job.id}::bigint, ${conversationId}::uuid) as entered`),
     );
-    if (!locked) {
-      // Another drain of this conversation runs; it may be past its last look, so come back.
-      await scheduleDrain(connection, conversationId, new Date(Date.now() + 1000));
-      return { sent: 0, failed: 0, waiting: true };
-    }
-    try {
-      return await drain(deps, connection, conversationId, job);
-    } finally {
-      await connection.query(prepared(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.drain}, hashtext(${conversationId}))`));
-    }
+    // Another drain of this conversation runs: this one comes back (the SQL function re-armed it).
+    if (!entered) return { sent: 0, failed: 0, waiting: true };
+    const outcome = await drain(deps, connection, conversationId, job).catch(async (error: unknown) => {
+      await unlockDrain(connection, conversationId);
+      throw error;
+    });
+    // Left after a last look that found nothing: DRAIN is let go already. Else the drain stopped
+    // early (a retry's wait, its run limit), having armed its successor.
+    if (outcome.waiting) await unlockDrain(connection, conversationId);
+    return outcome;
   });
 }
 
+const unlockDrain = (q: Queryable, conversationId: string) =>
+  q.query(prepared(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.drain}, hashtext(${conversationId}))`));
+
+/** Sends while replies are queued; `waiting: false` only after its last look let DRAIN go. */
 async function drain(deps: Deps, q: Queryable, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
   const outcome: DrainOutcome = { sent: 0, failed: 0, waiting: false };
   const channels = new Map<string, RuntimeChannel | null>();
@@ -125,7 +129,7 @@ async function drain(deps: Deps, q: Queryable, conversationId: string, job: Drai
     const reply = next === undefined ? await oldestQueued(q, conversationId) : next;
     next = undefined;
     if (!reply) {
-      if (await morePending(q, conversationId)) continue;
+      if (!(await leave(q, conversationId))) continue;
       return outcome;
     }
     if (run >= RUN_LIMIT || job.abortSignal?.aborted) {
@@ -178,26 +182,11 @@ const queuedReply = (prefix: '' | 'next_', conversationId: string, after: string
 const oldestQueued = (q: Queryable, conversationId: string) => q.maybeOne(prepared(sql.type(replyRow)`${queuedReply('', conversationId, null)}`));
 
 /**
- * The last look: with the STORE lock held exclusively, every transaction that was storing a
- * reply to this conversation has committed, so its reply is visible here (or it armed a new drain).
+ * The last look (SQL delivery_drain_leave): with the STORE lock held exclusively, every
+ * transaction that was storing a reply to this conversation has committed, so its reply is
+ * visible here (or it armed a new drain). Nothing queued: DRAIN is let go in the same statement (true).
  */
-async function morePending(q: Queryable, conversationId: string): Promise<boolean> {
-  // Two statements, so the look's snapshot is taken once the lock is held (a statement's
-  // snapshot is taken as it starts); the look lets the lock go in the same round trip.
-  await q.query(prepared(sql.unsafe`select pg_advisory_lock(${deliveryLocks.store}, hashtext(${conversationId}))`));
-  let released = false;
-  try {
-    const look = await q.one(
-      prepared(sql.type(lookRow)`
-      select exists (select 1 from messages where conversation_id = ${conversationId} and delivery_status = 'queued') as more,
-             pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId})) as released`),
-    );
-    released = true;
-    return look.more;
-  } finally {
-    if (!released) await q.query(prepared(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.store}, hashtext(${conversationId}))`));
-  }
-}
+const leave = (q: Queryable, conversationId: string) => q.oneFirst(prepared(sql.type(leftRow)`select delivery_drain_leave(${conversationId}::uuid) as left`));
 
 /** The next drain of the conversation at `at` (an earlier waiting one is moved to `at`). */
 const scheduleDrain = (q: Queryable, conversationId: string, at: Date) => enqueue(q, 'deliver_message', { conversation_id: conversationId }, { runAt: at });
@@ -299,7 +288,7 @@ async function recordSent(
   reply: Reply,
   externalId: string | null,
 ): Promise<{ message: Message; team_visibility: boolean; audience: string[] | null; next: Reply | null } | null> {
-  const refs = webhookEventsOf([messageUpdated(reply.business_id, reply.id)]).get(reply.business_id) ?? [];
+  const refs = webhookEventsFor(reply.business_id, [messageUpdated(reply.business_id, reply.id)]);
   const mark = (id: string | null) =>
     q.maybeOne(
       prepared(sql.type(sentRow)`

@@ -19,7 +19,7 @@ import { assertReserved, monthlyReservation, reservationColumns, reservationRow 
 import { audienceRead, conversationUpdated, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
-import { webhookEventsOf } from './webhooks-out.ts';
+import { webhookEventsFor } from './webhooks-out.ts';
 import type { Attachment } from '../domain/uploads.ts';
 
 /**
@@ -150,7 +150,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   const messageId = randomUUID();
   const touchedEvent = conversationUpdated({ id: input.conversationId, business_id: input.businessId });
   const pending: PendingEvent[] = rules.touches ? [messageCreated(input.businessId, messageId), touchedEvent] : [messageCreated(input.businessId, messageId)];
-  const webhookRefs = input.enqueueWebhooks ? (webhookEventsOf(pending).get(input.businessId) ?? []) : [];
+  const webhookRefs = input.enqueueWebhooks ? webhookEventsFor(input.businessId, pending) : [];
   // A free-form reply on a channel with a reply window (WhatsApp) only while it is open.
   const windowCheck =
     input.checkReplyWindow && !input.template

@@ -234,6 +234,9 @@ export function webhookEventsOf(pending: readonly PendingEvent[] | undefined): M
   return byBusiness;
 }
 
+/** The events of one business's command that its endpoints may receive (its statement enqueues them itself). */
+export const webhookEventsFor = (businessId: string, pending: readonly PendingEvent[]): WebhookEventRef[] => webhookEventsOf(pending).get(businessId) ?? [];
+
 /**
  * In the transaction that made the events: a dispatch job per business with an active endpoint
  * subscribed to one of them (one indexed lookup per business; none when nothing is subscribed).
