@@ -7,13 +7,18 @@
  *
  * The same run gives the peak RSS rows: `web` and `worker` are fresh processes for this row, so
  * their high-water mark is this load's (goal ≤ 150 MiB each); the baselines are the Koa process
- * under the same load and an idle graphile-worker.
+ * under the same load and an idle graphile-worker. And the CPU a reply cost each process over
+ * both loads (harness/cpu.ts), beside what a request cost the Koa baseline's: for planning,
+ * no goal; it moves far less than req/s with the machine's load.
  */
+import { availableParallelism } from 'node:os';
 import { createWorkspace, seedConversations, type Workspace } from '../harness/fixtures.ts';
 import { closedLoop, describeFailures, warmUp, type LoadResult, type Request } from '../harness/http-load.ts';
 import { freePort } from '../harness/processes.ts';
 import { size, type Row } from '../harness/row.ts';
-import { percentile } from '../harness/stats.ts';
+import { percentile, waitUntil } from '../harness/stats.ts';
+import type { Stack } from '../harness/stack.ts';
+import { countCpu, type CpuShares } from '../harness/cpu.ts';
 import { result, type Result } from '../harness/table.ts';
 
 const CONNECTIONS = 20;
@@ -21,6 +26,20 @@ const BUSINESSES = 20;
 const RSS_GOAL_MIB = 150;
 
 type Target = { conversationId: string; token: string };
+
+/** Until no reply of these businesses waits in `queued`. */
+const deliveredAll = (stack: Stack, workspaces: Workspace[]) =>
+  waitUntil(
+    async () =>
+      (
+        await stack.pool.query<{ n: number }>(`select count(*)::int as n from messages where business_id = any($1::uuid[]) and delivery_status = 'queued'`, [
+          workspaces.map((w) => w.businessId),
+        ])
+      ).rows[0]!.n === 0,
+    60_000,
+    'every reply delivered',
+    50,
+  );
 
 const reply = (target: Target, i: number): Request => ({
   method: 'POST',
@@ -37,8 +56,11 @@ export const agentReply: Row = {
     const load = (origin: string, make: (i: number) => Request) =>
       closedLoop(origin, { concurrency: CONNECTIONS, count: 100_000, maxMs: seconds * 1000, make });
 
+    const database = new URL(stack.databaseUrl).pathname.slice(1);
     const { web, worker } = await stack.startWebAndWorker('reply');
     let one: LoadResult;
+    let cpu: CpuShares;
+    let baselineCpu: CpuShares;
     let many: LoadResult;
     let webRss: number;
     let workerRss: number;
@@ -53,8 +75,12 @@ export const agentReply: Row = {
       const first = targets[0]!;
       const all = targets.flat();
       await warmUp(web.url, 100, (i) => reply(all[i % all.length]!, i));
+      const counting = countCpu({ web: web.child.pid, worker: worker.pid }, database);
       one = await load(web.url, (i) => reply(first[i % first.length]!, i));
       many = await load(web.url, (i) => reply(all[i % all.length]!, i));
+      // The worker may still be delivering the last replies: they are part of their cost.
+      await deliveredAll(stack, workspaces);
+      cpu = counting.stop();
       webRss = web.child.peakRssMiB();
       workerRss = worker.peakRssMiB();
     } finally {
@@ -77,7 +103,9 @@ export const agentReply: Row = {
         body: JSON.stringify({ content: `Thanks for writing, we are on it (${i}).` }),
       });
       await warmUp(origin, 100, make);
+      const counting = countCpu({ koa: koa.pid }, database);
       baseline = await load(origin, make);
+      baselineCpu = counting.stop();
       koaRss = koa.peakRssMiB();
       idleWorkerRss = idleWorker.peakRssMiB();
     } finally {
@@ -116,9 +144,27 @@ export const agentReply: Row = {
       ),
     ];
     const rssGoal = { text: `≤ ${RSS_GOAL_MIB} MiB`, met: (x: { figure: number }) => x.figure <= RSS_GOAL_MIB };
+    const replies = one.ok + many.ok;
+    const perReply = (ms: number) => ms / replies;
+    const perRequest = (ms: number) => ms / baseline.ok;
+    const planning = { text: 'for planning', met: () => true };
+    const cpuRow = (name: string, figure: number, base?: number, baseLabel?: string, note?: string) =>
+      result({ name: `agent reply: CPU per reply, ${name}`, figure, unit: 'ms', baseline: base, baselineLabel: baseLabel, goal: planning, note }, false);
+    const total = (shares: CpuShares) => Object.values(shares).reduce((a, b) => a + b, 0);
     return [
       ...rows('1 business', one),
       ...rows(`${BUSINESSES} businesses`, many),
+      cpuRow('web', perReply(cpu.web!), perRequest(baselineCpu.koa!), 'the Koa process, per request'),
+      cpuRow('worker', perReply(cpu.worker!), undefined, undefined, 'delivering each reply to the fake Graph API'),
+      cpuRow('PostgreSQL', perReply(cpu.postgres!), perRequest(baselineCpu.postgres!), 'per Koa request', "the scratch database's backends"),
+      cpuRow('load and fakes', perReply(cpu.bench!), perRequest(baselineCpu.bench!), 'per Koa request', 'the bench process: HTTP load, fake Graph API'),
+      cpuRow(
+        'all',
+        perReply(total(cpu)),
+        perRequest(total(baselineCpu)),
+        'per Koa request',
+        `${replies} replies; the machine has ${availableParallelism()} cores`,
+      ),
       result(
         {
           name: 'peak RSS of web under reply load',
