@@ -515,7 +515,6 @@ CREATE INDEX messages_business_created_idx ON public.messages USING btree (busin
 CREATE INDEX messages_business_search_idx ON public.messages USING gin (business_id, search_vector);
 CREATE UNIQUE INDEX messages_channel_external_idx ON public.messages USING btree (channel_id, external_id, business_id) WHERE (external_id IS NOT NULL);
 CREATE INDEX messages_conversation_idx ON public.messages USING btree (conversation_id, created_at, id);
-CREATE INDEX messages_external_idx ON public.messages USING btree (external_id) WHERE (external_id IS NOT NULL);
 CREATE INDEX messages_queued_idx ON public.messages USING btree (conversation_id, created_at, id) WHERE (delivery_status = 'queued'::text);
 CREATE INDEX messages_scheduled_due_idx ON public.messages USING btree (send_at) WHERE (delivery_status = 'scheduled'::text);
 CREATE TRIGGER messages_reply_window AFTER INSERT ON public.messages FOR EACH ROW WHEN ((new.sender_type = 'customer'::text)) EXECUTE FUNCTION messages_move_reply_window();
