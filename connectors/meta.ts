@@ -14,7 +14,8 @@ import {
   type WebhookSpec,
 } from './types.ts';
 import { safeEqual } from './safe-equal.ts';
-import { isTransientStatus, networkError, parseRetryAfter, readBody } from './http-errors.ts';
+import { isTransientStatus, networkError, parseRetryAfter } from './http-errors.ts';
+import { requestJson, type JsonAnswer } from './json-http.ts';
 
 /** The header value Meta sends: `sha256=` + hex HMAC-SHA256 of the raw body with the app secret. */
 export function metaSignature(appSecret: string, rawBody: Buffer | string): string {
@@ -110,34 +111,26 @@ export function classifyGraphError(platform: string, status: number, body: unkno
   return transient ? new ConnectorError('transient', message, retryAfterSeconds) : new ConnectorError('permanent', message);
 }
 
-/** POSTs JSON to a Graph endpoint with a bearer token; resolves with the answer or throws a ConnectorError. */
-export async function graphPost(platform: string, url: string, accessToken: string, body: unknown): Promise<unknown> {
-  let response: Response;
+/** A Graph answer: resolves with its body, or throws the ConnectorError for its failure. */
+async function graphAnswer(platform: string, request: Promise<JsonAnswer>): Promise<unknown> {
+  let answer: JsonAnswer;
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
-    });
+    answer = await request;
   } catch (error) {
     throw networkError(platform, error);
   }
-  const answer = await readBody(response);
-  if (response.ok && !graphErrorOf(answer)) return answer;
-  throw classifyGraphError(platform, response.status, answer, parseRetryAfter(response.headers.get('retry-after')));
+  if (answer.status >= 200 && answer.status < 300 && !graphErrorOf(answer.body)) return answer.body;
+  throw classifyGraphError(platform, answer.status, answer.body, parseRetryAfter(answer.retryAfter));
+}
+
+/** POSTs JSON to a Graph endpoint with a bearer token; resolves with the answer or throws a ConnectorError. */
+export function graphPost(platform: string, url: string, accessToken: string, body: unknown): Promise<unknown> {
+  return graphAnswer(platform, requestJson('POST', url, { authorization: `Bearer ${accessToken}` }, body));
 }
 
 /** GETs a Graph object with a bearer token; resolves with the answer or throws a ConnectorError. */
-export async function graphGet(platform: string, url: string, accessToken: string): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } });
-  } catch (error) {
-    throw networkError(platform, error);
-  }
-  const answer = await readBody(response);
-  if (response.ok && !graphErrorOf(answer)) return answer;
-  throw classifyGraphError(platform, response.status, answer, parseRetryAfter(response.headers.get('retry-after')));
+export function graphGet(platform: string, url: string, accessToken: string): Promise<unknown> {
+  return graphAnswer(platform, requestJson('GET', url, { authorization: `Bearer ${accessToken}` }));
 }
 
 /**
