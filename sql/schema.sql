@@ -1008,16 +1008,7 @@ begin
     return false;
   end if;
   perform pg_advisory_unlock(20204, hashtext(p_conversation_id::text));
-  if exists (
-    select 1 from graphile_worker._private_jobs j
-    where j.key = 'deliver:' || p_conversation_id::text and j.locked_at is null and j.run_at > now()
-  ) then
-    perform graphile_worker.add_job(
-      identifier => 'deliver_message',
-      payload => json_build_object('conversation_id', p_conversation_id::text),
-      job_key => 'deliver:' || p_conversation_id::text
-    );
-  end if;
+  delete from graphile_worker._private_jobs j where j.key = 'deliver:' || p_conversation_id::text and j.locked_at is null;
   return true;
 end;
 $function$
@@ -1228,18 +1219,7 @@ begin
     return false;
   end if;
   perform pg_advisory_unlock(20202, hashtext(p_channel_id::text));
-  -- A drain that found this one running waits to come back later. Brought forward to now: an
-  -- event stored from here on finds it waiting and arms nothing, so it must not wait for that time.
-  if exists (
-    select 1 from graphile_worker._private_jobs j
-    where j.key = 'inbound:' || p_channel_id::text and j.locked_at is null and j.run_at > now()
-  ) then
-    perform graphile_worker.add_job(
-      identifier => 'process_inbound',
-      payload => json_build_object('channel_id', p_channel_id::text),
-      job_key => 'inbound:' || p_channel_id::text
-    );
-  end if;
+  delete from graphile_worker._private_jobs j where j.key = 'inbound:' || p_channel_id::text and j.locked_at is null;
   return true;
 end;
 $function$

@@ -4,8 +4,8 @@
  * platform whose answer time varies, a transient failure that holds back only its own
  * conversation, a permanent one that lets the next reply go, and two workers draining two
  * conversations at the same time; a drain that finds another running comes back later, and the
- * running drain brings it forward as it leaves, so the next reply never waits for that time. (A
- * worker killed mid-drain: test/e2e-crash.test.ts.)
+ * running drain removes it as it leaves, so the next reply never waits for that time. (A worker
+ * killed mid-drain: test/e2e-crash.test.ts.)
  */
 import test from 'ava';
 import type { RecordedRequest } from './fakes/http-fake.ts';
@@ -190,43 +190,42 @@ test.serial('two workers drain two conversations at the same time', async (t) =>
   t.true(together, 'both sends were at the platform at once');
 });
 
-test.serial(
-  'a drain that finds another running comes back later; the running drain brings it forward as it leaves, so the next reply does not wait',
-  async (t) => {
-    const { app, fake, inbox } = setup;
-    const phone = '15550002026';
-    const conversationId = await customerWrites(phone);
-    const key = `deliver:${conversationId}`;
-    const jobs = () => query(app, `select id, run_at > now() + interval '500 milliseconds' as later from graphile_worker._private_jobs where key = $1`, [key]);
-    // The platform holds the first send until the test lets it go.
-    let atPlatform!: () => void;
-    const sending = new Promise<void>((resolve) => (atPlatform = resolve));
-    let answer!: () => void;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
-    fake.setLatency((request) => {
-      if (!toPhone(phone)(request) || request.json?.text?.body !== 'first') return 0;
-      atPlatform();
-      return answered;
-    });
-    try {
-      await inbox.reply(conversationId, 'first');
-      const [armed] = await jobs();
-      // This test runs the drains itself, as a worker would run these jobs.
-      const running = drainDeliveries(app.deps, conversationId, { id: armed.id });
-      await sending;
-      await inbox.reply(conversationId, 'second');
-      const [second] = await jobs();
-      t.truthy(second, 'the reply armed a drain beside the running one');
-      t.deepEqual(await drainDeliveries(app.deps, conversationId, { id: second.id }), { sent: 0, failed: 0, waiting: true });
-      const [later] = await jobs();
-      t.true(later.later, 'the drain that found the other running comes back later');
-      answer();
-      t.deepEqual(await running, { sent: 2, failed: 0, waiting: false }, 'the running drain sent the reply stored meanwhile');
-      const [brought] = await jobs();
-      t.false(brought.later, 'leaving, it brought the waiting drain forward');
-    } finally {
-      fake.setLatency(0);
-    }
+test.serial('a drain that finds another running comes back later; leaving, the running drain removes it, so the next reply arms a drain at once', async (t) => {
+  const { app, fake, inbox } = setup;
+  const phone = '15550002026';
+  const conversationId = await customerWrites(phone);
+  const key = `deliver:${conversationId}`;
+  const jobs = () => query(app, `select id, run_at > now() + interval '500 milliseconds' as later from graphile_worker._private_jobs where key = $1`, [key]);
+  // The platform holds the first send until the test lets it go.
+  let atPlatform!: () => void;
+  const sending = new Promise<void>((resolve) => (atPlatform = resolve));
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  fake.setLatency((request) => {
+    if (!toPhone(phone)(request) || request.json?.text?.body !== 'first') return 0;
+    atPlatform();
+    return answered;
+  });
+  try {
+    await inbox.reply(conversationId, 'first');
+    const [armed] = await jobs();
+    // This test runs the drains itself, as a worker would run these jobs.
+    const running = drainDeliveries(app.deps, conversationId, { id: armed.id });
+    await sending;
+    await inbox.reply(conversationId, 'second');
+    const [second] = await jobs();
+    t.truthy(second, 'the reply armed a drain beside the running one');
+    t.deepEqual(await drainDeliveries(app.deps, conversationId, { id: second.id }), { sent: 0, failed: 0, waiting: true });
+    const [later] = await jobs();
+    t.true(later.later, 'the drain that found the other running comes back later');
+    answer();
+    t.deepEqual(await running, { sent: 2, failed: 0, waiting: false }, 'the running drain sent the reply stored meanwhile');
+    t.deepEqual(await jobs(), [], 'leaving, it removed the waiting drain');
     t.deepEqual(textsTo(phone), ['first', 'second']);
-  },
-);
+    await inbox.reply(conversationId, 'third');
+    const [next] = await jobs();
+    t.false(next?.later ?? true, 'the next reply armed a drain due now');
+  } finally {
+    fake.setLatency(0);
+  }
+});

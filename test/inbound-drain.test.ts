@@ -3,7 +3,7 @@
  * arrival order, per customer, under bursts across many customers; an event stored while a drain
  * runs is processed; a redelivery stays one message; a failing event is handed to a job of its
  * own and the rest of the channel goes on; a drain that finds another running does not wait for
- * it, and comes back (brought forward when the other leaves; on its own when the other died).
+ * it, and comes back (removed when the other leaves, as the other took its events; on its own when the other died).
  */
 import test from 'ava';
 import pg from 'pg';
@@ -196,39 +196,44 @@ test.serial("a failing event is handed to a job of its own; the channel's other 
   t.truthy(done.processed_at);
 });
 
-test.serial('a drain that finds another running returns at once and comes back later; the running drain brings it forward as it leaves', async (t) => {
-  const channel = await whatsappChannel();
-  const key = `inbound:${channel.id}`;
-  await customerWrites(channel.phoneNumberId, '15550008001', 'wamid.E1', 'one');
-  // This test runs the drains itself.
-  await query(app, 'delete from graphile_worker._private_jobs where key = $1', [key]);
-  let inBatch!: () => void;
-  const paused = new Promise<void>((resolve) => (inBatch = resolve));
-  let resume!: () => void;
-  const resumed = new Promise<void>((resolve) => (resume = resolve));
-  let batches = 0;
-  // The running drain stops after its first batch (publish is awaited), holding DRAIN.
-  const running = drainInbound(app.deps.db, channel.id, async () => {
-    batches += 1;
-    if (batches === 1) {
-      inBatch();
-      await resumed;
-    }
-  });
-  await paused;
-  await customerWrites(channel.phoneNumberId, '15550008001', 'wamid.E2', 'two');
-  const [armed] = await query(app, 'select id, locked_at from graphile_worker._private_jobs where key = $1', [key]);
-  t.truthy(armed, 'the webhook armed a drain job beside the running drain');
-  // A second drain (as a worker taking that job would run it) does not wait for the first.
-  t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 0, failed: 0 });
-  const [later] = await query(app, `select run_at > now() + interval '500 milliseconds' as later from graphile_worker._private_jobs where key = $1`, [key]);
-  t.true(later.later, 'it comes back in a second');
-  resume();
-  t.deepEqual(await running, { processed: 2, failed: 0 }, 'the running drain took the event stored meanwhile');
-  const [now] = await query(app, `select run_at <= now() as due from graphile_worker._private_jobs where key = $1`, [key]);
-  t.true(now.due, 'leaving, it brought the waiting drain forward');
-  t.deepEqual((await threads(channel.id)).get('15550008001'), ['one', 'two']);
-});
+test.serial(
+  'a drain that finds another running returns at once and comes back later; leaving, the running drain removes the jobs left with nothing to do, and the next webhook arms a drain at once',
+  async (t) => {
+    const channel = await whatsappChannel();
+    const key = `inbound:${channel.id}`;
+    await customerWrites(channel.phoneNumberId, '15550008001', 'wamid.E1', 'one');
+    // This test runs the drains itself.
+    await query(app, 'delete from graphile_worker._private_jobs where key = $1', [key]);
+    let inBatch!: () => void;
+    const paused = new Promise<void>((resolve) => (inBatch = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    let batches = 0;
+    // The running drain stops after its first batch (publish is awaited), holding DRAIN.
+    const running = drainInbound(app.deps.db, channel.id, async () => {
+      batches += 1;
+      if (batches === 1) {
+        inBatch();
+        await resumed;
+      }
+    });
+    await paused;
+    await customerWrites(channel.phoneNumberId, '15550008001', 'wamid.E2', 'two');
+    const [armed] = await query(app, 'select id, locked_at from graphile_worker._private_jobs where key = $1', [key]);
+    t.truthy(armed, 'the webhook armed a drain job beside the running drain');
+    // A second drain (as a worker taking that job would run it) does not wait for the first.
+    t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 0, failed: 0 });
+    const [later] = await query(app, `select run_at > now() + interval '500 milliseconds' as later from graphile_worker._private_jobs where key = $1`, [key]);
+    t.true(later.later, 'it comes back in a second');
+    resume();
+    t.deepEqual(await running, { processed: 2, failed: 0 }, 'the running drain took the event stored meanwhile');
+    t.deepEqual(await query(app, 'select id from graphile_worker._private_jobs where key = $1', [key]), [], 'leaving, it removed the waiting drain');
+    t.deepEqual((await threads(channel.id)).get('15550008001'), ['one', 'two']);
+    await customerWrites(channel.phoneNumberId, '15550008001', 'wamid.E3', 'three');
+    const [next] = await query(app, `select run_at <= now() as due from graphile_worker._private_jobs where key = $1`, [key]);
+    t.true(next?.due, 'the next webhook armed a drain due now');
+  },
+);
 
 test.serial("a drain whose process died holding the channel: the drain that found it taken comes back and takes the channel's events", async (t) => {
   const channel = await whatsappChannel();

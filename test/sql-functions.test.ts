@@ -88,7 +88,7 @@ test("reserve_monthly_message: counts up to the plan's monthly limit exactly, th
   t.is(total, max);
 });
 
-test('delivery_drain_enter: the drain gives up its key and takes DRAIN; a second drain finds DRAIN taken and comes back in a second', async (t) => {
+test('delivery_drain_enter: the drain gives up its key and takes DRAIN; a second drain finds DRAIN taken and comes back in a second; leaving removes it', async (t) => {
   const conversationId = randomUUID();
   const key = `deliver:${conversationId}`;
   await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
@@ -112,9 +112,11 @@ test('delivery_drain_enter: the drain gives up its key and takes DRAIN; a second
     const [back] = await app.sql(`select run_at > now() + interval '500 milliseconds' as later from graphile_worker.jobs where key = $1`, [key]);
     t.true(back.later, 'it comes back in a second');
     t.true((await first.query('select delivery_drain_leave($1) as left', [conversationId])).rows[0].left, 'nothing queued: the first drain leaves');
-    const [brought] = await app.sql(`select run_at <= now() as due from graphile_worker.jobs where key = $1`, [key]);
-    t.true(brought.due, 'leaving, it brought the waiting drain forward');
-    t.true(await enter(second, next.id, conversationId), 'DRAIN is free again');
+    t.deepEqual(await app.sql(`select id from graphile_worker.jobs where key = $1`, [key]), [], 'leaving, it removed the waiting drain');
+    await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
+    const [again] = await app.sql(`select id::text, run_at <= now() as due from graphile_worker.jobs where key = $1`, [key]);
+    t.true(again.due, 'the next reply armed a drain due now');
+    t.true(await enter(second, again.id, conversationId), 'DRAIN is free again');
   } finally {
     await Promise.all([first.end(), second.end()]);
   }

@@ -22,9 +22,9 @@
  *
  * One drain of a conversation at a time: a session advisory lock (DRAIN) on the drain's own
  * connection, held while it sends (no transaction stays open across a platform call). A drain
- * that finds it taken comes back in a second (a net for a drain whose worker died), and the
- * running drain brings it forward as it leaves, so a reply stored after that last look does not
- * wait for that second.
+ * that finds it taken comes back in a second (a net for a drain whose worker died). The running
+ * drain, leaving after a last look that sent every reply stored meanwhile, removes the drain jobs
+ * still waiting (migration 0122): the next reply then arms a drain at once, not a second later.
  *
  * At least once, never twice after a platform id: a reply is sent only while `queued`; a worker
  * killed between the platform's answer and the update sends it again on the next drain.

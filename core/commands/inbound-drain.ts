@@ -8,7 +8,8 @@
  * its whole run (SQL inbound_drain_enter, migration 0119), and each batch takes the oldest pending
  * events, so a customer's messages are threaded in the order they arrived. A drain that finds
  * DRAIN taken does not wait for it (a worker slot and a pool connection each, as a busy channel
- * piled them up): it comes back in a second, and the running drain brings it forward as it leaves.
+ * piled them up): it comes back in a second, unless the running drain, leaving after a last look
+ * that took every event stored meanwhile, removes it first (migrations 0119, 0122).
  *
  * Nothing is left behind: storing an event arms the drain job (key `inbound:<channel>`); when
  * the drain runs already, graphile-worker adds a new job beside it. The one gap — the job being
