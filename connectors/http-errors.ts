@@ -41,10 +41,17 @@ export function networkError(platform: string, cause: unknown): ConnectorError {
   return error;
 }
 
-/**
- * Reads a fetch Response's body as JSON when possible (platform error bodies are usually JSON),
- * else as text; never throws.
- */
+/** A platform's answer text: JSON when it parses (error bodies usually are), else the text; undefined when empty. */
+export function parseAnswerText(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Reads a fetch Response's body as parseAnswerText does; never throws. */
 export async function readBody(response: Response): Promise<unknown> {
   let text: string;
   try {
@@ -52,10 +59,5 @@ export async function readBody(response: Response): Promise<unknown> {
   } catch {
     return undefined;
   }
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  return parseAnswerText(text);
 }

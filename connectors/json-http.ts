@@ -11,6 +11,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { parseAnswerText } from './http-errors.ts';
 
 /** As long as undici's default headers and body timeouts, which fetch had here. */
 const ANSWER_TIMEOUT_MS = 300_000;
@@ -20,15 +21,6 @@ const ANSWER_TIMEOUT_MS = 300_000;
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
 export type JsonAnswer = { status: number; retryAfter: string | null; body: unknown };
-
-function parseBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
 
 export function requestJson(method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: unknown): Promise<JsonAnswer> {
   const target = new URL(url);
@@ -57,7 +49,7 @@ export function requestJson(method: 'GET' | 'POST', url: string, headers: Record
           resolve({
             status: response.statusCode ?? 0,
             retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-            body: parseBody(Buffer.concat(chunks).toString('utf8')),
+            body: parseAnswerText(Buffer.concat(chunks).toString('utf8')),
           });
         });
       },
