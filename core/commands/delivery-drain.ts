@@ -39,6 +39,7 @@ import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { enqueueWebhookEvents, webhookEventsFor } from './webhooks-out.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { loadChannel } from './channel-runtime.ts';
+import { asTheDrain } from './drain-session.ts';
 import type { RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { webhookUrl } from '../domain/channels/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
@@ -93,34 +94,23 @@ export type DrainOutcome = { sent: number; failed: number; waiting: boolean };
 
 type DrainJob = { id: string; abortSignal?: AbortSignal };
 
-/** The drain's own rows, made once (a schema built per call costs zod's set-up and compilation each time). */
-const enteredRow = z.object({ entered: z.boolean() });
-const leftRow = z.object({ left: z.boolean() });
-
 /** Drains the conversation's queued replies; `job` is the drain's own job (its key is given up). */
 export async function drainDeliveries(deps: Deps, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
   return deps.db.connect(async (connection) => {
-    const entered = await connection.oneFirst(
-      prepared(sql.type(enteredRow)`select delivery_drain_enter(${job.id}::bigint, ${conversationId}::uuid) as entered`),
-    );
-    // Another drain of this conversation runs: this one comes back (the SQL function re-armed it).
-    if (!entered) return { sent: 0, failed: 0, waiting: true };
-    const outcome = await drain(deps, connection, conversationId, job).catch(async (error: unknown) => {
-      await unlockDrain(connection, conversationId);
-      throw error;
-    });
-    // Left after a last look that found nothing: DRAIN is let go already. Else the drain stopped
-    // early (a retry's wait, its run limit), having armed its successor.
-    if (outcome.waiting) await unlockDrain(connection, conversationId);
-    return outcome;
+    const session = {
+      lockClass: deliveryLocks.drain,
+      key: conversationId,
+      enter: sql.fragment`delivery_drain_enter(${job.id}::bigint, ${conversationId}::uuid)`,
+      leave: sql.fragment`delivery_drain_leave(${conversationId}::uuid)`,
+    };
+    const outcome = await asTheDrain(connection, session, (leave) => drain(deps, connection, conversationId, job, leave));
+    // Another drain of this conversation runs: this one comes back (entering re-armed it).
+    return outcome ?? { sent: 0, failed: 0, waiting: true };
   });
 }
 
-const unlockDrain = (q: Queryable, conversationId: string) =>
-  q.query(prepared(sql.unsafe`select pg_advisory_unlock(${deliveryLocks.drain}, hashtext(${conversationId}))`));
-
-/** Sends while replies are queued; `waiting: false` only after its last look let DRAIN go. */
-async function drain(deps: Deps, q: Queryable, conversationId: string, job: DrainJob): Promise<DrainOutcome> {
+/** Sends while replies are queued, then takes its last look (`leave`); stops early, re-armed, for a retry's wait or its run limit. */
+async function drain(deps: Deps, q: Queryable, conversationId: string, job: DrainJob, leave: () => Promise<boolean>): Promise<DrainOutcome> {
   const outcome: DrainOutcome = { sent: 0, failed: 0, waiting: false };
   const channels = new Map<string, RuntimeChannel | null>();
   // The next reply, when the statement that recorded the last one sent read it already.
@@ -129,7 +119,7 @@ async function drain(deps: Deps, q: Queryable, conversationId: string, job: Drai
     const reply = next === undefined ? await oldestQueued(q, conversationId) : next;
     next = undefined;
     if (!reply) {
-      if (!(await leave(q, conversationId))) continue;
+      if (!(await leave())) continue;
       return outcome;
     }
     if (run >= RUN_LIMIT || job.abortSignal?.aborted) {
@@ -180,13 +170,6 @@ const queuedReply = (prefix: '' | 'next_', conversationId: string, after: string
 };
 
 const oldestQueued = (q: Queryable, conversationId: string) => q.maybeOne(prepared(sql.type(replyRow)`${queuedReply('', conversationId, null)}`));
-
-/**
- * The last look (SQL delivery_drain_leave): with the STORE lock held exclusively, every
- * transaction that was storing a reply to this conversation has committed, so its reply is
- * visible here (or it armed a new drain). Nothing queued: DRAIN is let go in the same statement (true).
- */
-const leave = (q: Queryable, conversationId: string) => q.oneFirst(prepared(sql.type(leftRow)`select delivery_drain_leave(${conversationId}::uuid) as left`));
 
 /** The next drain of the conversation at `at` (an earlier waiting one is moved to `at`). */
 const scheduleDrain = (q: Queryable, conversationId: string, at: Date) => enqueue(q, 'deliver_message', { conversation_id: conversationId }, { runAt: at });

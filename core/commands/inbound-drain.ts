@@ -30,14 +30,13 @@ import type { PendingEvent } from '../events/live.ts';
 import { enqueueWebhookEvents } from './webhooks-out.ts';
 import type { InboundEvent, InboundMessage } from '../../connectors/types.ts';
 import { applyInboundEvent, applyMessages, inboundLocks, type InboundChannel } from './inbound.ts';
+import { asTheDrain } from './drain-session.ts';
 
 /** Events per transaction: bounds how long a batch holds its conversations' row locks. */
 const BATCH_SIZE = 50;
 
 const pendingRow = z.object({ id: z.string(), event: z.record(z.string(), z.unknown()) });
 const channelRow = z.object({ id: z.string(), business_id: z.string(), type: z.string() });
-const enteredRow = z.object({ entered: z.boolean() });
-const leftRow = z.object({ left: z.boolean() });
 
 export type DrainResult = {
   /** Events applied (duplicates included: they are done too). */
@@ -54,10 +53,13 @@ export async function drainInbound(db: Db, channelId: string, publish: (events: 
     const channel = await connection.maybeOne(prepared(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`));
     // A deleted channel took its events with it (on delete cascade).
     if (!channel) return { processed: 0, failed: 0 };
-    // Another drain of the channel runs: this one comes back (the SQL function re-armed it).
-    if (!(await connection.oneFirst(prepared(sql.type(enteredRow)`select inbound_drain_enter(${channel.id}) as entered`)))) return { processed: 0, failed: 0 };
-    let left = false;
-    try {
+    const drain = {
+      lockClass: inboundLocks.drain,
+      key: channel.id,
+      enter: sql.fragment`inbound_drain_enter(${channel.id})`,
+      leave: sql.fragment`inbound_drain_leave(${channel.id})`,
+    };
+    const drained = await asTheDrain(connection, drain, async (leave) => {
       const result: DrainResult = { processed: 0, failed: 0 };
       for (;;) {
         let batch: Batch;
@@ -70,12 +72,11 @@ export async function drainInbound(db: Db, channelId: string, publish: (events: 
         await publish(batch.published);
         result.processed += batch.size - batch.failed;
         result.failed += batch.failed;
-        if (batch.size < BATCH_SIZE && (left = await leave(connection, channel.id))) return result;
+        if (batch.size < BATCH_SIZE && (await leave())) return result;
       }
-    } finally {
-      // Failed on the way (the job is retried): DRAIN goes back with the connection, never held by the pool.
-      if (!left) await connection.query(prepared(sql.unsafe`select pg_advisory_unlock(${inboundLocks.drain}, hashtext(${channel.id}))`));
-    }
+    });
+    // Another drain of the channel runs: this one comes back (entering re-armed it).
+    return drained ?? { processed: 0, failed: 0 };
   });
 }
 
@@ -149,13 +150,4 @@ async function handOff(tx: Queryable, eventId: string, error: unknown): Promise<
   const reason = error instanceof Error ? error.message : String(error);
   await tx.query(prepared(sql.unsafe`update inbound_events set failed_at = now(), last_error = ${reason.slice(0, 2000)} where id = ${eventId}`));
   await enqueue(tx, 'process_inbound', { event_id: eventId });
-}
-
-/**
- * The last look (SQL inbound_drain_leave): with the STORE lock held exclusively, every transaction
- * that was storing an event of this channel has committed, so its event is visible here (or it
- * armed a new drain). Nothing pending: DRAIN is let go in the same statement (true).
- */
-async function leave(q: Queryable, channelId: string): Promise<boolean> {
-  return q.oneFirst(prepared(sql.type(leftRow)`select inbound_drain_leave(${channelId}) as left`));
 }
