@@ -977,13 +977,14 @@ CREATE OR REPLACE FUNCTION public.delivery_drain_enter(p_job_id bigint, p_conver
  LANGUAGE plpgsql
 AS $function$
 begin
-  -- The key is given up first: a reply stored from here on arms the next drain.
-  perform graphile_job_release_key(p_job_id, 'deliver:' || p_conversation_id::text);
   if pg_try_advisory_lock(20204, hashtext(p_conversation_id::text)) then
+    -- The key is given up: a reply stored from here on arms the next drain.
+    perform graphile_job_release_key(p_job_id, 'deliver:' || p_conversation_id::text);
     return true;
   end if;
   -- Held: with STORE exclusive (no drain leaves meanwhile), try once more, else come back.
   perform pg_advisory_xact_lock(20203, hashtext(p_conversation_id::text));
+  perform graphile_job_release_key(p_job_id, 'deliver:' || p_conversation_id::text);
   if pg_try_advisory_lock(20204, hashtext(p_conversation_id::text)) then
     return true;
   end if;

@@ -11,6 +11,7 @@ import type { InboundMessage } from '../connectors/messages.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace } from './helpers/fixtures.ts';
 import { jobCatalogue } from '../core/jobs.ts';
+import { deliveryLocks } from '../core/commands/delivery-drain.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -119,6 +120,43 @@ test('delivery_drain_enter: the drain gives up its key and takes DRAIN; a second
     t.true(await enter(second, again.id, conversationId), 'DRAIN is free again');
   } finally {
     await Promise.all([first.end(), second.end()]);
+  }
+});
+
+test('delivery_drain_enter beside a reply arming the drain: neither waits for the other (no deadlock)', async (t) => {
+  // A drain job a worker has taken enters while another drain holds DRAIN and a reply's
+  // transaction holds STORE shared (delivery_arm_drain's first step). The entering drain waits for
+  // STORE exclusive; the reply then arms, which replaces the running job by its key. Were the
+  // entering drain holding that job's row meanwhile (giving its key up before STORE), each would
+  // wait for the other until PostgreSQL's deadlock check killed one a second later.
+  const conversationId = randomUUID();
+  const key = `deliver:${conversationId}`;
+  const lockKey = (cls: number) => `${cls}, hashtext('${conversationId}')`;
+  await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
+  const [job] = await app.sql(`update graphile_worker._private_jobs set locked_at = now(), locked_by = 'probe', attempts = 1 where key = $1 returning id::text`, [
+    key,
+  ]);
+  const [running, reply, entering] = [0, 1, 2].map(() => new pg.Client({ connectionString: app.databaseUrl }));
+  await Promise.all([running.connect(), reply.connect(), entering.connect()]);
+  try {
+    await running.query(`select pg_advisory_lock(${lockKey(deliveryLocks.drain)})`);
+    await reply.query('begin');
+    await reply.query(`select pg_advisory_xact_lock_shared(${lockKey(deliveryLocks.store)})`);
+    const enteringPid = (await entering.query('select pg_backend_pid() as pid')).rows[0].pid as number;
+    const entered = entering.query('select delivery_drain_enter($1::bigint, $2) as entered', [job.id, conversationId]);
+    for (let waiting = false; !waiting; ) {
+      const [row] = await app.sql(`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = $1`, [enteringPid]);
+      waiting = row.waiting;
+    }
+    await reply.query('select delivery_arm_drain($1)', [conversationId]);
+    await reply.query('commit');
+    t.false((await entered).rows[0].entered, 'DRAIN is held: it comes back');
+    const waiting = await app.sql(`select id::text from graphile_worker.jobs where key = $1 and locked_at is null`, [key]);
+    t.is(waiting.length, 1, 'one drain waits under the key');
+    const [taken] = await app.sql(`select key, attempts, max_attempts from graphile_worker.jobs where id = $1::bigint`, [job.id]);
+    t.is(taken.key, null, 'the running job no longer holds the key');
+  } finally {
+    await Promise.all([running.end(), reply.end(), entering.end()]);
   }
 });
 
