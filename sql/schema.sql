@@ -1186,16 +1186,19 @@ end;
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.inbound_drain_enter(p_channel_id uuid)
+CREATE OR REPLACE FUNCTION public.inbound_drain_enter(p_job_id bigint, p_channel_id uuid)
  RETURNS boolean
  LANGUAGE plpgsql
 AS $function$
 begin
   if pg_try_advisory_lock(20202, hashtext(p_channel_id::text)) then
+    -- The key is given up: an event stored from here on arms the next drain.
+    perform graphile_job_release_key(p_job_id, 'inbound:' || p_channel_id::text);
     return true;
   end if;
   -- Held: with STORE exclusive (no drain leaves meanwhile), try once more, else come back.
   perform pg_advisory_xact_lock(20201, hashtext(p_channel_id::text));
+  perform graphile_job_release_key(p_job_id, 'inbound:' || p_channel_id::text);
   if pg_try_advisory_lock(20202, hashtext(p_channel_id::text)) then
     return true;
   end if;

@@ -243,7 +243,7 @@ test.serial("a drain whose process died holding the channel: the drain that foun
   // A drain's connection holds DRAIN (entered, never left), then its process dies.
   const dying = new pg.Client({ connectionString: app.databaseUrl });
   await dying.connect();
-  t.true((await dying.query('select inbound_drain_enter($1) as entered', [channel.id])).rows[0].entered);
+  t.true((await dying.query('select inbound_drain_enter(null, $1) as entered', [channel.id])).rows[0].entered);
   t.deepEqual(await drainInbound(app.deps.db, channel.id, () => {}), { processed: 0, failed: 0 });
   await dying.end();
   const worker = await startTestWorker(app, { only: ['process_inbound'] });

@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace } from './helpers/fixtures.ts';
 import { jobCatalogue } from '../core/jobs.ts';
 import { deliveryLocks } from '../core/commands/delivery-drain.ts';
+import { inboundLocks } from '../core/commands/inbound.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -123,42 +124,73 @@ test('delivery_drain_enter: the drain gives up its key and takes DRAIN; a second
   }
 });
 
-test('delivery_drain_enter beside a reply arming the drain: neither waits for the other (no deadlock)', async (t) => {
-  // A drain job a worker has taken enters while another drain holds DRAIN and a reply's
-  // transaction holds STORE shared (delivery_arm_drain's first step). The entering drain waits for
-  // STORE exclusive; the reply then arms, which replaces the running job by its key. Were the
-  // entering drain holding that job's row meanwhile (giving its key up before STORE), each would
-  // wait for the other until PostgreSQL's deadlock check killed one a second later.
-  const conversationId = randomUUID();
-  const key = `deliver:${conversationId}`;
-  const lockKey = (cls: number) => `${cls}, hashtext('${conversationId}')`;
-  await app.sql(`select delivery_arm_drain($1)`, [conversationId]);
-  const [job] = await app.sql(`update graphile_worker._private_jobs set locked_at = now(), locked_by = 'probe', attempts = 1 where key = $1 returning id::text`, [
-    key,
-  ]);
-  const [running, reply, entering] = [0, 1, 2].map(() => new pg.Client({ connectionString: app.databaseUrl }));
-  await Promise.all([running.connect(), reply.connect(), entering.connect()]);
-  try {
-    await running.query(`select pg_advisory_lock(${lockKey(deliveryLocks.drain)})`);
-    await reply.query('begin');
-    await reply.query(`select pg_advisory_xact_lock_shared(${lockKey(deliveryLocks.store)})`);
-    const enteringPid = (await entering.query('select pg_backend_pid() as pid')).rows[0].pid as number;
-    const entered = entering.query('select delivery_drain_enter($1::bigint, $2) as entered', [job.id, conversationId]);
-    for (let waiting = false; !waiting; ) {
-      const [row] = await app.sql(`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = $1`, [enteringPid]);
-      waiting = row.waiting;
+/** The two drains' SQL, as their TypeScript calls it (inbound.ts inboundLocks, delivery-drain.ts deliveryLocks). */
+const drains = [
+  { name: 'delivery', what: 'a reply', arm: 'delivery_arm_drain', enter: 'delivery_drain_enter', keyPrefix: 'deliver:', locks: deliveryLocks },
+  { name: 'inbound', what: 'an event', arm: 'inbound_arm_drain', enter: 'inbound_drain_enter', keyPrefix: 'inbound:', locks: inboundLocks },
+] as const;
+
+/** A drain job armed for `id` and taken by a worker (locked, first attempt), as graphile-worker's getJobs leaves it. */
+async function takenDrainJob(drain: (typeof drains)[number], id: string): Promise<string> {
+  await app.sql(`select ${drain.arm}($1)`, [id]);
+  const [job] = await app.sql(
+    `update graphile_worker._private_jobs set locked_at = now(), locked_by = 'probe', attempts = 1 where key = $1 returning id::text`,
+    [`${drain.keyPrefix}${id}`],
+  );
+  return job.id;
+}
+
+for (const drain of drains) {
+  test(`${drain.enter}: ${drain.what} stored while the drain runs arms a new job and leaves the running one's attempts alone`, async (t) => {
+    const id = randomUUID();
+    const jobId = await takenDrainJob(drain, id);
+    const client = new pg.Client({ connectionString: app.databaseUrl });
+    await client.connect();
+    try {
+      t.true((await client.query(`select ${drain.enter}($1::bigint, $2) as entered`, [jobId, id])).rows[0].entered);
+      await app.sql(`select ${drain.arm}($1)`, [id]);
+      const [running] = await app.sql(`select key, attempts from graphile_worker.jobs where id = $1::bigint`, [jobId]);
+      t.deepEqual(running, { key: null, attempts: 1 }, 'not replaced: a failure of this run is retried');
+      const armed = await app.sql(`select id::text from graphile_worker.jobs where key = $1 and locked_at is null`, [`${drain.keyPrefix}${id}`]);
+      t.is(armed.length, 1, 'the store armed the next drain');
+    } finally {
+      await client.end();
     }
-    await reply.query('select delivery_arm_drain($1)', [conversationId]);
-    await reply.query('commit');
-    t.false((await entered).rows[0].entered, 'DRAIN is held: it comes back');
-    const waiting = await app.sql(`select id::text from graphile_worker.jobs where key = $1 and locked_at is null`, [key]);
-    t.is(waiting.length, 1, 'one drain waits under the key');
-    const [taken] = await app.sql(`select key, attempts, max_attempts from graphile_worker.jobs where id = $1::bigint`, [job.id]);
-    t.is(taken.key, null, 'the running job no longer holds the key');
-  } finally {
-    await Promise.all([running.end(), reply.end(), entering.end()]);
-  }
-});
+  });
+
+  test(`${drain.enter} beside ${drain.what} arming the drain: neither waits for the other (no deadlock)`, async (t) => {
+    // A drain job a worker has taken enters while another drain holds DRAIN and a store's
+    // transaction holds STORE shared (the arm's first step). The entering drain waits for STORE
+    // exclusive; the store then arms, which replaces the taken job by its key. Were the entering
+    // drain holding that job's row meanwhile (giving its key up before STORE), each would wait
+    // for the other until PostgreSQL's deadlock check killed one a second later (migration 0123).
+    const id = randomUUID();
+    const lockKey = (cls: number) => `${cls}, hashtext('${id}')`;
+    const jobId = await takenDrainJob(drain, id);
+    const [running, store, entering] = [0, 1, 2].map(() => new pg.Client({ connectionString: app.databaseUrl }));
+    await Promise.all([running.connect(), store.connect(), entering.connect()]);
+    try {
+      await running.query(`select pg_advisory_lock(${lockKey(drain.locks.drain)})`);
+      await store.query('begin');
+      await store.query(`select pg_advisory_xact_lock_shared(${lockKey(drain.locks.store)})`);
+      const enteringPid = (await entering.query('select pg_backend_pid() as pid')).rows[0].pid as number;
+      const entered = entering.query(`select ${drain.enter}($1::bigint, $2) as entered`, [jobId, id]);
+      for (let waiting = false; !waiting; ) {
+        const [row] = await app.sql(`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = $1`, [enteringPid]);
+        waiting = row.waiting;
+      }
+      await store.query(`select ${drain.arm}($1)`, [id]);
+      await store.query('commit');
+      t.false((await entered).rows[0].entered, 'DRAIN is held: it comes back');
+      const waiting = await app.sql(`select id::text from graphile_worker.jobs where key = $1 and locked_at is null`, [`${drain.keyPrefix}${id}`]);
+      t.is(waiting.length, 1, 'one drain waits under the key');
+      const [taken] = await app.sql(`select key from graphile_worker.jobs where id = $1::bigint`, [jobId]);
+      t.is(taken.key, null, 'the taken job no longer holds the key');
+    } finally {
+      await Promise.all([running.end(), store.end(), entering.end()]);
+    }
+  });
+}
 
 test('webhook_events_enqueue: a dispatch_webhooks job, as the catalogue reads it, only when an active endpoint takes one of the types', async (t) => {
   const ws = await createWorkspace(app);

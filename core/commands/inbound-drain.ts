@@ -11,8 +11,9 @@
  * piled them up): it comes back in a second, unless the running drain, leaving after a last look
  * that took every event stored meanwhile, removes it first (migrations 0119, 0122).
  *
- * Nothing is left behind: storing an event arms the drain job (key `inbound:<channel>`); when
- * the drain runs already, graphile-worker adds a new job beside it. The one gap — the job being
+ * Nothing is left behind: storing an event arms the drain job (key `inbound:<channel>`); a drain
+ * gives that key up as it enters (migration 0124), so an event stored while it runs arms a new job
+ * beside it and leaves the running job's attempts alone. The one gap — the job being
  * taken by a worker while the event's transaction arms it, so no new job is made — is closed by
  * the STORE lock: the drain's last look (SQL inbound_drain_leave) takes it exclusively, waiting
  * for every event still being stored (inbound.ts inboundLocks), and lets DRAIN go in that same
@@ -47,8 +48,16 @@ export type DrainResult = {
 
 type Batch = { size: number; failed: number; published: PendingEvent[]; done: string[] };
 
-/** Drains the channel; `publish` gets each batch's live events after its commit. */
-export async function drainInbound(db: Db, channelId: string, publish: (events: PendingEvent[]) => void | Promise<void>): Promise<DrainResult> {
+/**
+ * Drains the channel; `publish` gets each batch's live events after its commit. `jobId`: the
+ * drain's own job, whose key it gives up on entering (null: run outside a job).
+ */
+export async function drainInbound(
+  db: Db,
+  channelId: string,
+  publish: (events: PendingEvent[]) => void | Promise<void>,
+  jobId: string | null = null,
+): Promise<DrainResult> {
   return db.connect(async (connection) => {
     const channel = await connection.maybeOne(prepared(sql.type(channelRow)`select id, business_id, type from channels where id = ${channelId}`));
     // A deleted channel took its events with it (on delete cascade).
@@ -56,7 +65,7 @@ export async function drainInbound(db: Db, channelId: string, publish: (events: 
     const drain = {
       lockClass: inboundLocks.drain,
       key: channel.id,
-      enter: sql.fragment`inbound_drain_enter(${channel.id})`,
+      enter: sql.fragment`inbound_drain_enter(${jobId}::bigint, ${channel.id}::uuid)`,
       leave: sql.fragment`inbound_drain_leave(${channel.id})`,
     };
     const drained = await asTheDrain(connection, drain, async (leave) => {

@@ -10,9 +10,9 @@ import { catalogueTask } from '../task.ts';
 
 export default catalogueTask({
   name: 'process_inbound',
-  run: async (payload, deps) => {
+  run: async (payload, deps, helpers) => {
     const publish = (events: PendingEvent[]) => publishEvents(deps, events);
-    if ('channel_id' in payload) await drainInbound(deps.db, payload.channel_id, publish);
+    if ('channel_id' in payload) await drainInbound(deps.db, payload.channel_id, publish, String(helpers.job.id));
     else await publish(await processInboundEvent(deps.db, payload.event_id));
   },
 });
