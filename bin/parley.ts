@@ -12,6 +12,7 @@ import { loadConfig } from '../core/config.ts';
 import { failureMessage } from './failure-message.ts';
 import { jobsCli, jobsUsage } from './jobs-command.ts';
 import { businessCli, businessUsage } from './business-command.ts';
+import { lowerCpuPriority } from '../workers/cpu-priority.ts';
 
 // The API and the workers load on demand: `parley --help` and `parley jobs` stay quick.
 const load = {
@@ -25,7 +26,7 @@ const usage = `usage: parley <command>
 commands:
   start      run the API and the workers in one process
   web        run the API (HTTP + realtime)
-  worker     run the background workers
+  worker     run the background workers (at a lower CPU priority than web: WORKER_NICE)
   migrate    apply database migrations and exit
   jobs       inspect the job queue and retry failed jobs (parley jobs --help)
   business   list workspaces and set their plan (parley business --help)
@@ -102,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
               .filter(Boolean),
           })
         : null;
+      // A worker of its own gives way to web on a shared host (not `start`: one process is both).
+      if (worker && command === 'worker') lowerCpuPriority(config.WORKER_NICE, deps.logger);
       if (worker) deps.logger.info('workers running');
       onStop(async () => {
         deps.logger.info('stopping');

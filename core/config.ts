@@ -130,6 +130,12 @@ const envSchema = z.object({
   WORKER_LIVENESS_TIMEOUT: z.coerce.number().min(1).max(86400).default(60),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(5),
   /**
+   * The CPU priority (nice, 0-19) a `parley worker` process lowers itself to, so that on a host
+   * shared with `web` web's answers get the cores first (default 10; 0: unchanged). See
+   * workers/cpu-priority.ts.
+   */
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
    * How many proxies (load balancers) in front of the API append to X-Forwarded-For (default 0:
    * clients connect directly). Decides which address the login lockout counts per.
    */
