@@ -13,6 +13,7 @@ import { createWorkspace } from './helpers/fixtures.ts';
 import { jobCatalogue } from '../core/jobs.ts';
 import { deliveryLocks } from '../core/commands/delivery-drain.ts';
 import { inboundLocks } from '../core/commands/inbound.ts';
+import { waitFor } from './helpers/worker.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -126,8 +127,8 @@ test('delivery_drain_enter: the drain gives up its key and takes DRAIN; a second
 
 /** The two drains' SQL, as their TypeScript calls it (inbound.ts inboundLocks, delivery-drain.ts deliveryLocks). */
 const drains = [
-  { name: 'delivery', what: 'a reply', arm: 'delivery_arm_drain', enter: 'delivery_drain_enter', keyPrefix: 'deliver:', locks: deliveryLocks },
-  { name: 'inbound', what: 'an event', arm: 'inbound_arm_drain', enter: 'inbound_drain_enter', keyPrefix: 'inbound:', locks: inboundLocks },
+  { what: 'a reply', arm: 'delivery_arm_drain', enter: 'delivery_drain_enter', keyPrefix: 'deliver:', locks: deliveryLocks },
+  { what: 'an event', arm: 'inbound_arm_drain', enter: 'inbound_drain_enter', keyPrefix: 'inbound:', locks: inboundLocks },
 ] as const;
 
 /** A drain job armed for `id` and taken by a worker (locked, first attempt), as graphile-worker's getJobs leaves it. */
@@ -175,10 +176,11 @@ for (const drain of drains) {
       await store.query(`select pg_advisory_xact_lock_shared(${lockKey(drain.locks.store)})`);
       const enteringPid = (await entering.query('select pg_backend_pid() as pid')).rows[0].pid as number;
       const entered = entering.query(`select ${drain.enter}($1::bigint, $2) as entered`, [jobId, id]);
-      for (let waiting = false; !waiting; ) {
-        const [row] = await app.sql(`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = $1`, [enteringPid]);
-        waiting = row.waiting;
-      }
+      await waitFor(
+        async () => (await app.sql(`select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = $1`, [enteringPid]))[0].waiting,
+        10_000,
+        'the entering drain to wait for STORE',
+      );
       await store.query(`select ${drain.arm}($1)`, [id]);
       await store.query('commit');
       t.false((await entered).rows[0].entered, 'DRAIN is held: it comes back');

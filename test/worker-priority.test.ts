@@ -5,35 +5,25 @@
  */
 import test from 'ava';
 import { execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { spawnParley, stopProcess } from './helpers/processes.ts';
 import { waitFor } from './helpers/worker.ts';
+import { threadNices } from './helpers/thread-nices.ts';
 
 const linux = existsSync('/proc/self/task');
 const maybe = linux ? test : test.skip;
 
-/** The nice value of each thread of `pid` (field 19 of /proc/<pid>/task/<tid>/stat). */
-function threadNices(pid: number | string): number[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
-}
-
-const moduleUrl = new URL('../workers/cpu-priority.ts', import.meta.url).href;
+const moduleUrl = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
 /** A fresh Node process that calls lowerCpuPriority(nice), optionally started under `nice -n start`; answers its threads' nice values. */
 async function lowered(nice: number, start = 0): Promise<number[]> {
   const script = `
-    const { lowerCpuPriority } = await import(${JSON.stringify(moduleUrl)});
+    const { lowerCpuPriority } = await import(${moduleUrl('../workers/cpu-priority.ts')});
+    const { threadNices } = await import(${moduleUrl('./helpers/thread-nices.ts')});
     lowerCpuPriority(${nice}, { warn: (...a) => console.error(...a) });
-    const { readdirSync, readFileSync } = await import('node:fs');
-    console.log(JSON.stringify(readdirSync('/proc/self/task').map((tid) => {
-      const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    })));`;
+    console.log(JSON.stringify(threadNices('self')));`;
   const node = [process.execPath, '--no-warnings', '--input-type=module', '-e', script];
   const [command, ...args] = start ? ['nice', '-n', String(start), ...node] : node;
   const { stdout } = await promisify(execFile)(command, args, { cwd: path.resolve(import.meta.dirname, '..') });
