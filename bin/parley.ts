@@ -16,7 +16,7 @@ import { lowerCpuPriority } from '../workers/cpu-priority.ts';
 
 // The API and the workers load on demand: `parley --help` and `parley jobs` stay quick.
 const load = {
-  boot: () => import('../core/boot.ts').then((m) => m.boot),
+  boot: () => import('../core/boot.ts'),
   startWebServer: () => import('../api/server.ts').then((m) => m.startWebServer),
   startWorker: () => import('../workers/main.ts').then((m) => m.startWorker),
 };
@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'migrate': {
-      const boot = await load.boot();
+      const { boot } = await load.boot();
       const booted = await boot({ config, migrate: true });
       booted.deps.logger.info('database is up to date');
       await booted.shutdown();
@@ -86,12 +86,13 @@ async function main(argv: string[]): Promise<number> {
     case 'start':
     case 'web':
     case 'worker': {
-      const [boot, startWebServer, startWorker] = await Promise.all([
+      const [{ boot, poolSizeFor }, startWebServer, startWorker] = await Promise.all([
         load.boot(),
         command === 'worker' ? null : load.startWebServer(),
         command === 'web' ? null : load.startWorker(),
       ]);
-      const booted = await boot({ config, migrate: true });
+      const maxPoolSize = poolSizeFor({ web: command !== 'worker', worker: command !== 'web' }, config);
+      const booted = await boot({ config, migrate: true, maxPoolSize });
       const { deps } = booted;
       const web = startWebServer ? await startWebServer(deps, config.PORT) : null;
       if (web) deps.logger.info({ port: web.port, url: config.publicUrl }, 'API listening');
