@@ -146,7 +146,8 @@ create table channels (
   created_at timestamp with time zone default now() not null,
   updated_at timestamp with time zone default now() not null,
   routing_proven boolean default false not null,
-  default_team_id uuid
+  default_team_id uuid,
+  send_held_until timestamp with time zone
 );
 alter table channels add constraint channels_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table channels add constraint channels_default_team_fkey FOREIGN KEY (business_id, default_team_id) REFERENCES teams(business_id, id) ON DELETE SET NULL (default_team_id);

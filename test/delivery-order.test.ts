@@ -20,13 +20,13 @@ test.before(async () => {
 });
 test.after.always(() => setup?.close());
 
-/** A conversation of a new WhatsApp customer on the same channel (the inbound drain stores it). */
-async function customerWrites(phone: string): Promise<string> {
+/** A conversation of a new WhatsApp customer, on the setup's channel unless another number is given (the inbound drain stores it). */
+async function customerWrites(phone: string, phoneNumberId = '1066'): Promise<string> {
   const { app } = setup;
   const res = await fetch(`${app.url}/api/v1/webhooks/whatsapp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(whatsappTextPayload({ phoneNumberId: '1066', from: phone, id: `wamid.${phone}`, text: 'Hi there' })),
+    body: JSON.stringify(whatsappTextPayload({ phoneNumberId, from: phone, id: `wamid.${phone}`, text: 'Hi there' })),
   });
   if (res.status !== 200) throw new Error(await res.text());
   const worker = await startTestWorker(app, { only: ['process_inbound'] });
@@ -100,6 +100,47 @@ test.serial('a transient failure holds back the replies after it in its conversa
   }
   t.deepEqual(textsTo(held), ['held 1', 'held 2', 'held 3']);
   for (const reply of heldReplies) t.like(await statusOf(reply.id), { delivery_status: 'sent', error: null });
+});
+
+test.serial("a 429 with Retry-After holds its channel's other conversations until then, and no other channel", async (t) => {
+  const { app, fake, inbox, owner } = setup;
+  fake.addWhatsAppNumber('2077', 'wa-token-2077');
+  const otherChannel = await app.request('POST', '/api/v1/channels/', {
+    token: owner.token,
+    body: { type: 'whatsapp', config: { phone_number_id: '2077', access_token: 'wa-token-2077' } },
+  });
+  t.is(otherChannel.status, 200);
+  const [limited, sameChannel, elsewhere] = ['15550003001', '15550003002', '15550003003'];
+  const limitedConversation = await customerWrites(limited);
+  const sameChannelConversation = await customerWrites(sameChannel);
+  const elsewhereConversation = await customerWrites(elsewhere, '2077');
+  // When each send reached the platform (the refused one included).
+  const reached: { to: string; at: number }[] = [];
+  fake.setLatency((request) => {
+    reached.push({ to: request.json?.to as string, at: Date.now() });
+    return 0;
+  });
+  const retryAfter = 4;
+  fake.failNext(1, { status: 429, code: 4, message: '(#4) Application request limit reached', retryAfter }, toPhone(limited));
+  const worker = await startTestWorker(app, { only: ['deliver_message'] });
+  try {
+    await inbox.reply(limitedConversation, 'limited');
+    const refusedAt = (await waitFor(async () => reached.find((r) => r.to === limited), 20_000, 'the 429')).at;
+    await inbox.reply(sameChannelConversation, 'same channel');
+    await inbox.reply(elsewhereConversation, 'another channel');
+    await waitFor(async () => textsTo(elsewhere).length === 1 || null, 20_000, 'the other channel delivered');
+    await waitFor(async () => (textsTo(limited).length === 1 && textsTo(sameChannel).length === 1) || null, 30_000, 'the held channel delivered');
+    const holdEnds = refusedAt + retryAfter * 1000;
+    const first = (phone: string) => reached.find((r) => r.to === phone)!.at;
+    // The platform's clock and the database's are this machine's: a little slack either way.
+    t.true(first(elsewhere) < holdEnds - 500, 'the other channel was not held');
+    t.true(first(sameChannel) >= holdEnds - 250, "the channel's other conversation waited for the Retry-After");
+    t.is(reached.filter((r) => r.to === sameChannel).length, 1, 'and did not meet the limit itself');
+    t.true(reached.filter((r) => r.to === limited).at(-1)!.at >= holdEnds - 250, 'the limited reply went again once the hold ended');
+  } finally {
+    await worker.stop();
+    fake.setLatency(0);
+  }
 });
 
 test.serial("a permanent refusal fails that reply with the platform's reason and lets the next one go", async (t) => {

@@ -7,7 +7,10 @@
  * A reply that fails transiently (network, 5xx, 429) stays `queued` with a time to try again
  * (the platform's Retry-After, else graphile-worker's own backoff, e^attempts seconds, and the
  * attempt counted): the drain schedules itself for then and stops, so it holds back the
- * replies after it in this conversation and nothing else. A permanent refusal, or the last of
+ * replies after it in this conversation. A Retry-After (a 429's) also holds the reply's channel
+ * until then (`channels.send_held_until`, migration 0125): the platform limits the sender, so
+ * the channel's other conversations wait too, each drain reading the hold with its next reply;
+ * other channels go on. A permanent refusal, or the last of
  * MAX_DELIVERY_ATTEMPTS, marks it `failed` with the reason and the next one goes. A reply that
  * failed for good is also left as a failed job (deliver_message {message_id}), so `parley jobs
  * failed` lists it and `parley jobs retry` queues it again.
@@ -79,7 +82,7 @@ const replyRow = z.object({
   template: z.object({ name: z.string(), language: z.string(), parameters: z.array(z.string()) }).nullable(),
   /** E-mail: cc, bcc, signature; or the forward's recipients (migration 0096). */
   email: z.record(z.string(), z.unknown()).nullable(),
-  /** Ms until the reply may be tried again (0 or less: now). */
+  /** Ms until the reply may be tried again: its own retry's wait, or its channel's hold (0 or less: now). */
   wait_ms: z.number().nullable(),
   channel_id: z.string().nullable(),
   subject: z.string().nullable(),
@@ -157,12 +160,13 @@ const queuedReply = (prefix: '' | 'next_', conversationId: string, after: string
     select q.id as ${as('id')}, q.business_id as ${as('business_id')}, q.conversation_id as ${as('conversation_id')},
            q.content as ${as('content')}, q.attachments as ${as('attachments')}, q.delivery_attempts as ${as('delivery_attempts')},
            q.template as ${as('template')}, q.email as ${as('email')},
-           (extract(epoch from q.next_delivery_at - clock_timestamp()) * 1000)::float8 as ${as('wait_ms')},
+           (extract(epoch from greatest(q.next_delivery_at, qch.send_held_until) - clock_timestamp()) * 1000)::float8 as ${as('wait_ms')},
            qc.channel_id as ${as('channel_id')}, qc.subject as ${as('subject')},
            qcu.platform_user_id as ${as('customer_platform_user_id')}, qcu.name as ${as('customer_name')},
            qcu.email as ${as('customer_email')}, qcu.phone as ${as('customer_phone')}
     from messages q
     join conversations qc on qc.id = q.conversation_id
+    left join channels qch on qch.id = qc.channel_id
     left join customers qcu on qcu.id = qc.customer_id
     where q.conversation_id = ${conversationId} and q.delivery_status = 'queued' ${after ? sql.fragment`and q.id <> ${after}` : sql.fragment``}
     order by q.created_at, q.id
@@ -202,8 +206,14 @@ async function deliverOne(
     const attempts = reply.delivery_attempts + (retryAfter ? 0 : 1);
     if (attempts >= MAX_DELIVERY_ATTEMPTS) return settleFailed(deps, q, reply, failure.message, true);
     const waitSeconds = retryAfter ?? Math.exp(Math.min(attempts, 10));
+    // A Retry-After is the platform's limit on the sender, so the whole channel waits it out
+    // (its other conversations' drains read the hold with their next reply); other channels do not.
     await q.query(
       prepared(sql.unsafe`
+      with hold as (
+        update channels set send_held_until = greatest(send_held_until, clock_timestamp() + make_interval(secs => ${waitSeconds}))
+        where id = ${reply.channel_id} and ${retryAfter !== null}
+      )
       update messages set delivery_attempts = ${attempts}, error = ${failure.message.slice(0, 1000)},
              next_delivery_at = clock_timestamp() + make_interval(secs => ${waitSeconds}), updated_at = now()
       where id = ${reply.id} and delivery_status = 'queued'`),
