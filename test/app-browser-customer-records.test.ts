@@ -104,6 +104,12 @@ browserTest('Settings → Customer attributes: the owner defines typed fields; a
 browserTest('customer panel: typed attributes from the definitions, and notes (add, page, delete)', async (t) => {
   const casey = await conversationWith(owner, 'Casey Customer', 'casey@example.com', 'Where is my order?');
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  // The definitions answer late (as on a loaded server): the add form waits for them rather than
+  // offering a free-text key first and swapping it for the picker under the agent's hands.
+  await page.route('**/api/v1/settings/customer-attributes', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await route.continue();
+  });
   await page.goto(`${app.url}/app/inbox/${casey.conversation}`);
   const panel = page.getByRole('complementary', { name: 'Customer' });
   await panel.getByRole('heading', { name: 'Casey Customer' }).waitFor();
@@ -151,6 +157,7 @@ browserTest('customer panel: typed attributes from the definitions, and notes (a
   await notes.getByRole('textbox', { name: 'Customer note' }).fill('Asked for a refund on the March invoice.');
   await notes.getByRole('button', { name: 'Save note' }).click();
   await notes.getByText('Asked for a refund on the March invoice.').waitFor();
+  await add.getByRole('combobox', { name: 'Attribute name' }).waitFor();
   await attributes.scrollIntoViewIfNeeded();
   await shoot(page, 'panel-notes-desktop');
   t.deepEqual(await unnamedControls(page), []);
@@ -231,6 +238,11 @@ browserTest('Customers page: filter by attribute, page through, export CSV, impo
   // An agent: the list and filter, no export or import; phone width.
   const agent = await addMember(app, owner.businessId, 'agent', { name: 'Abe Agent' });
   const phone = await appPage(browser, app.url, agent.token, PHONE);
+  // Late definitions again: the filter waits for them too.
+  await phone.page.route('**/api/v1/settings/customer-attributes', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await route.continue();
+  });
   await phone.page.goto(`${app.url}/app/customers`);
   await phone.page.getByRole('list', { name: 'Customers' }).locator('.customer-row').first().waitFor();
   t.is(await phone.page.getByRole('button', { name: 'Export CSV' }).count(), 0);

@@ -158,49 +158,52 @@ export function Customers() {
           value={q}
           onInput={(e) => setQ(e.currentTarget.value)}
         />
-        <form class="attr-filter" aria-label="Filter by attribute" onSubmit={apply}>
-          {definitions.length > 0 ? (
-            <select
-              class="input"
-              aria-label="Filter attribute"
-              value={key}
-              onChange={(e) => {
-                setKey(e.currentTarget.value);
-                setValue('');
-              }}
-            >
-              <option value="">Attribute…</option>
-              {definitions.map((d) => (
-                <option value={d.key}>{d.label}</option>
-              ))}
-            </select>
-          ) : (
-            <input
-              class="input"
-              aria-label="Filter attribute"
-              placeholder="Attribute"
-              value={key}
-              maxLength={50}
-              onInput={(e) => setKey(e.currentTarget.value)}
-            />
-          )}
-          <AttributeInput definition={definition} value={value} onChange={setValue} label="Filter value" />
-          <button class="btn small" type="submit" disabled={!key.trim()}>
-            Filter
-          </button>
-          {filter && (
-            <button
-              class="btn ghost small"
-              type="button"
-              onClick={() => {
-                setFilter(null);
-                setError(null);
-              }}
-            >
-              Clear filter
+        {/* Not before the definitions are known: the attribute is a free text field without them and a picker with them. */}
+        {attributeDefinitions.value !== null && (
+          <form class="attr-filter" aria-label="Filter by attribute" onSubmit={apply}>
+            {definitions.length > 0 ? (
+              <select
+                class="input"
+                aria-label="Filter attribute"
+                value={key}
+                onChange={(e) => {
+                  setKey(e.currentTarget.value);
+                  setValue('');
+                }}
+              >
+                <option value="">Attribute…</option>
+                {definitions.map((d) => (
+                  <option value={d.key}>{d.label}</option>
+                ))}
+              </select>
+            ) : (
+              <input
+                class="input"
+                aria-label="Filter attribute"
+                placeholder="Attribute"
+                value={key}
+                maxLength={50}
+                onInput={(e) => setKey(e.currentTarget.value)}
+              />
+            )}
+            <AttributeInput definition={definition} value={value} onChange={setValue} label="Filter value" />
+            <button class="btn small" type="submit" disabled={!key.trim()}>
+              Filter
             </button>
-          )}
-        </form>
+            {filter && (
+              <button
+                class="btn ghost small"
+                type="button"
+                onClick={() => {
+                  setFilter(null);
+                  setError(null);
+                }}
+              >
+                Clear filter
+              </button>
+            )}
+          </form>
+        )}
       </div>
       {filter && (
         <p class="small muted" role="status">

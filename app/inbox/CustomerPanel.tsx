@@ -118,7 +118,8 @@ function Attributes({ customer, editable, onChanged }: { customer: Customer; edi
           ))}
         </dl>
       )}
-      {editable && (
+      {/* Not before the definitions are known: the key control is a free text field without them and a picker with them. */}
+      {editable && attributeDefinitions.value !== null && (
         <form class="attr-add" onSubmit={add} aria-label="Add attribute">
           {typed ? (
             <select
