@@ -26,8 +26,10 @@ export function poolSizeFor(serves: { web: boolean; worker: boolean }, config: P
   return serves.web ? WEB_POOL_SIZE + worker : Math.max(worker, WEB_POOL_SIZE);
 }
 
-/** `logToStderr`: for commands whose stdout is their answer (`parley jobs`). */
-/** `maxPoolSize`: the database pool's connections (poolSizeFor; default that of a process serving requests). */
+/**
+ * `logToStderr`: for commands whose stdout is their answer (`parley jobs`). `maxPoolSize`: the
+ * database pool's connections (poolSizeFor; default that of a process serving requests).
+ */
 export async function boot(
   options: { config?: Config; migrate?: boolean; events?: EventBus; logToStderr?: boolean; maxPoolSize?: number } = {},
 ): Promise<Booted> {
