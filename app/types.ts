@@ -289,6 +289,8 @@ export type Channel = {
   created_at: string;
   status: 'pending' | 'connected' | 'error';
   last_error: string | null;
+  /** The platform asked to stop sending until then (a 429); null: not held. */
+  send_held_until: string | null;
   is_builtin: boolean;
   /** Conversations opened on the channel start in this team; null: none. */
   default_team_id: string | null;

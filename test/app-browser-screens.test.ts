@@ -119,6 +119,29 @@ browserTest("a channel's registration that ends before the live connection is up
   await context.close();
 });
 
+browserTest('a channel the platform asked to slow down says until when replies wait (desktop, then phone)', async (t) => {
+  const team = await createWorkspace(app, { name: 'Hal Held', plan: 'Pro' });
+  const created = await app.request('POST', '/api/v1/channels', {
+    token: team.token,
+    body: { type: 'telegram', config: { bot_token: fake.addBot({ username: 'hal_help_bot' }) } },
+  });
+  t.is(created.status, 200, created.text);
+  // As the delivery drain records a 429 with Retry-After (test/delivery-order.test.ts sends one).
+  await app.sql(`update channels set send_held_until = now() + interval '10 minutes' where id = $1`, [created.body.id]);
+  for (const [device, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    const { page, context, errors } = await appPage(browser, app.url, team.token, viewport);
+    await page.goto(`${app.url}/app/settings/channels`);
+    const card = page.getByRole('listitem', { name: /Telegram/ });
+    await card.getByText('Telegram asked Parley to slow down: replies on this channel wait until').waitFor();
+    await shoot(page, `channel-held-${device}`);
+    t.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 const SCREENS: { name: string; path: string; heading: string }[] = [
   { name: 'inbox', path: '/app/inbox', heading: 'Inbox' },
   { name: 'channels', path: '/app/settings/channels', heading: 'Channels' },

@@ -51,6 +51,7 @@ test('list needs a token, answers with and without the trailing slash, and shows
       is_active: true,
       status: 'connected',
       last_error: null,
+      send_held_until: null,
       is_builtin: true,
       inbound_webhook: null,
     });
@@ -64,6 +65,7 @@ test('list needs a token, answers with and without the trailing slash, and shows
       'is_active',
       'is_builtin',
       'last_error',
+      'send_held_until',
       'status',
       'type',
       'warnings',

@@ -128,6 +128,16 @@ test.serial("a 429 with Retry-After holds its channel's other conversations unti
     const refusedAt = (await waitFor(async () => reached.find((r) => r.to === limited), 20_000, 'the 429')).at;
     await inbox.reply(sameChannelConversation, 'same channel');
     await inbox.reply(elsewhereConversation, 'another channel');
+    // The channels say so meanwhile (Settings → Channels shows it).
+    const held = await waitFor(async () => {
+      const channels = (await app.request('GET', '/api/v1/channels', { token: owner.token })).body as { id: string; send_held_until: string | null }[];
+      return channels.some((c) => c.send_held_until) ? channels : null;
+    });
+    t.deepEqual(
+      held.filter((c) => c.send_held_until).map((c) => c.id),
+      [(await query(app, 'select channel_id from conversations where id = $1', [limitedConversation]))[0].channel_id],
+      'the limited channel only',
+    );
     await waitFor(async () => textsTo(elsewhere).length === 1 || null, 20_000, 'the other channel delivered');
     await waitFor(async () => (textsTo(limited).length === 1 && textsTo(sameChannel).length === 1) || null, 30_000, 'the held channel delivered');
     const holdEnds = refusedAt + retryAfter * 1000;
@@ -137,6 +147,11 @@ test.serial("a 429 with Retry-After holds its channel's other conversations unti
     t.true(first(sameChannel) >= holdEnds - 250, "the channel's other conversation waited for the Retry-After");
     t.is(reached.filter((r) => r.to === sameChannel).length, 1, 'and did not meet the limit itself');
     t.true(reached.filter((r) => r.to === limited).at(-1)!.at >= holdEnds - 250, 'the limited reply went again once the hold ended');
+    const after = (await app.request('GET', '/api/v1/channels', { token: owner.token })).body as { send_held_until: string | null }[];
+    t.true(
+      after.every((c) => c.send_held_until === null),
+      'an ended hold reads as none',
+    );
   } finally {
     await worker.stop();
     fake.setLatency(0);

@@ -28,6 +28,14 @@ export const channelSchema = z
     }),
     status: z.enum(['pending', 'connected', 'error']).openapi({ description: 'Registration with the platform: `pending` until the register job ran' }),
     last_error: z.string().nullable().openapi({ description: "The platform's reason when `status` is `error`" }),
+    send_held_until: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Until when the platform asked Parley to stop sending on this channel (it answered a send with 429 and `Retry-After`): ' +
+          "replies on all of the channel's conversations stay `queued` until then, other channels are not held. Null: not held.",
+      }),
     is_builtin: z.boolean().openapi({ description: "The business's built-in webchat channel: not counted against the plan, cannot be deleted" }),
     webhook_url: z
       .string()
@@ -109,6 +117,7 @@ export function presentChannel(row: ChannelRow, key: Uint8Array, options: Presen
     default_team_id: row.default_team_id,
     status: stored ? row.status : 'error',
     last_error: stored ? row.last_error : UNREADABLE,
+    send_held_until: row.send_held_until !== null && Date.parse(row.send_held_until) > Date.now() ? row.send_held_until : null,
     is_builtin: row.is_builtin,
     webhook_url: platformWebhookUrl(row, options.publicUrl),
     inbound_webhook: inboundWebhook(row, options),

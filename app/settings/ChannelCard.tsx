@@ -166,6 +166,12 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
         )}
       </div>
       {c.status === 'error' && c.last_error && <Notice>{c.last_error}</Notice>}
+      {c.send_held_until && (
+        <Notice kind="info">
+          {channelLabel(c.type)} asked Parley to slow down: replies on this channel wait until{' '}
+          {new Date(c.send_held_until).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })}, then go out in order.
+        </Notice>
+      )}
       {can('channels.manage') && <SetupSteps channel={c} />}
       <ChannelTeam channel={c} onChange={onChange} />
       {can('channels.manage') && c.type === 'email' && <ChannelSignature channel={c} onChange={onChange} />}

@@ -27,13 +27,15 @@ export const channelRow = z.object({
   updated_at: z.string(),
   /** Conversations opened on the channel start in this team (null: none). */
   default_team_id: z.string().nullable(),
+  /** Until when the platform asked that nothing be sent (a 429's Retry-After; migration 0125). */
+  send_held_until: z.string().nullable(),
 });
 export type ChannelRow = z.infer<typeof channelRow>;
 
 /** The columns channelRow reads; unqualified, for `from channels` and `returning`. */
 export const channelColumns = sql.fragment`
   id, business_id, type, is_builtin, config_encrypted, routing_key, verify_token,
-  is_active, status, last_error, state, created_at, updated_at, default_team_id`;
+  is_active, status, last_error, state, created_at, updated_at, default_team_id, send_held_until`;
 
 export function readChannelConfig(key: Uint8Array, row: Pick<ChannelRow, 'config_encrypted'>): ChannelConfig {
   return row.config_encrypted === null ? {} : decryptJson<ChannelConfig>(key, row.config_encrypted);
