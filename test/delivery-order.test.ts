@@ -12,7 +12,7 @@ import type { RecordedRequest } from './fakes/http-fake.ts';
 import { whatsappTextPayload } from './fakes/meta.ts';
 import { whatsappConversation, type WhatsAppConversation } from './helpers/whatsapp-conversation.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
-import { drainDeliveries } from '../core/commands/delivery-drain.ts';
+import { drainDeliveries, MAX_RETRY_AFTER_SECONDS } from '../core/commands/delivery-drain.ts';
 
 let setup: WhatsAppConversation;
 test.before(async () => {
@@ -155,6 +155,37 @@ test.serial("a 429 with Retry-After holds its channel's other conversations unti
   } finally {
     await worker.stop();
     fake.setLatency(0);
+  }
+});
+
+test.serial('a Retry-After beyond a day holds the reply and its channel for a day, not for good', async (t) => {
+  const { app, fake, inbox } = setup;
+  fake.addWhatsAppNumber('3088', 'wa-token-3088');
+  const channel = await app.request('POST', '/api/v1/channels/', {
+    token: setup.owner.token,
+    body: { type: 'whatsapp', config: { phone_number_id: '3088', access_token: 'wa-token-3088' } },
+  });
+  t.is(channel.status, 200);
+  const phone = '15550003004';
+  const conversation = await customerWrites(phone, '3088');
+  fake.failNext(1, { status: 429, code: 4, message: '(#4) Application request limit reached', retryAfter: 10 ** 12 }, toPhone(phone));
+  const reply = await inbox.reply(conversation, 'much later');
+  const worker = await startTestWorker(app, { only: ['deliver_message'] });
+  try {
+    const [held] = await waitFor(async () => {
+      const rows = await query(
+        app,
+        `select extract(epoch from m.next_delivery_at - now())::float8 as message_s, extract(epoch from c.send_held_until - now())::float8 as channel_s
+         from messages m join channels c on c.id = $2 where m.id = $1 and m.next_delivery_at is not null`,
+        [reply.id, channel.body.id],
+      );
+      return rows.length ? rows : null;
+    });
+    for (const seconds of [held.message_s, held.channel_s])
+      t.true(seconds > MAX_RETRY_AFTER_SECONDS - 60 && seconds <= MAX_RETRY_AFTER_SECONDS + 1, String(seconds));
+    t.like(await statusOf(reply.id), { delivery_status: 'queued', delivery_attempts: 0 });
+  } finally {
+    await worker.stop();
   }
 });
 

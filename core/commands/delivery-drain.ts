@@ -69,6 +69,12 @@ export const deliveryLocks = { store: 20_203, drain: 20_204 } as const;
 /** Attempts of one reply before it is `failed` (graphile-worker's default for a job: about three days of backoff). */
 export const MAX_DELIVERY_ATTEMPTS = 25;
 
+/**
+ * The longest Retry-After obeyed (a day: X's daily DM allowance resets within one). A longer or
+ * garbled one would hold the channel for good, or overflow the timestamp and fail every drain.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
+
 /** Replies one drain run sends before it hands its worker slot back (it arms its successor). */
 const RUN_LIMIT = 200;
 
@@ -202,7 +208,7 @@ async function deliverOne(
     // The platform's Retry-After is a wait it asked for, not a failed attempt (as before the
     // drains: it re-enqueued a fresh job); anything else counts, with graphile-worker's backoff
     // for a job's attempt n: e^min(n, 10) seconds.
-    const retryAfter = failure.retryAfterSeconds && failure.retryAfterSeconds > 0 ? failure.retryAfterSeconds : null;
+    const retryAfter = failure.retryAfterSeconds && failure.retryAfterSeconds > 0 ? Math.min(failure.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS) : null;
     const attempts = reply.delivery_attempts + (retryAfter ? 0 : 1);
     if (attempts >= MAX_DELIVERY_ATTEMPTS) return settleFailed(deps, q, reply, failure.message, true);
     const waitSeconds = retryAfter ?? Math.exp(Math.min(attempts, 10));
