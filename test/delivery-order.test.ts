@@ -124,6 +124,7 @@ test.serial("a 429 with Retry-After holds its channel's other conversations unti
   fake.failNext(1, { status: 429, code: 4, message: '(#4) Application request limit reached', retryAfter }, toPhone(limited));
   const worker = await startTestWorker(app, { only: ['deliver_message'] });
   try {
+    const eventsBefore = app.events.length;
     await inbox.reply(limitedConversation, 'limited');
     const refusedAt = (await waitFor(async () => reached.find((r) => r.to === limited), 20_000, 'the 429')).at;
     await inbox.reply(sameChannelConversation, 'same channel');
@@ -133,10 +134,15 @@ test.serial("a 429 with Retry-After holds its channel's other conversations unti
       const channels = (await app.request('GET', '/api/v1/channels', { token: owner.token })).body as { id: string; send_held_until: string | null }[];
       return channels.some((c) => c.send_held_until) ? channels : null;
     });
+    const limitedChannel = (await query(app, 'select channel_id from conversations where id = $1', [limitedConversation]))[0].channel_id;
     t.deepEqual(
       held.filter((c) => c.send_held_until).map((c) => c.id),
-      [(await query(app, 'select channel_id from conversations where id = $1', [limitedConversation]))[0].channel_id],
+      [limitedChannel],
       'the limited channel only',
+    );
+    t.true(
+      app.events.slice(eventsBefore).some((e) => e.name === 'channel_updated' && e.payload.channel_id === limitedChannel),
+      'dashboards hear of it (Settings → Channels reloads)',
     );
     await waitFor(async () => textsTo(elsewhere).length === 1 || null, 20_000, 'the other channel delivered');
     await waitFor(async () => (textsTo(limited).length === 1 && textsTo(sameChannel).length === 1) || null, 30_000, 'the held channel delivered');

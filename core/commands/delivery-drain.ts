@@ -38,6 +38,7 @@ import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { audienceRead, messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
+import { liveEvent } from '../events/catalogue.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { enqueueWebhookEvents, webhookEventsFor } from './webhooks-out.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
@@ -98,6 +99,9 @@ const replyRow = z.object({
   customer_phone: z.string().nullable(),
 });
 type Reply = z.infer<typeof replyRow>;
+
+/** The channel a Retry-After held, for its `channel_updated`. */
+const heldChannelRow = z.object({ id: z.string(), business_id: z.string(), status: z.enum(['pending', 'connected', 'error']) });
 
 export type DrainOutcome = { sent: number; failed: number; waiting: boolean };
 
@@ -214,16 +218,24 @@ async function deliverOne(
     const waitSeconds = retryAfter ?? Math.exp(Math.min(attempts, 10));
     // A Retry-After is the platform's limit on the sender, so the whole channel waits it out
     // (its other conversations' drains read the hold with their next reply); other channels do not.
-    await q.query(
-      prepared(sql.unsafe`
+    const held = await q.maybeOne(
+      prepared(sql.type(heldChannelRow)`
       with hold as (
         update channels set send_held_until = greatest(send_held_until, clock_timestamp() + make_interval(secs => ${waitSeconds}))
         where id = ${reply.channel_id} and ${retryAfter !== null}
+        returning id, business_id, status
+      ), retry as (
+        update messages set delivery_attempts = ${attempts}, error = ${failure.message.slice(0, 1000)},
+               next_delivery_at = clock_timestamp() + make_interval(secs => ${waitSeconds}), updated_at = now()
+        where id = ${reply.id} and delivery_status = 'queued'
       )
-      update messages set delivery_attempts = ${attempts}, error = ${failure.message.slice(0, 1000)},
-             next_delivery_at = clock_timestamp() + make_interval(secs => ${waitSeconds}), updated_at = now()
-      where id = ${reply.id} and delivery_status = 'queued'`),
+      select id, business_id, status from hold`),
     );
+    // Settings → Channels reloads on it and shows the hold.
+    if (held)
+      await publishEvents(deps, [
+        liveEvent('channel_updated', { channel_id: held.id, business_id: held.business_id, status: held.status, at: new Date().toISOString() }),
+      ]);
     deps.logger.info({ message_id: reply.id, attempts, retry_in_s: waitSeconds }, 'reply delivery failed transiently: the conversation waits for its retry');
     return 'retry';
   }
