@@ -1,4 +1,7 @@
-/** The value control of an attribute, by its type: a select for lists and yes/no, a date picker, a number or text box. */
+/**
+ * The controls of an attribute: its key picked from the definitions (AttributeKeySelect), and its
+ * value by its type (AttributeInput): a select for lists and yes/no, a date picker, a number or text box.
+ */
 import type { AttributeDefinition, AttributeValue } from '../types.ts';
 
 /** The typed text of the control as the attribute's value; an error text when it is not one. */
@@ -55,5 +58,27 @@ export function AttributeInput({
       value={value}
       onInput={(e) => onChange(e.currentTarget.value)}
     />
+  );
+}
+
+/** The key of an attribute, picked from the business's definitions (Settings → Customer attributes). */
+export function AttributeKeySelect({
+  definitions,
+  value,
+  onChange,
+  label,
+}: {
+  definitions: AttributeDefinition[];
+  value: string;
+  onChange: (key: string) => void;
+  label: string;
+}) {
+  return (
+    <select class="input" aria-label={label} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+      <option value="">Attribute…</option>
+      {definitions.map((d) => (
+        <option value={d.key}>{d.label}</option>
+      ))}
+    </select>
   );
 }

@@ -11,7 +11,7 @@ import { Avatar } from '../ui/Avatar.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { attributeDefinitions, labelOf, loadAttributeDefinitions, shownValue } from './attribute-definitions.ts';
-import { AttributeInput, parseAttribute } from './AttributeInput.tsx';
+import { AttributeInput, AttributeKeySelect, parseAttribute } from './AttributeInput.tsx';
 
 const PAGE = 50;
 
@@ -162,20 +162,15 @@ export function Customers() {
         {attributeDefinitions.value !== null && (
           <form class="attr-filter" aria-label="Filter by attribute" onSubmit={apply}>
             {definitions.length > 0 ? (
-              <select
-                class="input"
-                aria-label="Filter attribute"
+              <AttributeKeySelect
+                definitions={definitions}
+                label="Filter attribute"
                 value={key}
-                onChange={(e) => {
-                  setKey(e.currentTarget.value);
+                onChange={(k) => {
+                  setKey(k);
                   setValue('');
                 }}
-              >
-                <option value="">Attribute…</option>
-                {definitions.map((d) => (
-                  <option value={d.key}>{d.label}</option>
-                ))}
-              </select>
+              />
             ) : (
               <input
                 class="input"

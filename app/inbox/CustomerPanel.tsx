@@ -9,7 +9,7 @@ import { linkClick } from '../router.ts';
 import { can } from '../session.ts';
 import type { AttributeDefinition, AttributeValue, ConversationDetail, ConversationListItem, Customer } from '../types.ts';
 import { attributeDefinitions, labelOf, loadAttributeDefinitions, shownValue } from '../customers/attribute-definitions.ts';
-import { AttributeInput, parseAttribute } from '../customers/AttributeInput.tsx';
+import { AttributeInput, AttributeKeySelect, parseAttribute } from '../customers/AttributeInput.tsx';
 import { CustomerNotes } from '../customers/CustomerNotes.tsx';
 import { Avatar } from '../ui/Avatar.tsx';
 import { channelLabel } from '../channel-types.ts';
@@ -122,20 +122,15 @@ function Attributes({ customer, editable, onChanged }: { customer: Customer; edi
       {editable && attributeDefinitions.value !== null && (
         <form class="attr-add" onSubmit={add} aria-label="Add attribute">
           {typed ? (
-            <select
-              class="input"
-              aria-label="Attribute name"
+            <AttributeKeySelect
+              definitions={definitions}
+              label="Attribute name"
               value={key}
-              onChange={(e) => {
-                setKey(e.currentTarget.value);
+              onChange={(k) => {
+                setKey(k);
                 setValue('');
               }}
-            >
-              <option value="">Attribute…</option>
-              {definitions.map((d) => (
-                <option value={d.key}>{d.label}</option>
-              ))}
-            </select>
+            />
           ) : (
             <>
               <input class="input" aria-label="Attribute name" placeholder="Name" value={key} maxLength={50} onInput={(e) => setKey(e.currentTarget.value)} />
