@@ -9,8 +9,7 @@
  */
 import test from 'ava';
 import type { RecordedRequest } from './fakes/http-fake.ts';
-import { whatsappTextPayload } from './fakes/meta.ts';
-import { whatsappConversation, type WhatsAppConversation } from './helpers/whatsapp-conversation.ts';
+import { customerTexts, whatsappConversation, type WhatsAppConversation } from './helpers/whatsapp-conversation.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { drainDeliveries, MAX_RETRY_AFTER_SECONDS } from '../core/commands/delivery-drain.ts';
 
@@ -23,12 +22,7 @@ test.after.always(() => setup?.close());
 /** A conversation of a new WhatsApp customer, on the setup's channel unless another number is given (the inbound drain stores it). */
 async function customerWrites(phone: string, phoneNumberId = '1066'): Promise<string> {
   const { app } = setup;
-  const res = await fetch(`${app.url}/api/v1/webhooks/whatsapp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(whatsappTextPayload({ phoneNumberId, from: phone, id: `wamid.${phone}`, text: 'Hi there' })),
-  });
-  if (res.status !== 200) throw new Error(await res.text());
+  await customerTexts(app, { phoneNumberId, from: phone, id: `wamid.${phone}`, text: 'Hi there' });
   const worker = await startTestWorker(app, { only: ['process_inbound'] });
   try {
     const [row] = await waitFor(async () => {

@@ -7,9 +7,8 @@
 import test from 'ava';
 import type { ChildProcess } from 'node:child_process';
 import { poolSizeFor } from '../core/boot.ts';
-import { whatsappTextPayload } from './fakes/meta.ts';
 import { spawnParley, stopProcess } from './helpers/processes.ts';
-import { whatsappConversation, type WhatsAppConversation } from './helpers/whatsapp-conversation.ts';
+import { customerTexts, whatsappConversation, type WhatsAppConversation } from './helpers/whatsapp-conversation.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 
 const CONVERSATIONS = 15;
@@ -29,13 +28,7 @@ test(`a worker at WORKER_CONCURRENCY=${CONVERSATIONS} has ${CONVERSATIONS} conve
   setup = await whatsappConversation();
   const { app, fake, inbox } = setup;
   for (let i = 1; i < CONVERSATIONS; i++) {
-    const from = `1555000${String(2000 + i)}`;
-    const posted = await fetch(`${app.url}/api/v1/webhooks/whatsapp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(whatsappTextPayload({ phoneNumberId: '1066', from, id: `wamid.pool${i}`, text: 'Hello?' })),
-    });
-    t.is(posted.status, 200);
+    await customerTexts(app, { phoneNumberId: '1066', from: `1555000${String(2000 + i)}`, id: `wamid.pool${i}`, text: 'Hello?' });
   }
   const inbound = await startTestWorker(app, { only: ['process_inbound'] });
   const conversations = await waitFor(async () => {

@@ -19,6 +19,16 @@ export type WhatsAppConversation = {
   close: () => Promise<void>;
 };
 
+/** A customer's WhatsApp text as Meta posts it to the webhook; throws unless it was acknowledged (200). */
+export async function customerTexts(app: TestApp, message: { phoneNumberId: string; from: string; id: string; text: string }): Promise<void> {
+  const res = await fetch(`${app.url}/api/v1/webhooks/whatsapp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(whatsappTextPayload(message)),
+  });
+  if (res.status !== 200) throw new Error(await res.text());
+}
+
 export async function whatsappConversation(env: Record<string, string> = {}): Promise<WhatsAppConversation> {
   const fake = await startFakeMeta();
   fake.addWhatsAppNumber('1066', 'wa-token');
@@ -30,12 +40,7 @@ export async function whatsappConversation(env: Record<string, string> = {}): Pr
     body: { type: 'whatsapp', config: { phone_number_id: '1066', access_token: 'wa-token' } },
   });
   if (channel.status !== 200) throw new Error(channel.text);
-  const inbound = await fetch(`${app.url}/api/v1/webhooks/whatsapp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(whatsappTextPayload({ phoneNumberId: '1066', from: customerPhone, id: 'wamid.first', text: 'Hello?' })),
-  });
-  if (inbound.status !== 200) throw new Error(await inbound.text());
+  await customerTexts(app, { phoneNumberId: '1066', from: customerPhone, id: 'wamid.first', text: 'Hello?' });
   const worker = await startTestWorker(app, { only: ['process_inbound', 'register_channel'] });
   const [conversation] = await waitFor(async () => {
     const rows = await query(app, 'select id from conversations where channel_type = $1', ['whatsapp']);
