@@ -21,6 +21,7 @@ import { addJob, jobCatalogue } from '../core/jobs.ts';
 import { inboundLocks } from '../core/commands/inbound.ts';
 import { deliveryLocks } from '../core/commands/delivery-drain.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
+import { lockAsWorker } from './helpers/worker.ts';
 import { createWorkspace } from './helpers/fixtures.ts';
 import { assignLocks } from '../core/commands/auto-assign-arm.ts';
 
@@ -50,54 +51,6 @@ const jobsByKey = (...keys: string[]) =>
     join graphile_worker._private_tasks k on k.id = j.task_id
     where key = any(${sql.array(keys, 'text')}) order by k.identifier`);
 
-/** What graphile-worker's getJobs does to a job it takes: lock it and count the attempt. */
-const lockAsWorker = (id: string, workerId: string) =>
-  app.deps.db.query(sql.unsafe`
-    update graphile_worker._private_jobs set locked_by = ${workerId}, locked_at = now(), attempts = attempts + 1
-    where id = ${id}::bigint`);
-
-test('the installed graphile-worker is the version the internals were written for; another is refused clearly', (t) => {
-  t.notThrows(() => assertGraphileWorkerVersion());
-  t.regex(installedGraphileWorkerVersion(), /^0\.18\./);
-  for (const version of ['0.19.0', '1.0.0', '0.17.4']) {
-    const error = t.throws(() => assertGraphileWorkerVersion(version));
-    t.regex(error!.message, new RegExp(`graphile-worker ${version.replaceAll('.', '\\.')} is installed.*graphile-internals\\.ts`));
-  }
-});
-
-test('the private columns and public functions relied on exist with their types', async (t) => {
-  const columns = await app.deps.db.anyFirst(sql.type(z.object({ c: z.string() }))`
-    select c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) as c
-    from pg_attribute a join pg_class c on c.oid = a.attrelid
-    where c.relnamespace = 'graphile_worker'::regnamespace and a.attnum > 0 and not a.attisdropped
-      and (c.relname, a.attname) in (
-        ('_private_jobs', 'id'), ('_private_jobs', 'key'), ('_private_jobs', 'locked_at'), ('_private_jobs', 'locked_by'),
-        ('_private_jobs', 'attempts'), ('_private_jobs', 'max_attempts'), ('_private_jobs', 'job_queue_id'), ('_private_jobs', 'payload'),
-        ('_private_jobs', 'run_at'),
-        ('_private_job_queues', 'id'), ('_private_job_queues', 'locked_by'), ('_private_job_queues', 'locked_at'))
-    order by 1`);
-  t.deepEqual(columns, [
-    '_private_job_queues.id integer',
-    '_private_job_queues.locked_at timestamp with time zone',
-    '_private_job_queues.locked_by text',
-    '_private_jobs.attempts smallint',
-    '_private_jobs.id bigint',
-    '_private_jobs.job_queue_id integer',
-    '_private_jobs.key text',
-    '_private_jobs.locked_at timestamp with time zone',
-    '_private_jobs.locked_by text',
-    '_private_jobs.max_attempts smallint',
-    '_private_jobs.payload json',
-    '_private_jobs.run_at timestamp with time zone',
-  ]);
-  const functions = await app.deps.db.anyFirst(sql.type(z.object({ f: z.string() }))`
-    select p.proname as f from pg_proc p
-    where p.pronamespace = 'graphile_worker'::regnamespace
-      and p.proname in ('add_job', 'remove_job', 'permanently_fail_jobs', 'reschedule_jobs', 'force_unlock_workers', 'complete_jobs')
-    group by p.proname order by 1`);
-  t.deepEqual(functions, ['add_job', 'complete_jobs', 'force_unlock_workers', 'permanently_fail_jobs', 'remove_job', 'reschedule_jobs']);
-});
-
 test('graphile_job_waiting sees an unlocked job by key; with p_unattempted, not a retry waiting for its backoff', async (t) => {
   const key = `internals:${randomUUID()}`;
   const waiting = (unattempted: boolean) =>
@@ -106,7 +59,7 @@ test('graphile_job_waiting sees an unlocked job by key; with p_unattempted, not 
   const id = await addJob(app.deps.db, 'internals_probe', {}, { jobKey: key });
   t.true(await waiting(false));
   t.true(await waiting(true));
-  await lockAsWorker(id, 'probe-worker');
+  await lockAsWorker(app, id, 'probe-worker');
   t.false(await waiting(false), 'a running job is not waiting');
   await app.deps.db.query(sql.unsafe`update graphile_worker._private_jobs set locked_by = null, locked_at = null where id = ${id}::bigint`);
   t.true(await waiting(false));
@@ -117,7 +70,7 @@ test('add_job replacing a running keyed job uses up its attempts; releasing the 
   // The behaviour delivery_drain_enter (graphile_job_release_key) exists for.
   const key = `internals:${randomUUID()}`;
   const first = await addJob(app.deps.db, 'internals_probe', { n: 1 }, { jobKey: key });
-  await lockAsWorker(first, 'probe-worker');
+  await lockAsWorker(app, first, 'probe-worker');
   await addJob(app.deps.db, 'internals_probe', { n: 2 }, { jobKey: key });
   const replaced = await job(first);
   t.is(replaced?.key, null);
@@ -125,7 +78,7 @@ test('add_job replacing a running keyed job uses up its attempts; releasing the 
 
   const key2 = `internals:${randomUUID()}`;
   const running = await addJob(app.deps.db, 'internals_probe', { n: 1 }, { jobKey: key2 });
-  await lockAsWorker(running, 'probe-worker');
+  await lockAsWorker(app, running, 'probe-worker');
   await app.deps.db.query(sql.unsafe`select graphile_job_release_key(${running}::bigint, ${key2})`);
   const next = await addJob(app.deps.db, 'internals_probe', { n: 2 }, { jobKey: key2 });
   t.not(next, running);
@@ -137,7 +90,7 @@ test('add_job replacing a running keyed job uses up its attempts; releasing the 
 
 test("handBackJob unlocks a job its worker holds and gives the attempt back; another worker's job is left alone", async (t) => {
   const id = await addJob(app.deps.db, 'internals_probe', {});
-  await lockAsWorker(id, 'probe-worker');
+  await lockAsWorker(app, id, 'probe-worker');
   await handBackJob(app.deps.db, id, 'someone-else');
   t.is((await job(id))?.locked_by, 'probe-worker');
   await handBackJob(app.deps.db, id, 'probe-worker');
@@ -156,7 +109,7 @@ test("handBackJob unlocks a job its worker holds and gives the attempt back; ano
 
 test('makeLastAttempt: the failure that follows leaves the job failed for good, listed by parley jobs failed', async (t) => {
   const id = await addJob(app.deps.db, 'internals_probe', {});
-  await lockAsWorker(id, 'probe-worker');
+  await lockAsWorker(app, id, 'probe-worker');
   await makeLastAttempt(app.deps.db, id, 'probe-worker');
   // graphile-worker's failJobs, as it records a thrown error:
   await app.deps.db.query(sql.unsafe`

@@ -13,7 +13,7 @@ import { createWorkspace } from './helpers/fixtures.ts';
 import { jobCatalogue } from '../core/jobs.ts';
 import { deliveryLocks } from '../core/commands/delivery-drain.ts';
 import { inboundLocks } from '../core/commands/inbound.ts';
-import { waitFor } from './helpers/worker.ts';
+import { lockAsWorker, waitFor } from './helpers/worker.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -134,10 +134,8 @@ const drains = [
 /** A drain job armed for `id` and taken by a worker (locked, first attempt), as graphile-worker's getJobs leaves it. */
 async function takenDrainJob(drain: (typeof drains)[number], id: string): Promise<string> {
   await app.sql(`select ${drain.arm}($1)`, [id]);
-  const [job] = await app.sql(
-    `update graphile_worker._private_jobs set locked_at = now(), locked_by = 'probe', attempts = 1 where key = $1 returning id::text`,
-    [`${drain.keyPrefix}${id}`],
-  );
+  const [job] = await app.sql(`select id::text from graphile_worker._private_jobs where key = $1`, [`${drain.keyPrefix}${id}`]);
+  await lockAsWorker(app, job.id, 'probe');
   return job.id;
 }
 

@@ -49,3 +49,7 @@ export async function waitFor<T>(check: () => Promise<T | null | undefined | fal
 export async function query<R extends pg.QueryResultRow = any>(app: TestApp, text: string, values: unknown[] = []): Promise<R[]> {
   return app.sql<R>(text, values);
 }
+
+/** What graphile-worker's getJobs does to a job it takes: lock it for `workerId` and count the attempt. */
+export const lockAsWorker = (app: TestApp, id: string, workerId: string) =>
+  app.sql(`update graphile_worker._private_jobs set locked_by = $2, locked_at = now(), attempts = attempts + 1 where id = $1::bigint`, [id, workerId]);
