@@ -50,6 +50,10 @@ export async function updateChannelState(q: Queryable, channelId: string, patch:
 
 export type ChannelStatus = 'pending' | 'connected' | 'error';
 
+/** `channel_updated`: the channel changed (its status, or what its card shows); dashboards reload it. */
+export const channelUpdated = (channel: { id: string; business_id: string }, status: ChannelStatus, at = new Date().toISOString()): LiveEvent =>
+  liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status, at });
+
 /**
  * Records what the platform said about a channel (registration, a refused poll, a failed
  * attempt): its status, the reason when it is not connected (cleared when it is), connector
@@ -69,7 +73,7 @@ export async function setChannelStatus(
       routing_key = coalesce(${outcome.routingKey ?? null}, routing_key),
       updated_at = now()
     where id = ${channel.id}`);
-  return liveEvent('channel_updated', { channel_id: channel.id, business_id: channel.business_id, status: outcome.status, at: new Date().toISOString() });
+  return channelUpdated(channel, outcome.status);
 }
 
 /**
@@ -95,5 +99,5 @@ export async function proveAccount(
     where type = ${channel.type} and routing_key = ${routingKey} and not routing_proven and id <> ${channel.id}
     returning id, business_id`);
   const at = new Date().toISOString();
-  return { proven: true, events: displaced.map((c) => liveEvent('channel_updated', { channel_id: c.id, business_id: c.business_id, status: 'error', at })) };
+  return { proven: true, events: displaced.map((c) => channelUpdated(c, 'error', at)) };
 }

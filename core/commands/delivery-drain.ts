@@ -38,13 +38,12 @@ import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { audienceRead, messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
-import { liveEvent } from '../events/catalogue.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { enqueueWebhookEvents, webhookEventsFor } from './webhooks-out.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
-import { loadChannel } from './channel-runtime.ts';
+import { channelUpdated, loadChannel } from './channel-runtime.ts';
 import { asTheDrain } from './drain-session.ts';
-import type { RuntimeChannel } from '../domain/channels/channel-row.ts';
+import { channelRow, type RuntimeChannel } from '../domain/channels/channel-row.ts';
 import { webhookUrl } from '../domain/channels/webhook-urls.ts';
 import { loadVisitorMessageEvent } from '../domain/visitors/visitor-messages.ts';
 import { connectorFor } from '../../connectors/index.ts';
@@ -101,7 +100,7 @@ const replyRow = z.object({
 type Reply = z.infer<typeof replyRow>;
 
 /** The channel a Retry-After held, for its `channel_updated`. */
-const heldChannelRow = z.object({ id: z.string(), business_id: z.string(), status: z.enum(['pending', 'connected', 'error']) });
+const heldChannelRow = channelRow.pick({ id: true, business_id: true, status: true });
 
 export type DrainOutcome = { sent: number; failed: number; waiting: boolean };
 
@@ -232,10 +231,7 @@ async function deliverOne(
       select id, business_id, status from hold`),
     );
     // Settings → Channels reloads on it and shows the hold.
-    if (held)
-      await publishEvents(deps, [
-        liveEvent('channel_updated', { channel_id: held.id, business_id: held.business_id, status: held.status, at: new Date().toISOString() }),
-      ]);
+    if (held) await publishEvents(deps, [channelUpdated(held, held.status)]);
     deps.logger.info({ message_id: reply.id, attempts, retry_in_s: waitSeconds }, 'reply delivery failed transiently: the conversation waits for its retry');
     return 'retry';
   }
