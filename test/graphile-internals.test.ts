@@ -51,6 +51,48 @@ const jobsByKey = (...keys: string[]) =>
     join graphile_worker._private_tasks k on k.id = j.task_id
     where key = any(${sql.array(keys, 'text')}) order by k.identifier`);
 
+test('the installed graphile-worker is the version the internals were written for; another is refused clearly', (t) => {
+  t.notThrows(() => assertGraphileWorkerVersion());
+  t.regex(installedGraphileWorkerVersion(), /^0\.18\./);
+  for (const version of ['0.19.0', '1.0.0', '0.17.4']) {
+    const error = t.throws(() => assertGraphileWorkerVersion(version));
+    t.regex(error!.message, new RegExp(`graphile-worker ${version.replaceAll('.', '\\.')} is installed.*graphile-internals\\.ts`));
+  }
+});
+
+test('the private columns and public functions relied on exist with their types', async (t) => {
+  const columns = await app.deps.db.anyFirst(sql.type(z.object({ c: z.string() }))`
+    select c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) as c
+    from pg_attribute a join pg_class c on c.oid = a.attrelid
+    where c.relnamespace = 'graphile_worker'::regnamespace and a.attnum > 0 and not a.attisdropped
+      and (c.relname, a.attname) in (
+        ('_private_jobs', 'id'), ('_private_jobs', 'key'), ('_private_jobs', 'locked_at'), ('_private_jobs', 'locked_by'),
+        ('_private_jobs', 'attempts'), ('_private_jobs', 'max_attempts'), ('_private_jobs', 'job_queue_id'), ('_private_jobs', 'payload'),
+        ('_private_jobs', 'run_at'),
+        ('_private_job_queues', 'id'), ('_private_job_queues', 'locked_by'), ('_private_job_queues', 'locked_at'))
+    order by 1`);
+  t.deepEqual(columns, [
+    '_private_job_queues.id integer',
+    '_private_job_queues.locked_at timestamp with time zone',
+    '_private_job_queues.locked_by text',
+    '_private_jobs.attempts smallint',
+    '_private_jobs.id bigint',
+    '_private_jobs.job_queue_id integer',
+    '_private_jobs.key text',
+    '_private_jobs.locked_at timestamp with time zone',
+    '_private_jobs.locked_by text',
+    '_private_jobs.max_attempts smallint',
+    '_private_jobs.payload json',
+    '_private_jobs.run_at timestamp with time zone',
+  ]);
+  const functions = await app.deps.db.anyFirst(sql.type(z.object({ f: z.string() }))`
+    select p.proname as f from pg_proc p
+    where p.pronamespace = 'graphile_worker'::regnamespace
+      and p.proname in ('add_job', 'remove_job', 'permanently_fail_jobs', 'reschedule_jobs', 'force_unlock_workers', 'complete_jobs')
+    group by p.proname order by 1`);
+  t.deepEqual(functions, ['add_job', 'complete_jobs', 'force_unlock_workers', 'permanently_fail_jobs', 'remove_job', 'reschedule_jobs']);
+});
+
 test('graphile_job_waiting sees an unlocked job by key; with p_unattempted, not a retry waiting for its backoff', async (t) => {
   const key = `internals:${randomUUID()}`;
   const waiting = (unattempted: boolean) =>
