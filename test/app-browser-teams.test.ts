@@ -10,7 +10,19 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Account, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import {
+  appPage,
+  artifactDir,
+  browserTest,
+  DESKTOP,
+  hasChromium,
+  launchChromium,
+  liveConnectionGate,
+  noteIfSkipped,
+  PHONE,
+  unnamedControls,
+} from './helpers/browser.ts';
+import { waitFor } from './helpers/worker.ts';
 
 noteIfSkipped('app-browser-teams');
 
@@ -201,8 +213,15 @@ browserTest("a channel's default team: the owner picks it on the channel's card;
   await agent.context.close();
 });
 
-/** Waits until the page's live connection delivers: the owner changes the priority, the open thread shows it. */
+/**
+ * Waits until the page's live connection is up: the open thread shows its priority (read
+ * through REST), the owner changes it, the thread shows the new one. That comes by the event or
+ * by the re-read the app makes when its connection comes up: either way the connection is up.
+ */
 async function liveUp(page: Page, conversationId: string, priority: string): Promise<void> {
+  const select = page.locator('.thread-header select[aria-label="Priority"]');
+  await select.waitFor();
+  if ((await select.inputValue()) === priority) throw new Error(`the conversation already has priority ${priority}`);
   await app.request('PUT', `/api/v1/conversations/${conversationId}/priority`, { token: owner.token, body: { priority } });
   await page.waitForFunction((want) => (globalThis as any).document.querySelector('.thread-header select[aria-label="Priority"]')?.value === want, priority);
 }
@@ -250,3 +269,39 @@ browserTest(
     await phone.context.close();
   },
 );
+
+browserTest('a conversation that left the agent’s view while their live connection was down is closed once it is back', async (t) => {
+  const [billing] = await app.sql(`select id from teams where business_id = $1 and name = 'Billing & Refunds'`, [owner.businessId]);
+  const [technical] = await app.sql(`select id from teams where business_id = $1 and name = 'Technical'`, [owner.businessId]);
+  const [annMember] = await app.sql(`select id from team_members where business_id = $1 and user_id = $2`, [owner.businessId, ann.userId]);
+  const id = await conversationWith('Dana Disconnected', 'Is my refund through?');
+  t.is((await app.request('PUT', `/api/v1/teams/${billing.id}/members`, { token: owner.token, body: { member_ids: [annMember.id] } })).status, 200);
+  t.is((await app.request('PUT', `/api/v1/conversations/${id}/team`, { token: owner.token, body: { team_id: billing.id } })).status, 200);
+
+  // Ann opens it with her live connection held back: the page reads through REST only.
+  const gate = liveConnectionGate();
+  const { page, context, errors } = await appPage(browser, app.url, ann.token, DESKTOP, gate.hold);
+  await page.goto(`${app.url}/app/inbox/${id}`);
+  await page.getByRole('log', { name: 'Messages' }).getByText('Is my refund through?').waitFor();
+  await waitFor(async () => gate.opening(), 10_000, 'the app opening its live connection');
+
+  // It moves to a team Ann is not in: no socket of hers hears of it, the page still shows it.
+  t.is((await app.request('PUT', `/api/v1/conversations/${id}/team`, { token: owner.token, body: { team_id: technical.id } })).status, 200);
+  t.is(new URL(page.url()).pathname, `/app/inbox/${id}`);
+
+  // The connection comes up: the app re-reads what it shows, finds the conversation gone and closes it.
+  gate.release();
+  await page.waitForURL((url) => url.pathname === '/app/inbox');
+  await page.getByText('The conversation you had open is no longer visible to you: it has left your teams or assignments, or was deleted.').waitFor();
+  t.is(
+    await page
+      .getByRole('list', { name: 'Conversations' })
+      .getByRole('link', { name: /Dana Disconnected/ })
+      .count(),
+    0,
+  );
+  t.is(await page.locator('.thread-header').count(), 0);
+  await shoot(page, 'teams-hidden-while-offline');
+  t.deepEqual(errors, []);
+  await context.close();
+});

@@ -3,7 +3,9 @@
  * the one named goes from the list at once and is closed if open, with a word saying why. When
  * the event names none (the agent left a team, it was deleted, or the setting was switched on:
  * any number may have left), the list is read again, and so is the open conversation, which is
- * closed the same way if it is no longer found.
+ * closed the same way if it is no longer found. A conversation shown that a re-read finds gone (the
+ * live connection was down when it left, so no event said so) is closed too, with a word that
+ * cannot say which way it went.
  */
 import { effect, signal } from '@preact/signals';
 import { api, ApiError } from '../api.ts';
@@ -11,17 +13,21 @@ import { onLive } from '../live.ts';
 import { navigate } from '../router.ts';
 import { inboxUrl, selectedId } from './filters.ts';
 import { conversations, loadConversations } from './store.ts';
+import { onThreadGone } from './thread-store.ts';
+
+const LEFT_VIEW = 'The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.';
+const GONE = 'The conversation you had open is no longer visible to you: it has left your teams or assignments, or was deleted.';
 
 /** Shown above the list after the open conversation was closed for this reason; cleared by the next one opened. */
 export const hiddenNotice = signal<string | null>(null);
 
-function close(id: string): void {
+function close(id: string, notice: string): void {
   if (selectedId.value !== id) return;
-  hiddenNotice.value = 'The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.';
+  hiddenNotice.value = notice;
   navigate(inboxUrl({}, null), { replace: true });
 }
 
-/** Starts following `conversation_hidden`; returns the stop function. */
+/** Starts following `conversation_hidden` and re-reads that find the open conversation gone; returns the stop function. */
 export function followHidden(): () => void {
   const stopNotice = effect(() => {
     if (selectedId.value) hiddenNotice.value = null;
@@ -33,17 +39,23 @@ export function followHidden(): () => void {
     void loadConversations();
     if (id) {
       conversations.value = conversations.value.filter((c) => c.id !== id);
-      close(id);
+      close(id, LEFT_VIEW);
       return;
     }
     const open = selectedId.value;
     if (!open) return;
     api.get(`/api/v1/conversations/${open}`).catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 404) close(open);
+      if (error instanceof ApiError && error.status === 404) close(open, LEFT_VIEW);
     });
+  });
+  // What told the thread to re-read (a reconnect, an event) re-reads the list too.
+  const stopGone = onThreadGone((id) => {
+    conversations.value = conversations.value.filter((c) => c.id !== id);
+    close(id, GONE);
   });
   return () => {
     stopNotice();
     stopLive();
+    stopGone();
   };
 }

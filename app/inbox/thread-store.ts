@@ -4,7 +4,7 @@
  * debounced into one read. When reads overlap, the last one started wins.
  */
 import { signal } from '@preact/signals';
-import { api } from '../api.ts';
+import { ApiError, api } from '../api.ts';
 import { followConversationLive, onLive, onResync } from '../live.ts';
 import type { ConversationDetail } from '../types.ts';
 import { CONVERSATION_EVENTS, CUSTOMER_EVENTS } from './store.ts';
@@ -16,6 +16,17 @@ export const threadError = signal<string | null>(null);
 let current: string | null = null;
 let generation = 0;
 
+const goneListeners = new Set<(id: string) => void>();
+
+/**
+ * Called when a re-read of the conversation shown finds it gone (404): it left this agent's view
+ * or was deleted while no event said so (the live connection was down). Returns the stop function.
+ */
+export function onThreadGone(listener: (id: string) => void): () => void {
+  goneListeners.add(listener);
+  return () => goneListeners.delete(listener);
+}
+
 export async function loadThread(id: string): Promise<void> {
   const mine = ++generation;
   try {
@@ -25,7 +36,9 @@ export async function loadThread(id: string): Promise<void> {
     threadError.value = null;
     if (!document.hidden) markSeen(id, detail.messages.at(-1)?.created_at);
   } catch (e) {
-    if (id === current && mine === generation) threadError.value = (e as Error).message;
+    if (id !== current || mine !== generation) return;
+    threadError.value = (e as Error).message;
+    if (e instanceof ApiError && e.status === 404 && thread.value?.id === id) for (const listener of goneListeners) listener(id);
   }
 }
 
