@@ -119,7 +119,7 @@ browserTest("a channel's registration that ends before the live connection is up
   await context.close();
 });
 
-browserTest('a channel the platform asked to slow down says until when replies wait (desktop, then phone)', async (t) => {
+browserTest('a channel the platform asked to slow down says until when replies wait, and stops saying so then (desktop, then phone)', async (t) => {
   const team = await createWorkspace(app, { name: 'Hal Held', plan: 'Pro' });
   const created = await app.request('POST', '/api/v1/channels', {
     token: team.token,
@@ -133,10 +133,16 @@ browserTest('a channel the platform asked to slow down says until when replies w
     ['phone', PHONE],
   ] as const) {
     const { page, context, errors } = await appPage(browser, app.url, team.token, viewport);
+    // The page's clock, to move past the hold without waiting for it.
+    await page.clock.install();
     await page.goto(`${app.url}/app/settings/channels`);
     const card = page.getByRole('listitem', { name: /Telegram/ });
-    await card.getByText('Telegram asked Parley to slow down: replies on this channel wait until').waitFor();
+    const notice = card.getByText('Telegram asked Parley to slow down: replies on this channel wait until');
+    await notice.waitFor();
     await shoot(page, `channel-held-${device}`);
+    // The hold's end sends no event: the notice goes at that time, without a reload.
+    await page.clock.fastForward('10:01');
+    await notice.waitFor({ state: 'detached' });
     t.deepEqual(errors, []);
     await context.close();
   }

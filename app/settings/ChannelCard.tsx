@@ -77,6 +77,27 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
  * starts in that team. The owner and admins pick it; others read it. Hidden while the business
  * has no teams and the channel names none.
  */
+/**
+ * While the platform's 429 holds the channel (`send_held_until`): until when replies wait. Gone
+ * at that time by this device's clock; no event marks the end of a hold.
+ */
+function HoldNotice({ channel: c }: { channel: Channel }) {
+  const until = c.send_held_until ? new Date(c.send_held_until).getTime() : 0;
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (until <= now) return;
+    const timer = setTimeout(() => setNow(Date.now()), until - now);
+    return () => clearTimeout(timer);
+  }, [until, now]);
+  if (until <= now) return null;
+  return (
+    <Notice kind="info">
+      {channelLabel(c.type)} asked Parley to slow down: replies on this channel wait until{' '}
+      {new Date(until).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })}, then go out in order.
+    </Notice>
+  );
+}
+
 function ChannelTeam({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
   // The choice shows at once and stays while the channels are read again (back to the stored one if refused).
   const stored = c.default_team_id ?? '';
@@ -166,12 +187,7 @@ export function ChannelCard({ channel: c, onChange }: { channel: Channel; onChan
         )}
       </div>
       {c.status === 'error' && c.last_error && <Notice>{c.last_error}</Notice>}
-      {c.send_held_until && (
-        <Notice kind="info">
-          {channelLabel(c.type)} asked Parley to slow down: replies on this channel wait until{' '}
-          {new Date(c.send_held_until).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })}, then go out in order.
-        </Notice>
-      )}
+      <HoldNotice channel={c} />
       {can('channels.manage') && <SetupSteps channel={c} />}
       <ChannelTeam channel={c} onChange={onChange} />
       {can('channels.manage') && c.type === 'email' && <ChannelSignature channel={c} onChange={onChange} />}
