@@ -11,7 +11,8 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { postMetaWebhook, whatsappTextPayload } from './fakes/meta.ts';
-import { storeInboundEvents } from '../core/commands/inbound.ts';
+import { applyMessages, processInboundEvent, storeInboundEvents } from '../core/commands/inbound.ts';
+import { sql } from '../core/adapters/postgres/db.ts';
 import { drainInbound } from '../core/commands/inbound-drain.ts';
 import type { InboundMessage } from '../connectors/types.ts';
 
@@ -341,5 +342,46 @@ test.serial(
       ],
     );
     t.is(rows[2].conversation, rows[0].conversation, "the customer's own conversation, not the one the references name");
+  },
+);
+
+test.serial(
+  "an event processed on its own (a visitor's request, its retry job) while the channel's drain applies it: no deadlock, one message each",
+  async (t) => {
+    const channel = await whatsappChannel();
+    const inbound = { id: channel.id, business_id: owner.businessId, type: 'whatsapp' };
+    const message = (id: string, text: string): InboundMessage => ({
+      kind: 'message',
+      routingKey: channel.phoneNumberId,
+      externalId: id,
+      from: { platformUserId: '15550010001' },
+      text,
+      attachments: [],
+      sentAt: new Date().toISOString(),
+    });
+    const batch = [message('wamid.F1', 'first'), message('wamid.F2', 'second')];
+    const ids = await app.deps.db.transaction((tx) => storeInboundEvents(tx, inbound, batch, null));
+    const waitingForSender = async () =>
+      (await query(app, `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event = 'advisory'`))[0].n as number;
+    let eventRowFree: boolean | undefined;
+
+    // As the drain runs a batch: the messages applied (the sender's lock taken), then the events marked done.
+    const drain = app.deps.db.transaction(async (tx) => {
+      await applyMessages(tx, inbound, batch, { aiAutoReply: false });
+      await waitFor(async () => (await waitingForSender()) > 0, 10_000, 'the request waiting for the sender');
+      // The waiting request holds no lock on the event's row, which the drain takes next.
+      eventRowFree = await query(app, 'select id from inbound_events where id = $1 for update nowait', [ids[1]]).then(
+        () => true,
+        () => false,
+      );
+      await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(ids, 'uuid')})`);
+    });
+    // Meanwhile the second event is processed on its own: it waits for the drain, and neither waits for the other.
+    const alone = processInboundEvent(app.deps.db, ids[1]!);
+    const [drained, processed] = await Promise.allSettled([drain, alone]);
+    t.is(drained.status, 'fulfilled', drained.status === 'rejected' ? String(drained.reason) : '');
+    t.true(eventRowFree, 'the request took the sender lock before the event row (the other order deadlocks with the drain)');
+    t.deepEqual(processed, { status: 'fulfilled', value: [] }, 'it found the event processed by the drain');
+    t.deepEqual((await threads(channel.id)).get('15550010001'), ['first', 'second']);
   },
 );

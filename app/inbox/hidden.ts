@@ -21,7 +21,9 @@ const GONE = 'The conversation you had open is no longer visible to you: it has 
 /** Shown above the list after the open conversation was closed for this reason; cleared by the next one opened. */
 export const hiddenNotice = signal<string | null>(null);
 
+/** Drops the conversation from the list and, if it is the one open, closes it with the notice. */
 function close(id: string, notice: string): void {
+  conversations.value = conversations.value.filter((c) => c.id !== id);
   if (selectedId.value !== id) return;
   hiddenNotice.value = notice;
   navigate(inboxUrl({}, null), { replace: true });
@@ -38,7 +40,6 @@ export function followHidden(): () => void {
     // A new read also drops any read under way that started before the change.
     void loadConversations();
     if (id) {
-      conversations.value = conversations.value.filter((c) => c.id !== id);
       close(id, LEFT_VIEW);
       return;
     }
@@ -50,7 +51,6 @@ export function followHidden(): () => void {
   });
   // What told the thread to re-read (a reconnect, an event) re-reads the list too.
   const stopGone = onThreadGone((id) => {
-    conversations.value = conversations.value.filter((c) => c.id !== id);
     close(id, GONE);
   });
   return () => {

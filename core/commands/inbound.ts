@@ -77,9 +77,22 @@ const eventRow = z.object({
   processed_at: z.string().nullable(),
 });
 
-/** Processes one stored event; returns the live events to publish after commit. Safe to run twice. */
+/**
+ * Processes one stored event; returns the live events to publish after commit. Safe to run twice.
+ *
+ * The channel's drain may be applying the same event meanwhile: it takes the sender's lock
+ * (inbound_apply_message: an advisory lock on channel and sender) and only then, marking its
+ * batch done, the event's row. So this takes them in that order too. Locking the row first
+ * deadlocked with such a drain (a visitor's burst of messages: a 500 once PostgreSQL broke the
+ * cycle), where now it waits for the drain, then finds the event processed.
+ */
 export async function processInboundEvent(db: Db, eventId: string): Promise<PendingEvent[]> {
   return db.transaction(async (tx) => {
+    await tx.query(
+      prepared(sql.unsafe`
+      select pg_advisory_xact_lock(hashtext(channel_id::text || ':' || (event->'from'->>'platformUserId')))
+      from inbound_events where id = ${eventId} and event->'from'->>'platformUserId' is not null`),
+    );
     const row = await tx.maybeOne(
       prepared(sql.type(eventRow)`
       select e.id, e.business_id, e.channel_id, ch.type as channel_type, e.event, e.processed_at
