@@ -366,8 +366,11 @@ test.serial(
     let eventRowFree: boolean | undefined;
 
     // As the drain runs a batch: the messages applied (the sender's lock taken), then the events marked done.
+    let applied!: () => void;
+    const senderLocked = new Promise<void>((resolve) => (applied = resolve));
     const drain = app.deps.db.transaction(async (tx) => {
       await applyMessages(tx, inbound, batch, { aiAutoReply: false });
+      applied();
       await waitFor(async () => (await waitingForSender()) > 0, 10_000, 'the request waiting for the sender');
       // The waiting request holds no lock on the event's row, which the drain takes next.
       eventRowFree = await query(app, 'select id from inbound_events where id = $1 for update nowait', [ids[1]]).then(
@@ -377,6 +380,7 @@ test.serial(
       await tx.query(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(ids, 'uuid')})`);
     });
     // Meanwhile the second event is processed on its own: it waits for the drain, and neither waits for the other.
+    await Promise.race([senderLocked, drain]);
     const alone = processInboundEvent(app.deps.db, ids[1]!);
     const [drained, processed] = await Promise.allSettled([drain, alone]);
     t.is(drained.status, 'fulfilled', drained.status === 'rejected' ? String(drained.reason) : '');

@@ -196,11 +196,9 @@ test.serial('the race: 50 conversations at once, 3 agents, capacity 10: 30 assig
     const [row] = await app.sql('select assignee_id from conversations where id = $1', [p.conversation_id]);
     t.is(row.assignee_id, p.assignee_id);
   }
-  // The 30 assigned are the 30 oldest.
-  const assignedOrder = (
-    await app.sql(`select assignee_id is not null as assigned from conversations where business_id = $1 order by created_at, id`, [tm.owner.businessId])
-  ).map((r) => r.assigned);
-  t.deepEqual(assignedOrder, [...Array(30).fill(true), ...Array(20).fill(false)]);
+  // Which 30: not asserted here. A run assigns the oldest of the conversations committed by then,
+  // and 50 transactions at once may commit in another order than their conversations' times (a
+  // run between two commits took a newer one; the flow test below checks oldest first).
 });
 
 test.serial('round robin: conversations alternate between live agents; away agents and capacity 0 get none', async (t) => {
