@@ -24,6 +24,8 @@ import {
   unnamedControls,
 } from './helpers/browser.ts';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
+import { channelUpdated } from '../core/commands/channel-runtime.ts';
+import { publishEvents } from '../core/events/live.ts';
 import { startFakeOllama, type FakeOllama } from './fakes/ollama.ts';
 
 noteIfSkipped('app-browser-screens');
@@ -146,6 +148,24 @@ browserTest('a channel the platform asked to slow down says until when replies w
     t.deepEqual(errors, []);
     await context.close();
   }
+
+  // A hold that starts while the page is open (an hour in, by its clock) ends on time too.
+  await app.sql('update channels set send_held_until = null where id = $1', [created.body.id]);
+  const { page, context, errors } = await appPage(browser, app.url, team.token);
+  await page.clock.install();
+  await page.goto(`${app.url}/app/settings/channels`);
+  const card = page.getByRole('listitem', { name: /Telegram/ });
+  await card.waitFor();
+  // An hour on (timers not run, so the live connection stays up).
+  await page.clock.setSystemTime(Date.now() + 60 * 60 * 1000);
+  await app.sql(`update channels set send_held_until = now() + interval '70 minutes' where id = $1`, [created.body.id]);
+  await publishEvents(app.deps, [channelUpdated({ id: created.body.id, business_id: team.businessId }, 'connected')]);
+  const notice = card.getByText('Telegram asked Parley to slow down: replies on this channel wait until');
+  await notice.waitFor();
+  await page.clock.fastForward('10:01');
+  await notice.waitFor({ state: 'detached' });
+  t.deepEqual(errors, []);
+  await context.close();
 });
 
 const SCREENS: { name: string; path: string; heading: string }[] = [

@@ -73,23 +73,20 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
 }
 
 /**
- * The channel's default team (`default_team_id`): every conversation opened on it from then on
- * starts in that team. The owner and admins pick it; others read it. Hidden while the business
- * has no teams and the channel names none.
- */
-/**
  * While the platform's 429 holds the channel (`send_held_until`): until when replies wait. Gone
  * at that time by this device's clock; no event marks the end of a hold.
  */
 function HoldNotice({ channel: c }: { channel: Channel }) {
   const until = c.send_held_until ? new Date(c.send_held_until).getTime() : 0;
-  const [now, setNow] = useState(() => Date.now());
+  const left = until - Date.now();
+  // Drawn again when the hold ends (a later hold comes with the channel read again).
+  const [, redraw] = useState(0);
   useEffect(() => {
-    if (until <= now) return;
-    const timer = setTimeout(() => setNow(Date.now()), until - now);
+    if (left <= 0) return;
+    const timer = setTimeout(() => redraw((n) => n + 1), left);
     return () => clearTimeout(timer);
-  }, [until, now]);
-  if (until <= now) return null;
+  }, [until]);
+  if (left <= 0) return null;
   return (
     <Notice kind="info">
       {channelLabel(c.type)} asked Parley to slow down: replies on this channel wait until{' '}
@@ -98,6 +95,11 @@ function HoldNotice({ channel: c }: { channel: Channel }) {
   );
 }
 
+/**
+ * The channel's default team (`default_team_id`): every conversation opened on it from then on
+ * starts in that team. The owner and admins pick it; others read it. Hidden while the business
+ * has no teams and the channel names none.
+ */
 function ChannelTeam({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
   // The choice shows at once and stays while the channels are read again (back to the stored one if refused).
   const stored = c.default_team_id ?? '';
