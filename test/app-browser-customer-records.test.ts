@@ -43,6 +43,13 @@ test.after.always(async () => {
 
 const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 /** Nothing is wider than the window (no sideways scrolling on a phone). */
+/** The page's reads of the attribute definitions answer half a second late. */
+const definitionsLate = (page: Page) =>
+  page.route('**/api/v1/settings/customer-attributes', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await route.continue();
+  });
+
 const overflow = (page: Page) => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
 
 async function conversationWith(ws: Workspace, name: string, email: string, text: string) {
@@ -106,10 +113,7 @@ browserTest('customer panel: typed attributes from the definitions, and notes (a
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
   // The definitions answer late (as on a loaded server): the add form waits for them rather than
   // offering a free-text key first and swapping it for the picker under the agent's hands.
-  await page.route('**/api/v1/settings/customer-attributes', async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await route.continue();
-  });
+  await definitionsLate(page);
   await page.goto(`${app.url}/app/inbox/${casey.conversation}`);
   const panel = page.getByRole('complementary', { name: 'Customer' });
   await panel.getByRole('heading', { name: 'Casey Customer' }).waitFor();
@@ -239,10 +243,7 @@ browserTest('Customers page: filter by attribute, page through, export CSV, impo
   const agent = await addMember(app, owner.businessId, 'agent', { name: 'Abe Agent' });
   const phone = await appPage(browser, app.url, agent.token, PHONE);
   // Late definitions again: the filter waits for them too.
-  await phone.page.route('**/api/v1/settings/customer-attributes', async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await route.continue();
-  });
+  await definitionsLate(phone.page);
   await phone.page.goto(`${app.url}/app/customers`);
   await phone.page.getByRole('list', { name: 'Customers' }).locator('.customer-row').first().waitFor();
   t.is(await phone.page.getByRole('button', { name: 'Export CSV' }).count(), 0);
