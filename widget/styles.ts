@@ -67,6 +67,7 @@ export const css = `
 .msg .csat-option:disabled { opacity: .5; cursor: default; }
 .msg .csat-done { color: #065f46; font-style: normal; }
 .msg.failed { background: #fee2e2; color: #991b1b; cursor: pointer; }
+.msg .text { display: block; }
 .who { display: block; font-size: 11px; color: #6b7280; margin-bottom: 2px; }
 .note { display: block; font-size: 11px; margin-top: 4px; }
 .files a { display: block; color: inherit; text-decoration: underline; font-size: 13px; margin-top: 4px; }

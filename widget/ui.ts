@@ -121,6 +121,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
   input.maxLength = 10000;
   input.placeholder = 'Write a message…';
   input.setAttribute('aria-label', 'Message');
+  input.dir = 'auto';
   const send = el('button', 'send', 'Send');
   send.type = 'submit';
   // Images and PDFs only: what Parley accepts from visitors (POST /api/v1/visitor/uploads).
@@ -217,7 +218,10 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
     node.className = `msg ${message.sender_type}`;
     node.textContent = '';
     if (message.sender_type === 'ai') node.append(el('span', 'who', 'AI assistant'));
-    node.append(document.createTextNode(message.content));
+    // Its own direction (dir=auto): a message in Arabic or Hebrew reads right to left, from its right edge.
+    const text = el('span', 'text', message.content);
+    text.dir = 'auto';
+    node.append(text);
     const files = message.attachments.filter((a) => isHttpUrl(a.url));
     if (files.length) {
       const box = el('span', 'files');

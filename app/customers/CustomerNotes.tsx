@@ -47,6 +47,7 @@ export function CustomerNotes({ customer }: { customer: Customer }) {
         <form class="note-add stack-tight" aria-label="Add a customer note" onSubmit={add.onSubmit}>
           <textarea
             class="input"
+            dir="auto"
             rows={2}
             maxLength={5000}
             placeholder="What should the team know about this customer?"
@@ -70,7 +71,9 @@ export function CustomerNotes({ customer }: { customer: Customer }) {
         <ul class="customer-note-list" aria-label="Customer notes">
           {notes.map((n) => (
             <li class="customer-note" key={n.id}>
-              <p class="customer-note-body">{n.body}</p>
+              <p class="customer-note-body" dir="auto">
+                {n.body}
+              </p>
               <div class="customer-note-meta small muted">
                 <span>
                   {n.author_name} · {shortTime(n.created_at)}

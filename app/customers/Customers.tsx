@@ -27,7 +27,9 @@ function CustomerRow({ customer: c }: { customer: Customer }) {
     <li class="customer-row" aria-label={c.name || 'Visitor'}>
       <Avatar name={c.name || 'Visitor'} size={32} />
       <div class="customer-row-main">
-        <strong class="customer-row-name">{c.name || 'Visitor'}</strong>
+        <strong class="customer-row-name" dir="auto">
+          {c.name || 'Visitor'}
+        </strong>
         <span class="small muted break">{[c.email, c.phone].filter(Boolean).join(' · ') || `#${c.id}`}</span>
         {attributes.length > 0 && (
           <ul class="attr-chips" aria-label={`Attributes of ${c.name || 'Visitor'}`}>

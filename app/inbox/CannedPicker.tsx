@@ -81,7 +81,9 @@ export function CannedPicker({ picker, id }: { picker: Picker; id: string }) {
           onMouseDown={(e) => (e.preventDefault(), picker.pick(item))}
         >
           <span class="canned-code">/{item.short_code}</span>
-          <span class="canned-text">{item.content}</span>
+          <span class="canned-text" dir="auto">
+            {item.content}
+          </span>
         </li>
       ))}
     </ul>

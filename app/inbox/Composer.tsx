@@ -263,6 +263,7 @@ export function Composer({
         <textarea
           ref={input}
           class="composer-input"
+          dir="auto"
           aria-label={mode === 'note' ? 'Private note' : 'Reply'}
           aria-autocomplete="list"
           aria-controls={options.length ? 'mention-suggest' : canned.open ? `canned-${conversationId}` : undefined}

@@ -45,12 +45,16 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
         <Avatar name={name} />
         <span class="conv-main">
           <span class="conv-top">
-            <span class="conv-name">{name}</span>
+            <span class="conv-name" dir="auto">
+              {name}
+            </span>
             <span class="conv-time">{shortTime(c.last_message?.created_at ?? c.updated_at)}</span>
           </span>
           <span class="conv-bottom">
             <ChannelIcon type={c.channel_type} size={14} />
-            <span class="conv-preview">{preview(c)}</span>
+            <span class="conv-preview" dir="auto">
+              {preview(c)}
+            </span>
             <SlaMark conversation={c} />
             {c.status === 'pending' && <span class="pill warn">Pending</span>}
             <PriorityMark priority={c.priority} />

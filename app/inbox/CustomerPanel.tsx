@@ -282,7 +282,9 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
       <div class="customer-head">
         <Avatar name={name} size={48} />
         <div class="customer-head-text">
-          <h2 class="customer-name">{name}</h2>
+          <h2 class="customer-name">
+            <bdi>{name}</bdi>
+          </h2>
           <span class="muted small channel-line">
             <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)}
           </span>

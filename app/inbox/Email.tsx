@@ -69,7 +69,9 @@ export function EmailHtml({ message }: { message: Message }) {
       </div>
       <Notice>{error}</Notice>
       {plain ? (
-        <p class="msg-text">{message.content}</p>
+        <p class="msg-text" dir="auto">
+          {message.content}
+        </p>
       ) : (
         <iframe
           ref={frame}

@@ -137,7 +137,7 @@ export function MessageItem({
 }) {
   if (m.sender_type === 'system')
     return (
-      <div class="msg-system" data-id={m.id}>
+      <div class="msg-system" data-id={m.id} dir="auto">
         {m.content}
       </div>
     );
@@ -155,7 +155,9 @@ export function MessageItem({
       data-private={m.private ? 'true' : undefined}
     >
       <div class="msg-meta">
-        <span class="msg-author">{author(m, customerName, members)}</span>
+        <span class="msg-author" dir="auto">
+          {author(m, customerName, members)}
+        </span>
         {m.sender_type === 'ai' && <span class="pill accent">AI</span>}
         {forwardTo ? (
           <span class="pill note-tag" title="Only your team sees this in the thread">
@@ -185,7 +187,11 @@ export function MessageItem({
         {m.html_sanitized ? (
           <EmailHtml message={m} />
         ) : (
-          m.content && <p class="msg-text">{m.private ? <NoteText text={m.content} members={members} /> : m.content}</p>
+          m.content && (
+            <p class="msg-text" dir="auto">
+              {m.private ? <NoteText text={m.content} members={members} /> : m.content}
+            </p>
+          )
         )}
         {m.attachments.map((file) => (
           <AttachmentView file={file} />

@@ -88,7 +88,7 @@ export function ScheduledControls({ message: m }: { message: Message }) {
     <div class="scheduled-controls" data-status="scheduled">
       {editing ? (
         <div class="scheduled-edit" role="group" aria-label="Edit scheduled reply">
-          <textarea class="composer-input" rows={2} aria-label="Scheduled reply text" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          <textarea class="composer-input" dir="auto" rows={2} aria-label="Scheduled reply text" value={text} onInput={(e) => setText(e.currentTarget.value)} />
           <div class="send-later-row">
             <input class="input small" type="datetime-local" aria-label="Send at" value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
             <button class="btn small primary" disabled={act.busy || !text.trim()} onClick={save}>

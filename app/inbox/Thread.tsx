@@ -82,7 +82,10 @@ export function Thread({ id }: { id: string }) {
               ←
             </a>
             <div class="thread-title">
-              <h2>{name}</h2>
+              <h2>
+                {/* Isolated in its own direction, aligned with the rest of the header. */}
+                <bdi>{name}</bdi>
+              </h2>
               <span class="muted small channel-line">
                 <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}

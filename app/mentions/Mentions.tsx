@@ -34,7 +34,9 @@ export function Mentions() {
                     {shortTime(m.created_at)}
                   </time>
                 </span>
-                <span class="mention-text">{m.message.content}</span>
+                <span class="mention-text" dir="auto">
+                  {m.message.content}
+                </span>
               </span>
               {!m.read_at && <span class="unread-dot" aria-label="Unread" />}
             </button>

@@ -47,7 +47,11 @@ export function followSearchKeys(): () => void {
 const fetchPage = (kind: Kind, q: string, cursor?: string) => getPage<HistoryHit>(`/api/v1/search${qs({ q, type: kind, limit: PAGE, cursor })}`);
 
 function Snippet({ segments }: { segments: SnippetSegment[] }) {
-  return <span class="search-snippet">{segments.map((s) => (s.match ? <mark>{s.text}</mark> : s.text))}</span>;
+  return (
+    <span class="search-snippet" dir="auto">
+      {segments.map((s) => (s.match ? <mark>{s.text}</mark> : s.text))}
+    </span>
+  );
 }
 
 /** Where a result leads: its conversation (any status, so the inbox shows it whatever the filter). */

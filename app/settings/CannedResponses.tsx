@@ -127,7 +127,9 @@ export function CannedResponses() {
             <li class="card card-row canned-card" aria-label={`/${c.short_code}`}>
               <div class="grow stack-tight">
                 <div class="card-title canned-code">/{c.short_code}</div>
-                <div class="small muted canned-content">{c.content}</div>
+                <div class="small muted canned-content" dir="auto">
+                  {c.content}
+                </div>
               </div>
               <div class="card-actions">
                 <button class="btn small" onClick={() => setEditing(c.id)} aria-label={`Edit /${c.short_code}`}>
