@@ -42,6 +42,9 @@ export async function getPageWithHeaders<T>(path: string): Promise<{ items: T[];
   return { items: body, next: headers.get('X-Next-Cursor'), headers };
 }
 
+/** A GET's body with its response's headers (e.g. a conversation's `X-Next-Cursor` for its older messages). */
+export const getWithHeaders = <T>(path: string): Promise<{ body: T; headers: Headers }> => exchange<T>('GET', path);
+
 async function exchange<T>(method: string, path: string, body?: unknown, init: { form?: FormData } = {}): Promise<{ body: T; headers: Headers }> {
   const headers: Record<string, string> = {};
   if (token.value) headers.authorization = `Bearer ${token.value}`;

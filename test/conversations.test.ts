@@ -299,7 +299,7 @@ async function insertMessages(conversationId: string, businessId: string, count:
   return rows.map((r) => r.id);
 }
 
-test('read: the conversation with its customer and its latest 100 messages, oldest first', async (t) => {
+test('read: the conversation with its customer and its latest 100 messages, oldest first; X-Next-Cursor leads to the older ones', async (t) => {
   const ws = await createWorkspace(app);
   const customer = await insertCustomer(ws.businessId, { name: 'Robin', phone: '+15550001' });
   const conv = await startConversation(ws, { customer_id: customer.id });
@@ -313,6 +313,22 @@ test('read: the conversation with its customer and its latest 100 messages, olde
   t.is(res.body.messages[0].content, 'm6');
   t.is(res.body.messages[99].content, 'm105');
   t.like(res.body.messages[0], { sender_type: 'customer', sender_id: null, delivery_status: null, attachments: [] });
+  // Where the older ones continue: the messages list before that cursor is m1-m5.
+  const older = await app.request('GET', `/api/v1/conversations/${conv.id}/messages`, {
+    token: ws.token,
+    query: { before: res.headers.get('x-next-cursor')! },
+  });
+  t.is(older.status, 200, older.text);
+  t.deepEqual(
+    older.body.map((m: any) => m.content),
+    ['m1', 'm2', 'm3', 'm4', 'm5'],
+  );
+  t.is(older.headers.get('x-next-cursor'), null);
+  // Exactly 100 messages: nothing older, no cursor.
+  await app.sql(`delete from messages where conversation_id = $1 and content = any($2)`, [conv.id, ['m1', 'm2', 'm3', 'm4', 'm5']]);
+  const whole = await app.request('GET', `/api/v1/conversations/${conv.id}`, { token: ws.token });
+  t.is(whole.body.messages.length, 100);
+  t.is(whole.headers.get('x-next-cursor'), null);
 });
 
 test('messages: oldest first, paged backwards with the cursor', async (t) => {

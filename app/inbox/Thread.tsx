@@ -1,12 +1,13 @@
 /** The open conversation: header with actions, the AI handoff reason, the messages, the composer. */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { linkClick } from '../router.ts';
 import { me, members } from '../session.ts';
 import { channelLabel } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { inboxUrl } from './filters.ts';
-import { followThread, thread, threadError } from './thread-store.ts';
+import { earlier, followThread, loadEarlier, thread, threadError } from './thread-store.ts';
+import { useAction } from '../ui/useAction.ts';
 import { AssignActions, StatusActions } from './ConversationActions.tsx';
 import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
@@ -36,6 +37,18 @@ export function Thread({ id }: { id: string }) {
   useEffect(() => {
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
   }, [count, id]);
+  // Earlier messages go in above: the ones in view stay where they were.
+  const older = earlier.value?.id === id ? earlier.value : null;
+  const olderCount = older?.messages.length ?? 0;
+  const fromBottom = useRef<number | null>(null);
+  const showEarlier = useAction(async () => {
+    if (log.current) fromBottom.current = log.current.scrollHeight - log.current.scrollTop;
+    await loadEarlier(id);
+  });
+  useLayoutEffect(() => {
+    if (log.current && fromBottom.current !== null) log.current.scrollTop = log.current.scrollHeight - fromBottom.current;
+    fromBottom.current = null;
+  }, [olderCount]);
   // Images and players take their height when loaded: stay at the bottom when the agent was there.
   useEffect(() => {
     const box = log.current;
@@ -125,8 +138,16 @@ export function Thread({ id }: { id: string }) {
           </div>
         )}
         <div class="messages" role="log" aria-label="Messages" aria-live="polite" ref={log}>
+          {older?.next && (
+            <div class="earlier">
+              <button type="button" class="btn ghost small" disabled={showEarlier.busy} onClick={() => void showEarlier.run()}>
+                {showEarlier.busy ? 'Loading…' : 'Show earlier messages'}
+              </button>
+              <Notice>{showEarlier.error}</Notice>
+            </div>
+          )}
           {c.messages.length === 0 && <p class="empty muted">No messages yet. Write the first one below.</p>}
-          {c.messages.map((m) => (
+          {[...(older?.messages ?? []), ...c.messages].map((m) => (
             <MessageItem
               key={m.id}
               message={m}

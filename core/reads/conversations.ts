@@ -192,13 +192,30 @@ export async function findConversation(q: Queryable, reader: Reader, id: string)
   return row;
 }
 
-/** The Conversation object (GET /conversations/{id}): with its customer, its labels and its latest 100 messages, oldest first. */
-export async function loadConversation(q: Queryable, reader: Reader, id: string, options: { images?: boolean } = {}): Promise<Conversation> {
+/** The messages a Conversation object carries: its latest ones. */
+export const CONVERSATION_MESSAGES = 100;
+
+/**
+ * The Conversation object (GET /conversations/{id}): with its customer, its labels and its latest
+ * 100 messages, oldest first; `older`: where the messages before those continue (GET
+ * …/messages?before=), null when it has no more.
+ */
+export async function loadConversationWithOlder(
+  q: Queryable,
+  reader: Reader,
+  id: string,
+  options: { images?: boolean } = {},
+): Promise<{ conversation: Conversation; older: Cursor | null }> {
   const row = await findConversation(q, reader, id);
   const extras = await extrasOf(q, [row]);
-  const { messages } = await messagePage(q, row.id, 100, undefined, options);
+  const { messages, next } = await messagePage(q, row.id, CONVERSATION_MESSAGES, undefined, options);
   const { customer, labels, levels } = partsOf(row, extras.get(row.id));
-  return presentConversation(row, customer, labels, messages, levels);
+  return { conversation: presentConversation(row, customer, labels, messages, levels), older: next };
+}
+
+/** The Conversation object (GET /conversations/{id}), as loadConversationWithOlder reads it. */
+export async function loadConversation(q: Queryable, reader: Reader, id: string, options: { images?: boolean } = {}): Promise<Conversation> {
+  return (await loadConversationWithOlder(q, reader, id, options)).conversation;
 }
 
 /** What GET /conversations filters by, as its query parses it. */

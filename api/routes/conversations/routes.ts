@@ -21,7 +21,7 @@ import { mergeConversations } from '../../../core/commands/merge-conversations.t
 import { noBusiness } from '../../policies.ts';
 import { conversationListItemSchema, conversationSchema } from '../../../core/presenters/conversation.ts';
 import { messageSchema } from '../../../core/presenters/message.ts';
-import { conversationPage, findConversation, loadConversation } from '../../../core/reads/conversations.ts';
+import { conversationPage, findConversation, loadConversation, loadConversationWithOlder } from '../../../core/reads/conversations.ts';
 import { messagePage } from '../../../core/reads/messages.ts';
 import { encodeCursor } from '../../cursor.ts';
 import { requireVisible } from '../../../core/domain/team-visibility.ts';
@@ -127,7 +127,10 @@ export const read = defineRoute({
   method: 'get',
   path: '/api/v1/conversations/:conversation_id',
   summary: 'Read a conversation',
-  description: 'With its `customer`, its `labels` and its latest 100 `messages`, oldest first (older ones: GET …/messages).',
+  description:
+    'With its `customer`, its `labels` and its latest 100 `messages`, oldest first. ' +
+    'When it has older messages, the `X-Next-Cursor` response header holds the cursor for them: GET …/messages?before=<cursor> continues further back ' +
+    '(the agent app\'s "Show earlier messages").',
   tags,
   auth: 'user',
   policy: 'conversations.read',
@@ -135,7 +138,11 @@ export const read = defineRoute({
   query: imagesQuery,
   response: conversationSchema,
   errors: [404],
-  handler: async ({ params, query, member, deps }) => loadConversation(deps.db, member, params.conversation_id, { images: query.images === '1' }),
+  handler: async ({ params, query, member, deps, ctx }) => {
+    const { conversation, older } = await loadConversationWithOlder(deps.db, member, params.conversation_id, { images: query.images === '1' });
+    if (older) ctx.set('X-Next-Cursor', encodeCursor(older));
+    return conversation;
+  },
 });
 
 export const listMessages = defineRoute({
