@@ -2,7 +2,9 @@
  * A long conversation's whole history in the agent app: the thread opens on its latest 100
  * messages and "Show earlier messages" brings the 100 before them, again and again until the
  * first, with the messages in view staying where they were; a message arriving live then adds
- * itself below without dropping any of the earlier ones. Screenshots go to test-artifacts/history/.
+ * itself below without dropping any of the earlier ones. A search hit (or a mention) on an old
+ * message opens the thread at that message, marked, however far back it is.
+ * Screenshots go to test-artifacts/history/.
  */
 import test from 'ava';
 import path from 'node:path';
@@ -98,3 +100,47 @@ for (const [label, viewport] of [
     await page.context().close();
   });
 }
+
+browserTest('a search hit on a message older than the latest 100 opens the thread scrolled to it, marked (desktop and phone)', async (t) => {
+  const conversation = await longConversation('Ines Search');
+  const [old] = await app.sql(`update messages set content = 'Order 99417 never arrived' where conversation_id = $1 and content = 'h12' returning id`, [
+    conversation.id,
+  ]);
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    const { page, errors } = await appPage(browser, app.url, owner.token, viewport);
+    await page.getByRole('list', { name: 'Conversations' }).waitFor();
+    await page.keyboard.press('Control+k');
+    const dialog = page.getByRole('dialog', { name: 'Search' });
+    await dialog.getByRole('searchbox', { name: 'Search conversations, customers and messages' }).fill('99417');
+    await dialog
+      .getByRole('region', { name: 'Messages' })
+      .getByRole('link', { name: /Ines Search/ })
+      .click();
+    await page.waitForURL(`**/app/inbox/${conversation.id}?status=any&message=${old.id}`);
+    // Two pages back (h12 is the 12th of 230), then brought into view and marked.
+    const log = page.getByRole('log', { name: 'Messages' });
+    const found = log.locator(`[data-id="${old.id}"]`);
+    await found.waitFor();
+    t.regex((await found.getAttribute('class')) ?? '', /\bfound\b/);
+    await page.waitForFunction(
+      (id) => {
+        const doc = (globalThis as any).document;
+        const el = doc.querySelector(`[data-id="${id}"]`);
+        const box = doc.querySelector('[role="log"]');
+        if (!el || !box) return false;
+        const r = el.getBoundingClientRect();
+        const b = box.getBoundingClientRect();
+        return r.top >= b.top && r.bottom <= b.bottom;
+      },
+      old.id,
+      { timeout: 10_000 },
+    );
+    t.is(await log.locator('.msg-text').count(), HISTORY + 1, 'the pages back to it, and no further');
+    await page.screenshot({ path: path.join(shots, `search-hit-${label}.png`) });
+    t.deepEqual(errors, []);
+    await page.context().close();
+  }
+});

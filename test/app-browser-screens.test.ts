@@ -434,7 +434,7 @@ for (const [device, viewport] of [
     const hit = messages.getByRole('link', { name: /Kasia Nowakowska/ });
     await hit.click();
     await dialog.waitFor({ state: 'detached' });
-    await page.waitForURL(`**/app/inbox/${kasiaChat}?status=any`);
+    await page.waitForURL(`**/app/inbox/${kasiaChat}?status=any&message=*`);
     await page.getByRole('log', { name: 'Messages' }).getByText('Sprawdzam przesyłkę, chwileczkę.').waitFor();
     await shoot(page, `search-opened-${device}`);
     t.deepEqual(errors, []);

@@ -123,21 +123,23 @@ function author(m: Message, customerName: string, members: Member[]): string {
   return members.find((x) => x.user_id === m.sender_id)?.name ?? 'Agent';
 }
 
-/** `onForward`: offers "Forward" on this message (e-mail conversations). */
+/** `onForward`: offers "Forward" on this message (e-mail conversations). `found`: the message a link led to (a search hit, a mention), marked. */
 export function MessageItem({
   message: m,
   customerName,
   members,
   onForward,
+  found,
 }: {
   message: Message;
   customerName: string;
   members: Member[];
   onForward?: () => void;
+  found?: boolean;
 }) {
   if (m.sender_type === 'system')
     return (
-      <div class="msg-system" data-id={m.id} dir="auto">
+      <div class={`msg-system${found ? ' found' : ''}`} data-id={m.id} dir="auto">
         {m.content}
       </div>
     );
@@ -150,7 +152,7 @@ export function MessageItem({
   const scheduled = m.delivery_status === 'scheduled';
   return (
     <div
-      class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}${scheduled ? ' scheduled' : ''}`}
+      class={`msg ${m.sender_type}${outbound ? ' out' : ' in'}${m.private ? ' note' : ''}${scheduled ? ' scheduled' : ''}${found ? ' found' : ''}`}
       data-id={m.id}
       data-private={m.private ? 'true' : undefined}
     >

@@ -5,7 +5,7 @@ import { me, members } from '../session.ts';
 import { channelLabel } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
-import { inboxUrl } from './filters.ts';
+import { inboxUrl, linkedMessage } from './filters.ts';
 import { earlier, followThread, loadEarlier, thread, threadError } from './thread-store.ts';
 import { useAction } from '../ui/useAction.ts';
 import { AssignActions, StatusActions } from './ConversationActions.tsx';
@@ -21,6 +21,9 @@ import { SlaLine } from './Sla.tsx';
 import { CsatCard } from './CsatCard.tsx';
 import { ForwardPanel } from './Email.tsx';
 import { can } from '../session.ts';
+
+/** How far back a linked message is looked for: 20 pages of 100 (further back, "Show earlier messages" goes on). */
+const MAX_PAGES_TO_LINKED = 20;
 
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
@@ -49,6 +52,23 @@ export function Thread({ id }: { id: string }) {
     if (log.current && fromBottom.current !== null) log.current.scrollTop = log.current.scrollHeight - fromBottom.current;
     fromBottom.current = null;
   }, [olderCount]);
+  // A link to one message (a search hit, a mention): earlier pages until it is shown, then it is
+  // scrolled to, once per link.
+  const linked = linkedMessage.value;
+  const seek = useRef({ key: '', pages: 0, done: false });
+  useEffect(() => {
+    if (!c || !linked) return;
+    const key = `${id}:${linked}`;
+    if (seek.current.key !== key) seek.current = { key, pages: 0, done: false };
+    if (seek.current.done) return;
+    if (c.messages.some((m) => m.id === linked) || older?.messages.some((m) => m.id === linked)) {
+      seek.current.done = true;
+      log.current?.querySelector(`[data-id="${linked}"]`)?.scrollIntoView({ block: 'center' });
+    } else if (older?.next && !showEarlier.busy && seek.current.pages < MAX_PAGES_TO_LINKED) {
+      seek.current.pages += 1;
+      void showEarlier.run();
+    }
+  }, [id, linked, Boolean(c), count, olderCount, older?.next, showEarlier.busy]);
   // Images and players take their height when loaded: stay at the bottom when the agent was there.
   useEffect(() => {
     const box = log.current;
@@ -154,6 +174,7 @@ export function Thread({ id }: { id: string }) {
               customerName={name}
               members={members.value}
               onForward={forwardable ? () => setForward({ ids: [m.id] }) : undefined}
+              found={m.id === linked}
             />
           ))}
           {c.csat && <CsatCard csat={c.csat} customerName={name} />}

@@ -56,6 +56,9 @@ export const filters = computed<Filters>(() => {
   return { view, status, channel: (q.get('channel') ?? '') as Filters['channel'], label: q.get('label') ?? '', team: q.get('team') ?? '', priority, sla };
 });
 
+/** A message of the selected conversation to bring into view and mark (?message=<id>: a search hit, a mention). */
+export const linkedMessage = computed(() => currentLocation.value.query.get('message'));
+
 /** The selected conversation: /app/inbox/<id>. */
 export const selectedId = computed(() => currentLocation.value.path.match(/^\/app\/inbox\/([0-9a-f-]{36})$/)?.[1] ?? null);
 

@@ -7,7 +7,8 @@ import { loadMoreMentions, markMentionRead, mentions, mentionsNext, mentionsStat
 
 function open(m: Mention): void {
   void markMentionRead(m.id).catch(() => {});
-  navigate(`/app/inbox/${m.conversation_id}?status=any`);
+  // The note itself, scrolled to and marked (also when it is older than the thread's latest 100).
+  navigate(`/app/inbox/${m.conversation_id}?status=any&message=${m.message_id}`);
 }
 
 export function Mentions() {

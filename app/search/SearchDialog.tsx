@@ -54,9 +54,10 @@ function Snippet({ segments }: { segments: SnippetSegment[] }) {
   );
 }
 
-/** Where a result leads: its conversation (any status, so the inbox shows it whatever the filter). */
+/** Where a result leads: its conversation (any status, so the inbox shows it whatever the filter); a message, scrolled to. */
 function targetOf(hit: HistoryHit): string | null {
-  const id = hit.type === 'message' ? hit.conversation_id : hit.type === 'customer' ? hit.latest_conversation_id : hit.id;
+  if (hit.type === 'message') return `/app/inbox/${hit.conversation_id}?status=any&message=${hit.id}`;
+  const id = hit.type === 'customer' ? hit.latest_conversation_id : hit.id;
   return id ? `/app/inbox/${id}?status=any` : null;
 }
 
