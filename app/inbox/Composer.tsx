@@ -4,6 +4,12 @@
  * completes `@` with team members; the members still named `@Name` in the text when it is sent
  * are its `mentions`. "Send later" schedules the reply (`send_at`): it shows in the thread as
  * scheduled, with Edit and Cancel, until it goes out (Scheduled.tsx).
+ *
+ * Sending empties the box at once, so the agent writes the next message while this one goes
+ * out. Messages go one at a time in the order they were sent from the box (the API stores a
+ * conversation's replies in the order it receives them). One that fails comes back into the
+ * box with the reason, and so do the ones sent after it that were still waiting (none of them
+ * goes out before it): nothing typed is lost, nothing arrives out of order.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -19,6 +25,9 @@ import { EmailRecipients, useEmailRecipients } from './Email.tsx';
 import { SendLaterPanel } from './Scheduled.tsx';
 
 type Mode = 'reply' | 'note';
+
+/** What was in the box when it was sent: put back if the send fails. */
+type Draft = { text: string; files: Attachment[]; picked: Member[]; cancelled: boolean };
 
 /** The `@query` being typed right before the caret, if any: where it starts and what it says. */
 function mentionQuery(text: string, caret: number): { start: number; query: string } | null {
@@ -61,7 +70,12 @@ export function Composer({
 }) {
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
-  const [busy, setBusy] = useState<'' | 'uploading' | 'sending'>('');
+  const [busy, setBusy] = useState<'' | 'uploading'>('');
+  /** Messages sent from the box and not answered yet, oldest first (a failure brings them back). */
+  const waiting = useRef<Draft[]>([]);
+  const [sending, setSending] = useState(0);
+  /** Each send starts once the one before it was answered. */
+  const queue = useRef<Promise<void>>(Promise.resolve());
   const [error, setError] = useState<string | null>(null);
   const [chosenMode, setMode] = useState<Mode>('reply');
   const [laterOpen, setLaterOpen] = useState(false);
@@ -112,32 +126,49 @@ export function Composer({
     }
   }
 
-  async function send(sendAt?: Date): Promise<void> {
+  function send(sendAt?: Date): void {
     const content = text.trim() || files.map((f) => f.filename).join(', ');
     if (!content || busy || (mode === 'reply' && closedReason)) return;
     if (sendAt && mode !== 'reply') return;
-    setBusy('sending');
+    const body =
+      mode === 'note'
+        ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
+        : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}), ...(sendAt ? { send_at: sendAt.toISOString() } : {}) };
+    const draft: Draft = { text, files, picked, cancelled: false };
+    const resetRecipients = mode === 'reply' && email;
+    waiting.current.push(draft);
+    setSending(waiting.current.length);
     setError(null);
-    try {
-      const body =
-        mode === 'note'
-          ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
-          : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}), ...(sendAt ? { send_at: sendAt.toISOString() } : {}) };
-      const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
-      setText('');
-      typing.stop();
-      setFiles([]);
-      setPicked([]);
-      setCompletion(null);
-      if (mode === 'reply' && email) void recipients.reset();
-      setLaterOpen(false);
-      const open = thread.value;
-      if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy('');
-    }
+    setText('');
+    typing.stop();
+    setFiles([]);
+    setPicked([]);
+    setCompletion(null);
+    setLaterOpen(false);
+    queue.current = queue.current.then(async () => {
+      if (draft.cancelled) return;
+      try {
+        const sent = await api.post<Message>(`/api/v1/conversations/${conversationId}/messages`, body);
+        if (resetRecipients) void recipients.reset();
+        const open = thread.value;
+        if (open?.id === conversationId && !open.messages.some((m) => m.id === sent.id)) thread.value = { ...open, messages: [...open.messages, sent] };
+      } catch (e) {
+        // Back into the box: this one and every one after it (they must not go out before it).
+        const back = waiting.current.slice(waiting.current.indexOf(draft));
+        for (const d of back) d.cancelled = true;
+        setText((now) => [...back.map((d) => d.text.trim()), now.trim()].filter(Boolean).join('\n\n'));
+        setFiles((now) => [...back.flatMap((d) => d.files), ...now]);
+        setPicked((now) => [...back.flatMap((d) => d.picked), ...now]);
+        const reason = (e as Error).message.replace(/([^.!?])$/, '$1.');
+        const after = back.length - 1;
+        setError(
+          after > 0 ? `Not sent: ${reason} It is back in the box, with ${after === 1 ? 'the one' : `the ${after}`} you sent after it.` : `Not sent: ${reason}`,
+        );
+      } finally {
+        waiting.current = waiting.current.filter((d) => d !== draft && !d.cancelled);
+        setSending(waiting.current.length);
+      }
+    });
   }
 
   function onInput(e: Event): void {
@@ -187,7 +218,7 @@ export function Composer({
     if (canned.onKeyDown(e)) return e.preventDefault();
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
-      void send();
+      send();
     }
   };
 
@@ -202,7 +233,7 @@ export function Composer({
 
   const myId = me.value?.user.id;
   return (
-    <form class={`composer${mode === 'note' ? ' note-mode' : ''}`} onSubmit={(e) => (e.preventDefault(), void send())}>
+    <form class={`composer${mode === 'note' ? ' note-mode' : ''}`} onSubmit={(e) => (e.preventDefault(), send())}>
       <Notice>{error}</Notice>
       <div class="composer-modes" role="tablist" aria-label="Reply or private note">
         {canReply && (
@@ -304,6 +335,11 @@ export function Composer({
               Send later
             </button>
           )}
+          {sending > 0 && (
+            <span class="muted small" role="status">
+              Sending…
+            </span>
+          )}
           <button
             type="submit"
             class={`btn ${mode === 'note' ? 'note-btn' : 'primary'}`}
@@ -313,7 +349,7 @@ export function Composer({
           </button>
         </div>
       </div>
-      {laterOpen && mode === 'reply' && <SendLaterPanel busy={Boolean(busy)} onSchedule={(at) => void send(at)} onClose={() => setLaterOpen(false)} />}
+      {laterOpen && mode === 'reply' && <SendLaterPanel busy={Boolean(busy)} onSchedule={(at) => send(at)} onClose={() => setLaterOpen(false)} />}
     </form>
   );
 }
