@@ -4,6 +4,7 @@ import { api, setUnauthorizedHandler } from './api.ts';
 import { loadChannelTypes } from './channel-types.ts';
 import { navigate } from './router.ts';
 import { storeToken, token } from './session-token.ts';
+import { forgetDrafts } from './inbox/drafts.ts';
 import type { Action, Me, Member } from './types.ts';
 
 export const me = signal<Me | null>(null);
@@ -56,6 +57,7 @@ function forget(): void {
 /** Ends every session of the account (every device), this one included. */
 export async function signOutEverywhere(): Promise<void> {
   await api.post('/api/v1/auth/logout-all');
+  forgetDrafts();
   forget();
   navigate('/app/signin', { replace: true });
 }
@@ -69,8 +71,10 @@ export async function leaveTeam(): Promise<void> {
   navigate('/app/onboarding', { replace: true });
 }
 
+/** Signs this browser out; the drafts kept in it go too (an expired session keeps them). */
 export async function signOut(): Promise<void> {
   await api.post('/api/v1/auth/logout').catch(() => {});
+  forgetDrafts();
   forget();
   navigate('/app/signin', { replace: true });
 }

@@ -1,9 +1,10 @@
 /**
- * An agent answering in quick succession, in a real browser: sending empties the reply box at
+ * The reply box as an agent uses it all day, in a real browser. Answering in quick succession: sending empties the reply box at
  * once, the next reply is written (and sent) while the first is still on its way, replies are
  * stored in the order they were sent, and what the agent types meanwhile is never wiped. A reply
  * that fails comes back into the box with the reason, with the ones sent after it (none goes out
- * before it). The network is held with Playwright's routing; the server is real.
+ * before it). A half-written reply stays with its conversation until sent. The network is held
+ * with Playwright's routing; the server is real.
  */
 import test from 'ava';
 import path from 'node:path';
@@ -120,6 +121,54 @@ browserTest('a reply that fails comes back into the box with the reason, with th
   t.deepEqual(network.posted, ['One'], '"Two" never left the browser');
   t.deepEqual(await stored(conversation), []);
   await page.screenshot({ path: path.join(shots, 'failed.png') });
+  t.deepEqual(errors, []);
+  await page.context().close();
+});
+
+browserTest('a half-written reply stays with its conversation (another opened, a reload) until it is sent; signing out removes it', async (t) => {
+  const first = await visitorConversation('Dora Draft');
+  const second = await visitorConversation('Otto Other');
+  const { page, errors } = await appPage(browser, app.url, owner.token, DESKTOP);
+  await page.goto(`${app.url}/app/inbox/${first}`);
+  const reply = page.getByRole('textbox', { name: 'Reply' });
+  const list = page.getByRole('list', { name: 'Conversations' });
+  await page.getByRole('log', { name: 'Messages' }).getByText('Hello?').waitFor();
+  await reply.fill('Half-written: your refund was approved and');
+
+  // Another conversation: its own empty box; the first is marked as having a draft.
+  await list.locator(`li[data-id="${second}"]`).getByRole('link').click();
+  await page.getByRole('region', { name: 'Conversation with Otto Other' }).waitFor();
+  t.is(await reply.inputValue(), '');
+  const firstRow = list.locator(`li[data-id="${first}"]`);
+  await firstRow.locator('.draft-pill').waitFor();
+  t.regex((await firstRow.getByRole('link').getAttribute('aria-label')) ?? '', /, draft:/);
+  await page.screenshot({ path: path.join(shots, 'draft-in-list.png') });
+
+  // Back, and after a reload: still there.
+  await firstRow.getByRole('link').click();
+  await page.getByRole('region', { name: 'Conversation with Dora Draft' }).waitFor();
+  t.is(await reply.inputValue(), 'Half-written: your refund was approved and');
+  await page.reload();
+  await page.getByRole('log', { name: 'Messages' }).getByText('Hello?').waitFor();
+  t.is(await reply.inputValue(), 'Half-written: your refund was approved and');
+
+  // Sent: gone from the box, for good.
+  await reply.fill('Your refund was approved and is on its way.');
+  await reply.press('Enter');
+  await page.getByRole('log', { name: 'Messages' }).getByText('Your refund was approved').waitFor();
+  await page.reload();
+  await page.getByRole('log', { name: 'Messages' }).getByText('Your refund was approved').waitFor();
+  t.is(await reply.inputValue(), '');
+  t.is(await list.locator('.draft-pill').count(), 0);
+
+  // Signing out removes the drafts kept in this browser.
+  await reply.fill('Something private for this customer');
+  await list.locator(`li[data-id="${second}"]`).getByRole('link').click();
+  await firstRow.locator('.draft-pill').waitFor();
+  t.true(await page.evaluate(() => Object.keys((globalThis as any).localStorage).some((k: string) => k.startsWith('parley.draft.'))));
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  t.false(await page.evaluate(() => Object.keys((globalThis as any).localStorage).some((k: string) => k.startsWith('parley.draft.'))));
   t.deepEqual(errors, []);
   await page.context().close();
 });

@@ -23,6 +23,7 @@ import { CollisionWarning } from './Presence.tsx';
 import { typingSender } from './presence.ts';
 import { EmailRecipients, useEmailRecipients } from './Email.tsx';
 import { SendLaterPanel } from './Scheduled.tsx';
+import { readDraft, writeDraft } from './drafts.ts';
 
 type Mode = 'reply' | 'note';
 
@@ -68,8 +69,11 @@ export function Composer({
   /** An e-mail conversation: Cc/Bcc (prefilled from the thread) and the signature shown with a reply. */
   email?: boolean;
 }) {
-  const [text, setText] = useState('');
-  const [files, setFiles] = useState<Attachment[]>([]);
+  const userId = me.value?.user.id;
+  // What was being written here before (another conversation opened, a reload): app/inbox/drafts.ts.
+  const [saved] = useState(() => readDraft(userId, conversationId));
+  const [text, setText] = useState(saved?.text ?? '');
+  const [files, setFiles] = useState<Attachment[]>(saved?.files ?? []);
   const [busy, setBusy] = useState<'' | 'uploading'>('');
   /** Messages sent from the box and not answered yet, oldest first (a failure brings them back). */
   const waiting = useRef<Draft[]>([]);
@@ -77,7 +81,7 @@ export function Composer({
   /** Each send starts once the one before it was answered. */
   const queue = useRef<Promise<void>>(Promise.resolve());
   const [error, setError] = useState<string | null>(null);
-  const [chosenMode, setMode] = useState<Mode>('reply');
+  const [chosenMode, setMode] = useState<Mode>(saved?.mode ?? 'reply');
   const [laterOpen, setLaterOpen] = useState(false);
   const mode: Mode = canReply ? chosenMode : 'note';
   const recipients = useEmailRecipients(conversationId, email && canReply);
@@ -106,6 +110,9 @@ export function Composer({
   // Teammates (and, for a reply, the customer) see that this agent is typing; stopped when the conversation is left.
   const typing = useMemo(() => typingSender(conversationId), [conversationId]);
   useEffect(() => () => typing.stop(), [typing]);
+  useEffect(() => writeDraft(userId, conversationId, { text, files, mode: chosenMode }), [text, files, chosenMode]);
+  const mounted = useRef(true);
+  useEffect(() => () => void (mounted.current = false), []);
 
   async function upload(list: FileList | null): Promise<void> {
     if (!list?.length) return;
@@ -156,7 +163,18 @@ export function Composer({
         // Back into the box: this one and every one after it (they must not go out before it).
         const back = waiting.current.slice(waiting.current.indexOf(draft));
         for (const d of back) d.cancelled = true;
-        setText((now) => [...back.map((d) => d.text.trim()), now.trim()].filter(Boolean).join('\n\n'));
+        const restore = (now: string) => [...back.map((d) => d.text.trim()), now.trim()].filter(Boolean).join('\n\n');
+        if (!mounted.current) {
+          // The agent opened another conversation meanwhile: back into this one's draft.
+          const kept = readDraft(userId, conversationId);
+          writeDraft(userId, conversationId, {
+            text: restore(kept?.text ?? ''),
+            files: [...back.flatMap((d) => d.files), ...(kept?.files ?? [])],
+            mode: kept?.mode ?? 'reply',
+          });
+          return;
+        }
+        setText(restore);
         setFiles((now) => [...back.flatMap((d) => d.files), ...now]);
         setPicked((now) => [...back.flatMap((d) => d.picked), ...now]);
         const reason = (e as Error).message.replace(/([^.!?])$/, '$1.');

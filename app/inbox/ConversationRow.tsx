@@ -12,6 +12,7 @@ import { SlaMark } from './Sla.tsx';
 import { ticked, toggleTicked } from './BulkBar.tsx';
 import { PriorityMark, snoozeText } from './Triage.tsx';
 import { can } from '../session.ts';
+import { draftsChanged, readDraft } from './drafts.ts';
 
 function preview(c: ConversationListItem): string {
   const m = c.last_message;
@@ -29,6 +30,9 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
   const name = c.customer?.name || 'Visitor';
   const href = inboxUrl({}, c.id);
   const isTicked = ticked.value.includes(c.id);
+  // Read again when a conversation gains or loses a draft.
+  draftsChanged.value;
+  const draft = !selected && readDraft(me.value?.user.id, c.id) !== null;
   return (
     <li class={`conv-row${selected ? ' selected' : ''}${unread ? ' unread' : ''}${isTicked ? ' ticked' : ''}`} data-id={c.id}>
       {can('conversations.bulk') && (
@@ -40,7 +44,7 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
         href={href}
         onClick={(e) => linkClick(e, href)}
         aria-current={selected ? 'true' : undefined}
-        aria-label={`${name}${unread ? ', unread' : ''}: ${preview(c)}`}
+        aria-label={`${name}${unread ? ', unread' : ''}${draft ? ', draft' : ''}: ${preview(c)}`}
       >
         <Avatar name={name} />
         <span class="conv-main">
@@ -52,6 +56,7 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
           </span>
           <span class="conv-bottom">
             <ChannelIcon type={c.channel_type} size={14} />
+            {draft && <span class="pill draft-pill">Draft</span>}
             <span class="conv-preview" dir="auto">
               {preview(c)}
             </span>
