@@ -3,7 +3,8 @@
  * browser (issue #22 item 5): the owner marks a conversation urgent and filters by it, snoozes
  * it from the menu and finds it in the Snoozed view, wakes it, schedules a reply and edits and
  * cancels it, ticks two conversations and acts on both, and drives the inbox from the keyboard
- * (`?` lists the shortcuts); then the same screens at phone width. Screenshots go to
+ * (`?` lists the shortcuts); then the same screens at phone width; an inbox left open keeps its
+ * relative times current. Screenshots go to
  * test-artifacts/triage/.
  */
 import test from 'ava';
@@ -11,7 +12,17 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import {
+  appPage,
+  artifactDir,
+  browserTest,
+  hasChromium,
+  launchChromium,
+  liveConnectionGate,
+  noteIfSkipped,
+  PHONE,
+  unnamedControls,
+} from './helpers/browser.ts';
 import { waitFor } from './helpers/worker.ts';
 
 noteIfSkipped('app-browser-triage');
@@ -216,5 +227,28 @@ browserTest('the same at phone width: bulk bar, thread actions, Send later, shor
   await shoot(page, 'shortcuts-phone');
   t.deepEqual(await unnamedControls(page), []);
   t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('an inbox left open keeps its times current: "now" becomes "5m", then "2h"', async (t) => {
+  const context = await browser.newContext();
+  await context.addInitScript((token) => localStorage.setItem('parley.token', token), owner.token);
+  // No live connection: a jump of the page's clock would time it out, and its re-read on
+  // reconnecting would redraw the list whatever the clock does (a page open for real keeps it up).
+  await liveConnectionGate().hold(context);
+  const page = await context.newPage();
+  // The page's clock starts now and moves only when told (its timers with it).
+  await page.clock.install({ time: new Date() });
+  const waiting = await conversationWith('Wanda Waiting', 'Still waiting for an answer.');
+  await page.goto(`${app.url}/app/inbox`);
+  const time = page.getByRole('list', { name: 'Conversations' }).locator(`li[data-id="${waiting}"] .conv-time`);
+  await time.waitFor();
+  t.is(await time.innerText(), 'now');
+  await page.clock.fastForward('05:00');
+  await page.waitForFunction((el: any) => el.textContent === '5m', await time.elementHandle(), { timeout: 10_000 }).catch(() => {});
+  t.is(await time.innerText(), '5m');
+  await page.clock.fastForward('02:00:00');
+  await page.waitForFunction((el: any) => el.textContent === '2h', await time.elementHandle(), { timeout: 10_000 }).catch(() => {});
+  t.is(await time.innerText(), '2h');
   await context.close();
 });
