@@ -109,6 +109,10 @@ browserTest("a note with an @mention: yellow and tagged in the thread, live in t
   await shoot(agent.page, 'notes-mentions-desktop');
   await list.getByRole('button', { name: /Olive Owner mentioned you/ }).click();
   await agent.page.getByRole('log', { name: 'Messages' }).locator('.msg.note').getByText('Private note').waitFor();
+  // At the note itself, marked (it may be older than the thread's latest 100).
+  const [note] = await app.sql(`select message_id from mentions m join team_members tm on tm.id = m.member_id where tm.user_id = $1`, [ana.userId]);
+  t.true(new URL(agent.page.url()).searchParams.get('message') === note.message_id);
+  await agent.page.locator(`.msg.note.found[data-id="${note.message_id}"]`).waitFor();
   await agent.page.locator('.nav-badge').waitFor({ state: 'detached' });
   const [read] = await app.sql(`select m.read_at from mentions m join team_members tm on tm.id = m.member_id where tm.user_id = $1`, [ana.userId]);
   t.truthy(read.read_at);
