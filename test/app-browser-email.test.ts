@@ -181,6 +181,8 @@ browserTest('phone width: the HTML mail, the reply form with Cc/Bcc and the forw
   await page.frameLocator('iframe.email-frame').first().getByText('Broken lid').waitFor();
   await page.locator('form.composer').getByRole('button', { name: 'Cc/Bcc' }).click();
   await shoot(page, 'email-thread-phone');
+  // On a phone the conversation's actions (forward among them) wait behind "Actions".
+  await page.locator('.thread-header').getByRole('button', { name: 'Actions' }).click();
   await page.getByRole('button', { name: 'Forward', exact: true }).first().click();
   await page.getByRole('form', { name: 'Forward' }).waitFor();
   await shoot(page, 'email-forward-phone');

@@ -158,6 +158,7 @@ browserTest('teams at phone width', async (t) => {
   await list.getByRole('link', { name: /Casey Customer/ }).waitFor();
   await shoot(page, 'teams-inbox-phone');
   await list.getByRole('link', { name: /Casey Customer/ }).click();
+  await page.locator('.thread-header').getByRole('button', { name: 'Actions' }).click();
   await page.locator('.thread-header').getByLabel('Team', { exact: true }).waitFor();
   await shoot(page, 'teams-thread-phone');
   t.deepEqual(errors, []);
@@ -220,7 +221,8 @@ browserTest("a channel's default team: the owner picks it on the channel's card;
  */
 async function liveUp(page: Page, conversationId: string, priority: string): Promise<void> {
   const select = page.locator('.thread-header select[aria-label="Priority"]');
-  await select.waitFor();
+  // (On a phone it is behind "Actions": there, but not shown.)
+  await select.waitFor({ state: 'attached' });
   if ((await select.inputValue()) === priority) throw new Error(`the conversation already has priority ${priority}`);
   await app.request('PUT', `/api/v1/conversations/${conversationId}/priority`, { token: owner.token, body: { priority } });
   await page.waitForFunction((want) => (globalThis as any).document.querySelector('.thread-header select[aria-label="Priority"]')?.value === want, priority);

@@ -28,8 +28,10 @@ const MAX_PAGES_TO_LINKED = 20;
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
   const log = useRef<HTMLDivElement>(null);
-  // Narrow screens keep the customer panel behind a button.
+  // Narrow screens keep the customer panel behind a button, and the triage controls behind
+  // another, so the messages keep most of a phone's height.
   const [customerOpen, setCustomerOpen] = useState(false);
+  const [actionsOpen, setActionsOpen] = useState(false);
   const [templateOpen, setTemplateOpen] = useState(false);
   /** The forward being written: the whole conversation (null ids) or one message. */
   const [forward, setForward] = useState<{ ids: string[] | null } | null>(null);
@@ -136,7 +138,16 @@ export function Thread({ id }: { id: string }) {
           </div>
           <PresenceLine conversationId={c.id} />
           <div class="thread-head-bottom">
-            <div class="actions triage-actions">
+            <button
+              type="button"
+              class="btn ghost small actions-toggle"
+              aria-expanded={actionsOpen}
+              aria-controls="thread-triage"
+              onClick={() => setActionsOpen(!actionsOpen)}
+            >
+              Actions
+            </button>
+            <div id="thread-triage" class={`actions triage-actions${actionsOpen ? ' open' : ''}`}>
               <AssignActions conversation={c} />
               <SnoozeMenu conversation={c} />
               <PrioritySelect conversation={c} />
