@@ -204,6 +204,8 @@ browserTest('the same at phone width: bulk bar, thread actions, Send later, shor
   await snooze.click();
   await page.getByRole('menu', { name: 'Snooze until' }).waitFor();
   t.true(await fitsWidth(page), 'the snooze menu fits the phone');
+  const menuBox = (await page.getByRole('menu', { name: 'Snooze until' }).boundingBox())!;
+  t.true(menuBox.x >= 0 && menuBox.x + menuBox.width <= PHONE.width, `the whole snooze menu is on the screen: ${JSON.stringify(menuBox)}`);
   await shoot(page, 'snooze-menu-phone');
   await page.getByRole('menuitem', { name: /Until the customer replies/ }).click();
   await header.getByText('Snoozed until the customer replies').waitFor();

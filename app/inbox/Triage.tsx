@@ -65,6 +65,12 @@ export function SnoozeMenu({ conversation: c }: { conversation: ConversationDeta
     const onEscape = (e: KeyboardEvent) => e.key === 'Escape' && (snoozeMenuOpen.value = false);
     document.addEventListener('mousedown', outside);
     document.addEventListener('keydown', onEscape);
+    // Kept inside the window: a menu opening near its right edge (a phone) moves left as far as it needs.
+    const menu = box.current?.querySelector<HTMLElement>('[role="menu"]');
+    if (menu) {
+      const overflow = menu.getBoundingClientRect().right - (document.documentElement.clientWidth - 8);
+      if (overflow > 0) menu.style.left = `${-overflow}px`;
+    }
     requestAnimationFrame(() => box.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus());
     return () => {
       document.removeEventListener('mousedown', outside);
