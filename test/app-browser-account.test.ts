@@ -170,3 +170,37 @@ browserTest('an invited agent leaves the team from Settings → Your account and
   t.is(await page.getByRole('button', { name: 'Leave team' }).count(), 0);
   await context.close();
 });
+
+browserTest('the e-mail banner: "Email me the link again" sends one, "Not now" hides it for the tab (a reload too), a new tab shows it again', async (t) => {
+  const fresh = await createWorkspace(app, { name: 'Una Unverified' });
+  await app.sql(`update users set is_verified = false where id = $1`, [fresh.userId]);
+  const { page, context, errors } = await appPage(browser, app.url, fresh.token, PHONE);
+  const banner = page.getByRole('status').filter({ hasText: 'Confirm your e-mail address' });
+  await banner.waitFor();
+  await page.screenshot({ path: path.join(shots, 'verify-banner-phone.png') });
+  await banner.getByRole('button', { name: 'Email me the link again' }).click();
+  await banner.getByText('Sent again.').waitFor();
+  const mails = await waitFor(
+    async () => {
+      const rows = await app.sql(
+        `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+         where t.identifier = 'send_email' and j.payload->>'to' = $1`,
+        [fresh.email],
+      );
+      return rows[0].n > 0 ? rows[0].n : null;
+    },
+    10_000,
+    'the verification mail queued',
+  );
+  t.true(mails >= 1);
+  await banner.getByRole('button', { name: 'Not now' }).click();
+  await banner.waitFor({ state: 'detached' });
+  await page.reload();
+  await page.getByText('No conversations waiting').waitFor();
+  t.is(await banner.count(), 0, 'still hidden after a reload of the tab');
+  const other = await context.newPage();
+  await other.goto(`${app.url}/app/inbox`);
+  await other.getByRole('status').filter({ hasText: 'Confirm your e-mail address' }).waitFor();
+  t.deepEqual(errors, []);
+  await context.close();
+});

@@ -39,9 +39,18 @@ const NAV: { to: string; label: string; icon: string; action?: Action; wide?: bo
   },
 ];
 
+/** Where "Not now" on the e-mail banner is remembered: for this tab, until it is closed. */
+const VERIFY_LATER_KEY = 'parley.verify-banner.later';
+
 function VerifyBanner() {
   const [sent, setSent] = useState(false);
-  if (me.value?.user.is_verified) return null;
+  const userId = me.value?.user.id;
+  const [later, setLater] = useState(() => sessionStorage.getItem(VERIFY_LATER_KEY) === userId);
+  if (me.value?.user.is_verified || (later && userId)) return null;
+  const notNow = () => {
+    if (userId) sessionStorage.setItem(VERIFY_LATER_KEY, userId);
+    setLater(true);
+  };
   return (
     <div class="banner" role="status">
       Confirm your e-mail address: we sent a link to <strong>{me.value?.user.email}</strong>.{' '}
@@ -51,7 +60,10 @@ function VerifyBanner() {
         <button class="link" onClick={() => api.post('/api/v1/auth/verify-email/send').then(() => setSent(true))}>
           Email me the link again
         </button>
-      )}
+      )}{' '}
+      <button class="link banner-later" onClick={notNow}>
+        Not now
+      </button>
     </div>
   );
 }
