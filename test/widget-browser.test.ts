@@ -200,3 +200,42 @@ browserTest('a visitor attaches a screenshot: it shows in the widget as a pictur
   t.like(thread.body.at(-1).attachments[0], { content_type: 'image/png', size: png.length });
   t.regex(thread.body.at(-1).attachments[0].filename, /^broken-(desktop|phone)\.png$/);
 });
+
+browserTest("a visitor's quick messages reach the agent in the order written, even when the first one's request is slow", async (t) => {
+  const team = await createWorkspace(app, { name: 'Quincy Quick' });
+  const created = await app.request('POST', '/api/v1/widget/create', { token: team.token, body: { domain: '127.0.0.1' } });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const page = await context.newPage();
+  // The first message's request is held in the browser until released; the second is not.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const posted: string[] = [];
+  await page.route('**/api/v1/visitor/messages', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    posted.push(JSON.parse(route.request().postData() ?? '{}').content);
+    if (posted.length === 1) await released;
+    return route.continue();
+  });
+  await page.goto(`${shopUrl}?widget=${created.body.id}`);
+  await page.locator('#parley-widget .bubble').click();
+  const input = page.locator('#parley-widget .input');
+  await input.fill('Hi!');
+  await input.press('Enter');
+  await input.fill('My parcel arrived broken.');
+  await input.press('Enter');
+  await page.locator('#parley-widget .msg', { hasText: 'My parcel arrived broken.' }).waitFor();
+  // Once the first is on its way (after the session starts), let it through: had the second not
+  // waited for it, it would be stored first.
+  await waitFor(async () => posted.length > 0, 10_000, "the first message's request");
+  release();
+  const stored = await waitFor(
+    async () => {
+      const rows = await app.sql(`select content from messages where business_id = $1 and sender_type = 'customer' order by created_at, id`, [team.businessId]);
+      return rows.length === 2 ? rows.map((r) => r.content) : null;
+    },
+    10_000,
+    "both of the visitor's messages stored",
+  );
+  t.deepEqual(stored, ['Hi!', 'My parcel arrived broken.']);
+  await context.close();
+});

@@ -90,6 +90,16 @@ async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle)
   let session: Promise<string> | null = null;
   /** Messages being sent: their text, and a file still to upload (or uploaded). */
   const pending = new Map<string, { content: string; file?: File; attachment?: VisitorAttachment }>();
+  /**
+   * Sends go one at a time, each after the one before has been answered (stored, or failed and
+   * marked for a retry): two messages written in quick succession reach the agent in the order
+   * they were written, not in the order their requests happened to arrive.
+   */
+  let sending: Promise<void> = Promise.resolve();
+  const send = (clientId: string) => {
+    // (deliver settles every failure itself; the catch keeps the line going whatever happens.)
+    sending = sending.then(() => deliver(clientId)).catch(() => {});
+  };
 
   const typing = typingSender(() => live);
 
@@ -178,7 +188,7 @@ async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle)
         const clientId = uuid();
         pending.set(clientId, { content: text });
         view.addPending(clientId, text);
-        void deliver(clientId);
+        send(clientId);
       },
       onAttach: (file) => {
         const clientId = uuid();
@@ -186,9 +196,9 @@ async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle)
         const content = file.name.slice(0, 200) || 'Attachment';
         pending.set(clientId, { content, file });
         view.addPending(clientId, `📎 ${content}`);
-        void deliver(clientId);
+        send(clientId);
       },
-      onRetry: (clientId) => void deliver(clientId),
+      onRetry: (clientId) => send(clientId),
       onOpen: () => {},
       onRate: async (csatToken, rating) => {
         try {
