@@ -123,7 +123,13 @@ browserTest('a reply the platform refuses shows failed with its reason', async (
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   const log = page.getByRole('log', { name: 'Messages' });
   await log.getByText('Failed: Forbidden: bot was blocked by the user').waitFor();
+  // The list says so too, with the reason on hover, for an agent who has moved on.
+  const row = page.getByRole('list', { name: 'Conversations' }).locator(`li[data-id="${created.body.id}"]`);
+  const mark = row.locator('.undelivered-pill');
+  await mark.waitFor();
   await shoot(page, 'failed-delivery-desktop');
+  t.is(await mark.getAttribute('title'), 'Not delivered: Forbidden: bot was blocked by the user');
+  t.regex((await row.getByRole('link').getAttribute('aria-label')) ?? '', /, last reply not delivered/);
   const [message] = await app.sql(`select delivery_status, error from messages where conversation_id = $1`, [created.body.id]);
   t.like(message, { delivery_status: 'failed', error: 'Forbidden: bot was blocked by the user' });
   t.deepEqual(errors, []);

@@ -33,6 +33,9 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
   // Read again when a conversation gains or loses a draft.
   draftsChanged.value;
   const draft = !selected && readDraft(me.value?.user.id, c.id) !== null;
+  // The last reply did not reach the customer (the thread says why): seen from the list too.
+  const last = c.last_message;
+  const undelivered = last !== null && last !== undefined && last.sender_type !== 'customer' && last.delivery_status === 'failed';
   return (
     <li class={`conv-row${selected ? ' selected' : ''}${unread ? ' unread' : ''}${isTicked ? ' ticked' : ''}`} data-id={c.id}>
       {can('conversations.bulk') && (
@@ -44,7 +47,7 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
         href={href}
         onClick={(e) => linkClick(e, href)}
         aria-current={selected ? 'true' : undefined}
-        aria-label={`${name}${unread ? ', unread' : ''}${draft ? ', draft' : ''}: ${preview(c)}`}
+        aria-label={`${name}${unread ? ', unread' : ''}${undelivered ? ', last reply not delivered' : ''}${draft ? ', draft' : ''}: ${preview(c)}`}
       >
         <Avatar name={name} />
         <span class="conv-main">
@@ -57,6 +60,11 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
           <span class="conv-bottom">
             <ChannelIcon type={c.channel_type} size={14} />
             {draft && <span class="pill draft-pill">Draft</span>}
+            {undelivered && (
+              <span class="pill undelivered-pill" title={last.error ? `Not delivered: ${last.error}` : 'Not delivered'}>
+                Not delivered
+              </span>
+            )}
             <span class="conv-preview" dir="auto">
               {preview(c)}
             </span>
