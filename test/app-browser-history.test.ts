@@ -2,7 +2,8 @@
  * A long conversation's whole history in the agent app: the thread opens on its latest 100
  * messages and "Show earlier messages" brings the 100 before them, again and again until the
  * first, with the messages in view staying where they were; a message arriving live then adds
- * itself below without dropping any of the earlier ones. A search hit (or a mention) on an old
+ * itself below without dropping any of the earlier ones, and without pulling an agent who reads
+ * further up away from where they are ("New messages ↓" takes them there). A search hit (or a mention) on an old
  * message opens the thread at that message, marked, however far back it is.
  * Screenshots go to test-artifacts/history/.
  */
@@ -89,13 +90,25 @@ for (const [label, viewport] of [
     t.is(shown.length, HISTORY + 1);
     t.deepEqual(shown, [...Array.from({ length: HISTORY }, (_, i) => `h${i + 1}`), 'Latest question'], 'every message once, in order');
 
-    // A new message moves the latest 100 on: it shows below, and h130 (no longer among them) stays.
+    // A new message moves the latest 100 on: it shows below, and h130 (no longer among them)
+    // stays. The agent reading near the top stays there, told of it; the button takes them down.
+    const first = log.getByText('h1', { exact: true });
+    await first.scrollIntoViewIfNeeded();
+    const reading = (await first.boundingBox())!.y;
     await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: conversation.visitor }, body: { content: 'One more thing' } });
-    await log.getByText('One more thing').waitFor();
+    await log.getByText('One more thing').waitFor({ state: 'attached' });
     shown = await texts();
     t.is(shown.length, HISTORY + 2);
     t.is(shown[0], 'h1');
     t.is(shown.at(-1), 'One more thing');
+    const below = log.getByRole('button', { name: 'New messages ↓' });
+    await below.waitFor();
+    t.true(Math.abs((await first.boundingBox())!.y - reading) <= 2, 'not pulled down to the new message');
+    await page.screenshot({ path: path.join(shots, `new-below-${label}.png`) });
+    await below.click();
+    await below.waitFor({ state: 'detached' });
+    t.true(await log.getByText('One more thing').isVisible());
+    t.true(await log.evaluate((box: any) => box.scrollHeight - box.scrollTop - box.clientHeight < 2), 'at the bottom');
     t.deepEqual(errors, []);
     await page.context().close();
   });

@@ -39,9 +39,23 @@ export function Thread({ id }: { id: string }) {
   const c = thread.value?.id === id ? thread.value : null;
   const windowLeft = useWindowLeft(c?.reply_window_expires_at ?? null);
   const count = c?.messages.length ?? 0;
-  useEffect(() => {
+  // A new latest message: followed to the bottom when the agent was there (or wrote it);
+  // an agent reading further up stays where they are and is told, "New messages ↓".
+  const lastMessage = c?.messages.at(-1);
+  const atBottom = useRef(true);
+  const followedIn = useRef<string | null>(null);
+  const [newBelow, setNewBelow] = useState(false);
+  const toBottom = () => {
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
-  }, [count, id]);
+    setNewBelow(false);
+  };
+  useEffect(() => {
+    if (!c) return;
+    const mine = lastMessage?.sender_type === 'agent' && lastMessage.sender_id === me.value?.user.id;
+    if (followedIn.current !== id || atBottom.current || mine) toBottom();
+    else setNewBelow(true);
+    followedIn.current = id;
+  }, [lastMessage?.id, id, Boolean(c)]);
   // Earlier messages go in above: the ones in view stay where they were.
   const older = earlier.value?.id === id ? earlier.value : null;
   const olderCount = older?.messages.length ?? 0;
@@ -75,10 +89,13 @@ export function Thread({ id }: { id: string }) {
   useEffect(() => {
     const box = log.current;
     if (!box) return;
-    let atBottom = true;
-    const onScroll = () => (atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80);
+    atBottom.current = true;
+    const onScroll = () => {
+      atBottom.current = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+      if (atBottom.current) setNewBelow(false);
+    };
     const onLoad = () => {
-      if (atBottom) box.scrollTop = box.scrollHeight;
+      if (atBottom.current) box.scrollTop = box.scrollHeight;
     };
     box.addEventListener('scroll', onScroll);
     box.addEventListener('load', onLoad, true);
@@ -189,6 +206,11 @@ export function Thread({ id }: { id: string }) {
             />
           ))}
           {c.csat && <CsatCard csat={c.csat} customerName={name} />}
+          {newBelow && (
+            <button type="button" class="btn small new-below" onClick={toBottom}>
+              New messages ↓
+            </button>
+          )}
         </div>
         <CustomerTyping conversationId={c.id} name={name} />
         {c.channel_id && c.channel_type === 'whatsapp' && (
