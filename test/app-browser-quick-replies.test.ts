@@ -128,7 +128,9 @@ browserTest('a reply that fails comes back into the box with the reason, with th
 browserTest('a half-written reply stays with its conversation (another opened, a reload) until it is sent; signing out removes it', async (t) => {
   const first = await visitorConversation('Dora Draft');
   const second = await visitorConversation('Otto Other');
-  const { page, errors } = await appPage(browser, app.url, owner.token, DESKTOP);
+  // A session of its own: signing out at the end revokes it, not the token the other tests use.
+  const signedIn = await app.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'password123' } });
+  const { page, errors } = await appPage(browser, app.url, signedIn.body.access_token, DESKTOP);
   await page.goto(`${app.url}/app/inbox/${first}`);
   const reply = page.getByRole('textbox', { name: 'Reply' });
   const list = page.getByRole('list', { name: 'Conversations' });
@@ -172,3 +174,29 @@ browserTest('a half-written reply stays with its conversation (another opened, a
   t.deepEqual(errors, []);
   await page.context().close();
 });
+
+browserTest(
+  'a private note that fails comes back as a note, even after the box was switched to Reply: it can never go to the customer by a second Enter',
+  async (t) => {
+    const conversation = await visitorConversation('Nora Note');
+    const { page, errors } = await appPage(browser, app.url, owner.token, DESKTOP);
+    const network = await holdFirstReply(page, { failFirst: true });
+    await page.goto(`${app.url}/app/inbox/${conversation}`);
+    await page.getByRole('log', { name: 'Messages' }).getByText('Hello?').waitFor();
+    await page.getByRole('tab', { name: 'Private note' }).click();
+    const note = page.getByRole('textbox', { name: 'Private note' });
+    await note.fill('Internal: refund approved by finance, do not mention the amount');
+    await note.press('Enter');
+    // The agent turns to the customer while the note is on its way.
+    await page.getByRole('tab', { name: 'Reply' }).click();
+    await page.getByRole('textbox', { name: 'Reply' }).fill('Thanks for waiting');
+    network.release();
+    await page.getByRole('alert').filter({ hasText: 'Not sent' }).waitFor();
+    const box = page.getByRole('textbox', { name: 'Private note' });
+    t.is(await box.inputValue(), 'Internal: refund approved by finance, do not mention the amount\n\nThanks for waiting');
+    t.is(await page.getByRole('textbox', { name: 'Reply' }).count(), 0, 'the box is a note again');
+    t.deepEqual(await stored(conversation), []);
+    t.deepEqual(errors, []);
+    await page.context().close();
+  },
+);

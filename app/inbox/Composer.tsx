@@ -27,8 +27,8 @@ import { readDraft, writeDraft } from './drafts.ts';
 
 type Mode = 'reply' | 'note';
 
-/** What was in the box when it was sent: put back if the send fails. */
-type Draft = { text: string; files: Attachment[]; picked: Member[]; cancelled: boolean };
+/** What was in the box when it was sent, and as what: put back if the send fails. */
+type Outgoing = { text: string; files: Attachment[]; picked: Member[]; mode: Mode; cancelled: boolean };
 
 /** The `@query` being typed right before the caret, if any: where it starts and what it says. */
 function mentionQuery(text: string, caret: number): { start: number; query: string } | null {
@@ -76,7 +76,7 @@ export function Composer({
   const [files, setFiles] = useState<Attachment[]>(saved?.files ?? []);
   const [busy, setBusy] = useState<'' | 'uploading'>('');
   /** Messages sent from the box and not answered yet, oldest first (a failure brings them back). */
-  const waiting = useRef<Draft[]>([]);
+  const waiting = useRef<Outgoing[]>([]);
   const [sending, setSending] = useState(0);
   /** Each send starts once the one before it was answered. */
   const queue = useRef<Promise<void>>(Promise.resolve());
@@ -141,7 +141,7 @@ export function Composer({
       mode === 'note'
         ? { content, attachments: files, private: true, mentions: [...new Set(picked.filter((m) => content.includes(`@${m.name}`)).map((m) => m.id))] }
         : { content, attachments: files, ...(email && recipients.defaults ? recipients.body() : {}), ...(sendAt ? { send_at: sendAt.toISOString() } : {}) };
-    const draft: Draft = { text, files, picked, cancelled: false };
+    const draft: Outgoing = { text, files, picked, mode, cancelled: false };
     const resetRecipients = mode === 'reply' && email;
     waiting.current.push(draft);
     setSending(waiting.current.length);
@@ -164,16 +164,19 @@ export function Composer({
         const back = waiting.current.slice(waiting.current.indexOf(draft));
         for (const d of back) d.cancelled = true;
         const restore = (now: string) => [...back.map((d) => d.text.trim()), now.trim()].filter(Boolean).join('\n\n');
+        // A private note never comes back as a reply: with one among them, the box is a note.
+        const noteAmong = back.some((d) => d.mode === 'note');
         if (!mounted.current) {
           // The agent opened another conversation meanwhile: back into this one's draft.
           const kept = readDraft(userId, conversationId);
           writeDraft(userId, conversationId, {
             text: restore(kept?.text ?? ''),
             files: [...back.flatMap((d) => d.files), ...(kept?.files ?? [])],
-            mode: kept?.mode ?? 'reply',
+            mode: noteAmong ? 'note' : (kept?.mode ?? 'reply'),
           });
           return;
         }
+        if (noteAmong) setMode('note');
         setText(restore);
         setFiles((now) => [...back.flatMap((d) => d.files), ...now]);
         setPicked((now) => [...back.flatMap((d) => d.picked), ...now]);
