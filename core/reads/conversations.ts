@@ -193,7 +193,7 @@ export async function findConversation(q: Queryable, reader: Reader, id: string)
 }
 
 /** The messages a Conversation object carries: its latest ones. */
-export const CONVERSATION_MESSAGES = 100;
+const CONVERSATION_MESSAGES = 100;
 
 /**
  * The Conversation object (GET /conversations/{id}): with its customer, its labels and its latest
