@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { createWorkspace, visitorWrites, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
 import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
 
@@ -42,15 +42,7 @@ test.before(async () => {
   owner = await createWorkspace(app, { name: 'Olive Owner', plan: 'Pro' });
   const widget = await app.request('POST', '/api/v1/widget/create', { token: owner.token, body: { domain: 'shop.example.com' } });
   widgetId = widget.body.id;
-  const write = async (name: string, content: string) => {
-    const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
-    const sent = await app.request('POST', '/api/v1/visitor/messages', {
-      headers: { authorization: `Bearer ${session.body.visitor_token}` },
-      body: { content },
-    });
-    if (sent.status !== 200) throw new Error(`visitor message failed: ${sent.status} ${sent.text}`);
-    return sent.body.conversation_id as string;
-  };
+  const write = async (name: string, content: string) => (await visitorWrites(app, widgetId, name, content)).conversationId;
   await write(LONG_NAME, 'Where is my parcel? I ordered it two weeks ago and the tracking page says nothing at all.');
   arabicConversations.desktop = await write('سارة أحمد', ARABIC);
   arabicConversations.phone = await write('ليلى حسن', ARABIC);

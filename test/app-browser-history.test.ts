@@ -11,7 +11,7 @@ import test from 'ava';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { createWorkspace, visitorWrites, type Workspace } from './helpers/fixtures.ts';
 import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-history');
@@ -40,16 +40,14 @@ test.after.always(async () => {
 
 /** A visitor's conversation with HISTORY older messages (h1 … h229, a minute apart) before their latest one; its visitor's token. */
 async function longConversation(name: string): Promise<{ id: string; visitor: string }> {
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
-  const visitor = `Bearer ${session.body.visitor_token}`;
-  const latest = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: visitor }, body: { content: 'Latest question' } });
+  const { conversationId, visitor } = await visitorWrites(app, widgetId, name, 'Latest question');
   await app.sql(
     `insert into messages (business_id, conversation_id, sender_type, content, created_at)
      select $1, $2, 'customer', 'h' || g, now() - interval '1 day' + g * interval '1 minute'
      from generate_series(1, $3) g`,
-    [owner.businessId, latest.body.conversation_id, HISTORY],
+    [owner.businessId, conversationId, HISTORY],
   );
-  return { id: latest.body.conversation_id, visitor };
+  return { id: conversationId, visitor };
 }
 
 for (const [label, viewport] of [

@@ -10,7 +10,7 @@ import test from 'ava';
 import path from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { createWorkspace, visitorWrites, type Workspace } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/worker.ts';
 import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
 
@@ -35,14 +35,7 @@ test.after.always(async () => {
   await app?.close();
 });
 
-async function visitorConversation(name: string): Promise<string> {
-  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
-  const sent = await app.request('POST', '/api/v1/visitor/messages', {
-    headers: { authorization: `Bearer ${session.body.visitor_token}` },
-    body: { content: 'Hello?' },
-  });
-  return sent.body.conversation_id;
-}
+const visitorConversation = async (name: string) => (await visitorWrites(app, widgetId, name, 'Hello?')).conversationId;
 
 /** Holds the browser's first reply (POST …/messages) until `release()`; the ones after it pass (or fail: `failFirst`). */
 async function holdFirstReply(page: Page, options: { failFirst?: boolean } = {}) {

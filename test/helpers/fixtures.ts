@@ -43,3 +43,16 @@ export async function addMember(
   );
   return user;
 }
+
+/**
+ * A website visitor of `widgetId` named `name` writes `content` (the visitor API, as the widget
+ * does): a new conversation. Its id, and the visitor's token (`Bearer …`) to write again.
+ */
+export async function visitorWrites(app: TestApp, widgetId: string, name: string, content: string): Promise<{ conversationId: string; visitor: string }> {
+  const session = await app.request('POST', '/api/v1/visitor/sessions', { body: { widget_id: widgetId, name } });
+  if (session.status !== 200) throw new Error(`visitor session: ${session.status} ${session.text}`);
+  const visitor = `Bearer ${session.body.visitor_token}`;
+  const sent = await app.request('POST', '/api/v1/visitor/messages', { headers: { authorization: visitor }, body: { content } });
+  if (sent.status !== 200) throw new Error(`visitor message: ${sent.status} ${sent.text}`);
+  return { conversationId: sent.body.conversation_id, visitor };
+}
