@@ -261,3 +261,27 @@ browserTest('an inbox left open keeps its times current: "now" becomes "5m", the
   t.is(await time.innerText(), '2h');
   await context.close();
 });
+
+browserTest('"Mark unread" sends the agent back to the list with the conversation unread until it is opened again', async (t) => {
+  // The agent answered last: read, by the usual rule.
+  const later = await conversationWith('Lena Later', 'We will check the warehouse and write back.');
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  const list = page.getByRole('list', { name: 'Conversations' });
+  const link = list.locator(`li[data-id="${later}"]`).getByRole('link');
+  await link.waitFor();
+  t.notRegex((await link.getAttribute('aria-label')) ?? '', /, unread/);
+  await link.click();
+  await page.getByRole('region', { name: 'Conversation with Lena Later' }).getByRole('button', { name: 'Mark unread' }).click();
+  await page.waitForURL((url) => url.pathname === '/app/inbox');
+  t.regex((await link.getAttribute('aria-label')) ?? '', /, unread/);
+  await page.reload();
+  await link.waitFor();
+  t.regex((await link.getAttribute('aria-label')) ?? '', /, unread/, 'still unread after a reload');
+  await link.click();
+  await page.getByRole('region', { name: 'Conversation with Lena Later' }).waitFor();
+  await page.goto(`${app.url}/app/inbox`);
+  await link.waitFor();
+  t.notRegex((await link.getAttribute('aria-label')) ?? '', /, unread/, 'opened again: read');
+  t.deepEqual(errors, []);
+  await context.close();
+});

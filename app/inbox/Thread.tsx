@@ -1,6 +1,6 @@
 /** The open conversation: header with actions, the AI handoff reason, the messages, the composer. */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { linkClick } from '../router.ts';
+import { linkClick, navigate } from '../router.ts';
 import { me, members } from '../session.ts';
 import { channelLabel } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
@@ -8,6 +8,7 @@ import { Notice } from '../ui/Notice.tsx';
 import { inboxUrl, linkedMessage } from './filters.ts';
 import { earlier, followThread, loadEarlier, thread, threadError } from './thread-store.ts';
 import { useAction } from '../ui/useAction.ts';
+import { markUnread } from './unread.ts';
 import { AssignActions, StatusActions } from './ConversationActions.tsx';
 import { Composer } from './Composer.tsx';
 import { ConversationLabels } from './ConversationLabels.tsx';
@@ -174,6 +175,17 @@ export function Thread({ id }: { id: string }) {
                   Forward
                 </button>
               )}
+              {/* To come back to it: unread in the list until opened again (app/inbox/unread.ts). */}
+              <button
+                type="button"
+                class="btn ghost small"
+                onClick={() => {
+                  markUnread(c.id);
+                  navigate(back);
+                }}
+              >
+                Mark unread
+              </button>
             </div>
             <button class="btn ghost small customer-toggle" aria-expanded={customerOpen} onClick={() => setCustomerOpen(!customerOpen)}>
               Customer

@@ -1,6 +1,7 @@
 /**
  * Unread markers, kept per browser: a conversation is unread while its latest message is the
- * customer's and newer than the last time this agent looked at it. Stored in localStorage,
+ * customer's and newer than the last time this agent looked at it, or while the agent marked it
+ * unread ("Mark unread", to come back to it) until they open it again. Stored in localStorage,
  * so every tab of the browser agrees (the storage event keeps them in step).
  */
 import { signal } from '@preact/signals';
@@ -16,11 +17,35 @@ const read = (): Record<string, string> => {
 };
 
 const seen = signal<Record<string, string>>(read());
+
+/** Conversations the agent marked unread, by id. */
+const MARKED_KEY = 'parley.marked-unread';
+const readMarked = (): string[] => {
+  try {
+    const ids = JSON.parse(localStorage.getItem(MARKED_KEY) ?? '[]') as unknown;
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+};
+const marked = signal<string[]>(readMarked());
+const keepMarked = (ids: string[]) => {
+  marked.value = ids.slice(-500);
+  localStorage.setItem(MARKED_KEY, JSON.stringify(marked.value));
+};
+
 addEventListener('storage', (e) => {
   if (e.key === KEY) seen.value = read();
+  if (e.key === MARKED_KEY) marked.value = readMarked();
 });
 
+/** Unread until it is opened again, whoever wrote last. */
+export function markUnread(conversationId: string): void {
+  if (!marked.value.includes(conversationId)) keepMarked([...marked.value, conversationId]);
+}
+
 export function isUnread(c: ConversationListItem): boolean {
+  if (marked.value.includes(c.id)) return true;
   const last = c.last_message;
   if (!last || last.sender_type !== 'customer') return false;
   const at = seen.value[c.id];
@@ -29,6 +54,7 @@ export function isUnread(c: ConversationListItem): boolean {
 
 /** Marks a conversation read up to its latest message (keeps the 500 most recent entries). */
 export function markSeen(conversationId: string, lastAt: string | null | undefined): void {
+  if (marked.value.includes(conversationId)) keepMarked(marked.value.filter((id) => id !== conversationId));
   if (!lastAt || (seen.value[conversationId] ?? '') >= lastAt) return;
   const next = { ...seen.value, [conversationId]: lastAt };
   const entries = Object.entries(next)
