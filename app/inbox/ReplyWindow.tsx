@@ -7,16 +7,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, getPage } from '../api.ts';
 import type { ConversationDetail, Message, WhatsAppTemplate } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
+import { currentTime } from '../ui/clock.ts';
 import { thread } from './thread-store.ts';
 
-/** Milliseconds left in the window (negative: closed), ticking every 30 s. */
+/** Milliseconds left in the window (negative: closed), kept current every 30 s (app/ui/clock.ts). */
 export function useWindowLeft(expiresAt: string | null): number | null {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 30_000);
-    return () => clearInterval(timer);
-  }, []);
-  return expiresAt ? new Date(expiresAt).getTime() - now : null;
+  return expiresAt ? new Date(expiresAt).getTime() - currentTime() : null;
 }
 
 const leftText = (ms: number) => {

@@ -1,6 +1,6 @@
 /** SLA marks: the list row's "Overdue" / "Due in …" pill, and the thread header's due times and breaches. */
 import { clockTime, duration } from '../ui/time.ts';
-import { now as clock } from '../ui/clock.ts';
+import { currentTime } from '../ui/clock.ts';
 import type { Conversation, SlaTarget } from '../types.ts';
 
 const targetNames: Record<SlaTarget, string> = { first_response: 'First response', next_response: 'Next response', resolution: 'Resolution' };
@@ -9,7 +9,7 @@ const targetNames: Record<SlaTarget, string> = { first_response: 'First response
 export function SlaMark({ conversation: c }: { conversation: Conversation }) {
   const sla = c.sla;
   if (!sla?.due_at || (sla.state !== 'breached' && sla.state !== 'due_soon')) return null;
-  const seconds = (Date.parse(sla.due_at) - clock.value) / 1000;
+  const seconds = (Date.parse(sla.due_at) - currentTime()) / 1000;
   return sla.state === 'breached' ? (
     <span class="pill sla-late" title={`SLA: due ${clockTime(sla.due_at)}`}>
       Overdue {duration(Math.max(60, -seconds))}
@@ -25,7 +25,7 @@ export function SlaMark({ conversation: c }: { conversation: Conversation }) {
 export function SlaLine({ conversation: c }: { conversation: Conversation }) {
   const sla = c.sla;
   if (!sla) return null;
-  const now = clock.value;
+  const now = currentTime();
   const live = c.status === 'open' || c.status === 'pending';
   // What is still to do: the first response until an agent replied, the next while the customer waits, resolution until resolved.
   const due: { target: SlaTarget; at: string | null }[] = [

@@ -1,10 +1,10 @@
-import { now } from './clock.ts';
+import { currentTime } from './clock.ts';
 
-/** Short, human times: "now", "5m", "3h", "Mon", "12 Mar" (against the ticking `now`: a view showing it is kept current). */
+/** Short, human times: "now", "5m", "3h", "Mon", "12 Mar" (a view showing it is kept current: app/ui/clock.ts). */
 export function shortTime(iso: string | null | undefined): string {
   if (!iso) return '';
   const at = new Date(iso);
-  const seconds = (now.value - at.getTime()) / 1000;
+  const seconds = (currentTime() - at.getTime()) / 1000;
   if (seconds < 60) return 'now';
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
@@ -16,7 +16,9 @@ export function shortTime(iso: string | null | undefined): string {
 export function clockTime(iso: string): string {
   const at = new Date(iso);
   const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return at.toDateString() === new Date(now.value).toDateString() ? time : `${at.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })}, ${time}`;
+  return at.toDateString() === new Date(currentTime()).toDateString()
+    ? time
+    : `${at.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })}, ${time}`;
 }
 
 /** Seconds as "45s", "12m", "3h 5m". */
