@@ -8,14 +8,13 @@
  * Screenshots go to test-artifacts/bidi/.
  */
 import test from 'ava';
-import http from 'node:http';
 import path from 'node:path';
 import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, visitorWrites, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, startShop, type Shop } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-bidi');
 
@@ -31,7 +30,7 @@ let owner: Workspace;
 let widgetId = '';
 /** One Arabic customer's conversation per screen size (the desktop test answers its own). */
 const arabicConversations: Record<'desktop' | 'phone', string> = { desktop: '', phone: '' };
-let shop: http.Server;
+let shop: Shop | undefined;
 let shopUrl = '';
 const shots = artifactDir('bidi');
 
@@ -46,20 +45,17 @@ test.before(async () => {
   await write(LONG_NAME, 'Where is my parcel? I ordered it two weeks ago and the tracking page says nothing at all.');
   arabicConversations.desktop = await write('سارة أحمد', ARABIC);
   arabicConversations.phone = await write('ليلى حسن', ARABIC);
-  shop = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(
+  shop = await startShop(
+    () =>
       `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body><h1>Shop</h1><script src="${app.url}/widget.js" data-widget-id="${widgetId}" async></script></body></html>`,
-    );
-  });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
-  shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}/`;
+  );
+  shopUrl = shop.url;
   browser = await launchChromium();
 });
 
 test.after.always(async () => {
   await browser?.close();
-  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await shop?.close();
   await worker?.stop();
   await app?.close();
 });

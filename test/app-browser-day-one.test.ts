@@ -6,20 +6,19 @@
  * agent resolves. Screenshots of each screen (desktop and phone) go to test-artifacts/app/.
  */
 import test from 'ava';
-import http from 'node:http';
 import path from 'node:path';
 import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+import { artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, startShop, type Shop } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-day-one');
 
 let app: TestApp;
 let worker: Runner;
 let browser: Browser;
-let shop: http.Server;
+let shop: Shop | undefined;
 let shopUrl = '';
 /** What the shop's owner pasted into the page: the snippet copied from the app. */
 let snippet = '';
@@ -29,18 +28,16 @@ test.before(async () => {
   if (!hasChromium) return;
   app = await startTestApp();
   worker = await startTestWorker(app, { only: ['deliver_message', 'process_inbound'] });
-  shop = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Acme shop</title></head><body><h1>Acme shop</h1>${snippet}</body></html>`);
-  });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
-  shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}/`;
+  shop = await startShop(
+    () => `<!doctype html><html><head><meta charset="utf-8"><title>Acme shop</title></head><body><h1>Acme shop</h1>${snippet}</body></html>`,
+  );
+  shopUrl = shop.url;
   browser = await launchChromium();
 });
 
 test.after.always(async () => {
   await browser?.close();
-  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await shop?.close();
   await worker?.stop();
   await app?.close();
 });

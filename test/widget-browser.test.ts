@@ -9,7 +9,6 @@
  */
 import test from 'ava';
 import { mkdtempSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
@@ -17,14 +16,14 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { browserTest, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
+import { browserTest, hasChromium, launchChromium, noteIfSkipped, startShop, type Shop } from './helpers/browser.ts';
 
 noteIfSkipped('widget-browser');
 
 let app: TestApp;
 let worker: Runner;
 let browser: Browser;
-let shop: http.Server;
+let shop: Shop | undefined;
 let shopUrl = '';
 const screenshots = mkdtempSync(path.join(os.tmpdir(), 'parley-widget-'));
 
@@ -57,20 +56,18 @@ test.before(async () => {
 <h1>Acme shop</h1><p>Fine goods since 1890.</p>
 <script src="${app.url}/widget.js" data-widget-id="${id}" async></script>
 </body></html>`;
-  shop = http.createServer((req, res) => {
-    const other = new URL(req.url ?? '/', 'http://shop').searchParams.get('widget');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(page(other && /^[0-9a-f-]{36}$/.test(other) ? other : widgetId));
+  shop = await startShop((url) => {
+    const other = url.searchParams.get('widget');
+    return page(other && /^[0-9a-f-]{36}$/.test(other) ? other : widgetId);
   });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
-  shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}/`;
+  shopUrl = shop.url;
 
   browser = await launchChromium();
 });
 
 test.after.always(async () => {
   await browser?.close();
-  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await shop?.close();
   await worker?.stop();
   await app?.close();
 });

@@ -7,18 +7,17 @@
  */
 import test from 'ava';
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/worker.ts';
-import { browserTest, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
+import { browserTest, hasChromium, launchChromium, noteIfSkipped, startShop, type Shop } from './helpers/browser.ts';
 
 noteIfSkipped('widget-identity-browser');
 
 let app: TestApp;
 let browser: Browser;
-let shop: http.Server;
+let shop: Shop | undefined;
 let shopUrl = '';
 let owner: Workspace;
 let widgetId = '';
@@ -34,23 +33,20 @@ test.before(async () => {
   widgetId = widget.body.id;
   secret = (await app.request('GET', `/api/v1/widget/${widgetId}/identity-secret`, { token: owner.token })).body.secret;
   // The shop's server: `?user=<id>` is a signed-in user (signed here, as the docs' snippet does), `?user=<id>&forged=1` a forged hash.
-  shop = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://shop');
+  shop = await startShop((url) => {
     const user = url.searchParams.get('user');
     const hash = user ? (url.searchParams.get('forged') ? sign(`${user}-not`) : sign(user)) : '';
     const identity = user ? ` data-user-id="${user}" data-user-name="User ${user}" data-user-hash="${hash}"` : '';
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body><h1>Shop</h1>
-<script src="${app.url}/widget.js" data-widget-id="${widgetId}"${identity} async></script></body></html>`);
+    return `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body><h1>Shop</h1>
+<script src="${app.url}/widget.js" data-widget-id="${widgetId}"${identity} async></script></body></html>`;
   });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', () => resolve()));
-  shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}/`;
+  shopUrl = shop.url;
   browser = await launchChromium();
 });
 
 test.after.always(async () => {
   await browser?.close();
-  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await shop?.close();
   await app?.close();
 });
 

@@ -5,6 +5,7 @@
  */
 import test from 'ava';
 import { existsSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
@@ -103,4 +104,20 @@ export function unnamedControls(page: Page): Promise<string[]> {
       );
     return controls.filter((el: any) => el.getClientRects().length > 0 && !named(el)).map((el: any) => String(el.outerHTML).slice(0, 120));
   });
+}
+
+/** A customer's website on an origin of its own (127.0.0.1, a free port); `url` ends in `/`. */
+export type Shop = { url: string; close: () => Promise<void> };
+
+/** Serves `html(url)` (the request's URL, for its query) as the page of every request. */
+export async function startShop(html: (url: URL) => string): Promise<Shop> {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html(new URL(req.url ?? '/', 'http://shop')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
