@@ -25,7 +25,7 @@ import { z } from 'zod';
 import type { Deps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
 import { rooms, type ParleyEvent, type SocketCut } from '../core/events/bus.ts';
-import { closeRedis, createRedisClient, defaultRealtimeKey } from '../core/adapters/redis-events.ts';
+import { catchUnawaited, closeRedis, createRedisClient, defaultRealtimeKey } from '../core/adapters/redis-events.ts';
 import { authenticate, type Caller } from './middlewares/auth.ts';
 import { attachWidgetNamespace } from './realtime-widget.ts';
 import { disconnectAtExpiry } from './socket-expiry.ts';
@@ -62,8 +62,12 @@ export function attachRealtime(server: http.Server, deps: Deps, options: Realtim
     cors: origins.length ? { origin: origins, credentials: true } : undefined,
   });
 
-  const redis = deps.config.REDIS_URL ? createRedisClient(deps.config.REDIS_URL, deps.logger, 'realtime-pub') : null;
-  const redisSub = redis ? redis.duplicate() : null;
+  // The adapter publishes (signals, disconnects), subscribes and unsubscribes without waiting:
+  // catchUnawaited keeps a Redis outage from ending the process.
+  const redis = deps.config.REDIS_URL
+    ? catchUnawaited(createRedisClient(deps.config.REDIS_URL, deps.logger, 'realtime-pub'), ['publish'], deps.logger, 'realtime-pub')
+    : null;
+  const redisSub = redis ? catchUnawaited(redis.duplicate(), ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], deps.logger, 'realtime-sub') : null;
   if (redis && redisSub) {
     redisSub.on('error', () => {}); // reported once through the publishing client's watcher
     io.adapter(createAdapter(redis, redisSub, { key: options.redisKey ?? defaultRealtimeKey }));

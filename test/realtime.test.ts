@@ -15,6 +15,7 @@ import { rooms, type EventBus } from '../core/events/bus.ts';
 import { createRedisEventBus } from '../core/adapters/redis-events.ts';
 import { startTestApp, testRedisUrl, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser, type Workspace } from './helpers/fixtures.ts';
+import { closedPort } from './helpers/ports.ts';
 
 const key = `parley-test:${randomBytes(6).toString('hex')}`;
 
@@ -340,4 +341,30 @@ test("a worker's bus (Redis emitter) can close sockets too", async (t) => {
   const cut = serverDisconnect(socket);
   worker.disconnect({ rooms: [rooms.user(ws.userId)] });
   t.is(await cut, 'io server disconnect');
+});
+
+test('Redis away: what the adapter and the emitter send without waiting (signals, live events, unsubscribes) fails quietly, never as an unhandled rejection that would end the process', async (t) => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    // A node and a worker's bus whose Redis is not there: ioredis queues their commands and retries.
+    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const node = await startWebServer({ ...app.deps, config: { ...app.deps.config, REDIS_URL: url } }, 0, { realtime: { redisKey: key } });
+    const bus = createRedisEventBus({ url, key, logger: app.deps.logger });
+    await node.realtime.ready;
+    // A typing signal (the adapter's publish), a live event (the emitter's publish), both queued.
+    node.realtime.io.to('conversation:none').emit('typing', { conversation_id: 'none' });
+    bus.publish({ name: 'message_created', rooms: [rooms.business('none')], payload: { id: 'none' } });
+    // Closing flushes the queues ("Connection is closed.") and unsubscribes the adapter.
+    await node.close();
+    await bus.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    t.deepEqual(
+      unhandled.map((reason) => (reason as Error).message),
+      [],
+    );
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
 });

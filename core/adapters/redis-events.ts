@@ -29,6 +29,32 @@ export function createRedisClient(url: string, logger: Logger, role: string, opt
   return redis;
 }
 
+/** Commands Socket.IO's Redis emitter and adapter send without waiting on their answer. */
+type UnawaitedCommand = 'publish' | 'subscribe' | 'psubscribe' | 'unsubscribe' | 'punsubscribe';
+
+/**
+ * Makes `commands` of this client never reject: the emitter (every live event) and the
+ * Socket.IO adapter (typing and presence signals, disconnects; its subscriptions, made again on
+ * each reconnect by ioredis, and its unsubscribes as it closes)
+ * drop the promises of these commands, so one that fails (Redis away past ioredis's retries,
+ * or the client closing with it queued: "Connection is closed.") would be an unhandled
+ * rejection, which ends the process: a Redis outage would take `web` down with it. The failure
+ * is logged instead; a lost live event or signal costs a dashboard a refresh, never data.
+ */
+export function catchUnawaited(redis: Redis, commands: readonly UnawaitedCommand[], logger: Logger, role: string): Redis {
+  for (const name of commands) {
+    const command = (redis[name] as (...args: unknown[]) => Promise<unknown>).bind(redis);
+    Object.assign(redis, {
+      [name]: (...args: unknown[]) =>
+        command(...args).catch((error: Error) => {
+          logger.warn({ role, command: name, channel: typeof args[0] === 'string' ? args[0] : undefined, err: error.message }, 'redis command failed');
+          return 0;
+        }),
+    });
+  }
+  return redis;
+}
+
 export function watchRedis(redis: Redis, logger: Logger, role: string): void {
   let healthy = true;
   redis.on('error', (error: Error) => {
@@ -56,18 +82,9 @@ export function createRedisEventBus(options: RedisEventBusOptions): EventBus {
   const { logger } = options;
   // The events of one command are published in one tick (publishEvents): auto-pipelining sends
   // them to Redis in one write instead of one write each.
-  const redis = createRedisClient(options.url, logger, 'events', { autoPipelining: true });
-  // The emitter only ever calls publish(). It drops the returned promise, so a failure while
-  // Redis is away would be an unhandled rejection (a crash); it is logged here instead. A lost
-  // live event costs a dashboard a refresh, never data: the rows are already committed.
-  const client = {
-    publish: (channel: string, message: Buffer | string) =>
-      redis.publish(channel, message).catch((error: Error) => {
-        logger.warn({ channel, err: error.message }, 'live event not published');
-        return 0;
-      }),
-  };
-  const emitter = new Emitter(client, { key: options.key ?? defaultRealtimeKey });
+  // The emitter only ever calls publish(), and drops its promise: see catchUnawaited.
+  const redis = catchUnawaited(createRedisClient(options.url, logger, 'events', { autoPipelining: true }), ['publish'], logger, 'events');
+  const emitter = new Emitter(redis, { key: options.key ?? defaultRealtimeKey });
   const local = createLocalEventBus();
   return {
     reachesSockets: true,
