@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
 import { makePng } from './helpers/png.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 import { postMetaWebhook, startFakeMeta, whatsappStatusPayload, type FakeMeta } from './fakes/meta.ts';
 
 noteIfSkipped('app-browser-channels');
@@ -144,9 +144,10 @@ browserTest("the customer's photo and voice note in the thread, receipts as tick
   const lightbox = page.getByRole('dialog', { name: 'photo.png' });
   await lightbox.waitFor();
   await shoot(page, 'lightbox-desktop');
+  t.deepEqual(await accessibilityViolations(page), [], 'the open picture');
   await lightbox.getByRole('button', { name: 'Close' }).click();
   await lightbox.waitFor({ state: 'detached' });
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });

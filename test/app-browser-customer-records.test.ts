@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.ts';
 import type { SupervisedRunner } from '../workers/supervisor.ts';
 
@@ -92,7 +92,7 @@ browserTest('Settings → Customer attributes: the owner defines typed fields; a
     { key: 'vip', label: 'VIP', type: 'boolean' },
   ]);
   await shoot(page, 'attributes-settings-desktop');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 
@@ -164,7 +164,7 @@ browserTest('customer panel: typed attributes from the definitions, and notes (a
   await add.getByRole('combobox', { name: 'Attribute name' }).waitFor();
   await attributes.scrollIntoViewIfNeeded();
   await shoot(page, 'panel-notes-desktop');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 
@@ -235,7 +235,7 @@ browserTest('Customers page: filter by attribute, page through, export CSV, impo
   await page.getByRole('button', { name: 'Clear filter' }).click();
   await page.getByLabel('Search customers').fill('lead@');
   await list.getByRole('listitem', { name: 'New Lead' }).waitFor();
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 

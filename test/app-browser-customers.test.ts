@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 import { waitFor } from './helpers/worker.ts';
 
 noteIfSkipped('app-browser-customers');
@@ -137,7 +137,7 @@ browserTest('customer panel: edit details and attributes, merge a duplicate, exp
   const [job] = await app.sql(`select 1 from graphile_worker._private_jobs where key = $1`, [`erase:${casey.customer}`]);
   t.truthy(job);
 
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });

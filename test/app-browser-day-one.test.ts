@@ -11,7 +11,18 @@ import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, startShop, type Shop } from './helpers/browser.ts';
+import {
+  accessibleName,
+  artifactDir,
+  browserTest,
+  DESKTOP,
+  hasChromium,
+  launchChromium,
+  noteIfSkipped,
+  PHONE,
+  startShop,
+  type Shop,
+} from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-day-one');
 
@@ -108,7 +119,7 @@ browserTest('sign up, set up the widget, answer a visitor live, resolve', async 
   const list = page.getByRole('list', { name: 'Conversations' });
   const row = list.getByRole('link', { name: /Hi! Where is my parcel\?/ });
   await row.waitFor();
-  t.regex((await row.getAttribute('aria-label')) ?? '', /unread/);
+  t.regex(await accessibleName(row), /\(unread\)/);
   await shoot(page, 'inbox-new-desktop');
   await row.click();
   const log = page.getByRole('log', { name: 'Messages' });

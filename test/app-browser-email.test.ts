@@ -15,7 +15,7 @@ import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp.ts';
 
 noteIfSkipped('app-browser-email');
@@ -147,7 +147,7 @@ browserTest("HTML mail in a sandboxed frame, images blocked until asked; a reply
   t.is(await composer.getByRole('textbox', { name: 'Cc', exact: true }).inputValue(), 'bob@customer.test, carol@customer.test');
   await composer.getByRole('textbox', { name: 'Bcc' }).fill('audit@kettles.test');
   await page.getByRole('textbox', { name: 'Reply' }).fill('Hi Ada, a new lid is on its way.');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   await shoot(page, 'email-reply-desktop');
   const before = smtp.messages.length;
   await page.getByRole('button', { name: 'Send', exact: true }).click();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-labels');
 
@@ -105,6 +105,7 @@ browserTest('labels and canned responses: manage in settings, label and filter, 
   t.is(await picker.getByRole('option').count(), 1, 'filtered by what follows /');
   t.false(await page.getByRole('dialog', { name: 'Search' }).isVisible(), 'typing / in the reply does not open search');
   await shoot(page, 'canned-picker-desktop');
+  t.deepEqual(await accessibilityViolations(page), [], 'the open canned-response picker');
   await page.keyboard.press('Enter');
   const rendered = "Hi Casey Customer, thanks for writing to Olive Owner's Co. Olive Owner";
   await page.waitForFunction((want) => (globalThis as any).document.querySelector('textarea[aria-label="Reply"]')?.value === want, rendered);
@@ -120,7 +121,7 @@ browserTest('labels and canned responses: manage in settings, label and filter, 
   t.is(await reply.inputValue(), '/re');
   await reply.fill('');
 
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Account, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-notes');
 
@@ -71,7 +71,7 @@ browserTest("a note with an @mention: yellow and tagged in the thread, live in t
   await page.keyboard.press('Enter');
   t.is(await box.inputValue(), 'Photos look bad, refund approved? @Ana Agent ');
   await page.keyboard.type('please confirm');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   await page.getByRole('button', { name: 'Add note' }).click();
 
   const log = page.getByRole('log', { name: 'Messages' });

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.ts';
 import type { SupervisedRunner } from '../workers/supervisor.ts';
 
@@ -108,7 +108,7 @@ browserTest('api keys, webhooks and audit log: create, use, test, revoke, read',
   t.is(await log.getByRole('listitem').first().getAttribute('aria-label'), 'Olive Owner added a webhook');
   await log.getByRole('listitem', { name: 'Olive Owner revoked an API key' }).waitFor();
   await shoot(page, 'audit-log-desktop');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Account, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-reports');
 
@@ -105,12 +105,12 @@ browserTest('owner: figures, chart, tables, range switch and a CSV download (des
   await figure(page, 'Opened').waitFor();
   t.is(await figure(page, 'Opened').textContent(), String(inMonth));
   t.regex((await page.getByRole('img', { name: /^Conversations per day/ }).getAttribute('aria-label'))!, new RegExp(`: ${inMonth} opened`));
-  const agents = page.getByRole('region', { name: 'Agents' });
+  const agents = page.getByRole('region', { name: 'Agents', exact: true });
   t.deepEqual(await agents.locator('tbody th').allTextContents(), ['Ada Agent', 'Ann Admin', 'Olive Owner', 'Unassigned']);
-  const labels = page.getByRole('region', { name: 'Labels' });
+  const labels = page.getByRole('region', { name: 'Labels', exact: true });
   t.deepEqual(await labels.locator('tbody th').allTextContents(), ['billing', 'feedback']);
   t.is(await labels.locator('tbody tr').nth(1).locator('td').first().textContent(), '0');
-  t.is(await page.getByRole('region', { name: 'Channels' }).locator('tbody tr').count(), 3);
+  t.is(await page.getByRole('region', { name: 'Channels', exact: true }).locator('tbody tr').count(), 3);
   await shoot(page, 'reports-desktop');
 
   await page.getByRole('button', { name: 'Last 7 days' }).click();
@@ -132,7 +132,7 @@ browserTest('owner: figures, chart, tables, range switch and a CSV download (des
   );
   const opened = lines.slice(1).reduce((n, l) => n + Number(l.split(',')[2]), 0);
   t.is(opened, inWeek, 'every conversation of the week is under one agent row or Unassigned');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });
@@ -140,7 +140,7 @@ browserTest('owner: figures, chart, tables, range switch and a CSV download (des
 browserTest('owner: customer satisfaction and SLA sections with their charts, per-policy table and CSV (desktop)', async (t) => {
   const { page, context, errors } = await appPage(browser, app.url, owner.token);
   await page.goto(`${app.url}/app/reports?days=30`);
-  const csat = page.getByRole('region', { name: 'Customer satisfaction' });
+  const csat = page.getByRole('region', { name: 'Customer satisfaction', exact: true });
   await csat.waitFor();
   t.is(await csat.locator('.figure', { hasText: 'Ratings' }).locator('.figure-value').textContent(), String(ratings));
   const share = Math.round((satisfied * 1000) / ratings) / 10;
@@ -150,7 +150,7 @@ browserTest('owner: customer satisfaction and SLA sections with their charts, pe
   await csat.scrollIntoViewIfNeeded();
   await shoot(page, 'reports-csat-desktop');
 
-  const sla = page.getByRole('region', { name: 'SLA targets' });
+  const sla = page.getByRole('region', { name: 'SLA targets', exact: true });
   t.is(await sla.locator('.figure', { hasText: 'Breaches' }).locator('.figure-value').textContent(), String(breaches));
   t.is(await sla.locator('.figure', { hasText: 'First response met' }).locator('.figure-sub').textContent(), `${met} of ${met + breaches}`);
   t.deepEqual(await sla.locator('tbody th').allTextContents(), ['Gold', 'Silver']);
@@ -170,7 +170,7 @@ browserTest('owner: customer satisfaction and SLA sections with their charts, pe
     t.true(lines[0]!.startsWith(header), lines[0]);
     t.is(lines.length, kind === 'csat' ? 1 + 30 + 1 : 1 + 30 + 1 + 2);
   }
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });
@@ -184,16 +184,16 @@ browserTest('admin at phone width: reached from Analytics (the bottom bar keeps 
   await figure(page, 'Opened').waitFor();
   t.is(await figure(page, 'Opened').textContent(), String(inMonth));
   t.is(await page.getByRole('button', { name: 'Last 90 days' }).getAttribute('aria-pressed'), 'true');
-  await page.getByRole('region', { name: 'Labels' }).locator('tbody tr').first().waitFor();
+  await page.getByRole('region', { name: 'Labels', exact: true }).locator('tbody tr').first().waitFor();
   t.true((await overflow(page)) <= PHONE.width, `page is ${await overflow(page)} px wide`);
   await shoot(page, 'reports-phone');
-  await page.getByRole('region', { name: 'Agents' }).scrollIntoViewIfNeeded();
+  await page.getByRole('region', { name: 'Agents', exact: true }).scrollIntoViewIfNeeded();
   await shoot(page, 'reports-phone-agents');
-  await page.getByRole('region', { name: 'Labels' }).scrollIntoViewIfNeeded();
+  await page.getByRole('region', { name: 'Labels', exact: true }).scrollIntoViewIfNeeded();
   await shoot(page, 'reports-phone-labels');
-  await page.getByRole('region', { name: 'Customer satisfaction' }).scrollIntoViewIfNeeded();
+  await page.getByRole('region', { name: 'Customer satisfaction', exact: true }).scrollIntoViewIfNeeded();
   await shoot(page, 'reports-phone-csat');
-  await page.getByRole('region', { name: 'SLA targets' }).scrollIntoViewIfNeeded();
+  await page.getByRole('region', { name: 'SLA targets', exact: true }).scrollIntoViewIfNeeded();
   await shoot(page, 'reports-phone-sla');
   t.true((await overflow(page)) <= PHONE.width, `page is ${await overflow(page)} px wide`);
   t.deepEqual(errors, []);

@@ -13,7 +13,7 @@ import { localDate } from '../core/domain/business-hours.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Account, type Workspace } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-routing');
 
@@ -64,7 +64,7 @@ browserTest('owner: auto-assignment on, capacity and an own limit saved', async 
   await page.getByRole('listitem', { name: 'Ada Agent' }).getByText('Live · 0 of 2 open').waitFor();
   await page.getByRole('listitem', { name: 'Bo Busy' }).getByText('Away · 0 of 4 open').waitFor();
   await shoot(page, 'assignment-desktop');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });
@@ -99,7 +99,7 @@ browserTest('owner: business hours edited and saved; the status line says when t
   await shoot(page, 'business-hours-desktop');
   await page.locator('.settings-body').evaluate((node) => node.scrollTo(0, 0));
   await shoot(page, 'business-hours-desktop-top');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });
@@ -121,7 +121,7 @@ browserTest('agent at phone width: both pages read-only, nothing wider than the 
   await page.getByText('The owner and admins change business hours.').waitFor();
   t.true((await overflow(page)) <= PHONE.width);
   await shoot(page, 'business-hours-phone');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });

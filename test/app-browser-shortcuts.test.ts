@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+import { accessibilityViolations, appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-shortcuts');
 
@@ -178,6 +178,65 @@ browserTest('at phone width j opens a conversation full screen and ? lists the s
   await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
   t.true(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth), 'the dialog fits the phone');
   await shoot(page, 'help-phone');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+/** Whether the focused element is inside `selector` (the focus followed into an open dialog). */
+const focusInside = (page: Page, selector: string) => page.evaluate((s) => Boolean((globalThis as any).document.activeElement?.closest(s)), selector);
+/**
+ * Whether nothing of the page outside `selector` has the focus. Tab past a modal <dialog>'s last
+ * control goes to the browser's own controls (the address bar), seen from the page as the
+ * focus on <body>, and the next Tab comes back to the dialog's first.
+ */
+const focusNotBehind = (page: Page, selector: string) =>
+  page.evaluate((s) => {
+    const doc = (globalThis as any).document;
+    const el = doc.activeElement;
+    return !el || el === doc.body || Boolean(el.closest(s));
+  }, selector);
+/** The focused element's text or label, to say where the focus is. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = (globalThis as any).document.activeElement;
+    return el ? `${el.tagName.toLowerCase()} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? ''}` : 'nothing';
+  });
+
+browserTest('a dialog keeps the keyboard inside while open, closes on Escape and gives the focus back to where it was', async (t) => {
+  const { page, context, errors } = await appPage(browser, app.url, owner.token);
+  const list = page.getByRole('list', { name: 'Conversations' });
+  await list.getByRole('link', { name: new RegExp(customers[0]!.name) }).waitFor();
+  const order = await rows(page);
+  // j opens the first conversation and focuses its row: the place the focus must come back to.
+  await page.keyboard.press('j');
+  await isOpen(page, order[0]!);
+  const row = list.locator(`.conv-row[data-id="${order[0]!.id}"] a`);
+  const rowFocused = () => row.evaluate((a) => a === (globalThis as any).document.activeElement);
+  t.true(await rowFocused());
+
+  for (const [open, name] of [
+    ['?', 'Keyboard shortcuts'],
+    ['Control+k', 'Search'],
+  ] as const) {
+    await page.keyboard.press(open);
+    const dialog = page.getByRole('dialog', { name });
+    await dialog.waitFor();
+    t.true(await focusInside(page, 'dialog[open]'), `${name}: the focus moves into the dialog`);
+    // Tab and Shift+Tab, more times than the dialog has controls: the focus never reaches the page behind it.
+    let inside = 0;
+    for (const key of ['Tab', 'Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+      await page.keyboard.press(key);
+      t.true(await focusNotBehind(page, 'dialog[open]'), `${name}: after ${key} the focus is on ${await focused(page)}`);
+      if (await focusInside(page, 'dialog[open]')) inside += 1;
+    }
+    t.true(inside >= 4, `${name}: the focus comes back into the dialog (${inside} of 9 presses)`);
+    t.deepEqual(await accessibilityViolations(page), [], `${name}: WCAG 2.2 AA`);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    t.true(await rowFocused(), `${name}: closed, the focus is back on the conversation's row (it is on ${await focused(page)})`);
+  }
+  // The list behind the dialogs did not move.
+  t.is(new URL(page.url()).pathname, `/app/inbox/${order[0]!.id}`);
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Account, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-sla-csat');
 
@@ -102,7 +102,7 @@ browserTest('owner: an SLA policy added in settings', async (t) => {
     await page.getByRole('listitem', { name: 'Standard' }).getByText('Resolution 1 d').waitFor();
     await shoot(page, `sla-settings-${name}`);
     t.true((await overflow(page)) <= viewport.width);
-    t.deepEqual(await unnamedControls(page), []);
+    t.deepEqual(await accessibilityViolations(page), []);
     t.deepEqual(errors, []);
     await context.close();
   }
@@ -174,7 +174,7 @@ browserTest('owner: CSAT turned on with a question', async (t) => {
     t.true(await toggle.isChecked());
     await shoot(page, `csat-settings-${name}`);
     t.true((await overflow(page)) <= viewport.width);
-    t.deepEqual(await unnamedControls(page), []);
+    t.deepEqual(await accessibilityViolations(page), []);
     t.deepEqual(errors, []);
     await context.close();
   }

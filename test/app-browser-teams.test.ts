@@ -20,7 +20,7 @@ import {
   liveConnectionGate,
   noteIfSkipped,
   PHONE,
-  unnamedControls,
+  accessibilityViolations,
 } from './helpers/browser.ts';
 import { waitFor } from './helpers/worker.ts';
 
@@ -122,7 +122,7 @@ browserTest('teams: create, members, rename, visibility; a conversation joins a 
   await list.getByRole('link', { name: /Casey Customer/ }).waitFor();
   t.is(await list.getByRole('listitem').count(), 1);
   await shoot(page, 'teams-inbox-desktop');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 
@@ -187,7 +187,7 @@ browserTest("a channel's default team: the owner picks it on the channel's card;
   // A conversation opened on the channel now starts in the team (the trigger of migration 0100).
   const opened = await conversationWith('Erin Early', 'Hello from the widget');
   t.is((await app.sql('select team_id from conversations where id = $1', [opened]))[0].team_id, team.id);
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 

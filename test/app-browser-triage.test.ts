@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import {
+  accessibleName,
   appPage,
   artifactDir,
   browserTest,
@@ -21,7 +22,7 @@ import {
   liveConnectionGate,
   noteIfSkipped,
   PHONE,
-  unnamedControls,
+  accessibilityViolations,
 } from './helpers/browser.ts';
 import { waitFor } from './helpers/worker.ts';
 
@@ -89,6 +90,7 @@ browserTest('priority, snooze, Send later, bulk actions and shortcuts on a deskt
   for (const item of ['1 hour', 'Tomorrow 9:00', 'Next week', 'Until the customer replies'])
     await menu.getByRole('menuitem', { name: new RegExp(item) }).waitFor();
   await shoot(page, 'snooze-menu-desktop');
+  t.deepEqual(await accessibilityViolations(page), [], 'the open snooze menu');
   await menu.getByRole('menuitem', { name: /Tomorrow 9:00/ }).click();
   await list.getByRole('link', { name: /Casey Customer/ }).waitFor({ state: 'detached' });
   const snoozed = await row(casey);
@@ -174,7 +176,7 @@ browserTest('priority, snooze, Send later, bulk actions and shortcuts on a deskt
   await waitFor(async () => (await row(casey)).status === 'resolved' || null, 5000, 'resolved by r');
 
   t.true(await fitsWidth(page));
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });
@@ -233,7 +235,7 @@ browserTest('the same at phone width: bulk bar, thread actions, Send later, shor
   await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
   t.true(await fitsWidth(page));
   await shoot(page, 'shortcuts-phone');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   t.deepEqual(errors, []);
   await context.close();
 });
@@ -269,19 +271,19 @@ browserTest('"Mark unread" sends the agent back to the list with the conversatio
   const list = page.getByRole('list', { name: 'Conversations' });
   const link = list.locator(`li[data-id="${later}"]`).getByRole('link');
   await link.waitFor();
-  t.notRegex((await link.getAttribute('aria-label')) ?? '', /, unread/);
+  t.notRegex(await accessibleName(link), /\(unread\)/);
   await link.click();
   await page.getByRole('region', { name: 'Conversation with Lena Later' }).getByRole('button', { name: 'Mark unread' }).click();
   await page.waitForURL((url) => url.pathname === '/app/inbox');
-  t.regex((await link.getAttribute('aria-label')) ?? '', /, unread/);
+  t.regex(await accessibleName(link), /^Lena Later \(unread\)/);
   await page.reload();
   await link.waitFor();
-  t.regex((await link.getAttribute('aria-label')) ?? '', /, unread/, 'still unread after a reload');
+  t.regex(await accessibleName(link), /^Lena Later \(unread\)/, 'still unread after a reload');
   await link.click();
   await page.getByRole('region', { name: 'Conversation with Lena Later' }).waitFor();
   await page.goto(`${app.url}/app/inbox`);
   await link.waitFor();
-  t.notRegex((await link.getAttribute('aria-label')) ?? '', /, unread/, 'opened again: read');
+  t.notRegex(await accessibleName(link), /\(unread\)/, 'opened again: read');
   t.deepEqual(errors, []);
   await context.close();
 });

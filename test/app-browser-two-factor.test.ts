@@ -12,7 +12,7 @@ import { encode } from 'uqr';
 import { base32Decode, totpAt } from '../core/domain/accounts/totp.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-two-factor');
 
@@ -90,7 +90,7 @@ browserTest('set up in Settings, then sign in with a code or a recovery code; tu
     await card.getByRole('button', { name: 'Set up' }).click();
     const { key, codes } = await setUpOnPage(page, t, `account-${name}`);
     await card.getByText('10 recovery codes left').waitFor();
-    t.deepEqual(await unnamedControls(page), []);
+    t.deepEqual(await accessibilityViolations(page), []);
     t.is(await overflow(page), 0, `${name}: nothing wider than the window`);
     await page.screenshot({ path: path.join(shots, `account-on-${name}.png`), fullPage: true });
     t.is((await app.request('GET', '/api/v1/auth/me', { token: owner.token })).body.two_factor.enabled, true);
@@ -185,7 +185,7 @@ browserTest('the owner requires two-factor; a member without it sets it up befor
     await page.getByText("Olga Owner's Co requires two-factor authentication of every member").waitFor();
     t.is(await page.getByRole('heading', { name: 'Inbox' }).count(), 0);
     t.is(await overflow(page), 0, `${name}: nothing wider than the window`);
-    t.deepEqual(await unnamedControls(page), []);
+    t.deepEqual(await accessibilityViolations(page), []);
     await page.screenshot({ path: path.join(shots, `required-${name}.png`), fullPage: true });
     if (name === 'phone') {
       await context.close();

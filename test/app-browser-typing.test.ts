@@ -13,7 +13,7 @@ import type { SupervisedRunner as Runner } from '../workers/supervisor.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Account, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-typing');
 
@@ -170,7 +170,7 @@ for (const [width, viewport] of [
 
     t.deepEqual(await tooWide(agent.page), [], 'the app fits');
     t.deepEqual(await tooWide(visitor.page), [], 'the shop page with the widget fits');
-    t.deepEqual(await unnamedControls(agent.page), []);
+    t.deepEqual(await accessibilityViolations(agent.page), []);
     t.deepEqual(agent.errors, []);
     t.deepEqual(visitor.errors, []);
     await agent.context.close();
@@ -223,7 +223,7 @@ for (const [width, viewport] of [
     t.deepEqual(await teammatesHere(olive.page), []);
 
     t.deepEqual(await tooWide(olive.page), []);
-    t.deepEqual(await unnamedControls(olive.page), []);
+    t.deepEqual(await accessibilityViolations(olive.page), []);
     t.deepEqual(olive.errors, []);
     t.deepEqual(anaTab.errors, []);
     await olive.context.close();

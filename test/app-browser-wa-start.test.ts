@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, unnamedControls } from './helpers/browser.ts';
+import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 import { startFakeMeta, type FakeMeta } from './fakes/meta.ts';
 
 noteIfSkipped('app-browser-wa-start');
@@ -71,7 +71,7 @@ browserTest('desktop: New conversation → phone, template, parameters → the c
   t.is(await dialog.getByLabel('Preview').textContent(), 'Hi Rosa, your order {{2}} has shipped.');
   await dialog.getByLabel('Parameter 2').fill('A-1042');
   t.is(await dialog.getByLabel('Preview').textContent(), 'Hi Rosa, your order A-1042 has shipped.');
-  t.deepEqual(await unnamedControls(page), []);
+  t.deepEqual(await accessibilityViolations(page), []);
   await shoot(page, 'new-conversation-desktop');
   await dialog.getByRole('button', { name: 'Send template' }).click();
   await dialog.waitFor({ state: 'detached' });

@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
-import { browserTest, hasChromium, launchChromium, noteIfSkipped, startShop, type Shop } from './helpers/browser.ts';
+import { accessibilityViolations, accessibleName, browserTest, hasChromium, launchChromium, noteIfSkipped, startShop, type Shop } from './helpers/browser.ts';
 
 noteIfSkipped('widget-browser');
 
@@ -51,9 +51,9 @@ test.before(async () => {
   // The shop: another origin than the API, as on a customer's website (`?widget=` embeds another widget).
   const page = (
     id: string,
-  ) => `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme shop</title></head>
+  ) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Acme shop</title></head>
 <body style="font-family: sans-serif; background: #f3f4f6; margin: 40px">
-<h1>Acme shop</h1><p>Fine goods since 1890.</p>
+<main><h1>Acme shop</h1><p>Fine goods since 1890.</p></main>
 <script src="${app.url}/widget.js" data-widget-id="${id}" async></script>
 </body></html>`;
   shop = await startShop((url) => {
@@ -120,6 +120,8 @@ browserTest('a visitor writes in from a shop page, the agent answers over REST, 
   await shown.waitFor();
   t.is(await shown.getAttribute('data-id'), reply.body.id);
   await page.screenshot({ path: path.join(screenshots, 'widget-open.png') });
+  // It sits on a business's own website: WCAG 2.2 AA, open and closed (docs/decisions.md#accessibility).
+  t.deepEqual(await accessibilityViolations(page), [], 'the open widget');
 
   // A reload keeps the visitor: the conversation is shown again and replies still arrive.
   await page.reload();
@@ -137,6 +139,8 @@ browserTest('a visitor writes in from a shop page, the agent answers over REST, 
   await app.request('POST', `/api/v1/conversations/${conversation.id}/messages`, { token: owner.token, body: { content: 'We are here if you need us.' } });
   await page.locator('#parley-widget .unread', { hasText: '1' }).waitFor();
   await page.screenshot({ path: path.join(screenshots, 'widget-closed.png') });
+  t.deepEqual(await accessibilityViolations(page), [], 'the closed widget with its unread badge');
+  t.is(await accessibleName(page.locator('#parley-widget .bubble')), 'Open chat, 1 new message', 'the badge is said, not only shown');
   t.log(`screenshots in ${screenshots}`);
   t.deepEqual(pageErrors, []);
   await context.close();
@@ -152,6 +156,7 @@ browserTest('on a phone the open panel fills the screen', async (t) => {
   t.deepEqual(await panel.boundingBox(), { x: 0, y: 0, width: 390, height: 760 });
   t.false(await page.locator('#parley-widget .bubble').isVisible(), 'the bubble does not cover the composer');
   await page.screenshot({ path: path.join(screenshots, 'widget-phone.png') });
+  t.deepEqual(await accessibilityViolations(page), [], 'the open widget on a phone');
   await page.locator('#parley-widget .close').tap();
   await panel.waitFor({ state: 'hidden' });
   t.true(await page.locator('#parley-widget .bubble').isVisible(), 'closing brings the bubble back');

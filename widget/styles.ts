@@ -1,17 +1,5 @@
 /** The widget's CSS, inside its shadow root so the host page's styles and ours never mix. */
 
-/** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
-export function textColorOn(hex: string): string {
-  let h = hex.replace('#', '');
-  if (h.length === 3) h = h.replace(/./g, (c) => c + c);
-  const channel = (i: number) => {
-    const v = parseInt(h.slice(i, i + 2), 16) / 255;
-    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
-  };
-  const luminance = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
-  return luminance > 0.4 ? '#111827' : '#ffffff';
-}
-
 export const css = `
 :host { all: initial; }
 * { box-sizing: border-box; }
@@ -44,9 +32,9 @@ export const css = `
 .brand { display: flex; align-items: center; gap: 10px; padding-right: 28px; }
 .logo { width: 36px; height: 36px; border-radius: 50%; object-fit: cover; background: rgba(255,255,255,.25); flex: none; }
 .heading { font-size: 18px; font-weight: 700; margin: 0; }
-.tagline { margin: 6px 0 0; opacity: .9; font-size: 13px; }
+.tagline { margin: 6px 0 0; font-size: 13px; }
 .hours { margin: 8px 0 0; font-size: 12px; font-weight: 600; }
-.status { margin-top: 10px; font-size: 12px; display: flex; align-items: center; gap: 6px; opacity: .95; }
+.status { margin-top: 10px; font-size: 12px; display: flex; align-items: center; gap: 6px; }
 .dot { width: 8px; height: 8px; border-radius: 50%; background: #9ca3af; box-shadow: 0 0 0 2px rgba(255,255,255,.6); }
 .dot.online { background: #22c55e; }
 .close {

@@ -3,7 +3,8 @@
  * cannot reach in, ours cannot leak out). Message text is only ever set as text, never HTML.
  */
 import type { PublicWidget, VisitorMessage } from './api.ts';
-import { css, textColorOn } from './styles.ts';
+import { textColorOn } from './contrast.ts';
+import { css } from './styles.ts';
 
 export type ViewHandlers = {
   /** The visitor pressed send; `text` is trimmed and not empty. */
@@ -160,14 +161,20 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
   setOnline(widget.is_online);
 
   const isOpen = () => !panel.hidden;
+  /** The badge on the bubble, and the bubble's name saying it too (its name includes what it shows). */
+  const showUnread = (count: number) => {
+    unreadCount = count;
+    unread.textContent = String(count);
+    unread.hidden = count === 0;
+    const news = count === 0 ? '' : `, ${count} new ${count === 1 ? 'message' : 'messages'}`;
+    bubble.setAttribute('aria-label', isOpen() ? 'Close chat' : `Open chat${news}`);
+  };
   const setOpen = (open: boolean) => {
     panel.hidden = !open;
     root.classList.toggle('open', open);
-    bubble.setAttribute('aria-label', open ? 'Close chat' : 'Open chat');
     bubble.setAttribute('aria-expanded', String(open));
+    showUnread(open ? 0 : unreadCount);
     if (open) {
-      unreadCount = 0;
-      unread.hidden = true;
       list.scrollTop = list.scrollHeight;
       input.focus();
       handlers.onOpen();
@@ -264,11 +271,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
       nodes.set(message.id, node);
       const after = [...list.querySelectorAll<HTMLElement>('.msg:not(.pending):not(.failed)')].find((n) => (n.dataset.createdAt ?? '') > message.created_at);
       list.insertBefore(node, after ?? firstPending() ?? null);
-      if (!isOpen() && message.sender_type !== 'customer') {
-        unreadCount += 1;
-        unread.textContent = String(unreadCount);
-        unread.hidden = false;
-      }
+      if (!isOpen() && message.sender_type !== 'customer') showUnread(unreadCount + 1);
     }
     render(node, message);
     empty.remove();
@@ -353,8 +356,7 @@ export function createView(widget: PublicWidget, handlers: ViewHandlers, filesBa
   function clearMessages() {
     nodes.clear();
     list.replaceChildren(empty);
-    unreadCount = 0;
-    unread.hidden = true;
+    showUnread(0);
   }
 
   return { showMessage, addPending, confirmPending, failPending, setOpen, setOnline, showAgentTyping, clearMessages };

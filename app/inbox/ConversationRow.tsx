@@ -43,18 +43,15 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
           <input type="checkbox" checked={isTicked} onChange={() => toggleTicked(c.id)} aria-label={`Select ${name}`} />
         </label>
       )}
-      <a
-        href={href}
-        onClick={(e) => linkClick(e, href)}
-        aria-current={selected ? 'true' : undefined}
-        aria-label={`${name}${unread ? ', unread' : ''}${undelivered ? ', last reply not delivered' : ''}${draft ? ', draft' : ''}: ${preview(c)}`}
-      >
+      <a href={href} onClick={(e) => linkClick(e, href)} aria-current={selected ? 'true' : undefined}>
         <Avatar name={name} />
         <span class="conv-main">
           <span class="conv-top">
             <span class="conv-name" dir="auto">
               {name}
             </span>
+            {/* The link's name is what it shows (WCAG 2.5.3), in this order; "unread" is said right after the name. */}
+            {unread && <span class="visually-hidden">(unread)</span>}
             <span class="conv-time">{shortTime(c.last_message?.created_at ?? c.updated_at)}</span>
           </span>
           <span class="conv-bottom">
@@ -71,11 +68,12 @@ export function ConversationRow({ conversation: c, selected }: { conversation: C
             <SlaMark conversation={c} />
             {c.status === 'pending' && <span class="pill warn">Pending</span>}
             <PriorityMark priority={c.priority} />
-            {unread && <span class="unread-dot" title="Unread" />}
+            {unread && <span class="unread-dot" title="Unread" aria-hidden="true" />}
           </span>
           {c.snoozed && <span class="conv-snoozed muted small">{snoozeText(c)}</span>}
           {c.labels.length > 0 && (
-            <span class="conv-labels" aria-label={`Labels: ${c.labels.join(', ')}`}>
+            <span class="conv-labels">
+              <span class="visually-hidden">Labels:</span>
               {c.labels.map((name) => (
                 <LabelChip name={name} />
               ))}

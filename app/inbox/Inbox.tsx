@@ -55,6 +55,8 @@ export function Inbox() {
   const id = selectedId.value;
   return (
     <div class={`inbox${id ? ' has-selection' : ''}`}>
+      {/* The page's heading while a phone shows the conversation alone (the list, with its heading, is hidden then). */}
+      {id && <h1 class="inbox-heading-alone">Inbox</h1>}
       <section class="list-pane" aria-label="Conversation list">
         <ListHeader />
         <ConversationList />

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { Attachment, Member, Message } from '../types.ts';
 import { clockTime } from '../ui/time.ts';
+import { Modal } from '../ui/Modal.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { addressText, EmailHtml } from './Email.tsx';
 import { ScheduledControls } from './Scheduled.tsx';
@@ -15,16 +16,9 @@ const sizeText = (size?: number) =>
 
 function Lightbox({ file, onClose }: { file: Attachment; onClose: () => void }) {
   return (
-    <div
-      class="lightbox"
-      role="dialog"
-      aria-modal="true"
-      aria-label={file.filename ?? 'Image'}
-      onClick={onClose}
-      onKeyDown={(e) => e.key === 'Escape' && onClose()}
-    >
-      <img src={file.url} alt={file.filename ?? 'Image'} onClick={(e) => e.stopPropagation()} />
-      <div class="lightbox-bar" onClick={(e) => e.stopPropagation()}>
+    <Modal class="lightbox" label={file.filename ?? 'Image'} onClose={onClose}>
+      <img src={file.url} alt={file.filename ?? 'Image'} />
+      <div class="lightbox-bar">
         <a class="btn ghost small" href={file.url} target="_blank" rel="noopener noreferrer">
           Open original
         </a>
@@ -32,7 +26,7 @@ function Lightbox({ file, onClose }: { file: Attachment; onClose: () => void }) 
           Close
         </button>
       </div>
-    </div>
+    </Modal>
   );
 }
 

@@ -12,6 +12,7 @@ import { navigate } from '../router.ts';
 import { can, me } from '../session.ts';
 import type { Channel, ConversationDetail, WhatsAppTemplate } from '../types.ts';
 import { Notice } from '../ui/Notice.tsx';
+import { Modal } from '../ui/Modal.tsx';
 import { renderTemplate } from './ReplyWindow.tsx';
 import { inboxUrl } from './filters.ts';
 
@@ -56,10 +57,6 @@ export function NewConversationDialog() {
     if (!open) return;
     setChannelId((current) => current || channels[0]?.id || '');
     setError(null);
-    const onEscape = (e: KeyboardEvent) => e.key === 'Escape' && close();
-    document.addEventListener('keydown', onEscape);
-    requestAnimationFrame(() => document.querySelector<HTMLElement>('.new-conversation input[type="tel"]')?.focus());
-    return () => document.removeEventListener('keydown', onEscape);
   }, [open]);
 
   async function load(refresh: boolean) {
@@ -112,8 +109,8 @@ export function NewConversationDialog() {
 
   const complete = phone.trim() !== '' && chosen !== null && values.every((v) => v.trim() !== '');
   return (
-    <div class="search-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
-      <div class="new-conversation" role="dialog" aria-modal="true" aria-label="New WhatsApp conversation">
+    <Modal class="search-backdrop" label="New WhatsApp conversation" onClose={close}>
+      <div class="new-conversation">
         <form class="new-conversation-form" onSubmit={(e) => (e.preventDefault(), void send())}>
           <div class="shortcuts-head">
             <h2>New WhatsApp conversation</h2>
@@ -138,6 +135,7 @@ export function NewConversationDialog() {
             <input
               class="input"
               type="tel"
+              autoFocus
               inputMode="tel"
               autocomplete="tel"
               placeholder="+49 151 23456789"
@@ -203,6 +201,6 @@ export function NewConversationDialog() {
           </div>
         </form>
       </div>
-    </div>
+    </Modal>
   );
 }

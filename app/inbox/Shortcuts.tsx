@@ -5,6 +5,7 @@
 import { signal } from '@preact/signals';
 import { useEffect, useLayoutEffect } from 'preact/hooks';
 import { api } from '../api.ts';
+import { Modal } from '../ui/Modal.tsx';
 import { can, me, members } from '../session.ts';
 import { navigate } from '../router.ts';
 import { inboxUrl, selectedId } from './filters.ts';
@@ -50,12 +51,14 @@ export function useInboxShortcuts(): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target)) return;
-      if (e.key === '?') {
+      // While a dialog is open the keys are its own: only "?" closes the shortcuts' one again.
+      const inDialog = document.querySelector('dialog[open]') !== null;
+      if (e.key === '?' && (!inDialog || shortcutsOpen.value)) {
         e.preventDefault();
         shortcutsOpen.value = !shortcutsOpen.value;
         return;
       }
-      if (shortcutsOpen.value) return;
+      if (inDialog) return;
       const open = thread.value?.id === selectedId.value ? thread.value : null;
       switch (e.key) {
         case 'j':
@@ -89,18 +92,11 @@ export function useInboxShortcuts(): void {
 }
 
 export function ShortcutsDialog() {
-  useLayoutEffect(() => {
-    if (!shortcutsOpen.value) return;
-    const onEscape = (e: KeyboardEvent) => e.key === 'Escape' && (shortcutsOpen.value = false);
-    document.addEventListener('keydown', onEscape);
-    requestAnimationFrame(() => document.querySelector<HTMLElement>('.shortcuts-dialog button')?.focus());
-    return () => document.removeEventListener('keydown', onEscape);
-  }, [shortcutsOpen.value]);
   if (!shortcutsOpen.value) return null;
   const close = () => (shortcutsOpen.value = false);
   return (
-    <div class="search-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
-      <div class="shortcuts-dialog" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
+    <Modal class="search-backdrop" label="Keyboard shortcuts" onClose={close}>
+      <div class="shortcuts-dialog">
         <div class="shortcuts-head">
           <h2>Keyboard shortcuts</h2>
           <button class="btn small ghost" onClick={close}>
@@ -120,6 +116,6 @@ export function ShortcutsDialog() {
           ))}
         </dl>
       </div>
-    </div>
+    </Modal>
   );
 }

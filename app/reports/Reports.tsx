@@ -12,6 +12,7 @@ import { channelLabel } from '../channel-types.ts';
 import { navigate, currentLocation } from '../router.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
+import { TableScroll } from '../ui/TableScroll.tsx';
 import { duration } from '../ui/time.ts';
 import { useLoad } from '../ui/useLoad.ts';
 import { useAction } from '../ui/useAction.ts';
@@ -123,7 +124,7 @@ function ReportTable<R extends ReportFigures>({
       {rows.length === 0 ? (
         <p class="muted">{empty}</p>
       ) : (
-        <div class="table-scroll">
+        <TableScroll label={`${title} table`}>
           <table class="report-table">
             <thead>
               <tr>
@@ -151,7 +152,7 @@ function ReportTable<R extends ReportFigures>({
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );
@@ -258,7 +259,7 @@ function SlaSection({ report, onCsv, busy }: { report: SlaReport; onCsv: () => v
             ]}
             summary={(max) => `SLA targets per day: ${met(t)} met, ${t.breaches} breached, at most ${max} in a day.`}
           />
-          <div class="table-scroll">
+          <TableScroll label="SLA targets by policy">
             <table class="report-table">
               <thead>
                 <tr>
@@ -285,7 +286,7 @@ function SlaSection({ report, onCsv, busy }: { report: SlaReport; onCsv: () => v
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </>
       )}
     </section>

@@ -10,6 +10,7 @@ import { getPage, qs } from '../api.ts';
 import { linkClick } from '../router.ts';
 import { can } from '../session.ts';
 import { Notice } from '../ui/Notice.tsx';
+import { Modal } from '../ui/Modal.tsx';
 import { shortTime } from '../ui/time.ts';
 import type { HistoryHit, SnippetSegment } from '../types.ts';
 
@@ -197,8 +198,8 @@ export function SearchDialog() {
     }
   };
   return (
-    <div class="search-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
-      <div class="search-dialog" role="dialog" aria-modal="true" aria-label="Search" onKeyDown={(e) => e.key === 'Escape' && close()}>
+    <Modal class="search-backdrop" label="Search" onClose={close}>
+      <div class="search-dialog">
         <div class="search-bar">
           <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
             <path d="M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14z M20 20l-4-4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" />
@@ -229,6 +230,6 @@ export function SearchDialog() {
             KINDS.map(({ kind, title }) => <Section key={kind} kind={kind} title={title} q={q.trim()} list={lists[kind]} onMore={more} onOpen={close} />)}
         </div>
       </div>
-    </div>
+    </Modal>
   );
 }

@@ -79,7 +79,8 @@ export function Settings() {
           })}
         </ul>
       </nav>
-      <div class="settings-body">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls; focusable, the keyboard can scroll a page with nothing else to focus (an agent's read-only ones). */}
+      <div class="settings-body" tabIndex={0}>
         <Page />
       </div>
     </div>
