@@ -84,6 +84,9 @@ browserTest('labels and canned responses: manage in settings, label and filter, 
   await header.locator('.thread-labels > .label-chip', { hasText: 'Billing' }).waitFor();
   await shoot(page, 'label-menu-desktop');
   await page.keyboard.press('Escape');
+  // Closed by Escape from a checkbox inside it: the focus is back on the button that opened it.
+  await page.getByRole('group', { name: 'Labels of this conversation' }).waitFor({ state: 'detached' });
+  t.true(await header.getByRole('button', { name: 'Edit labels' }).evaluate((b) => b === (globalThis as any).document.activeElement));
   const list = page.getByRole('list', { name: 'Conversations' });
   await list.locator(`[data-id="${casey}"] .label-chip`, { hasText: 'Billing' }).waitFor();
   const [labelled] = await app.sql(`select l.name from conversation_labels cl join labels l on l.id = cl.label_id where cl.conversation_id = $1`, [casey]);

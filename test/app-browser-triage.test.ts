@@ -91,6 +91,27 @@ browserTest('priority, snooze, Send later, bulk actions and shortcuts on a deskt
     await menu.getByRole('menuitem', { name: new RegExp(item) }).waitFor();
   await shoot(page, 'snooze-menu-desktop');
   t.deepEqual(await accessibilityViolations(page), [], 'the open snooze menu');
+  // By keyboard, as a menu: the first item has the focus; arrows move (wrapping), Home and End jump;
+  // Escape closes it with the focus back on the Snooze button.
+  const focusedItem = () => page.evaluate(() => (globalThis as any).document.activeElement?.querySelector('span')?.textContent ?? null);
+  await page.waitForFunction(() => (globalThis as any).document.activeElement?.getAttribute('role') === 'menuitem');
+  t.is(await focusedItem(), '1 hour');
+  await page.keyboard.press('ArrowDown');
+  t.is(await focusedItem(), 'Tomorrow 9:00');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  t.is(await focusedItem(), 'Until the customer replies', 'Up from the first wraps to the last');
+  await page.keyboard.press('Home');
+  t.is(await focusedItem(), '1 hour');
+  await page.keyboard.press('End');
+  t.is(await focusedItem(), 'Until the customer replies');
+  await page.keyboard.press('Escape');
+  await menu.waitFor({ state: 'detached' });
+  t.true(
+    await header.getByRole('button', { name: 'Snooze' }).evaluate((b) => b === (globalThis as any).document.activeElement),
+    'the focus is back on the Snooze button',
+  );
+  await header.getByRole('button', { name: 'Snooze' }).click();
   await menu.getByRole('menuitem', { name: /Tomorrow 9:00/ }).click();
   await list.getByRole('link', { name: /Casey Customer/ }).waitFor({ state: 'detached' });
   const snoozed = await row(casey);

@@ -46,7 +46,12 @@ export function ConversationLabels({ conversation: c }: { conversation: Conversa
   useEffect(() => {
     if (!open) return;
     const outside = (e: MouseEvent) => box.current && !box.current.contains(e.target as Node) && setOpen(false);
-    const onEscape = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    // Escape closes it and gives the focus back to the button that opened it.
+    const onEscape = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setOpen(false);
+      box.current?.querySelector<HTMLElement>('button[aria-expanded]')?.focus();
+    };
     document.addEventListener('mousedown', outside);
     document.addEventListener('keydown', onEscape);
     return () => {
@@ -69,7 +74,7 @@ export function ConversationLabels({ conversation: c }: { conversation: Conversa
         <LabelChip name={name} />
       ))}
       {editable && (
-        <button type="button" class="btn ghost xsmall" aria-haspopup="true" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <button type="button" class="btn ghost xsmall" aria-expanded={open} onClick={() => setOpen(!open)}>
           {c.labels.length ? 'Edit labels' : '+ Label'}
         </button>
       )}

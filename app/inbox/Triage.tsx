@@ -50,6 +50,22 @@ export const snoozeMenuOpen = signal(false);
 export const snoozeText = (c: { snoozed: boolean; snoozed_until: string | null }) =>
   !c.snoozed ? '' : c.snoozed_until ? `Snoozed until ${clockTime(c.snoozed_until)}` : 'Snoozed until the customer replies';
 
+/**
+ * A menu's keys (the WAI-ARIA menu pattern): Up and Down move between its items, wrapping;
+ * Home and End go to the first and last; Tab leaves it, closed.
+ */
+function menuKeys(e: KeyboardEvent): void {
+  const items = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>('[role="menuitem"]')];
+  if (e.key === 'Tab') {
+    snoozeMenuOpen.value = false;
+    return;
+  }
+  const at = items.indexOf(document.activeElement as HTMLElement);
+  const next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[e.key];
+  if (next === undefined || items.length === 0) return;
+  e.preventDefault();
+  items[(next + items.length) % items.length]?.focus();
+}
 export function SnoozeMenu({ conversation: c }: { conversation: ConversationDetail }) {
   const box = useRef<HTMLDivElement>(null);
   const act = useAction(async (call: () => Promise<unknown>) => {
@@ -62,7 +78,12 @@ export function SnoozeMenu({ conversation: c }: { conversation: ConversationDeta
   useLayoutEffect(() => {
     if (!open) return;
     const outside = (e: MouseEvent) => box.current && !box.current.contains(e.target as Node) && (snoozeMenuOpen.value = false);
-    const onEscape = (e: KeyboardEvent) => e.key === 'Escape' && (snoozeMenuOpen.value = false);
+    // Escape closes it and gives the focus back to the Snooze button (it was on an item, now gone).
+    const onEscape = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      snoozeMenuOpen.value = false;
+      box.current?.querySelector<HTMLElement>('[aria-haspopup="menu"]')?.focus();
+    };
     document.addEventListener('mousedown', outside);
     document.addEventListener('keydown', onEscape);
     // Kept inside the window: a menu opening near its right edge (a phone) moves left as far as it needs.
@@ -94,7 +115,7 @@ export function SnoozeMenu({ conversation: c }: { conversation: ConversationDeta
         Snooze
       </button>
       {open && (
-        <div class="menu" role="menu" aria-label="Snooze until">
+        <div class="menu" role="menu" aria-label="Snooze until" onKeyDown={menuKeys}>
           {snoozeChoices().map((choice) => (
             <button role="menuitem" class="menu-item" onClick={() => act.run(() => api.put(`/api/v1/conversations/${c.id}/snooze`, choice.body))}>
               <span>{choice.label}</span>
