@@ -234,6 +234,50 @@ for (const [device, viewport] of [
   });
 }
 
+browserTest('at 320 px (a small phone, a desktop at 400%) every screen fits, the bar keeps every item apart, a conversation keeps room', async (t) => {
+  const viewport = { width: 320, height: 640 };
+  const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
+  const fits = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth);
+  for (const screen of SCREENS) {
+    await page.goto(`${app.url}${screen.path}`);
+    await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
+    await page.waitForLoadState('networkidle');
+    t.true(await fits(), `${screen.name} is no wider than 320 px`);
+  }
+  // The bottom bar: every destination on the screen, none over another (WCAG 1.4.10: no content lost).
+  const boxes = await page.locator('.sidebar .nav-item, .sidebar-foot .availability').evaluateAll((items) =>
+    items
+      .map((el) => {
+        const r = el.getBoundingClientRect();
+        return { left: r.left, right: r.right, width: r.width, name: el.getAttribute('aria-label') ?? el.textContent?.trim() };
+      })
+      // Not shown on a phone (Reports: reached from Analytics).
+      .filter((b) => b.width > 0),
+  );
+  t.true(boxes.length >= 7, `the bar's items: ${boxes.map((b) => b.name).join(', ')}`);
+  for (const [i, box] of boxes.entries()) {
+    t.true(box.left >= 0 && box.right <= viewport.width, `${box.name} is on the screen`);
+    if (i > 0) t.true(box.left >= boxes[i - 1]!.right - 0.5, `${box.name} does not overlap ${boxes[i - 1]!.name}`);
+  }
+  await shoot(page, 'settings-320');
+  // A conversation: the header keeps to a few lines, so the messages have most of the height left.
+  await page.goto(`${app.url}/app/inbox`);
+  await page
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('link', { name: /Marta Visitor/ })
+    .click();
+  const log = page.getByRole('log', { name: 'Messages' });
+  await log.getByText('Great, and returns?').waitFor();
+  const header = (await page.locator('.thread-header').boundingBox())!;
+  t.true(header.height <= 170, `the thread's header is ${header.height} px high`);
+  t.true((await log.boundingBox())!.height >= 150, 'the messages keep at least 150 px');
+  t.true(await fits());
+  t.deepEqual(await accessibilityViolations(page), [], 'the conversation at 320 px');
+  await shoot(page, 'thread-320');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
 browserTest('the signed-out pages (sign in, sign up, forgotten password) meet WCAG 2.2 AA on a desktop and a phone', async (t) => {
   for (const viewport of [DESKTOP, PHONE]) {
     const context = await browser.newContext({ viewport });

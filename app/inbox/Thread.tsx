@@ -140,7 +140,10 @@ export function Thread({ id }: { id: string }) {
                 <bdi>{name}</bdi>
               </h2>
               <span class="muted small channel-line">
-                <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)} · <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
+                <span class="channel-name">
+                  <ChannelIcon type={c.channel_type} size={14} /> {channelLabel(c.channel_type)} ·
+                </span>{' '}
+                <span class={`pill status-${c.status}`}>{c.status}</span> ·{' '}
                 {assignee ? (assignee.user_id === me.value?.user.id ? 'Assigned to you' : `Assigned to ${assignee.name}`) : 'Unassigned'}
                 {c.snoozed && (
                   <>
@@ -197,7 +200,8 @@ export function Thread({ id }: { id: string }) {
             <strong>The AI agent handed this conversation to a human:</strong> {c.handoff_reason}
           </div>
         )}
-        <div class="messages" role="log" aria-label="Messages" aria-live="polite" ref={log}>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: focusable, so the keyboard scrolls the history (WCAG 2.1.1) when no message has a link. */}
+        <div class="messages" role="log" aria-label="Messages" aria-live="polite" ref={log} tabIndex={0}>
           {older?.next && (
             <div class="earlier">
               <button type="button" class="btn ghost small" disabled={showEarlier.busy} onClick={() => void showEarlier.run()}>
