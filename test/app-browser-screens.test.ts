@@ -168,32 +168,33 @@ browserTest('a channel the platform asked to slow down says until when replies w
   await context.close();
 });
 
-const SCREENS: { name: string; path: string; heading: string }[] = [
-  { name: 'inbox', path: '/app/inbox', heading: 'Inbox' },
-  { name: 'channels', path: '/app/settings/channels', heading: 'Channels' },
-  { name: 'widget', path: '/app/settings/widget', heading: 'Website widget' },
-  { name: 'knowledge', path: '/app/settings/knowledge', heading: 'Knowledge base' },
-  { name: 'team', path: '/app/settings/team', heading: 'Team' },
-  { name: 'plan', path: '/app/settings/plan', heading: 'Plan & billing' },
-  { name: 'ai', path: '/app/settings/ai', heading: 'AI agent' },
-  { name: 'account', path: '/app/settings/account', heading: 'Your account' },
-  { name: 'labels', path: '/app/settings/labels', heading: 'Labels' },
-  { name: 'customer-attributes', path: '/app/settings/customer-attributes', heading: 'Customer attributes' },
-  { name: 'canned-responses', path: '/app/settings/canned-responses', heading: 'Canned responses' },
-  { name: 'teams', path: '/app/settings/teams', heading: 'Teams' },
-  { name: 'assignment', path: '/app/settings/assignment', heading: 'Assignment' },
-  { name: 'business-hours', path: '/app/settings/business-hours', heading: 'Business hours' },
-  { name: 'sla', path: '/app/settings/sla', heading: 'SLA policies' },
-  { name: 'csat', path: '/app/settings/csat', heading: 'Customer satisfaction' },
-  { name: 'api-keys', path: '/app/settings/api-keys', heading: 'API keys' },
-  { name: 'webhooks', path: '/app/settings/webhooks', heading: 'Webhooks' },
-  { name: 'audit-log', path: '/app/settings/audit-log', heading: 'Audit log' },
-  { name: 'security', path: '/app/settings/security', heading: 'Security' },
-  { name: 'retention', path: '/app/settings/retention', heading: 'Data retention' },
-  { name: 'analytics', path: '/app/analytics', heading: 'Analytics' },
-  { name: 'reports', path: '/app/reports', heading: 'Reports' },
-  { name: 'customers', path: '/app/customers', heading: 'Customers' },
-  { name: 'mentions', path: '/app/mentions', heading: 'Mentions' },
+/** `title`: the page's part of the tab's title (app/shell/title.ts). */
+const SCREENS: { name: string; path: string; heading: string; title: string }[] = [
+  { name: 'inbox', path: '/app/inbox', heading: 'Inbox', title: 'Inbox' },
+  { name: 'channels', path: '/app/settings/channels', heading: 'Channels', title: 'Channels · Settings' },
+  { name: 'widget', path: '/app/settings/widget', heading: 'Website widget', title: 'Website widget · Settings' },
+  { name: 'knowledge', path: '/app/settings/knowledge', heading: 'Knowledge base', title: 'Knowledge base · Settings' },
+  { name: 'team', path: '/app/settings/team', heading: 'Team', title: 'Team · Settings' },
+  { name: 'plan', path: '/app/settings/plan', heading: 'Plan & billing', title: 'Plan & billing · Settings' },
+  { name: 'ai', path: '/app/settings/ai', heading: 'AI agent', title: 'AI agent · Settings' },
+  { name: 'account', path: '/app/settings/account', heading: 'Your account', title: 'Your account · Settings' },
+  { name: 'labels', path: '/app/settings/labels', heading: 'Labels', title: 'Labels · Settings' },
+  { name: 'customer-attributes', path: '/app/settings/customer-attributes', heading: 'Customer attributes', title: 'Customer attributes · Settings' },
+  { name: 'canned-responses', path: '/app/settings/canned-responses', heading: 'Canned responses', title: 'Canned responses · Settings' },
+  { name: 'teams', path: '/app/settings/teams', heading: 'Teams', title: 'Teams · Settings' },
+  { name: 'assignment', path: '/app/settings/assignment', heading: 'Assignment', title: 'Assignment · Settings' },
+  { name: 'business-hours', path: '/app/settings/business-hours', heading: 'Business hours', title: 'Business hours · Settings' },
+  { name: 'sla', path: '/app/settings/sla', heading: 'SLA policies', title: 'SLA policies · Settings' },
+  { name: 'csat', path: '/app/settings/csat', heading: 'Customer satisfaction', title: 'Satisfaction · Settings' },
+  { name: 'api-keys', path: '/app/settings/api-keys', heading: 'API keys', title: 'API keys · Settings' },
+  { name: 'webhooks', path: '/app/settings/webhooks', heading: 'Webhooks', title: 'Webhooks · Settings' },
+  { name: 'audit-log', path: '/app/settings/audit-log', heading: 'Audit log', title: 'Audit log · Settings' },
+  { name: 'security', path: '/app/settings/security', heading: 'Security', title: 'Security · Settings' },
+  { name: 'retention', path: '/app/settings/retention', heading: 'Data retention', title: 'Data retention · Settings' },
+  { name: 'analytics', path: '/app/analytics', heading: 'Analytics', title: 'Analytics' },
+  { name: 'reports', path: '/app/reports', heading: 'Reports', title: 'Reports' },
+  { name: 'customers', path: '/app/customers', heading: 'Customers', title: 'Customers' },
+  { name: 'mentions', path: '/app/mentions', heading: 'Mentions', title: 'Mentions' },
 ];
 
 for (const [device, viewport] of [
@@ -207,8 +208,9 @@ for (const [device, viewport] of [
       await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
       await page.waitForLoadState('networkidle');
       await shoot(page, `${screen.name}-${device}`);
-      // WCAG 2.2 AA, checked by axe-core (docs/decisions.md#accessibility).
+      // WCAG 2.2 AA, checked by axe-core (docs/decisions.md#accessibility); the tab names the page (2.4.2).
       t.deepEqual(await accessibilityViolations(page), [], `${screen.name} on a ${device}`);
+      t.is(await page.title(), `${screen.title} · Parley`);
     }
     // The conversation with its customer panel (desktop) or alone with a way back (phone).
     await page.goto(`${app.url}/app/inbox`);
@@ -220,6 +222,9 @@ for (const [device, viewport] of [
     t.is(await page.getByRole('complementary', { name: 'Customer' }).isVisible(), device === 'desktop');
     await shoot(page, `thread-${device}`);
     t.deepEqual(await accessibilityViolations(page), [], `the conversation on a ${device}`);
+    // Opened within the app: the tab names the conversation, and screen readers are told where they are.
+    await page.waitForFunction(() => (globalThis as any).document.title === 'Marta Visitor · Inbox · Parley');
+    t.is(await page.locator('[data-route-announcer]').textContent(), 'Marta Visitor · Inbox');
     if (device === 'phone') {
       // The customer's details are one tap away.
       await page.getByRole('button', { name: 'Customer' }).click();
@@ -282,13 +287,14 @@ browserTest('the signed-out pages (sign in, sign up, forgotten password) meet WC
   for (const viewport of [DESKTOP, PHONE]) {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
-    for (const [path, heading] of [
-      ['/app/signin', 'Sign in to Parley'],
-      ['/app/signup', 'Create your account'],
-      ['/app/forgot-password', 'Reset your password'],
+    for (const [path, heading, title] of [
+      ['/app/signin', 'Sign in to Parley', 'Sign in · Parley'],
+      ['/app/signup', 'Create your account', 'Create your account · Parley'],
+      ['/app/forgot-password', 'Reset your password', 'Reset your password · Parley'],
     ]) {
       await page.goto(`${app.url}${path}`);
       await page.getByRole('heading', { name: heading }).waitFor();
+      await page.waitForFunction((want) => (globalThis as any).document.title === want, title);
       t.deepEqual(await accessibilityViolations(page), [], `${path} at ${viewport.width}px`);
     }
     await context.close();

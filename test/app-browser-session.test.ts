@@ -105,11 +105,11 @@ browserTest('two tabs follow the inbox live; a hidden one counts new messages in
       .getByRole('list', { name: 'Conversations' })
       .getByRole('link', { name: /Kim Two-Tabs/ })
       .waitFor();
-  await second.waitForFunction(() => (globalThis as any).document.title === '(1) Parley');
-  t.is(await first.title(), 'Parley', 'the visible tab keeps its title');
+  await second.waitForFunction(() => (globalThis as any).document.title === '(1) Inbox · Parley');
+  t.is(await first.title(), 'Inbox · Parley', 'the visible tab keeps its title');
   // Back to the foreground: the counter resets.
   await setHidden(second, false);
-  await second.waitForFunction(() => (globalThis as any).document.title === 'Parley');
+  await second.waitForFunction(() => (globalThis as any).document.title === 'Inbox · Parley');
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -8,6 +8,7 @@ import { duration } from '../ui/time.ts';
 import { useLoad } from '../ui/useLoad.ts';
 import { linkClick } from '../router.ts';
 import { can } from '../session.ts';
+import { usePageTitle } from '../shell/title.ts';
 
 function Figure({ label, value }: { label: string; value: string }) {
   return (
@@ -39,6 +40,7 @@ function ChannelMix({ mix }: { mix: Record<string, number> }) {
 }
 
 export function Analytics() {
+  usePageTitle('Analytics');
   const { data, error } = useLoad(() => api.get<Overview>('/api/v1/analytics/overview'));
   return (
     <div class="page">

@@ -1,8 +1,11 @@
 /** The frame of the signed-out pages: the brand beside a single card. */
 import type { ComponentChildren } from 'preact';
 import { Logo } from '../ui/Logo.tsx';
+import { usePageTitle } from '../shell/title.ts';
 
-export function AuthLayout({ title, subtitle, children }: { title: string; subtitle?: string; children: ComponentChildren }) {
+/** `tab`: the page's name in the tab's title, when the heading says more ("Sign in to Parley"). */
+export function AuthLayout({ title, tab, subtitle, children }: { title: string; tab?: string; subtitle?: string; children: ComponentChildren }) {
+  usePageTitle(tab ?? title);
   return (
     <div class="auth-page">
       <aside class="auth-brand">

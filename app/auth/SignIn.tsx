@@ -32,7 +32,7 @@ export function SignIn() {
     );
   }
   return (
-    <AuthLayout title="Sign in to Parley" subtitle="Welcome back. Your conversations are waiting.">
+    <AuthLayout title="Sign in to Parley" tab="Sign in" subtitle="Welcome back. Your conversations are waiting.">
       <form onSubmit={onSubmit} class="stack">
         <Field label="Email" type="email" autoComplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         <Field label="Password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />

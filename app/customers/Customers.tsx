@@ -12,6 +12,7 @@ import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { attributeDefinitions, labelOf, loadAttributeDefinitions, shownValue } from './attribute-definitions.ts';
 import { AttributeInput, AttributeKeySelect, parseAttribute } from './AttributeInput.tsx';
+import { usePageTitle } from '../shell/title.ts';
 
 const PAGE = 50;
 
@@ -109,6 +110,7 @@ function CsvTools({ onImported }: { onImported: () => void }) {
 }
 
 export function Customers() {
+  usePageTitle('Customers');
   const definitions = attributeDefinitions.value ?? [];
   const [q, setQ] = useState('');
   const [key, setKey] = useState('');

@@ -7,11 +7,13 @@ import { loadLabels } from './labels.ts';
 import { loadTeams } from './teams.ts';
 import { onResync } from '../live.ts';
 import { selectedId } from './filters.ts';
+import { thread } from './thread-store.ts';
 import { ListHeader } from './ListHeader.tsx';
 import { ConversationList } from './ConversationList.tsx';
 import { Thread } from './Thread.tsx';
 import { NewConversationDialog } from './NewConversation.tsx';
 import { ShortcutsDialog, shortcutsOpen, useInboxShortcuts } from './Shortcuts.tsx';
+import { usePageTitle } from '../shell/title.ts';
 
 function NoSelection() {
   return (
@@ -53,6 +55,8 @@ export function Inbox() {
     });
   }, []);
   const id = selectedId.value;
+  const open = id && thread.value?.id === id ? thread.value : null;
+  usePageTitle(open ? `${open.customer?.name || 'Visitor'} · Inbox` : 'Inbox');
   return (
     <div class={`inbox${id ? ' has-selection' : ''}`}>
       {/* The page's heading while a phone shows the conversation alone (the list, with its heading, is hidden then). */}

@@ -4,6 +4,7 @@ import { Avatar } from '../ui/Avatar.tsx';
 import { shortTime } from '../ui/time.ts';
 import type { Mention } from '../types.ts';
 import { loadMoreMentions, markMentionRead, mentions, mentionsNext, mentionsState, unreadMentions } from './store.ts';
+import { usePageTitle } from '../shell/title.ts';
 
 function open(m: Mention): void {
   void markMentionRead(m.id).catch(() => {});
@@ -12,6 +13,7 @@ function open(m: Mention): void {
 }
 
 export function Mentions() {
+  usePageTitle('Mentions');
   const list = mentions.value;
   return (
     <div class="page mentions-page">

@@ -16,6 +16,7 @@ import { TableScroll } from '../ui/TableScroll.tsx';
 import { duration } from '../ui/time.ts';
 import { useLoad } from '../ui/useLoad.ts';
 import { useAction } from '../ui/useAction.ts';
+import { usePageTitle } from '../shell/title.ts';
 
 const RANGES = [7, 30, 90] as const;
 type Days = (typeof RANGES)[number];
@@ -294,6 +295,7 @@ function SlaSection({ report, onCsv, busy }: { report: SlaReport; onCsv: () => v
 }
 
 export function Reports() {
+  usePageTitle('Reports');
   const asked = Number(currentLocation.value.query.get('days'));
   const days: Days = (RANGES as readonly number[]).includes(asked) ? (asked as Days) : 30;
   const query = rangeQuery(days);

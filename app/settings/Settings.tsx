@@ -23,6 +23,7 @@ import { SlaPolicies } from './SlaPolicies.tsx';
 import { Csat } from './Csat.tsx';
 import { Retention } from './Retention.tsx';
 import { CustomerAttributes } from './CustomerAttributes.tsx';
+import { usePageTitle } from '../shell/title.ts';
 
 const SECTIONS: { id: string; label: string; page: () => preact.JSX.Element | null; needs?: Action }[] = [
   { id: 'channels', label: 'Channels', page: Channels },
@@ -53,6 +54,7 @@ export function Settings() {
   const sections = SECTIONS.filter((s) => !s.needs || can(s.needs));
   const section = sections.find((s) => s.id === id) ?? sections[0]!;
   const Page = section.page;
+  usePageTitle(`${section.label} · Settings`);
   // On a phone the sections are one scrolling row: keep the open one in sight.
   const active = useRef<HTMLAnchorElement>(null);
   useEffect(() => active.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' }), [section.id]);

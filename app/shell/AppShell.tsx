@@ -1,5 +1,5 @@
 /** The signed-in frame: navigation (a sidebar, a bottom bar on phones) around the current page. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { onLive, onResync } from '../live.ts';
 import { currentLocation, linkClick } from '../router.ts';
@@ -12,6 +12,7 @@ import { Reports } from '../reports/Reports.tsx';
 import { Customers } from '../customers/Customers.tsx';
 import { Availability } from './Availability.tsx';
 import { askForNotifications, canAskForNotifications, followNotifications } from './notifications.ts';
+import { pageTitle } from './title.ts';
 import { followSearchKeys, SearchDialog, searchOpen } from '../search/SearchDialog.tsx';
 import { Mentions } from '../mentions/Mentions.tsx';
 import { followMentions, unreadMentions } from '../mentions/store.ts';
@@ -38,6 +39,27 @@ const NAV: { to: string; label: string; icon: string; action?: Action; wide?: bo
     icon: 'M12 8a4 4 0 1 0 0 8 4 4 0 0 0 0-8z M4 12h2 M18 12h2 M12 4v2 M12 18v2 M6.3 6.3l1.4 1.4 M16.3 16.3l1.4 1.4 M6.3 17.7l1.4-1.4 M16.3 7.7l1.4-1.4',
   },
 ];
+
+/**
+ * Says the new page's name to screen readers when the app moves to another page or conversation
+ * without a page load (a full load announces the document's title by itself); not on the first.
+ */
+function RouteAnnouncer() {
+  const [said, setSaid] = useState('');
+  const first = useRef(true);
+  const title = pageTitle.value;
+  useEffect(() => {
+    if (!title) return;
+    // The first page's name is the loaded document's title: already said.
+    if (first.current) first.current = false;
+    else setSaid(title);
+  }, [title]);
+  return (
+    <div class="visually-hidden" role="status" aria-live="polite" data-route-announcer="">
+      {said}
+    </div>
+  );
+}
 
 /** Where "Not now" on the e-mail banner is remembered: for this tab, until it is closed. */
 const VERIFY_LATER_KEY = 'parley.verify-banner.later';
@@ -170,6 +192,7 @@ export function AppShell() {
         <VerifyBanner />
         {page}
       </main>
+      <RouteAnnouncer />
       <SearchDialog />
     </div>
   );

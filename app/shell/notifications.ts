@@ -1,21 +1,14 @@
 /**
- * While the tab is hidden, new customer messages count up in the title ("(2) Parley") and
+ * While the tab is hidden, new customer messages count up in the title ("(2) Inbox · Parley") and
  * show a browser notification when the agent allowed them; looking at the tab resets both.
  */
 import { onLive } from '../live.ts';
-
-let unseen = 0;
-const baseTitle = 'Parley';
-
-function showTitle(): void {
-  document.title = unseen ? `(${unseen}) ${baseTitle}` : baseTitle;
-}
+import { unseenMessages } from './title.ts';
 
 export function followNotifications(): () => void {
   const stop = onLive((event) => {
     if (event.name !== 'message_created' || event.payload.sender_type !== 'customer' || !document.hidden) return;
-    unseen++;
-    showTitle();
+    unseenMessages.value += 1;
     if ('Notification' in window && Notification.permission === 'granted') {
       const note = new Notification('New message in Parley', { body: 'A customer wrote in.', tag: String(event.payload.conversation_id) });
       note.onclick = () => {
@@ -26,8 +19,7 @@ export function followNotifications(): () => void {
   });
   const onVisible = () => {
     if (document.hidden) return;
-    unseen = 0;
-    showTitle();
+    unseenMessages.value = 0;
   };
   document.addEventListener('visibilitychange', onVisible);
   return () => {
