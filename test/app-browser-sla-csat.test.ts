@@ -257,6 +257,14 @@ browserTest('the public rating page works with JavaScript off: a real form, post
     await page.getByRole('heading', { name: 'How did Acme do today?' }).waitFor();
     await shoot(page, `public-page-${name}`);
     t.true((await overflow(page)) <= viewport.width);
+    // A customer's page: WCAG 2.2 AA like the app's (docs/decisions.md#accessibility), read in a
+    // context with JavaScript (axe runs in the page; this one has it off).
+    const scan = await browser.newContext({ viewport });
+    const scanned = await scan.newPage();
+    await scanned.goto(`${app.url}/csat/${survey.token}`);
+    await scanned.getByRole('heading', { name: 'How did Acme do today?' }).waitFor();
+    t.deepEqual(await accessibilityViolations(scanned), [], `the rating page on a ${name}`);
+    await scan.close();
     await page.getByLabel(`${rating} of 5, ${label}`).check({ force: true });
     await page.getByLabel('Anything you want to add? (optional)').fill('Fast and friendly');
     await page.getByRole('button', { name: 'Send rating' }).click();

@@ -99,7 +99,8 @@ let axeSource: string | undefined;
  * What axe-core (Deque's accessibility engine) finds wrong on the page as it is now, for WCAG
  * 2.2 levels A and AA and axe's best practices: one line per rule and element, with axe's own
  * reason, so a failing test says what to fix. `[]` when nothing is. Hidden elements are not
- * checked: open a menu or dialog first to check it.
+ * checked: open a menu or dialog first to check it. axe runs in the page: its context needs
+ * JavaScript on (in one without, the call never returns).
  */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
