@@ -168,6 +168,11 @@ browserTest('a channel the platform asked to slow down says until when replies w
   await context.close();
 });
 
+/** `list` in consecutive groups of at most `size`. */
+function inGroups<T>(list: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
+}
+
 /** `title`: the page's part of the tab's title (app/shell/title.ts). */
 const SCREENS: { name: string; path: string; heading: string; title: string }[] = [
   { name: 'inbox', path: '/app/inbox', heading: 'Inbox', title: 'Inbox' },
@@ -201,17 +206,26 @@ for (const [device, viewport] of [
   ['desktop', DESKTOP],
   ['phone', PHONE],
 ] as const) {
-  browserTest(`every screen renders on a ${device}`, async (t) => {
+  // A few screens a test, so no test runs long (ava gives up after 60 s without a result).
+  for (const screens of inGroups(SCREENS, 5)) {
+    browserTest(`screens render on a ${device}: ${screens.map((s) => s.name).join(', ')}`, async (t) => {
+      const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
+      for (const screen of screens) {
+        await page.goto(`${app.url}${screen.path}`);
+        await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        await shoot(page, `${screen.name}-${device}`);
+        // WCAG 2.2 AA, checked by axe-core (docs/decisions.md#accessibility); the tab names the page (2.4.2).
+        t.deepEqual(await accessibilityViolations(page), [], `${screen.name} on a ${device}`);
+        t.is(await page.title(), `${screen.title} · Parley`);
+      }
+      t.deepEqual(errors, []);
+      await context.close();
+    });
+  }
+
+  browserTest(`the conversation renders on a ${device}`, async (t) => {
     const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
-    for (const screen of SCREENS) {
-      await page.goto(`${app.url}${screen.path}`);
-      await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
-      await page.waitForLoadState('networkidle');
-      await shoot(page, `${screen.name}-${device}`);
-      // WCAG 2.2 AA, checked by axe-core (docs/decisions.md#accessibility); the tab names the page (2.4.2).
-      t.deepEqual(await accessibilityViolations(page), [], `${screen.name} on a ${device}`);
-      t.is(await page.title(), `${screen.title} · Parley`);
-    }
     // The conversation with its customer panel (desktop) or alone with a way back (phone).
     await page.goto(`${app.url}/app/inbox`);
     await page
@@ -239,16 +253,30 @@ for (const [device, viewport] of [
   });
 }
 
-browserTest('at 320 px (a small phone, a desktop at 400%) every screen fits, the bar keeps every item apart, a conversation keeps room', async (t) => {
-  const viewport = { width: 320, height: 640 };
+/** 320 px wide: a small phone, or a desktop zoomed to 400% (WCAG 1.4.10). */
+const NARROW = { width: 320, height: 640 };
+const fits = (page: Page) => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth);
+
+for (const screens of inGroups(SCREENS, 9)) {
+  browserTest(`at 320 px (a small phone, a desktop at 400%) these screens fit: ${screens.map((s) => s.name).join(', ')}`, async (t) => {
+    const { page, context, errors } = await appPage(browser, app.url, owner.token, NARROW);
+    for (const screen of screens) {
+      await page.goto(`${app.url}${screen.path}`);
+      await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
+      await page.waitForLoadState('networkidle');
+      t.true(await fits(page), `${screen.name} is no wider than 320 px`);
+    }
+    t.deepEqual(errors, []);
+    await context.close();
+  });
+}
+
+browserTest('at 320 px the bar keeps every item on the screen and apart, and a conversation keeps room for its messages', async (t) => {
+  const viewport = NARROW;
   const { page, context, errors } = await appPage(browser, app.url, owner.token, viewport);
-  const fits = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth);
-  for (const screen of SCREENS) {
-    await page.goto(`${app.url}${screen.path}`);
-    await page.getByRole('heading', { name: screen.heading, exact: false }).first().waitFor();
-    await page.waitForLoadState('networkidle');
-    t.true(await fits(), `${screen.name} is no wider than 320 px`);
-  }
+  await page.goto(`${app.url}/app/settings/team`);
+  await page.getByRole('heading', { name: 'Team' }).first().waitFor();
+  t.true(await fits(page));
   // The bottom bar: every destination on the screen, none over another (WCAG 1.4.10: no content lost).
   const boxes = await page.locator('.sidebar .nav-item, .sidebar-foot .availability').evaluateAll((items) =>
     items
@@ -276,7 +304,7 @@ browserTest('at 320 px (a small phone, a desktop at 400%) every screen fits, the
   const header = (await page.locator('.thread-header').boundingBox())!;
   t.true(header.height <= 170, `the thread's header is ${header.height} px high`);
   t.true((await log.boundingBox())!.height >= 150, 'the messages keep at least 150 px');
-  t.true(await fits());
+  t.true(await fits(page));
   t.deepEqual(await accessibilityViolations(page), [], 'the conversation at 320 px');
   await shoot(page, 'thread-320');
   t.deepEqual(errors, []);
