@@ -1,7 +1,7 @@
 /** Three panes on a desktop (list · thread · customer); one at a time on a phone. */
 import { useEffect } from 'preact/hooks';
 import { linkClick } from '../router.ts';
-import { followInbox } from './store.ts';
+import { conversations, followInbox } from './store.ts';
 import { followHidden } from './hidden.ts';
 import { loadLabels } from './labels.ts';
 import { loadTeams } from './teams.ts';
@@ -55,8 +55,9 @@ export function Inbox() {
     });
   }, []);
   const id = selectedId.value;
-  const open = id && thread.value?.id === id ? thread.value : null;
-  usePageTitle(open ? `${open.customer?.name || 'Visitor'} · Inbox` : 'Inbox');
+  // The open conversation's customer, from its thread or, while that loads, from its row in the list.
+  const shown = !id ? null : thread.value?.id === id ? thread.value : (conversations.value.find((c) => c.id === id) ?? null);
+  usePageTitle(shown ? `${shown.customer?.name || 'Visitor'} · Inbox` : 'Inbox');
   return (
     <div class={`inbox${id ? ' has-selection' : ''}`}>
       {/* The page's heading while a phone shows the conversation alone (the list, with its heading, is hidden then). */}

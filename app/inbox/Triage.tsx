@@ -51,8 +51,8 @@ export const snoozeText = (c: { snoozed: boolean; snoozed_until: string | null }
   !c.snoozed ? '' : c.snoozed_until ? `Snoozed until ${clockTime(c.snoozed_until)}` : 'Snoozed until the customer replies';
 
 /**
- * A menu's keys (the WAI-ARIA menu pattern): Up and Down move between its items, wrapping;
- * Home and End go to the first and last; Tab leaves it, closed.
+ * The snooze menu's keys (the WAI-ARIA menu pattern): Up and Down move between its items,
+ * wrapping; Home and End go to the first and last; Tab leaves it, closed.
  */
 function menuKeys(e: KeyboardEvent): void {
   const items = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>('[role="menuitem"]')];
@@ -66,6 +66,7 @@ function menuKeys(e: KeyboardEvent): void {
   e.preventDefault();
   items[(next + items.length) % items.length]?.focus();
 }
+
 export function SnoozeMenu({ conversation: c }: { conversation: ConversationDetail }) {
   const box = useRef<HTMLDivElement>(null);
   const act = useAction(async (call: () => Promise<unknown>) => {
