@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
+import { hasFocus, appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-labels');
 
@@ -86,7 +86,7 @@ browserTest('labels and canned responses: manage in settings, label and filter, 
   await page.keyboard.press('Escape');
   // Closed by Escape from a checkbox inside it: the focus is back on the button that opened it.
   await page.getByRole('group', { name: 'Labels of this conversation' }).waitFor({ state: 'detached' });
-  t.true(await header.getByRole('button', { name: 'Edit labels' }).evaluate((b) => b === (globalThis as any).document.activeElement));
+  t.true(await hasFocus(header.getByRole('button', { name: 'Edit labels' })));
   const list = page.getByRole('list', { name: 'Conversations' });
   await list.locator(`[data-id="${casey}"] .label-chip`, { hasText: 'Billing' }).waitFor();
   const [labelled] = await app.sql(`select l.name from conversation_labels cl join labels l on l.id = cl.label_id where cl.conversation_id = $1`, [casey]);

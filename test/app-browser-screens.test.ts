@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker, waitFor } from './helpers/worker.ts';
 import {
+  hasFocus,
   appPage,
   artifactDir,
   browserTest,
@@ -522,7 +523,7 @@ for (const [device, viewport] of [
     const dialog = page.getByRole('dialog', { name: 'Search' });
     const box = dialog.getByRole('searchbox', { name: 'Search conversations, customers and messages' });
     await box.waitFor();
-    t.true(await box.evaluate((el: any) => el === el.ownerDocument.activeElement), 'the search box has the focus');
+    t.true(await hasFocus(box), 'the search box has the focus');
     await shoot(page, `search-empty-${device}`);
     await box.fill('przesyłka');
     const messages = dialog.getByRole('region', { name: 'Messages' });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { accessibilityViolations, appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
+import { hasFocus, accessibilityViolations, appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE } from './helpers/browser.ts';
 
 noteIfSkipped('app-browser-shortcuts');
 
@@ -88,10 +88,7 @@ browserTest('j and k move through the list and stop at its ends; x ticks the ope
   await isOpen(page, order[1]!);
   await page.keyboard.press('j');
   await isOpen(page, order[2]!);
-  t.true(
-    await list.locator(`.conv-row[data-id="${order[2]!.id}"] a`).evaluate((a) => a === (globalThis as any).document.activeElement),
-    'the open row has the focus',
-  );
+  t.true(await hasFocus(list.locator(`.conv-row[data-id="${order[2]!.id}"] a`)), 'the open row has the focus');
   await page.keyboard.press('j');
   // Past the end nothing moves: x, which acts on the open conversation, ticks the last one.
   await page.keyboard.press('x');
@@ -211,7 +208,7 @@ browserTest('a dialog keeps the keyboard inside while open, closes on Escape and
   await page.keyboard.press('j');
   await isOpen(page, order[0]!);
   const row = list.locator(`.conv-row[data-id="${order[0]!.id}"] a`);
-  const rowFocused = () => row.evaluate((a) => a === (globalThis as any).document.activeElement);
+  const rowFocused = () => hasFocus(row);
   t.true(await rowFocused());
 
   for (const [open, name] of [

@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import {
+  hasFocus,
   accessibleName,
   appPage,
   artifactDir,
@@ -107,10 +108,7 @@ browserTest('priority, snooze, Send later, bulk actions and shortcuts on a deskt
   t.is(await focusedItem(), 'Until the customer replies');
   await page.keyboard.press('Escape');
   await menu.waitFor({ state: 'detached' });
-  t.true(
-    await header.getByRole('button', { name: 'Snooze' }).evaluate((b) => b === (globalThis as any).document.activeElement),
-    'the focus is back on the Snooze button',
-  );
+  t.true(await hasFocus(header.getByRole('button', { name: 'Snooze' })), 'the focus is back on the Snooze button');
   await header.getByRole('button', { name: 'Snooze' }).click();
   await menu.getByRole('menuitem', { name: /Tomorrow 9:00/ }).click();
   await list.getByRole('link', { name: /Casey Customer/ }).waitFor({ state: 'detached' });

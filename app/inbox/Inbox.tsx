@@ -61,7 +61,7 @@ export function Inbox() {
   return (
     <div class={`inbox${id ? ' has-selection' : ''}`}>
       {/* The page's heading while a phone shows the conversation alone (the list, with its heading, is hidden then). */}
-      {id && <h1 class="inbox-heading-alone">Inbox</h1>}
+      {id && <h1 class="visually-hidden inbox-heading-alone">Inbox</h1>}
       <section class="list-pane" aria-label="Conversation list">
         <ListHeader />
         <ConversationList />

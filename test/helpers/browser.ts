@@ -92,6 +92,11 @@ export async function accessibleName(locator: Locator): Promise<string> {
   return node?.name ?? '';
 }
 
+/** Whether the element `locator` points at has the keyboard focus. */
+export function hasFocus(locator: Locator): Promise<boolean> {
+  return locator.evaluate((el) => el === el.ownerDocument.activeElement);
+}
+
 /** axe-core's browser bundle, read once: injected through the DevTools protocol, so the app's CSP (script-src 'self') does not apply to it. */
 let axeSource: string | undefined;
 
