@@ -202,4 +202,15 @@ test('one conversation, message and customer everywhere: list entry, single read
   t.is(exported.status, 200, exported.text);
   t.deepEqual(exported.body.customer, customer);
   t.deepEqual(exported.body.conversations, [read]);
+
+  // A reply's conversation_updated, read by the reply's own statement (core/reads/conversations.ts
+  // writtenEntry): the entry as GET /conversations then shows it, customer, labels, SLA and the
+  // reply as its last message included.
+  const beforeReply = app.events.length;
+  const second = await app.request('POST', `/api/v1/conversations/${conversationId}/messages`, { ...as, body: { content: 'Fixed it' } });
+  t.is(second.status, 200, second.text);
+  const afterReply = (await listed(ws, conversationId)) as any;
+  t.deepEqual(afterReply.last_message, second.body);
+  t.truthy(afterReply.customer && afterReply.sla && afterReply.labels.length, 'the entry has every part');
+  t.deepEqual(eventOf('conversation_updated', beforeReply, (p) => p.conversation_id === conversationId).payload.conversation, afterReply);
 });

@@ -16,7 +16,9 @@ import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-te
 import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
-import { audienceRead, conversationUpdated, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
+import { audienceRead, conversationUpdated, conversationUpdatedEvent, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
+import { conversationColumns } from '../presenters/conversation.ts';
+import { writtenEntry, writtenListEntry } from '../reads/conversations.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { webhookEventsFor } from './webhooks-out.ts';
@@ -194,10 +196,11 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
         last_message_at = m.created_at,
         ${rules.human ? sql.fragment`status = case when c.status = 'pending' then 'open' else c.status end,` : sql.fragment``}
         updated_at = now()
-      from message m where c.id = m.conversation_id`
+      from message m where c.id = m.conversation_id
+      returning ${conversationColumns}`
           : sql.fragment`select null where false`
       }
-    )
+    )${rules.touches ? sql.fragment`, entry as (${writtenEntry('touched')})` : sql.fragment``}
     select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
            coalesce((select window_open from conversation), true) as window_open,
            coalesce((select channel_type = 'email' from conversation), false) as email_channel,
@@ -207,7 +210,9 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
            ${rules.counted ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
            (select count(*) from job) as jobs, (select count(*) from hooks) as hooks, m.*
-    from (select) as one left join reservation on true left join message m on true`),
+           ${rules.touches ? sql.fragment`, entry.*` : sql.fragment``}
+    from (select) as one left join reservation on true left join message m on true
+    ${rules.touches ? sql.fragment`left join entry on true` : sql.fragment``}`),
   );
   if (!row.found) throw notFound('Conversation not found');
   if (input.unlessEmail && row.email_channel === true) return { emailFieldsNeeded: true };
@@ -217,7 +222,11 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   const message = presentMessage(messageRow.parse(row));
   const created = messageCreatedEvent(input.businessId, message);
   // A note leaves the conversation as it was: nothing to update on dashboards but the thread.
+  // A reply's statement read the conversation's list entry as it left it (writtenEntry): its
+  // event needs no read after the commit.
   const audience = audienceRead(input.businessId, input.conversationId, audienceRow.parse(row));
-  const events = rules.touches ? [created, touchedEvent, audience] : [created, audience];
+  const entry = rules.touches ? writtenListEntry(row, message) : null;
+  const touched = entry ? conversationUpdatedEvent(input.businessId, entry) : touchedEvent;
+  const events = rules.touches ? [created, touched, audience] : [created, audience];
   return input.enqueueWebhooks ? { message, events, webhooksEnqueued: true } : { message, events };
 }

@@ -4,7 +4,9 @@
  * reads it then (core/events/live-loads.ts), through the same reads as REST. So the object is
  * what a GET would return at that moment, and building it costs the write's transaction no time
  * and no locks; a read that fails there loses live events (a dashboard refresh), never the
- * write. However many events a call publishes (an inbound batch), it reads a fixed number of
+ * write. (The agent reply is the one exception, for its speed: its own statement reads the
+ * conversation's list entry as it leaves it, core/reads/conversations.ts writtenEntry, and
+ * hands over the built event.) However many events a call publishes (an inbound batch), it reads a fixed number of
  * queries per business: one for the messages, four for the conversations, one for the mentions.
  * Those reads also say where the events may go under team-scoped visibility, so that costs no
  * further query, the setting off or on; only an event whose conversation nothing read (one the
@@ -14,6 +16,7 @@ import type { Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { liveEvent, type LiveEvent } from './catalogue.ts';
 import type { Message } from '../presenters/message.ts';
+import type { ConversationListItem } from '../presenters/conversation.ts';
 import { conversationAudiences } from '../domain/team-visibility.ts';
 import { rooms } from './bus.ts';
 import { loadObjects, nothingLoaded, type Audience, type Deferred, type Loaded } from './live-loads.ts';
@@ -59,6 +62,13 @@ export function messageUpdatedEvent(businessId: string, message: Message): LiveE
   return liveEvent('message_updated', { ...ids, delivery_status: message.delivery_status, at: new Date().toISOString(), message });
 }
 
+/** `conversation_updated` for a list entry the caller holds (e.g. read by the statement that wrote it). */
+export function conversationUpdatedEvent(businessId: string, conversation: ConversationListItem): LiveEvent {
+  const { status, assignee_id, assigned_at } = conversation;
+  const ids = { conversation_id: conversation.id, business_id: businessId };
+  return liveEvent('conversation_updated', { ...ids, status, assignee_id, assigned_at, at: conversation.updated_at, conversation });
+}
+
 function build(d: Deferred, loaded: Loaded): LiveEvent | null {
   if ('mentionId' in d) {
     const found = loaded.mentions.get(d.mentionId);
@@ -83,8 +93,7 @@ function build(d: Deferred, loaded: Loaded): LiveEvent | null {
   if (!conversation) return null;
   const ids = { conversation_id: conversation.id, business_id: d.businessId };
   if (d.load === 'conversation_created') return liveEvent('conversation_created', { ...ids, at: conversation.created_at, conversation });
-  const { status, assignee_id, assigned_at } = conversation;
-  return liveEvent('conversation_updated', { ...ids, status, assignee_id, assigned_at, at: conversation.updated_at, conversation });
+  return conversationUpdatedEvent(d.businessId, conversation);
 }
 
 /**

@@ -74,6 +74,14 @@ function partOf(row: Record<string, unknown>, part: string, schema: z.ZodObject)
   return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, row[`${part}.${name}`]]));
 }
 
+/** The label names of the conversation `ids.id`, alphabetical, as the column `label_names`. */
+const labelNamesColumn = sql.fragment`
+  (select coalesce(array_agg(l.name order by lower(l.name)), '{}')
+   from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
+   where cl.business_id = ids.business_id and cl.conversation_id = ids.id) as label_names`;
+const customerJoin = sql.fragment`
+  left join lateral (select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ids.customer_id) cux on true`;
+
 /**
  * What a list entry carries beside its row, as columns over a relation `ids` (id, business_id,
  * customer_id, policy_id) with the lateral joins `extrasJoins`: the customer (`customer.*`), the
@@ -82,13 +90,9 @@ function partOf(row: Record<string, unknown>, part: string, schema: z.ZodObject)
  * parsed by its own row schema.
  */
 const extrasColumns = sql.fragment`
-  ${partColumns('cux', 'customer', customerRow)}, ${partColumns('lm', 'last', messageRow)},
-  (select coalesce(array_agg(l.name order by lower(l.name)), '{}')
-   from conversation_labels cl join labels l on l.business_id = cl.business_id and l.id = cl.label_id
-   where cl.business_id = ids.business_id and cl.conversation_id = ids.id) as label_names,
-  ${slaExtrasColumns}`;
+  ${partColumns('cux', 'customer', customerRow)}, ${partColumns('lm', 'last', messageRow)}, ${labelNamesColumn}, ${slaExtrasColumns}`;
 const extrasJoins = sql.fragment`
-  left join lateral (select ${customerColumns} from customers cu join businesses b on b.id = cu.business_id where cu.id = ids.customer_id) cux on true
+  ${customerJoin}
   left join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) lm on true`;
 const extrasFields = { label_names: z.array(z.string()), ...slaExtrasFields };
 type ListExtras = z.infer<z.ZodObject<typeof extrasFields>> & Record<string, unknown>;
@@ -165,6 +169,40 @@ export async function conversationListItems(q: Queryable, businessId: string, id
   if (ids.length === 0) return new Map();
   const rows = await q.any(itemsByIds(conversationWithExtras, false, businessId, ids));
   return new Map(rows.map((row) => [row.id, listItemOf(row, row)]));
+}
+
+/**
+ * The list entry of a conversation that a statement has just written, read by that statement
+ * itself (the reply's, core/commands/messages.ts), so its `conversation_updated` event costs no
+ * read after the commit. A statement does not see its own writes, so the row comes from the
+ * write's RETURNING: `writtenEntry(alias)` selects over the relation `alias` holding
+ * conversationColumns, named `conversation.*`, beside the customer (`customer.*`), the labels,
+ * the SLA and CSAT, which such a statement does not write. Its latest message is the one the
+ * statement wrote (writtenListEntry's `last`).
+ */
+export const writtenEntry = (alias: string) => sql.fragment`
+  select ${partColumns(alias, 'conversation', conversationRow)}, ${partColumns('cux', 'customer', customerRow)}, ${labelNamesColumn}, ${slaExtrasColumns}
+  from ${sql.identifier([alias])}
+  cross join lateral (select ${sql.identifier([alias, 'id'])} as id, ${sql.identifier([alias, 'business_id'])} as business_id,
+    ${sql.identifier([alias, 'customer_id'])} as customer_id, ${sql.identifier([alias, 'sla_policy_id'])} as policy_id) ids
+  ${customerJoin}`;
+
+const writtenExtras = z.object(extrasFields).catchall(z.unknown());
+
+/** The list entry from a row that has writtenEntry's columns (null when it has none: nothing was written), and its latest message. */
+export function writtenListEntry(row: Record<string, unknown>, last: Message): ConversationListItem | null {
+  const written = partOf(row, 'conversation', conversationRow);
+  if (!written) return null;
+  const conversation = conversationRow.parse(written);
+  const extras = writtenExtras.parse(row);
+  const customer = partOf(row, 'customer', customerRow);
+  return presentConversationListItem(
+    conversation,
+    customer ? presentCustomer(customerRow.parse(customer)) : null,
+    extras.label_names,
+    last,
+    serviceLevelsOf(conversation, extras),
+  );
 }
 
 const conversationWithAudience = conversationRow.extend(audienceFields).extend(extrasFields).catchall(z.unknown());
