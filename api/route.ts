@@ -17,9 +17,10 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from '../lib/zod.ts';
 import type { Deps } from '../core/deps.ts';
-import { HttpError, validationError, type ValidationIssue } from '../core/errors.ts';
+import { CallerChanged, HttpError, validationError, type ValidationIssue } from '../core/errors.ts';
 import type { Visitor } from '../core/commands/visitors.ts';
-import { authenticate, type Caller } from './middlewares/auth.ts';
+import { authenticate, bearerToken, verifyCaller, type Caller } from './middlewares/auth.ts';
+import { assertChecked, forgetCaller, wasRemembered } from './middlewares/remembered-callers.ts';
 import { authenticateVisitor } from './middlewares/visitor-auth.ts';
 import { toValidationIssues, type Source } from './validation.ts';
 import { unsafeInputIssues } from './input-guard.ts';
@@ -43,6 +44,11 @@ export type HandlerInput<P, Q, B, A extends AuthMode, Pol extends Action | undef
   member: Pol extends Action ? Member : undefined;
   deps: Deps;
   ctx: Context;
+  /**
+   * On a route with `rememberedCaller`: makes sure the caller is still valid before a write that
+   * does not check it in its own statement (auth.ts callerCheck). Elsewhere it does nothing.
+   */
+  verifyCaller: () => Promise<void>;
 };
 
 export type RouteDefinition<P, Q, B, A extends AuthMode, Pol extends Action | undefined = undefined> = {
@@ -89,6 +95,14 @@ export type RouteDefinition<P, Q, B, A extends AuthMode, Pol extends Action | un
   hidden?: boolean;
   /** The success status (default 200; 202 where the work is accepted and done later, e.g. a mail sent). */
   successStatus?: 200 | 202;
+  /**
+   * The hot path's saving of a query (`user` routes): a caller this process authenticated
+   * before with the same token is taken from memory (api/middlewares/remembered-callers.ts),
+   * and every write of the handler checks it, in its own statement (`callerCheck(caller)` of
+   * api/middlewares/auth.ts) or before it (`verifyCaller()`). A write that finds the caller
+   * changed writes nothing and the route runs again after a fresh authentication.
+   */
+  rememberedCaller?: true;
   handler: (input: HandlerInput<P, Q, B, A, Pol>) => Promise<unknown>;
 };
 
@@ -153,9 +167,9 @@ function bodyReader(route: AnyRoute): (ctx: Context) => Promise<void> {
   };
 }
 
-function authenticateCaller(route: AnyRoute, ctx: Context, deps: Deps): Promise<Caller | Visitor | null> {
+function authenticateCaller(route: AnyRoute, ctx: Context, deps: Deps, remembered: boolean): Promise<Caller | Visitor | null> {
   const auth = route.auth;
-  if (auth === 'user') return authenticate(ctx, deps.db, deps.config.jwtSecret, { apiKeys: route.policy !== undefined });
+  if (auth === 'user') return authenticate(ctx, deps.db, deps.config.jwtSecret, { apiKeys: route.policy !== undefined, remembered });
   if (auth === 'visitor') return authenticateVisitor(ctx, deps);
   return Promise.resolve(null);
 }
@@ -181,7 +195,7 @@ function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, source: 
 export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
   const readBody = bodyReader(route);
   const handle: Middleware = async (ctx) => {
-    const caller = await authenticateCaller(route, ctx, deps);
+    const caller = await authenticateCaller(route, ctx, deps, route.rememberedCaller === true);
     await readBody(ctx);
     const issues: ValidationIssue[] = [];
     const params = parsePart(route.params, ctx.params, 'path', issues);
@@ -189,12 +203,29 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
     const rawBody = (ctx.request as { body?: unknown }).body;
     const body = parsePart(route.body, rawBody === undefined ? {} : rawBody, 'body', issues);
     if (issues.length > 0) throw validationError(issues);
-    const member = route.policy ? authorize(caller as Caller, route.policy) : undefined;
-    // Team-scoped visibility: a conversation the member may not see is 404 on every route that
-    // names one in its path, as another business's is (core/domain/team-visibility.ts).
-    const conversationId = (params as { conversation_id?: unknown } | undefined)?.conversation_id;
-    if (member?.teamScoped && typeof conversationId === 'string') await requireVisible(deps.db, member, conversationId);
-    const result = await route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx });
+    const run = async (caller: Caller | Visitor | null) => {
+      const member = route.policy ? authorize(caller as Caller, route.policy) : undefined;
+      // Team-scoped visibility: a conversation the member may not see is 404 on every route that
+      // names one in its path, as another business's is (core/domain/team-visibility.ts).
+      const conversationId = (params as { conversation_id?: unknown } | undefined)?.conversation_id;
+      if (member?.teamScoped && typeof conversationId === 'string') await requireVisible(deps.db, member, conversationId);
+      const verify = () => (route.auth === 'user' ? verifyCaller(deps.db, caller as Caller) : Promise.resolve());
+      const result = await route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx, verifyCaller: verify });
+      if (route.auth === 'user') assertChecked(caller as Caller, `${route.method.toUpperCase()} ${route.path}`);
+      return result;
+    };
+    let result: unknown;
+    try {
+      result = await run(caller);
+    } catch (error) {
+      // A remembered caller changed (signed out, role or team visibility changed…): nothing was
+      // written; the request goes as it would have with a fresh authentication. So does a refusal
+      // a remembered caller met (a role's 403, a 404): it is answered as a fresh caller would be.
+      const remembered = caller !== null && wasRemembered(caller as Caller);
+      if (!(error instanceof CallerChanged) && !(remembered && error instanceof HttpError)) throw error;
+      forgetCaller(bearerToken(ctx));
+      result = await run(await authenticateCaller(route, ctx, deps, false));
+    }
     if (result !== undefined && ctx.body === undefined) {
       ctx.status = route.successStatus ?? 200;
       ctx.body = result;

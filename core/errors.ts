@@ -30,6 +30,17 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * Not a client's error: a write found that its caller, remembered from an earlier request, is no
+ * longer who authentication found (api/middlewares/auth.ts callerCheck), and wrote nothing.
+ * api/route.ts authenticates afresh and runs the route again; it never reaches a client.
+ */
+export class CallerChanged extends Error {
+  constructor() {
+    super('the remembered caller changed');
+  }
+}
+
 export const badRequest = (detail: string) => new HttpError(400, { detail });
 export const forbidden = (detail = 'Not enough permissions') => new HttpError(403, { detail });
 export const notFound = (detail = 'Not found') => new HttpError(404, { detail });

@@ -13,15 +13,21 @@
  * (docs/decisions.md#two-factor-sign-in). API keys are not marked: a key is a long random
  * secret, not a password that can be guessed, and only a member with two-factor can make one
  * once the business requires it.
+ *
+ * A route on the hot path (`rememberedCaller`, the agent reply) may take a caller authenticated
+ * by an earlier request from memory instead (remembered-callers.ts): its write checks the caller
+ * in its own statement (`callerCheck`), so every refusal above still holds on the next write.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
+import type { FragmentSqlToken } from 'slonik';
 import { prepared, sql, type Queryable } from '../../core/adapters/postgres/db.ts';
-import { invalidCredentials, notAuthenticated, tooManyRequests } from '../../core/errors.ts';
+import { CallerChanged, invalidCredentials, notAuthenticated, tooManyRequests } from '../../core/errors.ts';
 import { verifyAccessToken } from '../../core/domain/accounts/tokens.ts';
 import { API_KEY_RATE, isApiKeyText, parseApiKey } from '../../core/domain/platform/api-keys.ts';
 import { takeRateAllowance } from '../../core/domain/rate-windows.ts';
 import type { Caller, Role } from '../caller.ts';
+import { markChecked, recallCaller, rememberCaller, unverifiedGeneration } from './remembered-callers.ts';
 
 export type { Caller, Role } from '../caller.ts';
 
@@ -99,8 +105,15 @@ async function authenticateApiKey(db: Queryable, text: string): Promise<Caller> 
   };
 }
 
-/** `apiKeys`: the route is one of a business (it names a policy), where an API key may stand in for a person. */
-export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array, options: { apiKeys?: boolean } = {}): Promise<Caller> {
+/** The bearer token of the request's Authorization header ('' when it has none). */
+export const bearerToken = (ctx: Context): string => /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization').trim())?.[1] ?? '';
+
+/**
+ * `apiKeys`: the route is one of a business (it names a policy), where an API key may stand in
+ * for a person. `remembered`: the route's writes check the caller themselves (callerCheck), so
+ * a caller remembered from an earlier request with this token is taken without a query.
+ */
+export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array, options: { apiKeys?: boolean; remembered?: boolean } = {}): Promise<Caller> {
   const header = ctx.get('Authorization').trim();
   // No header at all is "Not authenticated"; any header that is not a usable bearer token
   // (another scheme, `Bearer` alone, a malformed or bad token) is "Could not validate credentials".
@@ -113,6 +126,10 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
     return authenticateApiKey(db, match[1]);
   }
   const claims = await verifyAccessToken(key, match[1]);
+  if (claims && options.remembered) {
+    const known = recallCaller(match[1]);
+    if (known) return known;
+  }
   if (!claims || !z.uuid().safeParse(claims.sub).success || !z.uuid().safeParse(claims.jti).success) throw invalidCredentials();
   const row = await db.maybeOne(
     prepared(sql.type(callerRow)`
@@ -122,11 +139,10 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
     left join team_members m on m.user_id = u.id and m.is_active
     left join businesses b on b.id = m.business_id
     left join assignment_settings s on s.business_id = m.business_id
-    where u.id = ${claims.sub} and u.token_generation = ${claims.gen}
-      and not exists (select 1 from revoked_tokens r where r.jti = ${claims.jti})`),
+    where ${sessionValid(claims)}`),
   );
   if (!row) throw invalidCredentials();
-  return {
+  const caller: Caller = {
     userId: row.id,
     email: row.email,
     fullName: row.full_name,
@@ -145,4 +161,40 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
         : null,
     ...(row.two_factor_setup_required ? { twoFactorSetupRequired: true } : {}),
   };
+  rememberCaller(match[1], caller, claims.gen);
+  return caller;
+}
+
+/** Over `users u`: the token's user, of the token's generation, the token not revoked (signed out). */
+const sessionValid = (claims: { sub: string; gen: number; jti: string }) =>
+  sql.fragment`u.id = ${claims.sub} and u.token_generation = ${claims.gen} and not exists (select 1 from revoked_tokens r where r.jti = ${claims.jti})`;
+
+/**
+ * The SQL condition under which a write may act for this caller: `true` for a caller
+ * authenticated in this request; for one remembered from an earlier request
+ * (remembered-callers.ts), that authentication would still find the same caller: the token not
+ * revoked nor of an older generation, the same active membership with the same role and
+ * team-scoped visibility, no two-factor set-up pending. A statement writes nothing when it is
+ * false and throws CallerChanged (core/errors.ts); api/route.ts then authenticates afresh.
+ */
+export function callerCheck(caller: Caller): FragmentSqlToken {
+  const gen = unverifiedGeneration(caller);
+  if (gen === null || !caller.member) return sql.fragment`true`;
+  markChecked(caller);
+  const { member } = caller;
+  return sql.fragment`exists (
+    select 1 from users u
+    join team_members m on m.user_id = u.id and m.is_active
+    join businesses b on b.id = m.business_id
+    left join assignment_settings s on s.business_id = m.business_id
+    where ${sessionValid({ sub: caller.userId, gen, jti: caller.jti })}
+      and m.id = ${member.id} and m.business_id = ${member.businessId} and m.role = ${member.role}
+      and ${teamScoped} = ${member.teamScoped} and not coalesce(b.require_two_factor and u.two_factor_secret is null, false))`;
+}
+
+/** For a route taking remembered callers, before a write that does not check the caller itself: CallerChanged unless still valid. */
+export async function verifyCaller(db: Queryable, caller: Caller): Promise<void> {
+  if (unverifiedGeneration(caller) === null) return;
+  const valid = await db.oneFirst(sql.type(z.object({ valid: z.boolean() }))`select ${callerCheck(caller)} as valid`);
+  if (!valid) throw new CallerChanged();
 }

@@ -28,6 +28,8 @@ export type AgentReplyInput = {
   template: SendMessageInput['template'];
   cc?: string[];
   bcc?: string[];
+  /** The caller's check, for a caller remembered from an earlier request (SendMessageInput.callerCheck). */
+  callerCheck?: SendMessageInput['callerCheck'];
 };
 
 export async function sendAgentReply(deps: Pick<Deps, 'db' | 'events' | 'logger' | 'config'>, input: AgentReplyInput): Promise<SentMessage> {
@@ -40,6 +42,7 @@ export async function sendAgentReply(deps: Pick<Deps, 'db' | 'events' | 'logger'
     template: input.template ?? null,
     checkReplyWindow: true,
     enqueueWebhooks: true,
+    callerCheck: input.callerCheck,
   };
   const send = (extra: Partial<SendMessageInput>) => runCommand(deps, (q) => trySendMessage(q, { ...base, ...extra }), { oneStatement: true });
   if (input.cc === undefined && input.bcc === undefined) {

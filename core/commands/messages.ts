@@ -11,10 +11,11 @@
  * then the month's message_counters row; both are held for the rest of the statement and the commit.
  */
 import { randomUUID } from 'node:crypto';
+import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-templates.ts';
 import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { badRequest, CallerChanged, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
 import { audienceRead, conversationUpdated, conversationUpdatedEvent, messageCreated, messageCreatedEvent, type PendingEvent } from '../events/live.ts';
 import { conversationColumns } from '../presenters/conversation.ts';
@@ -86,6 +87,12 @@ export type SendMessageInput = {
    * `oneStatement` path adds no round trip for them. Only for a command that is this one statement.
    */
   enqueueWebhooks?: boolean;
+  /**
+   * An SQL condition the statement writes only under: the caller as authentication found them
+   * still is so (api/middlewares/auth.ts callerCheck, for a caller remembered from an earlier
+   * request). False: nothing is written and CallerChanged is thrown.
+   */
+  callerCheck?: FragmentSqlToken;
 };
 
 export type SentMessage = { message: Message; events: PendingEvent[]; webhooksEnqueued?: true };
@@ -160,11 +167,13 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
       : sql.fragment`true`;
   const row = await q.one(
     prepared(sql.type(outcomeRow)`
-    with conversation as (
+    with caller as (
+      select ${input.callerCheck ?? sql.fragment`true`} as valid
+    ), conversation as (
       select c.id, c.channel_id, c.channel_type, c.reply_window_expires_at,
              ${windowCheck} as window_open, ${audienceColumns('c')}
       from conversations c
-      where c.id = ${input.conversationId} and c.business_id = ${input.businessId}
+      where c.id = ${input.conversationId} and c.business_id = ${input.businessId} and (select valid from caller)
       for update
     ), deliverable as (
       select id, channel_id from conversation
@@ -201,7 +210,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
           : sql.fragment`select null where false`
       }
     )${rules.touches ? sql.fragment`, entry as (${writtenEntry('touched')})` : sql.fragment``}
-    select exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
+    select (select valid from caller) as caller_valid, exists (select 1 from conversation) as found, exists (select 1 from deliverable) as deliverable,
            coalesce((select window_open from conversation), true) as window_open,
            coalesce((select channel_type = 'email' from conversation), false) as email_channel,
            (select to_char(reply_window_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') from conversation) as window_closed_at,
@@ -214,6 +223,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
     from (select) as one left join reservation on true left join message m on true
     ${rules.touches ? sql.fragment`left join entry on true` : sql.fragment``}`),
   );
+  if (row.caller_valid === false) throw new CallerChanged();
   if (!row.found) throw notFound('Conversation not found');
   if (input.unlessEmail && row.email_channel === true) return { emailFieldsNeeded: true };
   if (row.window_open === false) throw replyWindowClosed((row.window_closed_at as string | null) ?? null);

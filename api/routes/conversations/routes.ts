@@ -17,6 +17,7 @@ import {
 } from '../../../core/commands/conversations.ts';
 import { defineRoute } from '../../route.ts';
 import { authorize } from '../../policies.ts';
+import { callerCheck } from '../../middlewares/auth.ts';
 import { mergeConversations } from '../../../core/commands/merge-conversations.ts';
 import { noBusiness } from '../../policies.ts';
 import { conversationListItemSchema, conversationSchema } from '../../../core/presenters/conversation.ts';
@@ -197,7 +198,9 @@ export const send = defineRoute({
   body: sendMessageBody,
   response: messageSchema,
   errors: [400, 403, 404],
-  handler: async ({ params, body, caller, member, deps }) => {
+  // The hot path: the reply's statement checks the caller itself (no authentication query).
+  rememberedCaller: true,
+  handler: async ({ params, body, caller, member, deps, verifyCaller }) => {
     const { businessId } = member;
     // One statement writes everything (sendMessage): no transaction around it. 404 for
     // another business's conversation comes from it too.
@@ -209,6 +212,7 @@ export const send = defineRoute({
     if (body.private) {
       if (body.send_at) throw badRequest('A private note cannot be scheduled');
       if (body.template) throw badRequest('A private note cannot be a template');
+      await verifyCaller();
       const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
       const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
       const note = await runCommand(deps, (tx) =>
@@ -230,6 +234,7 @@ export const send = defineRoute({
     const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
     const content = rendered ?? body.content ?? '';
     if (body.send_at) {
+      await verifyCaller();
       // E-mail: Cc (given, or carried over from the thread), Bcc and the signature, recorded on the reply.
       const email = await emailReplyFields(deps.db, deps.config.encryptionKey, {
         businessId,
@@ -264,6 +269,7 @@ export const send = defineRoute({
       template: body.template ?? null,
       cc: body.cc,
       bcc: body.bcc,
+      callerCheck: callerCheck(caller),
     });
     return sent.message;
   },
