@@ -9,7 +9,9 @@
  * their high-water mark is this load's (goal ≤ 150 MiB each); the baselines are the Koa process
  * under the same load and an idle graphile-worker. And the CPU a reply cost each process over
  * both loads (harness/cpu.ts), beside what a request cost the Koa baseline's: for planning,
- * no goal; it moves far less than req/s with the machine's load.
+ * no goal; it moves far less than req/s with the machine's load. Beside them, for planning
+ * too: the reply's own statement alone behind a bare Koa (bench/baselines/koa-reply-statement.ts),
+ * the same worker delivering: the most the API around that statement could reach here.
  */
 import { availableParallelism } from 'node:os';
 import { createWorkspace, seedConversations, type Workspace } from '../harness/fixtures.ts';
@@ -41,6 +43,14 @@ const deliveredAll = (stack: Stack, workspaces: Workspace[]) =>
     50,
   );
 
+/** A reply to the baselines (Koa + one INSERT, the reply's statement alone): the same body. */
+const statementRequest = (i: number): Request => ({
+  method: 'POST',
+  path: '/reply',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ content: `Thanks for writing, we are on it (${i}).` }),
+});
+
 const reply = (target: Target, i: number): Request => ({
   method: 'POST',
   path: `/api/v1/conversations/${target.conversationId}/messages`,
@@ -64,6 +74,7 @@ export const agentReply: Row = {
     let many: LoadResult;
     let webRss: number;
     let workerRss: number;
+    let statementAlone: LoadResult;
     try {
       const workspaces: Workspace[] = [];
       for (let b = 0; b < BUSINESSES; b++) workspaces.push(await createWorkspace(stack, web));
@@ -83,28 +94,38 @@ export const agentReply: Row = {
       cpu = counting.stop();
       webRss = web.child.peakRssMiB();
       workerRss = worker.peakRssMiB();
+      // The reply's statement alone, the same worker delivering: the ceiling for planning.
+      const port = await freePort();
+      const owner = workspaces[0]!;
+      const statementTargets = first.map((t) => ({ businessId: owner.businessId, userId: owner.userId, conversationId: t.conversationId }));
+      const statement = await stack.startBaseline('reply-statement', 'koa-reply-statement.ts', {
+        PORT: String(port),
+        TARGETS: JSON.stringify(statementTargets),
+      });
+      try {
+        const origin = `http://127.0.0.1:${port}`;
+        await warmUp(origin, 100, statementRequest);
+        statementAlone = await load(origin, statementRequest);
+        await deliveredAll(stack, workspaces);
+      } finally {
+        await statement.stop();
+      }
     } finally {
       await worker.stop();
       await web.child.stop();
     }
 
-    const port = await freePort();
-    const koa = await stack.startBaseline('reply-koa-insert', 'koa-insert.ts', { PORT: String(port) });
+    const koaPort = await freePort();
+    const koa = await stack.startBaseline('reply-koa-insert', 'koa-insert.ts', { PORT: String(koaPort) });
     const idleWorker = await stack.startBaseline('reply-noop-worker', 'noop-worker.ts');
     let baseline: LoadResult;
     let koaRss: number;
     let idleWorkerRss: number;
     try {
-      const origin = `http://127.0.0.1:${port}`;
-      const make = (i: number): Request => ({
-        method: 'POST',
-        path: '/reply',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: `Thanks for writing, we are on it (${i}).` }),
-      });
-      await warmUp(origin, 100, make);
+      const origin = `http://127.0.0.1:${koaPort}`;
+      await warmUp(origin, 100, statementRequest);
       const counting = countCpu({ koa: koa.pid }, database);
-      baseline = await load(origin, make);
+      baseline = await load(origin, statementRequest);
       baselineCpu = counting.stop();
       koaRss = koa.peakRssMiB();
       idleWorkerRss = idleWorker.peakRssMiB();
@@ -114,6 +135,7 @@ export const agentReply: Row = {
     }
 
     const enforce = !stack.quick;
+    const planning = { text: 'for planning', met: () => true };
     const label = 'Koa + one INSERT';
     const rate = (r: LoadResult) => r.ok / (r.elapsedMs / 1000);
     const rows = (name: string, r: LoadResult): Result[] => [
@@ -147,13 +169,24 @@ export const agentReply: Row = {
     const replies = one.ok + many.ok;
     const perReply = (ms: number) => ms / replies;
     const perRequest = (ms: number) => ms / baseline.ok;
-    const planning = { text: 'for planning', met: () => true };
     const cpuRow = (name: string, figure: number, base?: number, baseLabel?: string, note?: string) =>
       result({ name: `agent reply: CPU per reply, ${name}`, figure, unit: 'ms', baseline: base, baselineLabel: baseLabel, goal: planning, note }, false);
     const total = (shares: CpuShares) => Object.values(shares).reduce((a, b) => a + b, 0);
     return [
       ...rows('1 business', one),
       ...rows(`${BUSINESSES} businesses`, many),
+      result(
+        {
+          name: "agent reply: the reply's statement alone, req/s",
+          figure: rate(statementAlone),
+          unit: 'req/s',
+          baseline: rate(baseline),
+          baselineLabel: label,
+          goal: planning,
+          note: "Koa + core/commands/messages.ts's statement on the first business's conversations, the same worker delivering: no authentication, live events or route; what the API around the statement can reach at most",
+        },
+        false,
+      ),
       cpuRow('web', perReply(cpu.web!), perRequest(baselineCpu.koa!), 'the Koa process, per request'),
       cpuRow('worker', perReply(cpu.worker!), undefined, undefined, 'delivering each reply to the fake Graph API'),
       cpuRow('PostgreSQL', perReply(cpu.postgres!), perRequest(baselineCpu.postgres!), 'per Koa request', "the scratch database's backends"),
