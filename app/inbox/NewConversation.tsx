@@ -6,7 +6,8 @@
  * conversations and reply (the server's policy table), in a business with a WhatsApp channel.
  */
 import { signal } from '@preact/signals';
-import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useState } from 'preact/hooks';
+import { FieldHint } from '../ui/FieldHint.tsx';
 import { api, getPage } from '../api.ts';
 import { navigate } from '../router.ts';
 import { can, me } from '../session.ts';
@@ -42,6 +43,7 @@ export function NewConversationButton() {
 }
 
 export function NewConversationDialog() {
+  const phoneHint = useId();
   const channels = whatsappChannels.value ?? [];
   const [channelId, setChannelId] = useState('');
   const [phone, setPhone] = useState('');
@@ -135,6 +137,7 @@ export function NewConversationDialog() {
             <input
               class="input"
               type="tel"
+              aria-describedby={phoneHint}
               autoFocus
               inputMode="tel"
               autocomplete="tel"
@@ -142,7 +145,7 @@ export function NewConversationDialog() {
               value={phone}
               onInput={(e) => setPhone(e.currentTarget.value)}
             />
-            <span class="field-hint">With the country code (E.164).</span>
+            <FieldHint id={phoneHint}>With the country code (E.164).</FieldHint>
           </label>
           {templates === null ? (
             <div class="spinner small" role="status" aria-label="Loading templates" />

@@ -1,5 +1,6 @@
 /** Who is signed in on this device: signing out (here or everywhere), the password, two-factor authentication, the e-mail signature (the sidebar's link is hidden on phones). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { FieldHint } from '../ui/FieldHint.tsx';
 import { api } from '../api.ts';
 import { storeToken } from '../session-token.ts';
 import { can, leaveTeam, me, signOut, signOutEverywhere } from '../session.ts';
@@ -57,6 +58,7 @@ function ChangePassword() {
 
 /** The member's own e-mail signature, appended to their e-mail replies before the channel's. */
 function EmailSignature() {
+  const signatureHint = useId();
   const [value, setValue] = useState('');
   const [saved, setSaved] = useState(false);
   useEffect(
@@ -80,13 +82,14 @@ function EmailSignature() {
         <span class="field-label">Your signature</span>
         <textarea
           class="input"
+          aria-describedby={signatureHint}
           rows={3}
           maxLength={2000}
           placeholder={'Grace Hopper\nSupport lead'}
           value={value}
           onInput={(e) => (setValue(e.currentTarget.value), setSaved(false))}
         />
-        <span class="field-hint">Added below your e-mail replies, before the channel's own signature. Plain text.</span>
+        <FieldHint id={signatureHint}>Added below your e-mail replies, before the channel's own signature. Plain text.</FieldHint>
       </label>
       <Notice>{error}</Notice>
       {saved && <Notice kind="success">Signature saved.</Notice>}

@@ -1,5 +1,6 @@
 /** Auto-assignment: the switch, the capacity per agent and each agent's own limit (owner or admin; agents read). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { FieldHint } from '../ui/FieldHint.tsx';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import { Notice } from '../ui/Notice.tsx';
@@ -21,6 +22,7 @@ type AssignmentSettings = { enabled: boolean; max_open_per_agent: number; agents
 const statusText = { live: 'Live', away: 'Away', offline: 'Offline' } as const;
 
 export function Assignment() {
+  const capacityHint = useId();
   const { data, error, setData } = useLoad(() => api.get<AssignmentSettings>('/api/v1/settings/assignment'));
   const manage = can('assignment_settings.update');
   const [capacity, setCapacity] = useState('');
@@ -88,6 +90,7 @@ export function Assignment() {
               <input
                 class="input"
                 type="number"
+                aria-describedby={capacityHint}
                 min={1}
                 max={1000}
                 required
@@ -95,7 +98,7 @@ export function Assignment() {
                 disabled={!manage}
                 onInput={(e) => setCapacity(e.currentTarget.value)}
               />
-              <span class="field-hint">Open and pending conversations assigned to one person. Assigning by hand is never blocked.</span>
+              <FieldHint id={capacityHint}>Open and pending conversations assigned to one person. Assigning by hand is never blocked.</FieldHint>
             </label>
             <div>
               <div class="field-label">Teammates</div>

@@ -1,5 +1,6 @@
 /** Business hours: the week, time zone, holidays and the out-of-hours message (owner or admin; agents read). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { FieldHint } from '../ui/FieldHint.tsx';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import { Notice } from '../ui/Notice.tsx';
@@ -46,6 +47,8 @@ function openingText(h: Hours): string {
 }
 
 export function BusinessHours() {
+  const awayHint = useId();
+  const zoneHint = useId();
   const { data, error, setData } = useLoad(() => api.get<Hours>('/api/v1/settings/business-hours'));
   const manage = can('business_hours.update');
   const [draft, setDraft] = useState<Hours | null>(null);
@@ -114,12 +117,18 @@ export function BusinessHours() {
           <div class="card stack">
             <label class="field tz-field">
               <span class="field-label">Time zone</span>
-              <select class="input" value={draft.timezone} disabled={!manage} onChange={(e) => setDraft({ ...draft, timezone: e.currentTarget.value })}>
+              <select
+                class="input"
+                aria-describedby={zoneHint}
+                value={draft.timezone}
+                disabled={!manage}
+                onChange={(e) => setDraft({ ...draft, timezone: e.currentTarget.value })}
+              >
                 {zones(draft.timezone).map((z) => (
                   <option value={z}>{z.replace(/_/g, ' ')}</option>
                 ))}
               </select>
-              <span class="field-hint">Hours follow the clock there, summer time included.</span>
+              <FieldHint id={zoneHint}>Hours follow the clock there, summer time included.</FieldHint>
             </label>
 
             <div>
@@ -240,6 +249,7 @@ export function BusinessHours() {
             <span class="field-label">Away message</span>
             <textarea
               class="input"
+              aria-describedby={awayHint}
               rows={3}
               maxLength={2000}
               required
@@ -247,10 +257,10 @@ export function BusinessHours() {
               disabled={!manage}
               onInput={(e) => setDraft({ ...draft, out_of_hours_message: e.currentTarget.value })}
             />
-            <span class="field-hint">
+            <FieldHint id={awayHint}>
               Sent through the customer's channel to the first message outside your hours, once until you open again. It does not count toward your monthly
               messages.
-            </span>
+            </FieldHint>
           </label>
 
           <Notice>{save.error}</Notice>

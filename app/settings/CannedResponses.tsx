@@ -1,5 +1,6 @@
 /** Canned responses: saved replies every teammate adds, edits and inserts with `/` in the reply box. */
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
+import { FieldHint } from '../ui/FieldHint.tsx';
 import { api, getPage, qs } from '../api.ts';
 import type { CannedResponse } from '../types.ts';
 import { Field } from '../ui/Field.tsx';
@@ -23,6 +24,7 @@ function CannedForm({
   onSave: (d: Draft) => Promise<void>;
   onCancel?: () => void;
 }) {
+  const contentHint = useId();
   const [draft, setDraft] = useState(initial);
   const act = useAction(async () => {
     await onSave(draft);
@@ -45,18 +47,19 @@ function CannedForm({
         <span class="field-label">Content</span>
         <textarea
           class="input"
+          aria-describedby={contentHint}
           rows={4}
           required
           maxLength={10000}
           value={draft.content}
           onInput={(e) => setDraft({ ...draft, content: e.currentTarget.value })}
         />
-        <span class="field-hint">
+        <FieldHint id={contentHint}>
           Placeholders:{' '}
           {PLACEHOLDERS.map((p) => (
             <code class="placeholder">{p}</code>
           ))}
-        </span>
+        </FieldHint>
       </label>
       <Notice>{act.error}</Notice>
       <div class="row-end">

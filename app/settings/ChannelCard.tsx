@@ -1,5 +1,6 @@
 /** One connected channel: its state, the setup its platform still needs, and what can be done with it. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { FieldHint } from '../ui/FieldHint.tsx';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import type { Channel } from '../types.ts';
@@ -35,6 +36,7 @@ function SetupSteps({ channel: c }: { channel: Channel }) {
 
 /** The e-mail channel's signature, appended to every reply after the agent's own (config `signature`). */
 function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange: () => void }) {
+  const signatureHint = useId();
   const current = typeof c.config.signature === 'string' ? c.config.signature : '';
   const [value, setValue] = useState(current);
   const [open, setOpen] = useState(false);
@@ -56,8 +58,8 @@ function ChannelSignature({ channel: c, onChange }: { channel: Channel; onChange
     <form class="stack channel-signature" onSubmit={act.onSubmit} aria-label="Channel signature">
       <label class="field">
         <span class="field-label">Channel signature</span>
-        <textarea class="input" rows={3} maxLength={4000} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
-        <span class="field-hint">Added to every reply from this address, after the agent's own signature.</span>
+        <textarea class="input" aria-describedby={signatureHint} rows={3} maxLength={4000} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        <FieldHint id={signatureHint}>Added to every reply from this address, after the agent's own signature.</FieldHint>
       </label>
       <Notice>{act.error}</Notice>
       <div class="row-end">

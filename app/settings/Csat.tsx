@@ -1,5 +1,6 @@
 /** Customer satisfaction: ask customers to rate their conversation once it is resolved (owner or admin; agents read). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { FieldHint } from '../ui/FieldHint.tsx';
 import { api } from '../api.ts';
 import { can } from '../session.ts';
 import { Notice } from '../ui/Notice.tsx';
@@ -10,6 +11,7 @@ import { Section } from './Section.tsx';
 type CsatSettings = { enabled: boolean; question: string };
 
 export function Csat() {
+  const questionHint = useId();
   const { data, error, setData } = useLoad(() => api.get<CsatSettings>('/api/v1/settings/csat'));
   const manage = can('csat_settings.update');
   const [question, setQuestion] = useState('');
@@ -65,6 +67,7 @@ export function Csat() {
               <textarea
                 class="input"
                 aria-label="Question"
+                aria-describedby={questionHint}
                 rows={2}
                 maxLength={500}
                 required
@@ -72,7 +75,7 @@ export function Csat() {
                 disabled={!manage}
                 onInput={(e) => setQuestion(e.currentTarget.value)}
               />
-              <span class="field-hint">Sent as the team's message, with 1 (very bad) to 5 (very good) to choose from.</span>
+              <FieldHint id={questionHint}>Sent as the team's message, with 1 (very bad) to 5 (very good) to choose from.</FieldHint>
             </label>
             <div class="csat-preview" aria-label="Preview">
               <span class="muted small">Preview</span>

@@ -105,12 +105,13 @@ let axeSource: string | undefined;
  * 2.2 levels A and AA and axe's best practices: one line per rule and element, with axe's own
  * reason, so a failing test says what to fix. `[]` when nothing is. Hidden elements are not
  * checked: open a menu or dialog first to check it. axe runs in the page: its context needs
- * JavaScript on (in one without, the call never returns).
+ * JavaScript on (in one without, the call never returns). Field hints are checked too
+ * (fieldHintProblems).
  */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(axeSource);
-  return page.evaluate(async () => {
+  const violations: string[] = await page.evaluate(async () => {
     const axe = (globalThis as any).axe;
     const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa', 'best-practice'];
     const result = await axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
@@ -118,6 +119,48 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
       v.nodes.map((n: any) => `${v.id} (${v.impact}) ${n.target.join(' ')}: ${String(n.failureSummary ?? v.help).replace(/\s+/g, ' ')}`),
     );
   });
+  return [...violations, ...(await fieldHintProblems(page))];
+}
+
+/**
+ * What axe does not check: a field's hint inside its `<label>` (`.field-hint`) must be read as
+ * the control's description, not as part of its name (app/ui/FieldHint.tsx). For each, the
+ * control of its label must name it in aria-describedby, and Chromium's accessibility tree must
+ * give that control the hint as its description and a name without it.
+ */
+async function fieldHintProblems(page: Page): Promise<string[]> {
+  const hints = await page.evaluate(() =>
+    [...(globalThis as any).document.querySelectorAll('label .field-hint')].map((hint: any, index: number) => {
+      const control = hint.closest('label').querySelector('input, textarea, select');
+      control?.setAttribute('data-hint-check', String(index));
+      const text = String(hint.textContent ?? '')
+        .replace(/\s+/g, ' ')
+        .trim();
+      const described = Boolean(control && hint.id && (control.getAttribute('aria-describedby') ?? '').split(/\s+/).includes(hint.id));
+      return { index, text, described, hasControl: Boolean(control) };
+    }),
+  );
+  if (hints.length === 0) return [];
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const problems: string[] = [];
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    for (const hint of hints) {
+      if (!hint.hasControl) continue;
+      if (!hint.described) problems.push(`field-hint "${hint.text}": its control does not name it in aria-describedby`);
+      const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: `[data-hint-check="${hint.index}"]` });
+      const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { nodeId, fetchRelatives: false });
+      const name = String(nodes[0]?.name?.value ?? '');
+      const description = String(nodes[0]?.description?.value ?? '')
+        .replace(/\s+/g, ' ')
+        .trim();
+      if (name.includes(hint.text)) problems.push(`field-hint "${hint.text}": part of the control's name "${name}"`);
+      if (description !== hint.text) problems.push(`field-hint "${hint.text}": the control's description is "${description}"`);
+    }
+    return problems;
+  } finally {
+    await cdp.detach();
+  }
 }
 
 /** A customer's website on an origin of its own (127.0.0.1, a free port); `url` ends in `/`. */
