@@ -20,7 +20,7 @@ import type { Deps } from '../core/deps.ts';
 import { CallerChanged, HttpError, validationError, type ValidationIssue } from '../core/errors.ts';
 import type { Visitor } from '../core/commands/visitors.ts';
 import { authenticate, bearerToken, verifyCaller, type Caller } from './middlewares/auth.ts';
-import { assertChecked, forgetCaller, wasRemembered } from './middlewares/remembered-callers.ts';
+import { assertChecked, forgetCaller, unverifiedGeneration } from './middlewares/remembered-callers.ts';
 import { authenticateVisitor } from './middlewares/visitor-auth.ts';
 import { toValidationIssues, type Source } from './validation.ts';
 import { unsafeInputIssues } from './input-guard.ts';
@@ -220,9 +220,10 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
     } catch (error) {
       // A remembered caller changed (signed out, role or team visibility changed…): nothing was
       // written; the request goes as it would have with a fresh authentication. So does a refusal
-      // a remembered caller met (a role's 403, a 404): it is answered as a fresh caller would be.
-      const remembered = caller !== null && wasRemembered(caller as Caller);
-      if (!(error instanceof CallerChanged) && !(remembered && error instanceof HttpError)) throw error;
+      // a remembered caller met before any check of it (a role's 403, a 404): it is answered as a
+      // fresh caller would be. After a check passed, a refusal is the caller's own.
+      const unchecked = caller !== null && route.auth === 'user' && unverifiedGeneration(caller as Caller) !== null;
+      if (!(error instanceof CallerChanged) && !(unchecked && error instanceof HttpError)) throw error;
       forgetCaller(bearerToken(ctx));
       result = await run(await authenticateCaller(route, ctx, deps, false));
     }

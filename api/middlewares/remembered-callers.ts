@@ -3,7 +3,8 @@
  * on the hot path (the agent reply) takes its caller without a query: the write itself checks,
  * in its own statement, that the caller is still who authentication found (auth.ts
  * `callerCheck`), and writes nothing otherwise (then the route authenticates afresh and runs
- * again: api/route.ts, which does the same before answering a remembered caller with an error).
+ * again: api/route.ts, which does the same before answering an unchecked remembered caller
+ * with an error).
  * A remembered caller is only ever used by such a route, and that route
  * is held to it: a remembered caller whose route answered without checking it is an error
  * (`assertChecked`), so a route that forgot fails its tests instead of trusting a stale caller.
@@ -49,9 +50,6 @@ export function unverifiedGeneration(caller: Caller): number | null {
   const state = handedOut.get(caller);
   return state && !state.checked ? state.gen : null;
 }
-
-/** Whether this caller was handed out from memory (checked since or not). */
-export const wasRemembered = (caller: Caller): boolean => handedOut.has(caller);
 
 /** Marks a caller from memory as checked (its check is part of a statement about to run). */
 export function markChecked(caller: Caller): void {
