@@ -209,9 +209,10 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
       // names one in its path, as another business's is (core/domain/team-visibility.ts).
       const conversationId = (params as { conversation_id?: unknown } | undefined)?.conversation_id;
       if (member?.teamScoped && typeof conversationId === 'string') await requireVisible(deps.db, member, conversationId);
-      const verify = () => (route.auth === 'user' ? verifyCaller(deps.db, caller as Caller) : Promise.resolve());
+      // Both do nothing for a caller not taken from memory (a visitor's, or one authenticated now).
+      const verify = () => verifyCaller(deps.db, caller as Caller);
       const result = await route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx, verifyCaller: verify });
-      if (route.auth === 'user') assertChecked(caller as Caller, `${route.method.toUpperCase()} ${route.path}`);
+      assertChecked(caller as Caller, `${route.method.toUpperCase()} ${route.path}`);
       return result;
     };
     let result: unknown;
@@ -222,7 +223,7 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
       // written; the request goes as it would have with a fresh authentication. So does a refusal
       // a remembered caller met before any check of it (a role's 403, a 404): it is answered as a
       // fresh caller would be. After a check passed, a refusal is the caller's own.
-      const unchecked = caller !== null && route.auth === 'user' && unverifiedGeneration(caller as Caller) !== null;
+      const unchecked = caller !== null && unverifiedGeneration(caller as Caller) !== null;
       if (!(error instanceof CallerChanged) && !(unchecked && error instanceof HttpError)) throw error;
       forgetCaller(bearerToken(ctx));
       result = await run(await authenticateCaller(route, ctx, deps, false));

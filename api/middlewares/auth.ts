@@ -34,6 +34,9 @@ export type { Caller, Role } from '../caller.ts';
 /** Over `m` (team_members) and `s` (its business's assignment_settings, left joined): team-scoped visibility applies. */
 const teamScoped = sql.fragment`coalesce(m.role = 'agent' and s.team_visibility, false)`;
 
+/** Over `users u` and `businesses b` (left joined): the business requires two-factor sign-in and the user has not set it up. */
+const twoFactorOwed = sql.fragment`coalesce(b.require_two_factor and u.two_factor_secret is null, false)`;
+
 const callerRow = z.object({
   id: z.string(),
   email: z.string(),
@@ -118,23 +121,23 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
   // No header at all is "Not authenticated"; any header that is not a usable bearer token
   // (another scheme, `Bearer` alone, a malformed or bad token) is "Could not validate credentials".
   if (!header) throw notAuthenticated();
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!match) throw invalidCredentials();
-  if (isApiKeyText(match[1])) {
+  const token = bearerToken(ctx);
+  if (!token) throw invalidCredentials();
+  if (isApiKeyText(token)) {
     // Account routes (sign out, password, /auth/me) are a person's: a key is no credential there.
     if (!options.apiKeys) throw invalidCredentials();
-    return authenticateApiKey(db, match[1]);
+    return authenticateApiKey(db, token);
   }
-  const claims = await verifyAccessToken(key, match[1]);
+  const claims = await verifyAccessToken(key, token);
   if (claims && options.remembered) {
-    const known = recallCaller(match[1]);
+    const known = recallCaller(token);
     if (known) return known;
   }
   if (!claims || !z.uuid().safeParse(claims.sub).success || !z.uuid().safeParse(claims.jti).success) throw invalidCredentials();
   const row = await db.maybeOne(
     prepared(sql.type(callerRow)`
     select u.id, u.email, u.full_name, m.id as member_id, m.business_id, m.role, m.agent_number, ${teamScoped} as team_scoped,
-      coalesce(b.require_two_factor and u.two_factor_secret is null, false) as two_factor_setup_required
+      ${twoFactorOwed} as two_factor_setup_required
     from users u
     left join team_members m on m.user_id = u.id and m.is_active
     left join businesses b on b.id = m.business_id
@@ -161,7 +164,7 @@ export async function authenticate(ctx: Context, db: Queryable, key: Uint8Array,
         : null,
     ...(row.two_factor_setup_required ? { twoFactorSetupRequired: true } : {}),
   };
-  rememberCaller(match[1], caller, claims.gen);
+  rememberCaller(token, caller, claims.gen);
   return caller;
 }
 
@@ -189,7 +192,7 @@ export function callerCheck(caller: Caller): FragmentSqlToken {
     left join assignment_settings s on s.business_id = m.business_id
     where ${sessionValid({ sub: caller.userId, gen, jti: caller.jti })}
       and m.id = ${member.id} and m.business_id = ${member.businessId} and m.role = ${member.role}
-      and ${teamScoped} = ${member.teamScoped} and not coalesce(b.require_two_factor and u.two_factor_secret is null, false))`;
+      and ${teamScoped} = ${member.teamScoped} and not ${twoFactorOwed})`;
 }
 
 /** For a route taking remembered callers, before a write that does not check the caller itself: CallerChanged unless still valid. */

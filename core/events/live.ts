@@ -6,8 +6,9 @@
  * and no locks; a read that fails there loses live events (a dashboard refresh), never the
  * write. (The agent reply is the one exception, for its speed: its own statement reads the
  * conversation's list entry as it leaves it, core/reads/conversations.ts writtenEntry, and
- * hands over the built event.) However many events a call publishes (an inbound batch), it reads a fixed number of
- * queries per business: one for the messages, four for the conversations, one for the mentions.
+ * hands over the built event.) However many events a call publishes (an inbound batch), it
+ * reads a fixed number of queries per business: one for the messages, four for the
+ * conversations, one for the mentions.
  * Those reads also say where the events may go under team-scoped visibility, so that costs no
  * further query, the setting off or on; only an event whose conversation nothing read (one the
  * command built itself and gave no `Audience` for) costs one query for its business.

@@ -74,6 +74,12 @@ function partOf(row: Record<string, unknown>, part: string, schema: z.ZodObject)
   return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, row[`${part}.${name}`]]));
 }
 
+/** The relation `ids` (id, business_id, customer_id, policy_id) the extras are read over, from the conversations row `alias`. */
+const idsOf = (alias: string) => {
+  const c = (column: string) => sql.identifier([alias, column]);
+  return sql.fragment`cross join lateral (select ${c('id')} as id, ${c('business_id')} as business_id, ${c('customer_id')} as customer_id, ${c('sla_policy_id')} as policy_id) ids`;
+};
+
 /** The label names of the conversation `ids.id`, alphabetical, as the column `label_names`. */
 const labelNamesColumn = sql.fragment`
   (select coalesce(array_agg(l.name order by lower(l.name)), '{}')
@@ -101,13 +107,14 @@ type ListExtras = z.infer<z.ZodObject<typeof extrasFields>> & Record<string, unk
  * What every presentation of a conversation carries beside its row and messages, from its extras
  * (none: read as a conversation with no customer, labels or messages).
  */
-function partsOf(r: ConversationRow, extra: ListExtras | undefined) {
+function partsOf(r: ConversationRow, extra: ListExtras | undefined, written?: { last: Message }) {
   const customer = extra ? partOf(extra, 'customer', customerRow) : null;
-  const last = extra ? partOf(extra, 'last', messageRow) : null;
+  // A statement's own write (writtenEntry) names its latest message; a read has its `last.*` columns.
+  const last = written ? null : extra ? partOf(extra, 'last', messageRow) : null;
   return {
     customer: customer ? presentCustomer(customerRow.parse(customer)) : null,
     labels: extra?.label_names ?? [],
-    last: last ? presentMessage(messageRow.parse(last)) : null,
+    last: written ? written.last : last ? presentMessage(messageRow.parse(last)) : null,
     levels: serviceLevelsOf(r, extra),
   };
 }
@@ -158,7 +165,7 @@ const itemsByIds = <T extends z.ZodObject>(row: T, audience: boolean, businessId
   prepared(sql.type(row)`
     select ${conversationColumns}, ${audience ? sql.fragment`${audienceColumns('c')},` : sql.fragment``} ${extrasColumns}
     from conversations c
-    cross join lateral (select c.id, c.business_id, c.customer_id, c.sla_policy_id as policy_id) ids
+    ${idsOf('c')}
     ${extrasJoins}
     where c.business_id = ${businessId} and c.id = any(${sql.array([...new Set(ids)], 'uuid')})`);
 
@@ -183,8 +190,7 @@ export async function conversationListItems(q: Queryable, businessId: string, id
 export const writtenEntry = (alias: string) => sql.fragment`
   select ${partColumns(alias, 'conversation', conversationRow)}, ${partColumns('cux', 'customer', customerRow)}, ${labelNamesColumn}, ${slaExtrasColumns}
   from ${sql.identifier([alias])}
-  cross join lateral (select ${sql.identifier([alias, 'id'])} as id, ${sql.identifier([alias, 'business_id'])} as business_id,
-    ${sql.identifier([alias, 'customer_id'])} as customer_id, ${sql.identifier([alias, 'sla_policy_id'])} as policy_id) ids
+  ${idsOf(alias)}
   ${customerJoin}`;
 
 const writtenExtras = z.object(extrasFields).catchall(z.unknown());
@@ -194,15 +200,8 @@ export function writtenListEntry(row: Record<string, unknown>, last: Message): C
   const written = partOf(row, 'conversation', conversationRow);
   if (!written) return null;
   const conversation = conversationRow.parse(written);
-  const extras = writtenExtras.parse(row);
-  const customer = partOf(row, 'customer', customerRow);
-  return presentConversationListItem(
-    conversation,
-    customer ? presentCustomer(customerRow.parse(customer)) : null,
-    extras.label_names,
-    last,
-    serviceLevelsOf(conversation, extras),
-  );
+  const parts = partsOf(conversation, writtenExtras.parse(row), { last });
+  return presentConversationListItem(conversation, parts.customer, parts.labels, parts.last, parts.levels);
 }
 
 const conversationWithAudience = conversationRow.extend(audienceFields).extend(extrasFields).catchall(z.unknown());
