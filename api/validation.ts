@@ -73,11 +73,11 @@ function issueType(issue: z.core.$ZodIssue & { input?: unknown }): string {
     case 'too_small':
       if (issue.origin === 'string') return 'string_too_short';
       if (issue.origin === 'array' || issue.origin === 'set') return 'too_short';
-      return 'greater_than_equal';
+      return issue.inclusive === false ? 'greater_than' : 'greater_than_equal';
     case 'too_big':
       if (issue.origin === 'string') return 'string_too_long';
       if (issue.origin === 'array' || issue.origin === 'set') return 'too_long';
-      return 'less_than_equal';
+      return issue.inclusive === false ? 'less_than' : 'less_than_equal';
     case 'invalid_format':
       return issue.format === 'uuid' || issue.format === 'guid' ? 'uuid_parsing' : 'value_error';
     case 'invalid_value':
@@ -90,10 +90,32 @@ function issueType(issue: z.core.$ZodIssue & { input?: unknown }): string {
   }
 }
 
+const plural = (n: number | bigint, word: string) => `${n} ${word}${Number(n) === 1 ? '' : 's'}`;
+
+/**
+ * A size limit said as people (and FastAPI-style clients) read it: "String should have at least
+ * 1 character", not zod's "Too small: expected string to have >=1 characters". A message the
+ * schema gave itself is kept.
+ */
+function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string | null {
+  if (!/^Too (small|big)/.test(issue.message)) return null;
+  const small = issue.code === 'too_small';
+  const limit = small ? issue.minimum : issue.maximum;
+  const bound = small ? 'at least' : 'at most';
+  if (issue.origin === 'string') return `String should have ${bound} ${plural(limit, 'character')}`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `List should have ${bound} ${plural(limit, 'item')}`;
+  if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') {
+    const inclusive = issue.inclusive !== false;
+    return `Input should be ${small ? 'greater' : 'less'} than ${inclusive ? 'or equal to ' : ''}${limit}`;
+  }
+  return null;
+}
+
 function issueMessage(issue: z.core.$ZodIssue & { input?: unknown }, type: string): string {
   if (type === 'missing') return 'Field required';
   if (type === 'uuid_parsing') return 'Input should be a valid UUID';
   if (type === 'int_parsing') return 'Input should be a valid integer';
+  if (issue.code === 'too_small' || issue.code === 'too_big') return sizeMessage(issue) ?? issue.message;
   return issue.message;
 }
 

@@ -5,21 +5,40 @@
  */
 import { token } from './session-token.ts';
 
+/**
+ * A refused request: its status, the API's message, and for a validation error (422) the
+ * message of each field it names, keyed by the field's path without its source ("email",
+ * "config.phone_number_id"), for the form to show beside the field.
+ */
 export class ApiError extends Error {
   status: number;
-  constructor(status: number, message: string) {
+  fields: Readonly<Record<string, string>>;
+  constructor(status: number, message: string, fields: Record<string, string> = {}) {
     super(message);
     this.status = status;
+    this.fields = fields;
   }
 }
 
-type ErrorBody = { detail?: string | { loc: (string | number)[]; msg: string }[]; message?: string };
+type Issue = { loc: (string | number)[]; msg: string };
+type ErrorBody = { detail?: string | Issue[]; message?: string };
 
-function messageOf(status: number, body: ErrorBody | null): string {
-  if (body?.message) return body.message; // plan errors
-  if (typeof body?.detail === 'string') return body.detail;
-  if (Array.isArray(body?.detail)) return body.detail.map((d) => `${String(d.loc[d.loc.length - 1])}: ${d.msg}`).join('; ');
-  return status >= 500 ? 'Parley could not do that right now. Try again in a moment.' : `Request failed (${status})`;
+/** "email" for `loc: ["body", "email"]`, "config.token" for `["body", "config", "token"]`; null for the body as a whole. */
+const fieldOf = (issue: Issue): string | null => (issue.loc.length > 1 ? issue.loc.slice(1).join('.') : null);
+
+function errorOf(status: number, body: ErrorBody | null): ApiError {
+  if (body?.message) return new ApiError(status, body.message); // plan errors
+  if (typeof body?.detail === 'string') return new ApiError(status, body.detail);
+  if (Array.isArray(body?.detail)) {
+    const fields: Record<string, string> = {};
+    for (const issue of body.detail) {
+      const field = fieldOf(issue);
+      // Shown as a sentence under the field ("value is not a valid email address" is pydantic's wording).
+      if (field && !(field in fields)) fields[field] = issue.msg.charAt(0).toUpperCase() + issue.msg.slice(1);
+    }
+    return new ApiError(status, body.detail.map((d) => `${String(d.loc[d.loc.length - 1])}: ${d.msg}`).join('; '), fields);
+  }
+  return new ApiError(status, status >= 500 ? 'Parley could not do that right now. Try again in a moment.' : `Request failed (${status})`);
 }
 
 /** Called on a 401 with a token: set by the session. */
@@ -65,7 +84,7 @@ async function exchange<T>(method: string, path: string, body?: unknown, init: {
   // Only a refusal of the token still in use signs out: an answer to a request sent with a token
   // replaced meanwhile (a password change hands this tab a new one) says nothing about the new one.
   if (response.status === 401 && headers.authorization && headers.authorization === `Bearer ${token.value}`) onUnauthorized();
-  if (!response.ok) throw new ApiError(response.status, messageOf(response.status, parsed));
+  if (!response.ok) throw errorOf(response.status, parsed);
   return { body: parsed as T, headers: response.headers };
 }
 
@@ -84,10 +103,7 @@ export async function download(path: string, fallbackName: string): Promise<void
   if (!response.ok) {
     const text = await response.text();
     if (response.status === 401 && headers.authorization === `Bearer ${token.value}`) onUnauthorized();
-    throw new ApiError(
-      response.status,
-      messageOf(response.status, (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null),
-    );
+    throw errorOf(response.status, (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null);
   }
   const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
   const url = URL.createObjectURL(await response.blob());

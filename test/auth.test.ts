@@ -158,6 +158,13 @@ test('register validates every field with 422', async (t) => {
     t.is(await userCount(email), 0);
     t.is((await mailJobsTo(email)).length, 0, 'a refused register enqueues no mail');
   }
+  // The reasons read as sentences: the app shows them under the field.
+  const blank = await register({ email: uniqueEmail('blank'), full_name: '   ', password: PASSWORD });
+  t.is(blank.body.detail[0].msg, 'String should have at least 1 character');
+  const long = await register({ email: uniqueEmail('long'), full_name: 'n'.repeat(101), password: PASSWORD });
+  t.is(long.body.detail[0].msg, 'String should have at most 100 characters');
+  const short = await register({ email: uniqueEmail('short'), full_name: 'Ada', password: 'short77' });
+  t.is(short.body.detail[0].msg, 'String should have at least 8 characters');
 });
 
 test('register accepts the boundaries: 8 characters, 72 bytes, a 100-character name', async (t) => {

@@ -14,17 +14,35 @@ export function Onboarding() {
   const [name, setName] = useState('');
   const [website, setWebsite] = useState('');
   const [teamSize, setTeamSize] = useState('');
-  const { busy, error, onSubmit } = useAction(async () => {
-    await api.post('/api/v1/business', { name, website, team_size: teamSize });
-    await loadMe();
-    navigate('/app/inbox', { replace: true });
-  });
+  const { busy, error, fieldErrors, onSubmit } = useAction(
+    async () => {
+      await api.post('/api/v1/business', { name, website, team_size: teamSize });
+      await loadMe();
+      navigate('/app/inbox', { replace: true });
+    },
+    { fields: ['name', 'website'] },
+  );
   const email = me.value?.user.email;
   return (
     <AuthLayout title="Set up your workspace" subtitle="Your team's shared inbox. You can change these later.">
       <form onSubmit={onSubmit} class="stack">
-        <Field label="Workspace name" required maxLength={100} placeholder="Acme Support" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <Field label="Website" maxLength={200} placeholder="acme.com (optional)" value={website} onInput={(e) => setWebsite(e.currentTarget.value)} />
+        <Field
+          label="Workspace name"
+          error={fieldErrors.name}
+          required
+          maxLength={100}
+          placeholder="Acme Support"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <Field
+          label="Website"
+          error={fieldErrors.website}
+          maxLength={200}
+          placeholder="acme.com (optional)"
+          value={website}
+          onInput={(e) => setWebsite(e.currentTarget.value)}
+        />
         <label class="field">
           <span class="field-label">Team size</span>
           <select class="input" value={teamSize} onChange={(e) => setTeamSize(e.currentTarget.value)}>

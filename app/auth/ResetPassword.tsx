@@ -5,19 +5,22 @@ import { currentLocation, linkClick } from '../router.ts';
 import { afterFirstStep, type SignInAnswer } from './second-step.ts';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
-import { useAction } from '../ui/useAction.ts';
+import { refusal, useAction } from '../ui/useAction.ts';
 import { AuthLayout } from './AuthLayout.tsx';
 
 export function ResetPassword() {
   const token = currentLocation.value.query.get('token');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const { busy, error, onSubmit } = useAction(async (): Promise<void> => {
-    if (password !== repeat) throw new Error('The two passwords differ.');
-    const res = await api.post<SignInAnswer>('/api/v1/auth/password-reset/confirm', { token, password });
-    // Two-factor on: the sign-in page asks for the code next (a mailbox is not a second factor).
-    await afterFirstStep(res);
-  });
+  const { busy, error, fieldErrors, onSubmit } = useAction(
+    async (): Promise<void> => {
+      if (password !== repeat) throw refusal('repeat', 'Not the same as the new password.');
+      const res = await api.post<SignInAnswer>('/api/v1/auth/password-reset/confirm', { token, password });
+      // Two-factor on: the sign-in page asks for the code next (a mailbox is not a second factor).
+      await afterFirstStep(res);
+    },
+    { fields: ['password', 'repeat'] },
+  );
   if (!token) {
     return (
       <AuthLayout title="Reset your password">
@@ -33,6 +36,7 @@ export function ResetPassword() {
       <form onSubmit={onSubmit} class="stack">
         <Field
           label="New password"
+          error={fieldErrors.password}
           type="password"
           autoComplete="new-password"
           required
@@ -42,6 +46,7 @@ export function ResetPassword() {
         />
         <Field
           label="Repeat it"
+          error={fieldErrors.repeat}
           type="password"
           autoComplete="new-password"
           required

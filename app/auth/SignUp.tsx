@@ -12,17 +12,37 @@ export function SignUp() {
   const [fullName, setFullName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, onSubmit } = useAction(async () => {
-    const res = await api.post<{ access_token: string }>('/api/v1/auth/register', { full_name: fullName, email, password });
-    await signedIn(res.access_token);
-  });
+  const { busy, error, fieldErrors, onSubmit } = useAction(
+    async () => {
+      const res = await api.post<{ access_token: string }>('/api/v1/auth/register', { full_name: fullName, email, password });
+      await signedIn(res.access_token);
+    },
+    { fields: ['full_name', 'email', 'password'] },
+  );
   return (
     <AuthLayout title="Create your account" subtitle="Free to start. Set up your inbox in two minutes.">
       <form onSubmit={onSubmit} class="stack">
-        <Field label="Full name" autoComplete="name" required maxLength={100} value={fullName} onInput={(e) => setFullName(e.currentTarget.value)} />
-        <Field label="Email" type="email" autoComplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <Field
+          label="Full name"
+          error={fieldErrors.full_name}
+          autoComplete="name"
+          required
+          maxLength={100}
+          value={fullName}
+          onInput={(e) => setFullName(e.currentTarget.value)}
+        />
+        <Field
+          label="Email"
+          error={fieldErrors.email}
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
         <Field
           label="Password"
+          error={fieldErrors.password}
           type="password"
           autoComplete="new-password"
           required

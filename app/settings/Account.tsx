@@ -15,20 +15,24 @@ function ChangePassword() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
-  const { busy, error, onSubmit } = useAction(async () => {
-    setDone(false);
-    const res = await api.post<{ access_token: string }>('/api/v1/auth/password', { current_password: current, new_password: next });
-    // Every other session ended: this tab carries on with the new token.
-    storeToken(res.access_token);
-    setCurrent('');
-    setNext('');
-    setDone(true);
-  });
+  const { busy, error, fieldErrors, onSubmit } = useAction(
+    async () => {
+      setDone(false);
+      const res = await api.post<{ access_token: string }>('/api/v1/auth/password', { current_password: current, new_password: next });
+      // Every other session ended: this tab carries on with the new token.
+      storeToken(res.access_token);
+      setCurrent('');
+      setNext('');
+      setDone(true);
+    },
+    { fields: ['current_password', 'new_password'] },
+  );
   return (
     <form class="card stack" onSubmit={onSubmit} aria-label="Change password">
       <h3 class="subhead">Change password</h3>
       <Field
         label="Current password"
+        error={fieldErrors.current_password}
         type="password"
         autoComplete="current-password"
         required
@@ -37,6 +41,7 @@ function ChangePassword() {
       />
       <Field
         label="New password"
+        error={fieldErrors.new_password}
         type="password"
         autoComplete="new-password"
         required

@@ -22,12 +22,15 @@ export function ApiKeys() {
   const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
   const load = () => api.get<ApiKey[]>('/api/v1/api-keys?limit=100').then(setKeys, (e: Error) => setError(e.message));
   useEffect(() => void load(), []);
-  const create = useAction(async () => {
-    const made = await api.post<ApiKey & { key: string }>('/api/v1/api-keys', { name, scopes });
-    setShown({ name: made.name, key: made.key });
-    setName('');
-    await load();
-  });
+  const create = useAction(
+    async () => {
+      const made = await api.post<ApiKey & { key: string }>('/api/v1/api-keys', { name, scopes });
+      setShown({ name: made.name, key: made.key });
+      setName('');
+      await load();
+    },
+    { fields: ['name'] },
+  );
   const revoke = useAction(async (k: ApiKey) => {
     await api.delete(`/api/v1/api-keys/${k.id}`);
     await load();
@@ -79,7 +82,15 @@ export function ApiKeys() {
       <Notice>{revoke.error}</Notice>
       <h3 class="subhead">Create a key</h3>
       <form class="card stack" onSubmit={create.onSubmit} aria-label="New API key form">
-        <Field label="Name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="CRM sync" />
+        <Field
+          label="Name"
+          error={create.fieldErrors.name}
+          required
+          maxLength={100}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          placeholder="CRM sync"
+        />
         <fieldset class="stack-tight">
           <legend class="field-label">Scopes</legend>
           {SCOPES.map((s) => (

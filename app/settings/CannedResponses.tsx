@@ -26,14 +26,18 @@ function CannedForm({
 }) {
   const contentHint = useId();
   const [draft, setDraft] = useState(initial);
-  const act = useAction(async () => {
-    await onSave(draft);
-    if (!onCancel) setDraft(initial);
-  });
+  const act = useAction(
+    async () => {
+      await onSave(draft);
+      if (!onCancel) setDraft(initial);
+    },
+    { fields: ['short_code'] },
+  );
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label={onCancel ? `Edit /${initial.short_code}` : 'New canned response'}>
       <Field
         label="Short code"
+        error={act.fieldErrors.short_code}
         required
         maxLength={50}
         pattern="[^\s]+"

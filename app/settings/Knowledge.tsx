@@ -30,28 +30,37 @@ function NewArticle({ onSaved }: { onSaved: () => void }) {
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
   const [tags, setTags] = useState('');
-  const act = useAction(async () => {
-    await api.post('/api/v1/kb/articles', {
-      title,
-      content,
-      tags: tags
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean),
-    });
-    setTitle('');
-    setContent('');
-    setTags('');
-    onSaved();
-  });
+  const act = useAction(
+    async () => {
+      await api.post('/api/v1/kb/articles', {
+        title,
+        content,
+        tags: tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
+      });
+      setTitle('');
+      setContent('');
+      setTags('');
+      onSaved();
+    },
+    { fields: ['title', 'tags'] },
+  );
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label="New article">
-      <Field label="Title" required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+      <Field label="Title" error={act.fieldErrors.title} required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
       <label class="field">
         <span class="field-label">Content</span>
         <textarea class="input" rows={6} required value={content} onInput={(e) => setContent(e.currentTarget.value)} />
       </label>
-      <Field label="Tags" placeholder="shipping, returns (optional)" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
+      <Field
+        label="Tags"
+        error={act.fieldErrors.tags}
+        placeholder="shipping, returns (optional)"
+        value={tags}
+        onInput={(e) => setTags(e.currentTarget.value)}
+      />
       <Notice>{act.error}</Notice>
       <div class="row-end">
         <button class="btn primary" type="submit" disabled={act.busy}>

@@ -24,21 +24,31 @@ function LabelForm({
   onCancel?: () => void;
 }) {
   const [draft, setDraft] = useState(initial);
-  const act = useAction(async () => {
-    await onSave(draft);
-    if (!onCancel) setDraft(initial);
-  });
+  const act = useAction(
+    async () => {
+      await onSave(draft);
+      if (!onCancel) setDraft(initial);
+    },
+    { fields: ['name', 'description'] },
+  );
   const set = (k: keyof Draft) => (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [k]: e.currentTarget.value });
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label={onCancel ? `Edit ${initial.name}` : 'New label'}>
       <div class="label-form-row">
-        <Field label="Name" required maxLength={50} value={draft.name} onInput={set('name')} placeholder="billing" />
+        <Field label="Name" error={act.fieldErrors.name} required maxLength={50} value={draft.name} onInput={set('name')} placeholder="billing" />
         <label class="field color-field">
           <span class="field-label">Color</span>
           <input class="input color-input" type="color" aria-label="Color" value={draft.color} onInput={set('color')} />
         </label>
       </div>
-      <Field label="Description" maxLength={200} value={draft.description} onInput={set('description')} placeholder="What this label means (optional)" />
+      <Field
+        label="Description"
+        error={act.fieldErrors.description}
+        maxLength={200}
+        value={draft.description}
+        onInput={set('description')}
+        placeholder="What this label means (optional)"
+      />
       <Notice>{act.error}</Notice>
       <div class="row-end">
         {onCancel && (

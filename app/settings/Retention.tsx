@@ -28,11 +28,14 @@ export function Retention() {
     [],
   );
   const mayChange = can('retention.update');
-  const save = useAction(async () => {
-    setSaved(false);
-    setData(await api.patch<RetentionSettings>('/api/v1/settings/retention', { days: keep === 'forever' ? null : Number(days) }));
-    setSaved(true);
-  });
+  const save = useAction(
+    async () => {
+      setSaved(false);
+      setData(await api.patch<RetentionSettings>('/api/v1/settings/retention', { days: keep === 'forever' ? null : Number(days) }));
+      setSaved(true);
+    },
+    { fields: ['days'] },
+  );
   return (
     <Section
       title="Data retention"
@@ -41,14 +44,7 @@ export function Retention() {
       loading={!data}
     >
       {data && (
-        <form
-          class="card stack"
-          aria-label="Data retention"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save.run();
-          }}
-        >
+        <form class="card stack" aria-label="Data retention" onSubmit={save.onSubmit}>
           <label class="check">
             <input type="radio" name="keep" checked={keep === 'forever'} disabled={!mayChange} onChange={() => setKeep('forever')} /> Keep them forever
           </label>
@@ -59,6 +55,7 @@ export function Retention() {
           {keep === 'days' && (
             <Field
               label="Days"
+              error={save.fieldErrors.days}
               type="number"
               min={1}
               max={36500}

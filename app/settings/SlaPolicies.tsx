@@ -65,20 +65,50 @@ function PolicyForm({
   onCancel?: () => void;
 }) {
   const [draft, setDraft] = useState(initial);
-  const act = useAction(async () => {
-    await onSave(draft);
-    if (!onCancel) setDraft(initial);
-  });
+  const act = useAction(
+    async () => {
+      await onSave(draft);
+      if (!onCancel) setDraft(initial);
+    },
+    { fields: ['name', 'first_response_minutes', 'next_response_minutes', 'resolution_minutes'] },
+  );
   const text = (k: 'name' | 'first' | 'next' | 'resolution') => (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [k]: e.currentTarget.value });
   const toggle = (list: 'channelIds' | 'labels', value: string) =>
     setDraft({ ...draft, [list]: draft[list].includes(value) ? draft[list].filter((v) => v !== value) : [...draft[list], value] });
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label={onCancel ? `Edit ${initial.name}` : 'New SLA policy'}>
-      <Field label="Name" required maxLength={100} value={draft.name} onInput={text('name')} placeholder="Standard" />
+      <Field label="Name" error={act.fieldErrors.name} required maxLength={100} value={draft.name} onInput={text('name')} placeholder="Standard" />
       <div class="sla-targets">
-        <Field label="First response (minutes)" type="number" min={1} max={525600} value={draft.first} onInput={text('first')} placeholder="none" />
-        <Field label="Next response (minutes)" type="number" min={1} max={525600} value={draft.next} onInput={text('next')} placeholder="none" />
-        <Field label="Resolution (minutes)" type="number" min={1} max={525600} value={draft.resolution} onInput={text('resolution')} placeholder="none" />
+        <Field
+          label="First response (minutes)"
+          error={act.fieldErrors.first_response_minutes}
+          type="number"
+          min={1}
+          max={525600}
+          value={draft.first}
+          onInput={text('first')}
+          placeholder="none"
+        />
+        <Field
+          label="Next response (minutes)"
+          error={act.fieldErrors.next_response_minutes}
+          type="number"
+          min={1}
+          max={525600}
+          value={draft.next}
+          onInput={text('next')}
+          placeholder="none"
+        />
+        <Field
+          label="Resolution (minutes)"
+          error={act.fieldErrors.resolution_minutes}
+          type="number"
+          min={1}
+          max={525600}
+          value={draft.resolution}
+          onInput={text('resolution')}
+          placeholder="none"
+        />
       </div>
       <label class="check">
         <input type="checkbox" checked={draft.hoursOnly} onChange={(e) => setDraft({ ...draft, hoursOnly: e.currentTarget.checked })} />

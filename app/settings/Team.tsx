@@ -15,18 +15,22 @@ function InviteForm() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'agent' | 'admin'>('agent');
   const [done, setDone] = useState<string | null>(null);
-  const act = useAction(async () => {
-    setDone(null);
-    await api.post(`/api/v1/team/invite?email=${encodeURIComponent(email.trim())}&role=${role}`);
-    setDone(`${email.trim()} joined the team and got an e-mail with the link to sign in.`);
-    setEmail('');
-    await loadMembers();
-  });
+  const act = useAction(
+    async () => {
+      setDone(null);
+      await api.post(`/api/v1/team/invite?email=${encodeURIComponent(email.trim())}&role=${role}`);
+      setDone(`${email.trim()} joined the team and got an e-mail with the link to sign in.`);
+      setEmail('');
+      await loadMembers();
+    },
+    { fields: ['email'] },
+  );
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label="Invite a teammate">
       <div class="row">
         <Field
           label="Teammate's e-mail"
+          error={act.fieldErrors.email}
           type="email"
           required
           value={email}

@@ -28,15 +28,25 @@ function TeamForm({
   onCancel?: () => void;
 }) {
   const [draft, setDraft] = useState(initial);
-  const act = useAction(async () => {
-    await onSave(draft);
-    if (!onCancel) setDraft(initial);
-  });
+  const act = useAction(
+    async () => {
+      await onSave(draft);
+      if (!onCancel) setDraft(initial);
+    },
+    { fields: ['name', 'description'] },
+  );
   const set = (k: keyof Draft) => (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [k]: e.currentTarget.value });
   return (
     <form class="card stack" onSubmit={act.onSubmit} aria-label={onCancel ? `Edit ${initial.name}` : 'New team'}>
-      <Field label="Name" required maxLength={80} value={draft.name} onInput={set('name')} placeholder="Billing" />
-      <Field label="Description" maxLength={500} value={draft.description} onInput={set('description')} placeholder="What this team handles (optional)" />
+      <Field label="Name" error={act.fieldErrors.name} required maxLength={80} value={draft.name} onInput={set('name')} placeholder="Billing" />
+      <Field
+        label="Description"
+        error={act.fieldErrors.description}
+        maxLength={500}
+        value={draft.description}
+        onInput={set('description')}
+        placeholder="What this team handles (optional)"
+      />
       <Notice>{act.error}</Notice>
       <div class="row-end">
         {onCancel && (

@@ -86,12 +86,15 @@ export function Webhooks() {
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const load = () => api.get<Webhook[]>('/api/v1/webhooks?limit=100').then(setHooks, (e: Error) => setError(e.message));
   useEffect(() => void load(), []);
-  const create = useAction(async () => {
-    const made = await api.post<Webhook & { secret: string }>('/api/v1/webhooks', { url, events });
-    setSecret({ url: made.url, secret: made.secret });
-    setUrl('');
-    await load();
-  });
+  const create = useAction(
+    async () => {
+      const made = await api.post<Webhook & { secret: string }>('/api/v1/webhooks', { url, events });
+      setSecret({ url: made.url, secret: made.secret });
+      setUrl('');
+      await load();
+    },
+    { fields: ['url'] },
+  );
   const change = useAction(async (w: Webhook, patch: Partial<Webhook>) => {
     await api.patch(`/api/v1/webhooks/${w.id}`, patch);
     await load();
@@ -161,6 +164,7 @@ export function Webhooks() {
       <form class="card stack" onSubmit={create.onSubmit} aria-label="New webhook">
         <Field
           label="URL"
+          error={create.fieldErrors.url}
           type="url"
           required
           maxLength={2000}

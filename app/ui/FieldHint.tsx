@@ -8,12 +8,15 @@
  *   const hint = useId();
  *   <label class="field"><span class="field-label">Phone</span>
  *     <input aria-describedby={hint} /><FieldHint id={hint}>With the country code.</FieldHint></label>
+ *
+ * The reason the API refused a field's value is the same kind of text (`error`): shown in the
+ * error colour, its control marked `aria-invalid` and described by it first.
  */
 import type { ComponentChildren } from 'preact';
 
-export function FieldHint({ id, children }: { id: string; children: ComponentChildren }) {
+export function FieldHint({ id, error, children }: { id: string; error?: boolean; children: ComponentChildren }) {
   return (
-    <span class="field-hint" id={id} aria-hidden="true">
+    <span class={error ? 'field-hint field-error' : 'field-hint'} id={id} aria-hidden="true">
       {children}
     </span>
   );

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -155,11 +156,40 @@ async function fieldHintProblems(page: Page): Promise<string[]> {
         .replace(/\s+/g, ' ')
         .trim();
       if (name.includes(hint.text)) problems.push(`field-hint "${hint.text}": part of the control's name "${name}"`);
-      if (description !== hint.text) problems.push(`field-hint "${hint.text}": the control's description is "${description}"`);
+      // A field refused by the API is described by its reason and its hint together.
+      if (!description.includes(hint.text)) problems.push(`field-hint "${hint.text}": the control's description is "${description}"`);
     }
     return problems;
   } finally {
     await cdp.detach();
+  }
+}
+
+/** What a screen reader is told about `control`: its node in Chromium's accessibility tree. */
+export async function accessibleControl(control: Locator): Promise<{ name: string; description: string; invalid: boolean; focused: boolean }> {
+  const page = control.page();
+  const probe = randomUUID();
+  await control.evaluate((element, mark) => element.setAttribute('data-ax-probe', mark), probe);
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: `[data-ax-probe="${probe}"]` });
+    const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { nodeId, fetchRelatives: false });
+    const node = nodes[0];
+    const property = (name: string) => node?.properties?.find((p) => p.name === name)?.value.value;
+    const text = (value: unknown) =>
+      String(value ?? '')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return {
+      name: text(node?.name?.value),
+      description: text(node?.description?.value),
+      invalid: ![undefined, 'false', false].includes(property('invalid') as string | boolean | undefined),
+      focused: property('focused') === true,
+    };
+  } finally {
+    await cdp.detach();
+    await control.evaluate((element) => element.removeAttribute('data-ax-probe'));
   }
 }
 
