@@ -31,6 +31,8 @@ function close(id: string, notice: string): void {
 
 /** Starts following `conversation_hidden` and re-reads that find the open conversation gone; returns the stop function. */
 export function followHidden(): () => void {
+  /** Open conversations a `conversation_hidden` naming none may have taken out of view, while that is checked. */
+  const checking = new Set<string>();
   const stopNotice = effect(() => {
     if (selectedId.value) hiddenNotice.value = null;
   });
@@ -45,13 +47,19 @@ export function followHidden(): () => void {
     }
     const open = selectedId.value;
     if (!open) return;
-    api.get(`/api/v1/conversations/${open}`).catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 404) close(open, LEFT_VIEW);
-    });
+    checking.add(open);
+    api.get(`/api/v1/conversations/${open}`).then(
+      () => checking.delete(open),
+      (error: unknown) => {
+        checking.delete(open);
+        if (error instanceof ApiError && error.status === 404) close(open, LEFT_VIEW);
+      },
+    );
   });
-  // What told the thread to re-read (a reconnect, an event) re-reads the list too.
+  // What told the thread to re-read (a reconnect, an event) re-reads the list too. A re-read
+  // that finds it gone while the event's own check is under way says why the event said.
   const stopGone = onThreadGone((id) => {
-    close(id, GONE);
+    close(id, checking.has(id) ? LEFT_VIEW : GONE);
   });
   return () => {
     stopNotice();
