@@ -9,7 +9,17 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
-import { appPage, artifactDir, browserTest, hasChromium, launchChromium, noteIfSkipped, PHONE, accessibilityViolations } from './helpers/browser.ts';
+import {
+  appPage,
+  artifactDir,
+  browserTest,
+  hasChromium,
+  launchChromium,
+  noteIfSkipped,
+  PHONE,
+  accessibilityViolations,
+  accessibleControl,
+} from './helpers/browser.ts';
 import { waitFor } from './helpers/worker.ts';
 
 noteIfSkipped('app-browser-customers');
@@ -62,7 +72,12 @@ browserTest('customer panel: edit details and attributes, merge a duplicate, exp
   await form.getByLabel('Phone').fill('+1 555 0100');
   await form.getByLabel('E-mail').fill('not-an-address');
   await form.getByRole('button', { name: 'Save' }).click();
-  await form.getByRole('alert').waitFor();
+  await form.getByRole('alert').getByText('Check the marked field.').waitFor();
+  // The form checks nothing itself (noValidate): the API's reason is shown and read at its field.
+  const refused = await accessibleControl(form.getByLabel('E-mail'));
+  t.true(refused.invalid && refused.focused);
+  t.is(refused.description, 'Value is not a valid email address');
+  t.false((await accessibleControl(form.getByLabel('Phone'))).invalid);
   await form.getByLabel('E-mail').fill('casey@carter.example');
   await form.getByRole('button', { name: 'Save' }).click();
   await panel.getByRole('heading', { name: 'Casey Carter' }).waitFor();

@@ -35,19 +35,22 @@ function DetailsForm({ customer, onDone }: { customer: Customer; onDone: () => v
   const [name, setName] = useState(customer.name);
   const [email, setEmail] = useState(customer.email ?? '');
   const [phone, setPhone] = useState(customer.phone ?? '');
-  const save = useAction(async () => {
-    await api.patch(`/api/v1/customers/${customer.id}`, {
-      ...(name.trim() && name.trim() !== customer.name ? { name: name.trim() } : {}),
-      email: email.trim() || null,
-      phone: phone.trim() || null,
-    });
-    onDone();
-  });
+  const save = useAction(
+    async () => {
+      await api.patch(`/api/v1/customers/${customer.id}`, {
+        ...(name.trim() && name.trim() !== customer.name ? { name: name.trim() } : {}),
+        email: email.trim() || null,
+        phone: phone.trim() || null,
+      });
+      onDone();
+    },
+    { fields: ['name', 'email', 'phone'] },
+  );
   return (
     <form class="customer-form stack" onSubmit={save.onSubmit} aria-label="Edit customer" noValidate>
-      <Field label="Name" value={name} maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
-      <Field label="E-mail" type="email" value={email} maxLength={254} onInput={(e) => setEmail(e.currentTarget.value)} />
-      <Field label="Phone" type="tel" value={phone} maxLength={50} onInput={(e) => setPhone(e.currentTarget.value)} />
+      <Field label="Name" error={save.fieldErrors.name} value={name} maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
+      <Field label="E-mail" error={save.fieldErrors.email} type="email" value={email} maxLength={254} onInput={(e) => setEmail(e.currentTarget.value)} />
+      <Field label="Phone" error={save.fieldErrors.phone} type="tel" value={phone} maxLength={50} onInput={(e) => setPhone(e.currentTarget.value)} />
       <Notice>{save.error}</Notice>
       <div class="form-buttons">
         <button class="btn primary small" type="submit" disabled={save.busy}>
