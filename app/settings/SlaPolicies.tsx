@@ -15,6 +15,13 @@ type Draft = { name: string; first: string; next: string; resolution: string; ho
 
 const emptyDraft: Draft = { name: '', first: '60', next: '', resolution: '', hoursOnly: false, channelIds: [], labels: [] };
 const minutes = (v: string) => (v.trim() ? Number(v) : null);
+/** The three targets: the draft's key, the field's label, the API's field. */
+const TARGETS = [
+  ['first', 'First response (minutes)', 'first_response_minutes'],
+  ['next', 'Next response (minutes)', 'next_response_minutes'],
+  ['resolution', 'Resolution (minutes)', 'resolution_minutes'],
+] as const;
+
 const toBody = (d: Draft) => ({
   name: d.name.trim(),
   first_response_minutes: minutes(d.first),
@@ -70,7 +77,7 @@ function PolicyForm({
       await onSave(draft);
       if (!onCancel) setDraft(initial);
     },
-    { fields: ['name', 'first_response_minutes', 'next_response_minutes', 'resolution_minutes'] },
+    { fields: ['name', ...TARGETS.map(([, , field]) => field)] },
   );
   const text = (k: 'name' | 'first' | 'next' | 'resolution') => (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [k]: e.currentTarget.value });
   const toggle = (list: 'channelIds' | 'labels', value: string) =>
@@ -79,36 +86,9 @@ function PolicyForm({
     <form class="card stack" onSubmit={act.onSubmit} aria-label={onCancel ? `Edit ${initial.name}` : 'New SLA policy'}>
       <Field label="Name" error={act.fieldErrors.name} required maxLength={100} value={draft.name} onInput={text('name')} placeholder="Standard" />
       <div class="sla-targets">
-        <Field
-          label="First response (minutes)"
-          error={act.fieldErrors.first_response_minutes}
-          type="number"
-          min={1}
-          max={525600}
-          value={draft.first}
-          onInput={text('first')}
-          placeholder="none"
-        />
-        <Field
-          label="Next response (minutes)"
-          error={act.fieldErrors.next_response_minutes}
-          type="number"
-          min={1}
-          max={525600}
-          value={draft.next}
-          onInput={text('next')}
-          placeholder="none"
-        />
-        <Field
-          label="Resolution (minutes)"
-          error={act.fieldErrors.resolution_minutes}
-          type="number"
-          min={1}
-          max={525600}
-          value={draft.resolution}
-          onInput={text('resolution')}
-          placeholder="none"
-        />
+        {TARGETS.map(([key, label, field]) => (
+          <Field label={label} error={act.fieldErrors[field]} type="number" min={1} max={525600} value={draft[key]} onInput={text(key)} placeholder="none" />
+        ))}
       </div>
       <label class="check">
         <input type="checkbox" checked={draft.hoursOnly} onChange={(e) => setDraft({ ...draft, hoursOnly: e.currentTarget.checked })} />
