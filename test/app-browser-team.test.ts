@@ -11,7 +11,18 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, registerUser, type Account, type Workspace } from './helpers/fixtures.ts';
 import { startTestWorker } from './helpers/worker.ts';
-import { accessibleName, appPage, artifactDir, browserTest, DESKTOP, hasChromium, launchChromium, noteIfSkipped } from './helpers/browser.ts';
+import {
+  accessibilityViolations,
+  accessibleName,
+  appPage,
+  artifactDir,
+  browserTest,
+  DESKTOP,
+  hasChromium,
+  launchChromium,
+  noteIfSkipped,
+  PHONE,
+} from './helpers/browser.ts';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
 
 noteIfSkipped('app-browser-team');
@@ -130,8 +141,32 @@ browserTest('a reply the platform refuses shows failed with its reason', async (
   await shoot(page, 'failed-delivery-desktop');
   t.is(await mark.getAttribute('title'), 'Not delivered: Forbidden: bot was blocked by the user');
   t.regex(await accessibleName(row.getByRole('link')), /\bNot delivered\b/);
-  const [message] = await app.sql(`select delivery_status, error from messages where conversation_id = $1`, [created.body.id]);
+  const [message] = await app.sql(`select id, delivery_status, error from messages where conversation_id = $1`, [created.body.id]);
   t.like(message, { delivery_status: 'failed', error: 'Forbidden: bot was blocked by the user' });
+
+  // On a phone too, the reason and "Send again" under the reply.
+  const phone = await appPage(browser, app.url, owner.token, PHONE);
+  await phone.page.goto(`${app.url}/app/inbox/${created.body.id}`);
+  await phone.page.getByRole('log', { name: 'Messages' }).getByRole('button', { name: 'Send again' }).waitFor();
+  t.deepEqual(await accessibilityViolations(phone.page), []);
+  await shoot(phone.page, 'failed-delivery-phone');
+  await phone.context.close();
+
+  // The customer unblocks the bot: "Send again" delivers the same reply, and the marks go.
+  fake.unblockChat('700001');
+  await log.getByRole('button', { name: 'Send again' }).click();
+  await log.locator(`[data-id="${message.id}"] .msg-status[data-status="sent"]`).waitFor();
+  t.is(await log.getByRole('button', { name: 'Send again' }).count(), 0);
+  await mark.waitFor({ state: 'detached' });
+  t.deepEqual(
+    fake.sent.filter((m) => m.chat_id === '700001').map((m) => m.text),
+    ['Your refund is on its way.'],
+    'delivered once',
+  );
+  const [after] = await app.sql(`select delivery_status, error, external_id from messages where id = $1`, [message.id]);
+  t.like(after, { delivery_status: 'sent', error: null });
+  t.truthy(after.external_id);
+  await shoot(page, 'sent-again-desktop');
   t.deepEqual(errors, []);
   await context.close();
 });

@@ -214,6 +214,15 @@ async function operationCalls(): Promise<[string, Call][]> {
       () => req('DELETE', `/api/v1/conversations/${conversation.id}/messages/${scheduledId}`),
     ],
     [
+      'post /api/v1/conversations/{conversation_id}/messages/{message_id}/retry',
+      async () => {
+        // A reply the platform refused (as the delivery drain leaves it).
+        const refused = (await req('POST', `/api/v1/conversations/${conversation.id}/messages`, { body: { content: 'Refused once' } })).body.id;
+        await app.sql(`update messages set delivery_status = 'failed', error = 'Refused' where id = $1`, [refused]);
+        return req('POST', `/api/v1/conversations/${conversation.id}/messages/${refused}/retry`);
+      },
+    ],
+    [
       'get /api/v1/mentions',
       async () => {
         // A note naming the owner, so the list has a Mention to check against the schema.

@@ -6,6 +6,7 @@ import { Modal } from '../ui/Modal.tsx';
 import { PaperclipIcon } from '../ui/PaperclipIcon.tsx';
 import { addressText, EmailHtml } from './Email.tsx';
 import { ScheduledControls } from './Scheduled.tsx';
+import { SendAgain } from './SendAgain.tsx';
 
 const STATUS_LABELS = { scheduled: 'Scheduled', queued: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
 /** ✓ sent, ✓✓ delivered, blue ✓✓ read (as the customer's own app shows them). */
@@ -201,6 +202,7 @@ export function MessageItem({
           </span>{' '}
           <span class="status-label">{STATUS_LABELS[m.delivery_status]}</span>
           {m.delivery_status === 'failed' && m.error ? `: ${m.error}` : ''}
+          {m.delivery_status === 'failed' && !m.private && (m.sender_type === 'agent' || m.sender_type === 'ai') && <SendAgain message={m} />}
         </div>
       )}
     </div>

@@ -59,7 +59,10 @@ export async function loadThread(id: string): Promise<void> {
       // first); the cursor still leads to what comes before all of it.
       const first = detail.messages[0];
       const previous = thread.value?.id === id ? thread.value.messages : [];
-      earlier.value = { ...shown, messages: merged(shown.messages, previous).filter((m) => !first || before(m, first)) };
+      // A message the latest read holds is shown there only, also when it moved (a scheduled
+      // reply released, a failed one sent again: their created_at becomes that moment).
+      const latest = new Set(detail.messages.map((m) => m.id));
+      earlier.value = { ...shown, messages: merged(shown.messages, previous).filter((m) => !latest.has(m.id) && (!first || before(m, first))) };
     } else {
       earlier.value = { id, messages: [], next: headers.get('X-Next-Cursor') };
     }

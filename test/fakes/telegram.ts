@@ -48,6 +48,8 @@ export type FakeTelegram = {
   addFile: (token: string, fileId: string, file: { bytes: Buffer; path?: string }) => void;
   /** Chats whose user blocked the bot: sends answer 403. */
   blockChat: (chatId: string | number) => void;
+  /** The user unblocked the bot: sends go through again. */
+  unblockChat: (chatId: string | number) => void;
   /**
    * The next `count` calls answer `status`; the body defaults to Telegram's shape
    * (`{ok:false, error_code, description}`, with `parameters.retry_after` and a Retry-After
@@ -240,6 +242,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     },
     blockChat: (chatId) => {
       blocked.add(String(chatId));
+    },
+    unblockChat: (chatId) => {
+      blocked.delete(String(chatId));
     },
     failNext: (count, failure) => {
       const description =

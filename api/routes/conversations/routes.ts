@@ -45,6 +45,7 @@ import { emailReplyContext, emailReplyFields, combinedSignature, memberSignature
 import { forwardConversation } from '../../../core/commands/email-forward.ts';
 import uploadRoutes from './upload.ts';
 import triageRoutes from './triage.ts';
+import retryRoutes from './retry.ts';
 
 const tags = ['Conversations'];
 
@@ -441,4 +442,4 @@ export const assign = defineRoute({
   },
 });
 
-export default [create, list, read, listMessages, send, forward, replyRecipients, resolve, close, reopen, merge, assign, ...triageRoutes, ...uploadRoutes];
+export default [create, list, read, listMessages, send, forward, replyRecipients, resolve, close, reopen, merge, assign, ...triageRoutes, ...retryRoutes, ...uploadRoutes];
