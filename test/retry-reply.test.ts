@@ -2,8 +2,9 @@
  * "Send again" (POST …/messages/{id}/retry, core/commands/retry-reply.ts) through a WhatsApp
  * channel on the fake Graph API: a reply the platform refused goes back into the conversation's
  * delivery as if stored now, reaches the customer after the replies sent meanwhile, once, and is
- * not counted again; everything else is refused with nothing changed; a scheduled reply that
- * failed at its release (never counted) is counted when sent again.
+ * not counted again, and the operator's failed job of it is settled; everything else is refused
+ * with nothing changed; a scheduled reply that failed at its release (never counted) is counted
+ * when sent again.
  */
 import test from 'ava';
 import { createWorkspace } from './helpers/fixtures.ts';
@@ -94,6 +95,11 @@ test.serial('only a failed reply of the conversation can be sent again; nothing 
   // Another business, another conversation, an unknown id: 404.
   const refused = await reply('Refused again');
   await query(app, `update messages set delivery_status = 'failed', error = 'Refused' where id = $1`, [refused.body.id]);
+  // As the drain leaves a reply whose attempts ran out: a failed job for the operator.
+  const [job] = await query(app, `select id from graphile_worker.add_job('deliver_message', json_build_object('message_id', $1::text), max_attempts => 1)`, [
+    refused.body.id,
+  ]);
+  await query(app, `select graphile_worker.permanently_fail_jobs(array[$1::bigint], 'Delivery failed after 25 attempts: Refused')`, [job.id]);
   const other = await createWorkspace(app, { plan: 'Pro' });
   t.is((await retry(refused.body.id, other.token)).status, 404);
   t.is((await retry(refused.body.id, owner.token, '00000000-0000-4000-8000-000000000000')).status, 404);
@@ -107,7 +113,13 @@ test.serial('only a failed reply of the conversation can be sent again; nothing 
   t.is(closed.body.detail[0].type, 'reply_window_closed');
   t.like(await messageRow(refused.body.id), { delivery_status: 'failed', error: 'Refused' });
   await query(app, `update conversations set reply_window_expires_at = now() + interval '1 day' where id = $1`, [conversationId]);
+  t.deepEqual(
+    await query(app, 'select id from graphile_worker.jobs where id = $1', [job.id]),
+    [job].map((j) => ({ id: j.id })),
+    'kept while refused',
+  );
   t.is((await retry(refused.body.id)).status, 200);
+  t.deepEqual(await query(app, 'select id from graphile_worker.jobs where id = $1', [job.id]), [], "the operator's failed job is settled");
   await delivered(async () => (await messageRow(refused.body.id)).delivery_status === 'sent' || null, 'sent');
 });
 

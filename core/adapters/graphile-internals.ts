@@ -86,6 +86,18 @@ export const holdsJobs = (workerId: SqlFragment): SqlFragment => sql.fragment`
 export const jobPayload = (jobId: SqlFragment): SqlFragment => sql.fragment`
   (select p.payload from graphile_worker._private_jobs p where p.id = ${jobId})`;
 
+/**
+ * Removes the permanently failed jobs of `task` whose payload holds `payload` (a reply's failed
+ * delivery job once the reply was sent again from the app): complete_jobs is graphile-worker's
+ * own; finding jobs by payload reads its private tables.
+ */
+export async function removeFailedJobs(q: Queryable, task: string, payload: Record<string, string>): Promise<void> {
+  await q.query(sql.unsafe`
+    select graphile_worker.complete_jobs(array(
+      select j.id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = ${task} and j.payload::jsonb @> ${sql.jsonb(payload)} and j.attempts >= j.max_attempts and j.locked_at is null))`);
+}
+
 /** Which of these job ids exist, in any state; on a pg client (WorkerUtils.withPgClient). */
 export async function existingJobIds(client: Pick<pg.ClientBase, 'query'>, ids: readonly string[]): Promise<Set<string>> {
   const { rows } = await client.query<{ id: string }>('select id::text from graphile_worker._private_jobs where id = any($1::bigint[])', [ids]);

@@ -15,10 +15,12 @@
  * a customer's message, one sent or still going out); 400 when the conversation's channel was
  * deleted; 422 `reply_window_closed` for a free-form WhatsApp reply once the 24 hours are over.
  *
- * An operator's `parley jobs retry` of the same reply (core/commands/delivery-drain.ts
+ * A reply whose attempts ran out also left a failed job for the operator (`parley jobs failed`):
+ * it goes, settled by this. An operator's `parley jobs retry` (core/commands/delivery-drain.ts
  * requeueReply) stays as it was: it requeues without moving it.
  */
 import { z } from 'zod';
+import { removeFailedJobs } from '../adapters/graphile-internals.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { assertReserved, reservationRow } from '../domain/plans.ts';
 import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-templates.ts';
@@ -66,6 +68,8 @@ export async function retryReply(
     )
     select ${messageColumns} from m`);
   await tx.query(sql.unsafe`select delivery_arm_drain(${input.conversationId}::uuid)`);
+  // The operator's failed job of this reply (its attempts ran out) is settled by this.
+  await removeFailedJobs(tx, 'deliver_message', { message_id: input.messageId });
   // The counter slot last: its lock is held until commit.
   if (reply.never_released)
     assertReserved(await tx.one(sql.type(reservationRow)`select plan_name, plan_max, reserved from reserve_monthly_message(${input.businessId}::uuid)`));
