@@ -442,4 +442,20 @@ export const assign = defineRoute({
   },
 });
 
-export default [create, list, read, listMessages, send, forward, replyRecipients, resolve, close, reopen, merge, assign, ...triageRoutes, ...retryRoutes, ...uploadRoutes];
+export default [
+  create,
+  list,
+  read,
+  listMessages,
+  send,
+  forward,
+  replyRecipients,
+  resolve,
+  close,
+  reopen,
+  merge,
+  assign,
+  ...triageRoutes,
+  ...retryRoutes,
+  ...uploadRoutes,
+];
