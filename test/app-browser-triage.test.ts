@@ -9,7 +9,7 @@
  */
 import test from 'ava';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import {
@@ -303,6 +303,37 @@ browserTest('"Mark unread" sends the agent back to the list with the conversatio
   await page.goto(`${app.url}/app/inbox`);
   await link.waitFor();
   t.notRegex(await accessibleName(link), /\(unread\)/, 'opened again: read');
+  t.deepEqual(errors, []);
+  await context.close();
+});
+
+browserTest('a browser that refuses storage (private mode, a full quota) still opens, reads and drafts conversations', async (t) => {
+  const id = await conversationWith('Sam Storage', 'Is my order on its way?');
+  // The token is stored first (appPage's own init script); every write after it is refused.
+  const refuse = async (context: BrowserContext) => {
+    await context.addInitScript(() => {
+      // localStorage and sessionStorage alike.
+      Storage.prototype.setItem = () => {
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      };
+    });
+  };
+  const { page, context, errors } = await appPage(browser, app.url, owner.token, undefined, refuse);
+  const list = page.getByRole('list', { name: 'Conversations' });
+  await list.locator(`li[data-id="${id}"]`).getByRole('link').click();
+  const region = page.getByRole('region', { name: 'Conversation with Sam Storage' });
+  await region.getByText('Is my order on its way?').waitFor();
+  // Marking it read and keeping a draft write to storage: neither may break the thread.
+  await region.getByRole('button', { name: 'Mark unread' }).click();
+  await page.waitForURL((url) => url.pathname === '/app/inbox');
+  await list.locator(`li[data-id="${id}"]`).getByRole('link').click();
+  await page.getByRole('textbox', { name: 'Reply' }).fill('Yes, it left today.');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await region.getByText('Yes, it left today.').waitFor();
+  t.is(await region.getByRole('alert').count(), 0, 'no error shown');
+  // The e-mail banner's "Not now" remembers in sessionStorage, refused too.
+  await page.getByRole('button', { name: 'Not now' }).click();
+  await page.getByRole('button', { name: 'Not now' }).waitFor({ state: 'detached' });
   t.deepEqual(errors, []);
   await context.close();
 });

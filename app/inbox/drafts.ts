@@ -6,6 +6,7 @@
  */
 import { signal } from '@preact/signals';
 import type { Attachment } from '../types.ts';
+import { readStored, store } from '../ui/stored.ts';
 
 export type Draft = { text: string; mode: 'reply' | 'note'; files: Attachment[] };
 
@@ -19,13 +20,9 @@ const keyOf = (userId: string, conversationId: string) => `${PREFIX}${userId}.${
 
 export function readDraft(userId: string | undefined, conversationId: string): Draft | null {
   if (!userId) return null;
-  try {
-    const stored = JSON.parse(localStorage.getItem(keyOf(userId, conversationId)) ?? 'null') as (Draft & { at: number }) | null;
-    if (!stored || typeof stored.text !== 'string' || Date.now() - stored.at > MAX_AGE_MS) return null;
-    return { text: stored.text, mode: stored.mode === 'note' ? 'note' : 'reply', files: Array.isArray(stored.files) ? stored.files : [] };
-  } catch {
-    return null;
-  }
+  const stored = readStored<(Draft & { at: number }) | null>(keyOf(userId, conversationId), null);
+  if (!stored || typeof stored.text !== 'string' || Date.now() - stored.at > MAX_AGE_MS) return null;
+  return { text: stored.text, mode: stored.mode === 'note' ? 'note' : 'reply', files: Array.isArray(stored.files) ? stored.files : [] };
 }
 
 /** Keeps the draft, or removes it when there is nothing in it. */
@@ -35,13 +32,8 @@ export function writeDraft(userId: string | undefined, conversationId: string, d
   const empty = !draft.text.trim() && draft.files.length === 0;
   const had = localStorage.getItem(key) !== null;
   if (empty && !had) return;
-  try {
-    if (empty) localStorage.removeItem(key);
-    else localStorage.setItem(key, JSON.stringify({ ...draft, at: Date.now() }));
-  } catch {
-    // Storage full or refused (private mode): the draft lives as long as the page.
-    return;
-  }
+  // Storage full or refused (private mode): the draft lives as long as the page.
+  if (!store(key, empty ? null : { ...draft, at: Date.now() })) return;
   // The list marks which conversations have one: told when that changes, not at every keystroke.
   if (had === empty) draftsChanged.value++;
 }
@@ -51,13 +43,8 @@ export function forgetDrafts(options: { staleOnly?: boolean } = {}): void {
   for (let i = localStorage.length - 1; i >= 0; i--) {
     const key = localStorage.key(i);
     if (!key?.startsWith(PREFIX)) continue;
-    if (options.staleOnly) {
-      try {
-        if (Date.now() - (JSON.parse(localStorage.getItem(key) ?? '{}') as { at?: number }).at! <= MAX_AGE_MS) continue;
-      } catch {
-        // Unreadable: dropped.
-      }
-    }
+    // Unreadable: dropped.
+    if (options.staleOnly && Date.now() - (readStored<{ at?: number } | null>(key, null)?.at ?? 0) <= MAX_AGE_MS) continue;
     localStorage.removeItem(key);
   }
   draftsChanged.value++;

@@ -2,36 +2,28 @@
  * Unread markers, kept per browser: a conversation is unread while its latest message is the
  * customer's and newer than the last time this agent looked at it, or while the agent marked it
  * unread ("Mark unread", to come back to it) until they open it again. Stored in localStorage,
- * so every tab of the browser agrees (the storage event keeps them in step).
+ * so every tab of the browser agrees (the storage event keeps them in step); a browser that
+ * refuses storage keeps them for the page's life.
  */
 import { signal } from '@preact/signals';
 import type { ConversationListItem } from '../types.ts';
+import { readStored, store } from '../ui/stored.ts';
 
 const KEY = 'parley.seen';
-const read = (): Record<string, string> => {
-  try {
-    return JSON.parse(localStorage.getItem(KEY) ?? '{}') as Record<string, string>;
-  } catch {
-    return {};
-  }
-};
+const read = (): Record<string, string> => readStored<Record<string, string>>(KEY, {});
 
 const seen = signal<Record<string, string>>(read());
 
 /** Conversations the agent marked unread, by id. */
 const MARKED_KEY = 'parley.marked-unread';
 const readMarked = (): string[] => {
-  try {
-    const ids = JSON.parse(localStorage.getItem(MARKED_KEY) ?? '[]') as unknown;
-    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-  } catch {
-    return [];
-  }
+  const ids = readStored<unknown>(MARKED_KEY, []);
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
 };
 const marked = signal<string[]>(readMarked());
 const keepMarked = (ids: string[]) => {
   marked.value = ids.slice(-500);
-  localStorage.setItem(MARKED_KEY, JSON.stringify(marked.value));
+  store(MARKED_KEY, marked.value);
 };
 
 addEventListener('storage', (e) => {
@@ -61,5 +53,5 @@ export function markSeen(conversationId: string, lastAt: string | null | undefin
     .sort((a, b) => (a[1] < b[1] ? 1 : -1))
     .slice(0, 500);
   seen.value = Object.fromEntries(entries);
-  localStorage.setItem(KEY, JSON.stringify(seen.value));
+  store(KEY, seen.value);
 }

@@ -70,7 +70,11 @@ function VerifyBanner() {
   const [later, setLater] = useState(() => sessionStorage.getItem(VERIFY_LATER_KEY) === userId);
   if (me.value?.user.is_verified || (later && userId)) return null;
   const notNow = () => {
-    if (userId) sessionStorage.setItem(VERIFY_LATER_KEY, userId);
+    try {
+      if (userId) sessionStorage.setItem(VERIFY_LATER_KEY, userId);
+    } catch {
+      // Refused: hidden for this page only.
+    }
     setLater(true);
   };
   return (
