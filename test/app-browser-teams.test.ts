@@ -307,3 +307,33 @@ browserTest('a conversation that left the agent’s view while their live connec
   t.deepEqual(errors, []);
   await context.close();
 });
+
+browserTest('taken out of the team while the thread re-reads: the conversation closes with the reason the event gave', async (t) => {
+  const [billing] = await app.sql(`select id from teams where business_id = $1 and name = 'Billing & Refunds'`, [owner.businessId]);
+  const [annMember] = await app.sql(`select id from team_members where business_id = $1 and user_id = $2`, [owner.businessId, ann.userId]);
+  const id = await conversationWith('Rita Race', 'Where is my refund?');
+  t.is((await app.request('PUT', `/api/v1/teams/${billing.id}/members`, { token: owner.token, body: { member_ids: [annMember.id] } })).status, 200);
+  t.is((await app.request('PUT', `/api/v1/conversations/${id}/team`, { token: owner.token, body: { team_id: billing.id } })).status, 200);
+
+  const { page, context, errors } = await appPage(browser, app.url, ann.token);
+  await page.goto(`${app.url}/app/inbox/${id}`);
+  await liveUp(page, id, 'urgent');
+  // The check the event starts (GET of the open conversation) is held; later reads go through.
+  let held: (() => void) | null = null;
+  let checking = false;
+  await page.route(`**/api/v1/conversations/${id}`, async (route) => {
+    if (checking || route.request().method() !== 'GET') return route.continue();
+    checking = true;
+    await new Promise<void>((resolve) => (held = resolve));
+    await route.continue();
+  });
+  t.is((await app.request('PUT', `/api/v1/teams/${billing.id}/members`, { token: owner.token, body: { member_ids: [] } })).status, 200);
+  await waitFor(async () => checking, 10_000, "the event's check started");
+  // Meanwhile the live connection drops and comes back: the thread re-reads and finds it gone first.
+  app.deps.events.disconnect({ rooms: [`user:${ann.userId}`] });
+  await page.waitForURL((url) => url.pathname === '/app/inbox');
+  (held as (() => void) | null)?.();
+  await page.getByText('The conversation you had open is no longer visible to you: it is no longer in your teams or assigned to you.').waitFor();
+  t.deepEqual(errors, []);
+  await context.close();
+});
