@@ -166,6 +166,12 @@ export type Connector<C = ChannelConfig> = {
   fetchMedia?: (config: C, attachment: InboundAttachment, context: ConnectorContext) => Promise<MediaDownload>;
   /** For channels that cannot push (Telegram without https, IMAP): fetch new events since `state`. */
   poll?: (config: C, state: Record<string, unknown>, context: ConnectorContext) => Promise<PollResult>;
+  /**
+   * The name of a customer whose messages carry none (Instagram: the User Profile API), by their
+   * platform id; null when the platform has none to give. Throws ConnectorError. Absent: the
+   * customer keeps the name their messages gave.
+   */
+  customerName?: (config: C, platformUserId: string, context: ConnectorContext) => Promise<string | null>;
 };
 
 /** A platform connector: it has a webhook, and every message it sends gets the platform's id. */

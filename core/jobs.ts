@@ -23,6 +23,8 @@ export const AI_REPLY_MAX_ATTEMPTS = 3;
 export const INDEX_MAX_ATTEMPTS = 8;
 /** Attempts of a `fetch_attachment` job: e^1 … e^7 seconds of backoff, about 25 minutes in all. */
 export const FETCH_ATTACHMENT_MAX_ATTEMPTS = 8;
+/** Attempts of a `fetch_customer_name` job: e^1 … e^5 seconds of backoff, about four minutes. */
+export const FETCH_CUSTOMER_NAME_MAX_ATTEMPTS = 6;
 
 /**
  * Attempts of one webhook delivery: with graphile-worker's backoff (e^min(n,10) seconds) the
@@ -131,6 +133,15 @@ export const jobCatalogue = {
     payload: z.object({ message_id: z.uuid(), index: z.number().int().min(0).max(99) }),
     jobKey: (p) => `attachment:${p.message_id}:${p.index}`,
     maxAttempts: FETCH_ATTACHMENT_MAX_ATTEMPTS,
+  }),
+  /**
+   * Asks the platform for the name of a customer whose messages carry none (Instagram), once a
+   * conversation of theirs opens (core/commands/customer-names.ts); enqueued by the inbound drain.
+   */
+  fetch_customer_name: job({
+    payload: z.object({ customer_id: z.uuid() }),
+    jobKey: (p) => `customer-name:${p.customer_id}`,
+    maxAttempts: FETCH_CUSTOMER_NAME_MAX_ATTEMPTS,
   }),
   /** Chunks and embeds one knowledge base article. */
   index_article: job({

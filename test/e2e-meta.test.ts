@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createWorkspace, type Workspace } from './helpers/fixtures.ts';
 import { inboxOf, type Inbox } from './helpers/inbox.ts';
 import { query, startTestWorker, waitFor } from './helpers/worker.ts';
+import { fetchCustomerName } from '../core/commands/customer-names.ts';
 import {
   instagramMessagePayload,
   postMetaWebhook,
@@ -572,6 +573,44 @@ test.serial('Instagram inbound: stored with its job before the 200, then in the 
     'the customer is listed',
   );
   t.is((await conversationsWith('instagram', 'Do you ship to Canada?')).length, 1);
+});
+
+test.serial("Instagram: a new customer is named from Graph's User Profile API (name, else username); no consent leaves them unnamed", async (t) => {
+  fake.addInstagramUser('5550000101', IG.token, { name: 'Ines Ortega', username: 'ines.o' });
+  fake.addInstagramUser('5550000102', IG.token, { name: null, username: 'marco_p' });
+  const customerNamed = async (igsid: string) =>
+    (await query(app, 'select name from customers where channel_id = $1 and platform_user_id = $2', [igChannel.id, igsid]))[0]?.name as string | undefined;
+  const mark = app.events.length;
+  await instagramCustomerWrites('5550000101', 'Do you have this in red?');
+  await instagramCustomerWrites('5550000102', 'Is the sale still on?');
+  await instagramCustomerWrites('5550000103', 'Hello from someone Graph will not name');
+  await untilWorked(async () => ((await customerNamed('5550000101')) === 'Ines Ortega' && (await customerNamed('5550000102')) === 'marco_p') || null, 'named');
+  const asked = fake.requests.filter((r) => r.method === 'GET' && r.path === '/instagram/v23.0/5550000101');
+  t.is(asked.length, 1, 'asked once');
+  t.is(asked[0]!.headers.authorization, `Bearer ${IG.token}`);
+  t.is(asked[0]!.query.get('fields'), 'name,username');
+  const [ines] = await query(app, `select id from customers where channel_id = $1 and platform_user_id = '5550000101'`, [igChannel.id]);
+  t.true(
+    app.events
+      .slice(mark)
+      .some((e) => e.name === 'customer_updated' && e.payload.customer_id === ines.id && (e.payload as any).customer.name === 'Ines Ortega'),
+  );
+  // Graph refused (no consent): unnamed, and the job not retried.
+  await untilWorked(async () => fake.requests.some((r) => r.path === '/instagram/v23.0/5550000103') || null, 'asked about the third');
+  t.is(await customerNamed('5550000103'), '');
+  t.deepEqual(await query(app, `select 1 from graphile_worker.jobs where task_identifier = 'fetch_customer_name'`), []);
+
+  // A later message of a named customer's open conversation asks nothing.
+  await instagramCustomerWrites('5550000101', 'Size M please');
+  t.is(fake.requests.filter((r) => r.path === '/instagram/v23.0/5550000101').length, 1);
+
+  // A name a member gave wins over one the platform gives later.
+  fake.addInstagramUser('5550000103', IG.token, { name: 'Platform Name' });
+  const [third] = await query(app, `select id, number from customers where channel_id = $1 and platform_user_id = '5550000103'`, [igChannel.id]);
+  const edited = await app.request('PATCH', `/api/v1/customers/${third.number}`, { token: owner.token, body: { name: 'Named By Agent' } });
+  t.is(edited.status, 200, edited.text);
+  t.is(await fetchCustomerName(app.deps, third.id), 'skipped');
+  t.is(await customerNamed('5550000103'), 'Named By Agent');
 });
 
 test.serial('Instagram: a bad or missing signature is 401 and stores nothing', async (t) => {

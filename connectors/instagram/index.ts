@@ -6,7 +6,7 @@
 import { ConnectorError, type WebhookConnector } from '../types.ts';
 import { assertPlatformUrl, downloadMedia } from '../media.ts';
 import { META_MEDIA_HOSTS } from '../whatsapp/index.ts';
-import { checkGraphAccount, completeMetaConfig, graphUrl, metaAfterConnect, metaSetupFields, metaWebhook, metaWebhookFields } from '../meta.ts';
+import { checkGraphAccount, graphGet, completeMetaConfig, graphUrl, metaAfterConnect, metaSetupFields, metaWebhook, metaWebhookFields } from '../meta.ts';
 import { parseInstagramWebhook } from './parse.ts';
 import { sendInstagramMessage } from './send.ts';
 
@@ -48,6 +48,17 @@ const instagram: WebhookConnector<InstagramConfig> = {
     if (!attachment.url) throw new ConnectorError('permanent', 'Instagram sent no media URL');
     const url = assertPlatformUrl('Instagram', attachment.url, META_MEDIA_HOSTS, context.baseUrl);
     return downloadMedia('Instagram', url.toString());
+  },
+  // Messages carry only the IGSID: the User Profile API names the person once they have written
+  // (their consent), `name` when they set one, else their `username`.
+  customerName: async (config, igsid, context) => {
+    const profile = (await graphGet('Instagram', `${graphUrl(context.baseUrl, igsid)}?fields=name,username`, config.access_token)) as {
+      name?: unknown;
+      username?: unknown;
+    };
+    const name = typeof profile?.name === 'string' && profile.name.trim() ? profile.name.trim() : null;
+    const username = typeof profile?.username === 'string' && profile.username.trim() ? profile.username.trim() : null;
+    return name ?? username;
   },
   register: (config, _input, context) =>
     checkGraphAccount('Instagram', `${graphUrl(context.baseUrl, config.instagram_business_account_id)}?fields=username`, config.access_token, ['username']),

@@ -13,6 +13,7 @@ import { conversationCreated, conversationUpdated, messageCreated, messageUpdate
 import { enqueueWebhookEvents } from './webhooks-out.ts';
 import { enqueueAiReply } from '../domain/ai-agent.ts';
 import { storableText } from '../domain/storable-text.ts';
+import { enqueueCustomerNames } from './customer-names.ts';
 import { enqueueAttachmentFetches, storableAttachments } from './attachments.ts';
 import { connectorFor } from '../../connectors/index.ts';
 import type { DeliveryReceipt, InboundEvent, InboundMessage } from '../../connectors/types.ts';
@@ -166,6 +167,11 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
     if (options.aiAutoReply !== false) await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
     events.push(...messageEvents(channel, messageId, conversationId, row.opened_conversation));
   }
+  await enqueueCustomerNames(
+    tx,
+    channel,
+    applied.filter((row) => row.opened_conversation).map((row) => row.applied_conversation_id),
+  );
   if (messages.some((message) => message.attachments.length > 0))
     await enqueueAttachmentFetches(
       tx,

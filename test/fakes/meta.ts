@@ -46,6 +46,8 @@ export type FakeMeta = {
   instagramSent: FakeInstagramMessage[];
   addWhatsAppNumber: (phoneNumberId: string, accessToken: string) => void;
   addInstagramAccount: (accountId: string, accessToken: string) => void;
+  /** An Instagram user who wrote to an account: `GET {instagram}/{igsid}?fields=name,username` answers their profile to that token. */
+  addInstagramUser: (igsid: string, accessToken: string, profile: { name?: string | null; username?: string | null }) => void;
   /** Serves a WhatsApp media object: `GET {graph}/{mediaId}` → `{url, mime_type, …}`, then the bytes at that url (bearer required). */
   addMedia: (mediaId: string, accessToken: string, media: { mimeType: string; bytes: Buffer }) => void;
   /**
@@ -99,6 +101,7 @@ const WHATSAPP_MEDIA_TYPES = new Set(['image', 'document', 'audio', 'video', 'st
 export async function startFakeMeta(): Promise<FakeMeta> {
   const numbers = new Map<string, string>();
   const accounts = new Map<string, string>();
+  const igUsers = new Map<string, { token: string; name: string | null; username: string | null }>();
   const media = new Map<string, { token: string; mimeType: string; bytes: Buffer }>();
   const assets = new Map<string, { signature: string; mimeType: string; bytes: Buffer }>();
   const wabas = new Map<string, { token: string; templates: FakeTemplate[] }>();
@@ -157,6 +160,20 @@ export async function startFakeMeta(): Promise<FakeMeta> {
       if (graph && !edge && request.method === 'GET' && numbers.has(objectId)) {
         if (authFailure(numbers.get(objectId))) return;
         return respond(200, { verified_name: 'Acme Support', display_phone_number: '+1 555-078-3881', quality_rating: 'GREEN', id: objectId });
+      }
+      // The User Profile API: an Instagram user who wrote to the account, by their IGSID, with the
+      // fields asked for (a null one is left out, as Graph does); one who never wrote: no consent.
+      if (insta && !edge && request.method === 'GET' && !accounts.has(objectId) && /^\d+$/.test(objectId)) {
+        const user = igUsers.get(objectId);
+        if (!user) return respond(400, graphError(230, 'User consent is required to access user profile'));
+        if (authFailure(user.token)) return;
+        const fields = (request.query.get('fields') ?? '').split(',').filter(Boolean);
+        const answer: Record<string, string> = { id: objectId };
+        for (const field of fields) {
+          const value = field === 'name' ? user.name : field === 'username' ? user.username : null;
+          if (value !== null) answer[field] = value;
+        }
+        return respond(200, answer);
       }
       if (insta && !edge && request.method === 'GET' && accounts.has(objectId)) {
         if (authFailure(accounts.get(objectId))) return;
@@ -318,6 +335,9 @@ export async function startFakeMeta(): Promise<FakeMeta> {
     },
     addInstagramAccount: (accountId, accessToken) => {
       accounts.set(accountId, accessToken);
+    },
+    addInstagramUser: (igsid, accessToken, profile) => {
+      igUsers.set(igsid, { token: accessToken, name: profile.name ?? null, username: profile.username ?? null });
     },
     addTemplates: (wabaId, accessToken, templates) => {
       wabas.set(wabaId, { token: accessToken, templates: [...(wabas.get(wabaId)?.templates ?? []), ...templates] });

@@ -10,6 +10,7 @@ import indexArticle from './index_article.ts';
 import aiReply from './ai_reply.ts';
 import endBillingGrace from './end_billing_grace.ts';
 import fetchAttachment from './fetch_attachment.ts';
+import fetchCustomerName from './fetch_customer_name.ts';
 import dispatchWebhooks from './dispatch_webhooks.ts';
 import deliverWebhook from './deliver_webhook.ts';
 import autoAssign from './auto_assign.ts';
@@ -35,6 +36,7 @@ export const allTasks: AnyTask[] = [
   aiReply,
   endBillingGrace,
   fetchAttachment,
+  fetchCustomerName,
   dispatchWebhooks,
   deliverWebhook,
   autoAssign,
