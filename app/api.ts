@@ -20,11 +20,22 @@ export class ApiError extends Error {
   }
 }
 
-type Issue = { loc: (string | number)[]; msg: string };
+type Issue = { loc: (string | number)[]; msg: string; type?: string };
 type ErrorBody = { detail?: string | Issue[]; message?: string };
 
 /** "email" for `loc: ["body", "email"]`, "config.token" for `["body", "config", "token"]`; null for the body as a whole. */
 const fieldOf = (issue: Issue): string | null => (issue.loc.length > 1 ? issue.loc.slice(1).join('.') : null);
+
+/**
+ * A reason as shown under its field: an empty field said plainly ("Can't be empty." rather than
+ * "String should have at least 1 character"), the rest as the API wrote it, as a sentence
+ * ("value is not a valid email address" is pydantic's wording).
+ */
+function reasonAtField(issue: Issue): string {
+  if (issue.type === 'missing') return 'Required.';
+  if (issue.type === 'string_too_short' && /at least 1 character$/.test(issue.msg)) return "Can't be empty.";
+  return issue.msg.charAt(0).toUpperCase() + issue.msg.slice(1);
+}
 
 function errorOf(status: number, body: ErrorBody | null): ApiError {
   if (body?.message) return new ApiError(status, body.message); // plan errors
@@ -33,8 +44,7 @@ function errorOf(status: number, body: ErrorBody | null): ApiError {
     const fields: Record<string, string> = {};
     for (const issue of body.detail) {
       const field = fieldOf(issue);
-      // Shown as a sentence under the field ("value is not a valid email address" is pydantic's wording).
-      if (field && !(field in fields)) fields[field] = issue.msg.charAt(0).toUpperCase() + issue.msg.slice(1);
+      if (field && !(field in fields)) fields[field] = reasonAtField(issue);
     }
     return new ApiError(status, body.detail.map((d) => `${String(d.loc[d.loc.length - 1])}: ${d.msg}`).join('; '), fields);
   }
