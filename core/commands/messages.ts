@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-templates.ts';
+import { replyWindowClosed, replyWindowOpen } from '../domain/whatsapp-templates.ts';
 import { prepared, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, CallerChanged, notFound } from '../errors.ts';
 import { assertReserved, monthlyReservation, reservationColumns, reservationRow } from '../domain/plans.ts';
@@ -141,6 +141,9 @@ function rulesOf(sender: MessageSender) {
   };
 }
 
+/** 400 for a reply to a conversation whose channel was deleted: there is nothing to deliver it through. */
+export const channelDeleted = () => badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
+
 /**
  * 404 when the conversation is not the business's; for an outbound sender (agent, ai) 400 when
  * its channel was deleted (nothing could deliver the message) and 403 limit_exceeded/messages
@@ -161,10 +164,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   const pending: PendingEvent[] = rules.touches ? [messageCreated(input.businessId, messageId), touchedEvent] : [messageCreated(input.businessId, messageId)];
   const webhookRefs = input.enqueueWebhooks ? webhookEventsFor(input.businessId, pending) : [];
   // A free-form reply on a channel with a reply window (WhatsApp) only while it is open.
-  const windowCheck =
-    input.checkReplyWindow && !input.template
-      ? sql.fragment`(c.channel_type <> all(${sql.array([...WINDOWED_CHANNEL_TYPES], 'text')}) or coalesce(c.reply_window_expires_at > now(), false))`
-      : sql.fragment`true`;
+  const windowCheck = input.checkReplyWindow && !input.template ? replyWindowOpen : sql.fragment`true`;
   const row = await q.one(
     prepared(sql.type(outcomeRow)`
     with caller as (
@@ -227,7 +227,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   if (!row.found) throw notFound('Conversation not found');
   if (input.unlessEmail && row.email_channel === true) return { emailFieldsNeeded: true };
   if (row.window_open === false) throw replyWindowClosed((row.window_closed_at as string | null) ?? null);
-  if (!row.deliverable) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
+  if (!row.deliverable) throw channelDeleted();
   if (rules.counted) assertReserved(reservationRow.parse(row));
   const message = presentMessage(messageRow.parse(row));
   const created = messageCreatedEvent(input.businessId, message);

@@ -23,8 +23,9 @@ import { z } from 'zod';
 import { removeFailedJobs } from '../adapters/graphile-internals.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { assertReserved, reservationRow } from '../domain/plans.ts';
-import { replyWindowClosed, WINDOWED_CHANNEL_TYPES } from '../domain/whatsapp-templates.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { replyWindowClosed, replyWindowOpen } from '../domain/whatsapp-templates.ts';
+import { conflict, notFound } from '../errors.ts';
+import { channelDeleted } from './messages.ts';
 import { conversationUpdated, messageUpdated, type PendingEvent } from '../events/live.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 
@@ -45,15 +46,14 @@ export async function retryReply(
     select (m.delivery_status = 'failed' and m.external_id is null and m.sender_type in ('agent', 'ai') and not m.private) as retryable,
            (m.send_at is not null and m.created_at < m.send_at) as never_released,
            c.channel_id,
-           (m.template is not null or c.channel_type <> all(${sql.array([...WINDOWED_CHANNEL_TYPES], 'text')})
-             or coalesce(c.reply_window_expires_at > now(), false)) as window_open,
+           (m.template is not null or ${replyWindowOpen}) as window_open,
            to_char(c.reply_window_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as window_closed_at
     from messages m join conversations c on c.id = m.conversation_id
     where m.id = ${input.messageId} and m.conversation_id = ${input.conversationId} and m.business_id = ${input.businessId}
     for update of m, c`);
   if (!reply) throw notFound('Message not found');
   if (!reply.retryable) throw conflict('Only a reply that failed can be sent again');
-  if (!reply.channel_id) throw badRequest('The channel of this conversation was deleted, so a reply cannot be delivered');
+  if (!reply.channel_id) throw channelDeleted();
   if (!reply.window_open) throw replyWindowClosed(reply.window_closed_at);
 
   const row = await tx.one(sql.type(messageRow)`

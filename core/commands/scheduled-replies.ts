@@ -26,6 +26,7 @@ import { conversationUpdated, messageUpdated, publishEvents, type PendingEvent }
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { enqueueWebhookEvents } from './webhooks-out.ts';
 import { sendMessage, type SendMessageInput } from './messages.ts';
+import { replyWindowOpen } from '../domain/whatsapp-templates.ts';
 
 /** How far ahead a reply may be scheduled. */
 export const MAX_SCHEDULE_DAYS = 365;
@@ -134,8 +135,8 @@ export async function releaseScheduledReply(deps: Pick<Deps, 'db' | 'events' | '
         return 'later';
       }
       const conversation = await tx.one(sql.type(conversationState)`
-        select channel_id, (channel_type = 'whatsapp' and (reply_window_expires_at is null or reply_window_expires_at < now())) as window_closed
-        from conversations where id = ${reply.conversation_id}
+        select c.channel_id, not ${replyWindowOpen} as window_closed
+        from conversations c where c.id = ${reply.conversation_id}
         for update`);
       if (!conversation.channel_id) {
         failure = "The conversation's channel was deleted before the scheduled time";

@@ -23,6 +23,13 @@ import { ConnectorError } from '../../connectors/types.ts';
 /** Channel types with a reply window Parley enforces. */
 export const WINDOWED_CHANNEL_TYPES: ReadonlySet<string> = new Set(['whatsapp']);
 
+/**
+ * Over the conversations row `c`: a free-form reply may go out now (its channel has no reply
+ * window, or WhatsApp's 24 hours are still open). The reply's statement, a failed reply sent
+ * again and a scheduled reply's release ask the same.
+ */
+export const replyWindowOpen = sql.fragment`(c.channel_type <> all(${sql.array([...WINDOWED_CHANNEL_TYPES], 'text')}) or coalesce(c.reply_window_expires_at > now(), false))`;
+
 export const templateRow = z.object({
   name: z.string(),
   language: z.string(),
