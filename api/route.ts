@@ -20,6 +20,8 @@ import type { Deps } from '../core/deps.ts';
 import { CallerChanged, HttpError, validationError, type ValidationIssue } from '../core/errors.ts';
 import type { Visitor } from '../core/commands/visitors.ts';
 import { authenticate, bearerToken, verifyCaller, type Caller } from './middlewares/auth.ts';
+import { actingAs } from '../core/events/actor-context.ts';
+import type { Actor } from '../core/events/domain-types.ts';
 import { assertChecked, forgetCaller, unverifiedGeneration } from './middlewares/remembered-callers.ts';
 import { authenticateVisitor } from './middlewares/visitor-auth.ts';
 import { toValidationIssues, type Source } from './validation.ts';
@@ -211,7 +213,10 @@ export function mountRoute(router: Router, deps: Deps, route: AnyRoute): void {
       if (member?.teamScoped && typeof conversationId === 'string') await requireVisible(deps.db, member, conversationId);
       // Both do nothing for a caller not taken from memory (a visitor's, or one authenticated now).
       const verify = () => verifyCaller(deps.db, caller as Caller);
-      const result = await route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx, verifyCaller: verify });
+      const handle = () => route.handler({ params, query, body, caller: caller as never, member: member as never, deps, ctx, verifyCaller: verify });
+      // The signed-in caller is the actor of the domain events the handler's commands record.
+      const actor = route.auth === 'user' && caller ? actorOfCaller(caller as Caller) : null;
+      const result = actor ? await actingAs(actor, handle) : await handle();
       assertChecked(caller as Caller, `${route.method.toUpperCase()} ${route.path}`);
       return result;
     };
@@ -279,4 +284,11 @@ export function documentRoute(registry: OpenAPIRegistry, route: AnyRoute): void 
       ...errorResponses([...statuses].sort()),
     },
   });
+}
+
+/** A signed-in caller as the actor of domain events: the member, or the API key standing in for them. */
+function actorOfCaller(caller: Caller): Actor {
+  if (caller.apiKey)
+    return { type: 'api_key', apiKeyId: caller.apiKey.id, userId: caller.userId, name: `API key "${caller.apiKey.name}" (${caller.fullName})` };
+  return { type: 'member', userId: caller.userId, name: caller.fullName };
 }

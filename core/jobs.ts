@@ -74,6 +74,21 @@ const messageId = z.object({ message_id: z.uuid() });
 const channelId = z.object({ channel_id: z.uuid() });
 
 export const jobCatalogue = {
+  /**
+   * The subscribers on a batch of domain events (core/events/pipeline.ts). Added by the SQL
+   * function domain_events_record (sql/functions/) with the events, which spells this entry:
+   * queue `events:<0-63>` chosen by the conversation (in order per conversation), 10 attempts.
+   */
+  handle_events: job({
+    payload: z.object({ event_ids: z.array(z.uuid()).min(1) }),
+    maxAttempts: 10,
+  }),
+  /** One subscriber again on events whose batch it failed (core/events/pipeline.ts); its effects once. */
+  retry_subscriber: job({
+    payload: z.object({ subscriber: z.string().min(1), event_ids: z.array(z.uuid()).min(1) }),
+    jobKey: (p) => `subscriber:${p.subscriber}:${p.event_ids[0]}`,
+    maxAttempts: 12,
+  }),
   /** System mail: invitations, verification links. */
   send_email: job({ payload: z.object({ to: z.email(), subject: z.string().min(1), text: z.string() }) }),
   /**
@@ -168,24 +183,24 @@ export const jobCatalogue = {
   }),
   /**
    * Auto-assignment of a business's waiting conversations (core/commands/auto-assign.ts). Armed
-   * by the SQL function auto_assign_arm (migration 0086), which spells this key too.
+   * by its subscriber (core/subscribers/auto-assign.ts).
    */
   auto_assign: job({ payload: z.object({ business_id: z.uuid() }), jobKey: (p) => `assign:${p.business_id}` }),
   /**
    * The out-of-hours notice for a customer message (core/commands/business-hours.ts). Armed by
-   * the SQL function business_hours_arm (migration 0086) with key `hours:<conversation id>`.
+   * its subscriber (core/subscribers/out-of-hours.ts).
    */
   out_of_hours_reply: job({ payload: messageId, jobKey: (_p, c: { conversationId: string }) => `hours:${c.conversationId}` }),
   /**
-   * A conversation's SLA policy and due times worked out again (core/commands/sla.ts). Armed by the
-   * SQL function sla_arm (migration 0095: triggers on messages, status, labels, business hours), which spells this key too.
+   * A conversation's SLA policy and due times worked out again (core/commands/sla.ts). Armed by
+   * its subscriber (core/subscribers/sla.ts), which spells this key too for a whole business.
    */
   sla_refresh: job({ payload: z.object({ conversation_id: z.uuid() }), jobKey: (p) => `sla:${p.conversation_id}` }),
   /** Crontab, every minute: conversations whose soonest unrecorded SLA due time passed; each breach recorded and `sla_breached` once. */
   sla_check: job({ payload: z.unknown(), maxAttempts: 1 }),
   /**
    * Asks a resolved conversation's customer for a rating, once (core/commands/csat.ts). Armed by
-   * the trigger conversation_status_arm (migration 0095) with key `csat:<conversation id>`.
+   * its subscriber (core/subscribers/csat.ts).
    */
   csat_request: job({ payload: z.object({ conversation_id: z.uuid() }), jobKey: (p) => `csat:${p.conversation_id}` }),
 };

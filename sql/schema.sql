@@ -70,7 +70,6 @@ create table business_hours (
 alter table business_hours add constraint business_hours_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
 alter table business_hours add constraint business_hours_out_of_hours_message_check CHECK (((char_length(out_of_hours_message) >= 1) AND (char_length(out_of_hours_message) <= 2000)));
 alter table business_hours add constraint business_hours_pkey PRIMARY KEY (business_id);
-CREATE TRIGGER business_hours_sla_arm AFTER INSERT OR UPDATE ON public.business_hours FOR EACH ROW EXECUTE FUNCTION sla_arm_business_hours();
 
 create table businesses (
   id uuid default gen_random_uuid() not null,
@@ -172,7 +171,6 @@ alter table conversation_labels add constraint conversation_labels_business_id_l
 alter table conversation_labels add constraint conversation_labels_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
 alter table conversation_labels add constraint conversation_labels_pkey PRIMARY KEY (business_id, conversation_id, label_id);
 CREATE INDEX conversation_labels_label_idx ON public.conversation_labels USING btree (business_id, label_id, conversation_id);
-CREATE TRIGGER conversation_labels_sla_arm AFTER INSERT OR DELETE ON public.conversation_labels FOR EACH ROW EXECUTE FUNCTION sla_arm_labels();
 
 create table conversations (
   id uuid default gen_random_uuid() not null,
@@ -241,8 +239,6 @@ CREATE INDEX conversations_waiting_idx ON public.conversations USING btree (busi
 CREATE TRIGGER conversations_business_durations_insert BEFORE INSERT ON public.conversations FOR EACH ROW WHEN (((new.first_response_at IS NOT NULL) OR (new.resolved_at IS NOT NULL) OR (new.first_response_business_seconds IS NOT NULL) OR (new.resolution_business_seconds IS NOT NULL))) EXECUTE FUNCTION conversations_business_durations();
 CREATE TRIGGER conversations_business_durations_update BEFORE UPDATE OF first_response_at, resolved_at, created_at ON public.conversations FOR EACH ROW WHEN (((old.first_response_at IS DISTINCT FROM new.first_response_at) OR (old.resolved_at IS DISTINCT FROM new.resolved_at) OR (old.created_at IS DISTINCT FROM new.created_at))) EXECUTE FUNCTION conversations_business_durations();
 CREATE TRIGGER conversations_default_team BEFORE INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION conversation_default_team();
-CREATE TRIGGER conversations_sla_arm AFTER INSERT ON public.conversations FOR EACH ROW EXECUTE FUNCTION sla_arm_conversation();
-CREATE TRIGGER conversations_status_arm AFTER UPDATE OF status ON public.conversations FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION conversation_status_arm();
 
 create table csat_settings (
   business_id uuid not null,
@@ -344,6 +340,39 @@ CREATE INDEX customers_business_phone_digits_trgm_idx ON public.customers USING 
 CREATE INDEX customers_merged_into_idx ON public.customers USING btree (business_id, merged_into) WHERE (merged_into IS NOT NULL);
 CREATE INDEX customers_phone_trgm_idx ON public.customers USING gin (phone gin_trgm_ops);
 CREATE UNIQUE INDEX customers_platform_idx ON public.customers USING btree (channel_id, platform_user_id, business_id) WHERE (platform_user_id IS NOT NULL);
+
+create table domain_event_receipts (
+  business_id uuid not null,
+  subscriber text not null,
+  event_id uuid not null,
+  created_at timestamp with time zone default now() not null
+);
+alter table domain_event_receipts add constraint domain_event_receipts_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table domain_event_receipts add constraint domain_event_receipts_event_id_fkey FOREIGN KEY (event_id) REFERENCES domain_events(id) ON DELETE CASCADE;
+alter table domain_event_receipts add constraint domain_event_receipts_pkey PRIMARY KEY (subscriber, event_id);
+CREATE INDEX domain_event_receipts_business_idx ON public.domain_event_receipts USING btree (business_id);
+CREATE INDEX domain_event_receipts_event_idx ON public.domain_event_receipts USING btree (event_id);
+
+create table domain_events (
+  business_id uuid not null,
+  id uuid not null,
+  seq bigint generated always as identity not null,
+  conversation_id uuid,
+  type text not null,
+  actor_type text not null,
+  actor_id uuid,
+  actor_name text,
+  data jsonb default '{}'::jsonb not null,
+  handled_at timestamp with time zone,
+  created_at timestamp with time zone default now() not null
+);
+alter table domain_events add constraint domain_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['member'::text, 'customer'::text, 'ai'::text, 'system'::text, 'api_key'::text])));
+alter table domain_events add constraint domain_events_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
+alter table domain_events add constraint domain_events_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE;
+alter table domain_events add constraint domain_events_pkey PRIMARY KEY (id);
+alter table domain_events add constraint domain_events_type_check CHECK ((type ~ '^[a-z_]+\.[a-z_]+$'::text));
+CREATE INDEX domain_events_business_idx ON public.domain_events USING btree (business_id, seq);
+CREATE INDEX domain_events_conversation_idx ON public.domain_events USING btree (conversation_id, seq) WHERE (conversation_id IS NOT NULL);
 
 create table file_chunks (
   business_id uuid not null,
@@ -519,7 +548,6 @@ CREATE INDEX messages_conversation_idx ON public.messages USING btree (conversat
 CREATE INDEX messages_queued_idx ON public.messages USING btree (conversation_id, created_at, id) WHERE (delivery_status = 'queued'::text);
 CREATE INDEX messages_scheduled_due_idx ON public.messages USING btree (send_at) WHERE (delivery_status = 'scheduled'::text);
 CREATE TRIGGER messages_reply_window AFTER INSERT ON public.messages FOR EACH ROW WHEN ((new.sender_type = 'customer'::text)) EXECUTE FUNCTION messages_move_reply_window();
-CREATE TRIGGER messages_sla_arm AFTER INSERT ON public.messages FOR EACH ROW WHEN (((NOT new.private) AND (new.sender_type = ANY (ARRAY['customer'::text, 'agent'::text])))) EXECUTE FUNCTION sla_arm_message();
 
 create table plans (
   name text not null,
@@ -550,6 +578,13 @@ create table revoked_tokens (
 );
 alter table revoked_tokens add constraint revoked_tokens_pkey PRIMARY KEY (jti);
 CREATE INDEX revoked_tokens_expires_idx ON public.revoked_tokens USING btree (expires_at);
+
+create table schema_functions (
+  name text not null,
+  checksum text not null,
+  applied_at timestamp with time zone default now() not null
+);
+alter table schema_functions add constraint schema_functions_pkey PRIMARY KEY (name);
 
 create table schema_migrations (
   name text not null,
@@ -797,27 +832,6 @@ create table worker_heartbeats (
 alter table worker_heartbeats add constraint worker_heartbeats_pkey PRIMARY KEY (worker_id);
 CREATE INDEX worker_heartbeats_seen_idx ON public.worker_heartbeats USING btree (seen_at);
 
-CREATE OR REPLACE FUNCTION public.auto_assign_arm(p_business_id uuid)
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-begin
-  if not exists (select 1 from assignment_settings s where s.business_id = p_business_id and s.enabled) then
-    return;
-  end if;
-  perform pg_advisory_xact_lock_shared(20205, hashtext(p_business_id::text));
-  if graphile_job_waiting('assign:' || p_business_id::text, true) then
-    return;
-  end if;
-  perform graphile_worker.add_job(
-    identifier => 'auto_assign',
-    payload => json_build_object('business_id', p_business_id::text),
-    job_key => 'assign:' || p_business_id::text
-  );
-end;
-$function$
-;
-
 CREATE OR REPLACE FUNCTION public.business_clock(t timestamp with time zone, marks double precision[], base double precision[], open_before double precision[])
  RETURNS double precision
  LANGUAGE sql
@@ -826,32 +840,6 @@ AS $function$
   select least(
     base[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks)] + date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz),
     open_before[width_bucket(date_part('epoch', t - '1970-01-01 00:00:00+00'::timestamptz), marks) + 1])
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.business_hours_arm(p_business_id uuid, p_conversation_id uuid, p_message_id uuid)
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-declare
-  v_updated timestamptz;
-begin
-  select h.updated_at into v_updated from business_hours h where h.business_id = p_business_id and h.enabled;
-  if v_updated is null then
-    return;
-  end if;
-  if exists (
-    select 1 from conversations c
-    where c.id = p_conversation_id and c.hours_checked_until > clock_timestamp() and c.hours_checked_at >= v_updated
-  ) then
-    return;
-  end if;
-  perform graphile_worker.add_job(
-    identifier => 'out_of_hours_reply',
-    payload => json_build_object('message_id', p_message_id::text),
-    job_key => 'hours:' || p_conversation_id::text
-  );
-end;
 $function$
 ;
 
@@ -904,26 +892,6 @@ begin
     select ch.default_team_id into new.team_id from channels ch where ch.id = new.channel_id and ch.business_id = new.business_id;
   end if;
   return new;
-end;
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.conversation_status_arm()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-begin
-  perform sla_arm(new.business_id, new.id);
-  if new.status = 'resolved'
-     and exists (select 1 from csat_settings s where s.business_id = new.business_id and s.enabled)
-     and not exists (select 1 from csat_surveys v where v.business_id = new.business_id and v.conversation_id = new.id) then
-    perform graphile_worker.add_job(
-      identifier => 'csat_request',
-      payload => json_build_object('conversation_id', new.id::text),
-      job_key => 'csat:' || new.id::text
-    );
-  end if;
-  return null;
 end;
 $function$
 ;
@@ -1012,6 +980,39 @@ begin
   perform pg_advisory_unlock(20204, hashtext(p_conversation_id::text));
   delete from graphile_worker._private_jobs j where j.key = 'deliver:' || p_conversation_id::text and j.locked_at is null;
   return true;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.domain_events_record(p_events jsonb, p_handled text[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_jobs bigint;
+begin
+  if p_events is null or jsonb_array_length(p_events) = 0 then
+    return;
+  end if;
+  with recorded as (
+    insert into domain_events (business_id, id, conversation_id, type, actor_type, actor_id, actor_name, data, handled_at)
+    select e.business_id, uuid_v7(), e.conversation_id, e.type, e.actor_type, e.actor_id, e.actor_name, coalesce(e.data, '{}'),
+           case when e.type = any(p_handled) then null else now() end
+    from jsonb_to_recordset(p_events) with ordinality as e(business_id uuid, conversation_id uuid, type text, actor_type text, actor_id uuid, actor_name text, data jsonb, n bigint)
+    order by e.n
+    returning id, seq, business_id, conversation_id, handled_at
+  )
+  select count(graphile_worker.add_job(
+    identifier => 'handle_events',
+    payload => json_build_object('event_ids', g.ids),
+    queue_name => 'events:' || (abs(hashtext(g.key::text)) % 64)::text,
+    max_attempts => 10
+  )) into v_jobs
+  from (
+    select coalesce(r.conversation_id, r.business_id) as key, array_agg(r.id order by r.seq) as ids
+    from recorded r where r.handled_at is null
+    group by 1
+  ) g;
 end;
 $function$
 ;
@@ -1134,10 +1135,6 @@ begin
   if v_message is null then
     return;
   end if;
-  if v_assignee is null and (v_opened or v_status = 'resolved') then
-    perform auto_assign_arm(p_business_id);
-  end if;
-  perform business_hours_arm(p_business_id, v_conversation, v_message);
   return query select v_message, v_conversation, v_opened;
 end;
 $function$
@@ -1298,91 +1295,13 @@ end;
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.sla_arm(p_business_id uuid, p_conversation_id uuid)
- RETURNS void
- LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION public.uuid_v7()
+ RETURNS uuid
+ LANGUAGE sql
+ PARALLEL SAFE
 AS $function$
-begin
-  if not exists (select 1 from sla_policies p where p.business_id = p_business_id) then
-    return;
-  end if;
-  perform graphile_worker.add_job(
-    identifier => 'sla_refresh',
-    payload => json_build_object('conversation_id', p_conversation_id::text),
-    job_key => 'sla:' || p_conversation_id::text
-  );
-end;
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.sla_arm_business_hours()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-begin
-  perform sla_arm(c.business_id, c.id) from conversations c
-  where c.business_id = new.business_id and c.status in ('open', 'pending');
-  return null;
-end;
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.sla_arm_conversation()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-begin
-  perform sla_arm(new.business_id, new.id);
-  return null;
-end;
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.sla_arm_labels()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-begin
-  if tg_op = 'DELETE' then
-    perform sla_arm(old.business_id, old.conversation_id);
-  else
-    perform sla_arm(new.business_id, new.conversation_id);
-  end if;
-  return null;
-end;
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.sla_arm_message()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-begin
-  perform sla_arm(new.business_id, new.conversation_id);
-  return null;
-end;
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.webhook_events_enqueue(p_business_id uuid, p_events jsonb)
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-begin
-  if p_events is null or jsonb_array_length(p_events) = 0 then
-    return;
-  end if;
-  if not exists (
-    select 1 from webhook_endpoints w
-    where w.business_id = p_business_id and w.active
-      and w.events && array(select e->>'type' from jsonb_array_elements(p_events) e)
-  ) then
-    return;
-  end if;
-  perform graphile_worker.add_job(
-    identifier => 'dispatch_webhooks',
-    payload => json_build_object('business_id', p_business_id::text, 'events', p_events)
-  );
-end;
+  select encode(
+    set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1),
+    'hex')::uuid
 $function$
 ;

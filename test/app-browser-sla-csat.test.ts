@@ -48,7 +48,7 @@ async function settle() {
     await waitFor(
       async () => {
         const [row] = await app.sql(
-          `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('sla_refresh', 'csat_request', 'deliver_message')`,
+          `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('handle_events', 'sla_refresh', 'csat_request', 'deliver_message')`,
         );
         const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
         return row.n === 0 && queued.n === 0;

@@ -23,7 +23,7 @@ import { deliveryLocks } from '../core/commands/delivery-drain.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { lockAsWorker } from './helpers/worker.ts';
 import { createWorkspace } from './helpers/fixtures.ts';
-import { assignLocks } from '../core/commands/auto-assign-arm.ts';
+import { recordEvents, settingsChanged, type DomainEventInput } from '../core/events/domain.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -187,49 +187,40 @@ test("the drains' SQL spells the TypeScript: task, job key and advisory lock cla
   t.true(jobCatalogue.process_inbound.payload.safeParse(jobs[1]!.payload).success);
 });
 
-test('the routing SQL spells the TypeScript too: auto_assign_arm and business_hours_arm', async (t) => {
+test('domain_events_record spells the TypeScript: handle_events, its payload, queue and attempts; unhandled types arm nothing', async (t) => {
   const ws = await createWorkspace(app);
-  await app.sql(`insert into assignment_settings (business_id, enabled) values ($1, true)`, [ws.businessId]);
-  await app.sql(`insert into business_hours (business_id, enabled) values ($1, true)`, [ws.businessId]);
-  const conversationId = randomUUID();
-  const messageId = randomUUID();
-  const locks = await app.deps.db.transaction(async (tx) => {
-    await tx.query(
-      sql.unsafe`select auto_assign_arm(${ws.businessId}::uuid), business_hours_arm(${ws.businessId}::uuid, ${conversationId}::uuid, ${messageId}::uuid)`,
-    );
-    return tx.any(sql.type(z.object({ classid: z.number(), objid: z.number() }))`
-      select classid::int, objid::int from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() order by classid`);
-  });
-  const [{ h }] = await app.sql(`select hashtext($1) as h`, [ws.businessId]);
-  t.deepEqual(locks, [{ classid: assignLocks.arm, objid: h }]);
-  const assignKey = jobCatalogue.auto_assign.jobKey!({ business_id: ws.businessId }, undefined);
-  const hoursKey = jobCatalogue.out_of_hours_reply.jobKey!({ message_id: messageId }, { conversationId });
-  const jobs = await jobsByKey(assignKey, hoursKey);
-  t.deepEqual(jobs, [
-    { task: 'auto_assign', key: assignKey, payload: { business_id: ws.businessId } },
-    { task: 'out_of_hours_reply', key: hoursKey, payload: { message_id: messageId } },
-  ]);
-  t.true(jobCatalogue.auto_assign.payload.safeParse(jobs[0]!.payload).success);
-  t.true(jobCatalogue.out_of_hours_reply.payload.safeParse(jobs[1]!.payload).success);
-});
-
-test('the SLA and CSAT SQL spells the TypeScript too: sla_arm and the status trigger against the job catalogue', async (t) => {
-  const ws = await createWorkspace(app);
-  await app.sql(`insert into sla_policies (business_id, name, first_response_minutes) values ($1, 'All', 60)`, [ws.businessId]);
-  await app.sql(`insert into csat_settings (business_id, enabled, question) values ($1, true, 'How did we do?')`, [ws.businessId]);
   const [conversation] = await app.sql(`insert into conversations (business_id, channel_type) values ($1, 'webchat') returning id`, [ws.businessId]);
-  // Resolving fires the status trigger: a csat_request, and an sla_refresh through sla_arm.
-  await app.sql(`update conversations set status = 'resolved', resolved_at = now() where id = $1`, [conversation.id]);
-  const slaKey = jobCatalogue.sla_refresh.jobKey!({ conversation_id: conversation.id }, undefined);
-  const csatKey = jobCatalogue.csat_request.jobKey!({ conversation_id: conversation.id }, undefined);
-  const jobs = await jobsByKey(slaKey, csatKey);
+  const events: DomainEventInput[] = [
+    { type: 'conversation.resolved', businessId: ws.businessId, conversationId: conversation.id, data: {} },
+    { type: 'conversation.snoozed', businessId: ws.businessId, conversationId: conversation.id, data: { until: new Date().toISOString() } },
+    settingsChanged(ws.businessId, 'csat', { enabled: false }, { enabled: true }),
+  ];
+  await app.deps.db.transaction((tx) => recordEvents(tx, events));
+  const rows = await app.sql(`select id, type, conversation_id, handled_at is not null as handled from domain_events where business_id = $1 order by seq`, [
+    ws.businessId,
+  ]);
   t.deepEqual(
-    jobs.map((j) => [j.task, j.key]),
+    rows.map((r) => [r.type, r.handled]),
     [
-      ['csat_request', csatKey],
-      ['sla_refresh', slaKey],
+      ['conversation.resolved', false],
+      // No subscriber handles it: recorded for the history, handled at once.
+      ['conversation.snoozed', true],
+      ['settings.changed', false],
     ],
   );
-  t.true(jobCatalogue.csat_request.payload.safeParse(jobs[0]!.payload).success);
-  t.true(jobCatalogue.sla_refresh.payload.safeParse(jobs[1]!.payload).success);
+  const jobs = await app.sql(
+    `select k.identifier as task, j.payload, q.queue_name, j.max_attempts from graphile_worker._private_jobs j
+     join graphile_worker._private_tasks k on k.id = j.task_id left join graphile_worker._private_job_queues q on q.id = j.job_queue_id
+     where k.identifier = 'handle_events' order by j.id`,
+  );
+  // One job for the conversation's events, one for the business's.
+  t.deepEqual(
+    jobs.map((j) => j.payload.event_ids),
+    [[rows[0].id], [rows[2].id]],
+  );
+  for (const j of jobs) {
+    t.true(jobCatalogue.handle_events.payload.safeParse(j.payload).success);
+    t.regex(j.queue_name, /^events:\d+$/);
+    t.is(j.max_attempts, jobCatalogue.handle_events.maxAttempts);
+  }
 });

@@ -284,18 +284,48 @@ test("mentions: the mentioned member's socket gets mention_created; another memb
   t.is(anaSocket.received.filter((e) => e.name === 'mention_created').length, 1, 'one mention for a member named twice');
 });
 
-test('mentions: an e-mail to an offline member (with a link), none to a live one', async (t) => {
+test.serial('mentions: an e-mail to an offline member (with a link), none to a live one', async (t) => {
   const ws = await createWorkspace(app, { plan: 'Pro' });
   const away = await addMember(app, ws.businessId, 'agent', { name: 'Offline Olga', status: 'offline' });
   const here = await addMember(app, ws.businessId, 'agent', { name: 'Live Lena', status: 'live' });
   const conv = await startConversation(ws);
-  await note(ws.token, conv.id, 'Please call the customer back\nbefore noon', [await memberIdOf(away.userId), await memberIdOf(here.userId)]);
-  const mails = await mailsTo(away.email);
-  t.is(mails.length, 1);
-  t.is(mails[0].payload.subject, 'Owner mentioned you in a note on Parley');
-  t.true(mails[0].payload.text.includes('> Please call the customer back\n> before noon'));
-  t.true(mails[0].payload.text.includes(`https://app.parley.test/app/inbox/${conv.id}?status=any`));
-  t.is((await mailsTo(here.email)).length, 0);
+  // The mail is a subscriber of mention.created (core/subscribers/mention-mail.ts): the pipeline runs, the mail job waits.
+  const worker = await startTestWorker(app, { only: [] });
+  try {
+    await note(ws.token, conv.id, 'Please call the customer back\nbefore noon', [await memberIdOf(away.userId), await memberIdOf(here.userId)]);
+    const mails = await waitFor(async () => {
+      const found = await mailsTo(away.email);
+      return found.length ? found : null;
+    });
+    t.is(mails.length, 1);
+    t.is(mails[0].payload.subject, 'Owner mentioned you in a note on Parley');
+    t.true(mails[0].payload.text.includes('> Please call the customer back\n> before noon'));
+    t.true(mails[0].payload.text.includes(`https://app.parley.test/app/inbox/${conv.id}?status=any`));
+    await waitFor(async () => (await query(app, `select 1 from domain_events where conversation_id = $1 and handled_at is null`, [conv.id])).length === 0);
+    t.is((await mailsTo(here.email)).length, 0);
+  } finally {
+    await worker.stop();
+  }
+});
+
+test.serial('mentions under team-scoped visibility: no e-mail to a member who cannot see the conversation; the admin who can gets it', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const agent = await addMember(app, ws.businessId, 'agent', { name: 'Teamless Tom', status: 'offline' });
+  const admin = await addMember(app, ws.businessId, 'admin', { name: 'Admin Ada', status: 'offline' });
+  const on = await app.request('PATCH', '/api/v1/settings/assignment', { token: ws.token, body: { team_visibility: true } });
+  t.is(on.status, 200, on.text);
+  // No team and no assignee: under team-scoped visibility only owners and admins see it.
+  const conv = await startConversation(ws);
+  t.is((await app.request('GET', `/api/v1/conversations/${conv.id}`, { token: agent.token })).status, 404);
+  const worker = await startTestWorker(app, { only: [] });
+  try {
+    await note(ws.token, conv.id, 'Secret refund details', [await memberIdOf(agent.userId), await memberIdOf(admin.userId)]);
+    await waitFor(async () => (await mailsTo(admin.email)).length === 1, 20_000, 'the admin mail');
+    await waitFor(async () => (await query(app, `select 1 from domain_events where conversation_id = $1 and handled_at is null`, [conv.id])).length === 0);
+    t.deepEqual(await mailsTo(agent.email), []);
+  } finally {
+    await worker.stop();
+  }
 });
 
 test('mentions: 400 for a member of another business, an inactive or unknown member, and without private; nothing is written', async (t) => {

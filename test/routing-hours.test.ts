@@ -84,7 +84,7 @@ async function customerWrites(chatId: number, text: string): Promise<string> {
     await waitFor(
       async () => {
         const [jobs] = await app.sql(
-          `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('out_of_hours_reply', 'deliver_message', 'process_inbound')`,
+          `select count(*)::int as n from graphile_worker.jobs where task_identifier in ('handle_events', 'out_of_hours_reply', 'deliver_message', 'process_inbound')`,
         );
         const [queued] = await app.sql(`select count(*)::int as n from messages where delivery_status = 'queued'`);
         return jobs.n === 0 && queued.n === 0;

@@ -27,7 +27,7 @@ test.after.always(async () => {
   await fake?.close();
 });
 
-const JOBS = ['sla_refresh', 'csat_request', 'deliver_message', 'process_inbound', 'register_channel'];
+const JOBS = ['handle_events', 'sla_refresh', 'csat_request', 'deliver_message', 'process_inbound', 'register_channel'];
 
 /** Runs a worker until none of the SLA, CSAT, delivery and inbound jobs is left. */
 async function settle() {
@@ -91,7 +91,10 @@ async function startedAt(id: string, at: string) {
     [id, at],
   );
   await app.sql(`update conversations set created_at = $2 where id = $1`, [id, at]);
-  await app.sql(`select sla_arm(business_id, id) from conversations where id = $1`, [id]);
+  await app.sql(
+    `select graphile_worker.add_job('sla_refresh', json_build_object('conversation_id', id), job_key => 'sla:' || id) from conversations where id = $1`,
+    [id],
+  );
 }
 
 const minutesAfter = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString();

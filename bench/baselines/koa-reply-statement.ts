@@ -31,7 +31,7 @@ app.use(async (ctx) => {
     attachments: [],
     template: null,
     checkReplyWindow: true,
-    enqueueWebhooks: true,
+    recordEvents: true,
     unlessEmail: true,
   });
   if (!('message' in sent)) throw new Error('an e-mail conversation: not what this baseline measures');

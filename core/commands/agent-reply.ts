@@ -10,7 +10,7 @@
  * never changes, so the second try cannot meet a different answer. With Cc or Bcc given the
  * fields are read first (they are 400 on another channel type, as before).
  *
- * The statement also enqueues the reply's webhook events itself (`enqueueWebhooks`), so a reply
+ * The statement also records the reply's domain events itself (`recordEvents`), so a reply
  * is one round trip to PostgreSQL after authentication, plus the reads of its live events.
  */
 import type { Deps } from '../deps.ts';
@@ -41,7 +41,7 @@ export async function sendAgentReply(deps: Pick<Deps, 'db' | 'events' | 'logger'
     attachments: input.attachments,
     template: input.template ?? null,
     checkReplyWindow: true,
-    enqueueWebhooks: true,
+    recordEvents: true,
     callerCheck: input.callerCheck,
   };
   const send = (extra: Partial<SendMessageInput>) => runCommand(deps, (q) => trySendMessage(q, { ...base, ...extra }), { oneStatement: true });

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { notFound } from '../errors.ts';
-import { armAutoAssign } from './auto-assign-arm.ts';
+import { settingsChanged, type DomainEventInput } from '../events/domain.ts';
 import type { LiveEvent } from '../events/catalogue.ts';
 import { everyAgent, hiddenFrom } from '../domain/team-visibility-loss.ts';
 
@@ -66,10 +66,11 @@ export async function updateAssignmentSettings(
   tx: Queryable,
   businessId: string,
   changes: AssignmentChanges,
-): Promise<{ settings: AssignmentSettings; events: LiveEvent[] }> {
+): Promise<{ settings: AssignmentSettings; events: LiveEvent[]; domainEvents: DomainEventInput[] }> {
   // Locks the row: of two switches, the second sees the first's outcome.
   const before = await tx.maybeOneFirst(sql.type(z.object({ team_visibility: z.boolean() }))`
     select team_visibility from assignment_settings where business_id = ${businessId} for update`);
+  const previous = await loadAssignmentSettings(tx, businessId);
   await tx.query(sql.unsafe`
     insert into assignment_settings as s (business_id, enabled, max_open_per_agent, team_visibility)
     values (${businessId}, ${changes.enabled ?? false}, ${changes.max_open_per_agent ?? DEFAULT_MAX_OPEN_PER_AGENT}, ${changes.team_visibility ?? false})
@@ -78,7 +79,7 @@ export async function updateAssignmentSettings(
       team_visibility = coalesce(${changes.team_visibility ?? null}::boolean, s.team_visibility),
       max_open_per_agent = coalesce(${changes.max_open_per_agent ?? null}::int, s.max_open_per_agent),
       updated_at = now()`);
-  // After the settings row: the auto_assign job's lock order (settings row, team_members, ARM lock).
+  // After the settings row: the auto_assign job's lock order (settings row, team_members).
   for (const agent of changes.agents ?? []) {
     const updated = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
       update team_members set max_open = ${agent.max_open}, updated_at = now()
@@ -86,10 +87,12 @@ export async function updateAssignmentSettings(
       returning id`);
     if (!updated) throw notFound('Team member not found');
   }
-  await armAutoAssign(tx, businessId);
   const switchedOn = changes.team_visibility === true && before !== true;
+  const settings = await loadAssignmentSettings(tx, businessId);
   return {
-    settings: await loadAssignmentSettings(tx, businessId),
+    settings,
     events: switchedOn ? hiddenFrom(businessId, await everyAgent(tx, businessId), null) : [],
+    // Auto-assignment and the audit log hear of it (core/subscribers/).
+    domainEvents: [settingsChanged(businessId, 'assignment', previous, settings)],
   };
 }

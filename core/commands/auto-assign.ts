@@ -8,10 +8,9 @@
  * While the AI agent auto-replies for the business, a conversation waits for a human only once
  * the AI handed it over (`handoff_requested_at`): assigning earlier would silence the AI.
  *
- * Arming (auto_assign_arm, migration 0086): a new or reopened unassigned conversation (inbound
- * SQL, createConversation, reopen), a member going live, a conversation leaving its assignee
- * (resolve, close, reassign, removal), a handoff, and a settings change. A job that has not
- * started yet is left as it is, so a burst of inbound messages makes one job.
+ * Arming (core/subscribers/auto-assign.ts): a new or reopened conversation, a member going live,
+ * a conversation leaving its assignee (resolve, close, reassign, removal), a handoff, and a
+ * settings change, each armed after its change committed.
  *
  * Teams (core/commands/teams.ts): a conversation with a team goes only to members of that team;
  * one without goes to anyone. A team with no member under capacity leaves its conversations
@@ -21,19 +20,18 @@
  * (FOR UPDATE; the inbound path never locks it), and each batch counts loads and picks
  * conversations (FOR UPDATE SKIP LOCKED) inside that lock, so no agent goes past capacity and no
  * conversation is assigned twice. Nothing is left waiting: a batch that assigns nothing is run
- * once more holding the ARM lock (20205) exclusively, which waits for every transaction that
- * armed (or found a job waiting) while this one ran, and sees its conversation.
+ * once more without SKIP LOCKED, waiting for a conversation another transaction holds (the
+ * out-of-hours reply writing to it, say) rather than passing it by: skipping one left it
+ * unassigned until some later event (issue "Events drive the desk").
  *
- * Lock order (team.ts's business → team_members → conversations, with two additions): the
- * assignment_settings row, team_members (FOR SHARE), the ARM lock, conversations (skip locked).
- * Writers that arm hold team_members or conversation rows before the ARM lock, and the run takes
- * the ARM lock only after its team_members share locks, so neither waits for the other in a cycle.
+ * Lock order (team.ts's business → team_members → conversations, with one addition): the
+ * assignment_settings row, team_members (FOR SHARE), conversations.
  */
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import type { PendingEvent } from '../events/live.ts';
 import { assignmentEvents } from './conversations.ts';
-import { assignLocks } from './auto-assign-arm.ts';
+import { impliedBy, recordEvents } from '../events/domain.ts';
 
 /** Conversations one batch assigns at most (bounds how long it holds their row locks). */
 const BATCH_SIZE = 100;
@@ -104,7 +102,6 @@ async function assignBatch(tx: Queryable, businessId: string, lastLook: boolean)
     where tm.business_id = ${businessId} and tm.is_active and tm.status = 'live'
     order by tm.agent_number
     for share of tm`);
-  if (lastLook) await tx.query(sql.unsafe`select pg_advisory_xact_lock(${assignLocks.arm}, hashtext(${businessId}))`);
   const room = agents.reduce((sum, a) => sum + Math.max(0, a.capacity - a.load), 0);
   if (room === 0) return [];
   // Only conversations someone can take: without a team, or of a team with a member with room.
@@ -116,7 +113,7 @@ async function assignBatch(tx: Queryable, businessId: string, lastLook: boolean)
       ${settings.ai_active ? sql.fragment`and c.handoff_requested_at is not null` : sql.fragment``}
     order by c.created_at, c.id
     limit ${Math.min(room, BATCH_SIZE)}
-    for update skip locked`);
+    ${lastLook ? sql.fragment`for update` : sql.fragment`for update skip locked`}`);
   const plan = planAssignments(waiting, agents, settings.cursor_agent_number);
   if (plan.pairs.length === 0) return [];
   const rows = await tx.any(sql.type(assignedRow)`
@@ -135,8 +132,13 @@ async function assignBatch(tx: Queryable, businessId: string, lastLook: boolean)
     returning c.id, c.business_id, c.status, c.assignee_id, c.assigned_at, c.updated_at`);
   await tx.query(sql.unsafe`
     update assignment_settings set cursor_agent_number = ${plan.cursor} where business_id = ${businessId}`);
-  return rows.flatMap((row) => assignmentEvents(row, null));
+  const events = rows.flatMap((row) => assignmentEvents(row, null));
+  await recordEvents(tx, impliedBy(events, autoAssignment));
+  return events;
 }
+
+/** The actor of automatic assignments (its subscriber does not re-arm on its own changes). */
+export const autoAssignment = { type: 'system', name: 'Auto-assignment' } as const;
 
 /**
  * Assigns every waiting conversation there is room for; `publish` gets each batch's events after

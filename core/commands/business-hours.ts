@@ -12,6 +12,7 @@
  * `updated_at`) makes the next message decide afresh.
  */
 import { z } from 'zod';
+import { impliedBy, recordEvents } from '../events/domain.ts';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { dayKeys, hoursState, LOOKAHEAD_DAYS, type Hours, type Shift, type Week } from '../domain/business-hours.ts';
 import type { PendingEvent } from '../events/live.ts';
@@ -118,6 +119,8 @@ export async function replyIfOutOfHours(db: Db, messageId: string): Promise<Pend
         attachments: [],
       });
       events.push(...sent.events);
+      // Its domain events (webhooks, SLA…) with the message, in this transaction.
+      await recordEvents(tx, impliedBy(sent.events, { type: 'system', name: 'Out-of-hours reply' }));
     }
     await tx.query(sql.unsafe`
       update conversations set hours_checked_at = clock_timestamp(), hours_checked_until = ${until.toISOString()}

@@ -11,7 +11,7 @@ import { liveEvent } from '../events/catalogue.ts';
 import { conversationCreated, conversationUpdated, type PendingEvent } from '../events/live.ts';
 import type { Attachment } from '../domain/uploads.ts';
 import { sendMessage } from './messages.ts';
-import { armAutoAssign } from './auto-assign-arm.ts';
+import type { Actor, DomainEventData, DomainEventInput, DomainEventType } from '../events/domain-types.ts';
 import { teamVisibilityOn } from '../domain/team-visibility.ts';
 import { hiddenFrom } from '../domain/team-visibility-loss.ts';
 
@@ -67,7 +67,6 @@ export async function createConversation(tx: Queryable, input: CreateConversatio
     values (${input.businessId}, ${input.customerId ?? null}, ${channel.id}, ${channel.type}, 'open')
     returning id`);
   const events: PendingEvent[] = [conversationCreated(input.businessId, created.id)];
-  await armAutoAssign(tx, input.businessId);
   if (input.initialMessage) {
     const sent = await sendMessage(tx, {
       businessId: input.businessId,
@@ -88,7 +87,19 @@ async function assertExists(tx: Queryable, businessId: string, conversationId: s
   if (!exists) throw notFound('Conversation not found');
 }
 
-export type StateChange<K extends string> = { changed: true; at: string; events: PendingEvent[]; field: K } | { changed: false };
+export type StateChange<K extends string> =
+  | { changed: true; at: string; events: PendingEvent[]; domainEvents: DomainEventInput[]; field: K }
+  | { changed: false };
+
+/** A conversation's domain event (core/events/domain-types.ts) for a row a command changed. */
+export function domainEvent<T extends DomainEventType>(
+  type: T,
+  row: { id: string; business_id: string },
+  actor: Actor | undefined,
+  data: DomainEventData[T],
+): DomainEventInput {
+  return { type, businessId: row.business_id, conversationId: row.id, actor, data } as DomainEventInput;
+}
 
 /** Resolves from any other state, recording who did; `changed: false` when it already was. 404 outside the business. */
 export async function resolveConversation(
@@ -103,13 +114,16 @@ export async function resolveConversation(
     await assertExists(tx, input.businessId, input.conversationId);
     return { changed: false };
   }
-  // Its assignee has room for one more: waiting conversations may flow to them.
-  if (row.assignee_id) await armAutoAssign(tx, input.businessId);
-  return { changed: true, field: 'resolved_at', at: row.resolved_at!, events: [conversationUpdated(row)] };
+  // Its assignee has room for one more: auto-assignment hears of it (core/subscribers/auto-assign.ts), CSAT too.
+  const resolved = domainEvent('conversation.resolved', row, { type: 'member', userId: input.userId }, {});
+  return { changed: true, field: 'resolved_at', at: row.resolved_at!, events: [conversationUpdated(row)], domainEvents: [resolved] };
 }
 
 /** Closes from any other state; `changed: false` when it already was. 404 outside the business. */
-export async function closeConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<StateChange<'closed_at'>> {
+export async function closeConversation(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; actor?: Actor },
+): Promise<StateChange<'closed_at'>> {
   const row = await tx.maybeOne(sql.type(changedRow)`
     update conversations set status = 'closed', closed_at = now(), snoozed_at = null, snoozed_until = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'closed'
@@ -118,8 +132,8 @@ export async function closeConversation(tx: Queryable, input: { businessId: stri
     await assertExists(tx, input.businessId, input.conversationId);
     return { changed: false };
   }
-  if (row.assignee_id) await armAutoAssign(tx, input.businessId);
-  return { changed: true, field: 'closed_at', at: row.closed_at!, events: [conversationUpdated(row)] };
+  const closed = domainEvent('conversation.closed', row, input.actor, {});
+  return { changed: true, field: 'closed_at', at: row.closed_at!, events: [conversationUpdated(row)], domainEvents: [closed] };
 }
 
 /**
@@ -127,7 +141,10 @@ export async function closeConversation(tx: Queryable, input: { businessId: stri
  * closed_at cleared), as when a customer writes into a resolved conversation, so analytics
  * count only conversations that stay resolved. An open conversation is left as it is.
  */
-export async function reopenConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<{ events: PendingEvent[] }> {
+export async function reopenConversation(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string; actor?: Actor },
+): Promise<{ events: PendingEvent[]; domainEvents?: DomainEventInput[] }> {
   const row = await tx.maybeOne(sql.type(changedRow)`
     update conversations set status = 'open', resolved_at = null, resolved_by = null, closed_at = null, snoozed_at = null, snoozed_until = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and (status <> 'open' or snoozed_at is not null)
@@ -136,9 +153,8 @@ export async function reopenConversation(tx: Queryable, input: { businessId: str
     await assertExists(tx, input.businessId, input.conversationId);
     return { events: [] };
   }
-  // A reopened conversation without an assignee waits for one.
-  if (!row.assignee_id) await armAutoAssign(tx, input.businessId);
-  return { events: [conversationUpdated(row)] };
+  // A reopened conversation without an assignee waits for one (core/subscribers/auto-assign.ts).
+  return { events: [conversationUpdated(row)], domainEvents: [domainEvent('conversation.opened', row, input.actor, {})] };
 }
 
 /**
@@ -208,11 +224,8 @@ export async function assignConversation(
           and not exists (select 1 from team_memberships ms where ms.business_id = u.business_id and ms.team_id = u.team_id and ms.member_id = tm.id)
       ) then u.previous_assignee_id end as hidden_from
     from updated u`);
-  if (row) {
-    // The previous assignee, if any, may have room again.
-    await armAutoAssign(tx, input.businessId);
-    return row;
-  }
+  // The previous assignee, if any, may have room again: auto-assignment hears of the assignment.
+  if (row) return row;
   const exists = await tx.exists(sql.unsafe`
     select 1 from conversations where id = ${input.conversationId} and business_id = ${input.businessId}`);
   if (!exists) throw notFound('Conversation not found');
@@ -249,8 +262,7 @@ export async function requestHandoff(tx: Queryable, input: { businessId: string;
       updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId}
     returning ${updatedConversationColumns}, handoff_requested_at`);
-  // While the AI auto-replies, a conversation waits for auto-assignment only once handed over.
-  await armAutoAssign(tx, input.businessId);
+  // While the AI auto-replies, a conversation waits for auto-assignment only once handed over (handoff.requested).
   return [
     liveEvent('handoff_requested', { conversation_id: row.id, business_id: row.business_id, reason: input.reason, at: row.handoff_requested_at }),
     conversationUpdated(row),

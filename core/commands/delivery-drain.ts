@@ -39,7 +39,7 @@ import type { Deps } from '../deps.ts';
 import { enqueue } from '../jobs.ts';
 import { audienceRead, messageUpdated, messageUpdatedEvent, publishEvents } from '../events/live.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
-import { enqueueWebhookEvents, webhookEventsFor } from './webhooks-out.ts';
+import { impliedBy, recordEvents, recordEventsFragment } from '../events/domain.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
 import { channelUpdated, loadChannel } from './channel-runtime.ts';
 import { asTheDrain } from './drain-session.ts';
@@ -261,7 +261,7 @@ async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: stri
         sql.unsafe`select graphile_worker.permanently_fail_jobs(array[${jobId}::bigint], ${`Delivery failed after ${MAX_DELIVERY_ATTEMPTS} attempts: ${reason}`.slice(0, 2000)})`,
       );
     }
-    await enqueueWebhookEvents(tx, [messageUpdated(reply.business_id, reply.id)]);
+    await recordEvents(tx, impliedBy([messageUpdated(reply.business_id, reply.id, reply.conversation_id)]));
   });
   await publishEvents(deps, [messageUpdated(reply.business_id, reply.id)]);
   return 'failed';
@@ -269,8 +269,8 @@ async function settleFailed(deps: Deps, q: Queryable, reply: Reply, reason: stri
 
 /**
  * Marks a delivered reply sent with the platform's id (none from the internal connectors, where
- * Parley is the platform), in one statement that also enqueues its `message.updated` webhook
- * (webhook_events_enqueue, migration 0113), returns the message as it now is, for the live
+ * Parley is the platform), in one statement that also records its `message.updated` domain event
+ * (domain_events_record, sql/functions/), returns the message as it now is, for the live
  * event, and reads the conversation's next queued reply for the drain: one round trip per reply
  * sent. The id is unique per channel (inbound messages are deduplicated by it); if another
  * message already holds it, the reply still went out: it is `sent` without an id, since failing
@@ -295,7 +295,7 @@ async function recordSent(
   reply: Reply,
   externalId: string | null,
 ): Promise<{ message: Message; team_visibility: boolean; audience: string[] | null; next: Reply | null } | null> {
-  const refs = webhookEventsFor(reply.business_id, [messageUpdated(reply.business_id, reply.id)]);
+  const recorded = recordEventsFragment(impliedBy([messageUpdated(reply.business_id, reply.id, reply.conversation_id)]));
   const mark = (id: string | null) =>
     q.maybeOne(
       prepared(sql.type(sentRow)`
@@ -303,11 +303,11 @@ async function recordSent(
         update messages m set external_id = ${id}, delivery_status = 'sent', error = null, next_delivery_at = null, updated_at = now()
         where m.id = ${reply.id} and m.external_id is null
         returning ${messageColumns}
-      ), hooks as (
-        select webhook_events_enqueue(${reply.business_id}::uuid, ${sql.jsonb(refs as never)}) from m
+      ), recorded as (
+        select ${recorded} from m
       ), next as (${queuedReply('next_', reply.conversation_id, reply.id)})
       -- Where its live event may go (team-scoped visibility): publishing needs no query for it.
-      select m.*, (select count(*) from hooks) as hooks, ${audienceColumns('c')}, next.*
+      select m.*, (select count(*) from recorded) as recorded, ${audienceColumns('c')}, next.*
       from m join conversations c on c.id = m.conversation_id left join next on true`),
     );
   const sent = (row: z.infer<typeof sentRow> | null) =>
@@ -426,7 +426,7 @@ export async function requeueReply(deps: Deps, messageId: string): Promise<void>
       returning conversation_id, business_id`),
     );
     if (row) await tx.query(sql.unsafe`select delivery_arm_drain(${row.conversation_id}::uuid)`);
-    if (row) await enqueueWebhookEvents(tx, [messageUpdated(row.business_id, messageId)]);
+    if (row) await recordEvents(tx, impliedBy([messageUpdated(row.business_id, messageId, row.conversation_id)]));
     return row;
   });
   if (requeued) await publishEvents(deps, [messageUpdated(requeued.business_id, messageId)]);

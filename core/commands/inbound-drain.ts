@@ -28,7 +28,7 @@ import { z } from 'zod';
 import { prepared, sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { enqueue } from '../jobs.ts';
 import type { PendingEvent } from '../events/live.ts';
-import { enqueueWebhookEvents } from './webhooks-out.ts';
+import { impliedBy, recordEvents } from '../events/domain.ts';
 import type { InboundEvent, InboundMessage } from '../../connectors/types.ts';
 import { applyInboundEvent, applyMessages, inboundLocks, type InboundChannel } from './inbound.ts';
 import { asTheDrain } from './drain-session.ts';
@@ -149,8 +149,9 @@ async function markDone(tx: Queryable, batch: Batch): Promise<Batch> {
   if (batch.done.length > 0) {
     await tx.query(prepared(sql.unsafe`update inbound_events set processed_at = now() where id = any(${sql.array(batch.done, 'uuid')})`));
   }
-  // Webhook endpoints hear of the batch's events through a job of this same transaction.
-  await enqueueWebhookEvents(tx, batch.published);
+  // The batch's domain events, recorded in this same transaction (their subscribers: webhooks,
+  // auto-assignment, the out-of-hours reply, SLA…).
+  await recordEvents(tx, impliedBy(batch.published, { type: 'customer' }));
   return batch;
 }
 

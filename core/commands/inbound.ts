@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { prepared, sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../events/live.ts';
-import { enqueueWebhookEvents } from './webhooks-out.ts';
+import { impliedBy, recordEvents } from '../events/domain.ts';
 import { enqueueAiReply } from '../domain/ai-agent.ts';
 import { storableText } from '../domain/storable-text.ts';
 import { enqueueCustomerNames } from './customer-names.ts';
@@ -104,7 +104,7 @@ export async function processInboundEvent(db: Db, eventId: string): Promise<Pend
     const channel = { id: row.channel_id, business_id: row.business_id, type: row.channel_type };
     const published = await applyInboundEvent(tx, channel, row.event as unknown as InboundEvent);
     await tx.query(prepared(sql.unsafe`update inbound_events set processed_at = now() where id = ${row.id}`));
-    await enqueueWebhookEvents(tx, published);
+    await recordEvents(tx, impliedBy(published, { type: 'customer' }));
     return published;
   });
 }
@@ -201,7 +201,7 @@ async function storeEmailParts(tx: Queryable, messages: InboundMessage[], applie
 function messageEvents(channel: InboundChannel, messageId: string, conversationId: string, opened: boolean): PendingEvent[] {
   return [
     ...(opened ? [conversationCreated(channel.business_id, conversationId)] : []),
-    messageCreated(channel.business_id, messageId),
+    messageCreated(channel.business_id, messageId, conversationId),
     conversationUpdated({ id: conversationId, business_id: channel.business_id }),
   ];
 }

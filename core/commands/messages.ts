@@ -22,7 +22,7 @@ import { conversationColumns } from '../presenters/conversation.ts';
 import { writtenEntry, writtenListEntry } from '../reads/conversations.ts';
 import { audienceColumns, audienceFields } from '../domain/team-visibility.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
-import { webhookEventsFor } from './webhooks-out.ts';
+import { impliedBy, recordEventsFragment, type Actor } from '../events/domain.ts';
 import type { Attachment } from '../domain/uploads.ts';
 
 /**
@@ -82,11 +82,11 @@ export type SendMessageInput = {
    */
   unlessEmail?: boolean;
   /**
-   * The statement also hands its events to the business's webhook endpoints (the SQL function
-   * webhook_events_enqueue, migration 0113) and says so (`webhooksEnqueued`), so runCommand's
-   * `oneStatement` path adds no round trip for them. Only for a command that is this one statement.
+   * The statement also records its domain events (the SQL function domain_events_record) and
+   * says so (`eventsRecorded`), so runCommand's `oneStatement` path adds no round trip for them.
+   * Only for a command that is this one statement.
    */
-  enqueueWebhooks?: boolean;
+  recordEvents?: boolean;
   /**
    * An SQL condition the statement writes only under: the caller as authentication found them
    * still is so (api/middlewares/auth.ts callerCheck, for a caller remembered from an earlier
@@ -95,11 +95,18 @@ export type SendMessageInput = {
   callerCheck?: FragmentSqlToken;
 };
 
-export type SentMessage = { message: Message; events: PendingEvent[]; webhooksEnqueued?: true };
+export type SentMessage = { message: Message; events: PendingEvent[]; eventsRecorded?: true };
 
 /** The statement's answer: the checks' outcomes, the reservation's, and the message's columns (messageRow) when stored. */
 const outcomeRow = z.object({ found: z.boolean(), deliverable: z.boolean() }).catchall(z.unknown());
 const audienceRow = z.object(audienceFields);
+
+/** Who a message's events name as their actor. */
+function actorOfSender(sender: MessageSender): Actor {
+  if (sender.type === 'agent' || sender.type === 'note' || sender.type === 'forward') return { type: 'member', userId: sender.userId };
+  if (sender.type === 'ai') return { type: 'ai' };
+  return { type: 'system' };
+}
 
 /** What the sender's kind decides; everything else in the statement is the same for all. */
 function rulesOf(sender: MessageSender) {
@@ -161,8 +168,10 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   // Made here, so the events (and their webhook refs) are known before the statement runs.
   const messageId = randomUUID();
   const touchedEvent = conversationUpdated({ id: input.conversationId, business_id: input.businessId });
-  const pending: PendingEvent[] = rules.touches ? [messageCreated(input.businessId, messageId), touchedEvent] : [messageCreated(input.businessId, messageId)];
-  const webhookRefs = input.enqueueWebhooks ? webhookEventsFor(input.businessId, pending) : [];
+  const pending: PendingEvent[] = rules.touches
+    ? [messageCreated(input.businessId, messageId, input.conversationId), touchedEvent]
+    : [messageCreated(input.businessId, messageId, input.conversationId)];
+  const recorded = input.recordEvents ? recordEventsFragment(impliedBy(pending, actorOfSender(input.sender))) : null;
   // A free-form reply on a channel with a reply window (WhatsApp) only while it is open.
   const windowCheck = input.checkReplyWindow && !input.template ? replyWindowOpen : sql.fragment`true`;
   const row = await q.one(
@@ -190,12 +199,8 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
     ), job as (
       -- Arms the conversation's delivery drain (migration 0085): a job only when none is waiting to run.
       ${rules.outbound ? sql.fragment`select delivery_arm_drain(m.conversation_id) from message m` : sql.fragment`select null where false`}
-    ), hooks as (
-      ${
-        webhookRefs.length
-          ? sql.fragment`select webhook_events_enqueue(${input.businessId}::uuid, ${sql.jsonb(webhookRefs as never)}) from message m`
-          : sql.fragment`select null where false`
-      }
+    ), recorded as (
+      ${recorded ? sql.fragment`select ${recorded} from message m` : sql.fragment`select null where false`}
     ), touched as (
       -- The message's own timestamp, so first_response_at equals the first reply's created_at.
       ${
@@ -218,7 +223,7 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
            coalesce((select team_visibility from conversation), false) as team_visibility, (select audience from conversation) as audience,
            ${rules.counted ? reservationColumns : sql.fragment`reservation.reserved`},
            -- Reading job makes it run (a plain WITH query runs only when read; an update always runs).
-           (select count(*) from job) as jobs, (select count(*) from hooks) as hooks, m.*
+           (select count(*) from job) as jobs, (select count(*) from recorded) as recorded, m.*
            ${rules.touches ? sql.fragment`, entry.*` : sql.fragment``}
     from (select) as one left join reservation on true left join message m on true
     ${rules.touches ? sql.fragment`left join entry on true` : sql.fragment``}`),
@@ -238,5 +243,5 @@ export async function trySendMessage(q: Queryable, input: SendMessageInput): Pro
   const entry = rules.touches ? writtenListEntry(row, message) : null;
   const touched = entry ? conversationUpdatedEvent(input.businessId, entry) : touchedEvent;
   const events = rules.touches ? [created, touched, audience] : [created, audience];
-  return input.enqueueWebhooks ? { message, events, webhooksEnqueued: true } : { message, events };
+  return input.recordEvents ? { message, events, eventsRecorded: true } : { message, events };
 }

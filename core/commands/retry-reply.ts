@@ -75,6 +75,9 @@ export async function retryReply(
     assertReserved(await tx.one(sql.type(reservationRow)`select plan_name, plan_max, reserved from reserve_monthly_message(${input.businessId}::uuid)`));
   return {
     message: presentMessage(row),
-    events: [messageUpdated(input.businessId, input.messageId), conversationUpdated({ id: input.conversationId, business_id: input.businessId })],
+    events: [
+      messageUpdated(input.businessId, input.messageId, input.conversationId),
+      conversationUpdated({ id: input.conversationId, business_id: input.businessId }),
+    ],
   };
 }

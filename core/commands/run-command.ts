@@ -1,6 +1,8 @@
 /**
- * The one way a caller commits a command: run it in a transaction, and only once that has
- * committed do what the command asked for afterwards (publish its live events, drop the
+ * The one way a caller commits a command: run it in a transaction with the domain events it
+ * implies or states (core/events/domain.ts: recorded in that transaction, so the subscribers
+ * react exactly when the change exists), and only once that has committed do what the command
+ * asked for afterwards (publish its live events, drop the
  * per-process caches it made stale, close live connections that lost their right to exist).
  * Commands say what follows their write by returning it beside their result (`AfterCommit`), so
  * no route has to remember it: a route that forgot would show dashboards stale objects, or
@@ -12,7 +14,8 @@ import type { Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { forgetCachedChannels } from '../domain/channels/channel-cache.ts';
 import { publishEvents, type PendingEvent } from '../events/live.ts';
-import { enqueueWebhookEvents } from './webhooks-out.ts';
+import { currentActor } from '../events/actor-context.ts';
+import { impliedBy, recordEvents, type Actor, type DomainEventInput } from '../events/domain.ts';
 
 /** What a command's write makes necessary once it has committed. Every field is optional. */
 export type AfterCommit = {
@@ -24,8 +27,12 @@ export type AfterCommit = {
   disconnectRooms?: readonly string[];
   /** Rooms spared by `disconnectRooms` (e.g. the caller's own session, which carries on with a new token). */
   keepRooms?: readonly string[];
-  /** The command's own statement handed `events` to the webhook endpoints already (sendMessage's `enqueueWebhooks`). */
-  webhooksEnqueued?: true;
+  /** Domain events the command states beyond those its live `events` imply (resolved, snoozed, settings changed…). */
+  domainEvents?: readonly DomainEventInput[];
+  /** Who made the change, for the implied domain events (default: the system). */
+  actor?: Actor;
+  /** The command recorded its domain events itself (in its own statement or transactions): nothing to record here. */
+  eventsRecorded?: true;
 };
 
 export type RunOptions = {
@@ -42,24 +49,29 @@ export async function runCommand<T extends object>(
   command: (q: Queryable) => Promise<T>,
   options: RunOptions = {},
 ): Promise<T> {
-  // Webhook endpoints hear of the command's events through a job enqueued in its own
-  // transaction (core/commands/webhooks-out.ts), so a committed event is never lost to them.
   const result = options.oneStatement
     ? await command(deps.db)
     : await deps.db.transaction(async (tx) => {
         const done = await command(tx);
-        if (!(done as AfterCommit).webhooksEnqueued) await enqueueWebhookEvents(tx, (done as AfterCommit).events);
+        await recordEvents(tx, domainEventsOf(done as AfterCommit));
         return done;
       });
   // A command with nothing to do afterwards returns no AfterCommit fields (TypeScript would
   // refuse such a result as an AfterCommit: none of its fields in common).
   const after = result as AfterCommit;
-  // A one-statement command committed by itself: its webhook job follows at once, the one
-  // place where a crash between two statements could lose an event for webhooks.
-  // (A statement that enqueued them itself closes that gap and saves the round trip.)
-  if (options.oneStatement && !after.webhooksEnqueued) await enqueueWebhookEvents(deps.db, after.events);
+  // A one-statement command committed by itself: its events follow at once, the one place where
+  // a crash between two statements could lose them (a statement that records them itself, as
+  // the reply's does, closes that gap and saves the round trip).
+  if (options.oneStatement) await recordEvents(deps.db, domainEventsOf(after));
   if (after.forget?.includes('channels')) forgetCachedChannels();
   if (after.disconnectRooms?.length) deps.events.disconnect({ rooms: [...after.disconnectRooms], except: after.keepRooms ? [...after.keepRooms] : undefined });
   if (after.events?.length) await publishEvents(deps, after.events);
   return result;
+}
+
+/** What a command's result records: nothing when it recorded its events itself. */
+function domainEventsOf(after: AfterCommit): DomainEventInput[] {
+  if (after.eventsRecorded) return [];
+  const actor = after.actor ?? currentActor();
+  return [...impliedBy(after.events, actor), ...(after.domainEvents ?? []).map((e) => (e.actor || !actor ? e : { ...e, actor }))];
 }

@@ -24,7 +24,7 @@ import { enqueue } from '../jobs.ts';
 import { liveEvent } from '../events/catalogue.ts';
 import { conversationUpdated, messageUpdated, publishEvents, type PendingEvent } from '../events/live.ts';
 import { messageColumns, messageRow, presentMessage, type Message } from '../presenters/message.ts';
-import { enqueueWebhookEvents } from './webhooks-out.ts';
+import { impliedBy, recordEvents } from '../events/domain.ts';
 import { sendMessage, type SendMessageInput } from './messages.ts';
 import { replyWindowOpen } from '../domain/whatsapp-templates.ts';
 
@@ -101,7 +101,7 @@ async function failRelease(deps: Pick<Deps, 'db' | 'events' | 'logger'>, message
       update messages set delivery_status = 'failed', error = ${reason}, updated_at = now()
       where id = ${messageId} and delivery_status = 'scheduled'
       returning id`);
-    if (row) await enqueueWebhookEvents(tx, [messageUpdated(businessId, messageId)]);
+    if (row) await recordEvents(tx, impliedBy([messageUpdated(businessId, messageId)]));
     return row !== null;
   });
   if (failed) await publishEvents(deps, [messageUpdated(businessId, messageId)]);
@@ -160,8 +160,11 @@ export async function releaseScheduledReply(deps: Pick<Deps, 'db' | 'events' | '
           updated_at = now()
         from message m where c.id = m.conversation_id`);
       await tx.query(sql.unsafe`select delivery_arm_drain(${reply.conversation_id}::uuid)`);
-      const events = [messageUpdated(businessId, messageId), conversationUpdated({ id: reply.conversation_id, business_id: businessId })];
-      await enqueueWebhookEvents(tx, events);
+      const events = [
+        messageUpdated(businessId, messageId, reply.conversation_id),
+        conversationUpdated({ id: reply.conversation_id, business_id: businessId }),
+      ];
+      await recordEvents(tx, impliedBy(events));
       // The counter slot last: its lock is held until commit.
       const reserved = await tx.oneFirst(sql.type(z.object({ reserved: z.boolean() }))`
         select reserved from reserve_monthly_message(${businessId}::uuid)`);

@@ -14,6 +14,7 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { liveEvent } from '../events/catalogue.ts';
+import { settingsChanged, type DomainEventInput } from '../events/domain.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { breachedTargets, choosePolicy, slaDue, unmetTargets, type SlaClock, type SlaDue, type SlaPolicyRule, type TargetState } from '../domain/sla.ts';
 import { loadBusinessHours } from './business-hours.ts';
@@ -82,14 +83,16 @@ async function unlessTaken<T>(name: string, write: () => Promise<T>): Promise<T>
   }
 }
 
-/** Every open or pending conversation of the business works its due times out again (a policy changed). */
-async function rearmBusiness(tx: Queryable, businessId: string): Promise<void> {
-  await tx.query(sql.unsafe`
-    select sla_arm(c.business_id, c.id) from conversations c
-    where c.business_id = ${businessId} and (c.status in ('open', 'pending') or c.sla_policy_id is not null)`);
-}
+/** Every open or pending conversation of the business works its due times out again (core/subscribers/sla.ts). */
+const policiesChanged = (businessId: string, before: SlaPolicyRow | null, after: SlaPolicyRow | null, id: string): DomainEventInput[] => [
+  settingsChanged(businessId, 'sla', before, after, id),
+];
 
-export async function createSlaPolicy(tx: Queryable, businessId: string, fields: SlaPolicyFields): Promise<{ policy: SlaPolicyRow }> {
+export async function createSlaPolicy(
+  tx: Queryable,
+  businessId: string,
+  fields: SlaPolicyFields,
+): Promise<{ policy: SlaPolicyRow; domainEvents: DomainEventInput[] }> {
   const scope = await resolveScope(tx, businessId, fields);
   const policy = await unlessTaken(fields.name, () =>
     tx.one(sql.type(slaPolicyRow)`
@@ -98,8 +101,7 @@ export async function createSlaPolicy(tx: Queryable, businessId: string, fields:
               ${fields.business_hours_only}, ${sql.array(scope.channelIds ?? [], 'uuid')}, ${sql.array(scope.labelIds ?? [], 'uuid')})
       returning ${slaPolicyColumns}`),
   );
-  await rearmBusiness(tx, businessId);
-  return { policy };
+  return { policy, domainEvents: policiesChanged(businessId, null, policy, policy.id) };
 }
 
 /** Changes the given fields; 404 for an unknown policy or another business's. */
@@ -108,8 +110,11 @@ export async function updateSlaPolicy(
   businessId: string,
   policyId: string,
   changes: Partial<SlaPolicyFields>,
-): Promise<{ policy: SlaPolicyRow }> {
+): Promise<{ policy: SlaPolicyRow; domainEvents: DomainEventInput[] }> {
   const scope = await resolveScope(tx, businessId, changes);
+  const before = await tx.maybeOne(
+    sql.type(slaPolicyRow)`select ${slaPolicyColumns} from sla_policies p where p.business_id = ${businessId} and p.id = ${policyId}`,
+  );
   const keep = (key: keyof SlaPolicyFields) => changes[key] === undefined;
   const policy = await unlessTaken(changes.name ?? '', () =>
     tx.maybeOne(sql.type(slaPolicyRow)`
@@ -126,18 +131,17 @@ export async function updateSlaPolicy(
       returning ${slaPolicyColumns}`),
   );
   if (!policy) throw notFound('SLA policy not found');
-  await rearmBusiness(tx, businessId);
-  return { policy };
+  return { policy, domainEvents: policiesChanged(businessId, before, policy, policyId) };
 }
 
-export async function deleteSlaPolicy(tx: Queryable, businessId: string, policyId: string): Promise<{ deleted: true }> {
-  // Re-armed first, while the policy still exists (sla_arm arms only where a policy does); its
-  // conversations' policy id is set null by the foreign key.
-  const exists = await tx.exists(sql.unsafe`select 1 from sla_policies where business_id = ${businessId} and id = ${policyId}`);
-  if (!exists) throw notFound('SLA policy not found');
-  await rearmBusiness(tx, businessId);
+export async function deleteSlaPolicy(tx: Queryable, businessId: string, policyId: string): Promise<{ deleted: true; domainEvents: DomainEventInput[] }> {
+  // Its conversations' policy id is set null by the foreign key; the business's open ones work their due times out again.
+  const before = await tx.maybeOne(
+    sql.type(slaPolicyRow)`select ${slaPolicyColumns} from sla_policies p where p.business_id = ${businessId} and p.id = ${policyId}`,
+  );
+  if (!before) throw notFound('SLA policy not found');
   await tx.query(sql.unsafe`delete from sla_policies where business_id = ${businessId} and id = ${policyId}`);
-  return { deleted: true };
+  return { deleted: true, domainEvents: policiesChanged(businessId, before, null, policyId) };
 }
 
 export async function getSlaPolicy(q: Queryable, businessId: string, policyId: string): Promise<SlaPolicyRow> {

@@ -18,7 +18,6 @@ import { badRequest, validationError } from '../errors.ts';
 import { conversationCreated, type PendingEvent } from '../events/live.ts';
 import { checkTemplate, type TemplateInput } from '../domain/whatsapp-templates.ts';
 import { sendMessage } from './messages.ts';
-import { armAutoAssign } from './auto-assign-arm.ts';
 
 export type StartWithTemplateInput = {
   businessId: string;
@@ -89,7 +88,6 @@ export async function startConversationWithTemplate(tx: Queryable, input: StartW
       returning id`);
     conversationId = created.id;
     events.push(conversationCreated(input.businessId, conversationId));
-    await armAutoAssign(tx, input.businessId);
   }
   const sent = await sendMessage(tx, {
     businessId: input.businessId,

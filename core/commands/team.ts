@@ -17,7 +17,6 @@ import { updatedConversationColumns, updatedConversationRow } from './conversati
 import { conversationUpdated } from '../events/live.ts';
 import { rooms } from '../events/bus.ts';
 import type { AfterCommit } from './run-command.ts';
-import { armAutoAssign } from './auto-assign-arm.ts';
 
 export type InviteRole = 'agent' | 'admin';
 export type MemberStatus = 'live' | 'away' | 'offline';
@@ -100,9 +99,9 @@ export async function removeMember(
     where business_id = ${input.businessId} and assignee_id = ${member.user_id} and status in ('open', 'pending')
     returning ${updatedConversationColumns}`);
   await tx.query(sql.unsafe`delete from team_members where id = ${input.memberId}`);
-  // Their conversations wait again: auto-assignment may hand them to others.
-  if (unassigned.length > 0) await armAutoAssign(tx, input.businessId);
   return {
+    // Their conversations wait again: auto-assignment may hand them to others.
+    domainEvents: [{ type: 'member.removed', businessId: input.businessId, data: { user_id: member.user_id } }],
     userId: member.user_id,
     unassigned: [...unassigned],
     events: unassigned.map(conversationUpdated),
@@ -121,7 +120,7 @@ const statusRow = z.object({
 
 /**
  * Sets the member's availability (one statement); `agent_status_changed` follows, even when
- * unchanged. Going `live` arms auto-assignment (waiting conversations flow to them). 404 when
+ * unchanged (member.status_changed: going `live` arms auto-assignment, waiting conversations flow to them). 404 when
  * the membership is gone.
  */
 export async function setMemberStatus(q: Queryable, input: { businessId: string; memberId: string; status: MemberStatus }): Promise<{ events: LiveEvent[] }> {
@@ -130,10 +129,8 @@ export async function setMemberStatus(q: Queryable, input: { businessId: string;
       update team_members set status = ${input.status}, updated_at = now()
       where id = ${input.memberId} and business_id = ${input.businessId} and is_active
       returning id, user_id, business_id, status, updated_at
-    ), armed as (
-      select auto_assign_arm(u.business_id) from updated u where u.status = 'live'
     )
-    select u.id, u.user_id, u.business_id, u.status, u.updated_at, (select count(*) from armed) as armed from updated u`);
+    select u.id, u.user_id, u.business_id, u.status, u.updated_at from updated u`);
   if (!row) throw notFound('Team member not found');
   return {
     events: [

@@ -18,7 +18,8 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { teamColumns, teamRow, type TeamRow } from '../presenters/team.ts';
-import { armAutoAssign } from './auto-assign-arm.ts';
+import { settingsChanged, type DomainEventInput } from '../events/domain.ts';
+import { domainEvent } from './conversations.ts';
 import { agentsNarrowed, hiddenFrom, losingOnTeamChange } from '../domain/team-visibility-loss.ts';
 
 export type TeamFields = { name: string; description: string };
@@ -71,7 +72,10 @@ export async function updateTeam(tx: Queryable, input: { businessId: string; tea
  * conversations may now reach any member, so auto-assignment is armed. Under team-scoped
  * visibility its agents lose sight of its conversations: `conversation_hidden` (null) to each.
  */
-export async function deleteTeam(tx: Queryable, input: { businessId: string; teamId: string }): Promise<{ deleted: true; events: PendingEvent[] }> {
+export async function deleteTeam(
+  tx: Queryable,
+  input: { businessId: string; teamId: string },
+): Promise<{ deleted: true; events: PendingEvent[]; domainEvents: DomainEventInput[] }> {
   const team = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
     select id from teams where business_id = ${input.businessId} and id = ${input.teamId} for update`);
   if (!team) throw notFound('Team not found');
@@ -79,8 +83,11 @@ export async function deleteTeam(tx: Queryable, input: { businessId: string; tea
     select member_id from team_memberships where business_id = ${input.businessId} and team_id = ${team.id}`);
   const narrowed = await agentsNarrowed(tx, input.businessId, members);
   await tx.query(sql.unsafe`delete from teams where business_id = ${input.businessId} and id = ${team.id}`);
-  await armAutoAssign(tx, input.businessId);
-  return { deleted: true, events: hiddenFrom(input.businessId, narrowed, null) };
+  return {
+    deleted: true,
+    events: hiddenFrom(input.businessId, narrowed, null),
+    domainEvents: [settingsChanged(input.businessId, 'teams', { team_id: team.id }, null, team.id)],
+  };
 }
 
 /**
@@ -92,7 +99,7 @@ export async function deleteTeam(tx: Queryable, input: { businessId: string; tea
 export async function setTeamMembers(
   tx: Queryable,
   input: { businessId: string; teamId: string; memberIds: string[] },
-): Promise<{ memberIds: string[]; events: PendingEvent[] }> {
+): Promise<{ memberIds: string[]; events: PendingEvent[]; domainEvents: DomainEventInput[] }> {
   // Locks the team: two editors of its members apply one after the other.
   const team = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
     select id from teams where business_id = ${input.businessId} and id = ${input.teamId} for update`);
@@ -115,9 +122,20 @@ export async function setTeamMembers(
     on conflict do nothing
     returning member_id`);
   await tx.query(sql.unsafe`update teams set updated_at = now() where business_id = ${input.businessId} and id = ${team.id}`);
-  // A new member may take the team's waiting conversations.
-  if (added.length) await armAutoAssign(tx, input.businessId);
-  return { memberIds: wanted, events: hiddenFrom(input.businessId, narrowed, null) };
+  // A new member may take the team's waiting conversations (auto-assignment hears of it).
+  return {
+    memberIds: wanted,
+    events: hiddenFrom(input.businessId, narrowed, null),
+    domainEvents: [
+      settingsChanged(
+        input.businessId,
+        'team_members',
+        { member_ids: removed.concat(wanted.filter((id) => !added.includes(id))) },
+        { member_ids: wanted },
+        team.id,
+      ),
+    ],
+  };
 }
 
 /**
@@ -130,7 +148,7 @@ export async function setTeamMembers(
 export async function setConversationTeam(
   tx: Queryable,
   input: { businessId: string; conversationId: string; teamId: string | null },
-): Promise<{ teamId: string | null; changed: boolean; events: PendingEvent[] }> {
+): Promise<{ teamId: string | null; changed: boolean; events: PendingEvent[]; domainEvents?: DomainEventInput[] }> {
   const conversation = await tx.maybeOne(sql.type(z.object({ id: z.string(), business_id: z.string(), team_id: z.string().nullable() }))`
     select id, business_id, team_id from conversations where id = ${input.conversationId} and business_id = ${input.businessId} for update`);
   if (!conversation) throw notFound('Conversation not found');
@@ -141,10 +159,10 @@ export async function setConversationTeam(
   const losing = conversation.team_id
     ? await losingOnTeamChange(tx, { businessId: input.businessId, conversationId: conversation.id, from: conversation.team_id })
     : [];
-  await armAutoAssign(tx, input.businessId);
   return {
     teamId: input.teamId,
     changed: true,
     events: [conversationUpdated(conversation), ...hiddenFrom(input.businessId, losing, conversation.id)],
+    domainEvents: [domainEvent('conversation.team_changed', conversation, undefined, { team_id: input.teamId })],
   };
 }

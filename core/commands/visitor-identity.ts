@@ -23,7 +23,7 @@ import { attributeIssues, loadAttributeDefinitions } from '../domain/customer-at
 import { identifiedVisitorId, identityHashMatches, isAnonymousVisitorId, openIdentitySecret } from '../domain/visitors/identity-verification.ts';
 import type { VisitorClaims } from '../domain/visitors/visitor-tokens.ts';
 import { MAX_ATTRIBUTES, MAX_ATTRIBUTES_BYTES, mergeCustomers, type AttributeValue } from './customers.ts';
-import { enqueueWebhookEvents } from './webhooks-out.ts';
+import { impliedBy, recordEvents } from '../events/domain.ts';
 
 export type VisitorIdentity = {
   /** The business's own id of the user; hashed when given (else the e-mail). */
@@ -113,7 +113,7 @@ export async function identifyVisitor(
     });
     events.push(...merged.events);
     // In this transaction, so the merge and its webhook job commit together (the session route runs on the pool).
-    await enqueueWebhookEvents(tx, merged.events);
+    await recordEvents(tx, impliedBy(merged.events));
   }
   return { customerId: customer.id, visitorId, existed, events };
 }

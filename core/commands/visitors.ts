@@ -94,8 +94,8 @@ export type StartVisitorSessionInput = {
   encryptionKey?: Uint8Array;
 };
 
-/** `webhooksEnqueued`: the session's own transaction handed its events to the webhook endpoints (see runCommand). */
-export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean; events: PendingEvent[]; webhooksEnqueued: true };
+/** `eventsRecorded`: the session's own transaction recorded its domain events (see runCommand). */
+export type VisitorSession = { visitor: Visitor; conversationId: string | null; resumed: boolean; events: PendingEvent[]; eventsRecorded: true };
 
 /**
  * 404 when the widget does not exist or has no active channel; 403 when `origin` is a site the
@@ -120,7 +120,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
         conversationId: await currentConversationId(tx, visitor),
         resumed: identified.existed,
         events: identified.events,
-        webhooksEnqueued: true,
+        eventsRecorded: true,
       };
     }
     if (resume && resume.widgetId === input.widgetId) {
@@ -138,7 +138,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
         returning cu.id`);
       if (resumed) {
         const visitor = { ...base, customerId: resumed.id, visitorId: resume.visitorId };
-        return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true, events: [], webhooksEnqueued: true };
+        return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true, events: [], eventsRecorded: true };
       }
     }
     const retryAfter = await takeRateAllowance(tx, `session:${input.clientAddress}`, VISITOR_SESSION_RATE);
@@ -149,7 +149,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
       insert into customers (business_id, channel_id, platform_user_id, name, email)
       values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? ''}, ${input.email ?? null})
       returning id`);
-    return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false, events: [], webhooksEnqueued: true };
+    return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false, events: [], eventsRecorded: true };
   });
 }
 
@@ -173,7 +173,7 @@ export async function sendVisitorMessage(
   db: Db,
   visitor: Visitor,
   input: SendVisitorMessageInput,
-): Promise<{ message: VisitorMessage; events: PendingEvent[] }> {
+): Promise<{ message: VisitorMessage; events: PendingEvent[]; eventsRecorded: true }> {
   const externalId = `widget:${visitor.visitorId}:${input.clientMessageId ?? randomUUID()}`;
   const channel: InboundChannel = { id: visitor.channelId, business_id: visitor.businessId, type: widgetChannelType };
   const event: InboundMessage = {
@@ -198,7 +198,8 @@ export async function sendVisitorMessage(
   const message = await visitorMessageByExternalId(db, channel.id, externalId);
   // Only a channel deleted meanwhile (its events cascade away) leaves no message.
   if (!message) throw widgetNotFound();
-  return { message, events: [...events, visitorMessageEvent(visitor.customerId, message)] };
+  // processInboundEvent recorded the domain events in its own transaction (webhooks hear of the message once).
+  return { message, events: [...events, visitorMessageEvent(visitor.customerId, message)], eventsRecorded: true };
 }
 
 /**

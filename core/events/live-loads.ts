@@ -21,7 +21,7 @@ import { messagesWithAudience } from '../reads/messages.ts';
 
 /** An event whose object is read after commit; one gone by then (deleted) gives no event. */
 export type Deferred =
-  | { load: 'message_created' | 'message_updated'; businessId: string; messageId: string }
+  | { load: 'message_created' | 'message_updated'; businessId: string; messageId: string; conversationId?: string }
   | { load: 'conversation_created' | 'conversation_updated'; businessId: string; conversationId: string }
   | { load: 'mention_created'; businessId: string; mentionId: string };
 
@@ -68,7 +68,7 @@ export async function loadObjects(q: Queryable, deferred: readonly Deferred[]): 
   for (const businessId of new Set(deferred.map((d) => d.businessId))) {
     const mine = deferred.filter((d) => d.businessId === businessId);
     const messageIds = mine.flatMap((d) => ('messageId' in d ? [d.messageId] : []));
-    const conversationIds = mine.flatMap((d) => ('conversationId' in d ? [d.conversationId] : []));
+    const conversationIds = mine.flatMap((d) => (d.load === 'conversation_created' || d.load === 'conversation_updated' ? [d.conversationId] : []));
     const mentionIds = mine.flatMap((d) => ('mentionId' in d ? [d.mentionId] : []));
     const [, , mentions] = await Promise.all([
       loadMessages(q, businessId, messageIds, loaded),

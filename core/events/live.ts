@@ -32,9 +32,19 @@ type AudienceRead = { audience: Audience };
 export type PendingEvent = LiveEvent | Deferred | AudienceRead;
 
 /** `message_created` for a message just inserted. */
-export const messageCreated = (businessId: string, messageId: string): PendingEvent => ({ load: 'message_created', businessId, messageId });
+export const messageCreated = (businessId: string, messageId: string, conversationId?: string): PendingEvent => ({
+  load: 'message_created',
+  businessId,
+  messageId,
+  conversationId,
+});
 /** `message_updated` for a message whose delivery status moved. */
-export const messageUpdated = (businessId: string, messageId: string): PendingEvent => ({ load: 'message_updated', businessId, messageId });
+export const messageUpdated = (businessId: string, messageId: string, conversationId?: string): PendingEvent => ({
+  load: 'message_updated',
+  businessId,
+  messageId,
+  conversationId,
+});
 /** `mention_created` for a mention just stored (to the mentioned member). */
 export const mentionCreated = (businessId: string, mentionId: string): PendingEvent => ({ load: 'mention_created', businessId, mentionId });
 /** `conversation_created` for a conversation just opened. */

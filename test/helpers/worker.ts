@@ -15,7 +15,8 @@ export async function startTestWorker(app: TestApp, options: { tasks?: AnyTask[]
     concurrency: options.concurrency ?? 4,
     pollInterval: 100,
     tasks: options.tasks,
-    only: options.only,
+    // The event pipeline arms every reaction (core/events/pipeline.ts): a worker limited to some tasks runs it too.
+    only: options.only ? [...new Set([...options.only, 'handle_events', 'retry_subscriber'])] : undefined,
   });
 }
 

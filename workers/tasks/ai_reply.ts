@@ -22,7 +22,7 @@ import { sql, type Queryable } from '../../core/adapters/postgres/db.ts';
 import type { Deps } from '../../core/deps.ts';
 import { HttpError } from '../../core/errors.ts';
 import { publishEvents, type PendingEvent } from '../../core/events/live.ts';
-import { enqueueWebhookEvents } from '../../core/commands/webhooks-out.ts';
+import { impliedBy, recordEvents } from '../../core/events/domain.ts';
 import { requestHandoff } from '../../core/commands/conversations.ts';
 import { sendMessage } from '../../core/commands/messages.ts';
 import { hybridSearch } from '../../core/domain/knowledge-base/hybrid-search.ts';
@@ -116,7 +116,7 @@ async function postReply(deps: Deps, messageId: string, reply: string): Promise<
       content: reply,
       attachments: [],
     });
-    await enqueueWebhookEvents(tx, sent.events);
+    await recordEvents(tx, impliedBy(sent.events, { type: 'ai' }));
     return sent.events;
   });
 }
@@ -127,7 +127,7 @@ async function handoffUnlessSilent(deps: Deps, messageId: string, reason: string
     const s = await loadState(tx, messageId, true);
     if (!s || skipReason(s)) return null;
     const events = await requestHandoff(tx, { businessId: s.business_id, conversationId: s.conversation_id, reason });
-    await enqueueWebhookEvents(tx, events);
+    await recordEvents(tx, impliedBy(events, { type: 'ai' }));
     return events;
   });
 }

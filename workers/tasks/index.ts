@@ -24,8 +24,12 @@ import releaseScheduledReplies from './release_scheduled_replies.ts';
 import wakeSnoozedConversations from './wake_snoozed_conversations.ts';
 import eraseCustomer from './erase_customer.ts';
 import applyRetention from './apply_retention.ts';
+import handleEvents from './handle_events.ts';
+import retrySubscriber from './retry_subscriber.ts';
 
 export const allTasks: AnyTask[] = [
+  handleEvents,
+  retrySubscriber,
   sendEmail,
   deliverMessage,
   processInbound,

@@ -215,7 +215,6 @@ export const send = defineRoute({
       if (body.template) throw badRequest('A private note cannot be a template');
       await verifyCaller();
       const attachments = await resolveAttachments(deps.db, { businessId, publicUrl: deps.config.publicUrl, attachments: body.attachments });
-      const appUrl = deps.config.APP_URL ?? deps.config.publicUrl;
       const note = await runCommand(deps, (tx) =>
         sendNote(tx, {
           businessId,
@@ -224,7 +223,6 @@ export const send = defineRoute({
           content: body.content ?? '',
           attachments,
           mentions: body.mentions,
-          appUrl,
         }),
       );
       return note.message;

@@ -45,6 +45,8 @@ export const auditActions = [
   'customers.imported',
   'widget.identity_secret_rotated',
   'conversations.expired',
+  /** A settings section changed (core/subscribers/audit-log.ts): `details` {section, before, after}. */
+  'settings.updated',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
