@@ -4,6 +4,7 @@
  * of a customer's data, erasure (nothing of the customer left in any table, the search or the
  * storage; an audit row without personal data) and the retention period with its daily job.
  */
+import { handleEvents } from '../core/events/pipeline.ts';
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { storeInboundEvents, processInboundEvent } from '../core/commands/inbound.ts';
@@ -642,13 +643,21 @@ test('webhooks: customer.updated, customer.merged and customer.erased are dispat
   const dup = await ins('Dup');
   await app.request('PATCH', `/api/v1/customers/${keep.number}`, { token: ws.token, body: { name: 'Kept' } });
   await app.request('POST', `/api/v1/customers/${keep.number}/merge`, { token: ws.token, body: { from_customer_id: Number(dup.number) } });
-  const dispatchJobs = async () =>
-    (
+  // The webhooks subscriber turns the recorded events into dispatch jobs (core/events/pipeline.ts).
+  const dispatchJobs = async () => {
+    const pending = await app.sql(`select id from domain_events where business_id = $1 and handled_at is null order by seq`, [ws.businessId]);
+    if (pending.length)
+      await handleEvents(
+        app.deps,
+        pending.map((r) => r.id),
+      );
+    return (
       await app.sql(
         `select payload from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'dispatch_webhooks') and payload->>'business_id' = $1 order by id`,
         [ws.businessId],
       )
     ).flatMap((j) => j.payload.events);
+  };
   const refs = await dispatchJobs();
   t.deepEqual(
     refs.map((r: any) => [r.type, r.customer_id]),

@@ -181,6 +181,7 @@ async function operationCalls(): Promise<[string, Call][]> {
       },
     ],
     ['get /api/v1/conversations/{conversation_id}/messages', () => req('GET', `/api/v1/conversations/${conversation.id}/messages`)],
+    ['get /api/v1/conversations/{conversation_id}/events', () => req('GET', `/api/v1/conversations/${conversation.id}/events`)],
     ['get /api/v1/conversations/{conversation_id}/reply-recipients', () => req('GET', `/api/v1/conversations/${emailConversation.id}/reply-recipients`)],
     [
       'post /api/v1/conversations/{conversation_id}/forward',

@@ -5,6 +5,7 @@ import auth from './auth/routes.ts';
 import business from './business/routes.ts';
 import team from './team/routes.ts';
 import conversations from './conversations/routes.ts';
+import conversationActivity from './conversations/activity.ts';
 import customers from './customers/routes.ts';
 import customersCsv from './customers/csv.ts';
 import customerNotes from './customers/notes.ts';
@@ -37,6 +38,7 @@ export const allRoutes: AnyRoute[] = [
   ...business,
   ...team,
   ...conversations,
+  ...conversationActivity,
   // Before customers: /customers/export.csv is not a customer id.
   ...customersCsv,
   ...customers,

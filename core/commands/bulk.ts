@@ -8,6 +8,7 @@
  * unknown id. Conversations are locked in id order, so two bulk requests never deadlock.
  */
 import { z } from 'zod';
+import type { DomainEventInput } from '../events/domain-types.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, HttpError, notFound } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
@@ -27,7 +28,7 @@ export type BulkAction =
 export type BulkResult = { id: string; ok: boolean; changed?: boolean; error?: 'not_found' | 'invalid'; detail?: string };
 
 /** What one id's change did: whether anything changed, and the events. */
-type Outcome = { changed: boolean; events: PendingEvent[] };
+type Outcome = { changed: boolean; events: PendingEvent[]; domainEvents?: DomainEventInput[] };
 
 async function labelIds(tx: Queryable, businessId: string, names: string[]): Promise<string[]> {
   const wanted = [...new Map(names.map((n) => [n.toLowerCase(), n])).values()];
@@ -57,7 +58,7 @@ async function addLabels(tx: Queryable, businessId: string, conversationId: stri
 export async function bulkUpdate(
   tx: Queryable,
   input: { businessId: string; userId: string; ids: string[]; action: BulkAction; viewer?: Viewer },
-): Promise<{ results: BulkResult[]; events: PendingEvent[] }> {
+): Promise<{ results: BulkResult[]; events: PendingEvent[]; domainEvents: DomainEventInput[] }> {
   const { businessId, action } = input;
   let labels: string[] = [];
   if (action.action === 'label') labels = await labelIds(tx, businessId, action.labels);
@@ -78,11 +79,11 @@ export async function bulkUpdate(
         };
       case 'resolve': {
         const r = await resolveConversation(q, { businessId, conversationId, userId: input.userId });
-        return r.changed ? { changed: true, events: r.events } : { changed: false, events: [] };
+        return r.changed ? { changed: true, events: r.events, domainEvents: r.domainEvents } : { changed: false, events: [] };
       }
       case 'close': {
         const r = await closeConversation(q, { businessId, conversationId });
-        return r.changed ? { changed: true, events: r.events } : { changed: false, events: [] };
+        return r.changed ? { changed: true, events: r.events, domainEvents: r.domainEvents } : { changed: false, events: [] };
       }
       case 'label':
         return addLabels(q, businessId, conversationId, labels);
@@ -90,24 +91,26 @@ export async function bulkUpdate(
         return { changed: true, ...(await snoozeConversation(q, { businessId, conversationId, until: action.until })) };
       case 'priority': {
         const r = await setPriority(q, { businessId, conversationId, priority: action.priority });
-        return { changed: r.events.length > 0, events: r.events };
+        return { changed: r.events.length > 0, events: r.events, domainEvents: r.domainEvents };
       }
     }
   };
 
   const byId = new Map<string, BulkResult>();
   const events: PendingEvent[] = [];
+  const domainEvents: DomainEventInput[] = [];
   for (const id of [...input.ids].sort()) {
     try {
       // A savepoint: a failed id leaves nothing behind, the others go on.
       const outcome = await tx.transaction((sp) => one(sp, id));
       byId.set(id, { id, ok: true, changed: outcome.changed });
       events.push(...outcome.events);
+      domainEvents.push(...(outcome.domainEvents ?? []));
     } catch (error) {
       if (!(error instanceof HttpError) || (error.status !== 404 && error.status !== 400)) throw error;
       const detail = (error.body as { detail?: unknown }).detail;
       byId.set(id, { id, ok: false, error: error.status === 404 ? 'not_found' : 'invalid', detail: typeof detail === 'string' ? detail : undefined });
     }
   }
-  return { results: input.ids.map((id) => byId.get(id)!), events };
+  return { results: input.ids.map((id) => byId.get(id)!), events, domainEvents };
 }

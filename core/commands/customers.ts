@@ -15,6 +15,8 @@
  * - **Retention**: a daily job deletes resolved and closed conversations whose last message is
  *   older than the business's `retention_days`, with their files.
  */
+import { domainEventColumns, domainEventRow } from '../events/domain.ts';
+import { dispatchToWebhooks } from '../subscribers/webhooks.ts';
 import { z } from 'zod';
 import { sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { storageDrivers, type StorageDriver } from '../adapters/storage.ts';
@@ -297,7 +299,19 @@ export async function eraseCustomer(db: Db, storage: StorageSettings, input: { b
     const conversationIds = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
       select id from conversations where business_id = ${input.businessId} and customer_id = any(${sql.array(ids, 'uuid')})`);
     // Webhook deliveries that carried the customer or their conversations (bodies hold the presented objects).
-    const needles = [input.customerId, ...conversationIds];
+    const needles = [input.customerId, ...ids, ...conversationIds];
+    // Domain events that name the customer or their conversations go too. Those no subscriber has
+    // seen yet reach the webhooks first (customer.erased above all: its body is the uuid alone);
+    // what else would follow them (assignment, SLA…) is about what is erased now.
+    const mentioned = sql.fragment`e.business_id = ${input.businessId} and (e.conversation_id = any(${sql.array(conversationIds, 'uuid')})
+      or exists (select 1 from unnest(${sql.array(needles, 'text')}) n where strpos(e.data::text, n) > 0))`;
+    const unseen = await tx.any(sql.type(domainEventRow)`
+      update domain_events e set handled_at = now() where ${mentioned} and e.handled_at is null returning ${domainEventColumns}`);
+    await dispatchToWebhooks(
+      tx,
+      unseen.filter((e) => e.type === 'customer.erased'),
+    );
+    await tx.query(sql.unsafe`delete from domain_events e where ${mentioned}`);
     await tx.query(sql.unsafe`
       delete from webhook_deliveries d
       where d.business_id = ${input.businessId} and exists (select 1 from unnest(${sql.array(needles, 'text')}) n where strpos(d.body, n) > 0)`);

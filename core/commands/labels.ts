@@ -7,6 +7,8 @@
  */
 import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import type { DomainEventInput } from '../events/domain-types.ts';
+import { domainEvent } from './conversations.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
@@ -74,7 +76,7 @@ const foundLabel = z.object({ id: z.string(), name: z.string(), wanted: z.string
 export async function setConversationLabels(
   tx: Queryable,
   input: { businessId: string; conversationId: string; names: string[] },
-): Promise<{ labels: string[]; changed: boolean; events: PendingEvent[] }> {
+): Promise<{ labels: string[]; changed: boolean; events: PendingEvent[]; domainEvents?: DomainEventInput[] }> {
   // Locks the conversation: two agents labelling it at once apply one after the other.
   const conversation = await tx.maybeOne(sql.type(z.object({ id: z.string(), business_id: z.string() }))`
     select id, business_id from conversations where id = ${input.conversationId} and business_id = ${input.businessId} for update`);
@@ -103,5 +105,13 @@ export async function setConversationLabels(
     returning label_id`);
   const changed = removed.length > 0 || added.length > 0;
   const labels = (await labelsByConversation(tx, [conversation])).get(conversation.id) ?? [];
-  return { labels, changed, events: changed ? [conversationUpdated(conversation)] : [] };
+  if (!changed) return { labels, changed, events: [] };
+  const names = await tx.any(sql.type(z.object({ id: z.string(), name: z.string() }))`
+    select id, name from labels where business_id = ${input.businessId} and id = any(${sql.array(
+      [...removed, ...added].map((r) => r.label_id),
+      'uuid',
+    )})`);
+  const nameOf = (id: string) => names.find((n) => n.id === id)?.name ?? id;
+  const data = { added: added.map((r) => nameOf(r.label_id)), removed: removed.map((r) => nameOf(r.label_id)) };
+  return { labels, changed, events: [conversationUpdated(conversation)], domainEvents: [domainEvent('conversation.labelled', conversation, undefined, data)] };
 }

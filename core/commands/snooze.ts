@@ -14,6 +14,8 @@
  * like a label, does not move the conversation up the inbox.
  */
 import { z } from 'zod';
+import type { DomainEventInput } from '../events/domain-types.ts';
+import { domainEvent } from './conversations.ts';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest, notFound } from '../errors.ts';
@@ -35,7 +37,7 @@ async function assertExists(tx: Queryable, businessId: string, conversationId: s
 export async function snoozeConversation(
   tx: Queryable,
   input: { businessId: string; conversationId: string; until: Date | null },
-): Promise<{ events: PendingEvent[] }> {
+): Promise<{ events: PendingEvent[]; domainEvents: DomainEventInput[] }> {
   const row = await tx.maybeOne(sql.type(idRow)`
     update conversations set snoozed_at = now(), snoozed_until = ${input.until?.toISOString() ?? null}::timestamptz
     where id = ${input.conversationId} and business_id = ${input.businessId} and status in ('open', 'pending')
@@ -44,11 +46,15 @@ export async function snoozeConversation(
     await assertExists(tx, input.businessId, input.conversationId);
     throw badRequest('Only an open or pending conversation can be snoozed');
   }
-  return { events: [conversationUpdated(row)] };
+  const until = input.until?.toISOString() ?? null;
+  return { events: [conversationUpdated(row)], domainEvents: [domainEvent('conversation.snoozed', row, undefined, { until })] };
 }
 
 /** Wakes it now; a conversation that is not snoozed is left as it is (no event). 404 outside the business. */
-export async function wakeConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<{ events: PendingEvent[] }> {
+export async function wakeConversation(
+  tx: Queryable,
+  input: { businessId: string; conversationId: string },
+): Promise<{ events: PendingEvent[]; domainEvents?: DomainEventInput[] }> {
   const row = await tx.maybeOne(sql.type(idRow)`
     update conversations set snoozed_at = null, snoozed_until = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and snoozed_at is not null
@@ -57,14 +63,14 @@ export async function wakeConversation(tx: Queryable, input: { businessId: strin
     await assertExists(tx, input.businessId, input.conversationId);
     return { events: [] };
   }
-  return { events: [conversationUpdated(row)] };
+  return { events: [conversationUpdated(row)], domainEvents: [domainEvent('conversation.woken', row, undefined, {})] };
 }
 
 /** Sets the priority; the same one again changes nothing (no event). 404 outside the business. */
 export async function setPriority(
   tx: Queryable,
   input: { businessId: string; conversationId: string; priority: Priority },
-): Promise<{ events: PendingEvent[] }> {
+): Promise<{ events: PendingEvent[]; domainEvents?: DomainEventInput[] }> {
   const row = await tx.maybeOne(sql.type(idRow)`
     update conversations set priority = ${input.priority}
     where id = ${input.conversationId} and business_id = ${input.businessId} and priority <> ${input.priority}
@@ -73,7 +79,7 @@ export async function setPriority(
     await assertExists(tx, input.businessId, input.conversationId);
     return { events: [] };
   }
-  return { events: [conversationUpdated(row)] };
+  return { events: [conversationUpdated(row)], domainEvents: [domainEvent('conversation.prioritized', row, undefined, { priority: input.priority })] };
 }
 
 /** Batch size of one wake-up transaction. */
@@ -97,7 +103,8 @@ export async function wakeDueSnoozes(deps: Pick<Deps, 'db' | 'events' | 'logger'
           limit ${WAKE_BATCH}
           for update skip locked)
         returning c.id, c.business_id`);
-      return { count: rows.length, events: rows.map(conversationUpdated) };
+      const woke = { type: 'system', name: 'Snooze' } as const;
+      return { count: rows.length, events: rows.map(conversationUpdated), domainEvents: rows.map((row) => domainEvent('conversation.woken', row, woke, {})) };
     });
     woken += count;
     if (count < WAKE_BATCH) return woken;

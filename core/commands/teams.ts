@@ -41,18 +41,26 @@ export async function assertTeamOfBusiness(q: Queryable, businessId: string, tea
   if (!found) throw badRequest('Team not found');
 }
 
-export async function createTeam(tx: Queryable, input: { businessId: string; fields: TeamFields }): Promise<{ team: TeamRow }> {
+export async function createTeam(
+  tx: Queryable,
+  input: { businessId: string; fields: TeamFields },
+): Promise<{ team: TeamRow; domainEvents: DomainEventInput[] }> {
   const { name, description } = input.fields;
   const id = await unlessTaken(name, () =>
     tx.oneFirst(sql.type(z.object({ id: z.string() }))`
       insert into teams (business_id, name, description) values (${input.businessId}, ${name}, ${description}) returning id`),
   );
-  return { team: await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`) };
+  const team = await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`);
+  return { team, domainEvents: [settingsChanged(input.businessId, 'teams', null, team, team.id)] };
 }
 
 /** Changes the given fields (undefined keeps one). 404 for an unknown team or another business's. */
-export async function updateTeam(tx: Queryable, input: { businessId: string; teamId: string; changes: Partial<TeamFields> }): Promise<{ team: TeamRow }> {
+export async function updateTeam(
+  tx: Queryable,
+  input: { businessId: string; teamId: string; changes: Partial<TeamFields> },
+): Promise<{ team: TeamRow; domainEvents: DomainEventInput[] }> {
   const { name, description } = input.changes;
+  const before = await tx.maybeOne(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${input.teamId}`);
   const id = await unlessTaken(name ?? '', () =>
     tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
       update teams t set
@@ -63,7 +71,8 @@ export async function updateTeam(tx: Queryable, input: { businessId: string; tea
       returning t.id`),
   );
   if (!id) throw notFound('Team not found');
-  return { team: await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`) };
+  const team = await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`);
+  return { team, domainEvents: [settingsChanged(input.businessId, 'teams', before, team, team.id)] };
 }
 
 /**

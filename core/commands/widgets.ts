@@ -71,3 +71,8 @@ export async function updateWidget(tx: Queryable, input: { businessId: string; w
     throw error;
   }
 }
+
+/** The business's widget as stored, or null (another business's, or none). */
+export async function findWidget(q: Queryable, businessId: string, widgetId: string): Promise<WidgetRow | null> {
+  return q.maybeOne(sql.type(widgetRow)`select ${widgetColumns} from widgets where id = ${widgetId} and business_id = ${businessId}`);
+}

@@ -16,8 +16,8 @@ export type DomainEventData = {
   'conversation.closed': Record<string, never>;
   /** Reopened (by an agent, or by the customer writing again). */
   'conversation.opened': Record<string, never>;
-  /** `until`: ISO time it wakes. */
-  'conversation.snoozed': { until: string };
+  /** `until`: ISO time it wakes; null: when the customer writes. */
+  'conversation.snoozed': { until: string | null };
   'conversation.woken': Record<string, never>;
   /** Label names added and removed. */
   'conversation.labelled': { added: string[]; removed: string[] };

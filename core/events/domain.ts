@@ -149,3 +149,21 @@ export const settingsChanged = (businessId: string, section: string, before: unk
   businessId,
   data: { section, target_id: targetId, before: before ?? null, after: after ?? null },
 });
+
+/**
+ * A settings write between reads of the section before and after (`read`; after: `read` again
+ * unless `afterOf` gives it from the result): the result, and its settings.changed event for the
+ * command to return (the audit log's entry: core/subscribers/audit-log.ts).
+ */
+export async function changingSettings<T>(
+  businessId: string,
+  section: string,
+  read: () => Promise<unknown>,
+  write: () => Promise<T>,
+  options: { targetId?: string | null; afterOf?: (result: T) => unknown } = {},
+): Promise<{ result: T; domainEvents: DomainEventInput[] }> {
+  const before = await read();
+  const result = await write();
+  const after = options.afterOf ? options.afterOf(result) : await read();
+  return { result, domainEvents: [settingsChanged(businessId, section, before, after, options.targetId ?? null)] };
+}

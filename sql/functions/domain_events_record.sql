@@ -32,6 +32,7 @@ begin
     select coalesce(r.conversation_id, r.business_id) as key, array_agg(r.id order by r.seq) as ids
     from recorded r where r.handled_at is null
     group by 1
+    order by min(r.seq)
   ) g;
 end;
 $$;

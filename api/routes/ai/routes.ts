@@ -4,6 +4,7 @@ import { sql } from '../../../core/adapters/postgres/db.ts';
 import { setAiAutoReply } from '../../../core/commands/businesses.ts';
 import { defineRoute } from '../../route.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
+import { settingsChanged } from '../../../core/events/domain.ts';
 
 const tags = ['AI'];
 
@@ -46,7 +47,12 @@ export const updateAiSettings = defineRoute({
   errors: [400, 402, 403],
   handler: async ({ body, member, deps }) => {
     const { businessId } = member;
-    const { enabled } = await runCommand(deps, async (tx) => ({ enabled: await setAiAutoReply(tx, businessId, body.auto_reply_enabled) }));
+    const changed = await runCommand(deps, async (tx) => {
+      const before = await tx.oneFirst(sql.type(z.object({ on: z.boolean() }))`select ai_auto_reply_enabled as on from businesses where id = ${businessId}`);
+      const enabled = await setAiAutoReply(tx, businessId, body.auto_reply_enabled);
+      return { enabled, domainEvents: [settingsChanged(businessId, 'ai', { auto_reply_enabled: before }, { auto_reply_enabled: enabled })] };
+    });
+    const { enabled } = changed;
     return { auto_reply_enabled: enabled };
   },
 });

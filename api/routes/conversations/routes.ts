@@ -382,7 +382,7 @@ export const reopen = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await reopenConversation(tx, { businessId, conversationId: params.conversation_id });
-      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events, domainEvents: result.domainEvents };
     });
     return conversation;
   },

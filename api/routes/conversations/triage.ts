@@ -37,7 +37,7 @@ export const snooze = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await snoozeConversation(tx, { businessId, conversationId: params.conversation_id, until: body.until ?? null });
-      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events, domainEvents: result.domainEvents };
     });
     return conversation;
   },
@@ -60,7 +60,7 @@ export const wake = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await wakeConversation(tx, { businessId, conversationId: params.conversation_id });
-      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events, domainEvents: result.domainEvents };
     });
     return conversation;
   },
@@ -84,7 +84,7 @@ export const priority = defineRoute({
     const { businessId } = member;
     const { conversation } = await runCommand(deps, async (tx) => {
       const result = await setPriority(tx, { businessId, conversationId: params.conversation_id, priority: body.priority });
-      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events };
+      return { conversation: await loadConversation(tx, { businessId }, params.conversation_id), events: result.events, domainEvents: result.domainEvents };
     });
     return conversation;
   },

@@ -6,6 +6,7 @@ import { koaBody } from 'koa-body';
 import { z } from '../../../lib/zod.ts';
 import { findCsatSurvey, loadCsatSettings, rateCsat, updateCsatSettings, type CsatSettings } from '../../../core/commands/csat.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
+import { changingSettings } from '../../../core/events/domain.ts';
 import { HttpError } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
 import { csatPage, csatPagePolicy, type PageState } from './page.ts';
@@ -48,7 +49,19 @@ export const updateSettings = defineRoute({
   body: z.object({ enabled: z.boolean().optional(), question: z.string().trim().min(1).max(500).optional() }),
   response: settingsSchema,
   errors: [403, 404],
-  handler: async ({ body, member, deps }) => presentSettings(await runCommand(deps, (tx) => updateCsatSettings(tx, member.businessId, body))),
+  handler: async ({ body, member, deps }) => {
+    const id = member.businessId;
+    const changed = await runCommand(deps, (tx) =>
+      changingSettings(
+        id,
+        'csat',
+        () => loadCsatSettings(tx, id),
+        () => updateCsatSettings(tx, id, body),
+        { afterOf: (after) => after },
+      ),
+    );
+    return presentSettings(changed.result);
+  },
 });
 
 const tokenParams = z.object({ token: z.string().max(100).openapi({ description: "The token of the survey link (or of the widget message's `csat`)" }) });

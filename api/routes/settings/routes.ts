@@ -2,6 +2,7 @@
 import { loadAssignmentSettings, updateAssignmentSettings } from '../../../core/commands/assignment-settings.ts';
 import { fullWeek, hoursStatus, loadBusinessHours, updateBusinessHours, type BusinessHoursSettings } from '../../../core/commands/business-hours.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
+import { changingSettings } from '../../../core/events/domain.ts';
 import { defineRoute } from '../../route.ts';
 import securityRoutes from './security.ts';
 import { assignmentSettingsSchema, businessHoursSchema, updateAssignmentBody, updateBusinessHoursBody } from './schema.ts';
@@ -86,7 +87,19 @@ export const updateBusinessHoursRoute = defineRoute({
   body: updateBusinessHoursBody,
   response: businessHoursSchema,
   errors: [403, 404],
-  handler: async ({ body, member, deps }) => present(await runCommand(deps, (tx) => updateBusinessHours(tx, member.businessId, body))),
+  handler: async ({ body, member, deps }) => {
+    const id = member.businessId;
+    const changed = await runCommand(deps, (tx) =>
+      changingSettings(
+        id,
+        'business_hours',
+        () => loadBusinessHours(tx, id),
+        () => updateBusinessHours(tx, id, body),
+        { afterOf: (after) => after },
+      ),
+    );
+    return present(changed.result);
+  },
 });
 
 export default [readAssignment, updateAssignment, readBusinessHours, updateBusinessHoursRoute, ...securityRoutes];

@@ -3,7 +3,8 @@ import { z } from '../../../lib/zod.ts';
 import { sql, type Queryable } from '../../../core/adapters/postgres/db.ts';
 import { notFound } from '../../../core/errors.ts';
 import { listChannels } from '../../../core/commands/channels.ts';
-import { MAX_WIDGETS_PER_BUSINESS, createWidget, updateWidget } from '../../../core/commands/widgets.ts';
+import { MAX_WIDGETS_PER_BUSINESS, createWidget, findWidget, updateWidget } from '../../../core/commands/widgets.ts';
+import { settingsChanged } from '../../../core/events/domain.ts';
 import { cursorColumn, encodeCursor, keysetPage } from '../../cursor.ts';
 import { hoursStatus, loadBusinessHours } from '../../../core/commands/business-hours.ts';
 import { defineRoute } from '../../route.ts';
@@ -75,7 +76,10 @@ export const create = defineRoute({
   response: widgetSchema,
   errors: [400, 402, 403],
   handler: async ({ body, member, deps }) => {
-    const row = await runCommand(deps, (tx) => createWidget(tx, deps.config.encryptionKey, { businessId: member.businessId, fields: body }));
+    const { row } = await runCommand(deps, async (tx) => {
+      const created = await createWidget(tx, deps.config.encryptionKey, { businessId: member.businessId, fields: body });
+      return { row: created, domainEvents: [settingsChanged(member.businessId, 'widget', null, presentWidget(created), created.id)] };
+    });
     return presentWidget(row);
   },
 });
@@ -95,8 +99,13 @@ export const update = defineRoute({
   response: widgetSchema,
   errors: [400, 403, 404],
   handler: async ({ params, body, member, deps }) => {
-    const row = await runCommand(deps, (tx) => updateWidget(tx, { businessId: member.businessId, widgetId: params.widget_id, changes: body }));
-    return presentWidget(row);
+    const id = member.businessId;
+    const changed = await runCommand(deps, async (tx) => {
+      const before = await findWidget(tx, id, params.widget_id);
+      const row = await updateWidget(tx, { businessId: id, widgetId: params.widget_id, changes: body });
+      return { row, domainEvents: [settingsChanged(id, 'widget', before && presentWidget(before), presentWidget(row), row.id)] };
+    });
+    return presentWidget(changed.row);
   },
 });
 
