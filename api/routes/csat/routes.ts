@@ -126,17 +126,20 @@ export const postPage = defineRoute({
     const survey = await findCsatSurvey(deps.db, params.token);
     if (!survey) return sendPage(ctx, 404, { kind: 'unknown' });
     const rating = typeof form.rating === 'string' && /^[1-5]$/.test(form.rating) ? Number(form.rating) : null;
-    const comment = typeof form.comment === 'string' ? form.comment.slice(0, 2000) : null;
+    const typed = typeof form.comment === 'string' ? form.comment : null;
+    // Cut at 2,000 code units; a pair cut in two becomes U+FFFD rather than a refusal of the customer's text.
+    const comment = typed === null ? null : typed.slice(0, 2000).toWellFormed();
     if (survey.rating !== null)
       return sendPage(ctx, 409, { kind: 'rated', question: survey.question, business: survey.business_name, rating: survey.rating, thanks: false });
-    if (rating === null) {
-      return sendPage(ctx, 422, {
-        kind: 'form',
-        token: params.token,
-        question: survey.question,
-        business: survey.business_name,
-        error: 'Please choose a rating from 1 to 5.',
-      });
+    // The form is not JSON, so the input guard did not see it: text PostgreSQL cannot store is refused here (422, naming the field).
+    const problem =
+      rating === null
+        ? 'Please choose a rating from 1 to 5.'
+        : typed !== null && (typed.includes('\u0000') || !typed.isWellFormed())
+          ? 'The comment contains a character that cannot be stored (NUL or an unpaired surrogate): please remove it.'
+          : null;
+    if (rating === null || problem) {
+      return sendPage(ctx, 422, { kind: 'form', token: params.token, question: survey.question, business: survey.business_name, error: problem! });
     }
     try {
       const { survey: rated } = await runCommand(deps, (tx) => rateCsat(tx, params.token, { rating, comment }));
