@@ -8,8 +8,9 @@
  * are refused as webhook hosts. Private hosts are refused in this file (ALLOW_PRIVATE_HOSTS=false).
  */
 import test from 'ava';
+import { base32Decode, totpAt } from '../core/domain/accounts/totp.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
-import { addMember, createWorkspace, type Workspace } from './helpers/fixtures.ts';
+import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -25,6 +26,8 @@ async function ok(method: string, path: string, token: string, body?: unknown): 
   return res.body;
 }
 const one = async (text: string, params: unknown[] = []): Promise<any> => (await app.sql(text, params))[0];
+const PASSWORD = 'password123'; // registerUser's
+const codeOf = (secret: string, offsetSteps = 0) => totpAt(base32Decode(secret)!, Date.now() + offsetSteps * 30_000);
 const memberId = async (userId: string): Promise<string> => (await one('select id from team_members where user_id = $1', [userId])).id;
 
 // ─── item 7: a canned response does not render a hidden conversation ─────────────────────────
@@ -83,4 +86,52 @@ test('item 9: webhook URLs on IPv6 forms of loopback (IPv4-compatible, local NAT
     t.regex(JSON.stringify(res.body), /webhook URLs may not use/, url);
   }
   t.is((await one('select count(*)::int as n from webhook_endpoints where business_id = $1', [ws.businessId])).n, 0);
+});
+
+// ─── item 1: a stolen session alone cannot turn two-factor on, mint API keys or sign out everywhere ─
+
+test('item 1: turning two-factor on needs the password: the stolen-session probe (setup → enable with the attacker’s code) changes nothing', async (t) => {
+  const victim = await registerUser(app, 'Victim');
+  // The attacker holds only the access token.
+  const setup = await ok('POST', '/api/v1/auth/two-factor/setup', victim.token);
+  const enable = (body: Record<string, unknown>) => app.request('POST', '/api/v1/auth/two-factor/enable', { token: victim.token, body });
+  const missing = await enable({ code: codeOf(setup.secret) });
+  t.is(missing.status, 422);
+  t.like(missing.body.detail[0], { loc: ['body', 'password'], type: 'missing' });
+  const wrong = await enable({ code: codeOf(setup.secret), password: 'guessed wrong' });
+  t.deepEqual([wrong.status, wrong.body], [400, { detail: 'Incorrect password' }]);
+  t.is((await one('select two_factor_secret from users where id = $1', [victim.userId])).two_factor_secret, null);
+  // Signing out everywhere with the session alone fails too.
+  t.is((await app.request('POST', '/api/v1/auth/logout-all', { token: victim.token })).status, 422);
+  t.is((await app.request('POST', '/api/v1/auth/logout-all', { token: victim.token, body: { password: 'guessed wrong' } })).status, 400);
+  // So the owner still signs in with the password alone.
+  const login = await app.request('POST', '/api/v1/auth/login', { body: { email: victim.email, password: PASSWORD } });
+  t.deepEqual(Object.keys(login.body).sort(), ['access_token', 'token_type']);
+  t.is((await app.request('GET', '/api/v1/auth/me', { token: victim.token })).status, 200, 'the session is still there');
+
+  // The owner, with the password, turns it on; then signs out everywhere with a code instead of the password.
+  t.is((await enable({ code: codeOf(setup.secret), password: PASSWORD })).status, 200);
+  t.is((await app.request('POST', '/api/v1/auth/logout-all', { token: victim.token, body: { code: codeOf(setup.secret, 1) } })).status, 200);
+  t.is((await app.request('GET', '/api/v1/auth/me', { token: victim.token })).status, 401);
+});
+
+test('item 1: an API key is made only with the password (or a second factor); an account without a password is told how to get one', async (t) => {
+  const ws = await createWorkspace(app);
+  const make = (body: Record<string, unknown>) =>
+    app.request('POST', '/api/v1/api-keys', { token: ws.token, body: { name: 'CRM', scopes: ['read'], ...body } });
+  const missing = await make({});
+  t.is(missing.status, 422);
+  t.like(missing.body.detail[0], { loc: ['body', 'password'] });
+  t.is((await make({ password: 'nope nope' })).status, 400);
+  t.is((await make({ code: '123456' })).status, 400, 'a code means nothing while two-factor is off');
+  t.is((await make({ password: PASSWORD, code: '123456' })).status, 422, 'exactly one proof');
+  t.is((await one('select count(*)::int as n from api_keys where business_id = $1', [ws.businessId])).n, 0);
+  const made = await make({ password: PASSWORD });
+  t.is(made.status, 200, made.text);
+  t.regex(made.body.key, /^prl_/);
+  // A Google-only account (no password) is told to set one.
+  await app.sql('update users set password_hash = null where id = $1', [ws.userId]);
+  const noPassword = await make({ password: PASSWORD });
+  t.is(noPassword.status, 400);
+  t.regex(noPassword.body.detail, /Forgot password/);
 });
