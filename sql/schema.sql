@@ -916,7 +916,7 @@ begin
   perform sla_arm(new.business_id, new.id);
   if new.status = 'resolved'
      and exists (select 1 from csat_settings s where s.business_id = new.business_id and s.enabled)
-     and not exists (select 1 from csat_surveys v where v.business_id = new.business_id and v.conversation_id = new.id) then
+     and not exists (select 1 from csat_surveys v where v.business_id = new.business_id and v.conversation_id = new.id and v.rating is not null) then
     perform graphile_worker.add_job(
       identifier => 'csat_request',
       payload => json_build_object('conversation_id', new.id::text),

@@ -9,6 +9,7 @@
  */
 import test from 'ava';
 import { base32Decode, totpAt } from '../core/domain/accounts/totp.ts';
+import { requestCsat } from '../core/commands/csat.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 
@@ -134,4 +135,86 @@ test('item 1: an API key is made only with the password (or a second factor); an
   const noPassword = await make({ password: PASSWORD });
   t.is(noPassword.status, 400);
   t.regex(noPassword.body.detail, /Forgot password/);
+});
+
+// ─── item 3 (and 8's CSAT form): ratings come only from customers ────────────────────────────
+
+/** A resolved conversation asked for its rating (the csat_request job's command, run here): its token. */
+async function askedForRating(ws: { token: string; businessId: string }, conversationId: string): Promise<string> {
+  await app.sql(`update conversations set status = 'resolved', resolved_at = now() where id = $1`, [conversationId]);
+  await app.deps.db.transaction((tx) => requestCsat(tx, conversationId));
+  return (await one('select token from csat_surveys where conversation_id = $1', [conversationId])).token;
+}
+
+test('item 3: members never read a usable token, a signed-in member’s rating is refused, tokens expire and a new question replaces the old', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const agent = await addMember(app, ws.businessId, 'agent', { name: 'Self Rater' });
+  await ok('PATCH', '/api/v1/settings/csat', ws.token, { enabled: true, question: 'How did we do?' });
+  const conv = (await ok('POST', '/api/v1/conversations', ws.token, { business_id: ws.businessId })).id;
+  await ok('PUT', `/api/v1/conversations/${conv}/assign/2`, ws.token);
+  const token = await askedForRating(ws, conv);
+
+  // The thread and search show the question, never the token.
+  const messages = await app.request('GET', `/api/v1/conversations/${conv}/messages`, { token: agent.token });
+  t.true(messages.text.includes('How did we do?'));
+  t.false(messages.text.includes(token));
+  t.false(messages.text.includes('/csat/'));
+  t.is((await one(`select content from messages where conversation_id = $1 and sender_type = 'system'`, [conv])).content, 'How did we do?');
+
+  // The assigned agent (or any member, or a member's API key) who got the token anyway is refused.
+  const rate = (body: unknown, headers: Record<string, string> = {}) => app.request('POST', `/api/v1/csat/${token}`, { body, headers });
+  const self = await rate({ rating: 5, comment: 'Great agent' }, { authorization: `Bearer ${agent.token}` });
+  t.is(self.status, 403);
+  t.regex(self.body.detail, /customer/);
+  const key = await ok('POST', '/api/v1/api-keys', ws.token, { name: 'k', scopes: ['read', 'write'], password: PASSWORD });
+  t.is((await rate({ rating: 5 }, { authorization: `Bearer ${key.key}` })).status, 403);
+  t.is((await one('select rating from csat_surveys where conversation_id = $1', [conv])).rating, null, 'nothing was counted');
+
+  // Reopened and resolved again, unanswered: a new question replaces it; the old token is gone.
+  await ok('PUT', `/api/v1/conversations/${conv}/reopen`, ws.token);
+  await ok('PUT', `/api/v1/conversations/${conv}/resolve`, ws.token);
+  t.is((await one(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'csat_request' and key = $1`, [`csat:${conv}`])).n, 1);
+  await app.deps.db.transaction((tx) => requestCsat(tx, conv));
+  const fresh = (await one('select token from csat_surveys where conversation_id = $1', [conv])).token;
+  t.not(fresh, token);
+  t.is((await rate({ rating: 1 })).status, 404);
+
+  // Fourteen days later the link has expired: 410 through the API and the page.
+  await app.sql(`update csat_surveys set asked_at = now() - interval '14 days 1 minute' where conversation_id = $1`, [conv]);
+  const late = await app.request('POST', `/api/v1/csat/${fresh}`, { body: { rating: 4 } });
+  t.deepEqual([late.status, late.body], [410, { detail: 'This rating link has expired' }]);
+  const page = await app.request('GET', `/csat/${fresh}`);
+  t.is(page.status, 410);
+  t.true(page.text.includes('expired'));
+
+  // Within the time, the customer (no credentials; or another business's member) rates.
+  await app.sql(`update csat_surveys set asked_at = now() - interval '13 days' where conversation_id = $1`, [conv]);
+  const stranger = await createWorkspace(app);
+  const rated = await app.request('POST', `/api/v1/csat/${fresh}`, { body: { rating: 4 }, headers: { authorization: `Bearer ${stranger.token}` } });
+  t.is(rated.status, 200, rated.text);
+  // Rated: resolving again asks nothing.
+  await ok('PUT', `/api/v1/conversations/${conv}/reopen`, ws.token);
+  await app.sql(`delete from graphile_worker._private_jobs where key = $1`, [`csat:${conv}`]);
+  await ok('PUT', `/api/v1/conversations/${conv}/resolve`, ws.token);
+  t.is((await one(`select count(*)::int as n from graphile_worker.jobs where key = $1`, [`csat:${conv}`])).n, 0);
+});
+
+test('item 8: a NUL in the public CSAT form’s comment is the form again with a 422 naming the comment, nothing stored', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  await ok('PATCH', '/api/v1/settings/csat', ws.token, { enabled: true });
+  const conv = (await ok('POST', '/api/v1/conversations', ws.token, { business_id: ws.businessId })).id;
+  const token = await askedForRating(ws, conv);
+  const post = (fields: Record<string, string>) =>
+    fetch(`${app.url}/csat/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+  const refused = await post({ rating: '3', comment: 'bad\u0000byte' });
+  t.is(refused.status, 422);
+  const html = await refused.text();
+  t.regex(html, /comment contains a character that cannot be stored/);
+  t.true(html.includes('<form method="post"'));
+  t.is((await one('select rating from csat_surveys where conversation_id = $1', [conv])).rating, null);
+  t.is((await post({ rating: '3', comment: 'fine' })).status, 200);
 });
