@@ -8,6 +8,7 @@
  * are refused as webhook hosts. Private hosts are refused in this file (ALLOW_PRIVATE_HOSTS=false).
  */
 import test from 'ava';
+import { io as connectClient, type Socket } from 'socket.io-client';
 import { base32Decode, totpAt } from '../core/domain/accounts/totp.ts';
 import { requestCsat } from '../core/commands/csat.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
@@ -17,7 +18,9 @@ let app: TestApp;
 test.before(async () => {
   app = await startTestApp({ env: { ALLOW_PRIVATE_HOSTS: 'false', PUBLIC_URL: 'https://parley.example' } });
 });
+const sockets: Socket[] = [];
 test.after.always(async () => {
+  for (const socket of sockets) socket.close();
   await app?.close();
 });
 
@@ -217,4 +220,81 @@ test('item 8: a NUL in the public CSAT form’s comment is the form again with a
   t.true(html.includes('<form method="post"'));
   t.is((await one('select rating from csat_surveys where conversation_id = $1', [conv])).rating, null);
   t.is((await post({ rating: '3', comment: 'fine' })).status, 200);
+});
+
+// ─── item 6: losing sight of a conversation ends every way of hearing about it ──────────────
+
+type Seen = { name: string; payload: any }[];
+async function connect(token: string): Promise<{ socket: Socket; seen: Seen }> {
+  const socket = connectClient(app.url, { path: '/socket.io', transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
+  sockets.push(socket);
+  const seen: Seen = [];
+  socket.onAny((name: string, payload: unknown) => seen.push({ name, payload }));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', (error) => reject(error));
+  });
+  return { socket, seen };
+}
+const emitWithAck = (socket: Socket, name: string, payload: unknown): Promise<any> =>
+  new Promise((resolve) => socket.emit(name, payload, (answer: unknown) => resolve(answer)));
+async function sawEventually(seen: Seen, match: (e: { name: string; payload: any }) => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!seen.some(match)) {
+    if (Date.now() > deadline) throw new Error(`never saw ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('item 6: a socket that lost sight of a conversation (moved to another team) hears no typing or presence, and its typing reaches nobody', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const agent = await addMember(app, ws.businessId, 'agent', { name: 'Moved Away' });
+  const other = await addMember(app, ws.businessId, 'agent', { name: 'Other Team' });
+  const first = await ok('POST', '/api/v1/teams', ws.token, { name: 'First' });
+  const second = await ok('POST', '/api/v1/teams', ws.token, { name: 'Second' });
+  await ok('PUT', `/api/v1/teams/${first.id}/members`, ws.token, { member_ids: [await memberId(agent.userId)] });
+  await ok('PUT', `/api/v1/teams/${second.id}/members`, ws.token, { member_ids: [await memberId(other.userId)] });
+  const conv = (await ok('POST', '/api/v1/conversations', ws.token, { business_id: ws.businessId })).id;
+  await ok('PUT', `/api/v1/conversations/${conv}/team`, ws.token, { team_id: first.id });
+  await ok('PATCH', '/api/v1/settings/assignment', ws.token, { team_visibility: true });
+
+  const [agentSock, ownerSock] = [await connect(agent.token), await connect(ws.token)];
+  t.like(await emitWithAck(agentSock.socket, 'join_conversation', { conversation_id: conv }), { ok: true });
+  t.like(await emitWithAck(ownerSock.socket, 'join_conversation', { conversation_id: conv }), { ok: true });
+  // While it may see it, the agent hears the owner typing.
+  t.like(await emitWithAck(ownerSock.socket, 'typing', { conversation_id: conv, typing: true }), { ok: true });
+  await sawEventually(agentSock.seen, (e) => e.name === 'typing' && e.payload.user_id === ws.userId && e.payload.typing, 'the owner typing');
+
+  // The conversation moves to the other team: the agent no longer may see it.
+  await ok('PUT', `/api/v1/conversations/${conv}/team`, ws.token, { team_id: second.id });
+  t.is((await app.request('GET', `/api/v1/conversations/${conv}`, { token: agent.token })).status, 404);
+  const heardBefore = agentSock.seen.length;
+  // Its own typing is refused and reaches nobody.
+  t.like(await emitWithAck(agentSock.socket, 'typing', { conversation_id: conv, typing: true }), { ok: false, detail: 'Conversation not found' });
+  // The owner types (a stop, then a start) and a teammate of the new team joins: presence goes out.
+  const otherSock = await connect(other.token);
+  t.like(await emitWithAck(otherSock.socket, 'join_conversation', { conversation_id: conv }), { ok: true });
+  t.like(await emitWithAck(ownerSock.socket, 'typing', { conversation_id: conv, typing: false }), { ok: true });
+  t.like(await emitWithAck(ownerSock.socket, 'typing', { conversation_id: conv, typing: true, private: true }), { ok: true });
+  await sawEventually(otherSock.seen, (e) => e.name === 'typing' && e.payload.user_id === ws.userId && e.payload.private === true, 'the owner typing a note');
+  await sawEventually(
+    ownerSock.seen,
+    (e) => e.name === 'conversation_presence' && e.payload.viewers.some((v: any) => v.user_id === other.userId),
+    'presence with the new viewer',
+  );
+  // Marker: an event published after all of those reached the agent (events from one process arrive in order).
+  await ok('PATCH', '/api/v1/team/status', ws.token, { status: 'away' });
+  await sawEventually(agentSock.seen, (e) => e.name === 'agent_status_changed' && e.payload.status === 'away', 'the marker');
+  const heard = agentSock.seen.slice(heardBefore).filter((e) => e.payload?.conversation_id === conv);
+  t.deepEqual(heard, [], 'nothing more about the conversation');
+  t.false(
+    ownerSock.seen.some((e) => e.name === 'typing' && e.payload.user_id === agent.userId),
+    'the agent’s typing reached nobody',
+  );
+  t.false(otherSock.seen.some((e) => e.name === 'typing' && e.payload.user_id === agent.userId));
+  const presence = ownerSock.seen.filter((e) => e.name === 'conversation_presence').at(-1)!;
+  t.false(
+    presence.payload.viewers.some((v: any) => v.user_id === agent.userId),
+    'nor is the agent counted as viewing it',
+  );
 });
