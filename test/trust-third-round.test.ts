@@ -298,3 +298,44 @@ test('item 6: a socket that lost sight of a conversation (moved to another team)
     'nor is the agent counted as viewing it',
   );
 });
+
+// ─── item 10: what a multipart refusal says; a removed member's keys show revoked ─────────────
+
+test('item 10: a tiny multipart with two files or more than 20 fields says what is wrong, not "File too large"', async (t) => {
+  const ws = await createWorkspace(app);
+  const conv = (await ok('POST', '/api/v1/conversations', ws.token, { business_id: ws.businessId })).id;
+  const send = (form: FormData) =>
+    fetch(`${app.url}/api/v1/conversations/${conv}/upload`, { method: 'POST', headers: { authorization: `Bearer ${ws.token}` }, body: form });
+  const two = new FormData();
+  two.append('file', new Blob(['a'], { type: 'text/plain' }), 'a.txt');
+  two.append('file', new Blob(['b'], { type: 'text/plain' }), 'b.txt');
+  const twoFiles = await send(two);
+  t.is(twoFiles.status, 413);
+  t.regex(((await twoFiles.json()) as any).detail, /Too many files/);
+  const fields = new FormData();
+  for (let i = 0; i < 21; i++) fields.append(`f${i}`, 'x');
+  fields.append('file', new Blob(['a'], { type: 'text/plain' }), 'a.txt');
+  const manyFields = await send(fields);
+  t.is(manyFields.status, 413);
+  t.regex(((await manyFields.json()) as any).detail, /Too many form fields: at most 20/);
+  const one = new FormData();
+  one.append('file', new Blob(['a'], { type: 'text/plain' }), 'a.txt');
+  t.is((await send(one)).status, 200);
+});
+
+test('item 10: a removed member’s API keys are revoked with the membership: no longer listed as active', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const admin = await addMember(app, ws.businessId, 'admin', { name: 'Leaving Admin' });
+  const key = await ok('POST', '/api/v1/api-keys', admin.token, { name: 'Admin key', scopes: ['read'], password: PASSWORD });
+  const own = await ok('POST', '/api/v1/api-keys', ws.token, { name: 'Owner key', scopes: ['read'], password: PASSWORD });
+  t.is((await app.request('GET', '/api/v1/conversations', { token: key.key })).status, 200);
+  await ok('DELETE', `/api/v1/team/members/${await memberId(admin.userId)}`, ws.token);
+  t.is((await app.request('GET', '/api/v1/conversations', { token: key.key })).status, 401);
+  const listed = await ok('GET', '/api/v1/api-keys', ws.token);
+  t.deepEqual(
+    listed.map((k: any) => k.id),
+    [own.id],
+  );
+  t.truthy((await one('select revoked_at from api_keys where id = $1', [key.id])).revoked_at);
+  t.is((await one('select revoked_at from api_keys where id = $1', [own.id])).revoked_at, null);
+});
