@@ -339,3 +339,42 @@ test('item 10: a removed member’s API keys are revoked with the membership: no
   t.truthy((await one('select revoked_at from api_keys where id = $1', [key.id])).revoked_at);
   t.is((await one('select revoked_at from api_keys where id = $1', [own.id])).revoked_at, null);
 });
+
+// ─── item 5 (part): invitations are rate-limited per address and per business ───────────────
+
+test('item 5 (part): an invite→remove loop mails one address at most 3 times a day, refused and unknown addresses count too', async (t) => {
+  const ws = await createWorkspace(app, { plan: 'Pro' });
+  const person = await registerUser(app, 'Reluctant Person');
+  const invite = (email: string) => app.request('POST', '/api/v1/team/invite', { token: ws.token, query: { email, role: 'agent' } });
+  const mails = async (email: string) =>
+    (
+      await app.sql(
+        `select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+         where k.identifier = 'send_email' and j.payload->>'to' = $1 and j.payload->>'subject' ilike '%team%'`,
+        [email],
+      )
+    )[0].n;
+  for (let i = 0; i < 3; i++) {
+    const added = await invite(person.email);
+    t.is(added.status, 200, added.text);
+    await ok('DELETE', `/api/v1/team/members/${added.body.team_member_id}`, ws.token);
+  }
+  const fourth = await invite(person.email);
+  t.is(fourth.status, 429);
+  t.true(Number(fourth.headers.get('retry-after')) >= 1);
+  t.is(await mails(person.email), 3);
+  t.is((await app.sql('select count(*)::int as n from team_members where user_id = $1', [person.userId]))[0].n, 0);
+  // Another business cannot start the loop again for that address today.
+  const other = await createWorkspace(app, { plan: 'Pro' });
+  t.is((await app.request('POST', '/api/v1/team/invite', { token: other.token, query: { email: person.email } })).status, 429);
+
+  // A business trying address after address (unknown ones answer 404) is stopped at 20 an hour.
+  const prober = await createWorkspace(app, { plan: 'Pro' });
+  const statuses: number[] = [];
+  for (let i = 0; i < 21; i++)
+    statuses.push(
+      (await app.request('POST', '/api/v1/team/invite', { token: prober.token, query: { email: `nobody-${i}-${Date.now()}@example.com` } })).status,
+    );
+  t.deepEqual([...new Set(statuses.slice(0, 20))], [404]);
+  t.is(statuses[20], 429);
+});
