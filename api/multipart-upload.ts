@@ -55,6 +55,11 @@ export function oneFileMultipart(limits: OneFileLimits): Middleware {
     },
     onError: (error) => {
       const { httpCode, code } = error as Error & { httpCode?: number; code?: number };
+      // formidable answers 413 for every limit: say which one was passed (a tiny request with
+      // two files is not "too large").
+      if (code === 1015) throw new HttpError(413, { detail: 'Too many files: send one file (field `file`) per request' });
+      if (code === 1007) throw new HttpError(413, { detail: `Too many form fields: at most ${limits.maxFields}` });
+      if (code === 1006) throw new HttpError(413, { detail: `Form fields too large: at most ${limits.maxFieldsSize / 1024} KiB in all` });
       if (httpCode === 413) throw tooLarge(limits.maxBytes);
       // formidable's "file size should be greater than 0" (noEmptyFiles / smallerThanMinFileSize)
       if (code === 1010 || code === 1008) throw fileIssue('The file is empty');

@@ -36,6 +36,7 @@ const descriptions: Record<number, string> = {
   403: 'Forbidden',
   404: "Not found (also for another business's ids)",
   409: 'Conflict',
+  410: 'Gone (an expired link)',
   413: 'Body too large',
   415: 'Unsupported media type',
   422: 'Validation failed',

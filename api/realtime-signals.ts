@@ -49,21 +49,66 @@ const visitorTyping = z.object({ typing: z.boolean() });
 /** What a dashboard socket learnt of a conversation when it joined. */
 type Joined = { businessId: string; visitorCustomerId: string | null };
 
+/**
+ * Over `conversations c` and `team_members m` (joined on the business, active): the member may
+ * see the conversation now. A business that requires two-factor sign-in shows nothing to a
+ * member without it; under team-scoped visibility (core/domain/team-visibility.ts) an agent sees
+ * only their teams' conversations and those assigned to them.
+ */
+const memberMaySee = sql.fragment`
+  not exists (select 1 from businesses b join users u on u.id = m.user_id where b.id = c.business_id and b.require_two_factor and u.two_factor_secret is null)
+  and (m.role <> 'agent' or not coalesce((select s.team_visibility from assignment_settings s where s.business_id = c.business_id), false)
+    or c.assignee_id = m.user_id
+    or c.team_id in (select tm.team_id from team_memberships tm where tm.business_id = c.business_id and tm.member_id = m.id))`;
+
 /** The conversation a member may join, with what typing needs; null when not theirs. */
 export async function joinableConversation(deps: Deps, userId: string, conversationId: string): Promise<Joined | null> {
   const row = await deps.db.maybeOne(sql.type(z.object({ business_id: z.string(), customer_id: z.string().nullable(), channel_type: z.string() }))`
     select c.business_id, c.customer_id, c.channel_type from conversations c
     join team_members m on m.business_id = c.business_id and m.user_id = ${userId} and m.is_active
-    join businesses b on b.id = c.business_id
-    join users u on u.id = m.user_id
-    left join assignment_settings s on s.business_id = c.business_id
-    -- A business that requires two-factor sign-in shows nothing to a member without it.
-    where c.id = ${conversationId} and not (b.require_two_factor and u.two_factor_secret is null)
-      -- Team-scoped visibility (core/domain/team-visibility.ts): an agent joins only what they may see.
-      and (not coalesce(m.role = 'agent' and s.team_visibility, false) or c.assignee_id = m.user_id
-        or c.team_id in (select tm.team_id from team_memberships tm where tm.business_id = c.business_id and tm.member_id = m.id))`);
+    where c.id = ${conversationId} and ${memberMaySee}`);
   if (!row) return null;
   return { businessId: row.business_id, visitorCustomerId: row.channel_type === widgetChannelType ? row.customer_id : null };
+}
+
+/** Which of `userIds` may see the conversation now (one query). */
+async function usersWhoMaySee(deps: Deps, conversationId: string, userIds: string[]): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await deps.db.anyFirst(sql.type(z.object({ user_id: z.string() }))`
+    select m.user_id from conversations c
+    join team_members m on m.business_id = c.business_id and m.is_active and m.user_id = any(${sql.array(userIds, 'uuid')})
+    where c.id = ${conversationId} and ${memberMaySee}`);
+  return new Set(rows);
+}
+
+type RoomSocket = { id: string; data: unknown; leave: (room: string) => unknown };
+
+/**
+ * The dashboard sockets in the conversation's room (on every node) whose member may still see
+ * it; those who lost sight since they joined (the conversation moved to another team, team
+ * visibility turned on, they left the team or the business) are taken out of the room here, so
+ * no typing or presence reaches them (issue #36 item 6).
+ */
+async function roomViewers(io: Server<any, any, any, any>, deps: Deps, conversationId: string): Promise<{ socket: RoomSocket; caller: Caller }[]> {
+  const room = rooms.conversation(conversationId);
+  const sockets = (await io.in(room).fetchSockets()) as RoomSocket[];
+  const withCaller = sockets.flatMap((socket) => {
+    const caller = (socket.data as { caller?: Caller }).caller;
+    return caller ? [{ socket, caller }] : [];
+  });
+  const allowed = await usersWhoMaySee(deps, conversationId, [...new Set(withCaller.map((s) => s.caller.userId))]);
+  for (const { socket, caller } of withCaller) if (!allowed.has(caller.userId)) void socket.leave(room);
+  return withCaller.filter(({ caller }) => allowed.has(caller.userId));
+}
+
+/**
+ * Emits a signal of a conversation to the room's sockets whose member may still see it (not to
+ * the sockets in `except`): visibility is checked at every emit, not only when a socket joined.
+ */
+async function emitToViewers(io: Server<any, any, any, any>, deps: Deps, conversationId: string, signal: Signal, except: string[] = []): Promise<void> {
+  const viewers = await roomViewers(io, deps, conversationId);
+  const ids = viewers.map((v) => v.socket.id).filter((id) => !except.includes(id));
+  if (ids.length) emitSignal(io, { ...signal, rooms: ids });
 }
 
 export type DashboardSignals = {
@@ -90,14 +135,36 @@ export function attachDashboardSignals(
 
   const who = () => ({ user_id: caller.userId, member_id: member?.id ?? '', name: caller.fullName });
 
+  // Relays of this socket go out in the order it sent them (each awaits the room's visibility check).
+  let relays: Promise<void> = Promise.resolve();
+  const inOrder = (relay: () => Promise<void>) => {
+    relays = relays.then(relay).catch((error: unknown) => {
+      if (!closing()) deps.logger.warn({ err: (error as Error).message }, 'typing not relayed');
+    });
+    return relays;
+  };
+
   function relayTyping(conversationId: string, joined: Joined, state: { typing: boolean; private: boolean }): void {
     const payload = { conversation_id: conversationId, business_id: joined.businessId, at: now() };
-    emitSignal(io, signalEvent('typing', { ...payload, sender_type: 'agent', ...who(), typing: state.typing, private: state.private }), [socket.id]);
+    const signal = signalEvent('typing', { ...payload, sender_type: 'agent', ...who(), typing: state.typing, private: state.private });
+    void inOrder(() => emitToViewers(io, deps, conversationId, signal, [socket.id]));
   }
 
   function relayToVisitor(conversationId: string, joined: Joined, isTyping: boolean): void {
     if (!joined.visitorCustomerId) return;
-    emitSignal(io, signalEvent('visitor_typing', { conversation_id: conversationId, sender_type: 'agent', typing: isTyping }, joined.visitorCustomerId));
+    const customerId = joined.visitorCustomerId;
+    void inOrder(async () =>
+      emitSignal(io, signalEvent('visitor_typing', { conversation_id: conversationId, sender_type: 'agent', typing: isTyping }, customerId)),
+    );
+  }
+
+  /** This socket lost sight of the conversation: out of its room, its typing stopped, presence told. */
+  async function lostSight(conversationId: string): Promise<void> {
+    const joined = joinedConversations.get(conversationId);
+    typing.delete(conversationId);
+    joinedConversations.delete(conversationId);
+    await socket.leave(rooms.conversation(conversationId));
+    if (joined) await announcePresence(conversationId, joined.businessId);
   }
 
   /** Relays this socket's stop in a conversation it was typing in. */
@@ -113,16 +180,20 @@ export function attachDashboardSignals(
   async function announcePresence(conversationId: string, businessId: string): Promise<void> {
     if (closing()) return;
     try {
-      const sockets = await io.in(rooms.conversation(conversationId)).fetchSockets();
+      // Only the sockets whose member may still see it: they are the viewers, and the ones told.
+      const sockets = await roomViewers(io, deps, conversationId);
       const viewers = new Map<string, { user_id: string; member_id: string; name: string }>();
-      for (const s of sockets) {
-        const c = (s.data as { caller?: Caller }).caller;
-        // Only members of the conversation's business ever pass join_conversation; checked again.
-        if (c?.member?.businessId !== businessId || viewers.has(c.userId)) continue;
+      for (const { caller: c } of sockets) {
+        if (c.member?.businessId !== businessId || viewers.has(c.userId)) continue;
         viewers.set(c.userId, { user_id: c.userId, member_id: c.member.id, name: c.fullName });
       }
       const list = [...viewers.values()].sort((a, b) => a.name.localeCompare(b.name) || a.user_id.localeCompare(b.user_id));
-      emitSignal(io, signalEvent('conversation_presence', { conversation_id: conversationId, business_id: businessId, viewers: list, at: now() }));
+      const ids = sockets.map((v) => v.socket.id);
+      if (ids.length)
+        emitSignal(io, {
+          ...signalEvent('conversation_presence', { conversation_id: conversationId, business_id: businessId, viewers: list, at: now() }),
+          rooms: ids,
+        });
     } catch (error) {
       // A node that does not answer in time: this announcement is lost, the next one corrects it.
       if (!closing()) deps.logger.warn({ err: (error as Error).message, conversation_id: conversationId }, 'presence not announced');
@@ -146,11 +217,18 @@ export function attachDashboardSignals(
     const at = Date.now();
     if (previous && previous.private === isPrivate && at - previous.relayedAt < deps.config.TYPING_RELAY_MIN_MS) return reply({ ok: true });
     typing.set(conversationId, { private: isPrivate, relayedAt: at });
-    relayTyping(conversationId, joined, { typing: true, private: isPrivate });
-    if (!isPrivate) relayToVisitor(conversationId, joined, true);
-    // From a reply to a note: the visitor's indicator goes at once.
-    else if (previous && !previous.private) relayToVisitor(conversationId, joined, false);
-    reply({ ok: true });
+    // The sender may have lost sight of it since joining: checked at every relay, before anyone hears it.
+    void inOrder(async () => {
+      if (!(await joinableConversation(deps, caller.userId, conversationId))) {
+        await lostSight(conversationId);
+        return reply({ ok: false, detail: 'Conversation not found' });
+      }
+      relayTyping(conversationId, joined, { typing: true, private: isPrivate });
+      if (!isPrivate) relayToVisitor(conversationId, joined, true);
+      // From a reply to a note: the visitor's indicator goes at once.
+      else if (previous && !previous.private) relayToVisitor(conversationId, joined, false);
+      reply({ ok: true });
+    });
   });
 
   // Rooms are gone by `disconnect`: remember which conversations to announce.
@@ -189,18 +267,23 @@ export function attachVisitorSignals(
   const visitor = socket.data.visitor;
   let state: { conversationId: string | null; relayedAt: number } | null = null;
 
-  const relay = (conversationId: string, isTyping: boolean) =>
-    emitSignal(
-      io,
-      signalEvent('typing', {
-        conversation_id: conversationId,
-        business_id: visitor.businessId,
-        sender_type: 'customer',
-        customer_id: visitor.customerId,
-        typing: isTyping,
-        at: now(),
-      }),
-    );
+  // To the dashboards that may still see the conversation, in the order the visitor typed.
+  let relays: Promise<void> = Promise.resolve();
+  const relay = (conversationId: string, isTyping: boolean) => {
+    const signal = signalEvent('typing', {
+      conversation_id: conversationId,
+      business_id: visitor.businessId,
+      sender_type: 'customer',
+      customer_id: visitor.customerId,
+      typing: isTyping,
+      at: now(),
+    });
+    relays = relays
+      .then(() => emitToViewers(io, deps, conversationId, signal))
+      .catch((error: unknown) => {
+        if (!closing()) deps.logger.warn({ err: (error as Error).message }, 'visitor typing not relayed');
+      });
+  };
 
   socket.on('typing', (raw: unknown, ack?: unknown) => {
     const reply = replyOf(ack);

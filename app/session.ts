@@ -54,9 +54,9 @@ function forget(): void {
   members.value = [];
 }
 
-/** Ends every session of the account (every device), this one included. */
-export async function signOutEverywhere(): Promise<void> {
-  await api.post('/api/v1/auth/logout-all');
+/** Ends every session of the account (every device), this one included: with the password or a second factor (`proof`). */
+export async function signOutEverywhere(proof: object): Promise<void> {
+  await api.post('/api/v1/auth/logout-all', proof);
   forgetDrafts();
   forget();
   navigate('/app/signin', { replace: true });

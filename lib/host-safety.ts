@@ -71,25 +71,72 @@ const kinds: [Exclude<AddressKind, 'public'>, BlockList][] = [
   ],
 ];
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) IPv6 address. */
-function embeddedIpv4(address: string): string | null {
-  const match = /^(?:::ffff:|64:ff9b::)(?:0:)?(.+)$/i.exec(address);
-  if (!match) return null;
-  const tail = match[1];
-  if (isIP(tail) === 4) return tail;
-  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(tail);
-  if (!hex) return null;
-  const high = parseInt(hex[1], 16);
-  const low = parseInt(hex[2], 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail and a zone allowed); null when it is not one. */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    if (isIP(dotted[2]) !== 4) return null;
+    const [a, b, c, d] = dotted[2].split('.').map(Number);
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const part = (half: string) => (half === '' ? [] : half.split(':').map((g) => parseInt(g, 16)));
+  const head = part(halves[0]);
+  const tail = halves.length === 2 ? part(halves[1]) : [];
+  const groups = halves.length === 2 ? [...head, ...Array(8 - head.length - tail.length).fill(0), ...tail] : head;
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
+
+const dottedOf = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+
+/**
+ * The IPv4 address an IPv6 one carries to reach it: IPv4-mapped (::ffff:0:0/96) and -translated
+ * (::ffff:0:0:0/96), NAT64 (64:ff9b::/96, RFC 6052), 6to4 (2002::/16, RFC 3056: the router's
+ * IPv4 address in bits 16–47) and ISATAP interface identifiers (…:0:5efe:a.b.c.d, …:200:5efe:…).
+ * On a host with a NAT64 gateway or a 6to4 relay each of them reaches that IPv4 address.
+ */
+function embeddedIpv4(address: string): string | null {
+  const g = ipv6Groups(address);
+  if (!g) return null;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return dottedOf(g[6], g[7]);
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return dottedOf(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return dottedOf(g[6], g[7]);
+  if (g[0] === 0x2002) return dottedOf(g[1], g[2]);
+  if ((g[4] === 0 || g[4] === 0x200) && g[5] === 0x5efe) return dottedOf(g[6], g[7]);
+  return null;
+}
+
+/**
+ * IPv6 ranges refused whatever they carry: IPv4-compatible addresses (::/96, deprecated by
+ * RFC 4291: some stacks still route ::127.0.0.1 to 127.0.0.1), the local-use NAT64 prefix
+ * (64:ff9b:1::/48, RFC 8215: a translator into the operator's own network, its IPv4 address at
+ * a prefix-dependent place), Teredo (2001::/32, its IPv4 address obfuscated) and discard-only
+ * (100::/64). Checked after unspecified (::) and loopback (::1), which ::/96 contains.
+ */
+const ipv6Reserved = blockList([
+  ['::', 96, 'ipv6'],
+  ['64:ff9b:1::', 48, 'ipv6'],
+  ['2001::', 32, 'ipv6'],
+  ['100::', 64, 'ipv6'],
+]);
 
 export function addressKind(address: string): AddressKind {
   const family = isIP(address);
   if (family === 0) throw new Error(`not an IP address: ${address}`);
-  const v4 = family === 6 ? embeddedIpv4(address) : address;
-  const [checked, type] = v4 ? [v4, 'ipv4' as const] : [address, 'ipv6' as const];
-  for (const [kind, list] of kinds) if (list.check(checked, type)) return kind;
+  if (family === 4) return kindOf(address, 'ipv4');
+  const own = kindOf(address, 'ipv6');
+  if (own !== 'public') return own;
+  if (ipv6Reserved.check(address, 'ipv6')) return 'reserved';
+  // An address carrying an IPv4 one is as reachable as that address is.
+  const v4 = embeddedIpv4(address);
+  return v4 ? kindOf(v4, 'ipv4') : 'public';
+}
+
+function kindOf(address: string, type: 'ipv4' | 'ipv6'): AddressKind {
+  for (const [kind, list] of kinds) if (list.check(address, type)) return kind;
   return 'public';
 }
 

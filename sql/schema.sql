@@ -687,6 +687,7 @@ alter table team_members add constraint team_members_status_check CHECK ((status
 alter table team_members add constraint team_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE;
 alter table team_members add constraint team_members_user_id_key UNIQUE (user_id);
 CREATE INDEX team_members_business_idx ON public.team_members USING btree (business_id, agent_number);
+CREATE TRIGGER team_members_revoke_api_keys AFTER DELETE ON public.team_members FOR EACH ROW EXECUTE FUNCTION team_member_revoke_api_keys();
 
 create table team_memberships (
   business_id uuid not null,
@@ -1292,6 +1293,18 @@ begin
     where c.business_id = p_business_id and c.month = v_month;
   end if;
   reserved := true;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.team_member_revoke_api_keys()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update api_keys set revoked_at = now()
+  where business_id = old.business_id and member_id = old.id and revoked_at is null;
+  return null;
 end;
 $function$
 ;

@@ -127,6 +127,10 @@ browserTest('changing the password signs out the other tab; "Sign out everywhere
     await page.screenshot({ path: path.join(shots, `account-${name}.png`), fullPage: true });
     if (name === 'phone') {
       await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      // It asks for the password first (issue #36: a stolen session alone must not sign the owner out everywhere).
+      const confirm = page.getByRole('form', { name: 'Sign out everywhere' });
+      await confirm.getByLabel('Your password').fill('changed in the app');
+      await confirm.getByRole('button', { name: 'Sign out everywhere' }).click();
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       t.is((await app.request('GET', '/api/v1/auth/me', { token })).status, 401);
     }

@@ -51,6 +51,7 @@ browserTest('api keys, webhooks and audit log: create, use, test, revoke, read',
   const form = page.getByRole('form', { name: 'New API key form' });
   await form.getByLabel('Name').fill('CRM sync');
   await form.getByRole('checkbox', { name: /^Write/ }).check();
+  await form.getByLabel('Your password').fill('password123');
   await form.getByRole('button', { name: 'Create key' }).click();
   const shown = page.getByRole('status', { name: 'New API key' });
   const key = (await shown.getByLabel('API key', { exact: true }).textContent())!;
@@ -128,7 +129,7 @@ browserTest('an agent does not see API keys, webhooks or the audit log', async (
 browserTest('api keys, webhooks and audit log at phone width', async (t) => {
   await app.request('POST', '/api/v1/api-keys', {
     token: owner.token,
-    body: { name: 'A rather long integration name for the phone', scopes: ['read', 'write', 'admin'] },
+    body: { name: 'A rather long integration name for the phone', scopes: ['read', 'write', 'admin'], password: 'password123' },
   });
   const { page, context, errors } = await appPage(browser, app.url, owner.token, PHONE);
   await page.goto(`${app.url}/app/settings/api-keys`);

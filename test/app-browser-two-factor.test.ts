@@ -64,6 +64,8 @@ async function setUpOnPage(page: Page, t: { is: (a: unknown, b: unknown, m?: str
   t.is(await qr.locator('path').getAttribute('d'), expected, 'the QR code encodes the setup link');
   if (shot) await page.screenshot({ path: path.join(shots, `${shot}-setup.png`), fullPage: true });
   await page.getByLabel('Code from the app').fill('000000' === codeOf(key) ? '111111' : '000000');
+  // Turning it on asks for the password too (issue #36: a stolen session alone must not).
+  await page.getByLabel('Your password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Turn on', exact: true }).click();
   await page.getByText('Invalid code').waitFor();
   await page.getByLabel('Code from the app').fill(codeOf(key));

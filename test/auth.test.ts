@@ -414,7 +414,7 @@ test('logout-all ends every session of the user on every token, and only theirs'
   const { email, token } = await registered('everywhere');
   const second = (await login(email, PASSWORD)).body.access_token;
   const other = await registered('bystander');
-  t.is((await app.request('POST', '/api/v1/auth/logout-all', { token })).status, 200);
+  t.is((await app.request('POST', '/api/v1/auth/logout-all', { token, body: { password: PASSWORD } })).status, 200);
   for (const old of [token, second]) t.is((await me(old)).status, 401);
   t.is((await me(other.token)).status, 200, 'another user is untouched');
   const fresh = await login(email, PASSWORD);

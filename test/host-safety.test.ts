@@ -64,3 +64,36 @@ test('a name that does not resolve is reported as unresolved', async (t) => {
   t.true(error!.unresolved);
   t.regex(error!.message, /cannot be resolved/);
 });
+
+test('IPv6 forms that reach an IPv4 address are judged by it, and the ranges that hide one are refused (issue #36 item 9)', async (t) => {
+  const cases: [string, AddressKind][] = [
+    // IPv4-compatible (::/96, deprecated): some stacks route it to the IPv4 address.
+    ['::127.0.0.1', 'reserved'],
+    ['::7f00:1', 'reserved'],
+    ['::8.8.8.8', 'reserved'],
+    // Local-use NAT64 (64:ff9b:1::/48): a translator into the operator's network.
+    ['64:ff9b:1::7f00:1', 'reserved'],
+    ['64:ff9b:1:ffff::a00:1', 'reserved'],
+    // Well-known NAT64 and 6to4 carry the IPv4 address: judged by it (DNS64 gives public sites such addresses).
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b::10.0.0.1', 'private'],
+    ['64:ff9b::8.8.8.8', 'public'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'link-local'],
+    ['2002:c0a8:101::1', 'private'],
+    ['2002:808:808::1', 'public'],
+    // IPv4-translated, ISATAP, Teredo, discard-only.
+    ['::ffff:0:10.0.0.1', 'private'],
+    ['2606:4700::5efe:192.168.1.1', 'private'],
+    ['2606:4700::200:5efe:7f00:1', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['100::1', 'reserved'],
+  ];
+  for (const [address, kind] of cases) t.is(addressKind(address), kind, address);
+  for (const host of ['[::127.0.0.1]', '[64:ff9b:1::7f00:1]', '[2002:7f00:1::]']) {
+    await t.throwsAsync(checkHost(host, strict), { instanceOf: HostRefusedError }, host);
+  }
+  // ALLOW_PRIVATE_HOSTS lets a 6to4 form of loopback through as it lets loopback; the refused ranges never.
+  t.like(await checkHost('[2002:7f00:1::]', lan), { address: '2002:7f00:1::' });
+  for (const host of ['[::127.0.0.1]', '[64:ff9b:1::7f00:1]']) await t.throwsAsync(checkHost(host, lan), { instanceOf: HostRefusedError }, host);
+});

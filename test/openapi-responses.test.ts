@@ -391,7 +391,7 @@ async function operationCalls(): Promise<[string, Call][]> {
     [
       'post /api/v1/api-keys',
       async () => {
-        const res = await req('POST', '/api/v1/api-keys', { body: { name: 'Docs', scopes: ['read', 'admin'] } });
+        const res = await req('POST', '/api/v1/api-keys', { body: { name: 'Docs', scopes: ['read', 'admin'], password: 'password123' } });
         apiKeyId = res.body.id;
         return res;
       },
@@ -559,7 +559,11 @@ async function operationCalls(): Promise<[string, Call][]> {
     ],
     [
       'post /api/v1/auth/two-factor/enable',
-      () => req('POST', '/api/v1/auth/two-factor/enable', { token: twoFactor.token, body: { code: totpAt(base32Decode(twoFactor.secret)!, Date.now()) } }),
+      () =>
+        req('POST', '/api/v1/auth/two-factor/enable', {
+          token: twoFactor.token,
+          body: { code: totpAt(base32Decode(twoFactor.secret)!, Date.now()), password: 'password123' },
+        }),
     ],
     [
       'post /api/v1/auth/two-factor/recovery-codes',
@@ -606,7 +610,10 @@ async function operationCalls(): Promise<[string, Call][]> {
       },
     ],
     ['post /api/v1/auth/logout', () => req('POST', '/api/v1/auth/logout')],
-    ['post /api/v1/auth/logout-all', async () => req('POST', '/api/v1/auth/logout-all', { token: (await registerUser(app)).token })],
+    [
+      'post /api/v1/auth/logout-all',
+      async () => req('POST', '/api/v1/auth/logout-all', { token: (await registerUser(app)).token, body: { password: 'password123' } }),
+    ],
   ];
   return calls;
 }

@@ -30,7 +30,7 @@ const one = async (text: string, params: unknown[] = []): Promise<any> => (await
 let hookCount = 0;
 
 async function apiKey(ws: Workspace, scopes: string[], name = 'Integration'): Promise<{ id: string; key: string }> {
-  const res = await app.request('POST', '/api/v1/api-keys', { token: ws.token, body: { name, scopes } });
+  const res = await app.request('POST', '/api/v1/api-keys', { token: ws.token, body: { name, scopes, password: 'password123' } });
   if (res.status !== 200) throw new Error(`create key failed: ${res.status} ${res.text}`);
   return res.body;
 }
@@ -65,7 +65,10 @@ const auditActions = async (businessId: string) =>
 
 test('api keys: shown once as prl_…, stored hashed, listed without the key, used as a bearer with last-used time', async (t) => {
   const ws = await createWorkspace(app);
-  const created = await app.request('POST', '/api/v1/api-keys', { token: ws.token, body: { name: ' CRM sync ', scopes: ['read', 'write'] } });
+  const created = await app.request('POST', '/api/v1/api-keys', {
+    token: ws.token,
+    body: { name: ' CRM sync ', scopes: ['read', 'write'], password: 'password123' },
+  });
   t.is(created.status, 200, created.text);
   t.regex(created.body.key, /^prl_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/);
   t.like(created.body, {
@@ -113,7 +116,7 @@ test('api keys: each route needs its scope; keys cannot manage keys nor use acco
   t.is((await app.request('GET', '/api/v1/audit-log', { token: read.key })).status, 403);
 
   // Keys never make keys, set a presence, or act on the account.
-  const keyForKey = await app.request('POST', '/api/v1/api-keys', { token: admin.key, body: { name: 'escalate', scopes: ['admin'] } });
+  const keyForKey = await app.request('POST', '/api/v1/api-keys', { token: admin.key, body: { name: 'escalate', scopes: ['admin'], password: 'password123' } });
   t.is(keyForKey.status, 403);
   t.deepEqual(keyForKey.body, { detail: 'API keys cannot do this; sign in as a person' });
   t.is((await app.request('PATCH', '/api/v1/team/status', { token: admin.key, body: { status: 'live' } })).status, 403);
@@ -166,10 +169,10 @@ test("api keys: owners and admins only; bad input is 422; another business's key
   const ws = await createWorkspace(app);
   const other = await createWorkspace(app);
   const agent = await addMember(app, ws.businessId, 'agent');
-  t.is((await app.request('POST', '/api/v1/api-keys', { token: agent.token, body: { name: 'x', scopes: ['read'] } })).status, 403);
+  t.is((await app.request('POST', '/api/v1/api-keys', { token: agent.token, body: { name: 'x', scopes: ['read'], password: 'password123' } })).status, 403);
   t.is((await app.request('GET', '/api/v1/api-keys', { token: agent.token })).status, 403);
   const admin = await addMember(app, ws.businessId, 'admin');
-  t.is((await app.request('POST', '/api/v1/api-keys', { token: admin.token, body: { name: 'by admin' } })).status, 200);
+  t.is((await app.request('POST', '/api/v1/api-keys', { token: admin.token, body: { name: 'by admin', password: 'password123' } })).status, 200);
   for (const body of [{}, { name: '' }, { name: 'x', scopes: [] }, { name: 'x', scopes: ['root'] }, { name: 'x'.repeat(101) }, { name: 'a\nb' }]) {
     t.is((await app.request('POST', '/api/v1/api-keys', { token: ws.token, body })).status, 422, JSON.stringify(body));
   }

@@ -420,16 +420,20 @@ test.serial('CSAT through the widget: asked once on resolution, rated inline onc
   const messages = (await app.request('GET', '/api/v1/visitor/messages', { headers: auth })).body;
   const question = messages.at(-1);
   t.like(question, { sender_type: 'system', content: 'How did we do?', csat: { rating: null } });
-  const token = question.csat.token as string;
+  let token = question.csat.token as string;
   t.regex(token, /^[A-Za-z0-9_-]{46}$/);
   t.like((await conversation(ws, conversationId)).csat, { question: 'How did we do?', rating: null, comment: null, rated_at: null });
 
-  // Reopened and resolved again: not asked a second time.
+  // Reopened and resolved again, unanswered: asked again, the new question replacing the old one (issue #36: its token stops working).
   await app.request('PUT', `/api/v1/conversations/${conversationId}/reopen`, { token: ws.token });
   await app.request('PUT', `/api/v1/conversations/${conversationId}/resolve`, { token: ws.token });
   await settle();
   t.is((await app.sql(`select count(*)::int as n from csat_surveys where conversation_id = $1`, [conversationId]))[0].n, 1);
-  t.is((await app.sql(`select count(*)::int as n from messages where conversation_id = $1 and sender_type = 'system'`, [conversationId]))[0].n, 1);
+  t.is((await app.sql(`select count(*)::int as n from messages where conversation_id = $1 and sender_type = 'system'`, [conversationId]))[0].n, 2);
+  const replaced = token;
+  token = (await app.request('GET', '/api/v1/visitor/messages', { headers: auth })).body.at(-1).csat.token;
+  t.not(token, replaced);
+  t.is((await app.request('POST', `/api/v1/csat/${replaced}`, { body: { rating: 5 } })).status, 404, 'the replaced token is gone');
 
   // Bad input, unknown token.
   t.is((await app.request('POST', `/api/v1/csat/${token}`, { body: { rating: 6 } })).status, 422);
@@ -452,6 +456,12 @@ test.serial('CSAT through the widget: asked once on resolution, rated inline onc
       ),
   );
   t.like((await app.request('GET', '/api/v1/visitor/messages', { headers: auth })).body.at(-1), { csat: { rating: 4 } });
+  // Rated: reopened and resolved again, never asked again.
+  await app.request('PUT', `/api/v1/conversations/${conversationId}/reopen`, { token: ws.token });
+  await app.request('PUT', `/api/v1/conversations/${conversationId}/resolve`, { token: ws.token });
+  await settle();
+  t.is((await app.sql(`select count(*)::int as n from messages where conversation_id = $1 and sender_type = 'system'`, [conversationId]))[0].n, 2);
+  t.like((await conversation(ws, conversationId)).csat, { rating: 4 });
 
   // The real figure beside the contract's fixed one.
   const overview = await app.request('GET', '/api/v1/analytics/overview', { token: ws.token });
@@ -495,6 +505,13 @@ test.serial('CSAT on another channel: a link to the public page; the page works 
   t.truthy(link, sent[0].text);
   t.true(sent[0].text!.startsWith('Rate <us> & tell us\n'));
   const token = link![1];
+  // The link went to the customer only: the stored message, the thread and search carry no token (issue #36 item 3).
+  const [stored] = await app.sql(`select content from messages where conversation_id = $1 and sender_type = 'system'`, [row.conversation_id]);
+  t.is(stored.content, 'Rate <us> & tell us');
+  const thread = await app.request('GET', `/api/v1/conversations/${row.conversation_id}/messages`, { token: ws.token });
+  t.is(thread.status, 200);
+  t.false(thread.text.includes(token));
+  t.false((await app.request('GET', `/api/v1/conversations/${row.conversation_id}`, { token: ws.token })).text.includes(token));
 
   // The page: a real form, no script, escaped text.
   const page = await app.request('GET', `/csat/${token}`);

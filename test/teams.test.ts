@@ -433,7 +433,7 @@ test.serial('team-scoped visibility: mentions and pending handoffs follow it; an
   t.is((await ok('GET', '/api/v1/team/pending-handoffs', ws.token)).length, 1);
 
   // An agent's API key acts as the agent.
-  const key = await ok('POST', '/api/v1/api-keys', ws.token, { name: 'probe', scopes: ['read'] });
+  const key = await ok('POST', '/api/v1/api-keys', ws.token, { name: 'probe', scopes: ['read'], password: 'password123' });
   t.is((await app.request('GET', `/api/v1/conversations/${conv}`, { token: key.key })).status, 200, "the owner's key sees it");
   await app.sql('update api_keys set member_id = (select id from team_members where user_id = $1) where id = $2', [outsider.userId, key.id]);
   t.is((await app.request('GET', `/api/v1/conversations/${conv}`, { token: key.key })).status, 404);

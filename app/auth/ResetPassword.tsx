@@ -2,7 +2,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { currentLocation, linkClick } from '../router.ts';
-import { afterFirstStep, type SignInAnswer } from './second-step.ts';
+import { ApiError } from '../api.ts';
+import { afterFirstStep, secondFactor, type SignInAnswer } from './second-step.ts';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { refusal, useAction } from '../ui/useAction.ts';
@@ -12,14 +13,21 @@ export function ResetPassword() {
   const token = currentLocation.value.query.get('token');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
+  // Two-factor on: the server asks for the code before it changes anything (a mailbox is not a second factor).
+  const [askCode, setAskCode] = useState(false);
+  const [code, setCode] = useState('');
   const { busy, error, fieldErrors, onSubmit } = useAction(
     async (): Promise<void> => {
       if (password !== repeat) throw refusal('repeat', 'Not the same as the new password.');
-      const res = await api.post<SignInAnswer>('/api/v1/auth/password-reset/confirm', { token, password });
-      // Two-factor on: the sign-in page asks for the code next (a mailbox is not a second factor).
-      await afterFirstStep(res);
+      try {
+        const res = await api.post<SignInAnswer>('/api/v1/auth/password-reset/confirm', { token, password, ...(askCode ? secondFactor(code) : {}) });
+        await afterFirstStep(res);
+      } catch (e) {
+        if (e instanceof ApiError && e.fields.code) setAskCode(true);
+        throw e;
+      }
     },
-    { fields: ['password', 'repeat'] },
+    { fields: ['password', 'repeat', 'code'] },
   );
   if (!token) {
     return (
@@ -54,6 +62,20 @@ export function ResetPassword() {
           value={repeat}
           onInput={(e) => setRepeat(e.currentTarget.value)}
         />
+        {askCode && (
+          <Field
+            label="Code from your authenticator app, or a recovery code"
+            hint="Two-factor authentication is on for this account."
+            error={fieldErrors.code}
+            autoComplete="one-time-code"
+            autoCapitalize="off"
+            spellcheck={false}
+            required
+            placeholder="123 456"
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
+        )}
         <Notice>{error}</Notice>
         <button class="btn primary block" type="submit" disabled={busy}>
           {busy ? 'Saving…' : 'Set password and sign in'}

@@ -9,7 +9,7 @@ import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { Section } from './Section.tsx';
-import { TwoFactorCard } from './TwoFactor.tsx';
+import { Confirm, TwoFactorCard } from './TwoFactor.tsx';
 
 function ChangePassword() {
   const [current, setCurrent] = useState('');
@@ -109,7 +109,7 @@ function EmailSignature() {
 
 export function Account() {
   const user = me.value?.user;
-  const everywhere = useAction(signOutEverywhere);
+  const [confirmEverywhere, setConfirmEverywhere] = useState(false);
   const leave = useAction(leaveTeam);
   if (!user) return null;
   return (
@@ -130,16 +130,22 @@ export function Account() {
       {me.value?.business && <EmailSignature />}
       <ChangePassword />
       <TwoFactorCard />
-      <div class="card card-row">
-        <div class="grow">
-          <div class="card-title">Sign out everywhere</div>
-          <div class="small muted">Ends every session of your account, on every device and browser, this one included.</div>
+      <div class="card stack" aria-label="Sign out everywhere">
+        <div class="card-row">
+          <div class="grow">
+            <div class="card-title">Sign out everywhere</div>
+            <div class="small muted">Ends every session of your account, on every device and browser, this one included.</div>
+          </div>
+          {!confirmEverywhere && (
+            <button class="btn danger" type="button" onClick={() => setConfirmEverywhere(true)}>
+              Sign out everywhere
+            </button>
+          )}
         </div>
-        <button class="btn danger" type="button" disabled={everywhere.busy} onClick={() => everywhere.run()}>
-          Sign out everywhere
-        </button>
+        {confirmEverywhere && (
+          <Confirm title="Sign out everywhere" action={signOutEverywhere} onDone={() => undefined} onCancel={() => setConfirmEverywhere(false)} />
+        )}
       </div>
-      <Notice>{everywhere.error}</Notice>
       {can('team.leave') && (
         <div class="card card-row">
           <div class="grow">

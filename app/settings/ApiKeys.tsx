@@ -7,6 +7,7 @@ import { Notice } from '../ui/Notice.tsx';
 import { shortTime } from '../ui/time.ts';
 import { useAction } from '../ui/useAction.ts';
 import { CopyBox, Section } from './Section.tsx';
+import { ownerProof, ProofField } from './TwoFactor.tsx';
 
 const SCOPES: { id: ApiKeyScope; label: string }[] = [
   { id: 'read', label: 'Read: conversations, customers, settings' },
@@ -20,16 +21,19 @@ export function ApiKeys() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['read']);
   const [shown, setShown] = useState<{ name: string; key: string } | null>(null);
+  const [proof, setProof] = useState('');
   const load = () => api.get<ApiKey[]>('/api/v1/api-keys?limit=100').then(setKeys, (e: Error) => setError(e.message));
   useEffect(() => void load(), []);
   const create = useAction(
     async () => {
-      const made = await api.post<ApiKey & { key: string }>('/api/v1/api-keys', { name, scopes });
+      // A key outlives every session: the password (or a second factor) says it is really you.
+      const made = await api.post<ApiKey & { key: string }>('/api/v1/api-keys', { name, scopes, ...ownerProof(proof) });
       setShown({ name: made.name, key: made.key });
       setName('');
+      setProof('');
       await load();
     },
-    { fields: ['name'] },
+    { fields: ['name', 'password'] },
   );
   const revoke = useAction(async (k: ApiKey) => {
     await api.delete(`/api/v1/api-keys/${k.id}`);
@@ -99,6 +103,7 @@ export function ApiKeys() {
             </label>
           ))}
         </fieldset>
+        <ProofField value={proof} onInput={setProof} error={create.fieldErrors.password} />
         <Notice>{create.error}</Notice>
         <div class="row-end">
           <button class="btn primary" type="submit" disabled={create.busy || !name.trim() || scopes.length === 0}>

@@ -59,13 +59,18 @@ export function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () =
 export function TwoFactorSetup({ onCancel, onEnabled, onCodes }: { onCancel?: () => void; onEnabled: () => void; onCodes?: () => void }) {
   const [setup, setSetup] = useState<Setup | null>(null);
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const [codes, setCodes] = useState<string[] | null>(null);
   const start = useAction(async () => setSetup(await api.post<Setup>('/api/v1/auth/two-factor/setup')));
-  const confirm = useAction(async () => {
-    const res = await api.post<{ recovery_codes: string[] }>('/api/v1/auth/two-factor/enable', { code: code.replace(/\s/g, '') });
-    onCodes?.();
-    setCodes(res.recovery_codes);
-  });
+  const confirm = useAction(
+    async () => {
+      // The password too: a stolen session alone must not put a second factor in front of the account.
+      const res = await api.post<{ recovery_codes: string[] }>('/api/v1/auth/two-factor/enable', { code: code.replace(/\s/g, ''), password });
+      onCodes?.();
+      setCodes(res.recovery_codes);
+    },
+    { fields: ['code', 'password'] },
+  );
   if (codes) return <RecoveryCodes codes={codes} onDone={onEnabled} />;
   if (!setup) {
     return (
@@ -109,9 +114,14 @@ export function TwoFactorSetup({ onCancel, onEnabled, onCodes }: { onCancel?: ()
         required
         maxLength={7}
         placeholder="123 456"
+        error={confirm.fieldErrors.code}
         value={code}
         onInput={(e) => setCode(e.currentTarget.value)}
       />
+      <ol class="steps" start={3}>
+        <li>Confirm with your password.</li>
+      </ol>
+      <ProofField value={password} onInput={setPassword} error={confirm.fieldErrors.password} />
       <Notice>{confirm.error}</Notice>
       <div class="card-actions">
         <button type="submit" class="btn primary" disabled={confirm.busy}>
@@ -127,31 +137,59 @@ export function TwoFactorSetup({ onCancel, onEnabled, onCodes }: { onCancel?: ()
   );
 }
 
-/** Password (accounts with one), a code from the app, or a recovery code: what turning it off and new codes need. */
-function proof(typed: string, hasPassword: boolean) {
+/**
+ * Password (accounts with one), a code from the app, or a recovery code: what turning it off,
+ * new codes, new API keys and signing out everywhere need (a stolen session alone must not).
+ */
+export function ownerProof(typed: string) {
+  const hasPassword = !me.value?.user.is_google_account;
+  if (!me.value?.two_factor.enabled) return { password: typed };
   const factor = secondFactor(typed);
   if ('code' in factor) return factor;
   if (/^[a-z2-7]{4}(-?[a-z2-7]{4}){3}$/i.test(typed.trim()) || !hasPassword) return factor;
   return { password: typed };
 }
 
-function Confirm({ title, action, onDone, onCancel }: { title: string; action: (body: object) => Promise<void>; onDone: () => void; onCancel: () => void }) {
+/** The field for ownerProof: "Your password" (with two-factor on: "or a code from your app"). */
+export function ProofField({ value, onInput, error }: { value: string; onInput: (value: string) => void; error?: string | undefined }) {
   const hasPassword = !me.value?.user.is_google_account;
+  const twoFactor = !!me.value?.two_factor.enabled;
+  return (
+    <Field
+      label={twoFactor ? (hasPassword ? 'Your password, or a code from your app' : 'A code from your app, or a recovery code') : 'Your password'}
+      hint={twoFactor ? undefined : hasPassword ? undefined : 'No password yet: set one with "Forgot password?" on the sign-in page.'}
+      error={error}
+      type={hasPassword ? 'password' : 'text'}
+      autoComplete={hasPassword ? 'current-password' : 'one-time-code'}
+      required
+      value={value}
+      onInput={(e) => onInput(e.currentTarget.value)}
+    />
+  );
+}
+
+export function Confirm({
+  title,
+  action,
+  onDone,
+  onCancel,
+}: {
+  title: string;
+  action: (body: object) => Promise<void>;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
   const [typed, setTyped] = useState('');
-  const { busy, error, onSubmit } = useAction(async () => {
-    await action(proof(typed, hasPassword));
-    onDone();
-  });
+  const { busy, error, fieldErrors, onSubmit } = useAction(
+    async () => {
+      await action(ownerProof(typed));
+      onDone();
+    },
+    { fields: ['password'] },
+  );
   return (
     <form class="stack" onSubmit={onSubmit} aria-label={title}>
-      <Field
-        label={hasPassword ? 'Your password, or a code from your app' : 'A code from your app, or a recovery code'}
-        type={hasPassword ? 'password' : 'text'}
-        autoComplete={hasPassword ? 'current-password' : 'one-time-code'}
-        required
-        value={typed}
-        onInput={(e) => setTyped(e.currentTarget.value)}
-      />
+      <ProofField value={typed} onInput={setTyped} error={fieldErrors.password} />
       <Notice>{error}</Notice>
       <div class="card-actions">
         <button type="submit" class="btn danger" disabled={busy}>

@@ -9,6 +9,7 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { cannedResponseColumns, cannedResponseRow, type CannedResponseRow } from '../presenters/label.ts';
+import { visibleTo, type Viewer } from '../domain/team-visibility.ts';
 
 export type CannedResponseFields = { short_code: string; content: string };
 
@@ -81,11 +82,11 @@ const contextRow = z.object({ customer_name: z.string().nullable(), customer_ema
 
 /**
  * The canned response's content filled for this conversation and agent. 404 for a canned
- * response or conversation outside the business.
+ * response or conversation outside the business, or a conversation the viewer may not see.
  */
 export async function renderCannedResponse(
   q: Queryable,
-  input: { businessId: string; id: string; conversationId: string; agentName: string },
+  input: { businessId: string; id: string; conversationId: string; agentName: string; viewer: Viewer },
 ): Promise<CannedResponseRow & { content: string }> {
   const row = await q.maybeOne(sql.type(cannedResponseRow)`
     select ${cannedResponseColumns} from canned_responses cr where cr.business_id = ${input.businessId} and cr.id = ${input.id}`);
@@ -95,7 +96,8 @@ export async function renderCannedResponse(
     from conversations c
     join businesses b on b.id = c.business_id
     left join customers cu on cu.id = c.customer_id and cu.business_id = c.business_id
-    where c.id = ${input.conversationId} and c.business_id = ${input.businessId}`);
+    where c.id = ${input.conversationId} and c.business_id = ${input.businessId} and ${visibleTo(input.viewer)}`);
+  // A conversation hidden from the caller (team-scoped visibility) is 404, as on every path that names one.
   if (!context) throw notFound('Conversation not found');
   const content = fillPlaceholders(row.content, {
     'customer.name': context.customer_name,

@@ -63,6 +63,11 @@ function checkRow(header: string[], cells: string[], line: number, definitions: 
   for (const [i, column] of header.entries()) {
     const value = cells[i]!;
     if (value === '' || READ_ONLY.has(column)) continue;
+    // PostgreSQL text and jsonb cannot hold NUL: the row is refused by line and column, not the whole file by a 500.
+    if (value.includes('\u0000') || !value.isWellFormed()) {
+      errors.push({ line, column, msg: 'Text must not contain NUL (\\u0000) characters or unpaired surrogates' });
+      continue;
+    }
     if (column.startsWith('attr.')) {
       const key = column.slice(5);
       const definition = definitions.find((d) => d.key === key);

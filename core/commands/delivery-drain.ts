@@ -58,6 +58,7 @@ import {
   type SendResult,
 } from '../../connectors/types.ts';
 import { showRemoteImages } from '../../lib/email-html.ts';
+import { csatPageUrl } from './csat.ts';
 
 /**
  * Advisory lock classes, keyed by hashtext(conversation id). STORE (also written in
@@ -96,6 +97,8 @@ const replyRow = z.object({
   customer_name: z.string().nullable(),
   customer_email: z.string().nullable(),
   customer_phone: z.string().nullable(),
+  /** A CSAT question's unanswered survey token: the link to rate is added to the text as it is sent (core/commands/csat.ts). */
+  csat_token: z.string().nullable(),
 });
 type Reply = z.infer<typeof replyRow>;
 
@@ -172,7 +175,8 @@ const queuedReply = (prefix: '' | 'next_', conversationId: string, after: string
            (extract(epoch from greatest(q.next_delivery_at, qch.send_held_until) - clock_timestamp()) * 1000)::float8 as ${as('wait_ms')},
            qc.channel_id as ${as('channel_id')}, qc.subject as ${as('subject')},
            qcu.platform_user_id as ${as('customer_platform_user_id')}, qcu.name as ${as('customer_name')},
-           qcu.email as ${as('customer_email')}, qcu.phone as ${as('customer_phone')}
+           qcu.email as ${as('customer_email')}, qcu.phone as ${as('customer_phone')},
+           case when q.sender_type = 'system' then (select v.token from csat_surveys v where v.message_id = q.id and v.rating is null) end as ${as('csat_token')}
     from messages q
     join conversations qc on qc.id = q.conversation_id
     left join channels qch on qch.id = qc.channel_id
@@ -343,7 +347,8 @@ async function outboundOf(deps: Deps, q: Queryable, reply: Reply, connector: Any
       email: reply.customer_email ?? undefined,
       phone: reply.customer_phone ?? undefined,
     },
-    text: reply.content,
+    // A CSAT question carries its link only here, on its way out: the stored message (what members read) has no token.
+    text: reply.csat_token && !connector.internal ? `${reply.content}\n${csatPageUrl(deps.config.publicUrl, reply.csat_token)}` : reply.content,
     attachments: reply.attachments,
     messageId: reply.id,
     thread: connector.threaded ? { references: await threadReferences(q, reply.conversation_id, reply.id), subject: reply.subject ?? undefined } : undefined,

@@ -17,6 +17,11 @@ import { updatedConversationColumns, updatedConversationRow } from './conversati
 import { conversationUpdated } from '../events/live.ts';
 import { rooms } from '../events/bus.ts';
 import type { AfterCommit } from './run-command.ts';
+<<<<<<< HEAD
+=======
+import { armAutoAssign } from './auto-assign-arm.ts';
+import type { RateLimit } from '../domain/rate-windows.ts';
+>>>>>>> issue-36
 
 export type InviteRole = 'agent' | 'admin';
 export type MemberStatus = 'live' | 'away' | 'offline';
@@ -25,6 +30,11 @@ export const inviteRoles: readonly string[] = ['agent', 'admin'];
 export const memberStatuses: readonly string[] = ['live', 'away', 'offline'];
 
 const idRow = z.object({ id: z.string() });
+
+/** Invitations one business may send: 20 an hour (refused ones count). */
+export const INVITE_RATE_PER_BUSINESS: RateLimit = { limit: 20, windowSeconds: 3600 };
+/** Invitations one address may receive, from any business: 3 a day (refused ones count). */
+export const INVITE_RATE_PER_ADDRESS: RateLimit = { limit: 3, windowSeconds: 86_400 };
 
 /**
  * Adds an existing user to the business at once (status offline, the next agent number) and

@@ -29,6 +29,17 @@ import { identifyVisitor, type VisitorIdentity } from './visitor-identity.ts';
 export const VISITOR_MESSAGE_RATE: RateLimit = { limit: 20, windowSeconds: 60 };
 /** Files one visitor may upload: 20 an hour. */
 export const VISITOR_UPLOAD_RATE: RateLimit = { limit: 20, windowSeconds: 3600 };
+/** Visitor files one client address may upload, whatever the sessions: 30 an hour (a new session does not reset it). */
+export const VISITOR_UPLOAD_RATE_PER_ADDRESS: RateLimit = { limit: 30, windowSeconds: 3600 };
+/** Visitor files one widget takes from everyone: 100 an hour. */
+export const VISITOR_UPLOAD_RATE_PER_WIDGET: RateLimit = { limit: 100, windowSeconds: 3600 };
+/**
+ * Bytes website visitors may have uploaded to one business within VISITOR_UPLOAD_BYTES_WINDOW_HOURS
+ * (the time an unused visitor file may live before the hourly sweep removes it): 50 MiB, so
+ * anonymous visitors can never hold more than that of a plan's storage (Free: 500 MB).
+ */
+export const VISITOR_UPLOAD_BYTES_PER_BUSINESS = 50 * 1024 * 1024;
+export const VISITOR_UPLOAD_BYTES_WINDOW_HOURS = 2;
 /** What a visitor may upload: images and PDFs. */
 export const visitorUploadType = (contentType: string): boolean => contentType.startsWith('image/') || contentType === 'application/pdf';
 /** New visitors one client address may start: 30 per minute (resuming is not counted). */
@@ -212,11 +223,22 @@ export async function storeVisitorUpload(
   db: Db,
   storage: FileStorage,
   visitor: Visitor,
-  input: { tempPath: string; filename: string; contentType: string; limit: number },
+  input: { tempPath: string; filename: string; contentType: string; limit: number; clientAddress: string; size: number },
 ): Promise<UploadRow> {
   return db.transaction(async (tx) => {
-    const retryAfter = await takeRateAllowance(tx, `upload:${visitor.customerId}`, VISITOR_UPLOAD_RATE);
+    // Per visitor, per client address (new sessions do not reset it) and per widget.
+    const retryAfter = Math.max(
+      await takeRateAllowance(tx, `upload:${visitor.customerId}`, VISITOR_UPLOAD_RATE),
+      await takeRateAllowance(tx, `upload:address:${input.clientAddress}`, VISITOR_UPLOAD_RATE_PER_ADDRESS),
+      await takeRateAllowance(tx, `upload:widget:${visitor.widgetId}`, VISITOR_UPLOAD_RATE_PER_WIDGET),
+    );
     if (retryAfter) throw tooManyRequests('Too many files; try again later', retryAfter);
+    // What visitors uploaded lately, used or not (uploads_business_idx): anonymous bytes are bounded per business.
+    const recent = await tx.oneFirst(sql.type(z.object({ bytes: z.number() }))`
+      select coalesce(sum(size), 0)::float8 as bytes from uploads
+      where business_id = ${visitor.businessId} and created_at > now() - make_interval(hours => ${VISITOR_UPLOAD_BYTES_WINDOW_HOURS})
+        and source = 'upload' and uploaded_by is null`);
+    if (recent + input.size > VISITOR_UPLOAD_BYTES_PER_BUSINESS) throw tooManyRequests('Too many files from visitors right now; try again later', 15 * 60);
     const conversationId = await currentConversationId(tx, visitor);
     return storeFile(tx, storage, {
       businessId: visitor.businessId,

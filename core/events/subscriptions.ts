@@ -27,7 +27,7 @@ export const subscriptions = {
   /** SLA due times worked out again (core/subscribers/sla.ts). */
   sla: ['message.created', 'conversation.created', 'conversation.updated', 'conversation.labelled', 'settings.changed'],
   /** The customer asked for a rating once resolved (core/subscribers/csat.ts). */
-  csat: ['conversation.resolved', 'conversation.updated'],
+  csat: ['conversation.resolved'],
   /** The mentioned member's mail, when they may see the conversation (core/subscribers/mention-mail.ts). */
   mention_mail: ['mention.created'],
   /** Settings changes in the audit log, with before and after (core/subscribers/audit-log.ts). */

@@ -1,7 +1,8 @@
 /**
- * CSAT: a conversation that is resolved, in a business with CSAT on, and was never asked, gets
- * its csat_request job (core/commands/csat.ts), key `csat:<conversation id>`. Read as the
- * conversation is now: one reopened before this ran is not asked.
+ * CSAT: a conversation resolved, in a business with CSAT on, and never rated, gets its
+ * csat_request job (core/commands/csat.ts), key `csat:<conversation id>`: resolved again while
+ * its question is unanswered, it is asked again (the new question replaces the old one). Read as
+ * the conversation is now: one reopened before this ran is not asked.
  */
 import { z } from 'zod';
 import { sql } from '../adapters/postgres/db.ts';
@@ -19,7 +20,7 @@ export default defineSubscriber({
       select c.id from conversations c
       join csat_settings s on s.business_id = c.business_id and s.enabled
       where c.id = any(${sql.array(ids, 'uuid')}) and c.status = 'resolved'
-        and not exists (select 1 from csat_surveys v where v.business_id = c.business_id and v.conversation_id = c.id)`);
+        and not exists (select 1 from csat_surveys v where v.business_id = c.business_id and v.conversation_id = c.id and v.rating is not null)`);
     for (const { id } of due) await enqueue(tx, 'csat_request', { conversation_id: id });
   },
 });

@@ -6,6 +6,6 @@ import { catalogueTask } from '../task.ts';
 export default catalogueTask({
   name: 'csat_request',
   run: async ({ conversation_id }, deps) => {
-    await runCommand(deps, (tx) => requestCsat(tx, conversation_id, deps.config.publicUrl));
+    await runCommand(deps, (tx) => requestCsat(tx, conversation_id));
   },
 });

@@ -1,7 +1,7 @@
 /** Register, login, Google sign-in, logout, profile, e-mail verification. */
 import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
-import { HttpError, badRequest, serviceUnavailable, tooManyRequests } from '../../../core/errors.ts';
+import { HttpError, badRequest, serviceUnavailable, tooManyRequests, validationError } from '../../../core/errors.ts';
 import { verifyPurposeToken } from '../../../core/domain/accounts/tokens.ts';
 import { hashPassword, verifyPassword } from '../../../core/domain/accounts/passwords.ts';
 import { GoogleKeysUnavailable, verifyGoogleIdToken, type GoogleIdentity } from '../../../core/adapters/google.ts';
@@ -39,6 +39,7 @@ import {
   loginBody,
   loginResponse,
   meResponse,
+  ownerProofBody,
   messageResponse,
   passwordResetBody,
   passwordResetConfirmBody,
@@ -49,7 +50,7 @@ import {
 import { rooms } from '../../../core/events/bus.ts';
 import { signInAnswer, tokenFor } from './sign-in.ts';
 import { twoFactorState } from '../../../core/commands/two-factor.ts';
-import twoFactorRoutes from './two-factor.ts';
+import twoFactorRoutes, { checkSecondFactor, confirmItIsTheOwner } from './two-factor.ts';
 
 const tags = ['Authentication'];
 
@@ -272,22 +273,39 @@ export const confirmPasswordReset = defineRoute({
   description:
     "No bearer token needed: the link's token identifies the account. The password follows the registration rules (422). " +
     'A token that is invalid, expired or already used (every password change and sign-out-everywhere voids it): 400. ' +
-    'The e-mail counts as verified (the link reached it), every other session ends (earlier tokens are refused, live connections closed), ' +
-    "and the answer is a new access token, or with two-factor sign-in on the second step's challenge (a mailbox is not a second factor). See docs/decisions.md#accounts-and-tokens.",
+    "With two-factor sign-in on, the account's second factor is asked before anything changes (a mailbox is not a second factor): without `code` or `recovery_code` the answer is 422 " +
+    '`missing` at `code` and nothing changes (the link stays usable); a wrong one is 400 `Invalid two-factor code`, throttled as the second step of signing in (429). ' +
+    'Then the password is set, the e-mail counts as verified (the link reached it), every other session ends (earlier tokens are refused, live connections closed), ' +
+    'and the answer is a new access token. See docs/decisions.md#accounts-and-tokens and docs/decisions.md#two-factor-sign-in.',
   tags,
   auth: 'none',
   body: passwordResetConfirmBody,
-  response: loginResponse,
-  errors: [400],
-  handler: async ({ body, deps }) => {
+  response: tokenResponse,
+  errors: [400, 429],
+  handler: async ({ body, deps, ctx }) => {
+    // Who the link is for, and their second factor, before anything changes.
+    const owner = await verifyPasswordResetToken(deps.db, deps.config, body.token);
+    if (!owner) throw badRequest('This password reset link is invalid, expired or already used');
+    const account = (await findUserById(deps.db, owner))!;
+    if (account.two_factor_enabled) {
+      if (body.code === undefined && body.recovery_code === undefined) {
+        throw validationError([
+          {
+            loc: ['body', 'code'],
+            msg: 'Two-factor authentication is on for this account: enter the code from your authenticator app (or a recovery code)',
+            type: 'missing',
+          },
+        ]);
+      }
+      if (!(await checkSecondFactor(deps, ctx, owner, body))) throw badRequest('Invalid two-factor code');
+    }
     const passwordHash = await hashPassword(body.password, deps.config.BCRYPT_ROUNDS);
     const changed = await runCommand(deps, async (tx) => {
       const userId = await verifyPasswordResetToken(tx, deps.config, body.token);
-      if (!userId) throw badRequest('This password reset link is invalid, expired or already used');
+      if (userId !== owner) throw badRequest('This password reset link is invalid, expired or already used');
       return { userId, ...(await setPassword(tx, userId, passwordHash, { verified: true })) };
     });
-    const user = (await findUserById(deps.db, changed.userId))!;
-    return signInAnswer(deps.config, { ...user, token_generation: changed.generation });
+    return tokenFor(deps.config, { id: changed.userId, token_generation: changed.generation });
   },
 });
 
@@ -328,11 +346,17 @@ export const logoutAll = defineRoute({
   path: '/api/v1/auth/logout-all',
   summary: 'Sign out everywhere',
   description:
-    'Ends every session of the user, this one included: every access token issued so far is refused from now on, on every node, and live connections are closed. See docs/decisions.md#accounts-and-tokens.',
+    'Ends every session of the user, this one included: every access token issued so far is refused from now on, on every node, and live connections are closed. ' +
+    'Needs exactly one of `password`, `code` or `recovery_code` (the last two with two-factor on; 422 at `password` without any, 400 when wrong, failures count toward the lockout: 429): ' +
+    'a stolen session alone must not sign the owner out everywhere. An account without a password and without two-factor ends every session by setting a password through the reset link. ' +
+    'See docs/decisions.md#accounts-and-tokens.',
   tags,
   auth: 'user',
+  body: ownerProofBody,
   response: messageResponse,
-  handler: async ({ caller, deps }) => {
+  errors: [400, 429],
+  handler: async ({ body, caller, deps, ctx }) => {
+    await confirmItIsTheOwner(deps, ctx, caller.userId, body);
     await runCommand(deps, (tx) => endAllSessions(tx, caller.userId));
     return { message: 'Signed out everywhere' };
   },

@@ -36,8 +36,6 @@ export const verifyEmailBody = z.object({ token: z.string().min(1) });
 
 export const passwordResetBody = z.object({ email });
 
-export const passwordResetConfirmBody = z.object({ token: z.string().min(1), password });
-
 export const changePasswordBody = z.object({ current_password: z.string().min(1), new_password: password });
 
 export const tokenResponse = z.object({ access_token: z.string(), token_type: z.literal('bearer') }).openapi('AccessToken');
@@ -52,6 +50,14 @@ const exactlyOne =
   (value: T, ctx: z.RefinementCtx) => {
     if (keys.filter((k) => value[k] !== undefined).length !== 1) ctx.addIssue({ code: 'custom', message, path: [] });
   };
+
+/** The reset link's token and the new password; with two-factor on, one of `code` and `recovery_code` too (checked before anything changes). */
+export const passwordResetConfirmBody = z
+  .object({ token: z.string().min(1), password, code: totpCode.optional(), recovery_code: recoveryCode.optional() })
+  .superRefine((value, ctx) => {
+    if (value.code !== undefined && value.recovery_code !== undefined)
+      ctx.addIssue({ code: 'custom', message: 'Send at most one of code and recovery_code', path: [] });
+  });
 
 export const twoFactorChallenge = z
   .object({
@@ -75,7 +81,29 @@ export const twoFactorSetupResponse = z
   })
   .openapi('TwoFactorSetup');
 
-export const twoFactorEnableBody = z.object({ code: totpCode });
+/** The account's password, when an action must know it is the owner and not only a session (docs/decisions.md#two-factor-sign-in). */
+const accountPassword = z.string().min(1).max(200).openapi({ description: "The account's current password" });
+
+export const twoFactorEnableBody = z.object({ code: totpCode, password: accountPassword });
+
+/**
+ * Proof that the caller is the account's owner, not only a session of it: exactly one of the
+ * password, a current code or a recovery code (the last two with two-factor on). For new API
+ * keys and signing out everywhere; a missing proof is 422 at `password`.
+ */
+export const ownerProofFields = { password: accountPassword.optional(), code: totpCode.optional(), recovery_code: recoveryCode.optional() };
+export const ownerProof = <T extends { password?: string; code?: string; recovery_code?: string }>(value: T, ctx: z.RefinementCtx) => {
+  const given = (['password', 'code', 'recovery_code'] as const).filter((k) => value[k] !== undefined).length;
+  if (given === 0)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'Confirm with your password (or a code from your authenticator app)',
+      path: ['password'],
+      params: { type: 'missing' },
+    });
+  else if (given > 1) ctx.addIssue({ code: 'custom', message: 'Send exactly one of password, code and recovery_code', path: [] });
+};
+export const ownerProofBody = z.object(ownerProofFields).superRefine(ownerProof);
 
 export const recoveryCodesResponse = z
   .object({ recovery_codes: z.array(z.string()).openapi({ description: 'Shown this once: only their hashes are kept' }) })

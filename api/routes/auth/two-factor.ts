@@ -51,7 +51,7 @@ const throttleText =
  * Checks a second factor against the throttle: 429 when locked, false for a wrong (or reused)
  * code, true when it was right (and is now used up).
  */
-async function checkSecondFactor(deps: Deps, ctx: Context, userId: string, factor: SecondFactor): Promise<boolean> {
+export async function checkSecondFactor(deps: Deps, ctx: Context, userId: string, factor: SecondFactor): Promise<boolean> {
   const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
   const wait = await beginSecondStepAttempt(deps.db, userId, ip, deps.config.LOGIN_MAX_FAILURES_PER_ADDRESS);
   if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
@@ -64,15 +64,29 @@ async function checkSecondFactor(deps: Deps, ctx: Context, userId: string, facto
   return true;
 }
 
-/** Proof for turning two-factor off or making new recovery codes: the password (as POST /auth/password checks it), a code or a recovery code. 400 when wrong. */
-async function confirmIdentity(deps: Deps, ctx: Context, userId: string, body: { password?: string } & SecondFactor): Promise<void> {
+/**
+ * Proof that the caller is the account's owner and not only someone holding one of its sessions
+ * (docs/decisions.md#two-factor-sign-in): the password (checked and throttled as POST
+ * /auth/password checks it), or with two-factor on a current code or a recovery code (throttled
+ * as the second step is). 400 when wrong; an account without a password and without two-factor
+ * has nothing to prove it with and sets a password through the reset link first (400 saying so).
+ * What asks for it: turning two-factor on and off, new recovery codes, new API keys and signing
+ * out everywhere.
+ */
+export async function confirmItIsTheOwner(deps: Deps, ctx: Context, userId: string, body: { password?: string } & SecondFactor): Promise<void> {
   const user = (await findUserById(deps.db, userId))!;
-  if (!user.two_factor_enabled) throw badRequest('Two-factor authentication is off');
   if (body.password === undefined) {
+    if (!user.two_factor_enabled) throw badRequest('Two-factor authentication is off: confirm with your password');
     if (!(await checkSecondFactor(deps, ctx, userId, body))) throw badRequest('Invalid code');
     return;
   }
-  if (!user.password_hash) throw badRequest('This account has no password: confirm with a code from your authenticator app');
+  if (!user.password_hash) {
+    throw badRequest(
+      user.two_factor_enabled
+        ? 'This account has no password: confirm with a code from your authenticator app'
+        : 'This account has no password yet: set one with "Forgot password?" (the link is mailed to you) and confirm with it',
+    );
+  }
   const ip = clientAddress(ctx, deps.config.TRUST_PROXY_HOPS);
   const wait = await beginLoginAttempt(deps.db, user.email, ip, deps.config.LOGIN_MAX_FAILURES_PER_ADDRESS);
   if (wait > 0) throw tooManyRequests('Too many failed attempts. Try again later.', wait);
@@ -81,6 +95,13 @@ async function confirmIdentity(deps: Deps, ctx: Context, userId: string, body: {
     throw badRequest('Incorrect password');
   }
   await loginSucceeded(deps.db, user.email, ip);
+}
+
+/** Proof for turning two-factor off or making new recovery codes: as confirmItIsTheOwner, with two-factor on. */
+async function confirmIdentity(deps: Deps, ctx: Context, userId: string, body: { password?: string } & SecondFactor): Promise<void> {
+  const user = (await findUserById(deps.db, userId))!;
+  if (!user.two_factor_enabled) throw badRequest('Two-factor authentication is off');
+  await confirmItIsTheOwner(deps, ctx, userId, body);
 }
 
 export const loginSecondStep = defineRoute({
@@ -134,13 +155,16 @@ export const enable = defineRoute({
   description:
     'Confirms that the authenticator app has the secret from setup: a code of it turns two-factor on (that code is then used) and the answer carries ten recovery codes, ' +
     'shown this once (only their hashes are kept). From now on signing in (password, Google or a password-reset link) asks for a code. ' +
+    "Needs the account's `password` too (a stolen session alone must not put a second factor the owner does not have in front of their account): wrong: 400, " +
+    'and failures count toward the login lockout (429). An account without a password (Google) sets one through the reset link first: 400. ' +
     'No setup started, already on, or a wrong code: 400. Other sessions stay signed in (POST /api/v1/auth/logout-all ends them). See docs/decisions.md#two-factor-sign-in.',
   tags,
   auth: 'user',
   body: twoFactorEnableBody,
   response: recoveryCodesResponse,
-  errors: [400],
-  handler: async ({ body, caller, deps }) => {
+  errors: [400, 429],
+  handler: async ({ body, caller, deps, ctx }) => {
+    await confirmItIsTheOwner(deps, ctx, caller.userId, { password: body.password });
     const before = await twoFactorState(deps.db, caller.userId);
     const enabled = await runCommand(deps, async (tx) => {
       const { recoveryCodes } = await enableTwoFactor(tx, deps.config.encryptionKey, caller.userId, body.code);

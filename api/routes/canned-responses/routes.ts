@@ -107,7 +107,7 @@ export const render = defineRoute({
   description:
     "The canned response with `content` filled for the conversation: `{{customer.name}}` and `{{customer.email}}` from its customer, `{{agent.name}}` the caller's full name, `{{business.name}}` the business's. " +
     'Spaces inside the braces are allowed (`{{ customer.name }}`). A missing value (no customer, no e-mail) becomes empty; an unknown placeholder stays exactly as typed. Nothing is stored or sent. ' +
-    `A canned response or conversation outside the business: 404. ${seeDecisions}`,
+    `A canned response or conversation outside the business, or a conversation hidden from the caller by team-scoped visibility: 404. ${seeDecisions}`,
   tags,
   auth: 'user',
   policy: 'canned_responses.read',
@@ -122,6 +122,7 @@ export const render = defineRoute({
         id: params.canned_response_id,
         conversationId: body.conversation_id,
         agentName: caller.fullName,
+        viewer: member,
       }),
     ),
 });

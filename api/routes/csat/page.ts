@@ -43,6 +43,7 @@ const shell = (title: string, body: string) => `<!doctype html>
 export type PageState =
   | { kind: 'form'; token: string; question: string; business: string; error?: string }
   | { kind: 'rated'; question: string; business: string; rating: number; thanks: boolean }
+  | { kind: 'expired'; question: string; business: string }
   | { kind: 'unknown' };
 
 const ratingLabels = ['', 'Very bad', 'Bad', 'OK', 'Good', 'Very good'];
@@ -52,6 +53,9 @@ export function csatPage(state: PageState): string {
     return shell('Survey not found', '<h1>Survey not found</h1><p class="note err">This link is not valid. It may have been mistyped.</p>');
   }
   const head = `<h1>${escapeHtml(state.question)}</h1><p class="by">${escapeHtml(state.business)}</p>`;
+  if (state.kind === 'expired') {
+    return shell('Link expired', `${head}<p class="note err" role="status">This rating link has expired. Thank you all the same!</p>`);
+  }
   if (state.kind === 'rated') {
     const text = state.thanks ? 'Thank you for your feedback!' : 'This conversation was rated already. Thank you!';
     return shell('Thank you', `${head}<p class="note" role="status">${text} Your rating: ${state.rating} of 5 (${ratingLabels[state.rating]}).</p>`);

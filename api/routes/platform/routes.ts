@@ -21,6 +21,7 @@ import { actorOf, auditPage, type auditRow } from '../../../core/domain/platform
 import { notFound } from '../../../core/errors.ts';
 import { defineRoute } from '../../route.ts';
 import { cursorColumn, encodeCursor, keysetPage, type Cursor } from '../../cursor.ts';
+import { confirmItIsTheOwner } from '../auth/two-factor.ts';
 import {
   apiKeyParams,
   apiKeySchema,
@@ -66,15 +67,18 @@ export const createKey = defineRoute({
   description:
     'The answer carries the key itself (`key`, `prl_…`) this once: Parley keeps only its SHA-256. Send it as `Authorization: Bearer prl_…` on any business endpoint; ' +
     'it acts as the member who made it, limited to its `scopes` (each operation names the scope it needs), at most 600 requests a minute. ' +
-    'If that member leaves or is removed, the key stops working. At most 50 unrevoked keys (400 beyond). Recorded in the audit log. ' +
+    'If that member leaves or is removed, the key stops working and shows as revoked. At most 50 unrevoked keys (400 beyond). Recorded in the audit log. ' +
+    'Needs exactly one of `password`, `code` or `recovery_code` of the signed-in member (the last two with two-factor on; none: 422 at `password`; wrong: 400; failures count toward the login lockout: 429): ' +
+    'a key outlives every session, so a stolen session alone must not mint one. ' +
     keyDocs,
   tags: ['API keys'],
   auth: 'user',
   policy: 'api_keys.manage',
   body: createApiKeyBody,
   response: createdApiKeySchema,
-  errors: [400, 403, 404],
-  handler: async ({ body, caller, member, deps }) => {
+  errors: [400, 403, 404, 429],
+  handler: async ({ body, caller, member, deps, ctx }) => {
+    await confirmItIsTheOwner(deps, ctx, caller.userId, body);
     const { apiKey, key } = await runCommand(deps, (tx) =>
       createApiKey(tx, {
         businessId: member.businessId,

@@ -3,6 +3,7 @@ import { intParam } from '../../validation.ts';
 import { cursorParam } from '../../cursor.ts';
 import { webhookEventTypes } from '../../../core/commands/webhooks-out.ts';
 import { auditActions } from '../../../core/domain/platform/audit.ts';
+import { ownerProof, ownerProofFields } from '../auth/schema.ts';
 
 const scope = z.enum(['read', 'write', 'admin']);
 
@@ -15,18 +16,23 @@ export const pageQuery = z.object({
 export const apiKeyParams = z.object({ api_key_id: z.uuid() });
 export const webhookParams = z.object({ webhook_id: z.uuid() });
 
-export const createApiKeyBody = z.object({
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'A key name cannot contain control characters' })
-    .openapi({ description: '1–100 characters: what the key is for ("Zapier", "CRM sync")' }),
-  scopes: z.array(scope).min(1).max(3).default(['read']).openapi({
-    description: '`read`: every read; `write`: what any member may change (reply, assign, label…); `admin`: what owners and admins manage. Default `["read"]`.',
-  }),
-});
+export const createApiKeyBody = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { message: 'A key name cannot contain control characters' })
+      .openapi({ description: '1–100 characters: what the key is for ("Zapier", "CRM sync")' }),
+    scopes: z.array(scope).min(1).max(3).default(['read']).openapi({
+      description:
+        '`read`: every read; `write`: what any member may change (reply, assign, label…); `admin`: what owners and admins manage. Default `["read"]`.',
+    }),
+    // A key outlives every session: a stolen session alone must not mint one (docs/decisions.md#api-keys).
+    ...ownerProofFields,
+  })
+  .superRefine(ownerProof);
 
 export const apiKeySchema = z
   .object({

@@ -1,11 +1,22 @@
 /** The team: roster, invitations, removal, availability, pending handoffs, assignment. */
 import { z } from '../../../lib/zod.ts';
 import { sql } from '../../../core/adapters/postgres/db.ts';
-import { badRequest } from '../../../core/errors.ts';
+import { badRequest, tooManyRequests } from '../../../core/errors.ts';
+import { takeRateAllowance } from '../../../core/domain/rate-windows.ts';
 import { assignConversationToUser } from '../../../core/commands/conversations.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
-import { inviteMember, inviteRoles, memberStatuses, removeMember, setMemberStatus, type InviteRole, type MemberStatus } from '../../../core/commands/team.ts';
+import {
+  INVITE_RATE_PER_ADDRESS,
+  INVITE_RATE_PER_BUSINESS,
+  inviteMember,
+  inviteRoles,
+  memberStatuses,
+  removeMember,
+  setMemberStatus,
+  type InviteRole,
+  type MemberStatus,
+} from '../../../core/commands/team.ts';
 import { defineRoute } from '../../route.ts';
 import { visibleTo } from '../../../core/domain/team-visibility.ts';
 import { presentTeamMember, teamMemberColumns, teamMemberRow, teamMemberSchema } from '../../presenters/team-member.ts';
@@ -171,15 +182,26 @@ export const invite = defineRoute({
   description:
     'Membership is immediate: status `offline`, `is_active` true, the next `agent_number`. The user is told by e-mail (a `send_email` job in the same transaction). ' +
     '`role` other than `agent`/`admin`: 400. Unknown e-mail: 404. Already a member here: 400; member of another business: 400 `User already belongs to another business`. ' +
-    "The plan's additional agents (owner not counted) all taken: 402. Caller without a business: 400. See docs/decisions.md#team-and-availability and docs/decisions.md#businesses-plans-and-limits.",
+    "The plan's additional agents (owner not counted) all taken: 402. Caller without a business: 400. " +
+    `At most ${INVITE_RATE_PER_BUSINESS.limit} invitations an hour per business and ${INVITE_RATE_PER_ADDRESS.limit} a day per address (whichever businesses send them), refused ones included: 429 with \`Retry-After\`. ` +
+    'See docs/decisions.md#team-and-availability and docs/decisions.md#businesses-plans-and-limits.',
   tags,
   auth: 'user',
   policy: 'team.invite',
   query: inviteQuery,
   response: inviteResponse,
-  errors: [400, 402, 403, 404],
+  errors: [400, 402, 403, 404, 429],
   handler: async ({ query, caller, member, deps }) => {
     if (!inviteRoles.includes(query.role)) throw badRequest('Invalid role. Use agent or admin');
+    // Counted before anything is looked up, in statements of their own, so refused attempts
+    // (unknown address, already a member) count too: an invite→remove loop cannot mail one
+    // person over and over, nor can a business try address after address.
+    const email = query.email.trim().toLowerCase();
+    const wait = Math.max(
+      await takeRateAllowance(deps.db, `invite:business:${member.businessId}`, INVITE_RATE_PER_BUSINESS),
+      await takeRateAllowance(deps.db, `invite:address:${email}`, INVITE_RATE_PER_ADDRESS),
+    );
+    if (wait > 0) throw tooManyRequests('Too many invitations. Try again later.', wait);
     const invited = await runCommand(deps, async (tx) => {
       const added = await inviteMember(tx, {
         businessId: member.businessId,

@@ -3,6 +3,7 @@
  * A visitor starts or resumes a session (no token), then writes and reads with its visitor
  * token. Live replies come over the `/widget` socket (api/realtime-widget.ts).
  */
+import { stat } from 'node:fs/promises';
 import { z } from '../../../lib/zod.ts';
 import { listVisitorMessages } from '../../../core/reads/visitor-messages.ts';
 import {
@@ -12,6 +13,10 @@ import {
   VISITOR_MESSAGE_RATE,
   VISITOR_SESSION_RATE,
   VISITOR_UPLOAD_RATE,
+  VISITOR_UPLOAD_RATE_PER_ADDRESS,
+  VISITOR_UPLOAD_RATE_PER_WIDGET,
+  VISITOR_UPLOAD_BYTES_PER_BUSINESS,
+  VISITOR_UPLOAD_BYTES_WINDOW_HOURS,
   visitorUploadType,
 } from '../../../core/commands/visitors.ts';
 import { storageFor } from '../../../core/adapters/storage-for.ts';
@@ -151,9 +156,10 @@ export const uploadFile = defineRoute({
   summary: 'A website visitor uploads a file (visitor token)',
   description:
     'Multipart form with the file in field `file`: an image (JPEG, PNG, GIF, WebP, HEIC) or a PDF, at most 10 MiB (413; anything else 415). ' +
-    `At most ${VISITOR_UPLOAD_RATE.limit} files per visitor an hour (429 with \`Retry-After\`). The business's plan storage full: 402 \`limit_exceeded\`/\`storage\`. ` +
+    `At most ${VISITOR_UPLOAD_RATE.limit} files per visitor, ${VISITOR_UPLOAD_RATE_PER_ADDRESS.limit} per client address (whatever the sessions) and ${VISITOR_UPLOAD_RATE_PER_WIDGET.limit} per widget an hour, ` +
+    `and ${VISITOR_UPLOAD_BYTES_PER_BUSINESS / 1024 / 1024} MiB from all visitors of the business within ${VISITOR_UPLOAD_BYTES_WINDOW_HOURS} hours (429 with \`Retry-After\`). The business's plan storage full: 402 \`limit_exceeded\`/\`storage\`. ` +
     'Returns `{url, filename, content_type, size}`: send it in `attachments` of POST /api/v1/visitor/messages and the agents see it like any attachment. ' +
-    'An upload no message uses is removed after a day. ' +
+    'An upload no message uses is removed within two hours (the hourly sweep of uploads older than one). ' +
     visitorAuth,
   tags,
   auth: 'visitor',
@@ -168,6 +174,8 @@ export const uploadFile = defineRoute({
       filename: file.filename,
       contentType: file.contentType,
       limit: maxUploadBytes,
+      clientAddress: clientAddress(ctx, deps.config.TRUST_PROXY_HOPS),
+      size: (await stat(file.path)).size,
     });
     return { url: uploadUrl(deps.config.publicUrl, row.storage_key), filename: row.filename, content_type: row.content_type, size: row.size };
   },
