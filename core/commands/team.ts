@@ -17,11 +17,7 @@ import { updatedConversationColumns, updatedConversationRow } from './conversati
 import { conversationUpdated } from '../events/live.ts';
 import { rooms } from '../events/bus.ts';
 import type { AfterCommit } from './run-command.ts';
-<<<<<<< HEAD
-=======
-import { armAutoAssign } from './auto-assign-arm.ts';
 import type { RateLimit } from '../domain/rate-windows.ts';
->>>>>>> issue-36
 
 export type InviteRole = 'agent' | 'admin';
 export type MemberStatus = 'live' | 'away' | 'offline';

@@ -16,12 +16,8 @@ import {
 } from '../../../core/commands/csat.ts';
 import { authenticate } from '../../middlewares/auth.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
-<<<<<<< HEAD
 import { changingSettings } from '../../../core/events/domain.ts';
-import { HttpError } from '../../../core/errors.ts';
-=======
 import { HttpError, forbidden } from '../../../core/errors.ts';
->>>>>>> issue-36
 import { defineRoute } from '../../route.ts';
 import { csatPage, csatPagePolicy, type PageState } from './page.ts';
 
