@@ -444,3 +444,12 @@ export type AuditEntry = {
   details: Record<string, unknown>;
   created_at: string;
 };
+
+/** One entry of a conversation's activity history (GET /conversations/{id}/events). */
+export type Activity = {
+  id: string;
+  type: string;
+  at: string;
+  actor: { type: 'member' | 'customer' | 'ai' | 'system' | 'api_key'; id: string | null; name: string | null };
+  data: Record<string, unknown>;
+};

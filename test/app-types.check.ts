@@ -14,6 +14,7 @@ import type { meResponse } from '../api/routes/auth/schema.ts';
 import type { Action } from '../api/policies.ts';
 import type { Message } from '../core/presenters/message.ts';
 import type { Mention } from '../core/presenters/mention.ts';
+import type { Activity } from '../core/presenters/activity.ts';
 import type { Customer } from '../core/presenters/customer.ts';
 import type { Conversation, ConversationListItem } from '../core/presenters/conversation.ts';
 import type { ChannelOutput } from '../api/presenters/channel.ts';
@@ -44,6 +45,7 @@ export type AppTypesFitTheServer = [
   Holds<Fits<App.Action, Action>>,
   Holds<Fits<Message, App.Message>>,
   Holds<Fits<Mention, App.Mention>>,
+  Holds<Fits<Activity, App.Activity>>,
   Holds<Fits<Customer, App.Customer>>,
   Holds<Fits<Conversation, App.ConversationDetail>>,
   Holds<Fits<ConversationListItem, App.ConversationListItem>>,

@@ -3,10 +3,11 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { linkClick, navigate } from '../router.ts';
 import { me, members } from '../session.ts';
 import { channelLabel } from '../channel-types.ts';
+import type { Activity, Message } from '../types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { Notice } from '../ui/Notice.tsx';
 import { inboxUrl, linkedMessage } from './filters.ts';
-import { earlier, followThread, loadEarlier, thread, threadError } from './thread-store.ts';
+import { activity, earlier, followThread, loadEarlier, thread, threadError } from './thread-store.ts';
 import { useAction } from '../ui/useAction.ts';
 import { markUnread } from './unread.ts';
 import { AssignActions, StatusActions } from './ConversationActions.tsx';
@@ -16,6 +17,7 @@ import { PrioritySelect, SnoozeMenu, snoozeText } from './Triage.tsx';
 import { TeamSelect } from './TeamSelect.tsx';
 import { CustomerPanel } from './CustomerPanel.tsx';
 import { MessageItem } from './MessageItem.tsx';
+import { ActivityLine } from './ActivityLine.tsx';
 import { CustomerTyping, PresenceLine } from './Presence.tsx';
 import { ReplyWindowBar, TemplatePicker, useWindowLeft } from './ReplyWindow.tsx';
 import { SlaLine } from './Sla.tsx';
@@ -25,6 +27,19 @@ import { can } from '../session.ts';
 
 /** How far back a linked message is looked for: 20 pages of 100 (further back, "Show earlier messages" goes on). */
 const MAX_PAGES_TO_LINKED = 20;
+
+/**
+ * The thread's messages with the activity lines among them, by time (the conversation's own
+ * opening is the thread's start: not a line). While earlier messages remain to be shown, only
+ * the activity from the first message shown on (the rest belongs among those).
+ */
+function threadItems(messages: Message[], history: Activity[], complete: boolean): (Message | Activity)[] {
+  const first = messages[0]?.created_at;
+  const shown = history.filter((a) => a.type !== 'conversation.created' && (complete || !first || a.at >= first));
+  const items: (Message | Activity)[] = [...messages, ...shown];
+  const at = (item: Message | Activity) => ('sender_type' in item ? item.created_at : item.at);
+  return items.sort((a, b) => (at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : 0));
+}
 
 export function Thread({ id }: { id: string }) {
   useEffect(() => followThread(id), [id]);
@@ -59,6 +74,7 @@ export function Thread({ id }: { id: string }) {
   }, [lastMessage?.id, id, Boolean(c)]);
   // Earlier messages go in above: the ones in view stay where they were.
   const older = earlier.value?.id === id ? earlier.value : null;
+  const history = activity.value?.id === id ? activity.value.items : [];
   const olderCount = older?.messages.length ?? 0;
   const fromBottom = useRef<number | null>(null);
   const showEarlier = useAction(async () => {
@@ -211,16 +227,20 @@ export function Thread({ id }: { id: string }) {
             </div>
           )}
           {c.messages.length === 0 && <p class="empty muted">No messages yet. Write the first one below.</p>}
-          {[...(older?.messages ?? []), ...c.messages].map((m) => (
-            <MessageItem
-              key={m.id}
-              message={m}
-              customerName={name}
-              members={members.value}
-              onForward={forwardable ? () => setForward({ ids: [m.id] }) : undefined}
-              found={m.id === linked}
-            />
-          ))}
+          {threadItems([...(older?.messages ?? []), ...c.messages], history, !older?.next).map((item) =>
+            'sender_type' in item ? (
+              <MessageItem
+                key={item.id}
+                message={item}
+                customerName={name}
+                members={members.value}
+                onForward={forwardable ? () => setForward({ ids: [item.id] }) : undefined}
+                found={item.id === linked}
+              />
+            ) : (
+              <ActivityLine key={item.id} activity={item} />
+            ),
+          )}
           {c.csat && <CsatCard csat={c.csat} customerName={name} />}
           {newBelow && (
             <button type="button" class="btn small new-below" onClick={toBottom}>

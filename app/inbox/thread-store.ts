@@ -11,11 +11,13 @@
 import { signal } from '@preact/signals';
 import { ApiError, getPage, getWithHeaders } from '../api.ts';
 import { followConversationLive, onLive, onResync } from '../live.ts';
-import type { ConversationDetail, Message } from '../types.ts';
+import type { Activity, ConversationDetail, Message } from '../types.ts';
 import { CONVERSATION_EVENTS, CUSTOMER_EVENTS } from './store.ts';
 import { markSeen } from './unread.ts';
 
 export const thread = signal<ConversationDetail | null>(null);
+/** The open conversation's activity history (GET …/events: assigned, labelled, snoozed…), oldest first. */
+export const activity = signal<{ id: string; items: Activity[] } | null>(null);
 export const threadError = signal<string | null>(null);
 
 /**
@@ -51,7 +53,11 @@ export function onThreadGone(listener: (id: string) => void): () => void {
 export async function loadThread(id: string): Promise<void> {
   const mine = ++generation;
   try {
-    const { body: detail, headers } = await getWithHeaders<ConversationDetail>(`/api/v1/conversations/${id}`);
+    const [{ body: detail, headers }, history] = await Promise.all([
+      getWithHeaders<ConversationDetail>(`/api/v1/conversations/${id}`),
+      // The history is a side line: a failed read leaves the thread as it is.
+      getPage<Activity>(`/api/v1/conversations/${id}/events?limit=200`).catch(() => null),
+    ]);
     if (id !== current || mine !== generation) return; // another conversation, or a newer read of this one, wins
     const shown = earlier.value?.id === id ? earlier.value : null;
     if (shown) {
@@ -67,6 +73,7 @@ export async function loadThread(id: string): Promise<void> {
       earlier.value = { id, messages: [], next: headers.get('X-Next-Cursor') };
     }
     thread.value = detail;
+    if (history) activity.value = { id, items: history.items };
     threadError.value = null;
     if (!document.hidden) markSeen(id, detail.messages.at(-1)?.created_at);
   } catch (e) {
@@ -91,6 +98,7 @@ export function followThread(id: string): () => void {
   current = id;
   if (thread.value?.id !== id) thread.value = null;
   if (earlier.value?.id !== id) earlier.value = null;
+  if (activity.value?.id !== id) activity.value = null;
   threadError.value = null;
   void loadThread(id);
   let timer: ReturnType<typeof setTimeout> | undefined;
