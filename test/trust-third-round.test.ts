@@ -11,6 +11,7 @@ import test from 'ava';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { base32Decode, totpAt } from '../core/domain/accounts/totp.ts';
 import { requestCsat } from '../core/commands/csat.ts';
+import { handleEvents } from '../core/events/pipeline.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { addMember, createWorkspace, registerUser } from './helpers/fixtures.ts';
 
@@ -142,6 +143,16 @@ test('item 1: an API key is made only with the password (or a second factor); an
 
 // ─── item 3 (and 8's CSAT form): ratings come only from customers ────────────────────────────
 
+/** The conversation's recorded domain events through their subscribers (the CSAT request is one: core/subscribers/csat.ts). */
+async function subscribersRun(conversationId: string): Promise<void> {
+  const pending = await app.sql(`select id from domain_events where conversation_id = $1 and handled_at is null order by seq`, [conversationId]);
+  if (pending.length)
+    await handleEvents(
+      app.deps,
+      pending.map((r: { id: string }) => r.id),
+    );
+}
+
 /** A resolved conversation asked for its rating (the csat_request job's command, run here): its token. */
 async function askedForRating(ws: { token: string; businessId: string }, conversationId: string): Promise<string> {
   await app.sql(`update conversations set status = 'resolved', resolved_at = now() where id = $1`, [conversationId]);
@@ -176,6 +187,7 @@ test('item 3: members never read a usable token, a signed-in member’s rating i
   // Reopened and resolved again, unanswered: a new question replaces it; the old token is gone.
   await ok('PUT', `/api/v1/conversations/${conv}/reopen`, ws.token);
   await ok('PUT', `/api/v1/conversations/${conv}/resolve`, ws.token);
+  await subscribersRun(conv);
   t.is((await one(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'csat_request' and key = $1`, [`csat:${conv}`])).n, 1);
   await app.deps.db.transaction((tx) => requestCsat(tx, conv));
   const fresh = (await one('select token from csat_surveys where conversation_id = $1', [conv])).token;
@@ -199,6 +211,7 @@ test('item 3: members never read a usable token, a signed-in member’s rating i
   await ok('PUT', `/api/v1/conversations/${conv}/reopen`, ws.token);
   await app.sql(`delete from graphile_worker._private_jobs where key = $1`, [`csat:${conv}`]);
   await ok('PUT', `/api/v1/conversations/${conv}/resolve`, ws.token);
+  await subscribersRun(conv);
   t.is((await one(`select count(*)::int as n from graphile_worker.jobs where key = $1`, [`csat:${conv}`])).n, 0);
 });
 
