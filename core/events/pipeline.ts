@@ -83,7 +83,12 @@ export async function retrySubscriber(deps: Deps, name: string, eventIds: readon
     if (!first) return null;
     const events = await tx.any(sql.type(domainEventRow)`
       select ${domainEventColumns} from domain_events e where e.id = any(${sql.array([...eventIds], 'uuid')}) order by e.seq`);
-    return (await subscriber.handle(tx, events, deps)) ?? [];
+    try {
+      return (await subscriber.handle(tx, events, deps)) ?? [];
+    } catch (error) {
+      // `parley jobs failed` lists the reason: it names the subscriber and its first event.
+      throw new Error(`subscriber ${name} on event ${eventIds[0]} (${events[0]?.type ?? 'gone'}): ${(error as Error).message}`, { cause: error });
+    }
   });
   if (published?.length) await publishEvents(deps, published);
   return published !== null;
