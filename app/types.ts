@@ -314,6 +314,8 @@ export type SearchHit = { article_id: number; title: string; snippet: string; sc
 
 export type PlanInfo = {
   plan: 'Free' | 'Mini' | 'Pro';
+  /** The server sells plans (Stripe); false: its operator sets them, and nothing offers an upgrade. */
+  billing: boolean;
   limits: { agents: number; channels: number; kb_articles: number; max_messages_per_month: number; ai_auto_reply: boolean };
   usage: { agents: number; channels: number; kb_articles: number; messages_this_month: number };
 };

@@ -90,7 +90,8 @@ create table businesses (
   updated_at timestamp with time zone default now() not null,
   past_due_since timestamp with time zone,
   require_two_factor boolean default false not null,
-  retention_days integer
+  retention_days integer,
+  plan_chosen_by_operator boolean default false not null
 );
 alter table businesses add constraint businesses_number_key UNIQUE (number);
 alter table businesses add constraint businesses_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE RESTRICT;
