@@ -312,6 +312,22 @@ export type Widget = {
 export type Article = { id: number; title: string; content: string; tags: string[]; created_at: string; index_status: 'pending' | 'indexed' | 'failed' };
 export type SearchHit = { article_id: number; title: string; snippet: string; score: number };
 
+/** A website visitor's visit as the widget last reported it (GET /api/v1/customers/{id}/visit). */
+export type Visit = {
+  page_url: string | null;
+  page_title: string | null;
+  referrer: string | null;
+  /** From the User-Agent: `Firefox 128`; null when not recognised. */
+  browser: string | null;
+  os: string | null;
+  language: string | null;
+  /** IANA time zone: the app shows the visitor's local time. */
+  timezone: string | null;
+  /** Pages seen in this visit, oldest first. */
+  pages: { url: string; title: string | null; at: string }[];
+  seen_at: string;
+};
+
 export type PlanInfo = {
   plan: 'Free' | 'Mini' | 'Pro';
   /** The server sells plans (Stripe); false: its operator sets them, and nothing offers an upgrade. */

@@ -325,7 +325,8 @@ create table customers (
   attributes jsonb default '{}'::jsonb not null,
   edited_at timestamp with time zone,
   merged_into uuid,
-  erasing_at timestamp with time zone
+  erasing_at timestamp with time zone,
+  visitor_context jsonb
 );
 alter table customers add constraint customers_attributes_check CHECK (((jsonb_typeof(attributes) = 'object'::text) AND (octet_length((attributes)::text) <= 16384)));
 alter table customers add constraint customers_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -339,6 +340,7 @@ CREATE INDEX customers_attributes_idx ON public.customers USING gin (attributes 
 CREATE INDEX customers_business_email_lower_idx ON public.customers USING btree (business_id, lower(email)) WHERE ((email IS NOT NULL) AND (merged_into IS NULL));
 CREATE INDEX customers_business_email_trgm_idx ON public.customers USING gin (business_id, email gin_trgm_ops) WHERE (email IS NOT NULL);
 CREATE INDEX customers_business_idx ON public.customers USING btree (business_id, created_at DESC);
+CREATE INDEX customers_business_name_idx ON public.customers USING btree (business_id, name);
 CREATE INDEX customers_business_name_trgm_idx ON public.customers USING gin (business_id, name gin_trgm_ops);
 CREATE INDEX customers_business_number_idx ON public.customers USING btree (business_id, number DESC);
 CREATE INDEX customers_business_phone_digits_trgm_idx ON public.customers USING gin (business_id, regexp_replace(phone, '\D'::text, ''::text, 'g'::text) gin_trgm_ops) WHERE (phone IS NOT NULL);

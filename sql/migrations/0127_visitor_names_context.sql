@@ -1,0 +1,5 @@
+-- Website visitors: a generated name until they give theirs (looked up by name within the
+-- business when choosing one), and what the widget reports of their visit (page, referrer,
+-- browser and system, language, time zone, pages seen), for the agent beside the conversation.
+alter table customers add column visitor_context jsonb;
+create index customers_business_name_idx on customers (business_id, name);
