@@ -262,7 +262,11 @@ export type SlaPolicy = {
   created_at: string;
   updated_at: string;
 };
-export type ConversationListItem = Conversation & { last_message: Message | null };
+/**
+ * `last_message`: the latest message the customer can see (automatic ones included);
+ * `preview_message`: the latest one a person wrote (customer, agent, AI), which the row shows.
+ */
+export type ConversationListItem = Conversation & { last_message: Message | null; preview_message: Message | null };
 export type ConversationDetail = Conversation & { messages: Message[] };
 
 export type Team = { id: string; name: string; description: string; member_count: number; created_at: string; updated_at: string };

@@ -413,7 +413,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
               <li class="history-item">
                 <a href={href} onClick={(e) => linkClick(e, href)}>
                   <span class={`pill status-${h.status}`}>{h.status}</span>
-                  <span class="history-text">{h.last_message?.content ?? 'No messages'}</span>
+                  <span class="history-text">{(h.preview_message ?? h.last_message)?.content ?? 'No messages'}</span>
                   <span class="muted small">{shortTime(h.updated_at)}</span>
                 </a>
                 {can('conversations.merge') && (
