@@ -326,7 +326,8 @@ create table customers (
   edited_at timestamp with time zone,
   merged_into uuid,
   erasing_at timestamp with time zone,
-  visitor_context jsonb
+  visitor_context jsonb,
+  generated_name text
 );
 alter table customers add constraint customers_attributes_check CHECK (((jsonb_typeof(attributes) = 'object'::text) AND (octet_length((attributes)::text) <= 16384)));
 alter table customers add constraint customers_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;

@@ -153,7 +153,8 @@ async function startOrResume(tx: Queryable, input: StartVisitorSessionInput): Pr
       if (resumed) {
         // A visitor from before generated names gets one now.
         if (resumed.name === '') {
-          await tx.query(sql.unsafe`update customers set name = ${await generatedVisitorName(tx, channel.businessId)} where id = ${resumed.id} and name = ''`);
+          const generated = await generatedVisitorName(tx, channel.businessId);
+          await tx.query(sql.unsafe`update customers set name = ${generated}, generated_name = ${generated} where id = ${resumed.id} and name = ''`);
         }
         const visitor = { ...base, customerId: resumed.id, visitorId: resume.visitorId };
         return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true, events: [], webhooksEnqueued: true };
@@ -163,9 +164,10 @@ async function startOrResume(tx: Queryable, input: StartVisitorSessionInput): Pr
     if (retryAfter) throw tooManyRequests('Too many new chat sessions from this address; try again later', retryAfter);
     await pruneRateWindows(tx);
     const visitorId = `v_${randomBytes(16).toString('base64url')}`;
+    const generated = input.name ? null : await generatedVisitorName(tx, channel.businessId);
     const created = await tx.one(sql.type(z.object({ id: z.string() }))`
-      insert into customers (business_id, channel_id, platform_user_id, name, email)
-      values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? (await generatedVisitorName(tx, channel.businessId))}, ${input.email ?? null})
+      insert into customers (business_id, channel_id, platform_user_id, name, email, generated_name)
+      values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? generated}, ${input.email ?? null}, ${generated})
       returning id`);
     return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false, events: [], webhooksEnqueued: true };
   }
