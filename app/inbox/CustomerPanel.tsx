@@ -16,7 +16,7 @@ import { channelLabel } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
-import { shortTime } from '../ui/time.ts';
+import { HOUR, shortTime } from '../ui/time.ts';
 import { useAction } from '../ui/useAction.ts';
 import { inboxUrl } from './filters.ts';
 import { loadThread } from './thread-store.ts';
@@ -34,7 +34,7 @@ function Row({ label, value }: { label: string; value: string | null | undefined
 function localTime(timezone: string | null, now = new Date()): string | null {
   if (!timezone) return null;
   try {
-    return now.toLocaleTimeString([], { timeZone: timezone, hour: '2-digit', minute: '2-digit' });
+    return now.toLocaleTimeString([], { timeZone: timezone, hour: HOUR, minute: '2-digit' });
   } catch {
     return null;
   }
@@ -102,7 +102,7 @@ function VisitDetails({ customerId }: { customerId: number }) {
                 <a href={p.url} target="_blank" rel="noopener noreferrer">
                   <bdi>{pageName(p.url, p.title)}</bdi>
                 </a>{' '}
-                <span class="muted small">{new Date(p.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}</span>
+                <span class="muted small">{new Date(p.at).toLocaleTimeString([], { hour: HOUR, minute: '2-digit' })}</span>
               </li>
             ))}
           </ol>
