@@ -1,5 +1,5 @@
 /**
- * Settings that members read update live (issue 38, item 6, labels): an agent's open label menu
+ * Settings that members read update live (issue 38, item 6: labels and teams): an agent's open label menu
  * says "No labels yet."; the owner creates a label; the agent's menu offers it without a reload
  * (the `settings_changed` event, published after the commit). At 1280 and 390 px, axe-clean.
  */
@@ -45,6 +45,26 @@ test.serial('creating, renaming or deleting a label publishes settings_changed t
     t.deepEqual(e.rooms, [`business:${owner.businessId}`]);
     t.like(e.payload, { business_id: owner.businessId, setting: 'labels' });
   }
+});
+
+test.serial('creating, renaming, deleting a team or setting its members publishes settings_changed (teams)', async (t) => {
+  const before = app.events.length;
+  const created = await app.request('POST', '/api/v1/teams', { token: owner.token, body: { name: 'Billing' } });
+  t.is(created.status, 200, created.text);
+  t.is((await app.request('PATCH', `/api/v1/teams/${created.body.id}`, { token: owner.token, body: { name: 'Payments' } })).status, 200);
+  const [membership] = await app.sql('select id from team_members where user_id = $1', [agent.userId]);
+  const members = await app.request('PUT', `/api/v1/teams/${created.body.id}/members`, { token: owner.token, body: { member_ids: [membership.id] } });
+  t.is(members.status, 200, members.text);
+  t.is((await app.request('DELETE', `/api/v1/teams/${created.body.id}`, { token: owner.token })).status, 200);
+  const events = app.events.slice(before).filter((e) => e.name === 'settings_changed');
+  t.deepEqual(
+    events.map((e) => (e.payload as { setting: string }).setting),
+    ['teams', 'teams', 'teams', 'teams'],
+  );
+  // A refused change publishes nothing.
+  const after = app.events.length;
+  t.is((await app.request('POST', '/api/v1/teams', { token: agent.token, body: { name: 'Nope' } })).status, 403);
+  t.is(app.events.slice(after).filter((e) => e.name === 'settings_changed').length, 0);
 });
 
 for (const [viewport, label, name] of [

@@ -19,6 +19,10 @@ import { badRequest, notFound } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { teamColumns, teamRow, type TeamRow } from '../presenters/team.ts';
 import { armAutoAssign } from './auto-assign-arm.ts';
+import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
+
+/** The event that tells open apps to read the teams again (their names and members). */
+const teamsChanged = (businessId: string) => liveEvent('settings_changed', { business_id: businessId, setting: 'teams', at: new Date().toISOString() });
 import { agentsNarrowed, hiddenFrom, losingOnTeamChange } from '../domain/team-visibility-loss.ts';
 
 export type TeamFields = { name: string; description: string };
@@ -40,17 +44,23 @@ export async function assertTeamOfBusiness(q: Queryable, businessId: string, tea
   if (!found) throw badRequest('Team not found');
 }
 
-export async function createTeam(tx: Queryable, input: { businessId: string; fields: TeamFields }): Promise<{ team: TeamRow }> {
+export async function createTeam(tx: Queryable, input: { businessId: string; fields: TeamFields }): Promise<{ team: TeamRow; events: LiveEvent[] }> {
   const { name, description } = input.fields;
   const id = await unlessTaken(name, () =>
     tx.oneFirst(sql.type(z.object({ id: z.string() }))`
       insert into teams (business_id, name, description) values (${input.businessId}, ${name}, ${description}) returning id`),
   );
-  return { team: await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`) };
+  return {
+    team: await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`),
+    events: [teamsChanged(input.businessId)],
+  };
 }
 
 /** Changes the given fields (undefined keeps one). 404 for an unknown team or another business's. */
-export async function updateTeam(tx: Queryable, input: { businessId: string; teamId: string; changes: Partial<TeamFields> }): Promise<{ team: TeamRow }> {
+export async function updateTeam(
+  tx: Queryable,
+  input: { businessId: string; teamId: string; changes: Partial<TeamFields> },
+): Promise<{ team: TeamRow; events: LiveEvent[] }> {
   const { name, description } = input.changes;
   const id = await unlessTaken(name ?? '', () =>
     tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
@@ -62,7 +72,10 @@ export async function updateTeam(tx: Queryable, input: { businessId: string; tea
       returning t.id`),
   );
   if (!id) throw notFound('Team not found');
-  return { team: await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`) };
+  return {
+    team: await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`),
+    events: [teamsChanged(input.businessId)],
+  };
 }
 
 /**
@@ -80,7 +93,7 @@ export async function deleteTeam(tx: Queryable, input: { businessId: string; tea
   const narrowed = await agentsNarrowed(tx, input.businessId, members);
   await tx.query(sql.unsafe`delete from teams where business_id = ${input.businessId} and id = ${team.id}`);
   await armAutoAssign(tx, input.businessId);
-  return { deleted: true, events: hiddenFrom(input.businessId, narrowed, null) };
+  return { deleted: true, events: [...hiddenFrom(input.businessId, narrowed, null), teamsChanged(input.businessId)] };
 }
 
 /**
@@ -117,7 +130,7 @@ export async function setTeamMembers(
   await tx.query(sql.unsafe`update teams set updated_at = now() where business_id = ${input.businessId} and id = ${team.id}`);
   // A new member may take the team's waiting conversations.
   if (added.length) await armAutoAssign(tx, input.businessId);
-  return { memberIds: wanted, events: hiddenFrom(input.businessId, narrowed, null) };
+  return { memberIds: wanted, events: [...hiddenFrom(input.businessId, narrowed, null), teamsChanged(input.businessId)] };
 }
 
 /**

@@ -66,7 +66,7 @@ export type EventPayloads = {
    * A setting every member reads changed (`setting`: which list): open apps read it again, so a
    * label the owner just made is in every agent's label picker without a reload. `at`: when.
    */
-  settings_changed: Ids & { setting: 'labels' };
+  settings_changed: Ids & { setting: 'labels' | 'teams' };
 };
 
 export type EventKey = keyof EventPayloads;
