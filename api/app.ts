@@ -8,6 +8,7 @@ import { cors } from './middlewares/cors.ts';
 import { mountRoute, type AnyRoute } from './route.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { allRoutes } from './routes/index.ts';
+import { sellsPlans } from '../core/domain/plans.ts';
 
 const pathPattern = (path: string) => new RegExp('^' + path.replace(/:[A-Za-z0-9_]+/g, '[^/]+') + '/?$');
 
@@ -27,7 +28,7 @@ export function createApp(deps: Deps, routes: AnyRoute[] = allRoutes): Koa {
     await next();
   });
   app.use(requestId);
-  app.use(errorsAndAccessLog(deps.logger));
+  app.use(errorsAndAccessLog(deps.logger, sellsPlans(deps.config)));
   app.use(cors(deps.config.CORS_ORIGINS, publicEndpoints));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));

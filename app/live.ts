@@ -38,6 +38,7 @@ const EVENTS = [
   'customer_updated',
   'customer_merged',
   'customer_erased',
+  'settings_changed',
 ];
 
 /** Conversations this tab shows: joined (followed and counted as viewing) on every connect. */

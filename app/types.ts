@@ -262,7 +262,11 @@ export type SlaPolicy = {
   created_at: string;
   updated_at: string;
 };
-export type ConversationListItem = Conversation & { last_message: Message | null };
+/**
+ * `last_message`: the latest message the customer can see (automatic ones included);
+ * `preview_message`: the latest one a person wrote (customer, agent, AI), which the row shows.
+ */
+export type ConversationListItem = Conversation & { last_message: Message | null; preview_message: Message | null };
 export type ConversationDetail = Conversation & { messages: Message[] };
 
 export type Team = { id: string; name: string; description: string; member_count: number; created_at: string; updated_at: string };
@@ -312,8 +316,26 @@ export type Widget = {
 export type Article = { id: number; title: string; content: string; tags: string[]; created_at: string; index_status: 'pending' | 'indexed' | 'failed' };
 export type SearchHit = { article_id: number; title: string; snippet: string; score: number };
 
+/** A website visitor's visit as the widget last reported it (GET /api/v1/customers/{id}/visit). */
+export type Visit = {
+  page_url: string | null;
+  page_title: string | null;
+  referrer: string | null;
+  /** From the User-Agent: `Firefox 128`; null when not recognised. */
+  browser: string | null;
+  os: string | null;
+  language: string | null;
+  /** IANA time zone: the app shows the visitor's local time. */
+  timezone: string | null;
+  /** Pages seen in this visit, oldest first. */
+  pages: { url: string; title: string | null; at: string }[];
+  seen_at: string;
+};
+
 export type PlanInfo = {
   plan: 'Free' | 'Mini' | 'Pro';
+  /** The server sells plans (Stripe); false: its operator sets them, and nothing offers an upgrade. */
+  billing: boolean;
   limits: { agents: number; channels: number; kb_articles: number; max_messages_per_month: number; ai_auto_reply: boolean };
   usage: { agents: number; channels: number; kb_articles: number; messages_this_month: number };
 };

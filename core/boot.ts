@@ -7,6 +7,7 @@ import { createRedisEventBus } from './adapters/redis-events.ts';
 import { migrate } from './adapters/postgres/migrate.ts';
 import { resolveDatabase, type DatabaseHandle } from './adapters/postgres/database-url.ts';
 import type { Deps } from './deps.ts';
+import { applyPlanWithoutBilling } from './domain/plans.ts';
 
 export type Booted = { deps: Deps; database: DatabaseHandle; shutdown: () => Promise<void> };
 
@@ -46,6 +47,11 @@ export async function boot(
     // With REDIS_URL events cross processes (workers reach sockets on every API node).
     const events = options.events ?? (config.REDIS_URL ? createRedisEventBus({ url: config.REDIS_URL, logger }) : createLocalEventBus());
     const deps: Deps = { config, db, events, logger };
+    if (options.migrate !== false) {
+      // A server without billing: every workspace on PLAN_WITHOUT_BILLING but those the operator set.
+      const moved = await applyPlanWithoutBilling(db, config);
+      if (moved) logger.info({ moved, plan: config.PLAN_WITHOUT_BILLING }, 'workspaces moved to PLAN_WITHOUT_BILLING');
+    }
     return {
       deps,
       database,

@@ -104,7 +104,28 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** 32-byte key (hex or base64) for credentials at rest; unset: generated once in DATA_DIR. */
   CONFIG_ENCRYPTION_KEY: optionalString,
+  /** Stripe's secret key: set, this server sells plans (checkout, upgrades); unset, the operator gives them (PLAN_WITHOUT_BILLING). */
   STRIPE_SECRET_KEY: optionalString,
+  /**
+   * Without billing (STRIPE_SECRET_KEY unset) the plan of every workspace (Free, Mini or Pro;
+   * default Pro), applied to new workspaces and, at each start, to every workspace whose plan
+   * `parley business plan` did not set. Ignored when STRIPE_SECRET_KEY is set (new workspaces
+   * start on Free and upgrade through Stripe).
+   */
+  PLAN_WITHOUT_BILLING: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return 'Pro' as const;
+      const plan = (['Free', 'Mini', 'Pro'] as const).find((p) => p.toLowerCase() === v.toLowerCase());
+      if (!plan) {
+        ctx.addIssue({ code: 'custom', message: 'must be Free, Mini or Pro' });
+        return z.NEVER;
+      }
+      return plan;
+    }),
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_PRICE_MINI: optionalString,
   STRIPE_PRICE_PRO: optionalString,

@@ -52,5 +52,26 @@ export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
 export const serviceUnavailable = (detail: string) => new HttpError(503, { detail });
 export const validationError = (issues: ValidationIssue[]) => new HttpError(422, { detail: issues });
 
+/**
+ * A plan refusal. Its `message` says what the plan allows; what to do about it depends on the
+ * server, so the error middleware adds it: `upgrade` ("Upgrade to add more.") where the server
+ * sells plans (Stripe configured), else a sentence naming the operator, who sets plans.
+ */
+export class PlanRefusal extends HttpError {
+  readonly upgrade: string;
+  constructor(status: number, body: PlanErrorBody, upgrade: string) {
+    super(status, body);
+    this.upgrade = upgrade;
+  }
+  /** The body a client gets: the message followed by the next step on this server. */
+  bodyFor(billing: boolean): Record<string, unknown> {
+    const next = billing ? this.upgrade : OPERATOR_SETS_PLANS;
+    return { ...this.body, message: next ? `${this.body.message} ${next}` : this.body.message };
+  }
+}
+
+/** The next step of a plan refusal on a server without billing (no upgrade to buy). */
+export const OPERATOR_SETS_PLANS = "This server's operator sets the plan (parley business plan).";
+
 /** A plan refusal: 402 by default; the monthly message limit on sending is 403 (decisions.md). */
-export const planError = (body: PlanErrorBody, status = 402) => new HttpError(status, body);
+export const planError = (body: PlanErrorBody, status = 402, upgrade = '') => new PlanRefusal(status, body, upgrade);

@@ -192,7 +192,10 @@ export async function checkHost(host: string, rules: HostRules, purpose = 'chann
     const refusal = addressRefusal(address, rules);
     if (!refusal) continue;
     const literal = address === name.replace(/^\[(.*)\]$/, '$1');
-    throw new HostRefusedError(`${literal ? `${address} is` : `${name} resolves to ${address},`} ${refusal}, which ${purpose} may not use`);
+    // Loopback and private networks are the operator's to allow: say which setting does.
+    const kind = addressKind(address);
+    const hint = kind === 'loopback' || kind === 'private' ? ' (the server setting ALLOW_PRIVATE_HOSTS=true allows it)' : '';
+    throw new HostRefusedError(`${literal ? `${address} is` : `${name} resolves to ${address},`} ${refusal}, which ${purpose} may not use${hint}`);
   }
   return { host: name, ...addresses[0] };
 }

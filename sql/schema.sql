@@ -89,7 +89,8 @@ create table businesses (
   updated_at timestamp with time zone default now() not null,
   past_due_since timestamp with time zone,
   require_two_factor boolean default false not null,
-  retention_days integer
+  retention_days integer,
+  plan_chosen_by_operator boolean default false not null
 );
 alter table businesses add constraint businesses_number_key UNIQUE (number);
 alter table businesses add constraint businesses_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES users(id) ON DELETE RESTRICT;
@@ -320,7 +321,9 @@ create table customers (
   attributes jsonb default '{}'::jsonb not null,
   edited_at timestamp with time zone,
   merged_into uuid,
-  erasing_at timestamp with time zone
+  erasing_at timestamp with time zone,
+  visitor_context jsonb,
+  generated_name text
 );
 alter table customers add constraint customers_attributes_check CHECK (((jsonb_typeof(attributes) = 'object'::text) AND (octet_length((attributes)::text) <= 16384)));
 alter table customers add constraint customers_business_id_fkey FOREIGN KEY (business_id) REFERENCES businesses(id) ON DELETE CASCADE;
@@ -334,6 +337,7 @@ CREATE INDEX customers_attributes_idx ON public.customers USING gin (attributes 
 CREATE INDEX customers_business_email_lower_idx ON public.customers USING btree (business_id, lower(email)) WHERE ((email IS NOT NULL) AND (merged_into IS NULL));
 CREATE INDEX customers_business_email_trgm_idx ON public.customers USING gin (business_id, email gin_trgm_ops) WHERE (email IS NOT NULL);
 CREATE INDEX customers_business_idx ON public.customers USING btree (business_id, created_at DESC);
+CREATE INDEX customers_business_name_idx ON public.customers USING btree (business_id, name);
 CREATE INDEX customers_business_name_trgm_idx ON public.customers USING gin (business_id, name gin_trgm_ops);
 CREATE INDEX customers_business_number_idx ON public.customers USING btree (business_id, number DESC);
 CREATE INDEX customers_business_phone_digits_trgm_idx ON public.customers USING gin (business_id, regexp_replace(phone, '\D'::text, ''::text, 'g'::text) gin_trgm_ops) WHERE (phone IS NOT NULL);

@@ -76,7 +76,12 @@ browserTest('owner: business hours edited and saved; the status line says when t
   await toggle.waitFor();
   await toggle.check();
   await page.getByLabel('Time zone').selectOption('America/New_York');
-  for (const day of ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday']) await page.getByRole('checkbox', { name: `Open on ${day}` }).check();
+  // Turned on with no day open, the week starts as Monday–Friday 9–17 (issue 38 item 8).
+  for (const day of ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'])
+    t.true(await page.getByRole('checkbox', { name: `Open on ${day}` }).isChecked(), day);
+  for (const day of ['Saturday', 'Sunday']) t.false(await page.getByRole('checkbox', { name: `Open on ${day}` }).isChecked(), day);
+  t.is(await page.getByLabel('Monday opens').inputValue(), '09:00');
+  t.is(await page.getByLabel('Monday closes').inputValue(), '17:00');
   await page.getByRole('button', { name: 'Add hours on Thursday' }).click();
   await page.getByLabel('Thursday opens').nth(1).fill('19:00');
   await page.getByLabel('Thursday closes').nth(1).fill('21:00');

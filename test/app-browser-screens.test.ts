@@ -181,7 +181,7 @@ const SCREENS: { name: string; path: string; heading: string; title: string }[] 
   { name: 'widget', path: '/app/settings/widget', heading: 'Website widget', title: 'Website widget · Settings' },
   { name: 'knowledge', path: '/app/settings/knowledge', heading: 'Knowledge base', title: 'Knowledge base · Settings' },
   { name: 'team', path: '/app/settings/team', heading: 'Team', title: 'Team · Settings' },
-  { name: 'plan', path: '/app/settings/plan', heading: 'Plan & billing', title: 'Plan & billing · Settings' },
+  { name: 'plan', path: '/app/settings/plan', heading: 'Plan', title: 'Plan & billing · Settings' },
   { name: 'ai', path: '/app/settings/ai', heading: 'AI agent', title: 'AI agent · Settings' },
   { name: 'account', path: '/app/settings/account', heading: 'Your account', title: 'Your account · Settings' },
   { name: 'labels', path: '/app/settings/labels', heading: 'Labels', title: 'Labels · Settings' },

@@ -24,6 +24,7 @@ import type { searchResult } from '../api/routes/kb/schema.ts';
 import type { searchHit } from '../api/routes/search/schema.ts';
 import type { teamMemberSchema } from '../api/presenters/team-member.ts';
 import type { planResponse } from '../api/routes/business/plan.ts';
+import type { Visit } from '../core/domain/visitors/visitor-context.ts';
 import type { overviewSchema } from '../api/routes/analytics/routes.ts';
 import type { channelTypeSchema } from '../api/routes/channel-types/schema.ts';
 import type { CannedResponse, Label } from '../core/presenters/label.ts';
@@ -56,6 +57,7 @@ export type AppTypesFitTheServer = [
   Holds<Fits<z.infer<typeof searchHit>, App.HistoryHit>>,
   Holds<Fits<z.infer<typeof teamMemberSchema>, App.Member>>,
   Holds<Fits<z.infer<typeof planResponse>, App.PlanInfo>>,
+  Holds<Fits<Visit, App.Visit>>,
   Holds<Fits<z.infer<typeof overviewSchema>, App.Overview>>,
   Holds<Fits<z.infer<typeof channelTypeSchema>, App.ChannelTypeInfo>>,
   Holds<Fits<Label, App.Label>>,

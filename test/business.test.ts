@@ -212,6 +212,7 @@ test('plan: Free limits and empty usage', async (t) => {
   t.is(res.status, 200, res.text);
   t.deepEqual(res.body, {
     plan: 'Free',
+    billing: false,
     limits: { agents: 0, channels: 3, kb_articles: 5, max_messages_per_month: 250, ai_auto_reply: false },
     usage: { agents: 0, channels: 0, kb_articles: 0, messages_this_month: 0 },
   });

@@ -48,6 +48,9 @@ test('strict: loopback, private, link-local and unspecified hosts are refused wi
     const error = await t.throwsAsync(checkHost(host, strict), { instanceOf: HostRefusedError }, host);
     t.regex(error!.message, reason, host);
     t.false(error!.unresolved);
+    // Loopback and private networks name the setting that allows them; the others cannot be allowed.
+    const allowable = /loopback|private/.test(error!.message);
+    t.is(error!.message.endsWith('(the server setting ALLOW_PRIVATE_HOSTS=true allows it)'), allowable, host);
   }
   t.deepEqual(await checkHost('8.8.8.8', strict), { host: '8.8.8.8', address: '8.8.8.8', family: 4 });
 });

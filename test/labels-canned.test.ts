@@ -406,7 +406,7 @@ test('canned responses: render fills known placeholders, empties missing values,
 });
 
 test('fillPlaceholders: one pass, values are not filled again', (t) => {
-  const values = { 'customer.name': '{{agent.name}}', 'customer.email': null, 'agent.name': 'Ana', 'business.name': '$& $1' };
+  const values = { 'customer.first_name': null, 'customer.name': '{{agent.name}}', 'customer.email': null, 'agent.name': 'Ana', 'business.name': '$& $1' };
   t.is(
     fillPlaceholders('{{customer.name}}|{{customer.email}}|{{agent.name}}|{{business.name}}|{{constructor}}|{{toString}}', values),
     '{{agent.name}}||Ana|$& $1|{{constructor}}|{{toString}}',

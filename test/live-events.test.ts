@@ -172,7 +172,8 @@ test('one conversation, message and customer everywhere: list entry, single read
   t.like(entry.customer, { email: 'sam@example.com', attributes: { plan: 'pro' } });
   t.deepEqual(eventOf('conversation_updated', beforeLabels, (p) => p.conversation_id === conversationId).payload.conversation, entry);
   t.deepEqual(bodies.get(refs[0]!.id), entry);
-  const { last_message, ...entryFields } = entry;
+  const { last_message, preview_message, ...entryFields } = entry;
+  t.deepEqual(preview_message, last_message, 'a person wrote the latest message: it is the preview');
   const { messages, ...readFields } = read;
   t.deepEqual(readFields, entryFields);
   t.deepEqual(messages.at(-1), last_message);

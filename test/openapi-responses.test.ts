@@ -259,6 +259,7 @@ async function operationCalls(): Promise<[string, Call][]> {
       () => req('PATCH', `/api/v1/customers/${customerNumber}`, { body: { name: 'Vera V.', attributes: { plan: 'gold', orders: 3, vip: true } } }),
     ],
     ['get /api/v1/customers/{id}/export', () => req('GET', `/api/v1/customers/${customerNumber}/export`)],
+    ['get /api/v1/customers/{id}/visit', () => req('GET', `/api/v1/customers/${customerNumber}/visit`)],
     ['get /api/v1/customers/export.csv', () => req('GET', '/api/v1/customers/export.csv')],
     [
       'post /api/v1/customers/import',

@@ -1,4 +1,5 @@
 /** The visitor API and the public widget read, over fetch (any origin: the API answers CORS `*`). */
+import type { VisitContext } from './storage.ts';
 
 export type PublicWidget = {
   id: string;
@@ -88,7 +89,7 @@ export function createApi(base: string) {
 
   return {
     widget: (widgetId: string) => call<PublicWidget>('GET', `/api/v1/widget/${encodeURIComponent(widgetId)}`),
-    startSession: (body: { widget_id: string; visitor_token?: string | null; identity?: VisitorIdentity }) =>
+    startSession: (body: { widget_id: string; visitor_token?: string | null; identity?: VisitorIdentity; context?: VisitContext }) =>
       call<VisitorSession>('POST', '/api/v1/visitor/sessions', { body }),
     send: (token: string, body: { content: string; client_message_id: string; attachments?: VisitorAttachment[] }) =>
       call<VisitorMessage>('POST', '/api/v1/visitor/messages', { token, body }),

@@ -18,7 +18,7 @@
 import type { Socket } from 'socket.io-client';
 import { ApiError, createApi, type VisitorAttachment, type VisitorIdentity, type VisitorMessage } from './api.ts';
 import { connectLive, typingSender } from './live.ts';
-import { readToken, writeToken } from './storage.ts';
+import { readToken, visitContext, writeToken } from './storage.ts';
 import { createView } from './ui.ts';
 
 declare global {
@@ -84,6 +84,8 @@ async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle)
   const base = apiBaseOf(script);
   const api = createApi(base);
   const widget = await api.widget(widgetId);
+  /** This page in the visit, reported with every session start (a returning visitor's page load resumes one). */
+  const visit = visitContext(widgetId);
 
   let token: string | null = null;
   let live: Socket | null = null;
@@ -141,7 +143,7 @@ async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle)
   function ensureSession(): Promise<string> {
     if (token) return Promise.resolve(token);
     session ??= api
-      .startSession({ widget_id: widgetId, visitor_token: readToken(widgetId), ...(identity ? { identity } : {}) })
+      .startSession({ widget_id: widgetId, visitor_token: readToken(widgetId), context: visit, ...(identity ? { identity } : {}) })
       .then((started) => {
         token = started.visitor_token;
         writeToken(widgetId, token);
@@ -222,7 +224,7 @@ async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle)
     if (!next) return;
     try {
       // The anonymous visitor this browser was (its token) is merged into the identified customer.
-      const started = await api.startSession({ widget_id: widgetId, visitor_token: previous, identity: next });
+      const started = await api.startSession({ widget_id: widgetId, visitor_token: previous, identity: next, context: visit });
       token = started.visitor_token;
       writeToken(widgetId, token);
       await refresh();
@@ -240,7 +242,7 @@ async function start(script: HTMLScriptElement, handle: (controls: ParleyHandle)
   } else if (readToken(widgetId)) {
     // A returning visitor: resume (which also renews the token) and follow replies live.
     try {
-      const started = await api.startSession({ widget_id: widgetId, visitor_token: readToken(widgetId) });
+      const started = await api.startSession({ widget_id: widgetId, visitor_token: readToken(widgetId), context: visit });
       token = started.visitor_token;
       writeToken(widgetId, token);
       if (started.resumed) await refresh();

@@ -42,6 +42,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
 const isHttpUrl = (value: string | undefined) => !!value && /^https?:\/\//i.test(value);
 
 /** "We're away right now. Back Mon 09:00." (the visitor's locale and time zone), or '' within hours. */
+/** `numeric` hours on a 12-hour clock ("9:00 AM", not "09:00 AM"), `2-digit` on a 24-hour one ("09:00"). */
+const HOUR: 'numeric' | '2-digit' = /h1[12]/.test(new Intl.DateTimeFormat(undefined, { hour: 'numeric' }).resolvedOptions().hourCycle ?? '')
+  ? 'numeric'
+  : '2-digit';
+
 export function awayText(widget: Pick<PublicWidget, 'business_hours'>, now = new Date()): string {
   const hours = widget.business_hours;
   if (!hours || !hours.enabled || hours.is_open) return '';
@@ -49,7 +54,7 @@ export function awayText(widget: Pick<PublicWidget, 'business_hours'>, now = new
   const at = new Date(hours.next_open_at);
   if (isNaN(at.getTime())) return "We're away right now.";
   const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
-  const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = at.toLocaleTimeString(undefined, { hour: HOUR, minute: '2-digit' });
   const when =
     at.toDateString() === now.toDateString()
       ? `today at ${time}`

@@ -7,13 +7,14 @@
  */
 import type { Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../../core/adapters/postgres/db-outage.ts';
-import { HttpError } from '../../core/errors.ts';
+import { HttpError, PlanRefusal } from '../../core/errors.ts';
 
 /** Seconds a client is asked to wait before retrying during a database outage. */
 const OUTAGE_RETRY_AFTER = '5';
 import type { Logger } from '../../core/adapters/logger.ts';
 
-export function errorsAndAccessLog(logger: Logger): Middleware {
+/** `billing`: the server sells plans (a plan refusal then ends in its upgrade sentence, else in the operator's). */
+export function errorsAndAccessLog(logger: Logger, billing = false): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     try {
@@ -32,7 +33,7 @@ export function errorsAndAccessLog(logger: Logger): Middleware {
       }
       if (error instanceof HttpError) {
         ctx.status = error.status;
-        ctx.body = error.body;
+        ctx.body = error instanceof PlanRefusal ? error.bodyFor(billing) : error.body;
         ctx.set(error.headers);
       } else {
         const err = error as { status?: number; expose?: boolean; message?: string };

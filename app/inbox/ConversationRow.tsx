@@ -14,13 +14,18 @@ import { PriorityMark, snoozeText } from './Triage.tsx';
 import { can } from '../session.ts';
 import { draftsChanged, readDraft } from './drafts.ts';
 
+/**
+ * What the row says: the latest message a person wrote (the customer's as it is, a reply with
+ * its sender), so an automatic message (the away reply, the satisfaction question) never hides
+ * what the customer asked; a conversation with only an automatic message says it is one.
+ */
 function preview(c: ConversationListItem): string {
-  const m = c.last_message;
+  const m = c.preview_message ?? c.last_message;
   if (!m) return 'No messages yet';
   const text = m.content || (m.attachments.length ? `Attachment: ${m.attachments[0]?.filename ?? 'file'}` : '');
   if (m.sender_type === 'customer') return text;
   if (m.sender_type === 'ai') return `AI: ${text}`;
-  if (m.sender_type === 'system') return `Note: ${text}`;
+  if (m.sender_type === 'system') return m.delivery_status ? `Automatic: ${text}` : text;
   const who = m.sender_id === me.value?.user.id ? 'You' : (members.value.find((x) => x.user_id === m.sender_id)?.name.split(' ')[0] ?? 'Agent');
   return `${who}: ${text}`;
 }

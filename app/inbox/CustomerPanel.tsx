@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, qs } from '../api.ts';
 import { linkClick } from '../router.ts';
 import { can } from '../session.ts';
-import type { AttributeDefinition, AttributeValue, ConversationDetail, ConversationListItem, Customer } from '../types.ts';
+import type { AttributeDefinition, AttributeValue, ConversationDetail, ConversationListItem, Customer, Visit } from '../types.ts';
 import { attributeDefinitions, labelOf, loadAttributeDefinitions, shownValue } from '../customers/attribute-definitions.ts';
 import { AttributeInput, AttributeKeySelect, parseAttribute } from '../customers/AttributeInput.tsx';
 import { CustomerNotes } from '../customers/CustomerNotes.tsx';
@@ -16,7 +16,7 @@ import { channelLabel } from '../channel-types.ts';
 import { ChannelIcon } from '../ui/channels.tsx';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
-import { shortTime } from '../ui/time.ts';
+import { HOUR, shortTime } from '../ui/time.ts';
 import { useAction } from '../ui/useAction.ts';
 import { inboxUrl } from './filters.ts';
 import { loadThread } from './thread-store.ts';
@@ -27,6 +27,88 @@ function Row({ label, value }: { label: string; value: string | null | undefined
       <dt>{label}</dt>
       <dd>{value || <span class="muted">—</span>}</dd>
     </div>
+  );
+}
+
+/** The visitor's local time now, in their time zone ("14:05"), or null when the zone is unknown. */
+function localTime(timezone: string | null, now = new Date()): string | null {
+  if (!timezone) return null;
+  try {
+    return now.toLocaleTimeString([], { timeZone: timezone, hour: HOUR, minute: '2-digit' });
+  } catch {
+    return null;
+  }
+}
+
+/** Where a page is, shortly: its title, else its path. */
+const pageName = (url: string, title: string | null) => {
+  if (title) return title;
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname}`;
+  } catch {
+    return url;
+  }
+};
+
+/** A website visitor's visit: page, referrer, browser and system, language, local time, pages seen. */
+function VisitDetails({ customerId }: { customerId: number }) {
+  const [visit, setVisit] = useState<Visit | null | undefined>(undefined);
+  useEffect(() => {
+    let current = true;
+    setVisit(undefined);
+    api.get<{ visit: Visit | null }>(`/api/v1/customers/${customerId}/visit`).then(
+      (r) => current && setVisit(r.visit),
+      () => current && setVisit(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [customerId]);
+  if (!visit) return null;
+  const time = localTime(visit.timezone);
+  const system = [visit.browser, visit.os].filter(Boolean).join(' on ');
+  return (
+    <section class="visit" aria-labelledby="visit-title">
+      <h3 class="panel-title" id="visit-title">
+        This visit
+      </h3>
+      <dl class="kvs">
+        <div class="kv">
+          <dt>Page</dt>
+          <dd>
+            {visit.page_url ? (
+              <a href={visit.page_url} target="_blank" rel="noopener noreferrer">
+                <bdi>{pageName(visit.page_url, visit.page_title)}</bdi>
+              </a>
+            ) : (
+              <span class="muted">—</span>
+            )}
+          </dd>
+        </div>
+        <Row label="Came from" value={visit.referrer ? pageName(visit.referrer, null) : 'Direct or unknown'} />
+        <Row label="Browser" value={system || null} />
+        <Row label="Language" value={visit.language} />
+        <Row label="Local time" value={time && `${time} (${visit.timezone})`} />
+      </dl>
+      {visit.pages.length > 0 && (
+        <details class="visit-pages">
+          <summary>
+            {visit.pages.length} {visit.pages.length === 1 ? 'page' : 'pages'} seen
+          </summary>
+          <ol>
+            {visit.pages.map((p) => (
+              <li>
+                <a href={p.url} target="_blank" rel="noopener noreferrer">
+                  <bdi>{pageName(p.url, p.title)}</bdi>
+                </a>{' '}
+                <span class="muted small">{new Date(p.at).toLocaleTimeString([], { hour: HOUR, minute: '2-digit' })}</span>
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
+    </section>
   );
 }
 
@@ -315,6 +397,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
           <Row label="Customer since" value={customer ? new Date(customer.created_at).toLocaleDateString() : null} />
         </dl>
       )}
+      {customer && c.channel_type === 'widget' && <VisitDetails customerId={customer.id} />}
       {customer && <Attributes customer={customer} editable={canEdit} onChanged={reload} />}
       {customer && can('customer_notes.read') && <CustomerNotes customer={customer} />}
       <h3 class="panel-title">Past conversations</h3>
@@ -330,7 +413,7 @@ export function CustomerPanel({ conversation: c, open, onClose }: { conversation
               <li class="history-item">
                 <a href={href} onClick={(e) => linkClick(e, href)}>
                   <span class={`pill status-${h.status}`}>{h.status}</span>
-                  <span class="history-text">{h.last_message?.content ?? 'No messages'}</span>
+                  <span class="history-text">{(h.preview_message ?? h.last_message)?.content ?? 'No messages'}</span>
                   <span class="muted small">{shortTime(h.updated_at)}</span>
                 </a>
                 {can('conversations.merge') && (

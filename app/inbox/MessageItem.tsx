@@ -132,7 +132,9 @@ export function MessageItem({
   onForward?: () => void;
   found?: boolean;
 }) {
-  if (m.sender_type === 'system')
+  // Parley's own notices (a merge) are a line in the thread; an automatic message sent to the
+  // customer (the away reply, the satisfaction question) reads as a reply, marked automatic.
+  if (m.sender_type === 'system' && !m.delivery_status)
     return (
       <div class={`msg-system${found ? ' found' : ''}`} data-id={m.id} dir="auto">
         {m.content}
@@ -156,6 +158,11 @@ export function MessageItem({
           {author(m, customerName, members)}
         </span>
         {m.sender_type === 'ai' && <span class="pill accent">AI</span>}
+        {m.sender_type === 'system' && (
+          <span class="pill auto-tag" title="Sent by Parley on its own, not by a teammate">
+            Automatic
+          </span>
+        )}
         {forwardTo ? (
           <span class="pill note-tag" title="Only your team sees this in the thread">
             Forwarded to {addressText(forwardTo)}

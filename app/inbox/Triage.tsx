@@ -10,7 +10,7 @@ import { can } from '../session.ts';
 import type { ConversationDetail, Priority } from '../types.ts';
 import { useAction } from '../ui/useAction.ts';
 import { Notice } from '../ui/Notice.tsx';
-import { clockTime } from '../ui/time.ts';
+import { clockTime, HOUR } from '../ui/time.ts';
 import { PRIORITIES } from './filters.ts';
 import { loadConversations } from './store.ts';
 import { loadThread } from './thread-store.ts';
@@ -34,7 +34,7 @@ export function snoozeChoices(): { id: string; label: string; hint: string; body
   const toMonday = (8 - new Date().getDay()) % 7 || 7;
   const nextWeek = nineOClock(toMonday);
   const day = (d: Date) => d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' });
-  const time = (d: Date) => d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = (d: Date) => d.toLocaleTimeString(undefined, { hour: HOUR, minute: '2-digit' });
   return [
     { id: 'hour', label: '1 hour', hint: time(hour), body: { until: hour.toISOString() } },
     { id: 'tomorrow', label: 'Tomorrow 9:00', hint: day(tomorrow), body: { until: tomorrow.toISOString() } },

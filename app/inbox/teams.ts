@@ -1,6 +1,7 @@
 /** The business's teams (every page of GET /teams), for the inbox filter, the conversation's team picker and settings. */
 import { signal } from '@preact/signals';
 import { getPage, qs } from '../api.ts';
+import { onLive } from '../live.ts';
 import type { Team } from '../types.ts';
 
 export const teams = signal<Team[]>([]);
@@ -18,5 +19,10 @@ export async function loadTeams(): Promise<void> {
   } while (cursor);
   if (mine === reads) teams.value = all;
 }
+
+// Another member changed the teams (settings_changed): read them again, so the filter and the team picker follow without a reload.
+onLive((event) => {
+  if (event.name === 'settings_changed' && (event.payload as { setting?: string }).setting === 'teams') void loadTeams().catch(() => {});
+});
 
 export const teamNamed = (id: string | null): Team | undefined => (id ? teams.value.find((t) => t.id === id) : undefined);

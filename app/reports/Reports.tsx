@@ -185,7 +185,7 @@ function CsatSection({ report, onCsv, busy }: { report: CsatReport; onCsv: () =>
       <div class="figures report-figures">
         <Figure label="Average rating" value={t.average === null ? '—' : `${t.average.toFixed(2)} / 5`} />
         <Figure label="Satisfied (4 or 5)" value={percent(t.satisfied_percent)} />
-        <Figure label="Ratings" value={t.responses.toLocaleString()} sub={`${t.asked.toLocaleString()} surveys sent`} />
+        <Figure label="Ratings" value={t.responses.toLocaleString()} sub={`${t.asked.toLocaleString()} ${t.asked === 1 ? 'survey' : 'surveys'} sent`} />
       </div>
       {t.responses === 0 ? (
         <p class="muted">No ratings in this range. Turn CSAT on in Settings to ask customers when a conversation is resolved.</p>
@@ -208,7 +208,9 @@ function CsatSection({ report, onCsv, busy }: { report: CsatReport; onCsv: () =>
               { label: 'Satisfied', cls: 'bar-satisfied', value: satisfied },
               { label: 'Not satisfied', cls: 'bar-unsatisfied', value: (d) => d.responses - satisfied(d) },
             ]}
-            summary={(max) => `Ratings per day: ${t.responses} ratings, ${percent(t.satisfied_percent)} satisfied, at most ${max} of a kind in a day.`}
+            summary={(max) =>
+              `Ratings per day: ${t.responses} ${t.responses === 1 ? 'rating' : 'ratings'}, ${percent(t.satisfied_percent)} satisfied, at most ${max} of a kind in a day.`
+            }
           />
         </>
       )}

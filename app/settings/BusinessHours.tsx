@@ -1,4 +1,5 @@
 /** Business hours: the week, time zone, holidays and the out-of-hours message (owner or admin; agents read). */
+import { HOUR } from '../ui/time.ts';
 import { useEffect, useId, useState } from 'preact/hooks';
 import { FieldHint } from '../ui/FieldHint.tsx';
 import { api } from '../api.ts';
@@ -29,6 +30,13 @@ type Hours = {
   next_open_at: string | null;
 };
 
+/** Turning hours on with no day open starts from the usual week, Monday–Friday 9:00–17:00 (rather than every day closed). */
+const usualWeek = (): Record<Day, Shift[]> => {
+  const day = () => [{ open: '09:00', close: '17:00' }];
+  return { mon: day(), tue: day(), wed: day(), thu: day(), fri: day(), sat: [], sun: [] };
+};
+const noDayOpen = (week: Record<Day, Shift[]>) => DAYS.every(([day]) => week[day].length === 0);
+
 /** A time input cannot hold 24:00: midnight at the end of the day is shown and entered as 00:00 in the closing field. */
 const shownClose = (close: string) => (close === '24:00' ? '00:00' : close);
 const storedClose = (close: string) => (close === '00:00' ? '24:00' : close);
@@ -43,7 +51,7 @@ function openingText(h: Hours): string {
   if (h.is_open) return 'Open now.';
   if (!h.next_open_at) return 'Closed now, with no opening in the next 60 days.';
   const at = new Date(h.next_open_at);
-  return `Closed now. Opens ${at.toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone: h.timezone })} (${h.timezone}).`;
+  return `Closed now. Opens ${at.toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: HOUR, minute: '2-digit', timeZone: h.timezone })} (${h.timezone}).`;
 }
 
 export function BusinessHours() {
@@ -108,7 +116,10 @@ export function BusinessHours() {
                 aria-label="Use business hours"
                 checked={draft.enabled}
                 disabled={!manage}
-                onChange={(e) => setDraft({ ...draft, enabled: e.currentTarget.checked })}
+                onChange={(e) => {
+                  const enabled = e.currentTarget.checked;
+                  setDraft({ ...draft, enabled, week: enabled && noDayOpen(draft.week) ? usualWeek() : draft.week });
+                }}
               />
               <span aria-hidden="true" />
             </label>

@@ -11,7 +11,7 @@ import { Section } from './Section.tsx';
 
 type Draft = { short_code: string; content: string };
 
-const PLACEHOLDERS = ['{{customer.name}}', '{{customer.email}}', '{{agent.name}}', '{{business.name}}'];
+const PLACEHOLDERS = ['{{customer.name}}', '{{customer.first_name}}', '{{customer.email}}', '{{agent.name}}', '{{business.name}}'];
 
 function CannedForm({
   initial,
@@ -63,6 +63,7 @@ function CannedForm({
           {PLACEHOLDERS.map((p) => (
             <code class="placeholder">{p}</code>
           ))}
+          . When one may be empty, give a fallback: <code class="placeholder">{'{{customer.first_name | default: "there"}}'}</code>.
         </FieldHint>
       </label>
       <Notice>{act.error}</Notice>

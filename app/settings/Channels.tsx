@@ -50,7 +50,13 @@ export function Channels() {
       {can('channels.manage') ? (
         <>
           <h3 class="subhead">Connect a channel</h3>
-          {plan.data?.plan === 'Free' && (
+          {plan.data?.plan === 'Free' && !plan.data.billing && (
+            <Notice kind="info">
+              The Free plan includes the website widget. To connect {listOf(channelTypes.value.filter((t) => !t.internal).map((t) => t.label))}, ask this
+              server's operator to change the plan.
+            </Notice>
+          )}
+          {plan.data?.plan === 'Free' && plan.data.billing && (
             <Notice kind="info">
               The Free plan includes the website widget.{' '}
               <a href="/app/settings/plan" onClick={(e) => linkClick(e, '/app/settings/plan')}>

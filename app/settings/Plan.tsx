@@ -1,4 +1,7 @@
-/** Usage against the plan's limits, and upgrading through Stripe Checkout (and its return page). */
+/**
+ * Usage against the plan's limits, and upgrading through Stripe Checkout (and its return page).
+ * On a server without billing the operator sets plans: no upgrade is offered.
+ */
 import { useEffect } from 'preact/hooks';
 import { api } from '../api.ts';
 import { currentLocation } from '../router.ts';
@@ -47,7 +50,7 @@ export function Plan() {
     location.assign(url);
   });
   return (
-    <Section title="Plan & billing" error={error} loading={!data}>
+    <Section title={data && !data.billing ? 'Plan' : 'Plan & billing'} error={error} loading={!data}>
       {checkout === 'success' && <Notice kind="success">Thank you! Your payment went through; the new plan applies as soon as Stripe confirms it.</Notice>}
       {checkout === 'cancelled' && <Notice kind="info">Checkout was cancelled: nothing was charged.</Notice>}
       {data && (
@@ -65,8 +68,14 @@ export function Plan() {
             <Meter label="Knowledge base articles" used={data.usage.kb_articles} limit={data.limits.kb_articles} />
             <p class="small muted">AI auto-reply: {data.limits.ai_auto_reply ? 'included' : 'not included'}</p>
           </div>
+          {!data.billing && (
+            <p class="small muted">
+              This server's operator sets the plan of every workspace; there is nothing to buy. To change it, the operator runs{' '}
+              <code>parley business plan</code> or sets <code>PLAN_WITHOUT_BILLING</code>.
+            </p>
+          )}
           <div class="plans">
-            {UPGRADES.filter((u) => RANK[u.name] > RANK[data.plan]).map((u) => (
+            {UPGRADES.filter((u) => data.billing && RANK[u.name] > RANK[data.plan]).map((u) => (
               <div class="card stack">
                 <div class="plan-name">{u.name}</div>
                 <p class="small muted">{u.pitch}</p>
@@ -80,7 +89,7 @@ export function Plan() {
               </div>
             ))}
           </div>
-          {data.plan === 'Pro' && <p class="muted small">You are on Pro, the largest plan.</p>}
+          {data.billing && data.plan === 'Pro' && <p class="muted small">You are on Pro, the largest plan.</p>}
           <Notice>{upgrade.error}</Notice>
         </>
       )}

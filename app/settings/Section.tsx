@@ -1,6 +1,8 @@
 /** A settings page: title, what it is for, then its content (or loading / error). */
 import type { ComponentChildren } from 'preact';
+import { useRef } from 'preact/hooks';
 import { Notice } from '../ui/Notice.tsx';
+import { CopyButton } from '../ui/CopyButton.tsx';
 
 export function Section({
   title,
@@ -28,23 +30,21 @@ export function Section({
 
 /** A value to copy (URLs, tokens, the embed snippet). */
 export function CopyBox({ label, value, multiline }: { label: string; value: string; multiline?: boolean }) {
-  const copy = () => void navigator.clipboard?.writeText(value);
+  const shown = useRef<HTMLElement>(null);
   return (
     <div class="copy-box">
       <span class="field-label">{label}</span>
       <div class="copy-row">
         {multiline ? (
-          <pre class="code" aria-label={label}>
+          <pre class="code" aria-label={label} ref={shown as never}>
             {value}
           </pre>
         ) : (
-          <code class="code" aria-label={label}>
+          <code class="code" aria-label={label} ref={shown}>
             {value}
           </code>
         )}
-        <button type="button" class="btn small" onClick={copy} aria-label={`Copy ${label.toLowerCase()}`}>
-          Copy
-        </button>
+        <CopyButton text={value} label={`Copy ${label.toLowerCase()}`} select={() => shown.current} />
       </div>
     </div>
   );

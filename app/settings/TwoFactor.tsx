@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { CopyButton } from '../ui/CopyButton.tsx';
 import { loadMe, me } from '../session.ts';
 import { Field } from '../ui/Field.tsx';
 import { Notice } from '../ui/Notice.tsx';
@@ -41,9 +42,7 @@ export function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () =
         ))}
       </ul>
       <div class="card-actions">
-        <button type="button" class="btn" onClick={() => void navigator.clipboard?.writeText(text)}>
-          Copy
-        </button>
+        <CopyButton text={text} class="btn" />
         <button type="button" class="btn" onClick={download}>
           Download
         </button>

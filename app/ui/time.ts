@@ -15,7 +15,7 @@ export function shortTime(iso: string | null | undefined): string {
 /** "14:05" today, else "12 Mar, 14:05". */
 export function clockTime(iso: string): string {
   const at = new Date(iso);
-  const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = at.toLocaleTimeString(undefined, { hour: HOUR, minute: '2-digit' });
   return at.toDateString() === new Date(currentTime()).toDateString()
     ? time
     : `${at.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })}, ${time}`;
@@ -29,3 +29,11 @@ export function duration(seconds: number): string {
   const m = Math.round((seconds % 3600) / 60);
   return m ? `${h}h ${m}m` : `${h}h`;
 }
+
+/**
+ * The `hour` option for a clock time in the browser's locale: `numeric` on a 12-hour clock ("9:00
+ * AM", not "09:00 AM"), `2-digit` on a 24-hour one ("09:00", not "9:00").
+ */
+export const HOUR: 'numeric' | '2-digit' = /h1[12]/.test(new Intl.DateTimeFormat(undefined, { hour: 'numeric' }).resolvedOptions().hourCycle ?? '')
+  ? 'numeric'
+  : '2-digit';

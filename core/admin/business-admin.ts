@@ -57,10 +57,13 @@ export function planNamed(name: string): PlanName | null {
   return planNames.find((plan) => plan.toLowerCase() === name.trim().toLowerCase()) ?? null;
 }
 
-/** Sets the plan (up or down) in one statement; returns the plan it had before. */
+/**
+ * Sets the plan (up or down) in one statement; returns the plan it had before. The plan is then
+ * the operator's: a server without billing no longer moves it to PLAN_WITHOUT_BILLING.
+ */
 export async function setBusinessPlan(db: Queryable, businessId: string, plan: PlanName): Promise<PlanName> {
   const row = await db.one(sql.type(z.object({ before: z.enum(planNames) }))`
-    update businesses b set plan = ${plan}, updated_at = now()
+    update businesses b set plan = ${plan}, plan_chosen_by_operator = true, updated_at = now()
     from businesses old where old.id = b.id and b.id = ${businessId}
     returning old.plan as before`);
   return row.before;

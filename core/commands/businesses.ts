@@ -1,22 +1,25 @@
 /**
- * The workspace: create it (the business on plan Free, its owner's membership as agent 1, its
+ * The workspace: create it (the business on its starting plan, its owner's membership as agent 1, its
  * built-in webchat channel), change its profile, turn the AI agent's auto-reply on or off.
  */
 import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { badRequest } from '../errors.ts';
-import { assertMayUseAutoReply } from '../domain/plans.ts';
+import { assertMayUseAutoReply, type PlanName } from '../domain/plans.ts';
 import { builtinChannelType } from '../../connectors/index.ts';
 
 export type BusinessFields = { name: string; website?: string; industry?: string; team_size?: string; goal?: string };
 
-/** Creates the business in the caller's transaction; 400 when the user already belongs to one. */
-export async function createBusiness(tx: Queryable, ownerId: string, fields: BusinessFields): Promise<string> {
+/**
+ * Creates the business on `plan` (plans.ts startingPlan: Free where plans are sold) in the
+ * caller's transaction; 400 when the user already belongs to one.
+ */
+export async function createBusiness(tx: Queryable, ownerId: string, fields: BusinessFields, plan: PlanName = 'Free'): Promise<string> {
   const taken = await tx.exists(sql.unsafe`select 1 from team_members where user_id = ${ownerId}`);
   if (taken) throw badRequest('User already belongs to a business');
   const { id } = await tx.one(sql.type(z.object({ id: z.string() }))`
-    insert into businesses (name, website, industry, team_size, goal, owner_id, next_agent_number)
-    values (${fields.name}, ${fields.website ?? ''}, ${fields.industry ?? ''}, ${fields.team_size ?? ''}, ${fields.goal ?? ''}, ${ownerId}, 2)
+    insert into businesses (name, website, industry, team_size, goal, owner_id, next_agent_number, plan)
+    values (${fields.name}, ${fields.website ?? ''}, ${fields.industry ?? ''}, ${fields.team_size ?? ''}, ${fields.goal ?? ''}, ${ownerId}, 2, ${plan})
     returning id`);
   const member = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
     insert into team_members (business_id, user_id, role, agent_number)

@@ -64,19 +64,30 @@ export async function deleteCannedResponse(tx: Queryable, input: { businessId: s
 }
 
 /** The values a canned response's placeholders take, by placeholder name. */
-export type PlaceholderValues = Record<'customer.name' | 'customer.email' | 'agent.name' | 'business.name', string | null>;
-
-/** `{{ name }}`: a placeholder, spaces inside the braces allowed. */
-const placeholder = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;
+export type PlaceholderValues = Record<'customer.name' | 'customer.first_name' | 'customer.email' | 'agent.name' | 'business.name', string | null>;
 
 /**
- * Fills the known placeholders (a missing value becomes empty); anything else, unknown
+ * `{{ name }}` or `{{ name | default: "fallback" }}` (Liquid's filter; single quotes too): a
+ * placeholder, spaces inside the braces allowed, with the text used when the value is empty.
+ */
+const placeholder = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:\|\s*default\s*:\s*(?:"([^"{}]*)"|'([^'{}]*)')\s*)?\}\}/g;
+
+/**
+ * Fills the known placeholders: an empty or missing value becomes the placeholder's fallback
+ * (`{{customer.name | default: "there"}}` → `there`), else nothing. Anything else, unknown
  * placeholders included, stays exactly as typed. One pass: a value that itself looks like a
  * placeholder (a customer named `{{agent.name}}`) is not filled again.
  */
 export function fillPlaceholders(content: string, values: PlaceholderValues): string {
-  return content.replace(placeholder, (whole, name: string) => (Object.hasOwn(values, name) ? (values[name as keyof PlaceholderValues] ?? '') : whole));
+  return content.replace(placeholder, (whole, name: string, doubleQuoted?: string, singleQuoted?: string) => {
+    if (!Object.hasOwn(values, name)) return whole;
+    const value = values[name as keyof PlaceholderValues]?.trim() ?? '';
+    return value !== '' ? value : (doubleQuoted ?? singleQuoted ?? '');
+  });
 }
+
+/** The first word of a name ("Maria" of "Maria Lopez"), or null. */
+const firstName = (name: string | null) => name?.trim().split(/\s+/)[0] || null;
 
 const contextRow = z.object({ customer_name: z.string().nullable(), customer_email: z.string().nullable(), business_name: z.string() });
 
@@ -92,7 +103,7 @@ export async function renderCannedResponse(
     select ${cannedResponseColumns} from canned_responses cr where cr.business_id = ${input.businessId} and cr.id = ${input.id}`);
   if (!row) throw notFound('Canned response not found');
   const context = await q.maybeOne(sql.type(contextRow)`
-    select cu.name as customer_name, cu.email as customer_email, b.name as business_name
+    select case when cu.name = cu.generated_name then null else cu.name end as customer_name, cu.email as customer_email, b.name as business_name
     from conversations c
     join businesses b on b.id = c.business_id
     left join customers cu on cu.id = c.customer_id and cu.business_id = c.business_id
@@ -101,6 +112,7 @@ export async function renderCannedResponse(
   if (!context) throw notFound('Conversation not found');
   const content = fillPlaceholders(row.content, {
     'customer.name': context.customer_name,
+    'customer.first_name': firstName(context.customer_name),
     'customer.email': context.customer_email,
     'agent.name': input.agentName,
     'business.name': context.business_name,

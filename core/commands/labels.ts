@@ -14,6 +14,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { labelColumns, labelRow, type LabelRow } from '../presenters/label.ts';
 import { labelsByConversation } from '../reads/conversations.ts';
+import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
 
 export type LabelFields = { name: string; color: string; description: string };
 
@@ -29,7 +30,10 @@ async function unlessTaken<T>(name: string, write: () => Promise<T>): Promise<T>
   }
 }
 
-export async function createLabel(tx: Queryable, input: { businessId: string; fields: LabelFields }): Promise<{ label: LabelRow }> {
+/** The event that tells open apps to read the labels again. */
+const labelsChanged = (businessId: string) => liveEvent('settings_changed', { business_id: businessId, setting: 'labels', at: new Date().toISOString() });
+
+export async function createLabel(tx: Queryable, input: { businessId: string; fields: LabelFields }): Promise<{ label: LabelRow; events: LiveEvent[] }> {
   const { name, color, description } = input.fields;
   const label = await unlessTaken(name, () =>
     tx.one(sql.type(labelRow)`
@@ -37,11 +41,14 @@ export async function createLabel(tx: Queryable, input: { businessId: string; fi
       values (${input.businessId}, ${name}, ${color}, ${description})
       returning ${labelColumns}`),
   );
-  return { label };
+  return { label, events: [labelsChanged(input.businessId)] };
 }
 
 /** Changes the given fields (undefined keeps one). 404 for an unknown label or another business's. */
-export async function updateLabel(tx: Queryable, input: { businessId: string; labelId: string; changes: Partial<LabelFields> }): Promise<{ label: LabelRow }> {
+export async function updateLabel(
+  tx: Queryable,
+  input: { businessId: string; labelId: string; changes: Partial<LabelFields> },
+): Promise<{ label: LabelRow; events: LiveEvent[] }> {
   const { name, color, description } = input.changes;
   const label = await unlessTaken(name ?? '', () =>
     tx.maybeOne(sql.type(labelRow)`
@@ -54,15 +61,15 @@ export async function updateLabel(tx: Queryable, input: { businessId: string; la
       returning ${labelColumns}`),
   );
   if (!label) throw notFound('Label not found');
-  return { label };
+  return { label, events: [labelsChanged(input.businessId)] };
 }
 
 /** Deletes the label; conversations lose it (the foreign key cascades). */
-export async function deleteLabel(tx: Queryable, input: { businessId: string; labelId: string }): Promise<{ deleted: true }> {
+export async function deleteLabel(tx: Queryable, input: { businessId: string; labelId: string }): Promise<{ deleted: true; events: LiveEvent[] }> {
   const gone = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
     delete from labels where business_id = ${input.businessId} and id = ${input.labelId} returning id`);
   if (!gone) throw notFound('Label not found');
-  return { deleted: true };
+  return { deleted: true, events: [labelsChanged(input.businessId)] };
 }
 
 const foundLabel = z.object({ id: z.string(), name: z.string(), wanted: z.string() });

@@ -20,6 +20,10 @@ import { conversationUpdated, type PendingEvent } from '../events/live.ts';
 import { teamColumns, teamRow, type TeamRow } from '../presenters/team.ts';
 import { settingsChanged, type DomainEventInput } from '../events/domain.ts';
 import { domainEvent } from './conversations.ts';
+import { liveEvent, type LiveEvent } from '../events/catalogue.ts';
+
+/** The event that tells open apps to read the teams again (their names and members). */
+const teamsChanged = (businessId: string) => liveEvent('settings_changed', { business_id: businessId, setting: 'teams', at: new Date().toISOString() });
 import { agentsNarrowed, hiddenFrom, losingOnTeamChange } from '../domain/team-visibility-loss.ts';
 
 export type TeamFields = { name: string; description: string };
@@ -44,21 +48,21 @@ export async function assertTeamOfBusiness(q: Queryable, businessId: string, tea
 export async function createTeam(
   tx: Queryable,
   input: { businessId: string; fields: TeamFields },
-): Promise<{ team: TeamRow; domainEvents: DomainEventInput[] }> {
+): Promise<{ team: TeamRow; events: LiveEvent[]; domainEvents: DomainEventInput[] }> {
   const { name, description } = input.fields;
   const id = await unlessTaken(name, () =>
     tx.oneFirst(sql.type(z.object({ id: z.string() }))`
       insert into teams (business_id, name, description) values (${input.businessId}, ${name}, ${description}) returning id`),
   );
   const team = await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`);
-  return { team, domainEvents: [settingsChanged(input.businessId, 'teams', null, team, team.id)] };
+  return { team, events: [teamsChanged(input.businessId)], domainEvents: [settingsChanged(input.businessId, 'teams', null, team, team.id)] };
 }
 
 /** Changes the given fields (undefined keeps one). 404 for an unknown team or another business's. */
 export async function updateTeam(
   tx: Queryable,
   input: { businessId: string; teamId: string; changes: Partial<TeamFields> },
-): Promise<{ team: TeamRow; domainEvents: DomainEventInput[] }> {
+): Promise<{ team: TeamRow; events: LiveEvent[]; domainEvents: DomainEventInput[] }> {
   const { name, description } = input.changes;
   const before = await tx.maybeOne(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${input.teamId}`);
   const id = await unlessTaken(name ?? '', () =>
@@ -72,7 +76,7 @@ export async function updateTeam(
   );
   if (!id) throw notFound('Team not found');
   const team = await tx.one(sql.type(teamRow)`select ${teamColumns} from teams t where t.business_id = ${input.businessId} and t.id = ${id}`);
-  return { team, domainEvents: [settingsChanged(input.businessId, 'teams', before, team, team.id)] };
+  return { team, events: [teamsChanged(input.businessId)], domainEvents: [settingsChanged(input.businessId, 'teams', before, team, team.id)] };
 }
 
 /**
@@ -94,7 +98,7 @@ export async function deleteTeam(
   await tx.query(sql.unsafe`delete from teams where business_id = ${input.businessId} and id = ${team.id}`);
   return {
     deleted: true,
-    events: hiddenFrom(input.businessId, narrowed, null),
+    events: [...hiddenFrom(input.businessId, narrowed, null), teamsChanged(input.businessId)],
     domainEvents: [settingsChanged(input.businessId, 'teams', { team_id: team.id }, null, team.id)],
   };
 }
@@ -134,7 +138,7 @@ export async function setTeamMembers(
   // A new member may take the team's waiting conversations (auto-assignment hears of it).
   return {
     memberIds: wanted,
-    events: hiddenFrom(input.businessId, narrowed, null),
+    events: [...hiddenFrom(input.businessId, narrowed, null), teamsChanged(input.businessId)],
     domainEvents: [
       settingsChanged(
         input.businessId,

@@ -24,6 +24,8 @@ import { createReadStream } from 'node:fs';
 import type { FileStorage } from '../adapters/storage.ts';
 import { storeFile, type UploadRow } from '../domain/uploads.ts';
 import { identifyVisitor, type VisitorIdentity } from './visitor-identity.ts';
+import { generatedVisitorName } from '../domain/visitors/visitor-names.ts';
+import { recordVisitContext, type VisitContextInput } from '../domain/visitors/visitor-context.ts';
 
 /** Messages one visitor may send: 20 per minute. */
 export const VISITOR_MESSAGE_RATE: RateLimit = { limit: 20, windowSeconds: 60 };
@@ -103,6 +105,10 @@ export type StartVisitorSessionInput = {
   identity?: VisitorIdentity;
   /** Opens the widget's identity secret (needed with `identity`). */
   encryptionKey?: Uint8Array;
+  /** What the widget reports of the visit (page, referrer, language, time zone, pages seen); stored when given. */
+  context?: VisitContextInput;
+  /** The request's User-Agent header: the visit's browser and system. */
+  userAgent?: string;
 };
 
 /** `eventsRecorded`: the session's own transaction recorded its domain events (see runCommand). */
@@ -114,6 +120,14 @@ export type VisitorSession = { visitor: Visitor; conversationId: string | null; 
  */
 export async function startVisitorSession(db: Db, input: StartVisitorSessionInput): Promise<VisitorSession> {
   return db.transaction(async (tx) => {
+    const session = await startOrResume(tx, input);
+    if (input.context) await recordVisitContext(tx, session.visitor.customerId, input.context, input.userAgent);
+    return session;
+  });
+}
+
+async function startOrResume(tx: Queryable, input: StartVisitorSessionInput): Promise<VisitorSession> {
+  {
     const channel = await findWidgetChannel(tx, input.widgetId);
     if (!channel) throw widgetNotFound();
     if (!originAllowed(channel.domain, input.origin, input.originRules)) throw forbidden('This widget may not be used on this site');
@@ -137,7 +151,7 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
     if (resume && resume.widgetId === input.widgetId) {
       // A visitor merged into another customer resumes as that customer; a record a member edited
       // keeps its name and e-mail (the widget only fills blanks), as inbound messages do.
-      const resumed = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+      const resumed = await tx.maybeOne(sql.type(z.object({ id: z.string(), name: z.string() }))`
         update customers cu set
           name = case when ${input.name ?? null}::text is null or (cu.edited_at is not null and cu.name <> '') then cu.name else ${input.name ?? null} end,
           email = case when cu.edited_at is null then coalesce(${input.email ?? null}, cu.email) else coalesce(cu.email, ${input.email ?? null}) end,
@@ -146,8 +160,13 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
         where identity.id = ${resume.customerId} and identity.channel_id = ${channel.channelId} and identity.platform_user_id = ${resume.visitorId}
           and identity.erasing_at is null
           and cu.id = coalesce(identity.merged_into, identity.id) and cu.erasing_at is null
-        returning cu.id`);
+        returning cu.id, cu.name`);
       if (resumed) {
+        // A visitor from before generated names gets one now.
+        if (resumed.name === '') {
+          const generated = await generatedVisitorName(tx, channel.businessId);
+          await tx.query(sql.unsafe`update customers set name = ${generated}, generated_name = ${generated} where id = ${resumed.id} and name = ''`);
+        }
         const visitor = { ...base, customerId: resumed.id, visitorId: resume.visitorId };
         return { visitor, conversationId: await currentConversationId(tx, visitor), resumed: true, events: [], eventsRecorded: true };
       }
@@ -156,12 +175,13 @@ export async function startVisitorSession(db: Db, input: StartVisitorSessionInpu
     if (retryAfter) throw tooManyRequests('Too many new chat sessions from this address; try again later', retryAfter);
     await pruneRateWindows(tx);
     const visitorId = `v_${randomBytes(16).toString('base64url')}`;
+    const generated = input.name ? null : await generatedVisitorName(tx, channel.businessId);
     const created = await tx.one(sql.type(z.object({ id: z.string() }))`
-      insert into customers (business_id, channel_id, platform_user_id, name, email)
-      values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? ''}, ${input.email ?? null})
+      insert into customers (business_id, channel_id, platform_user_id, name, email, generated_name)
+      values (${channel.businessId}, ${channel.channelId}, ${visitorId}, ${input.name ?? generated}, ${input.email ?? null}, ${generated})
       returning id`);
     return { visitor: { ...base, customerId: created.id, visitorId }, conversationId: null, resumed: false, events: [], eventsRecorded: true };
-  });
+  }
 }
 
 export type SendVisitorMessageInput = {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import { planError } from '../errors.ts';
 import { connectorFor } from '../../connectors/index.ts';
+import type { Config } from '../config.ts';
 
 export const planNames = ['Free', 'Mini', 'Pro'] as const;
 export type PlanName = (typeof planNames)[number];
@@ -66,6 +67,30 @@ export async function planOf(q: Queryable, businessId: string, options: { lock?:
   return toPlan(row);
 }
 
+/**
+ * Whether this server sells plans: Stripe is configured (STRIPE_SECRET_KEY). Without it the
+ * installation is its operator's own: workspaces are on PLAN_WITHOUT_BILLING and nothing offers
+ * an upgrade (docs/decisions.md#businesses-plans-and-limits).
+ */
+export const sellsPlans = (config: Pick<Config, 'STRIPE_SECRET_KEY'>): boolean => Boolean(config.STRIPE_SECRET_KEY);
+
+/** The plan a new workspace starts on: Free where plans are sold, else PLAN_WITHOUT_BILLING. */
+export const startingPlan = (config: Pick<Config, 'STRIPE_SECRET_KEY' | 'PLAN_WITHOUT_BILLING'>): PlanName =>
+  sellsPlans(config) ? 'Free' : config.PLAN_WITHOUT_BILLING;
+
+/**
+ * Without billing, puts every workspace whose plan the operator did not set (`parley business
+ * plan`) on PLAN_WITHOUT_BILLING; with billing, nothing. Run at every start (boot), so changing the
+ * setting, or an installation made before it, takes effect on restart. Returns how many moved.
+ */
+export async function applyPlanWithoutBilling(q: Queryable, config: Pick<Config, 'STRIPE_SECRET_KEY' | 'PLAN_WITHOUT_BILLING'>): Promise<number> {
+  if (sellsPlans(config)) return 0;
+  const result = await q.query(sql.unsafe`
+    update businesses set plan = ${config.PLAN_WITHOUT_BILLING}, updated_at = now()
+    where not plan_chosen_by_operator and plan <> ${config.PLAN_WITHOUT_BILLING}`);
+  return result.rowCount;
+}
+
 const count = z.object({ n: z.number() });
 
 export type Usage = { agents: number; channels: number; kb_articles: number; messages_this_month: number };
@@ -86,14 +111,18 @@ export async function assertMayAddAgent(q: Queryable, businessId: string): Promi
   const plan = await planOf(q, businessId, { lock: true });
   const { n } = await q.one(sql.type(count)`select count(*)::int as n from team_members where business_id = ${businessId} and role <> 'owner'`);
   if (n >= plan.maxAdditionalAgents) {
-    throw planError({
-      error: 'limit_exceeded',
-      plan: plan.name,
-      feature: 'agents',
-      current: n,
-      limit: plan.maxAdditionalAgents,
-      message: `Your ${plan.name} plan allows ${plan.maxAdditionalAgents} additional agent${plan.maxAdditionalAgents === 1 ? '' : 's'}. Upgrade to add more.`,
-    });
+    throw planError(
+      {
+        error: 'limit_exceeded',
+        plan: plan.name,
+        feature: 'agents',
+        current: n,
+        limit: plan.maxAdditionalAgents,
+        message: `Your ${plan.name} plan allows ${plan.maxAdditionalAgents} additional agent${plan.maxAdditionalAgents === 1 ? '' : 's'}.`,
+      },
+      402,
+      'Upgrade to add more.',
+    );
   }
 }
 
@@ -105,25 +134,33 @@ export async function assertMayAddAgent(q: Queryable, businessId: string): Promi
 export async function assertMayAddChannel(q: Queryable, businessId: string, type: string, options: { replacing?: string } = {}): Promise<void> {
   const plan = await planOf(q, businessId, { lock: true });
   if (plan.widgetChannelsOnly && !connectorFor(type).onWidgetOnlyPlans) {
-    throw planError({
-      error: 'feature_locked',
-      plan: plan.name,
-      feature: 'integrations',
-      message: `Channel type '${type}' is not available on the ${plan.name} plan. Upgrade to Mini or Pro to connect it.`,
-    });
+    throw planError(
+      {
+        error: 'feature_locked',
+        plan: plan.name,
+        feature: 'integrations',
+        message: `Channel type '${type}' is not available on the ${plan.name} plan.`,
+      },
+      402,
+      'Upgrade to Mini or Pro to connect it.',
+    );
   }
   const { n } = await q.one(sql.type(count)`
     select count(*)::int as n from channels
     where business_id = ${businessId} and not is_builtin and id <> ${options.replacing ?? '00000000-0000-0000-0000-000000000000'}`);
   if (n >= plan.maxChannels) {
-    throw planError({
-      error: 'limit_exceeded',
-      plan: plan.name,
-      feature: 'channels',
-      current: n,
-      limit: plan.maxChannels,
-      message: `Your ${plan.name} plan allows ${plan.maxChannels} channels. Upgrade to add more.`,
-    });
+    throw planError(
+      {
+        error: 'limit_exceeded',
+        plan: plan.name,
+        feature: 'channels',
+        current: n,
+        limit: plan.maxChannels,
+        message: `Your ${plan.name} plan allows ${plan.maxChannels} channels.`,
+      },
+      402,
+      'Upgrade to add more.',
+    );
   }
 }
 
@@ -132,14 +169,18 @@ export async function assertMayAddArticle(q: Queryable, businessId: string): Pro
   const plan = await planOf(q, businessId, { lock: true });
   const { n } = await q.one(sql.type(count)`select count(*)::int as n from kb_articles where business_id = ${businessId}`);
   if (n >= plan.maxKbArticles) {
-    throw planError({
-      error: 'limit_exceeded',
-      plan: plan.name,
-      feature: 'kb_articles',
-      current: n,
-      limit: plan.maxKbArticles,
-      message: `Your ${plan.name} plan allows ${plan.maxKbArticles} knowledge base articles. Upgrade to add more.`,
-    });
+    throw planError(
+      {
+        error: 'limit_exceeded',
+        plan: plan.name,
+        feature: 'kb_articles',
+        current: n,
+        limit: plan.maxKbArticles,
+        message: `Your ${plan.name} plan allows ${plan.maxKbArticles} knowledge base articles.`,
+      },
+      402,
+      'Upgrade to add more.',
+    );
   }
 }
 
@@ -178,9 +219,10 @@ export function assertReserved(row: z.infer<typeof reservationRow>): void {
       feature: 'messages',
       current: row.plan_max,
       limit: row.plan_max,
-      message: `Your ${row.plan_name} plan allows ${row.plan_max} messages a month. Upgrade to send more.`,
+      message: `Your ${row.plan_name} plan allows ${row.plan_max} messages a month.`,
     },
     403,
+    'Upgrade to send more.',
   );
 }
 
@@ -188,12 +230,16 @@ export function assertReserved(row: z.infer<typeof reservationRow>): void {
 export async function assertMayUseAutoReply(q: Queryable, businessId: string): Promise<void> {
   const plan = await planOf(q, businessId);
   if (!plan.aiAutoReply) {
-    throw planError({
-      error: 'feature_not_available',
-      plan: plan.name,
-      feature: 'ai_auto_reply',
-      message: `AI auto-reply is not available on the ${plan.name} plan. Upgrade to Mini or Pro.`,
-    });
+    throw planError(
+      {
+        error: 'feature_not_available',
+        plan: plan.name,
+        feature: 'ai_auto_reply',
+        message: `AI auto-reply is not available on the ${plan.name} plan.`,
+      },
+      402,
+      'Upgrade to Mini or Pro.',
+    );
   }
 }
 
@@ -208,13 +254,17 @@ export async function assertStorageWithinPlan(q: Queryable, businessId: string, 
   const { bytes } = await q.one(sql.type(z.object({ bytes: z.coerce.number() }))`
     select coalesce(sum(size), 0)::bigint as bytes from uploads where business_id = ${businessId}`);
   if (bytes > plan.maxStorageBytes) {
-    throw planError({
-      error: 'limit_exceeded',
-      plan: plan.name,
-      feature: 'storage',
-      current: bytes,
-      limit: plan.maxStorageBytes,
-      message: `Your ${plan.name} plan stores up to ${mib(plan.maxStorageBytes)} of files. Upgrade to store more.`,
-    });
+    throw planError(
+      {
+        error: 'limit_exceeded',
+        plan: plan.name,
+        feature: 'storage',
+        current: bytes,
+        limit: plan.maxStorageBytes,
+        message: `Your ${plan.name} plan stores up to ${mib(plan.maxStorageBytes)} of files.`,
+      },
+      402,
+      'Upgrade to store more.',
+    );
   }
 }

@@ -62,6 +62,11 @@ export type EventPayloads = {
    * (core/commands/sla.ts). `at`: when it was recorded; `due_at`: the target's due time.
    */
   sla_breached: ConversationIds & { breach_id: string; sla_policy_id: string; target: 'first_response' | 'next_response' | 'resolution'; due_at: string };
+  /**
+   * A setting every member reads changed (`setting`: which list): open apps read it again, so a
+   * label the owner just made is in every agent's label picker without a reload. `at`: when.
+   */
+  settings_changed: Ids & { setting: 'labels' | 'teams' };
 };
 
 export type EventKey = keyof EventPayloads;
@@ -97,6 +102,7 @@ const catalogue: { [K in EventKey]: EventRoute<EventPayloads[K], K extends 'visi
   customer_erased: toBusiness,
   visitor_message_created: { name: 'message_created', namespace: WIDGET_NAMESPACE, rooms: (_p, customerId) => [rooms.visitor(customerId)] },
   sla_breached: toBusiness,
+  settings_changed: toBusiness,
 };
 
 /** An event built from the catalogue; what the bus carries (core/events/bus.ts ParleyEvent), typed. */

@@ -97,7 +97,16 @@ export const conversationSchema = z
 export type Conversation = z.infer<typeof conversationSchema>;
 
 /** A list entry: the conversation with its customer and its latest message instead of all of them. */
-export const conversationListItemSchema = z.object({ ...conversationFields, last_message: z.union([messageSchema, z.null()]) }).openapi('ConversationListItem');
+export const conversationListItemSchema = z
+  .object({
+    ...conversationFields,
+    last_message: z.union([messageSchema, z.null()]),
+    preview_message: z.union([messageSchema, z.null()]).openapi({
+      description:
+        'The latest message a person wrote (the customer, an agent, the AI agent; not a private note, not an automatic message such as the away reply or the satisfaction question): what the inbox row shows. Null when there is none.',
+    }),
+  })
+  .openapi('ConversationListItem');
 export type ConversationListItem = z.infer<typeof conversationListItemSchema>;
 
 const noServiceLevels: ServiceLevels = { sla: null, csat: null };
@@ -146,7 +155,9 @@ export const presentConversationListItem = (
   labels: string[],
   lastMessage: Message | null,
   levels?: ServiceLevels,
+  previewMessage: Message | null = null,
 ): ConversationListItem => ({
   ...base(row, customer, labels, levels),
   last_message: lastMessage,
+  preview_message: previewMessage,
 });

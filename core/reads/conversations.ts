@@ -30,7 +30,7 @@ import { SLA_DUE_SOON_MINUTES } from '../presenters/service-levels.ts';
 import { customerColumns, customerRow, presentCustomer } from '../presenters/customer.ts';
 import { messageRow, presentMessage } from '../presenters/message.ts';
 import { cursorColumn, pageOf, type Cursor } from './keyset.ts';
-import { allMessages, latestVisibleMessage, messagePage } from './messages.ts';
+import { allMessages, latestConversationalMessage, latestVisibleMessage, messagePage } from './messages.ts';
 import { serviceLevelsOf, slaExtrasColumns, slaExtrasFields } from './service-levels.ts';
 
 /** Whom a read is for: a member (team-scoped visibility applies), or the business as a whole. */
@@ -96,10 +96,12 @@ const customerJoin = sql.fragment`
  * parsed by its own row schema.
  */
 const extrasColumns = sql.fragment`
-  ${partColumns('cux', 'customer', customerRow)}, ${partColumns('lm', 'last', messageRow)}, ${labelNamesColumn}, ${slaExtrasColumns}`;
+  ${partColumns('cux', 'customer', customerRow)}, ${partColumns('lm', 'last', messageRow)}, ${partColumns('pm', 'preview', messageRow)}, ${labelNamesColumn}, ${slaExtrasColumns}`;
+const previewJoin = sql.fragment`left join lateral (${latestConversationalMessage(sql.fragment`ids.id`)}) pm on true`;
 const extrasJoins = sql.fragment`
   ${customerJoin}
-  left join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) lm on true`;
+  left join lateral (${latestVisibleMessage(sql.fragment`ids.id`)}) lm on true
+  ${previewJoin}`;
 const extrasFields = { label_names: z.array(z.string()), ...slaExtrasFields };
 type ListExtras = z.infer<z.ZodObject<typeof extrasFields>> & Record<string, unknown>;
 
@@ -111,18 +113,22 @@ function partsOf(r: ConversationRow, extra: ListExtras | undefined, written?: { 
   const customer = extra ? partOf(extra, 'customer', customerRow) : null;
   // A statement's own write (writtenEntry) names its latest message; a read has its `last.*` columns.
   const last = written ? null : extra ? partOf(extra, 'last', messageRow) : null;
+  // The preview: the message written when a person wrote it, else the latest such one before it.
+  const preview = written && written.last.sender_type !== 'system' && !written.last.private ? null : extra ? partOf(extra, 'preview', messageRow) : null;
   return {
     customer: customer ? presentCustomer(customerRow.parse(customer)) : null,
     labels: extra?.label_names ?? [],
     last: written ? written.last : last ? presentMessage(messageRow.parse(last)) : null,
+    preview:
+      written && written.last.sender_type !== 'system' && !written.last.private ? written.last : preview ? presentMessage(messageRow.parse(preview)) : null,
     levels: serviceLevelsOf(r, extra),
   };
 }
 
 /** The list entry of a row and its extras. */
 function listItemOf(r: ConversationRow, extra: ListExtras | undefined): ConversationListItem {
-  const { customer, labels, last, levels } = partsOf(r, extra);
-  return presentConversationListItem(r, customer, labels, last, levels);
+  const { customer, labels, last, preview, levels } = partsOf(r, extra);
+  return presentConversationListItem(r, customer, labels, last, levels, preview);
 }
 
 const extrasRow = z.object({ conversation_id: z.string(), ...extrasFields }).catchall(z.unknown());
@@ -188,10 +194,11 @@ export async function conversationListItems(q: Queryable, businessId: string, id
  * statement wrote (writtenListEntry's `last`).
  */
 export const writtenEntry = (alias: string) => sql.fragment`
-  select ${partColumns(alias, 'conversation', conversationRow)}, ${partColumns('cux', 'customer', customerRow)}, ${labelNamesColumn}, ${slaExtrasColumns}
+  select ${partColumns(alias, 'conversation', conversationRow)}, ${partColumns('cux', 'customer', customerRow)}, ${partColumns('pm', 'preview', messageRow)}, ${labelNamesColumn}, ${slaExtrasColumns}
   from ${sql.identifier([alias])}
   ${idsOf(alias)}
-  ${customerJoin}`;
+  ${customerJoin}
+  ${previewJoin}`;
 
 const writtenExtras = z.object(extrasFields).catchall(z.unknown());
 
@@ -201,7 +208,7 @@ export function writtenListEntry(row: Record<string, unknown>, last: Message): C
   if (!written) return null;
   const conversation = conversationRow.parse(written);
   const parts = partsOf(conversation, writtenExtras.parse(row), { last });
-  return presentConversationListItem(conversation, parts.customer, parts.labels, parts.last, parts.levels);
+  return presentConversationListItem(conversation, parts.customer, parts.labels, parts.last, parts.levels, parts.preview);
 }
 
 const conversationWithAudience = conversationRow.extend(audienceFields).extend(extrasFields).catchall(z.unknown());

@@ -59,6 +59,16 @@ export const latestVisibleMessage = (conversationId: FragmentSqlToken) => sql.fr
   where m.conversation_id = ${conversationId} and not m.private and m.delivery_status is distinct from 'scheduled'
   order by m.created_at desc, m.id desc limit 1`;
 
+/**
+ * The conversation's latest message that a person wrote (the customer, an agent, the AI agent),
+ * as latestVisibleMessage selects it: what the inbox row previews, so an automatic message (the
+ * away reply, the satisfaction question) or a note of Parley's never hides what the customer said.
+ */
+export const latestConversationalMessage = (conversationId: FragmentSqlToken) => sql.fragment`
+  select ${messageColumns} from messages m
+  where m.conversation_id = ${conversationId} and not m.private and m.delivery_status is distinct from 'scheduled' and m.sender_type <> 'system'
+  order by m.created_at desc, m.id desc limit 1`;
+
 const pagedMessageRow = messageRow.extend({ cursor_at: z.string() });
 
 /**

@@ -74,6 +74,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ALLOW_PRIVATE_HOSTS: 'true',
     // Every test request comes from 127.0.0.1: the per-address login budget has its own test.
     LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
+    // Workspaces start on Free as where plans are sold, so plan limits are tested from the bottom;
+    // the server without billing (default Pro) has its own test (plan-without-billing.test.ts).
+    PLAN_WITHOUT_BILLING: 'Free',
     ...(options.redis ? { REDIS_URL: testRedisUrl } : {}),
     ...options.env,
   });

@@ -1,11 +1,15 @@
 /** The caller's plan: its limits and the business's usage against each. */
 import { z } from '../../../lib/zod.ts';
-import { planOf, usageOf } from '../../../core/domain/plans.ts';
+import { planOf, sellsPlans, usageOf } from '../../../core/domain/plans.ts';
 import { defineRoute } from '../../route.ts';
 
 export const planResponse = z
   .object({
     plan: z.enum(['Free', 'Mini', 'Pro']),
+    billing: z.boolean().openapi({
+      description:
+        'Whether this server sells plans (Stripe configured). False: the operator sets every plan (PLAN_WITHOUT_BILLING, `parley business plan`) and there is no upgrade to buy.',
+    }),
     limits: z.object({
       agents: z.number().int().openapi({ description: 'Additional agents besides the owner' }),
       channels: z.number().int().openapi({ description: 'Channels besides the built-in webchat channel (Free: widget channels only)' }),
@@ -26,7 +30,7 @@ export const readPlan = defineRoute({
   method: 'get',
   path: '/api/v1/business/plan',
   summary: "The business's plan, its limits and current usage",
-  description: 'Any member may read it. Caller without a business: 404. See docs/decisions.md#businesses-plans-and-limits.',
+  description: 'Any member may read it. Caller without a business: 404. See docs/decisions.md#businesses-plans-and-limits and docs/decisions.md#billing.',
   tags: ['Business'],
   auth: 'user',
   policy: 'plan.read',
@@ -37,6 +41,7 @@ export const readPlan = defineRoute({
     const [plan, usage] = await Promise.all([planOf(deps.db, businessId), usageOf(deps.db, businessId)]);
     return {
       plan: plan.name,
+      billing: sellsPlans(deps.config),
       limits: {
         agents: plan.maxAdditionalAgents,
         channels: plan.maxChannels,

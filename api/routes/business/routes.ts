@@ -7,6 +7,7 @@ import { createBusinessBody, updateBusinessBody } from './schema.ts';
 import { readPlan } from './plan.ts';
 import type { Queryable } from '../../../core/adapters/postgres/db.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
+import { startingPlan } from '../../../core/domain/plans.ts';
 import { actorOf, recordAudit } from '../../../core/domain/platform/audit.ts';
 
 const tags = ['Business'];
@@ -25,7 +26,8 @@ export const create = defineRoute({
   body: createBusinessBody,
   response: businessSchema,
   errors: [400],
-  handler: async ({ body, caller, deps }) => runCommand(deps, async (tx) => loadBusiness(tx, await createBusiness(tx, caller.userId, body))),
+  handler: async ({ body, caller, deps }) =>
+    runCommand(deps, async (tx) => loadBusiness(tx, await createBusiness(tx, caller.userId, body, startingPlan(deps.config)))),
 });
 
 export const read = defineRoute({

@@ -106,7 +106,7 @@ export const render = defineRoute({
   summary: 'Render a canned response for a conversation',
   description:
     "The canned response with `content` filled for the conversation: `{{customer.name}}` and `{{customer.email}}` from its customer, `{{agent.name}}` the caller's full name, `{{business.name}}` the business's. " +
-    'Spaces inside the braces are allowed (`{{ customer.name }}`). A missing value (no customer, no e-mail) becomes empty; an unknown placeholder stays exactly as typed. Nothing is stored or sent. ' +
+    'Spaces inside the braces are allowed (`{{ customer.name }}`); `{{customer.first_name}}` is the first word of the name. A missing or blank value becomes the placeholder\'s fallback (`{{customer.name | default: "there"}}`), else empty; a visitor still known by their generated name has none. An unknown placeholder stays exactly as typed. Nothing is stored or sent. ' +
     `A canned response or conversation outside the business, or a conversation hidden from the caller by team-scoped visibility: 404. ${seeDecisions}`,
   tags,
   auth: 'user',

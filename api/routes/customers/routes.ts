@@ -14,6 +14,7 @@ import { exportCustomer } from '../../../core/reads/customer-export.ts';
 import { runCommand } from '../../../core/commands/run-command.ts';
 import { loadRetention, mergeCustomers, requestCustomerErasure, updateCustomer, updateRetention } from '../../../core/commands/customers.ts';
 import { actorOf } from '../../../core/domain/platform/audit.ts';
+import { visitOf, visitSchema } from '../../../core/domain/visitors/visitor-context.ts';
 import {
   customerExportSchema,
   customerParams,
@@ -97,6 +98,26 @@ export const read = defineRoute({
     const customer = await customerByNumber(deps.db, member.businessId, params.id);
     if (!customer) throw notFound('Customer not found');
     return customer;
+  },
+});
+
+export const visit = defineRoute({
+  method: 'get',
+  path: '/api/v1/customers/:id/visit',
+  summary: "A website visitor's visit: page, referrer, browser, language, local time, pages seen",
+  description:
+    "What the widget last reported of the customer's visit (at each session start or resume) with the browser and system of its User-Agent: `visit` is null for a customer who is not a website visitor or whose widget reported nothing. " +
+    "Another business's customer is 404. See docs/decisions.md#website-widget-and-visitors.",
+  tags,
+  auth: 'user',
+  policy: 'customers.read',
+  params: customerParams,
+  response: z.object({ visit: visitSchema.nullable() }).openapi('CustomerVisit'),
+  errors: [404],
+  handler: async ({ params, member, deps }) => {
+    const customer = await customerByNumber(deps.db, member.businessId, params.id);
+    if (!customer) throw notFound('Customer not found');
+    return { visit: await visitOf(deps.db, customer.uuid) };
   },
 });
 
@@ -223,4 +244,4 @@ export const changeRetention = defineRoute({
     runCommand(deps, (tx) => updateRetention(tx, { businessId: member.businessId, actor: actorOf(caller), days: body.days })),
 });
 
-export default [list, read, update, merge, exportOne, erase, readRetention, changeRetention];
+export default [list, read, visit, update, merge, exportOne, erase, readRetention, changeRetention];

@@ -44,7 +44,8 @@ export const startSession = defineRoute({
   description:
     "Finds the widget's active `widget` channel (404 `Widget not found` when the widget does not exist or its channel is inactive or deleted). " +
     'With a valid `visitor_token` of this widget that visitor is resumed (`resumed: true`); any other token is ignored and a new visitor starts: ' +
-    'a customer of the widget channel whose platform id is a random visitor id. `name` and `email` update the customer when given. ' +
+    'a customer of the widget channel whose platform id is a random visitor id, named by `name` or else by a generated friendly name (`Amber Otter`) no other customer of the business has, until they give theirs. `name` and `email` update the customer when given. ' +
+    '`context` (page, referrer, language, time zone, pages seen) is kept for agents with the browser and system of the User-Agent. ' +
     `At most ${VISITOR_SESSION_RATE.limit} new visitors per minute from one client address (429 with \`Retry-After\`); resuming is not limited. ` +
     "`conversation_id` is where the next message goes: the visitor's latest conversation unless it is closed, else null (the first message opens one). " +
     "The page must be on the widget's `domain` or one of its subdomains, judged by the `Origin` header (only the host counts; `*` allows every site; " +
@@ -76,6 +77,8 @@ export const startSession = defineRoute({
           originRules: { allowLocalhost: deps.config.NODE_ENV !== 'production' },
           identity: body.identity,
           encryptionKey: deps.config.encryptionKey,
+          context: body.context,
+          userAgent: ctx.get('User-Agent') || undefined,
         }),
       { oneStatement: true },
     );

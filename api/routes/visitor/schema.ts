@@ -1,3 +1,4 @@
+import { visitContextInput } from '../../../core/domain/visitors/visitor-context.ts';
 import { z } from '../../../lib/zod.ts';
 import { intParam } from '../../validation.ts';
 import { visitorSenderTypes } from '../../../core/presenters/visitor-message.ts';
@@ -67,6 +68,10 @@ export const startSessionBody = z.object({
     .nullish()
     .openapi({ description: 'A token from an earlier session: that visitor is resumed when it is valid and of this widget; otherwise a new visitor starts' }),
   identity: visitorIdentitySchema.optional(),
+  context: visitContextInput.optional().openapi({
+    description:
+      "What the page knows of the visit, shown to agents beside the conversation (GET /customers/{id}/visit); the browser and system come from the request's User-Agent. Replaces what an earlier call reported.",
+  }),
 });
 
 export const sessionResponse = z
