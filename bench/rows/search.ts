@@ -138,7 +138,9 @@ export const search: Row = {
       floor = await sequential(() => ({ method: 'GET', path: '/api/v1/auth/me', headers: { authorization: `Bearer ${workspace.token}` } }));
       const breakdown = perQuery(found, percentile(floor.latencies, 50));
       writeFileSync(path.join(root, 'bench', 'results', 'search-queries.txt'), `${breakdown.join('\n')}\n`);
-      process.stderr.write(`search, per query (p50 / max of its requests, × GET /auth/me p50 ${percentile(floor.latencies, 50).toFixed(2)} ms):\n${breakdown.join('\n')}\n`);
+      process.stderr.write(
+        `search, per query (p50 / max of its requests, × GET /auth/me p50 ${percentile(floor.latencies, 50).toFixed(2)} ms):\n${breakdown.join('\n')}\n`,
+      );
       const note = [
         `${runs} requests one at a time (after as many to warm up) cycling ${SEARCH_QUERIES.length} queries (messages, conversations, customers; common to unique words, partial names, e-mails, phone digits)`,
         `p99 ${percentile(found.latencies, 99).toFixed(1)} ms (GET /auth/me p99 ${percentile(floor.latencies, 99).toFixed(1)} ms)`,
