@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { FragmentSqlToken } from 'slonik';
-import { sql, type Queryable } from '../../adapters/postgres/db.ts';
+import { sql, withCustomPlans, type Queryable } from '../../adapters/postgres/db.ts';
 import { digitsOf, markDigits, markSubstring, markWords, queryWords, type Segment } from './highlight.ts';
 
 export const searchTypes = ['conversations', 'customers', 'messages'] as const;
@@ -189,7 +189,11 @@ async function matchingMessageIds(
  * included on purpose (only members can search, and notes are for members); if a caller that is
  * not a member ever searches, filter `not m.private` in matchingMessageIds.
  */
-export async function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
+export function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
+  return withCustomPlans(q, (t) => messagesPage(t, input));
+}
+
+async function messagesPage(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
   const ids = await matchingMessageIds(q, input.businessId, input.text, input.after, input.limit + 1, input.walkWindows ?? WALK_WINDOWS, input.visible);
   if (ids.length === 0) return { results: [], next: null };
   const rows = await q.any(sql.type(messageRow)`
@@ -234,7 +238,11 @@ function customerSnippet(row: { name: string; email: string | null; phone: strin
 }
 
 /** Customers with the text in their name or e-mail, or its digits in their phone, newest first. */
-export async function searchCustomers(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
+export function searchCustomers(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
+  return withCustomPlans(q, (t) => customersPage(t, input));
+}
+
+async function customersPage(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
   const rows = await q.any(sql.type(customerRow)`
     select cu.id, cu.number, cu.name, cu.email, cu.phone, cu.created_at, ${micros(sql.fragment`cu.created_at`)} as cursor_at,
            (select c.id from conversations c where c.customer_id = cu.id and ${input.visible ?? sql.fragment`true`}
@@ -321,7 +329,11 @@ async function conversationWindowEdge(q: Queryable, businessId: string, from: Se
  * Conversations with a matching message or a matching customer, most recently updated first
  * (the inbox's order). The snippet is the newest matching message, else the customer's field.
  */
-export async function searchConversations(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
+export function searchConversations(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
+  return withCustomPlans(q, (t) => conversationsPage(t, input));
+}
+
+async function conversationsPage(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
   const query = tsquery(input.text);
   const want = input.limit + 1;
   const walk = input.conversationWalk ?? ((await commonRecently(q, input.businessId, input.text)) ? CONVERSATION_WALK : 0);
