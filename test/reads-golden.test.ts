@@ -7,7 +7,7 @@
  * conversations, then the GIN index) and deterministic (a seeded generator, distinct timestamps),
  * so rows are named by their place in time, not by their random ids.
  *
- * `UPDATE_GOLDEN=1` rewrites the file (only after a change meant to change answers).
+ * `UPDATE_GOLDEN=1` rewrites the file (only after a change meant to change answers; then `npm run format`).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -223,7 +223,7 @@ async function answers() {
 test('search pages (cursors followed) and the time reports answer as the golden file says', async (t) => {
   const now = await answers();
   if (process.env.UPDATE_GOLDEN) {
-    writeFileSync(GOLDEN, `${JSON.stringify(now, null, 1)}\n`);
+    writeFileSync(GOLDEN, `${JSON.stringify(now, null, 2)}\n`);
     t.pass('golden file written');
     return;
   }
