@@ -132,8 +132,15 @@ const messageRow = z.object({
  * btree cannot carry the words, see sql/migrations/0070_search.sql). A page found there is done;
  * otherwise the words are rarer than a page in that many messages and the GIN index returns the
  * older ones, few to sort.
+ *
+ * The second, wider window is walked only when the first found at least WALK_SAMPLE.enough
+ * matches without filling a page (words in roughly 0.25-1 % of the messages, or a quoted phrase
+ * of common words, which the GIN index cannot check for word order): there the GIN index would
+ * fetch every match from the table (a phrase of two common words: hundreds of thousands, ~1 s
+ * in the bench row, its p99; issue #39), while the walk stops after about a page. Rarer words
+ * go to the GIN index after the first window, as before.
  */
-export const WALK_WINDOWS = [2_000];
+export const WALK_WINDOWS = [2_000, 20_000];
 
 const hitRow = z.object({ id: z.string(), created_at_micros: z.string() });
 const edgeRow = z.object({ created_at_micros: z.string(), id: z.string() });
@@ -178,7 +185,9 @@ async function matchingMessageIds(
   const seen = visible ? sql.fragment`and exists (select 1 from conversations c where c.id = m.conversation_id and ${visible})` : sql.fragment``;
   const found: string[] = [];
   let from = after;
-  for (const window of windows) {
+  for (const [step, window] of windows.entries()) {
+    // A wider window only for words common enough to fill a page there (WALK_SAMPLE.enough hits in the windows before it).
+    if (step > 0 && found.length < WALK_SAMPLE.enough) break;
     // The window's oldest message (an index-only walk); none when the rest of the history is smaller.
     const edgeFound = await q.maybeOne(sql.type(edgeRow)`
       select ${micros(sql.fragment`m.created_at`)} as created_at_micros, m.id from messages m
