@@ -148,7 +148,7 @@ const firstResponseOf = (m: ReturnType<typeof measure>) => m.firstResponse;
 const resolutionOf = (m: ReturnType<typeof measure>) => m.resolution;
 
 /**
- * The two cohorts grouped by `key` (over `c`, plus `join` for labels), as CTEs `o` and `r` of
+ * The two cohorts grouped by `key` (over `c`), as CTEs `o` and `r` of
  * (k, n, p): hashed grouping with the seconds gathered per group, then each group's percentiles
  * over its own small array, so no sort of the whole range by the key is needed.
  */
@@ -156,23 +156,22 @@ function cohortsBy(
   businessId: string,
   range: ReportRange,
   m: ReturnType<typeof measure>,
-  opts: { openedKey: Fragment; resolvedKey: Fragment; join?: Fragment },
+  opts: { openedKey: Fragment; resolvedKey: Fragment },
 ) {
   const lo = dayStart(range.from, range.tz);
   const hi = dayStart(addDays(range.to, 1), range.tz);
-  const join = opts.join ?? sql.fragment``;
   return sql.fragment`
     o as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
       from (select ${opts.openedKey} as k, count(*) as n, array_agg(${firstResponseOf(m)}) filter (where c.first_response_at is not null) as a
-            from conversations c ${join}
+            from conversations c
             where c.business_id = ${businessId} and c.created_at >= ${lo} and c.created_at < ${hi}
             group by 1) g
     ),
     r as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
       from (select ${opts.resolvedKey} as k, count(*) as n, array_agg(${resolutionOf(m)}) as a
-            from conversations c ${join}
+            from conversations c
             where c.business_id = ${businessId} and c.resolved_at >= ${lo} and c.resolved_at < ${hi}
             group by 1) g
     )`;
