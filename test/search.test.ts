@@ -292,7 +292,11 @@ test('the bounded walk and the GIN step agree: every window size gives the same 
     t.deepEqual(await all('common', windows), common, `common, windows ${windows}`);
   }
   // Pages of 10: a first window with 3 matches goes to the GIN index, one with 6 (WALK_SAMPLE.enough or more) walks the wider one.
-  for (const windows of [[6, 1000], [12, 1000], [12, 20]]) {
+  for (const windows of [
+    [6, 1000],
+    [12, 1000],
+    [12, 20],
+  ]) {
     t.deepEqual(await all('rare', windows, 10), rare, `rare, windows ${windows}, pages of 10`);
     t.deepEqual(await all('common', windows, 10), common, `common, windows ${windows}, pages of 10`);
   }

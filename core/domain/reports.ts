@@ -152,12 +152,7 @@ const resolutionOf = (m: ReturnType<typeof measure>) => m.resolution;
  * (k, n, p): hashed grouping with the seconds gathered per group, then each group's percentiles
  * over its own small array, so no sort of the whole range by the key is needed.
  */
-function cohortsBy(
-  businessId: string,
-  range: ReportRange,
-  m: ReturnType<typeof measure>,
-  opts: { openedKey: Fragment; resolvedKey: Fragment },
-) {
+function cohortsBy(businessId: string, range: ReportRange, m: ReturnType<typeof measure>, opts: { openedKey: Fragment; resolvedKey: Fragment }) {
   const lo = dayStart(range.from, range.tz);
   const hi = dayStart(addDays(range.to, 1), range.tz);
   return sql.fragment`
