@@ -277,11 +277,11 @@ test('the bounded walk and the GIN step agree: every window size gives the same 
     if (words.includes('rare')) rare.unshift(id);
     if (words.includes('common')) common.unshift(id);
   }
-  const all = async (text: string, walkWindows: number[]) => {
+  const all = async (text: string, walkWindows: number[], limit = 4) => {
     const ids: string[] = [];
     let after: SearchCursor | null = null;
     do {
-      const page = await searchMessages(app.deps.db, { businessId: ws.businessId, text, after, limit: 4, walkWindows });
+      const page = await searchMessages(app.deps.db, { businessId: ws.businessId, text, after, limit, walkWindows });
       ids.push(...page.results.map((r) => r.id));
       after = page.next;
     } while (after);
@@ -290,6 +290,15 @@ test('the bounded walk and the GIN step agree: every window size gives the same 
   for (const windows of [[], [1], [5], [5, 10], [1000]]) {
     t.deepEqual(await all('rare', windows), rare, `rare, windows ${windows}`);
     t.deepEqual(await all('common', windows), common, `common, windows ${windows}`);
+  }
+  // Pages of 10: a first window with 3 matches goes to the GIN index, one with 6 (WALK_SAMPLE.enough or more) walks the wider one.
+  for (const windows of [
+    [6, 1000],
+    [12, 1000],
+    [12, 20],
+  ]) {
+    t.deepEqual(await all('rare', windows, 10), rare, `rare, windows ${windows}, pages of 10`);
+    t.deepEqual(await all('common', windows, 10), common, `common, windows ${windows}, pages of 10`);
   }
 });
 

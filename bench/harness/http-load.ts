@@ -16,6 +16,8 @@ export type LoadResult = {
   failures: Record<string, number>;
   /** Latency of every 2xx answer, ms. */
   latencies: number[];
+  /** closedLoop: the request number `i` (as given to `make`) of each latency, in the same order. */
+  indices?: number[];
   /** From the first request to the last answer, ms. */
   elapsedMs: number;
 };
@@ -61,7 +63,7 @@ export async function closedLoop(
 ): Promise<LoadResult> {
   const url = new URL(origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const result: LoadResult = { ok: 0, failures: {}, latencies: [], elapsedMs: 0 };
+  const result: LoadResult = { ok: 0, failures: {}, latencies: [], indices: [], elapsedMs: 0 };
   const started = performance.now();
   let next = 0;
   const loop = async () => {
@@ -72,6 +74,7 @@ export async function closedLoop(
       if (status >= 200 && status < 300) {
         result.ok += 1;
         result.latencies.push(performance.now() - sent);
+        result.indices!.push(i);
       } else tally(result.failures, status);
     }
   };

@@ -88,6 +88,15 @@ export const SEARCH_QUERIES: { type: string; q: string }[] = [
   { type: 'customers', q: '555 004' },
 ];
 
+/** Each query's p50 and max over its own requests (request i ran SEARCH_QUERIES[i % length]), and the p50's ratio to the baseline's. */
+function perQuery(load: LoadResult, baselineP50: number): string[] {
+  return SEARCH_QUERIES.map(({ type, q }, k) => {
+    const mine = load.latencies.filter((_, j) => (load.indices?.[j] ?? -1) % SEARCH_QUERIES.length === k);
+    const p50 = percentile(mine, 50);
+    return `${type} ${q}: ${p50.toFixed(1)} / ${Math.max(...mine).toFixed(1)} ms (${(p50 / baselineP50).toFixed(1)}×)`;
+  });
+}
+
 export const search: Row = {
   id: 'search',
   run: async (stack) => {
@@ -127,10 +136,16 @@ export const search: Row = {
       await sequential(get);
       found = await sequential(get);
       floor = await sequential(() => ({ method: 'GET', path: '/api/v1/auth/me', headers: { authorization: `Bearer ${workspace.token}` } }));
+      const breakdown = perQuery(found, percentile(floor.latencies, 50));
+      writeFileSync(path.join(root, 'bench', 'results', 'search-queries.txt'), `${breakdown.join('\n')}\n`);
+      process.stderr.write(
+        `search, per query (p50 / max of its requests, × GET /auth/me p50 ${percentile(floor.latencies, 50).toFixed(2)} ms):\n${breakdown.join('\n')}\n`,
+      );
       const note = [
         `${runs} requests one at a time (after as many to warm up) cycling ${SEARCH_QUERIES.length} queries (messages, conversations, customers; common to unique words, partial names, e-mails, phone digits)`,
-        `p99 ${percentile(found.latencies, 99).toFixed(1)} ms`,
+        `p99 ${percentile(found.latencies, 99).toFixed(1)} ms (GET /auth/me p99 ${percentile(floor.latencies, 99).toFixed(1)} ms)`,
         `seeded in ${seedSeconds.toFixed(0)} s; plans in bench/results/search-plan.txt`,
+        `per query, p50 / max (× GET /auth/me p50): ${breakdown.join('; ')}`,
         describeFailures(found.failures),
       ]
         .filter(Boolean)

@@ -16,7 +16,7 @@
  * day is 23 or 25 hours when the clocks change), and a conversation's day is its local date.
  */
 import { z } from 'zod';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
+import { CUSTOM_PLANS, sql, type Queryable } from '../adapters/postgres/db.ts';
 import { localDate, type Hours } from './business-hours.ts';
 import { hasShifts } from './working-time.ts';
 
@@ -148,31 +148,25 @@ const firstResponseOf = (m: ReturnType<typeof measure>) => m.firstResponse;
 const resolutionOf = (m: ReturnType<typeof measure>) => m.resolution;
 
 /**
- * The two cohorts grouped by `key` (over `c`, plus `join` for labels), as CTEs `o` and `r` of
+ * The two cohorts grouped by `key` (over `c`), as CTEs `o` and `r` of
  * (k, n, p): hashed grouping with the seconds gathered per group, then each group's percentiles
  * over its own small array, so no sort of the whole range by the key is needed.
  */
-function cohortsBy(
-  businessId: string,
-  range: ReportRange,
-  m: ReturnType<typeof measure>,
-  opts: { openedKey: Fragment; resolvedKey: Fragment; join?: Fragment },
-) {
+function cohortsBy(businessId: string, range: ReportRange, m: ReturnType<typeof measure>, opts: { openedKey: Fragment; resolvedKey: Fragment }) {
   const lo = dayStart(range.from, range.tz);
   const hi = dayStart(addDays(range.to, 1), range.tz);
-  const join = opts.join ?? sql.fragment``;
   return sql.fragment`
     o as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
       from (select ${opts.openedKey} as k, count(*) as n, array_agg(${firstResponseOf(m)}) filter (where c.first_response_at is not null) as a
-            from conversations c ${join}
+            from conversations c
             where c.business_id = ${businessId} and c.created_at >= ${lo} and c.created_at < ${hi}
             group by 1) g
     ),
     r as (
       select k, n, ${percentiles(sql.fragment`a`)} as p
       from (select ${opts.resolvedKey} as k, count(*) as n, array_agg(${resolutionOf(m)}) as a
-            from conversations c ${join}
+            from conversations c
             where c.business_id = ${businessId} and c.resolved_at >= ${lo} and c.resolved_at < ${hi}
             group by 1) g
     )`;
@@ -190,6 +184,8 @@ const figureColumns = sql.fragment`
 /** Every report's statement, exported so the benchmark can EXPLAIN exactly what runs. */
 export function reportQueries(businessId: string, range: ReportRange, basis: TimeBasis = 'calendar') {
   const m = measure(basis);
+  const lo = dayStart(range.from, range.tz);
+  const hi = dayStart(addDays(range.to, 1), range.tz);
   return {
     /*
      * By day: each local day is its own index range scan (its bounds computed once, not a time
@@ -252,12 +248,32 @@ export function reportQueries(businessId: string, range: ReportRange, basis: Tim
       select coalesce(o.k, r.k) as channel_type, ${figureColumns}
       from o full join r on r.k = o.k
       order by coalesce(o.n, 0) desc, coalesce(r.n, 0) desc, channel_type`,
+    /*
+     * By label: one pass over the conversations of either cohort (created or resolved in the
+     * range), each joined to its labels once (a hash of the business's conversation_labels),
+     * then both cohorts' counts and seconds gathered per label. Two cohorts joined apart probed
+     * the labels twice, 1.6 times as many rows (issue #39).
+     */
     labels: sql.type(labelRow)`
-      with ${cohortsBy(businessId, range, m, {
-        openedKey: sql.fragment`cl.label_id`,
-        resolvedKey: sql.fragment`cl.label_id`,
-        join: sql.fragment`join conversation_labels cl on cl.business_id = ${businessId} and cl.conversation_id = c.id`,
-      })}
+      with j as (
+        select cl.label_id as k,
+               c.created_at >= ${lo} and c.created_at < ${hi} as opened,
+               coalesce(c.resolved_at >= ${lo} and c.resolved_at < ${hi}, false) as resolved,
+               c.first_response_at is not null as replied,
+               ${firstResponseOf(m)} as fr,
+               ${resolutionOf(m)} as res
+        from conversations c
+        join conversation_labels cl on cl.business_id = ${businessId} and cl.conversation_id = c.id
+        where c.business_id = ${businessId}
+          and (c.created_at >= ${lo} and c.created_at < ${hi} or c.resolved_at >= ${lo} and c.resolved_at < ${hi})
+      ),
+      g as (
+        select k, count(*) filter (where opened) as o_n, array_agg(fr) filter (where opened and replied) as o_a,
+               count(*) filter (where resolved) as r_n, array_agg(res) filter (where resolved) as r_a
+        from j group by k
+      ),
+      o as (select k, o_n as n, ${percentiles(sql.fragment`o_a`)} as p from g),
+      r as (select k, r_n as n, ${percentiles(sql.fragment`r_a`)} as p from g)
       select l.id as label_id, l.name, l.color, ${figureColumns}
       from labels l
       left join o on o.k = l.id
@@ -279,8 +295,9 @@ const figuresOf = (row: Figures): Figures => ({
 /**
  * Runs a report's statement in a transaction of its own, with the settings it is planned under
  * (REPORT_SETTINGS, one round trip): no JIT, whose compiling costs more than these statements
- * take (over half a second against some 70 ms at 100k conversations), and room for the
- * percentiles' sorts in memory.
+ * take (over half a second against some 70 ms at 100k conversations), room for the
+ * percentiles' sorts in memory, and plans made for the range's values (CUSTOM_PLANS: planned
+ * without them, the labels report probed conversation_labels once per conversation).
  */
 export function analytic<T>(q: Queryable, run: (t: Queryable) => Promise<T>): Promise<T> {
   return q.transaction(async (t) => {
@@ -290,7 +307,7 @@ export function analytic<T>(q: Queryable, run: (t: Queryable) => Promise<T>): Pr
 }
 
 /** The session settings of a report's transaction; exported so the benchmark EXPLAINs under them. */
-export const REPORT_SETTINGS = sql.unsafe`select set_config('jit', 'off', true), set_config('work_mem', '32MB', true)`;
+export const REPORT_SETTINGS = sql.unsafe`select set_config('jit', 'off', true), set_config('work_mem', '32MB', true), ${CUSTOM_PLANS}`;
 
 /**
  * How the business's times are measured: in business hours when its hours are on (`hours`, null

@@ -28,8 +28,9 @@ const preparedNames = new Map<string, string>();
  * with `plan_cache_mode = force_generic_plan` (createDb), so a prepared statement is planned
  * once without its parameters: mark only statements whose best plan does not depend on the
  * values, i.e. lookups by key (`id = $1`, `id = any($1)`) on the reply, delivery and webhook
- * paths. Lists, search and reports stay unnamed. The name is the text's hash, so statements
- * built from fragments get one name per variant.
+ * paths. Lists, search and reports stay unnamed; the setting holds for unnamed statements with
+ * parameters too, so search and reports set it back for their transaction (withCustomPlans).
+ * The name is the text's hash, so statements built from fragments get one name per variant.
  */
 export function prepared<T extends QuerySqlToken>(query: T): T {
   let name = preparedNames.get(query.sql);
@@ -51,6 +52,29 @@ export function withGenericPlans(connectionUri: string): string {
   const options = [url.searchParams.get('options'), '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' ');
   url.searchParams.set('options', options);
   return url.toString();
+}
+
+/**
+ * The session setting that makes PostgreSQL plan each statement for its values again, inside
+ * the transaction it runs in (`set_config(…, true)`: it ends with it). Under the connection's
+ * `force_generic_plan` an unnamed statement with parameters is planned without its values too
+ * (PostgreSQL decides custom or generic per bind, named or not), which reads whose best plan
+ * depends on the values cannot afford: search chose the GIN index for the newest 2,000 messages
+ * of a word in half of them (5 s where the value's plan takes 0.1 ms), and the reports a nested
+ * loop over every conversation of the range (issue #39).
+ */
+export const CUSTOM_PLANS = sql.fragment`set_config('plan_cache_mode', 'force_custom_plan', true)`;
+
+/**
+ * Runs `run` in a transaction whose statements are planned for their values (CUSTOM_PLANS): for
+ * reads whose plan depends on them (search; the reports add settings of their own, see
+ * core/domain/reports.ts `analytic`). One round trip more than running them on `q` directly.
+ */
+export function withCustomPlans<T>(q: Queryable, run: (t: Queryable) => Promise<T>): Promise<T> {
+  return q.transaction(async (t) => {
+    await t.query(sql.unsafe`select ${CUSTOM_PLANS}`);
+    return run(t);
+  });
 }
 
 const resultParserInterceptor: Interceptor = {

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { FragmentSqlToken } from 'slonik';
-import { sql, type Queryable } from '../../adapters/postgres/db.ts';
+import { sql, withCustomPlans, type Queryable } from '../../adapters/postgres/db.ts';
 import { digitsOf, markDigits, markSubstring, markWords, queryWords, type Segment } from './highlight.ts';
 
 export const searchTypes = ['conversations', 'customers', 'messages'] as const;
@@ -132,8 +132,15 @@ const messageRow = z.object({
  * btree cannot carry the words, see sql/migrations/0070_search.sql). A page found there is done;
  * otherwise the words are rarer than a page in that many messages and the GIN index returns the
  * older ones, few to sort.
+ *
+ * The second, wider window is walked only when the first found at least WALK_SAMPLE.enough
+ * matches without filling a page (words in roughly 0.25-1 % of the messages, or a quoted phrase
+ * of common words, which the GIN index cannot check for word order): there the GIN index would
+ * fetch every match from the table (a phrase of two common words: hundreds of thousands, ~1 s
+ * in the bench row, its p99; issue #39), while the walk stops after about a page. Rarer words
+ * go to the GIN index after the first window, as before.
  */
-export const WALK_WINDOWS = [2_000];
+export const WALK_WINDOWS = [2_000, 20_000];
 
 const hitRow = z.object({ id: z.string(), created_at_micros: z.string() });
 const edgeRow = z.object({ created_at_micros: z.string(), id: z.string() });
@@ -142,6 +149,26 @@ const before = (edge: SearchCursor | null) => (edge ? sql.fragment`and (m.create
 // The plain `created_at >=` beside the row comparison lets the planner size the window from its histogram.
 const notBefore = (edge: SearchCursor) =>
   sql.fragment`and m.created_at >= ${edge.at}::timestamptz and (m.created_at, m.id) >= (${edge.at}::timestamptz, ${edge.id}::uuid)`;
+
+/**
+ * The walk's statement: the matches among the business's messages after `from` and not before
+ * `edge`, newest first. Planned for its values (withCustomPlans) it walks
+ * messages_business_created_idx; planned without them it asked the GIN index for every match
+ * of the words (issue #39). Exported for the test of its plan.
+ */
+export function windowHitsQuery(
+  businessId: string,
+  text: string,
+  from: SearchCursor | null,
+  edge: SearchCursor | null,
+  limit: number,
+  seen: FragmentSqlToken = sql.fragment``,
+) {
+  return sql.type(hitRow)`
+      select m.id, ${micros(sql.fragment`m.created_at`)} as created_at_micros from messages m
+      where m.business_id = ${businessId} and m.search_vector @@ ${tsquery(text)} ${before(from)} ${edge ? notBefore(edge) : sql.fragment``} ${seen}
+      order by m.created_at desc, m.id desc limit ${limit}`;
+}
 
 /** Message ids matching, newest first, at most `want`, after `after` (see WALK_WINDOWS). */
 async function matchingMessageIds(
@@ -158,17 +185,16 @@ async function matchingMessageIds(
   const seen = visible ? sql.fragment`and exists (select 1 from conversations c where c.id = m.conversation_id and ${visible})` : sql.fragment``;
   const found: string[] = [];
   let from = after;
-  for (const window of windows) {
+  for (const [step, window] of windows.entries()) {
+    // A wider window only for words common enough to fill a page there (WALK_SAMPLE.enough hits in the windows before it).
+    if (step > 0 && found.length < WALK_SAMPLE.enough) break;
     // The window's oldest message (an index-only walk); none when the rest of the history is smaller.
     const edgeFound = await q.maybeOne(sql.type(edgeRow)`
       select ${micros(sql.fragment`m.created_at`)} as created_at_micros, m.id from messages m
       where m.business_id = ${businessId} ${before(from)}
       order by m.created_at desc, m.id desc offset ${window - 1} limit 1`);
     const edge = edgeFound ? { at: edgeFound.created_at_micros, id: edgeFound.id } : null;
-    const hits = await q.any(sql.type(hitRow)`
-      select m.id, ${micros(sql.fragment`m.created_at`)} as created_at_micros from messages m
-      where m.business_id = ${businessId} and m.search_vector @@ ${query} ${before(from)} ${edge ? notBefore(edge) : sql.fragment``} ${seen}
-      order by m.created_at desc, m.id desc limit ${want - found.length}`);
+    const hits = await q.any(windowHitsQuery(businessId, text, from, edge, want - found.length, seen));
     found.push(...hits.map((h) => h.id));
     if (found.length >= want || !edge) return found;
     from = edge;
@@ -189,7 +215,11 @@ async function matchingMessageIds(
  * included on purpose (only members can search, and notes are for members); if a caller that is
  * not a member ever searches, filter `not m.private` in matchingMessageIds.
  */
-export async function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
+export function searchMessages(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
+  return withCustomPlans(q, (t) => messagesPage(t, input));
+}
+
+async function messagesPage(q: Queryable, input: SearchInput): Promise<Page<MessageHit>> {
   const ids = await matchingMessageIds(q, input.businessId, input.text, input.after, input.limit + 1, input.walkWindows ?? WALK_WINDOWS, input.visible);
   if (ids.length === 0) return { results: [], next: null };
   const rows = await q.any(sql.type(messageRow)`
@@ -234,7 +264,11 @@ function customerSnippet(row: { name: string; email: string | null; phone: strin
 }
 
 /** Customers with the text in their name or e-mail, or its digits in their phone, newest first. */
-export async function searchCustomers(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
+export function searchCustomers(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
+  return withCustomPlans(q, (t) => customersPage(t, input));
+}
+
+async function customersPage(q: Queryable, input: SearchInput): Promise<Page<CustomerHit>> {
   const rows = await q.any(sql.type(customerRow)`
     select cu.id, cu.number, cu.name, cu.email, cu.phone, cu.created_at, ${micros(sql.fragment`cu.created_at`)} as cursor_at,
            (select c.id from conversations c where c.customer_id = cu.id and ${input.visible ?? sql.fragment`true`}
@@ -321,7 +355,11 @@ async function conversationWindowEdge(q: Queryable, businessId: string, from: Se
  * Conversations with a matching message or a matching customer, most recently updated first
  * (the inbox's order). The snippet is the newest matching message, else the customer's field.
  */
-export async function searchConversations(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
+export function searchConversations(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
+  return withCustomPlans(q, (t) => conversationsPage(t, input));
+}
+
+async function conversationsPage(q: Queryable, input: SearchInput): Promise<Page<ConversationHit>> {
   const query = tsquery(input.text);
   const want = input.limit + 1;
   const walk = input.conversationWalk ?? ((await commonRecently(q, input.businessId, input.text)) ? CONVERSATION_WALK : 0);
