@@ -1,5 +1,5 @@
 /**
- * The AI support agent against a fake Ollama: inbound customer messages enqueue `ai_reply`
+ * The AI support agent against a fake Ollama: inbound customer messages enqueue `ai_reply` (its subscriber)
  * (Mini/Pro with auto-reply on, no human on the conversation), the agent answers from the
  * knowledge base (an `ai` message, counted, with its delivery job) or hands over to a human
  * (pending-handoffs, `handoff_requested`), and stays silent whenever a human or a newer message
@@ -9,6 +9,7 @@
  * serial test runs the real worker end to end (serial tests run before the others, so no other
  * `ai_reply` job exists then).
  */
+import { handleEvents } from '../core/events/pipeline.ts';
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import type { JobHelpers } from 'graphile-worker';
@@ -74,6 +75,13 @@ async function customerSays(ws: { businessId: string; channelId: string }, text:
   );
   await publishEvents(app.deps, await processInboundEvent(app.deps.db, eventId!));
   const [row] = await query(app, 'select id, conversation_id from messages where external_id = $1', [externalId]);
+  // Its subscribers (the AI agent's among them: core/subscribers/ai-agent.ts), as the worker's handle_events runs them.
+  const pending = await query(app, 'select id from domain_events where conversation_id = $1 and handled_at is null order by seq', [row.conversation_id]);
+  if (pending.length)
+    await handleEvents(
+      app.deps,
+      pending.map((e) => e.id as string),
+    );
   return { messageId: row.id as string, conversationId: row.conversation_id as string };
 }
 

@@ -369,7 +369,7 @@ test.serial(
     let applied!: () => void;
     const senderLocked = new Promise<void>((resolve) => (applied = resolve));
     const drain = app.deps.db.transaction(async (tx) => {
-      await applyMessages(tx, inbound, batch, { aiAutoReply: false });
+      await applyMessages(tx, inbound, batch);
       applied();
       await waitFor(async () => (await waitingForSender()) > 0, 10_000, 'the request waiting for the sender');
       // The waiting request holds no lock on the event's row, which the drain takes next.

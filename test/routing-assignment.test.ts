@@ -41,23 +41,16 @@ async function team(n: number, status: 'live' | 'offline' = 'live'): Promise<Tea
 /** A customer message through the inbound SQL (as the drain applies it), in its own transaction. */
 async function customerWrites(db: Db, channel: InboundChannel, customer: string, text = 'Hello'): Promise<string> {
   const events = await db.transaction((tx) =>
-    applyMessages(
-      tx,
-      channel,
-      [
-        {
-          kind: 'message',
-          externalId: randomUUID(),
-          from: { platformUserId: customer, name: customer },
-          text,
-          attachments: [],
-          sentAt: new Date().toISOString(),
-        },
-      ],
+    applyMessages(tx, channel, [
       {
-        aiAutoReply: false,
+        kind: 'message',
+        externalId: randomUUID(),
+        from: { platformUserId: customer, name: customer },
+        text,
+        attachments: [],
+        sentAt: new Date().toISOString(),
       },
-    ),
+    ]),
   );
   await publishEvents(app.deps, events);
   const [row] = await app.sql(

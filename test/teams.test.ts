@@ -49,21 +49,16 @@ async function builtinChannel(ws: Workspace): Promise<InboundChannel> {
 /** A customer message through the inbound SQL, as the drain applies it; returns the conversation id. */
 async function customerWrites(channel: InboundChannel, customer: string): Promise<string> {
   const events = await app.deps.db.transaction((tx) =>
-    applyMessages(
-      tx,
-      channel,
-      [
-        {
-          kind: 'message',
-          externalId: randomUUID(),
-          from: { platformUserId: customer, name: customer },
-          text: 'Hello',
-          attachments: [],
-          sentAt: new Date().toISOString(),
-        },
-      ],
-      { aiAutoReply: false },
-    ),
+    applyMessages(tx, channel, [
+      {
+        kind: 'message',
+        externalId: randomUUID(),
+        from: { platformUserId: customer, name: customer },
+        text: 'Hello',
+        attachments: [],
+        sentAt: new Date().toISOString(),
+      },
+    ]),
   );
   await publishEvents(app.deps, events);
   return (await one('select c.id from conversations c join customers cu on cu.id = c.customer_id where cu.platform_user_id = $1', [customer])).id;

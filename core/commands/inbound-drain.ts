@@ -89,17 +89,7 @@ export async function drainInbound(
   });
 }
 
-/** Made once, as every row schema on a hot path (a schema built per call costs zod's set-up and compilation each time). */
-const aiAutoReplyRow = z.object({ ai_auto_reply: z.boolean() });
-
 async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures: boolean): Promise<Batch> {
-  // Whether the business can auto-reply at all: when not, no message of the batch needs the AI
-  // agent's own check (one round trip per message saved).
-  const { ai_auto_reply: aiAutoReply } = await tx.one(
-    prepared(sql.type(aiAutoReplyRow)`
-    select coalesce((select b.ai_auto_reply_enabled and p.ai_auto_reply from businesses b join plans p on p.name = b.plan
-                     where b.id = ${channel.business_id}), false) as ai_auto_reply`),
-  );
   const rows = await tx.any(
     prepared(sql.type(pendingRow)`
     select id, event from inbound_events
@@ -108,14 +98,14 @@ async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures:
   );
   const events = rows.map((row) => row.event as unknown as InboundEvent);
   if (!isolateFailures) {
-    return { size: rows.length, failed: 0, published: await applyAll(tx, channel, events, aiAutoReply), done: rows.map((r) => r.id) };
+    return { size: rows.length, failed: 0, published: await applyAll(tx, channel, events), done: rows.map((r) => r.id) };
   }
   const published: PendingEvent[] = [];
   const done: string[] = [];
   let failed = 0;
   for (const [i, row] of rows.entries()) {
     try {
-      published.push(...(await tx.transaction((savepoint) => applyInboundEvent(savepoint, channel, events[i], { aiAutoReply }))));
+      published.push(...(await tx.transaction((savepoint) => applyInboundEvent(savepoint, channel, events[i]))));
       done.push(row.id);
     } catch (error) {
       await handOff(tx, row.id, error);
@@ -126,11 +116,11 @@ async function runBatch(tx: Queryable, channel: InboundChannel, isolateFailures:
 }
 
 /** The batch's events in order: each run of messages in one call (applyMessages), receipts one by one. */
-async function applyAll(tx: Queryable, channel: InboundChannel, events: InboundEvent[], aiAutoReply: boolean): Promise<PendingEvent[]> {
+async function applyAll(tx: Queryable, channel: InboundChannel, events: InboundEvent[]): Promise<PendingEvent[]> {
   const published: PendingEvent[] = [];
   let run: InboundMessage[] = [];
   const flush = async () => {
-    published.push(...(await applyMessages(tx, channel, run, { aiAutoReply })));
+    published.push(...(await applyMessages(tx, channel, run)));
     run = [];
   };
   for (const event of events) {

@@ -11,7 +11,6 @@ import { z } from 'zod';
 import { prepared, sql, type Db, type Queryable } from '../adapters/postgres/db.ts';
 import { conversationCreated, conversationUpdated, messageCreated, messageUpdated, type PendingEvent } from '../events/live.ts';
 import { impliedBy, recordEvents } from '../events/domain.ts';
-import { enqueueAiReply } from '../domain/ai-agent.ts';
 import { storableText } from '../domain/storable-text.ts';
 import { enqueueCustomerNames } from './customer-names.ts';
 import { enqueueAttachmentFetches, storableAttachments } from './attachments.ts';
@@ -109,17 +108,9 @@ export async function processInboundEvent(db: Db, eventId: string): Promise<Pend
   });
 }
 
-export type ApplyOptions = {
-  /**
-   * False when the business cannot auto-reply now (setting off, or not in its plan): skips the
-   * AI agent's per-message check. Default: check each message.
-   */
-  aiAutoReply?: boolean;
-};
-
 /** Applies one event in the caller's transaction; returns the live events to publish after commit. */
-export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent, options: ApplyOptions = {}): Promise<PendingEvent[]> {
-  return event.kind === 'message' ? applyMessages(tx, channel, [event], options) : applyReceipt(tx, channel, event);
+export async function applyInboundEvent(tx: Queryable, channel: InboundChannel, event: InboundEvent): Promise<PendingEvent[]> {
+  return event.kind === 'message' ? applyMessages(tx, channel, [event]) : applyReceipt(tx, channel, event);
 }
 
 /** What the SQL functions read from a stored InboundMessage. */
@@ -142,7 +133,7 @@ const appliedRow = z.object({ idx: z.number(), applied_message_id: z.string(), a
  * inbound_apply_message and inbound_apply_messages (migrations 0020 and 0023, threading as of
  * 0056): seven statements per message became one call per batch.
  */
-export async function applyMessages(tx: Queryable, channel: InboundChannel, messages: InboundMessage[], options: ApplyOptions = {}): Promise<PendingEvent[]> {
+export async function applyMessages(tx: Queryable, channel: InboundChannel, messages: InboundMessage[]): Promise<PendingEvent[]> {
   if (messages.length === 0) return [];
   // Stored events come from our connectors, but a message without a sender or id must fail here,
   // not become a customer with no platform id in SQL.
@@ -164,7 +155,6 @@ export async function applyMessages(tx: Queryable, channel: InboundChannel, mess
   const events: PendingEvent[] = [];
   for (const row of applied) {
     const { applied_message_id: messageId, applied_conversation_id: conversationId } = row;
-    if (options.aiAutoReply !== false) await enqueueAiReply(tx, { businessId: channel.business_id, conversationId, messageId });
     events.push(...messageEvents(channel, messageId, conversationId, row.opened_conversation));
   }
   await enqueueCustomerNames(

@@ -5,8 +5,6 @@
  * reply, or hand the conversation to a human). workers/tasks/ai_reply.ts runs it.
  */
 import { z } from 'zod';
-import { sql, type Queryable } from '../adapters/postgres/db.ts';
-import { enqueue } from '../jobs.ts';
 import type { KbMatch } from './knowledge-base/search-index.ts';
 import type { ChatMessage } from '../adapters/ollama.ts';
 
@@ -29,26 +27,6 @@ export const handoffReasons = {
   messageLimit: 'Monthly message limit reached: the AI agent cannot reply',
   unavailable: 'AI agent unavailable',
 } as const;
-
-/**
- * Enqueues the agent's answer to a customer message when the business has auto-reply on, its
- * plan includes it, and no human has the conversation. Call it in the transaction that inserts
- * the message. One job per conversation (key `ai:<conversation id>`): a burst of messages that
- * arrives before the job starts is answered once, from the newest message.
- */
-export async function enqueueAiReply(tx: Queryable, input: { businessId: string; conversationId: string; messageId: string }): Promise<boolean> {
-  const wanted = await tx.exists(sql.unsafe`
-    select 1
-    from businesses b
-    join plans p on p.name = b.plan
-    join conversations c on c.business_id = b.id
-    where b.id = ${input.businessId} and c.id = ${input.conversationId}
-      and b.ai_auto_reply_enabled and p.ai_auto_reply
-      and c.assignee_id is null and c.handoff_requested_at is null`);
-  if (!wanted) return false;
-  await enqueue(tx, 'ai_reply', { message_id: input.messageId }, { conversationId: input.conversationId });
-  return true;
-}
 
 /** The `format` given to Ollama: the model's answer must be this JSON object. */
 export const decisionJsonSchema = {

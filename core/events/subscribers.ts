@@ -4,6 +4,7 @@
  * and there; never a new wire into a command or a SQL statement.
  */
 import outOfHours from '../subscribers/out-of-hours.ts';
+import aiAgent from '../subscribers/ai-agent.ts';
 import autoAssign from '../subscribers/auto-assign.ts';
 import sla from '../subscribers/sla.ts';
 import csat from '../subscribers/csat.ts';
@@ -13,7 +14,16 @@ import webhooks from '../subscribers/webhooks.ts';
 import type { Subscriber } from './subscriber.ts';
 import { subscriptions } from './subscriptions.ts';
 
-export const subscribers: readonly (Subscriber & { events: readonly string[] })[] = [outOfHours, autoAssign, sla, csat, mentionMail, auditLog, webhooks];
+export const subscribers: readonly (Subscriber & { events: readonly string[] })[] = [
+  outOfHours,
+  aiAgent,
+  autoAssign,
+  sla,
+  csat,
+  mentionMail,
+  auditLog,
+  webhooks,
+];
 
 export function subscriberNamed(name: string): (Subscriber & { events: readonly string[] }) | undefined {
   return subscribers.find((s) => s.name === name);

@@ -10,6 +10,8 @@ import type { DomainEventType } from './domain-types.ts';
 export const subscriptions = {
   /** The out-of-hours reply to a customer message (core/subscribers/out-of-hours.ts). Before auto-assignment: both meet on the conversation. */
   out_of_hours: ['message.created'],
+  /** The AI agent's answer to a customer message (core/subscribers/ai-agent.ts). */
+  ai_agent: ['message.created'],
   /** Auto-assignment of waiting conversations (core/subscribers/auto-assign.ts). */
   auto_assign: [
     'conversation.created',
