@@ -1002,7 +1002,7 @@ begin
   with recorded as (
     insert into domain_events (business_id, id, conversation_id, type, actor_type, actor_id, actor_name, data, handled_at)
     select e.business_id, uuid_v7(), e.conversation_id, e.type, e.actor_type, e.actor_id, e.actor_name, coalesce(e.data, '{}'),
-           case when e.type = any(p_handled) then null else now() end
+           case when (e.business_id::text || ':' || e.type) = any(p_handled) then null else now() end
     from rows from (jsonb_to_recordset(p_events) as (business_id uuid, conversation_id uuid, type text, actor_type text, actor_id uuid, actor_name text, data jsonb)) with ordinality as e(business_id, conversation_id, type, actor_type, actor_id, actor_name, data, n)
     order by e.n
     returning id, seq, business_id, conversation_id, handled_at

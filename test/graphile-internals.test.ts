@@ -187,9 +187,11 @@ test("the drains' SQL spells the TypeScript: task, job key and advisory lock cla
   t.true(jobCatalogue.process_inbound.payload.safeParse(jobs[1]!.payload).success);
 });
 
-test('domain_events_record spells the TypeScript: handle_events, its payload, queue and attempts; unhandled types arm nothing', async (t) => {
+test('domain_events_record spells the TypeScript: handle_events, its payload, queue and attempts; unhandled types and uninterested subscribers arm nothing', async (t) => {
   const ws = await createWorkspace(app);
   const [conversation] = await app.sql(`insert into conversations (business_id, channel_type) values ($1, 'webchat') returning id`, [ws.businessId]);
+  // CSAT on: its subscriber has something to do with a resolution (core/events/interests.ts).
+  await app.sql(`insert into csat_settings (business_id, enabled, question) values ($1, true, 'How did we do?')`, [ws.businessId]);
   const events: DomainEventInput[] = [
     { type: 'conversation.resolved', businessId: ws.businessId, conversationId: conversation.id, data: {} },
     { type: 'conversation.snoozed', businessId: ws.businessId, conversationId: conversation.id, data: { until: new Date().toISOString() } },
@@ -223,4 +225,12 @@ test('domain_events_record spells the TypeScript: handle_events, its payload, qu
     t.regex(j.queue_name, /^events:\d+$/);
     t.is(j.max_attempts, jobCatalogue.handle_events.maxAttempts);
   }
+  // Another business, CSAT and auto-assignment off: no subscriber of a resolution has anything to do there.
+  const quiet = await createWorkspace(app);
+  const [other] = await app.sql(`insert into conversations (business_id, channel_type) values ($1, 'webchat') returning id`, [quiet.businessId]);
+  await app.deps.db.transaction((tx) =>
+    recordEvents(tx, [{ type: 'conversation.resolved', businessId: quiet.businessId, conversationId: other.id, data: {} }]),
+  );
+  t.deepEqual(await app.sql(`select handled_at is not null as handled from domain_events where business_id = $1`, [quiet.businessId]), [{ handled: true }]);
+  t.is((await app.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'handle_events'`))[0].n, jobs.length);
 });

@@ -14,7 +14,8 @@ import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { FragmentSqlToken } from 'slonik';
 import type { PendingEvent } from './live.ts';
 import { systemActor, type Actor, type DomainEventData, type DomainEventInput, type DomainEventType } from './domain-types.ts';
-import { handledTypes } from './subscriptions.ts';
+import { handledTypes, subscriptions, type SubscriberName } from './subscriptions.ts';
+import { interests } from './interests.ts';
 
 export type { Actor, DomainEventInput, DomainEventType } from './domain-types.ts';
 export { systemActor } from './domain-types.ts';
@@ -66,9 +67,27 @@ export function eventsJson(events: readonly DomainEventInput[]): unknown[] {
   }));
 }
 
+/**
+ * The `business:type` pairs of `events` some interested subscriber will handle, as an SQL array
+ * evaluated in the recording statement (core/events/interests.ts): one condition per pair.
+ */
+function armedPairs(events: readonly DomainEventInput[]): FragmentSqlToken {
+  const pairs = new Map<string, { businessId: string; type: DomainEventType }>();
+  for (const e of events) if (handledTypes.includes(e.type)) pairs.set(`${e.businessId}:${e.type}`, { businessId: e.businessId, type: e.type });
+  if (!pairs.size) return sql.fragment`'{}'::text[]`;
+  const entries = [...pairs].map(([key, { businessId, type }]) => {
+    const business = sql.fragment`${businessId}::uuid`;
+    const conditions = (Object.keys(subscriptions) as SubscriberName[])
+      .filter((name) => (subscriptions[name] as readonly string[]).includes(type))
+      .map((name) => interests[name]?.(business, type) ?? sql.fragment`true`);
+    return sql.fragment`case when ${sql.join(conditions, sql.fragment` or `)} then ${key}::text end`;
+  });
+  return sql.fragment`array_remove(array[${sql.join(entries, sql.fragment`, `)}], null)`;
+}
+
 /** The statement fragment that records `events` (for a command that is one statement). */
 export const recordEventsFragment = (events: readonly DomainEventInput[]): FragmentSqlToken =>
-  sql.fragment`domain_events_record(${sql.jsonb(eventsJson(events) as never)}, ${sql.array([...handledTypes], 'text')})`;
+  sql.fragment`domain_events_record(${sql.jsonb(eventsJson(events) as never)}, ${armedPairs(events)})`;
 
 /** Records `events` in the caller's transaction and arms their subscribers. */
 export async function recordEvents(q: Queryable, events: readonly DomainEventInput[]): Promise<void> {
