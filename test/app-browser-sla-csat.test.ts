@@ -120,7 +120,10 @@ browserTest('inbox: the overdue conversation is marked and filtered; the thread 
   await settle();
   // Lena wrote 45 minutes ago: the first response (30 minutes) is overdue.
   await app.sql(`update conversations set created_at = now() - interval '45 minutes' where id = $1`, [lateId]);
-  await app.sql(`select sla_arm(business_id, id) from conversations where id = $1`, [lateId]);
+  await app.sql(
+    `select graphile_worker.add_job('sla_refresh', json_build_object('conversation_id', id), job_key => 'sla:' || id) from conversations where id = $1`,
+    [lateId],
+  );
   await settle();
   for (const [name, viewport] of [
     ['desktop', DESKTOP],

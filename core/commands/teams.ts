@@ -9,8 +9,8 @@
  * visibility shows agents only their teams' conversations (core/domain/team-visibility.ts).
  *
  * Changes that can let a waiting conversation reach someone (a member joins a team, a
- * conversation changes team) arm auto-assignment. Lock order (architecture.md): the conversation
- * row, then the ARM lock (inside auto_assign_arm).
+ * conversation changes team) record domain events that auto-assignment subscribes to
+ * (core/subscribers/auto-assign.ts).
  */
 import { z } from 'zod';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
