@@ -120,10 +120,7 @@ export async function resolveConversation(
 }
 
 /** Closes from any other state; `changed: false` when it already was. 404 outside the business. */
-export async function closeConversation(
-  tx: Queryable,
-  input: { businessId: string; conversationId: string; actor?: Actor },
-): Promise<StateChange<'closed_at'>> {
+export async function closeConversation(tx: Queryable, input: { businessId: string; conversationId: string }): Promise<StateChange<'closed_at'>> {
   const row = await tx.maybeOne(sql.type(changedRow)`
     update conversations set status = 'closed', closed_at = now(), snoozed_at = null, snoozed_until = null, updated_at = now()
     where id = ${input.conversationId} and business_id = ${input.businessId} and status <> 'closed'
@@ -132,7 +129,7 @@ export async function closeConversation(
     await assertExists(tx, input.businessId, input.conversationId);
     return { changed: false };
   }
-  const closed = domainEvent('conversation.closed', row, input.actor, {});
+  const closed = domainEvent('conversation.closed', row, undefined, {});
   return { changed: true, field: 'closed_at', at: row.closed_at!, events: [conversationUpdated(row)], domainEvents: [closed] };
 }
 
@@ -143,7 +140,7 @@ export async function closeConversation(
  */
 export async function reopenConversation(
   tx: Queryable,
-  input: { businessId: string; conversationId: string; actor?: Actor },
+  input: { businessId: string; conversationId: string },
 ): Promise<{ events: PendingEvent[]; domainEvents?: DomainEventInput[] }> {
   const row = await tx.maybeOne(sql.type(changedRow)`
     update conversations set status = 'open', resolved_at = null, resolved_by = null, closed_at = null, snoozed_at = null, snoozed_until = null, updated_at = now()
@@ -154,7 +151,7 @@ export async function reopenConversation(
     return { events: [] };
   }
   // A reopened conversation without an assignee waits for one (core/subscribers/auto-assign.ts).
-  return { events: [conversationUpdated(row)], domainEvents: [domainEvent('conversation.opened', row, input.actor, {})] };
+  return { events: [conversationUpdated(row)], domainEvents: [domainEvent('conversation.opened', row, undefined, {})] };
 }
 
 /**

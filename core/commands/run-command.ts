@@ -15,7 +15,7 @@ import type { Deps } from '../deps.ts';
 import { forgetCachedChannels } from '../domain/channels/channel-cache.ts';
 import { publishEvents, type PendingEvent } from '../events/live.ts';
 import { currentActor } from '../events/actor-context.ts';
-import { impliedBy, recordEvents, type Actor, type DomainEventInput } from '../events/domain.ts';
+import { impliedBy, recordEvents, type DomainEventInput } from '../events/domain.ts';
 
 /** What a command's write makes necessary once it has committed. Every field is optional. */
 export type AfterCommit = {
@@ -29,8 +29,6 @@ export type AfterCommit = {
   keepRooms?: readonly string[];
   /** Domain events the command states beyond those its live `events` imply (resolved, snoozed, settings changed…). */
   domainEvents?: readonly DomainEventInput[];
-  /** Who made the change, for the implied domain events (default: the system). */
-  actor?: Actor;
   /** The command recorded its domain events itself (in its own statement or transactions): nothing to record here. */
   eventsRecorded?: true;
 };
@@ -72,6 +70,7 @@ export async function runCommand<T extends object>(
 /** What a command's result records: nothing when it recorded its events itself. */
 function domainEventsOf(after: AfterCommit): DomainEventInput[] {
   if (after.eventsRecorded) return [];
-  const actor = after.actor ?? currentActor();
+  // The request's signed-in caller (api/route.ts), else the system.
+  const actor = currentActor();
   return [...impliedBy(after.events, actor), ...(after.domainEvents ?? []).map((e) => (e.actor || !actor ? e : { ...e, actor }))];
 }

@@ -1,9 +1,9 @@
 /**
  * Webhooks out: the business's endpoints receive its events, signed (docs/decisions.md#webhooks-out).
  *
- * Nothing is lost: the transaction that makes an event also enqueues a `dispatch_webhooks` job
- * naming it (enqueueWebhookEvents, called by runCommand and by the workers' own transactions),
- * when the business has an active endpoint for its type. That job makes one delivery row and one
+ * Nothing is lost: the transaction that makes an event records it as a domain event, and the
+ * webhooks subscriber (core/subscribers/webhooks.ts) turns it into a `dispatch_webhooks` job
+ * when the business has an active endpoint for its type (the event's id is the delivery's). That job makes one delivery row and one
  * `deliver_webhook` job per subscribed endpoint, in one transaction; a retried dispatch makes
  * none twice (unique (webhook, event)). A delivery is sent with the same body on every attempt
  * (its `id` lets receivers deduplicate), retried with graphile-worker's exponential backoff on
@@ -23,7 +23,6 @@ import { decryptJson, encryptJson } from '../crypto.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { enqueue, WEBHOOK_MAX_ATTEMPTS, webhookEventRef } from '../jobs.ts';
 import type { Deps } from '../deps.ts';
-import type { PendingEvent } from '../events/live.ts';
 import { conversationListItems } from '../reads/conversations.ts';
 import { customersByIds } from '../reads/customers.ts';
 import { messagesByIds } from '../reads/messages.ts';
@@ -181,75 +180,9 @@ export async function deleteWebhook(tx: Queryable, input: { businessId: string; 
   return { deleted: true };
 }
 
-// ---------------------------------------------------------------- events → dispatch jobs
+// ---------------------------------------------------------------- dispatch jobs → deliveries
 
 type WebhookEventRef = z.infer<typeof webhookEventRef>;
-
-/** The events of a command that endpoints may receive, by business. */
-export function webhookEventsOf(pending: readonly PendingEvent[] | undefined): Map<string, WebhookEventRef[]> {
-  const byBusiness = new Map<string, WebhookEventRef[]>();
-  const add = (businessId: string, ref: Omit<WebhookEventRef, 'id' | 'at'>) => {
-    const list = byBusiness.get(businessId) ?? [];
-    list.push({ id: randomUUID(), at: new Date().toISOString(), ...ref });
-    byBusiness.set(businessId, list);
-  };
-  for (const event of pending ?? []) {
-    // Where the live event may go (team-scoped visibility): nothing for webhooks.
-    if ('audience' in event) continue;
-    if ('load' in event) {
-      if ('messageId' in event)
-        add(event.businessId, { type: event.load === 'message_created' ? 'message.created' : 'message.updated', message_id: event.messageId });
-      else if ('conversationId' in event)
-        add(event.businessId, {
-          type: event.load === 'conversation_created' ? 'conversation.created' : 'conversation.updated',
-          conversation_id: event.conversationId,
-        });
-      // Mentions are one member's own notifications: not a business event.
-      continue;
-    }
-    // Website visitors' own copies (namespace /widget) repeat a dashboard event.
-    if (event.namespace) continue;
-    const p = event.payload as { business_id?: string; conversation_id?: string; message_id?: string };
-    if (!p.business_id) continue;
-    switch (event.name) {
-      case 'message_created':
-      case 'message_updated':
-        if (p.message_id) add(p.business_id, { type: event.name === 'message_created' ? 'message.created' : 'message.updated', message_id: p.message_id });
-        break;
-      case 'conversation_created':
-      case 'conversation_updated':
-      case 'conversation_assigned':
-      case 'handoff_requested':
-        if (p.conversation_id) add(p.business_id, { type: event.name.replace('_', '.') as WebhookEventType, conversation_id: p.conversation_id });
-        break;
-      case 'customer_updated':
-      case 'customer_merged':
-      case 'customer_erased': {
-        const customerId = (event.payload as { customer_id?: string }).customer_id;
-        if (customerId) add(p.business_id, { type: event.name.replace('_', '.') as WebhookEventType, customer_id: customerId });
-        break;
-      }
-    }
-  }
-  return byBusiness;
-}
-
-/** The events of one business's command that its endpoints may receive (its statement enqueues them itself). */
-export const webhookEventsFor = (businessId: string, pending: readonly PendingEvent[]): WebhookEventRef[] => webhookEventsOf(pending).get(businessId) ?? [];
-
-/**
- * In the transaction that made the events: a dispatch job per business with an active endpoint
- * subscribed to one of them (one indexed lookup per business; none when nothing is subscribed).
- */
-export async function enqueueWebhookEvents(q: Queryable, pending: readonly PendingEvent[] | undefined): Promise<void> {
-  if (!pending?.length) return;
-  for (const [businessId, events] of webhookEventsOf(pending)) {
-    const types = [...new Set(events.map((e) => e.type))];
-    const subscribed = await q.exists(sql.unsafe`
-      select 1 from webhook_endpoints where business_id = ${businessId} and active and events && ${sql.array(types, 'text')}`);
-    if (subscribed) await enqueue(q, 'dispatch_webhooks', { business_id: businessId, events });
-  }
-}
 
 const endpointRow = z.object({ id: z.string(), events: z.array(z.string()) });
 

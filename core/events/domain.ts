@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { sql, type Queryable } from '../adapters/postgres/db.ts';
 import type { FragmentSqlToken } from 'slonik';
 import type { PendingEvent } from './live.ts';
-import { systemActor, type Actor, type DomainEventData, type DomainEventInput, type DomainEventType } from './domain-types.ts';
+import { systemActor, type Actor, type DomainEventInput, type DomainEventType } from './domain-types.ts';
 import { handledTypes, subscriptions, type SubscriberName } from './subscriptions.ts';
 import { interests } from './interests.ts';
 
@@ -34,9 +34,6 @@ export const domainEventRow = z.object({
   created_at: z.string(),
 });
 export type DomainEventRow = z.infer<typeof domainEventRow>;
-
-/** A row's data, typed by its type (rows are written only by recordEvents). */
-export const dataOf = <T extends DomainEventType>(row: DomainEventRow, _type: T): DomainEventData[T] => row.data as DomainEventData[T];
 
 export const domainEventColumns = sql.fragment`e.id, e.seq, e.business_id, e.conversation_id, e.type, e.actor_type, e.actor_id, e.actor_name, e.data,
   to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at`;
@@ -170,19 +167,17 @@ export const settingsChanged = (businessId: string, section: string, before: unk
 });
 
 /**
- * A settings write between reads of the section before and after (`read`; after: `read` again
- * unless `afterOf` gives it from the result): the result, and its settings.changed event for the
- * command to return (the audit log's entry: core/subscribers/audit-log.ts).
+ * A settings write after a read of the section as it was: the written settings (after), and
+ * their settings.changed event for the command to return (the audit log's entry:
+ * core/subscribers/audit-log.ts).
  */
 export async function changingSettings<T>(
   businessId: string,
   section: string,
   read: () => Promise<unknown>,
   write: () => Promise<T>,
-  options: { targetId?: string | null; afterOf?: (result: T) => unknown } = {},
 ): Promise<{ result: T; domainEvents: DomainEventInput[] }> {
   const before = await read();
   const result = await write();
-  const after = options.afterOf ? options.afterOf(result) : await read();
-  return { result, domainEvents: [settingsChanged(businessId, section, before, after, options.targetId ?? null)] };
+  return { result, domainEvents: [settingsChanged(businessId, section, before, result)] };
 }

@@ -67,7 +67,6 @@ export const updateSettings = defineRoute({
         'csat',
         () => loadCsatSettings(tx, id),
         () => updateCsatSettings(tx, id, body),
-        { afterOf: (after) => after },
       ),
     );
     return presentSettings(changed.result);

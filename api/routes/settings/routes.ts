@@ -95,7 +95,6 @@ export const updateBusinessHoursRoute = defineRoute({
         'business_hours',
         () => loadBusinessHours(tx, id),
         () => updateBusinessHours(tx, id, body),
-        { afterOf: (after) => after },
       ),
     );
     return present(changed.result);
